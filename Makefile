@@ -1,0 +1,48 @@
+# flowlab: the README's two commands are `make demo` and `make test`.
+JOBS ?= $(shell nproc)
+BUILD_RELEASE := build/release
+BUILD_TEST := build/test
+BUILD_FUZZ := build/fuzz
+FUZZ_SECONDS ?= 30
+FUZZ_LONG_SECONDS ?= 600
+
+.PHONY: all deps release demo test test-build fuzz-build fuzz-quick fuzz format tidy clean
+
+all: release
+
+deps:
+	@./scripts/install-deps.sh
+
+release: deps
+	@cmake -S . -B $(BUILD_RELEASE) -DCMAKE_BUILD_TYPE=Release -DFLOWLAB_TESTS=OFF >/dev/null
+	@cmake --build $(BUILD_RELEASE) -j $(JOBS) --target flowlab
+
+# Runs the default lab scenario with flowlab's own switch and controller.
+demo: release
+	@./scripts/demo.sh $(BUILD_RELEASE)/flowlab
+
+test-build: deps
+	@cmake -S . -B $(BUILD_TEST) -DCMAKE_BUILD_TYPE=Debug -DFLOWLAB_SANITIZE=ON -DFLOWLAB_WERROR=ON >/dev/null
+	@cmake --build $(BUILD_TEST) -j $(JOBS)
+
+fuzz-build: deps
+	@CC=clang CXX=clang++ cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLOWLAB_FUZZ=ON >/dev/null
+	@cmake --build $(BUILD_FUZZ) -j $(JOBS)
+
+# Builds with ASan+UBSan and -Werror, runs every test, then each fuzzer for FUZZ_SECONDS.
+test: test-build fuzz-build
+	@cd $(BUILD_TEST) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j 1 --timeout 600
+	@./scripts/run-fuzzers.sh $(BUILD_FUZZ) $(FUZZ_SECONDS)
+
+fuzz: fuzz-build
+	@./scripts/run-fuzzers.sh $(BUILD_FUZZ) $(FUZZ_LONG_SECONDS)
+
+format:
+	@find src tests bench -name '*.cpp' -o -name '*.h' | xargs clang-format -i
+
+tidy: test-build
+	@find src -name '*.cpp' | xargs clang-tidy -p $(BUILD_TEST) --quiet
+
+clean:
+	rm -rf build

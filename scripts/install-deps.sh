@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages flowlab needs to build, test and run its peers.
+# Idempotent and quiet when nothing is missing. Needs root (or sudo) to install.
+set -euo pipefail
+
+PACKAGES=(
+  # build
+  build-essential cmake ccache pkg-config clang libclang-rt-14-dev
+  libasio-dev libssl-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy
+  # lab, peers and traffic tools
+  iproute2 iptables ethtool iputils-ping procps psmisc
+  openvswitch-switch python3-os-ken iperf3 iperf tshark
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; answer no without a prompt.
+echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# The openvswitch-switch package may start system daemons; the lab runs its own.

@@ -1,0 +1,16 @@
+#include "cli/commands.h"
+
+#include <array>
+
+namespace flowlab::cli {
+
+std::span<const Command> commands() {
+  static constexpr std::array kCommands = {
+      Command{"switch", run_switch},   Command{"controller", run_controller},
+      Command{"ofctl", run_ofctl},     Command{"lab", run_lab},
+      Command{"cbench", run_cbench},
+  };
+  return kCommands;
+}
+
+}  // namespace flowlab::cli

@@ -1,0 +1,23 @@
+// The subcommand table. Each src/cli/<name>.cpp defines one `int run_<name>(argc, argv)`
+// (argv[0] is the subcommand name) and is listed in commands.cpp.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace flowlab::cli {
+
+struct Command {
+  std::string_view name;
+  int (*run)(int argc, char** argv);
+};
+
+std::span<const Command> commands();
+
+int run_switch(int argc, char** argv);
+int run_controller(int argc, char** argv);
+int run_ofctl(int argc, char** argv);
+int run_lab(int argc, char** argv);
+int run_cbench(int argc, char** argv);
+
+}  // namespace flowlab::cli
