@@ -1,0 +1,62 @@
+// BufferStore (see buffer_store.h): a ring of slots; put() takes the next slot
+// in order, evicting what it holds, so the oldest packet goes first.
+#include "switch/buffer_store.h"
+
+namespace flowlab::sw {
+
+namespace {
+constexpr uint32_t kNoBufferId = 0xffffffff;
+}
+
+BufferStore::BufferStore(uint32_t capacity, uint64_t timeout_ns)
+    : slots_(capacity > 0xffff ? 0xffff : capacity), timeout_ns_(timeout_ns) {}
+
+uint32_t BufferStore::put(BufferedPacket pkt, uint64_t now_ns) {
+  if (slots_.empty()) return kNoBufferId;
+  size_t i = next_;
+  next_ = (next_ + 1) % slots_.size();
+  Slot& s = slots_[i];
+  if (s.used) {
+    ++evicted_;
+  } else {
+    ++in_use_;
+  }
+  s.used = true;
+  s.gen = uint16_t(s.gen + 1);
+  if (s.gen == 0xffff) s.gen = 0;  // keep ids below kNoBuffer
+  s.stored_ns = now_ns;
+  s.pkt = std::move(pkt);
+  return uint32_t(i) | uint32_t(s.gen) << 16;
+}
+
+std::optional<BufferedPacket> BufferStore::take(uint32_t id, uint64_t now_ns, Miss* why) {
+  size_t i = id & 0xffff;
+  uint16_t gen = uint16_t(id >> 16);
+  if (i >= slots_.size() || !slots_[i].used || slots_[i].gen != gen) {
+    if (why) *why = (i < slots_.size() && slots_[i].gen == gen) ? Miss::kExpired : Miss::kUnknown;
+    return std::nullopt;
+  }
+  Slot& s = slots_[i];
+  s.used = false;
+  --in_use_;
+  if (now_ns - s.stored_ns > timeout_ns_) {
+    ++expired_;
+    s.pkt = {};
+    if (why) *why = Miss::kExpired;
+    return std::nullopt;
+  }
+  return std::move(s.pkt);
+}
+
+void BufferStore::expire(uint64_t now_ns) {
+  for (auto& s : slots_) {
+    if (s.used && now_ns - s.stored_ns > timeout_ns_) {
+      s.used = false;
+      s.pkt = {};
+      --in_use_;
+      ++expired_;
+    }
+  }
+}
+
+}  // namespace flowlab::sw

@@ -1,0 +1,58 @@
+// BufferStore: packets held for the controller under a buffer id (packet-in
+// with buffer_id, then packet-out / flow-mod naming that id).
+//
+// Bounded: at most `capacity` packets are held; when full the oldest is
+// evicted (and counted). Each id is used once: take() removes the packet, and a
+// packet older than `timeout` is gone (OFPBRC_BUFFER_UNKNOWN / BUFFER_EMPTY).
+// Ids are slot | generation << 16 so a stale id never names a newer packet.
+// Used only on the agent thread: no locking.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/bytes.h"
+
+namespace flowlab::sw {
+
+struct BufferedPacket {
+  Bytes data;
+  uint32_t in_port = 0;
+  uint64_t metadata = 0;
+  uint64_t tunnel_id = 0;
+};
+
+class BufferStore {
+ public:
+  enum class Miss { kUnknown, kExpired };
+
+  BufferStore(uint32_t capacity, uint64_t timeout_ns);
+
+  // Stores a packet; returns its id, or kNoBuffer (0xffffffff) when capacity is 0.
+  uint32_t put(BufferedPacket pkt, uint64_t now_ns);
+  // Removes and returns the packet of `id`; nullopt + why when absent.
+  std::optional<BufferedPacket> take(uint32_t id, uint64_t now_ns, Miss* why = nullptr);
+  // Frees packets older than the timeout.
+  void expire(uint64_t now_ns);
+
+  uint32_t capacity() const { return uint32_t(slots_.size()); }
+  size_t in_use() const { return in_use_; }
+  uint64_t evicted() const { return evicted_; }
+  uint64_t expired() const { return expired_; }
+
+ private:
+  struct Slot {
+    bool used = false;
+    uint16_t gen = 0;
+    uint64_t stored_ns = 0;
+    BufferedPacket pkt;
+  };
+  std::vector<Slot> slots_;
+  uint64_t timeout_ns_;
+  size_t next_ = 0;
+  size_t in_use_ = 0;
+  uint64_t evicted_ = 0, expired_ = 0;
+};
+
+}  // namespace flowlab::sw

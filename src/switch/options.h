@@ -1,0 +1,73 @@
+// The switch's configuration and its parsers: what `flowlab switch` accepts on
+// the command line, checked before anything starts.
+//
+// The CLI (src/cli/switch.cpp) only collects strings; every rule lives here so a
+// unit test can check it: port specs `IFNAME[=N]` / `tap:NAME[=N]` (unnumbered
+// ports take the lowest free numbers 1, 2, ...), controller targets
+// `tcp:HOST[:PORT]`, listeners `ptcp:PORT[:HOST]`, `--protocols OpenFlow13,OpenFlow10`,
+// dpids in decimal or 0x-hex. validate_options() also checks what the system
+// says: every non-TAP interface exists.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace flowlab::sw {
+
+struct PortSpec {
+  std::string ifname;      // Linux interface name (for TAP: the TAP device name)
+  bool tap = false;        // `tap:NAME`: a TAP device we create/attach
+  uint32_t port_no = 0;    // OpenFlow port number; 0 = assign the next free one
+  bool operator==(const PortSpec&) const = default;
+};
+
+// An OpenFlow endpoint: `tcp:HOST:PORT` (active) or `ptcp:PORT[:HOST]` (passive).
+struct ChannelTarget {
+  bool passive = false;
+  std::string host;        // IPv4/IPv6 literal or name; passive default 0.0.0.0
+  uint16_t port = 6653;
+  std::string text;        // as given, for logs
+  bool operator==(const ChannelTarget&) const = default;
+};
+
+enum class FailMode { kSecure, kStandalone };
+
+struct SwitchOptions {
+  std::string name = "s1";
+  uint64_t dpid = 1;
+  std::vector<PortSpec> ports;
+  std::vector<ChannelTarget> controllers;   // active connections
+  std::vector<ChannelTarget> listeners;     // passive listeners (ofctl, ovs-ofctl)
+  FailMode fail_mode = FailMode::kSecure;
+  unsigned threads = 1;                     // forwarding threads
+  uint32_t version_bitmap = (1u << 4) | (1u << 1);  // OF1.3 and OF1.0
+  uint8_t n_tables = 64;
+  uint32_t n_buffers = 256;                 // packet-in buffer ids held at once
+  uint32_t buffer_timeout_ms = 5000;        // a buffered packet-in is dropped after this
+  size_t to_controller_queue = 4096;        // packets waiting for the agent
+  uint32_t echo_interval_ms = 5000;         // keepalive period; dead after 3 missed
+  uint32_t reconnect_max_ms = 8000;         // backoff cap for active connections
+};
+
+Result<PortSpec> parse_port_spec(std::string_view s);
+Result<ChannelTarget> parse_controller_target(std::string_view s);  // tcp:HOST[:PORT]
+Result<ChannelTarget> parse_listen_target(std::string_view s);      // ptcp:PORT[:HOST]
+Result<uint64_t> parse_dpid(std::string_view s);
+Result<FailMode> parse_fail_mode(std::string_view s);
+// "OpenFlow13,OpenFlow10" -> bitmap (bit n = wire version n).
+Result<uint32_t> parse_protocols(std::string_view s);
+std::string_view to_string(FailMode m);
+
+// Assigns numbers to unnumbered ports, rejects duplicates (interface or
+// number), reserved numbers and a switch with no port. Pure: no system calls.
+Status assign_port_numbers(std::vector<PortSpec>& ports);
+
+// assign_port_numbers() plus the checks that ask the system: every non-TAP
+// interface exists. Error messages name the offending option.
+Status validate_options(SwitchOptions& opts);
+
+}  // namespace flowlab::sw
