@@ -82,7 +82,14 @@ struct Match {
   }
   bool empty() const { return fields.empty(); }
   Match& add(OxmField f) { fields.push_back(std::move(f)); return *this; }
-  bool operator==(const Match&) const = default;
+
+  // OF1.0 only: the ofp_match wildcards word as decoded, kept so that a decoded
+  // match re-encodes byte-identically (OF1.0 has several spellings of "fully
+  // wildcarded", e.g. nw_src bit counts 32..63). The OF1.0 encoder uses it only
+  // when it agrees with `fields`; 0 = none. Not part of equality.
+  uint32_t of10_wildcards = 0;
+
+  bool operator==(const Match& o) const { return fields == o.fields; }
 };
 
 // Checks OF1.3 match rules: known lengths, masks only on maskable fields, no
