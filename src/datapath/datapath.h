@@ -1,0 +1,198 @@
+// Datapath: the switch's OpenFlow 1.3 pipeline, pure code over in-memory packets.
+//
+// Two kinds of callers:
+//  * the OpenFlow agent (one control thread): flow-mod, group-mod, meter-mod,
+//    expire(), stats for multipart replies. Calls are serialized internally by a
+//    mutex that forwarding threads never take. A successful change is published
+//    (a new immutable version of tables + groups + meters) before the call
+//    returns, so a barrier reply sent after it is honest.
+//  * forwarding threads: process_batch() with their own ForwardingContext. They
+//    never wait on the agent, never see a half-applied change (they pin one
+//    version per batch), never allocate or lock per packet in steady state.
+//
+// The datapath owns no ports. Results leave through two interfaces the switch
+// implements: OutputSink (packet, port, queue) and ControllerSink (packet-in).
+// Port lists (FLOOD/ALL) and liveness (fast-failover) come from a PortView.
+//
+// Typical use (switch side):
+//   dp::Datapath dp({.n_tables = 64}, &port_view);
+//   auto r = dp.flow_mod(fm, now);            // agent: error -> OFPT_ERROR r.error()
+//   dp::ForwardingContext ctx(dp, out_sink, ctl_sink);   // one per forwarding thread
+//   dp.process_batch(ctx, batch, monotonic_ns());         // per received batch
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/result.h"
+#include "openflow/errors.h"
+#include "openflow/message.h"
+#include "packet/packet.h"
+
+namespace flowlab::dp {
+
+using OfStatus = BasicStatus<of::OfError>;
+
+inline constexpr uint8_t kDefaultTables = 64;
+
+struct DatapathConfig {
+  uint8_t n_tables = kDefaultTables;  // 1..254; OF1.0 mode uses 1
+  bool of10 = false;                  // OF1.0 semantics: table miss -> controller (miss_send_len)
+  size_t flow_cache_entries = 4096;   // per ForwardingContext, power of two
+};
+
+// Switch-side view of its ports. Called from forwarding threads and the agent:
+// must be thread-safe, cheap and non-blocking (e.g. an atomically published
+// immutable port list plus atomic liveness flags).
+class PortView {
+ public:
+  virtual ~PortView() = default;
+  // Fill `out` (cleared first) with every OpenFlow port number that FLOOD/ALL
+  // should consider (not LOCAL). `out` keeps its capacity: no allocation after warm-up.
+  virtual void list_ports(std::vector<uint32_t>& out) const = 0;
+  // Link up and not blocked: used by fast-failover watch_port.
+  virtual bool is_live(uint32_t port_no) const = 0;
+};
+
+// Where forwarded packets go. Called from forwarding threads (and from the
+// thread calling packet_out). `pkt` is only valid during the call and may be
+// changed by later actions: copy what you keep (TX ring slot, TX batch).
+// port_no is a real port number or of::port::kLocal (never another reserved
+// port: IN_PORT, FLOOD, ALL are resolved here). pkt.offload is consistent
+// with the bytes (csum_start/hdr_len follow pushed/popped headers, partial
+// checksums hold the right pseudo-header sum): complete/segment as the port needs.
+class OutputSink {
+ public:
+  virtual ~OutputSink() = default;
+  virtual void output(const Packet& pkt, uint32_t port_no, uint32_t queue_id) = 0;
+};
+
+// A packet for the controller.
+struct PacketInInfo {
+  of::PacketInReason reason = of::PacketInReason::kNoMatch;
+  uint8_t table_id = 0;
+  uint64_t cookie = ~uint64_t(0);  // cookie of the flow that sent it; all-ones when none
+  // Bytes of the packet the controller asked for: of::kControllerMaxLenNoBuffer
+  // (0xffff) = whole packet, no buffering; otherwise buffer it and send max_len bytes.
+  uint16_t max_len = of::kControllerMaxLenNoBuffer;
+  uint32_t in_port = 0;
+  uint64_t metadata = 0;
+  uint64_t tunnel_id = 0;
+
+  // OXM match for the packet-in: in_port, then metadata / tunnel_id when non-zero.
+  of::Match match() const;
+};
+
+// Packets to the controller. Called from forwarding threads; must not block
+// (put on a bounded queue, count drops). `pkt` is only valid during the call.
+class ControllerSink {
+ public:
+  virtual ~ControllerSink() = default;
+  virtual void packet_in(const PacketInInfo& info, const Packet& pkt) = 0;
+};
+
+// Datapath-wide counters (summed over forwarding contexts on read).
+struct DatapathCounters {
+  uint64_t packets = 0;          // packets that entered the pipeline
+  uint64_t table_miss_drops = 0; // dropped: no flow matched and no table-miss flow
+  uint64_t to_controller = 0;    // handed to the ControllerSink
+  uint64_t invalid_ttl = 0;      // dropped or sent to the controller for TTL expiry
+  uint64_t meter_drops = 0;      // dropped by a meter band
+  uint64_t action_drops = 0;     // no output at all after the action set (explicit drop)
+  uint64_t cache_hits = 0;       // exact-match flow cache hits
+  uint64_t cache_misses = 0;
+};
+
+class Datapath;
+struct ForwardingState;
+
+// Per forwarding-thread state: exact-match flow cache, scratch packets for
+// clones (group buckets), counter shards, the pinned table version. Create one
+// per thread (and one for the agent thread to run packet-out); it must not
+// outlive its Datapath. Not thread-safe itself: one thread uses it.
+class ForwardingContext {
+ public:
+  ForwardingContext(Datapath& dp, OutputSink& out, ControllerSink& ctl);
+  ~ForwardingContext();
+  ForwardingContext(const ForwardingContext&) = delete;
+  ForwardingContext& operator=(const ForwardingContext&) = delete;
+
+  ForwardingState& state() { return *state_; }
+
+ private:
+  Datapath& dp_;
+  std::unique_ptr<ForwardingState> state_;
+};
+
+struct DatapathImpl;
+
+class Datapath {
+ public:
+  explicit Datapath(DatapathConfig cfg = {}, const PortView* ports = nullptr);
+  ~Datapath();
+  Datapath(const Datapath&) = delete;
+  Datapath& operator=(const Datapath&) = delete;
+
+  // ---- control path (agent thread) ------------------------------------------
+  // Flow-mod, all five commands with OF1.3 semantics (OF1.0 in of10 mode: modify
+  // of nothing adds). On success returns the flows removed by a delete that had
+  // OFPFF_SEND_FLOW_REM (reason kDelete), ready to send as flow-removed.
+  // Errors carry the OFPT_ERROR type/code to answer with (bad table, overlap,
+  // bad match/prereq, bad instruction/action, unknown group/meter, ...).
+  // fm.buffer_id is not handled here: the agent releases the buffered packet
+  // through packet_out() after a successful flow_mod.
+  Result<std::vector<of::FlowRemoved>, of::OfError> flow_mod(const of::FlowMod& fm, uint64_t now_ns);
+  // Group-mod add/modify/delete (loops, chaining, unknown groups checked).
+  // Deleting a group removes the flows that use it: returned with reason
+  // kGroupDelete when they had OFPFF_SEND_FLOW_REM.
+  Result<std::vector<of::FlowRemoved>, of::OfError> group_mod(const of::GroupMod& gm, uint64_t now_ns);
+  // Meter-mod add/modify/delete. Deleting a meter removes the flows that use it.
+  Result<std::vector<of::FlowRemoved>, of::OfError> meter_mod(const of::MeterMod& mm, uint64_t now_ns);
+  // Table-mod: accepted for existing tables (OF1.3 has no table config bits left).
+  OfStatus table_mod(const of::TableMod& tm);
+  // Idle/hard timeouts: removes expired flows, returns those with
+  // OFPFF_SEND_FLOW_REM as flow-removed messages. Call about once a second.
+  std::vector<of::FlowRemoved> expire(uint64_t now_ns);
+  // set-config: OFPC_INVALID_TTL_TO_CONTROLLER (flags & 4) and miss_send_len
+  // (OF1.0 table-miss packet-ins).
+  void set_switch_config(const of::SwitchConfig& cfg);
+  of::SwitchConfig switch_config() const;
+  // Checks a packet-out's action list (OFPP_TABLE allowed, groups must exist).
+  OfStatus validate_packet_out(const of::ActionList& actions) const;
+
+  // ---- stats for multipart replies (agent thread) ---------------------------
+  Result<of::FlowStatsReply, of::OfError> flow_stats(const of::FlowStatsRequest& req, uint64_t now_ns) const;
+  Result<of::AggregateStatsReply, of::OfError> aggregate_stats(const of::FlowStatsRequest& req) const;
+  of::TableStatsReply table_stats() const;
+  of::GroupStatsReply group_stats(const of::GroupStatsRequest& req, uint64_t now_ns) const;
+  of::GroupDescReply group_desc() const;
+  of::GroupFeaturesReply group_features() const;
+  of::MeterStatsReply meter_stats(const of::MeterStatsRequest& req, uint64_t now_ns) const;
+  of::MeterConfigReply meter_config(const of::MeterConfigRequest& req) const;
+  of::MeterFeaturesReply meter_features() const;
+  of::TableFeaturesReply table_features() const;
+  DatapathCounters counters() const;
+  uint8_t n_tables() const;
+  size_t flow_count() const;
+  uint64_t version() const;  // increases with every published change
+
+  // ---- data path (forwarding threads, each with its own context) -----------
+  // Runs every packet of `batch` through the pipeline. Packets stay owned by the
+  // caller; outputs and packet-ins are delivered through ctx's sinks during the
+  // call (a dropped packet simply produces none). Packets are rewritten in place.
+  void process_batch(ForwardingContext& ctx, PacketBatch& batch, uint64_t now_ns);
+  // Packet-out: runs `actions` (validated with validate_packet_out) on pkt;
+  // pkt.in_port must hold the packet-out's in_port (of::port::kController when none).
+  // OFPP_TABLE submits the packet to table 0.
+  void packet_out(ForwardingContext& ctx, Packet& pkt, const of::ActionList& actions, uint64_t now_ns);
+
+  DatapathImpl& impl() { return *impl_; }
+  const DatapathImpl& impl() const { return *impl_; }
+
+ private:
+  std::unique_ptr<DatapathImpl> impl_;
+};
+
+}  // namespace flowlab::dp
