@@ -36,6 +36,9 @@ class Connector {
 
   void start();
   void stop();
+  // Stops reconnecting but leaves the current connection open (e.g. a tool
+  // that needed one connection).
+  void release();
   uint64_t attempts() const;            // connect attempts so far
   std::chrono::milliseconds current_backoff() const;
 
