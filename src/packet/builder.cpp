@@ -131,10 +131,10 @@ namespace {
 uint32_t pseudo_sum(const uint8_t* f, size_t l3, bool v6, uint8_t proto, size_t l4len) {
   uint32_t s = 0;
   if (v6) {
-    s = csum::accumulate(f + l3 + kIpv6SrcOff, 32);
-    s = csum::accumulate(nullptr, 0, s + uint32_t(l4len >> 16) + uint32_t(l4len & 0xffff) + proto);
+    s = incsum::accumulate(f + l3 + kIpv6SrcOff, 32);
+    s = incsum::accumulate(nullptr, 0, s + uint32_t(l4len >> 16) + uint32_t(l4len & 0xffff) + proto);
   } else {
-    s = csum::accumulate(f + l3 + kIpv4SrcOff, 8);
+    s = incsum::accumulate(f + l3 + kIpv4SrcOff, 8);
     s += proto + uint32_t(l4len);
   }
   return s;
@@ -156,18 +156,18 @@ uint16_t l4_checksum(const uint8_t* f, size_t len, size_t l3, size_t l4, bool v6
   size_t l4len = len - l4;
   uint32_t s = proto == kProtoIcmp ? 0 : pseudo_sum(f, l3, v6, proto, l4len);
   size_t coff = proto == kProtoTcp ? kTcpCsumOff : proto == kProtoUdp ? kUdpCsumOff : kIcmpCsumOff;
-  s = csum::accumulate(f + l4, coff, s);
-  s = csum::accumulate(f + l4 + coff + 2, l4len - coff - 2, s);
-  uint16_t c = csum::finish(s);
+  s = incsum::accumulate(f + l4, coff, s);
+  s = incsum::accumulate(f + l4 + coff + 2, l4len - coff - 2, s);
+  uint16_t c = incsum::finish(s);
   if (proto == kProtoUdp && c == 0) c = 0xffff;
   return c;
 }
 
 uint16_t ipv4_header_checksum(const uint8_t* f, size_t l3) {
   size_t ihl = ipv4_ihl_bytes(f + l3);
-  uint32_t s = csum::accumulate(f + l3, kIpv4CsumOff);
-  s = csum::accumulate(f + l3 + kIpv4CsumOff + 2, ihl - kIpv4CsumOff - 2, s);
-  return csum::finish(s);
+  uint32_t s = incsum::accumulate(f + l3, kIpv4CsumOff);
+  s = incsum::accumulate(f + l3 + kIpv4CsumOff + 2, ihl - kIpv4CsumOff - 2, s);
+  return incsum::finish(s);
 }
 
 uint32_t crc32c(const uint8_t* p, size_t n) {
@@ -298,7 +298,7 @@ Bytes FrameBuilder::build(OffloadInfo* off) const {
       p[l4 + coff] = uint8_t(c); p[l4 + coff + 1] = uint8_t(c >> 8);
       p[l4 + coff + 2] = uint8_t(c >> 16); p[l4 + coff + 3] = uint8_t(c >> 24);
     } else if (partial_ && (l4proto == kProtoTcp || l4proto == kProtoUdp)) {
-      store_be16(p + l4 + coff, csum::fold(pseudo_sum(p, l3, v6, l4proto, l4len)));
+      store_be16(p + l4 + coff, incsum::fold(pseudo_sum(p, l3, v6, l4proto, l4len)));
       if (off) {
         off->flags = OffloadInfo::kNeedsCsum;
         off->csum_start = uint16_t(l4);

@@ -15,7 +15,7 @@
 
 #include "core/bytes.h"
 
-namespace flowlab::csum {
+namespace flowlab::incsum {
 
 // Ones'-complement accumulate of a byte range (odd tail padded with zero).
 inline uint32_t accumulate(const uint8_t* p, size_t n, uint32_t sum = 0) {
@@ -73,4 +73,4 @@ inline void patch_bytes(uint8_t* field, const uint8_t* old_b, const uint8_t* new
   store_be16(field, partial ? update_sum_bytes(c, old_b, new_b, n) : update_csum_bytes(c, old_b, new_b, n));
 }
 
-}  // namespace flowlab::csum
+}  // namespace flowlab::incsum
