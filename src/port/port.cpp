@@ -2,6 +2,8 @@
 #include "port/port.h"
 
 #include "core/result.h"
+#include "port/af_packet_port.h"
+#include "port/tap_port.h"
 
 namespace flowlab {
 
@@ -46,8 +48,14 @@ size_t Port::tx_one(Packet& pkt) {
   return tx_batch(b);
 }
 
-Result<std::unique_ptr<Port>> open_port(std::string_view spec, const PortOptions&) {
-  return fail("cannot open port {}: port drivers not implemented yet", spec);
+Result<std::unique_ptr<Port>> open_port(std::string_view spec, const PortOptions& opts) {
+  constexpr std::string_view kTap = "tap:";
+  if (spec.substr(0, kTap.size()) == kTap) {
+    FLOWLAB_ASSIGN_OR_RETURN(auto tap, TapPort::open(spec.substr(kTap.size()), opts));
+    return std::unique_ptr<Port>(std::move(tap));
+  }
+  FLOWLAB_ASSIGN_OR_RETURN(auto port, AfPacketPort::open(spec, opts));
+  return std::unique_ptr<Port>(std::move(port));
 }
 
 }  // namespace flowlab
