@@ -115,7 +115,7 @@ std::optional<Layout> locate_l4(const uint8_t* f, size_t len) {
   if (len < 14) return std::nullopt;
   size_t off = 12;
   uint16_t type = rd16(f + off);
-  for (int tags = 0; (type == kEthVlan || type == kEthQinq) && tags < 2; ++tags) {
+  for (int tags = 0; (type == kEthVlan || type == kEthQinq || type == 0x9100) && tags < 2; ++tags) {
     if (len < off + 6) return std::nullopt;
     off += 4;
     type = rd16(f + off);
