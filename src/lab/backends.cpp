@@ -1,0 +1,287 @@
+// Switch and controller backends (see backends.h): flowlab, Open vSwitch userspace
+// (netdev datapath, private run dir, optional userspace TSO), Linux bridge with an
+// optional Neutron-style iptables security group, os-ken.
+#include "lab/backends.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/clock.h"
+#include "lab/run_state.h"
+
+namespace flowlab::lab {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// True once `ss` in the namespace shows a socket matching the filter.
+bool ss_has(const std::string& ns, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"ss", "-H"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto r = run_command(argv, in_ns(ns, 5));
+  return r.ok() && r.out.find_first_not_of(" \n") != std::string::npos;
+}
+
+// Polls `ready` every 100 ms up to `timeout_s`; fails early when `alive` says the
+// process died, with its log tail.
+template <typename Ready, typename Alive>
+Status wait_until(double timeout_s, const std::string& what, Ready ready, Alive alive) {
+  uint64_t deadline = monotonic_ns() + uint64_t(timeout_s * 1e9);
+  for (;;) {
+    if (ready()) return ok_status();
+    if (auto dead = alive(); !dead.empty()) return fail("{}: {}", what, dead);
+    if (monotonic_ns() > deadline) return fail("{}: not ready after {:.0f} s", what, timeout_s);
+    if (!sleep_unless_interrupted(0.1)) return fail("interrupted");
+  }
+}
+
+std::string exited_msg(Process& p) {
+  if (p.running()) return {};
+  std::string tail = p.log_tail(600);
+  return fmt::format("{} exited (code {}); log {}: {}", p.label(), p.exit_code(), p.log_path(), tail);
+}
+
+}  // namespace
+
+std::string missing_peer(const SwitchSpec& s) {
+  switch (s.kind) {
+    case SwitchKind::kOvs:
+    case SwitchKind::kOvsTso:
+      for (const char* p : {"ovs-vswitchd", "ovsdb-server", "ovsdb-tool", "ovs-vsctl", "ovs-ofctl"})
+        if (!have_program(p)) return fmt::format("Open vSwitch is not installed ({} missing)", p);
+      if (!fs::exists("/usr/share/openvswitch/vswitch.ovsschema")) return "Open vSwitch schema missing";
+      return {};
+    case SwitchKind::kLinuxBridge:
+      if (s.security_group && !have_program("iptables")) return "iptables is not installed";
+      return {};
+    case SwitchKind::kFlowlab: return {};
+  }
+  return {};
+}
+
+std::string missing_peer(const ControllerSpec& c, const std::string& flowlab_bin) {
+  switch (c.kind) {
+    case ControllerKind::kOsKen:
+      if (!have_program("/usr/bin/osken-manager")) return "os-ken is not installed (/usr/bin/osken-manager)";
+      if (!fs::exists(c.app_file)) return fmt::format("os-ken app '{}' not found", c.app_file);
+      return {};
+    case ControllerKind::kFlowlab:
+      if (!have_program(flowlab_bin)) return "flowlab binary not found";
+      return {};
+    case ControllerKind::kNone: return {};
+  }
+  return {};
+}
+
+// ---- controllers ---------------------------------------------------------------
+
+Status ControllerInstance::start(const CaseEnv& env) {
+  std::vector<std::string> argv;
+  std::string log = env.out_dir + "/" + spec_.name + "-controller.log";
+  if (spec_.kind == ControllerKind::kFlowlab) {
+    stats_path_ = env.out_dir + "/" + spec_.name + "-stats.json";
+    argv = {env.flowlab_bin, "controller", "--listen", fmt::format("ptcp:{}", port_)};
+    for (const auto& a : spec_.apps) argv.insert(argv.end(), {"--app", a});
+    if (!spec_.config.empty()) argv.insert(argv.end(), {"--config", spec_.config});
+    argv.insert(argv.end(), {"--stats-json", stats_path_});
+  } else if (spec_.kind == ControllerKind::kOsKen) {
+    argv = {"/usr/bin/osken-manager", "--ofp-listen-host", "127.0.0.1", "--ofp-tcp-listen-port",
+            std::to_string(port_), spec_.app_file};
+  } else {
+    return ok_status();
+  }
+  CommandOptions o = in_ns(env.core_ns);
+  // os-ken runs on Debian's python; a python first on PATH has no os_ken.
+  if (spec_.kind == ControllerKind::kOsKen) o.env = {{"PATH", "/usr/bin:/bin:/usr/sbin:/sbin"}};
+  FLOWLAB_ASSIGN_OR_RETURN(proc_, Process::spawn(fmt::format("{} controller {}", to_string(spec_.kind), spec_.name),
+                                                 argv, o, log, env.state));
+  std::string port = fmt::format("sport = :{}", port_);
+  return wait_until(
+      20, fmt::format("controller {} listening on 127.0.0.1:{}", spec_.name, port_),
+      [&] { return ss_has(env.core_ns, {"-ltn", port}); }, [&] { return exited_msg(proc_); });
+}
+
+void ControllerInstance::stop() { proc_.stop(); }
+
+nlohmann::json ControllerInstance::stats() const {
+  if (stats_path_.empty()) return nullptr;
+  std::ifstream in(stats_path_);
+  if (!in) return nullptr;
+  try {
+    nlohmann::json j;
+    in >> j;
+    return j;
+  } catch (const nlohmann::json::exception&) {
+    return nullptr;
+  }
+}
+
+// ---- switches ------------------------------------------------------------------
+
+Status SwitchInstance::start(const CaseEnv& env, int controller_port) {
+  env_ = env;
+  controller_port_ = controller_port;
+  switch (spec_.kind) {
+    case SwitchKind::kOvs:
+    case SwitchKind::kOvsTso: return start_ovs(env, controller_port);
+    case SwitchKind::kLinuxBridge: return start_bridge(env);
+    case SwitchKind::kFlowlab: return start_flowlab(env, controller_port);
+  }
+  return ok_status();
+}
+
+std::vector<std::pair<std::string, std::string>> SwitchInstance::ovs_env() const {
+  return {{"OVS_RUNDIR", ovs_dir_}, {"OVS_LOGDIR", ovs_dir_}, {"OVS_DBDIR", ovs_dir_}};
+}
+
+std::vector<std::string> SwitchInstance::vsctl(std::vector<std::string> args) const {
+  std::vector<std::string> a = {"ovs-vsctl", "--db=unix:" + ovs_dir_ + "/db.sock", "--timeout=10"};
+  a.insert(a.end(), args.begin(), args.end());
+  return a;
+}
+
+Status SwitchInstance::start_ovs(const CaseEnv& env, int controller_port) {
+  ovs_dir_ = env.scratch_dir + "/ovs-" + spec_.name;
+  std::error_code ec;
+  fs::create_directories(ovs_dir_, ec);
+  if (ec) return fail("cannot create {}: {}", ovs_dir_, ec.message());
+  CommandOptions o = in_ns(env.core_ns, 15);
+  o.env = ovs_env();
+  CommandOptions here = with_timeout(15);
+  here.env = ovs_env();
+  const std::string& R = ovs_dir_;
+  FLOWLAB_TRY(run_checked({"ovsdb-tool", "create", R + "/conf.db", "/usr/share/openvswitch/vswitch.ovsschema"}, here));
+  FLOWLAB_ASSIGN_OR_RETURN(
+      auto db, Process::spawn("ovsdb-server " + spec_.name,
+                              {"ovsdb-server", R + "/conf.db", "--remote=punix:" + R + "/db.sock",
+                               "--pidfile=" + R + "/ovsdb-server.pid", "--unixctl=" + R + "/ovsdb-server.ctl",
+                               "--log-file=" + env.out_dir + "/" + spec_.name + "-ovsdb-server.log"},
+                              o, env.out_dir + "/" + spec_.name + "-ovsdb-server.out", env.state));
+  procs_.push_back(std::move(db));
+  FLOWLAB_TRY(wait_until(
+      10, "ovsdb-server socket", [&] { return fs::exists(R + "/db.sock"); },
+      [&] { return exited_msg(procs_.back()); }));
+  FLOWLAB_TRY(run_checked(vsctl({"--no-wait", "init"}), here));
+  if (spec_.kind == SwitchKind::kOvsTso)
+    FLOWLAB_TRY(run_checked(vsctl({"--no-wait", "set", "Open_vSwitch", ".", "other_config:userspace-tso-enable=true"}), here));
+  FLOWLAB_ASSIGN_OR_RETURN(
+      auto vs, Process::spawn("ovs-vswitchd " + spec_.name,
+                              {"ovs-vswitchd", "unix:" + R + "/db.sock", "--pidfile=" + R + "/ovs-vswitchd.pid",
+                               "--unixctl=" + R + "/ovs-vswitchd.ctl",
+                               "--log-file=" + env.out_dir + "/" + spec_.name + "-ovs-vswitchd.log"},
+                              o, env.out_dir + "/" + spec_.name + "-ovs-vswitchd.out", env.state));
+  procs_.push_back(std::move(vs));
+  std::string br = bridge_name();
+  FLOWLAB_TRY(run_checked(vsctl({"add-br", br, "--", "set", "bridge", br, "datapath_type=netdev",
+                                 "protocols=OpenFlow10,OpenFlow13",
+                                 fmt::format("other-config:datapath-id={:016x}", spec_.dpid)}),
+                          here));
+  for (size_t i = 0; i < ports_.size(); ++i)
+    FLOWLAB_TRY(run_checked(vsctl({"add-port", br, ports_[i], "--", "set", "interface", ports_[i],
+                                   fmt::format("ofport_request={}", i + 1)}),
+                            here));
+  if (controller_port) {
+    FLOWLAB_TRY(run_checked(vsctl({"set-fail-mode", br, "secure"}), here));
+    FLOWLAB_TRY(run_checked(vsctl({"set-controller", br, fmt::format("tcp:127.0.0.1:{}", controller_port)}), here));
+    FLOWLAB_TRY(run_checked(vsctl({"set", "controller", br, "connection-mode=out-of-band"}), here));
+  } else {
+    FLOWLAB_TRY(run_checked(vsctl({"set-fail-mode", br, "standalone"}), here));
+  }
+  return ok_status();
+}
+
+Status SwitchInstance::start_bridge(const CaseEnv& env) {
+  auto o = in_ns(env.core_ns);
+  std::string br = bridge_name();
+  FLOWLAB_TRY(run_checked({"ip", "link", "add", br, "type", "bridge"}, o));
+  for (const auto& p : ports_) FLOWLAB_TRY(run_checked({"ip", "link", "set", p, "master", br}, o));
+  FLOWLAB_TRY(run_checked({"ip", "link", "set", br, "up"}, o));
+  if (!spec_.security_group) return ok_status();
+  // Neutron's hybrid plug: bridged traffic goes through iptables (br_netfilter, per
+  // namespace sysctl); each port gets an ingress chain: return traffic accepted by
+  // conntrack, then the allow rules, then drop.
+  FLOWLAB_TRY(run_checked({"sysctl", "-q", "-w", "net.bridge.bridge-nf-call-iptables=1"}, o));
+  for (const auto& p : ports_) {
+    std::string chain = "flsg-" + p;
+    FLOWLAB_TRY(run_checked({"iptables", "-N", chain}, o));
+    FLOWLAB_TRY(run_checked({"iptables", "-A", "FORWARD", "-m", "physdev", "--physdev-out", p,
+                             "--physdev-is-bridged", "-j", chain}, o));
+    FLOWLAB_TRY(run_checked({"iptables", "-A", chain, "-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED",
+                             "-j", "ACCEPT"}, o));
+    FLOWLAB_TRY(run_checked({"iptables", "-A", chain, "-m", "conntrack", "--ctstate", "INVALID", "-j", "DROP"}, o));
+    for (const auto& r : spec_.sg_rules) {
+      std::vector<std::string> rule = {"iptables", "-A", chain};
+      if (r.proto != "any") rule.insert(rule.end(), {"-p", r.proto});
+      if (!r.src.empty()) rule.insert(rule.end(), {"-s", r.src});
+      if (r.port && (r.proto == "tcp" || r.proto == "udp"))
+        rule.insert(rule.end(), {"--dport", std::to_string(r.port)});
+      rule.insert(rule.end(), {"-j", "ACCEPT"});
+      FLOWLAB_TRY(run_checked(rule, o));
+    }
+    FLOWLAB_TRY(run_checked({"iptables", "-A", chain, "-j", "DROP"}, o));
+  }
+  return ok_status();
+}
+
+Status SwitchInstance::start_flowlab(const CaseEnv& env, int controller_port) {
+  std::vector<std::string> argv = {env.flowlab_bin, "switch", "--name", spec_.name, "--dpid",
+                                   fmt::format("{:#x}", spec_.dpid)};
+  for (const auto& p : ports_) argv.insert(argv.end(), {"--port", p});
+  if (controller_port) argv.insert(argv.end(), {"--controller", fmt::format("tcp:127.0.0.1:{}", controller_port)});
+  argv.insert(argv.end(), {"--listen", fmt::format("ptcp:{}", listen_port_)});
+  argv.insert(argv.end(), spec_.extra_args.begin(), spec_.extra_args.end());
+  FLOWLAB_ASSIGN_OR_RETURN(auto p, Process::spawn("flowlab switch " + spec_.name, argv, in_ns(env.core_ns),
+                                                  env.out_dir + "/" + spec_.name + "-switch.log", env.state));
+  procs_.push_back(std::move(p));
+  std::string port = fmt::format("sport = :{}", listen_port_);
+  return wait_until(
+      15, fmt::format("flowlab switch {} listening on ptcp:{}", spec_.name, listen_port_),
+      [&] { return ss_has(env.core_ns, {"-ltn", port}); }, [&] { return exited_msg(procs_.back()); });
+}
+
+Status SwitchInstance::wait_connected(double timeout_s) {
+  if (!controller_port_ || spec_.kind == SwitchKind::kLinuxBridge) return ok_status();
+  // Any switch/controller pair: an established TCP connection to the controller's
+  // port inside the core namespace (both ends live there).
+  std::string filter = fmt::format("dport = :{}", controller_port_);
+  return wait_until(
+      timeout_s, fmt::format("switch {} connecting to the controller on port {}", spec_.name, controller_port_),
+      [&] { return ss_has(env_.core_ns, {"-tn", "state", "established", filter}); },
+      [&]() -> std::string {
+        for (auto& p : procs_)
+          if (auto m = exited_msg(p); !m.empty()) return m;
+        return {};
+      });
+}
+
+void SwitchInstance::stop() {
+  for (auto it = procs_.rbegin(); it != procs_.rend(); ++it) it->stop();
+  procs_.clear();
+}
+
+nlohmann::json SwitchInstance::counters() const {
+  nlohmann::json j;
+  j["kind"] = to_string(spec_.kind);
+  auto keep = [&](const char* key, const CommandResult& r) { j[key] = r.ok() ? r.out : "error: " + r.describe(); };
+  if (spec_.kind == SwitchKind::kOvs || spec_.kind == SwitchKind::kOvsTso) {
+    CommandOptions o = with_timeout(10);
+    o.env = ovs_env();
+    std::string mgmt = "unix:" + ovs_dir_ + "/" + bridge_name() + ".mgmt";
+    keep("dump_ports", run_command({"ovs-ofctl", "-O", "OpenFlow13", "dump-ports", mgmt}, o));
+    keep("dump_flows", run_command({"ovs-ofctl", "-O", "OpenFlow13", "dump-flows", mgmt}, o));
+  } else if (spec_.kind == SwitchKind::kFlowlab) {
+    std::string target = fmt::format("tcp:127.0.0.1:{}", listen_port_);
+    keep("dump_ports", run_command({env_.flowlab_bin, "ofctl", "dump-ports", target}, in_ns(env_.core_ns)));
+    keep("dump_flows", run_command({env_.flowlab_bin, "ofctl", "dump-flows", target}, in_ns(env_.core_ns)));
+  } else {
+    keep("dump_ports", run_command({"ip", "-s", "link", "show", "master", bridge_name()}, in_ns(env_.core_ns)));
+    if (spec_.security_group) {
+      keep("iptables", run_command({"iptables", "-L", "-v", "-n", "-x"}, in_ns(env_.core_ns)));
+      keep("conntrack_count", run_command({"cat", "/proc/sys/net/netfilter/nf_conntrack_count"}, in_ns(env_.core_ns)));
+    }
+  }
+  return j;
+}
+
+}  // namespace flowlab::lab

@@ -1,0 +1,91 @@
+// Switch and controller backends: the same topology node realised by flowlab's own
+// switch/controller or by a peer (Open vSwitch userspace, Linux bridge, os-ken).
+//
+// Placement (see docs/LAB.md): every case gets a private "core" namespace that holds
+// the switches' ports, the switch processes and the controllers; controllers listen
+// on the core namespace's loopback (127.0.0.1:6653, 6654, ...), so parallel runs never
+// compete for ports and nothing of a case is visible in the lab's own namespace.
+// Hosts live each in their own namespace, a veth to the switch port.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "lab/process.h"
+#include "lab/topology.h"
+
+namespace flowlab::lab {
+
+class RunState;
+
+// What a backend needs to know about the case it runs in.
+struct CaseEnv {
+  std::string core_ns;      // namespace of switches and controllers
+  std::string out_dir;      // logs and raw outputs of this case
+  std::string scratch_dir;  // short private dir (OVS sockets), removed with the run
+  std::string flowlab_bin;  // the flowlab binary for `switch`/`controller`/`ofctl`
+  RunState* state = nullptr;
+};
+
+// Why a backend cannot run here (a peer is not installed), empty if it can.
+std::string missing_peer(const SwitchSpec& s);
+std::string missing_peer(const ControllerSpec& c, const std::string& flowlab_bin);
+
+class ControllerInstance {
+ public:
+  ControllerInstance(ControllerSpec spec, int port) : spec_(std::move(spec)), port_(port) {}
+  Status start(const CaseEnv& env);
+  void stop();
+  int port() const { return port_; }
+  const ControllerSpec& spec() const { return spec_; }
+  // The controller's statistics (flowlab --stats-json), or null when it has none.
+  nlohmann::json stats() const;
+  bool running() { return proc_.running(); }
+  std::string log_tail() const { return proc_.log_tail(); }
+
+ private:
+  ControllerSpec spec_;
+  int port_;
+  std::string stats_path_;
+  Process proc_;
+};
+
+class SwitchInstance {
+ public:
+  // ports: interface names in the core namespace, in OpenFlow port order (1, 2, ...).
+  SwitchInstance(SwitchSpec spec, std::vector<std::string> ports, int listen_port)
+      : spec_(std::move(spec)), ports_(std::move(ports)), listen_port_(listen_port) {}
+  ~SwitchInstance() { stop(); }
+  SwitchInstance(const SwitchInstance&) = delete;
+  SwitchInstance& operator=(const SwitchInstance&) = delete;
+
+  // controller_port 0: no controller (OVS standalone / NORMAL, bridge as is).
+  Status start(const CaseEnv& env, int controller_port);
+  // Waits (bounded) until the switch holds an OpenFlow connection to its controller.
+  Status wait_connected(double timeout_s);
+  void stop();
+  const SwitchSpec& spec() const { return spec_; }
+  // Raw per-port counters (ovs-ofctl/flowlab ofctl dump-ports, ip -s link) and flows.
+  nlohmann::json counters() const;
+
+ private:
+  Status start_ovs(const CaseEnv& env, int controller_port);
+  Status start_bridge(const CaseEnv& env);
+  Status start_flowlab(const CaseEnv& env, int controller_port);
+  std::vector<std::pair<std::string, std::string>> ovs_env() const;
+  std::vector<std::string> vsctl(std::vector<std::string> args) const;
+  std::string bridge_name() const { return "br-" + spec_.name; }
+
+  SwitchSpec spec_;
+  std::vector<std::string> ports_;
+  int listen_port_;
+  int controller_port_ = 0;
+  CaseEnv env_;
+  std::string ovs_dir_;
+  std::vector<Process> procs_;  // in start order; stopped in reverse
+};
+
+}  // namespace flowlab::lab
