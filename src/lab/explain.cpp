@@ -1,0 +1,251 @@
+// Explanations beside the figures: what the counters say about each result and the
+// bound they imply ("TCP limited by controller round trip: window 64 KB / RTT 1.6 ms
+// = 0.33 Gbit/s", "receiver dropped segments with bad checksums", ...).
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <sstream>
+
+#include "lab/report.h"
+#include "lab/traffic.h"
+
+namespace flowlab::lab {
+
+using nlohmann::json;
+
+namespace {
+
+double num(const json& j, const char* key, double dflt = 0) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return dflt;
+  return j[key].get<double>();
+}
+
+std::string human_bytes(double b) {
+  if (b >= 1024 * 1024) return fmt::format("{:.1f} MB", b / (1024 * 1024));
+  if (b >= 1024) return fmt::format("{:.0f} KB", b / 1024);
+  return fmt::format("{:.0f} B", b);
+}
+
+// Controllers that send every packet through themselves (hub apps).
+bool every_packet_via_controller(const json& c) {
+  if (!c.contains("switches") || !c.contains("controllers")) return false;
+  for (const auto& [n, s] : c["switches"].items()) {
+    if (s.value("kind", "") == "linux-bridge") continue;
+    std::string ctl = s.value("controller", "");
+    if (ctl.empty() || !c["controllers"].contains(ctl)) continue;
+    const auto& ct = c["controllers"][ctl];
+    for (const auto& a : ct.value("apps", json::array()))
+      if (a.is_string() && a.get<std::string>() == "hub") return true;
+    if (ct.value("app_file", "").find("hub") != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Sums "rx pkts=/drop=" and "tx pkts=/drop=" over ovs-ofctl-style dump-ports output.
+struct PortSums {
+  long long rx = 0, tx = 0, rx_drop = 0, tx_drop = 0, rx_err = 0;
+  bool any = false;
+};
+PortSums sum_ports(const std::string& text) {
+  PortSums s;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    bool rx = line.find("rx pkts=") != std::string::npos, tx = line.find("tx pkts=") != std::string::npos;
+    if (!rx && !tx) continue;
+    auto field = [&](const char* k) -> long long {
+      auto p = line.find(k);
+      if (p == std::string::npos) return 0;
+      return std::strtoll(line.c_str() + p + std::strlen(k), nullptr, 10);  // "?" parses as 0
+    };
+    s.any = true;
+    if (rx) {
+      s.rx += field("pkts=");
+      s.rx_drop += field("drop=");
+      s.rx_err += field("errs=");
+    } else {
+      s.tx += field("pkts=");
+      s.tx_drop += field("drop=");
+    }
+  }
+  return s;
+}
+
+// Packets that went to the controller through the table-miss flow, flow count.
+void flow_facts(const std::string& text, long long& to_controller, int& flows) {
+  std::istringstream in(text);
+  std::string line;
+  to_controller = -1;
+  flows = 0;
+  while (std::getline(in, line)) {
+    if (line.find("actions=") == std::string::npos) continue;
+    ++flows;
+    if (line.find("priority=0") != std::string::npos && line.find("CONTROLLER") != std::string::npos) {
+      auto p = line.find("n_packets=");
+      if (p != std::string::npos) to_controller = std::strtoll(line.c_str() + p + 10, nullptr, 10);
+    }
+  }
+}
+
+// Packets dropped by the security-group chains (iptables -L -v -n -x).
+long long sg_drops(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  bool in_sg = false;
+  long long drops = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("Chain ", 0) == 0) {
+      in_sg = line.rfind("Chain flsg-", 0) == 0;
+      continue;
+    }
+    if (!in_sg) continue;
+    std::istringstream ls(line);
+    long long pkts = 0, bytes = 0;
+    std::string target;
+    if (ls >> pkts >> bytes >> target && target == "DROP") drops += pkts;
+  }
+  return drops;
+}
+
+void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, double>>& out) {
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) flatten(v, prefix.empty() ? k : prefix + "." + k, out);
+  } else if (j.is_number()) {
+    out.emplace_back(prefix, j.get<double>());
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> headline_metrics(const json& r) {
+  std::string type = r.value("type", "");
+  if (type == "ping") return {"rtt_avg_ms", "loss_pct"};
+  if (type == "iperf3-tcp") return {"gbps", "retransmits", "rtt_ms"};
+  if (type == "iperf3-udp") return {"gbps", "loss_pct", "jitter_ms"};
+  if (type == "tcp-rr") return {"rtt_avg_us", "transactions_per_s"};
+  if (type == "iperf2-window") {
+    std::vector<std::string> m;
+    for (const auto& [k, v] : r.value("metrics", json::object()).items())
+      if (k.rfind("gbps_", 0) == 0) m.push_back(k);
+    return m;
+  }
+  return {};
+}
+
+std::vector<std::string> explain_case(const json& c) {
+  std::vector<std::string> out;
+  if (c.contains("offload_state") && !c["offload_state"].empty()) {
+    int on = 0, total = 0;
+    for (const auto& [k, v] : c["offload_state"].items()) {
+      ++total;
+      if (v.value("tx-checksumming", "") == "on") ++on;
+    }
+    out.push_back(fmt::format("veth offloads: tx checksum/TSO on for {} of {} veth ends{}", on, total,
+                              on ? " (the kernel hands partial checksums and 64 KB super-frames to the switch)" : ""));
+  }
+  for (const auto& [n, s] : c.value("switch_counters", json::object()).items()) {
+    auto p = sum_ports(s.value("dump_ports", ""));
+    if (p.any)
+      out.push_back(fmt::format("switch {}: ports received {} and sent {} packets; drops rx {} / tx {}, rx errors {}", n,
+                                p.rx, p.tx, p.rx_drop, p.tx_drop, p.rx_err));
+    long long to_ctl;
+    int flows;
+    flow_facts(s.value("dump_flows", ""), to_ctl, flows);
+    if (to_ctl >= 0)
+      out.push_back(fmt::format("switch {}: {} packets went to the controller through the table-miss flow; {} flow(s) "
+                                "in the table",
+                                n, to_ctl, flows));
+    if (s.contains("iptables"))
+      out.push_back(fmt::format("switch {}: the security group dropped {} packets; conntrack held {} entries", n,
+                                sg_drops(s.value("iptables", "")),
+                                std::strtoll(s.value("conntrack_count", "0").c_str(), nullptr, 10)));
+  }
+  for (const auto& [n, st] : c.value("controller_stats", json::object()).items()) {
+    if (st.is_null()) continue;
+    std::vector<std::pair<std::string, double>> flat;
+    flatten(st, "", flat);
+    std::string parts;
+    int shown = 0;
+    for (const auto& [k, v] : flat) {
+      if (k.find("packet_in") == std::string::npos && k.find("handling") == std::string::npos &&
+          k.find("rate") == std::string::npos)
+        continue;
+      if (shown++ >= 8) break;
+      parts += fmt::format("{}{}={:.6g}", parts.empty() ? "" : ", ", k, v);
+    }
+    if (!parts.empty()) out.push_back(fmt::format("controller {}: {}", n, parts));
+  }
+  if (every_packet_via_controller(c))
+    out.push_back("every packet crosses the controller (hub: packet-in, then packet-out FLOOD); no flows installed");
+  return out;
+}
+
+std::vector<std::string> explain_test(const json& r, const json& c, const json& doc) {
+  std::vector<std::string> out;
+  std::string type = r.value("type", "");
+  const json m = r.value("metrics", json::object());
+  const json rx = r.value("receiver_stack", json::object());
+  long long csum = (long long)(num(rx, "Tcp.InCsumErrors") + num(rx, "Udp.InCsumErrors"));
+  bool via_ctl = every_packet_via_controller(c);
+  if (csum > 0)
+    out.push_back(fmt::format(
+        "receiver dropped {} segments with bad checksums (InCsumErrors in {}'s stack): offloads are on and the "
+        "switch forwarded partial checksums without completing them",
+        csum, r.value("to", "?")));
+  if (r.value("status", "") != "ok") return out;
+  if (type == "iperf3-tcp") {
+    double gbps = num(m, "gbps"), rtt = num(m, "rtt_ms");
+    double window = num(m, "window_bytes", num(m, "max_cwnd_bytes"));
+    if (rtt > 0 && window > 0) {
+      double bound = window * 8 / (rtt / 1000) / 1e9;
+      bool limited = gbps >= 0.4 * bound;
+      out.push_back(fmt::format("{}: window {} / RTT {:.3g} ms = {:.3g} Gbit/s (measured {:.3g})",
+                                limited ? (via_ctl ? "TCP limited by controller round trip" : "TCP limited by round trip")
+                                        : "round-trip bound",
+                                human_bytes(window), rtt, bound, gbps));
+    }
+    if (double re = num(m, "retransmits"); re > 0)
+      out.push_back(fmt::format("{:.0f} TCP retransmits: segments were lost on the way (switch queue or controller "
+                                "path drops)",
+                                re));
+  } else if (type == "iperf3-udp") {
+    double loss = num(m, "loss_pct");
+    if (loss > 1)
+      out.push_back(fmt::format("{:.1f}% of the offered {:.3g} Gbit/s lost (jitter {:.3g} ms){}", loss,
+                                num(m, "offered_gbps"), num(m, "jitter_ms"),
+                                via_ctl ? ": the controller path (packet-in + packet-out per packet) cannot keep up" : ""));
+  } else if (type == "ping") {
+    if (via_ctl) out.push_back("each echo and reply crosses the controller: RTT includes two controller round trips");
+  } else if (type == "iperf2-window") {
+    double rtt = 0;
+    for (const auto& o : doc.value("results", json::array()))
+      if (o.value("case", "") == r.value("case", "") && o.value("type", "") == "ping" && o.value("status", "") == "ok")
+        rtt = num(o["metrics"], "rtt_avg_ms");
+    if (rtt > 0)
+      for (const auto& [k, v] : m.items()) {
+        double w = double(parse_size(k.substr(5)));  // "gbps_16K"
+        if (w <= 0) continue;
+        out.push_back(fmt::format("window {} / ping RTT {:.3g} ms = {:.3g} Gbit/s bound (measured {:.3g})",
+                                  k.substr(5), rtt, w * 8 / (rtt / 1000) / 1e9, v.get<double>()));
+      }
+  } else if (type == "tcp-rr") {
+    out.push_back(fmt::format("{:.0f} transactions/s: one request/response per {:.3g} us round trip",
+                              num(m, "transactions_per_s"), num(m, "rtt_avg_us")));
+  }
+  return out;
+}
+
+void annotate_explanations(json& doc) {
+  std::map<std::string, json*> cases;
+  for (auto& c : doc["cases"]) {
+    c["explain"] = explain_case(c);
+    cases[c.value("name", "")] = &c;
+  }
+  json empty = json::object();
+  for (auto& r : doc["results"]) {
+    auto it = cases.find(r.value("case", ""));
+    r["explain"] = explain_test(r, it == cases.end() ? empty : *it->second, doc);
+  }
+}
+
+}  // namespace flowlab::lab

@@ -1,0 +1,430 @@
+// The lab run: for each case, build the topology in fresh namespaces, start the
+// controllers and switches, run the tests, collect the counters that explain them,
+// tear everything down; then write results.json and the report.
+//
+// Ownership: a CaseTopology owns the case's namespaces and backend instances; its
+// members are declared so that processes stop before namespaces go. SIGINT/SIGTERM
+// only set a flag (process.h): every wait returns early, the case unwinds through
+// the destructors, and the partial results are still written.
+#include "lab/runner.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "core/clock.h"
+#include "lab/backends.h"
+#include "lab/netns.h"
+#include "lab/process.h"
+#include "lab/report.h"
+#include "lab/run_state.h"
+#include "lab/topology.h"
+#include "lab/traffic.h"
+
+namespace flowlab::lab {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr int kControllerPortBase = 6653;
+constexpr int kSwitchListenBase = 6634;
+
+std::string now_iso() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+// One progress line on stderr, refreshed twice a second while a test runs
+// ("[2/3 ovs-osken] iperf3-tcp 3.5 s"); plain lines when stderr is not a terminal.
+class ProgressLine {
+ public:
+  ProgressLine() : tty_(isatty(2) != 0) {}
+  ~ProgressLine() { stop(); }
+  void start(std::string label) {
+    stop();
+    label_ = std::move(label);
+    start_ns_ = monotonic_ns();
+    if (!tty_) {
+      std::fprintf(stderr, "lab: %s ...\n", label_.c_str());
+      return;
+    }
+    running_ = true;
+    thread_ = std::thread([this] {
+      while (running_) {
+        {
+          std::lock_guard lock(mu_);
+          std::fprintf(stderr, "\r\033[K%s  %.1f s", label_.c_str(), double(monotonic_ns() - start_ns_) / 1e9);
+        }
+        for (int i = 0; i < 10 && running_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    });
+  }
+  void done(const std::string& result) {
+    stop();
+    double s = double(monotonic_ns() - start_ns_) / 1e9;
+    if (tty_) std::fprintf(stderr, "\r\033[K");
+    std::fprintf(stderr, "lab: %s: %s (%.1f s)\n", label_.c_str(), result.c_str(), s);
+  }
+
+ private:
+  void stop() {
+    running_ = false;
+    if (thread_.joinable()) thread_.join();
+  }
+  bool tty_;
+  std::string label_;
+  uint64_t start_ns_ = 0;
+  std::atomic<bool> running_{false};
+  std::mutex mu_;
+  std::thread thread_;
+};
+
+// Everything one case creates. Destruction order (reverse of declaration): switches,
+// controllers, then namespaces.
+struct CaseTopology {
+  std::vector<Netns> namespaces;
+  std::map<std::string, std::string> host_ns;  // host -> namespace
+  std::string core_ns;
+  std::vector<std::unique_ptr<ControllerInstance>> controllers;
+  std::vector<std::unique_ptr<SwitchInstance>> switches;
+  json offloads = json::object();  // "h1:eth0" -> features
+
+  ~CaseTopology() {
+    switches.clear();
+    for (auto& c : controllers) c->stop();
+    controllers.clear();
+  }
+};
+
+struct RunContext {
+  const Scenario& sc;
+  RunState& state;
+  std::string out_dir;
+  std::string flowlab_bin;
+  ProgressLine progress;
+};
+
+std::string case_skip_reason(const CaseSpec& cs, const std::string& bin) {
+  for (const auto& [n, s] : cs.switches)
+    if (auto m = missing_peer(s); !m.empty()) return m;
+  for (const auto& [n, c] : cs.controllers) {
+    bool used = std::any_of(cs.switches.begin(), cs.switches.end(), [&](auto& kv) {
+      return kv.second.controller == n && kv.second.kind != SwitchKind::kLinuxBridge;
+    });
+    if (used)
+      if (auto m = missing_peer(c, bin); !m.empty()) return m;
+  }
+  return {};
+}
+
+// Builds namespaces, links, addresses, offloads; starts controllers and switches.
+Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::string& case_out, CaseTopology& topo) {
+  const Scenario& sc = rc.sc;
+  std::string prefix = fmt::format("fl{}-{}", rc.state.id(), ci);
+  topo.core_ns = prefix + "-sw";
+  FLOWLAB_ASSIGN_OR_RETURN(auto core, Netns::create(topo.core_ns, &rc.state));
+  topo.namespaces.push_back(std::move(core));
+  for (const auto& h : sc.hosts) {
+    std::string ns = prefix + "-" + h.name;
+    FLOWLAB_ASSIGN_OR_RETURN(auto n, Netns::create(ns, &rc.state));
+    topo.namespaces.push_back(std::move(n));
+    topo.host_ns[h.name] = ns;
+  }
+  // Links: a host end lives in the host's namespace under its own name; a switch end
+  // in the core namespace as "<switch>-<port>".
+  std::map<std::string, std::vector<std::string>> switch_ports;
+  for (const auto& l : sc.links) {
+    struct End { std::string ns, ifname, label; int mtu = 0; std::optional<bool> offloads; };
+    auto resolve = [&](const Endpoint& e) {
+      End x;
+      if (const HostSpec* h = sc.host(e.node)) {
+        x.ns = topo.host_ns[e.node];
+        x.ifname = e.ifname;
+        x.offloads = h->offloads;
+        for (const auto& i : h->interfaces)
+          if (i.name == e.ifname) x.mtu = i.mtu;
+      } else {
+        x.ns = topo.core_ns;
+        x.ifname = e.node + "-" + e.ifname;
+        switch_ports[e.node].push_back(x.ifname);
+      }
+      x.label = e.node + ":" + e.ifname;
+      return x;
+    };
+    End a = resolve(l.a), b = resolve(l.b);
+    int mtu = l.mtu ? l.mtu : std::max(a.mtu, b.mtu);
+    FLOWLAB_TRY(create_veth(a.ns, a.ifname, b.ns, b.ifname, mtu));
+    bool on = a.offloads.value_or(b.offloads.value_or(cs.offloads));
+    for (const End* e : {&a, &b}) {
+      if (!on) FLOWLAB_TRY(set_offloads(e->ns, e->ifname, false));
+      topo.offloads[e->label] = offload_state(e->ns, e->ifname);
+    }
+  }
+  for (const auto& h : sc.hosts)
+    for (const auto& i : h.interfaces)
+      if (!i.addr.empty())
+        FLOWLAB_TRY(run_checked({"ip", "addr", "add", i.addr, "dev", i.name}, in_ns(topo.host_ns[h.name])));
+
+  CaseEnv env;
+  env.core_ns = topo.core_ns;
+  env.out_dir = case_out;
+  env.scratch_dir = rc.state.dir() + "/" + std::to_string(ci);
+  env.flowlab_bin = rc.flowlab_bin;
+  env.state = &rc.state;
+  std::error_code ec;
+  fs::create_directories(env.scratch_dir, ec);
+
+  std::map<std::string, int> ctl_port;
+  int idx = 0;
+  for (const auto& [n, c] : cs.controllers) {
+    int port = c.port ? c.port : kControllerPortBase + idx;
+    ++idx;
+    if (c.kind == ControllerKind::kNone) continue;
+    bool used = std::any_of(cs.switches.begin(), cs.switches.end(), [&](auto& kv) {
+      return kv.second.controller == n && kv.second.kind != SwitchKind::kLinuxBridge;
+    });
+    if (!used) continue;
+    topo.controllers.push_back(std::make_unique<ControllerInstance>(c, port));
+    rc.progress.start(fmt::format("[{}] starting {} controller {}", cs.name, to_string(c.kind), n));
+    auto st = topo.controllers.back()->start(env);
+    rc.progress.done(st.ok() ? "up" : "failed");
+    FLOWLAB_TRY(st);
+    ctl_port[n] = port;
+  }
+  idx = 0;
+  for (const auto& [n, s] : cs.switches) {
+    int cport = s.controller.empty() || !ctl_port.count(s.controller) ? 0 : ctl_port[s.controller];
+    topo.switches.push_back(std::make_unique<SwitchInstance>(s, switch_ports[n], kSwitchListenBase + idx++));
+    rc.progress.start(fmt::format("[{}] starting {} switch {}", cs.name, to_string(s.kind), n));
+    auto st = topo.switches.back()->start(env, cport);
+    if (st.ok()) st = topo.switches.back()->wait_connected(20);
+    rc.progress.done(st.ok() ? (cport ? "connected to its controller" : "up") : "failed");
+    FLOWLAB_TRY(st);
+  }
+  return ok_status();
+}
+
+json counter_delta(const std::map<std::string, long long>& before, const std::map<std::string, long long>& after) {
+  json d = json::object();
+  for (const char* k : {"Tcp.InCsumErrors", "Udp.InCsumErrors", "Tcp.RetransSegs", "Udp.InErrors",
+                        "Udp.RcvbufErrors", "Ip.InDiscards"}) {
+    auto a = after.find(k), b = before.find(k);
+    if (a == after.end()) continue;
+    d[k] = a->second - (b == before.end() ? 0 : b->second);
+  }
+  return d;
+}
+
+json run_one_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, CaseTopology& topo,
+                  const std::string& case_out) {
+  json rec = {{"case", cs.name}, {"test", t.name}, {"type", to_string(t.type)}, {"from", t.from}, {"to", t.to}};
+  std::string to_host = t.to.substr(0, t.to.find(':'));
+  TrafficCtx ctx;
+  ctx.from_ns = topo.host_ns[t.from];
+  ctx.to_ns = topo.host_ns[to_host];
+  ctx.to_addr = *rc.sc.address_of(t.to);  // checked by validation
+  ctx.out_dir = case_out;
+  ctx.flowlab_bin = rc.flowlab_bin;
+  ctx.state = &rc.state;
+  auto rx_before = snmp_counters(ctx.to_ns);
+  auto tx_before = snmp_counters(ctx.from_ns);
+  rc.progress.start(fmt::format("[{}] {} {} -> {}", cs.name, t.name, t.from, t.to));
+  uint64_t t0 = monotonic_ns();
+  TestOutcome o = run_test(t, ctx);
+  rec["elapsed_s"] = double(monotonic_ns() - t0) / 1e9;
+  std::string summary = o.status;
+  if (o.status != "ok") summary += ": " + o.reason;
+  rc.progress.done(summary);
+  rec["status"] = o.status;
+  if (!o.reason.empty()) rec["reason"] = o.reason;
+  rec["metrics"] = o.metrics;
+  rec["command"] = o.command;
+  rec["raw"] = o.raw;
+  rec["receiver_stack"] = counter_delta(rx_before, snmp_counters(ctx.to_ns));
+  rec["sender_stack"] = counter_delta(tx_before, snmp_counters(ctx.from_ns));
+  return rec;
+}
+
+json case_config(const CaseSpec& cs) {
+  json j = {{"name", cs.name}, {"description", cs.description}, {"offloads", cs.offloads}};
+  for (const auto& [n, s] : cs.switches) {
+    j["switches"][n] = {{"kind", to_string(s.kind)}, {"controller", s.controller},
+                        {"security_group", s.security_group}};
+  }
+  for (const auto& [n, c] : cs.controllers) {
+    j["controllers"][n] = {{"kind", to_string(c.kind)}, {"apps", c.apps}, {"app_file", c.app_file}};
+  }
+  return j;
+}
+
+// Runs one case; appends its test records to `results` and returns the case record.
+json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
+  json rec = case_config(cs);
+  std::string case_out = rc.out_dir + "/" + cs.name;
+  std::error_code ec;
+  fs::create_directories(case_out, ec);
+  std::vector<const TestSpec*> tests;
+  for (const auto& t : rc.sc.tests)
+    if (cs.tests.empty() || std::find(cs.tests.begin(), cs.tests.end(), t.name) != cs.tests.end())
+      tests.push_back(&t);
+  auto mark_all = [&](const std::string& status, const std::string& reason) {
+    for (const TestSpec* t : tests)
+      results.push_back({{"case", cs.name}, {"test", t->name}, {"type", to_string(t->type)}, {"from", t->from},
+                         {"to", t->to}, {"status", status}, {"reason", reason}, {"metrics", json::object()}});
+  };
+  if (auto why = case_skip_reason(cs, rc.flowlab_bin); !why.empty()) {
+    std::fprintf(stderr, "lab: [%s] skipped: %s\n", cs.name.c_str(), why.c_str());
+    rec["status"] = "skipped";
+    rec["reason"] = why;
+    mark_all("skipped", why);
+    return rec;
+  }
+  CaseTopology topo;
+  auto st = build_case(rc, cs, ci, case_out, topo);
+  rec["offload_state"] = topo.offloads;
+  if (!st.ok()) {
+    std::string why = interrupted() ? "interrupted" : st.error().message;
+    std::fprintf(stderr, "lab: [%s] setup failed: %s\n", cs.name.c_str(), why.c_str());
+    rec["status"] = "failed";
+    rec["reason"] = "setup: " + why;
+    mark_all("failed", "setup: " + why);
+    return rec;
+  }
+  // Warm-up: one answered ping per pair lets learning switches learn and ARP settle.
+  for (const TestSpec* t : tests) {
+    auto addr = rc.sc.address_of(t->to);
+    for (int i = 0; i < 5 && !interrupted(); ++i)
+      if (ping_once(topo.host_ns[t->from], *addr)) break;
+  }
+  bool failed = false;
+  for (const TestSpec* t : tests) {
+    if (interrupted()) {
+      results.push_back({{"case", cs.name}, {"test", t->name}, {"type", to_string(t->type)},
+                         {"status", "skipped"}, {"reason", "interrupted"}, {"metrics", json::object()}});
+      continue;
+    }
+    json r = run_one_test(rc, cs, *t, topo, case_out);
+    failed |= r["status"] == "failed";
+    results.push_back(std::move(r));
+  }
+  json counters = json::object();
+  for (auto& s : topo.switches) counters[s->spec().name] = s->counters();
+  rec["switch_counters"] = counters;
+  // Controllers write their statistics as they run and on exit: stop first, then read.
+  json stats = json::object();
+  for (auto& c : topo.controllers) {
+    c->stop();
+    stats[c->spec().name] = c->stats();
+  }
+  rec["controller_stats"] = stats;
+  rec["status"] = interrupted() ? "interrupted" : failed ? "failed" : "ok";
+  return rec;
+}
+
+}  // namespace
+
+Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
+  FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, load_scenario(file));
+  if (opts.quick) make_quick(sc);
+  if (!opts.only_case.empty()) {
+    std::erase_if(sc.cases, [&](const CaseSpec& c) { return c.name != opts.only_case; });
+    if (sc.cases.empty()) return fail("{}: no case named '{}'", file, opts.only_case);
+  }
+  if (geteuid() != 0) return fail("flowlab lab run needs root (network namespaces); try sudo");
+  install_signal_handlers();
+  FLOWLAB_ASSIGN_OR_RETURN(auto state, RunState::create(sc.name));
+  std::string out = opts.out_dir.empty() ? fmt::format("lab-results/{}-{}", sc.name, state->id()) : opts.out_dir;
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) return fail("cannot create the out dir {}: {}", out, ec.message());
+  out = fs::canonical(out).string();
+  std::fprintf(stderr, "lab: scenario %s (%s), run %s, %zu case(s) x %zu test(s), results in %s\n", sc.name.c_str(),
+               file.c_str(), state->id().c_str(), sc.cases.size(), sc.tests.size(), out.c_str());
+
+  RunContext rc{sc, *state, out, self_binary(), {}};
+  json doc = {{"scenario", {{"name", sc.name}, {"file", fs::absolute(file).string()}, {"description", sc.description}}},
+              {"run_id", state->id()},
+              {"started_at", now_iso()},
+              {"quick", opts.quick},
+              {"cases", json::array()},
+              {"results", json::array()}};
+  bool any_failed = false;
+  for (size_t i = 0; i < sc.cases.size(); ++i) {
+    const auto& cs = sc.cases[i];
+    if (interrupted()) {
+      doc["cases"].push_back({{"name", cs.name}, {"status", "skipped"}, {"reason", "interrupted"}});
+      continue;
+    }
+    std::fprintf(stderr, "lab: case %zu/%zu: %s%s%s\n", i + 1, sc.cases.size(), cs.name.c_str(),
+                 cs.description.empty() ? "" : " - ", cs.description.c_str());
+    json c = run_case(rc, cs, i, doc["results"]);
+    any_failed |= c["status"] == "failed";
+    doc["cases"].push_back(std::move(c));
+  }
+  doc["finished_at"] = now_iso();
+  doc["interrupted"] = interrupted();
+  annotate_explanations(doc);
+  {
+    std::ofstream f(out + "/results.json");
+    f << doc.dump(2) << "\n";
+  }
+  std::fputs(render_table(doc).c_str(), stdout);
+  FLOWLAB_TRY(write_html_report(out, doc));
+  std::fprintf(stdout, "\nresults: %s/results.json\nreport:  %s/report.html\n", out.c_str(), out.c_str());
+  std::fflush(stdout);
+  if (interrupted()) return 128 + interrupt_signal();
+  return any_failed ? 1 : 0;
+}
+
+Result<std::string> validate_scenario(const std::string& file) {
+  FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, load_scenario(file));
+  std::string s = fmt::format("{}: ok: scenario '{}', {} host(s), {} link(s), {} case(s), {} test(s)\n", file, sc.name,
+                              sc.hosts.size(), sc.links.size(), sc.cases.size(), sc.tests.size());
+  for (const auto& c : sc.cases) {
+    std::string parts;
+    for (const auto& [n, sw] : c.switches) {
+      parts += fmt::format(" {}={}", n, to_string(sw.kind));
+      if (!sw.controller.empty() && c.controllers.count(sw.controller)) {
+        const auto& ct = c.controllers.at(sw.controller);
+        parts += fmt::format("+{}", to_string(ct.kind));
+        if (!ct.apps.empty()) parts += "(" + fmt::format("{}", fmt::join(ct.apps, ",")) + ")";
+        if (!ct.app_file.empty()) parts += "(" + fs::path(ct.app_file).filename().string() + ")";
+      }
+    }
+    s += fmt::format("  case {}:{} offloads {}\n", c.name, parts, c.offloads ? "on" : "off");
+  }
+  return s;
+}
+
+Status rerender_report(const std::string& dir) {
+  std::ifstream in(dir + "/results.json");
+  if (!in) return fail("{}/results.json: cannot open", dir);
+  json doc;
+  try {
+    in >> doc;
+  } catch (const json::exception& e) {
+    return fail("{}/results.json: {}", dir, e.what());
+  }
+  annotate_explanations(doc);
+  std::fputs(render_table(doc).c_str(), stdout);
+  FLOWLAB_TRY(write_html_report(dir, doc));
+  std::fprintf(stdout, "\nreport: %s/report.html\n", dir.c_str());
+  return ok_status();
+}
+
+}  // namespace flowlab::lab
