@@ -1,0 +1,83 @@
+// FlowEntry: one installed flow. Immutable once published (match, priority,
+// instructions decoded for the pipeline); its counters live in a separate
+// FlowCounters block that forwarding threads bump with relaxed atomics and that
+// survives a modify (the new FlowEntry shares the old counters).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "datapath/match_key.h"
+#include "openflow/message.h"
+
+namespace flowlab::dp {
+
+struct FlowCounters {
+  std::atomic<uint64_t> packets{0};
+  std::atomic<uint64_t> bytes{0};
+  std::atomic<uint64_t> last_used_ns{0};
+};
+
+struct FlowEntry {
+  uint8_t table_id = 0;
+  uint16_t priority = 0;
+  uint64_t cookie = 0;
+  uint16_t flags = 0;
+  uint16_t idle_timeout = 0, hard_timeout = 0;
+  uint64_t created_ns = 0;
+  of::Match match;
+  MaskedKey key;
+  of::InstructionList instructions;
+  std::shared_ptr<FlowCounters> counters;
+
+  // Decoded instructions (pointers into `instructions`; set by decode()).
+  uint32_t meter_id = 0;                   // 0: none
+  const of::ActionList* apply = nullptr;
+  bool clear_actions = false;
+  const of::ActionList* write = nullptr;
+  bool write_metadata = false;
+  uint64_t metadata = 0, metadata_mask = 0;
+  int goto_table = -1;
+  bool table_miss = false;                 // priority 0, empty match: packet-ins say "no match"
+
+  FlowEntry() = default;
+  FlowEntry(const FlowEntry&) = delete;
+  FlowEntry& operator=(const FlowEntry&) = delete;
+
+  void decode() {
+    for (const of::Instruction& in : instructions) {
+      switch (in.type) {
+        case of::InstructionType::kMeter: meter_id = in.meter_id; break;
+        case of::InstructionType::kApplyActions: apply = &in.actions; break;
+        case of::InstructionType::kClearActions: clear_actions = true; break;
+        case of::InstructionType::kWriteActions: write = &in.actions; break;
+        case of::InstructionType::kWriteMetadata:
+          write_metadata = true;
+          metadata = in.metadata;
+          metadata_mask = in.metadata_mask;
+          break;
+        case of::InstructionType::kGotoTable: goto_table = in.table_id; break;
+        default: break;
+      }
+    }
+    table_miss = priority == 0 && match.fields.empty();
+  }
+  // Whether any output action (in apply/write actions) sends to `port`.
+  bool outputs_to(uint32_t port) const {
+    for (const of::Instruction& in : instructions)
+      for (const of::Action& a : in.actions)
+        if (a.type == of::ActionType::kOutput && a.port == port) return true;
+    return false;
+  }
+  bool uses_group(uint32_t group) const {
+    for (const of::Instruction& in : instructions)
+      for (const of::Action& a : in.actions)
+        if (a.type == of::ActionType::kGroup && a.group_id == group) return true;
+    return false;
+  }
+};
+
+using FlowEntryPtr = std::shared_ptr<const FlowEntry>;
+
+}  // namespace flowlab::dp

@@ -1,0 +1,103 @@
+// Group-mod: validation (types, buckets, watches, chaining, loops) and apply.
+#include "datapath/groups.h"
+
+#include <fmt/format.h>
+
+#include "datapath/validate.h"
+
+namespace flowlab::dp {
+namespace {
+
+using of::GroupModFailedCode;
+
+of::OfError gm_error(GroupModFailedCode c, std::string msg) { return of::OfError::make(c, std::move(msg)); }
+
+bool bucket_refers(const of::Bucket& b, uint32_t target) {
+  for (const of::Action& a : b.actions)
+    if (a.type == of::ActionType::kGroup && a.group_id == target) return true;
+  return false;
+}
+
+}  // namespace
+
+bool group_reaches(const GroupTable& table, uint32_t id, uint32_t target, int depth) {
+  if (depth > 16) return true;
+  auto it = table.find(id);
+  if (it == table.end()) return false;
+  for (const of::Bucket& b : it->second->buckets)
+    for (const of::Action& a : b.actions)
+      if (a.type == of::ActionType::kGroup &&
+          (a.group_id == target || group_reaches(table, a.group_id, target, depth + 1)))
+        return true;
+  return false;
+}
+
+OfStatus apply_group_mod(GroupTable& table, const of::GroupMod& gm, uint64_t now_ns) {
+  using of::GroupModCommand;
+  const uint32_t id = gm.group_id;
+  if (gm.command == GroupModCommand::kDelete) {
+    if (id == of::group::kAll) {
+      table.clear();
+      return {};
+    }
+    for (const auto& [gid, g] : table) {
+      if (gid == id) continue;
+      for (const of::Bucket& b : g->buckets)
+        if (bucket_refers(b, id))
+          return unexpected(gm_error(GroupModFailedCode::kChainedGroup,
+                                     fmt::format("group {} is used by group {}", id, gid)));
+    }
+    table.erase(id);
+    return {};
+  }
+  if (gm.command != GroupModCommand::kAdd && gm.command != GroupModCommand::kModify)
+    return unexpected(gm_error(GroupModFailedCode::kBadCommand,
+                               fmt::format("unknown group-mod command {}", uint16_t(gm.command))));
+  if (id > of::group::kMax)
+    return unexpected(gm_error(GroupModFailedCode::kInvalidGroup, fmt::format("group id 0x{:x} is reserved", id)));
+  const bool exists = table.count(id) != 0;
+  if (gm.command == GroupModCommand::kAdd && exists)
+    return unexpected(gm_error(GroupModFailedCode::kGroupExists, fmt::format("group {} already exists", id)));
+  if (gm.command == GroupModCommand::kModify && !exists)
+    return unexpected(gm_error(GroupModFailedCode::kUnknownGroup, fmt::format("group {} does not exist", id)));
+  if (uint8_t(gm.type) > uint8_t(of::GroupType::kFastFailover))
+    return unexpected(gm_error(GroupModFailedCode::kBadType, fmt::format("unknown group type {}", uint8_t(gm.type))));
+  if (gm.type == of::GroupType::kIndirect && gm.buckets.size() != 1)
+    return unexpected(gm_error(GroupModFailedCode::kInvalidGroup,
+                               fmt::format("indirect group needs exactly one bucket, got {}", gm.buckets.size())));
+  uint32_t total_weight = 0;
+  for (const of::Bucket& b : gm.buckets) {
+    if (gm.type != of::GroupType::kSelect && b.weight != 0)
+      return unexpected(gm_error(GroupModFailedCode::kWeightUnsupported, "bucket weight is only for select groups"));
+    total_weight += b.weight;
+    if (gm.type == of::GroupType::kFastFailover && b.watch_port == of::port::kAny &&
+        b.watch_group == of::group::kAny)
+      return unexpected(gm_error(GroupModFailedCode::kBadWatch, "fast-failover bucket needs watch_port or watch_group"));
+    if (b.watch_group != of::group::kAny && !table.count(b.watch_group))
+      return unexpected(gm_error(GroupModFailedCode::kBadWatch,
+                                 fmt::format("watch_group {} does not exist", b.watch_group)));
+    if (b.watch_port != of::port::kAny && (b.watch_port == 0 || b.watch_port > of::port::kMax))
+      return unexpected(gm_error(GroupModFailedCode::kBadWatch, fmt::format("bad watch_port 0x{:x}", b.watch_port)));
+    ValidationContext vc;
+    vc.groups = &table;
+    vc.in_group = true;
+    FLOWLAB_TRY(validate_actions(b.actions, vc));
+    for (const of::Action& a : b.actions) {
+      if (a.type != of::ActionType::kGroup) continue;
+      if (a.group_id == id || group_reaches(table, a.group_id, id))
+        return unexpected(gm_error(GroupModFailedCode::kLoop,
+                                   fmt::format("group {} would forward to itself through group {}", id, a.group_id)));
+    }
+  }
+  auto g = std::make_shared<Group>();
+  g->id = id;
+  g->type = gm.type;
+  g->buckets = gm.buckets;
+  g->total_weight = total_weight;
+  g->created_ns = exists ? table[id]->created_ns : now_ns;
+  g->counters = std::make_shared<GroupCounters>(gm.buckets.size());
+  table[id] = std::move(g);
+  return {};
+}
+
+}  // namespace flowlab::dp
