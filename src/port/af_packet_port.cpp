@@ -132,6 +132,11 @@ Status AfPacketPort::setup(std::string_view ifname, const PortOptions& opts) {
     return fail("{}: mmap of the receive ring failed: {}", ifname, std::strerror(errno));
   }
   ring_ = static_cast<uint8_t*>(m);
+  // Frames never straddle blocks: slot i is in block i / per_block.
+  uint32_t per_block = kBlockSize / frame_size_;
+  slots_.resize(frame_nr_);
+  for (uint32_t i = 0; i < frame_nr_; ++i)
+    slots_[i] = ring_ + size_t(i / per_block) * kBlockSize + size_t(i % per_block) * frame_size_;
 
   sockaddr_ll sll{};
   sll.sll_family = AF_PACKET;
@@ -249,7 +254,7 @@ size_t AfPacketPort::rx_batch(PacketBatch& batch, size_t max) {
   uint64_t bytes = 0;
   uint64_t bad = 0;
   while (n < limit) {
-    uint8_t* slot = ring_ + size_t(rx_head_) * frame_size_;
+    uint8_t* slot = slots_[rx_head_];
     auto* h = reinterpret_cast<tpacket2_hdr*>(slot);
     uint32_t status = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
     if (!(status & TP_STATUS_USER)) break;

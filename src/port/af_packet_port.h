@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "port/netdev.h"
 #include "port/port.h"
@@ -56,6 +57,7 @@ class AfPacketPort final : public Port {
 
   UniqueFd fd_;
   uint8_t* ring_ = nullptr;
+  std::vector<uint8_t*> slots_;  // start of each ring frame
   size_t ring_bytes_ = 0;
   uint32_t frame_size_ = 0;
   uint32_t frame_nr_ = 0;
