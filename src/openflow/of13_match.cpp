@@ -85,7 +85,7 @@ void encode_match(const Match& m, ByteWriter& w) {
   w.u16(1);  // OFPMT_OXM
   w.u16(0);
   encode_oxm_match(m, w);
-  w.patch_u16(start, uint16_t(w.size() - start));
+  w.patch_u16(start + 2, uint16_t(w.size() - start));
   w.pad_to(start, 8);
 }
 
