@@ -1,55 +1,200 @@
-// Datapath: stub implementation so the switch links while the pipeline lands.
+// Datapath: the agent-facing calls (locking, publication) and forwarding contexts.
+// Design of version publication: datapath_impl.h.
 #include "datapath/datapath.h"
+
+#include "datapath/datapath_impl.h"
+#include "datapath/validate.h"
 
 namespace flowlab::dp {
 
-struct DatapathImpl {
-  DatapathConfig cfg;
-  const PortView* ports = nullptr;
-  of::SwitchConfig sw;
-};
-struct ForwardingState {};
-
 of::Match PacketInInfo::match() const {
   of::Match m;
+  m.add(of::OxmField::basic(of::OxmId::kInPort, in_port));
+  if (metadata) m.add(of::OxmField::basic(of::OxmId::kMetadata, metadata));
+  if (tunnel_id) m.add(of::OxmField::basic(of::OxmId::kTunnelId, tunnel_id));
   return m;
 }
 
-ForwardingContext::ForwardingContext(Datapath& dp, OutputSink&, ControllerSink&)
-    : dp_(dp), state_(std::make_unique<ForwardingState>()) {}
-ForwardingContext::~ForwardingContext() = default;
-
-Datapath::Datapath(DatapathConfig cfg, const PortView* ports) : impl_(std::make_unique<DatapathImpl>()) {
-  impl_->cfg = cfg;
-  impl_->ports = ports;
+void CounterTotals::add(const CounterShard& s) {
+  if (lookups.size() < s.lookups.size()) {
+    lookups.resize(s.lookups.size());
+    matches.resize(s.matches.size());
+  }
+  for (size_t i = 0; i < s.lookups.size(); ++i) {
+    lookups[i] += s.lookups[i].load(std::memory_order_relaxed);
+    matches[i] += s.matches[i].load(std::memory_order_relaxed);
+  }
+  auto ld = [](const std::atomic<uint64_t>& a) { return a.load(std::memory_order_relaxed); };
+  dp.packets += ld(s.packets);
+  dp.table_miss_drops += ld(s.table_miss_drops);
+  dp.to_controller += ld(s.to_controller);
+  dp.invalid_ttl += ld(s.invalid_ttl);
+  dp.meter_drops += ld(s.meter_drops);
+  dp.action_drops += ld(s.action_drops);
+  dp.cache_hits += ld(s.cache_hits);
+  dp.cache_misses += ld(s.cache_misses);
 }
+
+ForwardingState::ForwardingState(DatapathImpl& d, OutputSink& o, ControllerSink& c)
+    : dp(d), out(o), ctl(c), cache(d.cfg.flow_cache_entries), counters(d.cfg.n_tables), clones(8) {
+  port_list.reserve(64);
+}
+
+DatapathImpl::DatapathImpl(DatapathConfig c, const PortView* p) : cfg(c), ports(p) {
+  if (cfg.of10) cfg.n_tables = 1;
+  if (cfg.n_tables == 0) cfg.n_tables = 1;
+  if (cfg.n_tables > of::table::kMax) cfg.n_tables = of::table::kMax;
+  flows.resize(cfg.n_tables);
+  dirty.assign(cfg.n_tables, true);
+  retired.lookups.assign(cfg.n_tables, 0);
+  retired.matches.assign(cfg.n_tables, 0);
+  std::lock_guard lk(mu);
+  publish();
+}
+
+void DatapathImpl::publish() {
+  auto s = std::make_shared<Snapshot>();
+  s->version = (last ? last->version : 0) + 1;
+  s->tables.resize(flows.size());
+  for (size_t t = 0; t < flows.size(); ++t) {
+    if (dirty[t] || !last) {
+      auto ts = std::make_shared<TableSnapshot>();
+      ts->cls = Classifier::build({flows[t].begin(), flows[t].end()});
+      s->tables[t] = std::move(ts);
+      dirty[t] = false;
+    } else {
+      s->tables[t] = last->tables[t];
+    }
+  }
+  s->groups = (groups_dirty || !last) ? std::make_shared<const GroupTable>(groups) : last->groups;
+  s->meters = (meters_dirty || !last) ? std::make_shared<const MeterTable>(meters) : last->meters;
+  groups_dirty = meters_dirty = false;
+  last = s;
+  current.store(s, std::memory_order_release);
+  version.store(s->version, std::memory_order_release);
+}
+
+size_t DatapathImpl::flow_count_locked() const {
+  size_t n = 0;
+  for (const auto& t : flows) n += t.size();
+  return n;
+}
+
+ForwardingContext::ForwardingContext(Datapath& dp, OutputSink& out, ControllerSink& ctl)
+    : dp_(dp), state_(std::make_unique<ForwardingState>(dp.impl(), out, ctl)) {
+  std::lock_guard lk(dp_.impl().reg_mu);
+  dp_.impl().states.push_back(state_.get());
+}
+
+ForwardingContext::~ForwardingContext() {
+  DatapathImpl& d = dp_.impl();
+  std::lock_guard lk(d.reg_mu);
+  d.retired.add(state_->counters);
+  std::erase(d.states, state_.get());
+}
+
+Datapath::Datapath(DatapathConfig cfg, const PortView* ports)
+    : impl_(std::make_unique<DatapathImpl>(cfg, ports)) {}
 Datapath::~Datapath() = default;
 
-static of::OfError not_yet() { return of::OfError::make(of::BadRequestCode::kEperm, "datapath not implemented yet"); }
+Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::flow_mod(const of::FlowMod& fm, uint64_t now_ns) {
+  std::lock_guard lk(impl_->mu);
+  auto r = impl_->apply_flow_mod(fm, now_ns);
+  if (r.ok()) impl_->publish();
+  return r;
+}
 
-Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::flow_mod(const of::FlowMod&, uint64_t) { return unexpected(not_yet()); }
-Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::group_mod(const of::GroupMod&, uint64_t) { return unexpected(not_yet()); }
-Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::meter_mod(const of::MeterMod&, uint64_t) { return unexpected(not_yet()); }
-OfStatus Datapath::table_mod(const of::TableMod&) { return {}; }
-std::vector<of::FlowRemoved> Datapath::expire(uint64_t) { return {}; }
-void Datapath::set_switch_config(const of::SwitchConfig& c) { impl_->sw = c; }
-of::SwitchConfig Datapath::switch_config() const { return impl_->sw; }
-OfStatus Datapath::validate_packet_out(const of::ActionList&) const { return {}; }
-Result<of::FlowStatsReply, of::OfError> Datapath::flow_stats(const of::FlowStatsRequest&, uint64_t) const { return of::FlowStatsReply{}; }
-Result<of::AggregateStatsReply, of::OfError> Datapath::aggregate_stats(const of::FlowStatsRequest&) const { return of::AggregateStatsReply{}; }
-of::TableStatsReply Datapath::table_stats() const { return {}; }
-of::GroupStatsReply Datapath::group_stats(const of::GroupStatsRequest&, uint64_t) const { return {}; }
-of::GroupDescReply Datapath::group_desc() const { return {}; }
-of::GroupFeaturesReply Datapath::group_features() const { return {}; }
-of::MeterStatsReply Datapath::meter_stats(const of::MeterStatsRequest&, uint64_t) const { return {}; }
-of::MeterConfigReply Datapath::meter_config(const of::MeterConfigRequest&) const { return {}; }
-of::MeterFeaturesReply Datapath::meter_features() const { return {}; }
-of::TableFeaturesReply Datapath::table_features() const { return {}; }
-DatapathCounters Datapath::counters() const { return {}; }
+Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::group_mod(const of::GroupMod& gm, uint64_t now_ns) {
+  DatapathImpl& d = *impl_;
+  std::lock_guard lk(d.mu);
+  FLOWLAB_TRY(apply_group_mod(d.groups, gm, now_ns));
+  d.groups_dirty = true;
+  std::vector<of::FlowRemoved> removed;
+  if (gm.command == of::GroupModCommand::kDelete) {
+    const uint32_t id = gm.group_id;
+    removed = d.remove_flows_if(
+        [&](const FlowEntry& e) {
+          for (const of::Instruction& in : e.instructions)
+            for (const of::Action& a : in.actions)
+              if (a.type == of::ActionType::kGroup && (id == of::group::kAll || a.group_id == id)) return true;
+          return false;
+        },
+        of::FlowRemovedReason::kGroupDelete, now_ns);
+  }
+  d.publish();
+  return removed;
+}
+
+Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::meter_mod(const of::MeterMod& mm, uint64_t now_ns) {
+  DatapathImpl& d = *impl_;
+  std::lock_guard lk(d.mu);
+  FLOWLAB_TRY(apply_meter_mod(d.meters, mm, now_ns));
+  d.meters_dirty = true;
+  std::vector<of::FlowRemoved> removed;
+  if (mm.command == of::MeterModCommand::kDelete) {
+    const uint32_t id = mm.meter_id;
+    removed = d.remove_flows_if(
+        [&](const FlowEntry& e) { return e.meter_id && (id == of::meter::kAll || e.meter_id == id); },
+        of::FlowRemovedReason::kDelete, now_ns);
+  }
+  d.publish();
+  return removed;
+}
+
+OfStatus Datapath::table_mod(const of::TableMod& tm) {
+  if (tm.table_id != of::table::kAll && tm.table_id >= impl_->cfg.n_tables)
+    return unexpected(of::OfError::make(of::TableModFailedCode::kBadTable,
+                                        fmt::format("table {} does not exist", tm.table_id)));
+  return {};
+}
+
+std::vector<of::FlowRemoved> Datapath::expire(uint64_t now_ns) {
+  std::lock_guard lk(impl_->mu);
+  auto out = impl_->expire_locked(now_ns);
+  for (bool d : impl_->dirty)
+    if (d) {
+      impl_->publish();
+      break;
+    }
+  return out;
+}
+
+void Datapath::set_switch_config(const of::SwitchConfig& cfg) {
+  impl_->config_flags.store(cfg.flags, std::memory_order_relaxed);
+  impl_->miss_send_len.store(cfg.miss_send_len, std::memory_order_relaxed);
+}
+
+of::SwitchConfig Datapath::switch_config() const {
+  of::SwitchConfig c;
+  c.flags = impl_->config_flags.load(std::memory_order_relaxed);
+  c.miss_send_len = impl_->miss_send_len.load(std::memory_order_relaxed);
+  return c;
+}
+
+OfStatus Datapath::validate_packet_out(const of::ActionList& actions) const {
+  std::lock_guard lk(impl_->mu);
+  ValidationContext vc;
+  vc.n_tables = impl_->cfg.n_tables;
+  vc.groups = &impl_->groups;
+  vc.meters = &impl_->meters;
+  vc.packet_out = true;
+  return validate_actions(actions, vc);
+}
+
 uint8_t Datapath::n_tables() const { return impl_->cfg.n_tables; }
-size_t Datapath::flow_count() const { return 0; }
-uint64_t Datapath::version() const { return 0; }
-void Datapath::process_batch(ForwardingContext&, PacketBatch&, uint64_t) {}
-void Datapath::packet_out(ForwardingContext&, Packet&, const of::ActionList&, uint64_t) {}
+
+size_t Datapath::flow_count() const {
+  std::lock_guard lk(impl_->mu);
+  return impl_->flow_count_locked();
+}
+
+uint64_t Datapath::version() const { return impl_->version.load(std::memory_order_acquire); }
+
+DatapathCounters Datapath::counters() const {
+  std::lock_guard lk(impl_->reg_mu);
+  CounterTotals t = impl_->retired;
+  for (const ForwardingState* s : impl_->states) t.add(s->counters);
+  return t.dp;
+}
 
 }  // namespace flowlab::dp

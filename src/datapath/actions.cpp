@@ -1,0 +1,413 @@
+// Header-rewriting actions (see actions.h for the checksum rules).
+#include "datapath/actions.h"
+
+#include "packet/builder.h"
+#include "packet/csum_incremental.h"
+#include "packet/headers.h"
+
+namespace flowlab::dp {
+namespace {
+
+using namespace hdr;
+using of::OxmId;
+constexpr uint16_t kNone = PacketLayers::kNone;
+
+struct L4Csum {
+  uint8_t* field = nullptr;  // the 16-bit checksum field, nullptr when none
+  bool partial = false;      // holds the pseudo-header sum (offload)
+  bool udp_zero = false;     // IPv4 UDP without checksum
+};
+
+L4Csum l4_csum(PacketContext& pc) {
+  L4Csum c;
+  const PacketLayers& l = pc.layers;
+  if (l.l4 == kNone || l.later_frag) return c;
+  size_t off;
+  switch (pc.key.ip_proto) {
+    case kProtoTcp: off = kTcpCsumOff; break;
+    case kProtoUdp: off = kUdpCsumOff; break;
+    case kProtoIcmp: case kProtoIcmpv6: off = kIcmpCsumOff; break;
+    default: return c;
+  }
+  if (l.l4 + off + 2 > pc.pkt->size()) return c;
+  c.field = pc.pkt->data() + l.l4 + off;
+  const OffloadInfo& o = pc.pkt->offload;
+  c.partial = o.needs_csum() && o.csum_start == l.l4 && o.csum_offset == off;
+  c.udp_zero = pc.key.ip_proto == kProtoUdp && !c.partial && load_be16(c.field) == 0 && l.ipv4;
+  return c;
+}
+
+void fix_udp_zero(PacketContext& pc, uint8_t* field, bool partial) {
+  if (!partial && pc.key.ip_proto == kProtoUdp && load_be16(field) == 0) store_be16(field, 0xffff);
+}
+
+// Pseudo-header field changed (IP addresses): complete or partial L4 sum.
+void l4_pseudo_changed(PacketContext& pc, const uint8_t* old_b, const uint8_t* new_b, size_t n) {
+  if (pc.key.ip_proto == kProtoIcmp) return;  // ICMPv4 has no pseudo-header
+  L4Csum c = l4_csum(pc);
+  if (!c.field || c.udp_zero) return;
+  incsum::patch_bytes(c.field, old_b, new_b, n, c.partial);
+  fix_udp_zero(pc, c.field, c.partial);
+}
+
+// A covered word inside the L4 segment changed (ports, ICMP type/code, ND fields).
+void l4_data_changed(PacketContext& pc, const uint8_t* old_b, const uint8_t* new_b, size_t n) {
+  L4Csum c = l4_csum(pc);
+  if (!c.field || c.udp_zero || c.partial) return;  // partial: summed later by whoever completes it
+  incsum::patch_bytes(c.field, old_b, new_b, n, false);
+  fix_udp_zero(pc, c.field, false);
+}
+
+void sctp_recompute(PacketContext& pc) {
+  const PacketLayers& l = pc.layers;
+  size_t len = pc.pkt->size();
+  if (l.l4 == kNone || l.l4 + kSctpLen > len) return;
+  uint8_t* s = pc.pkt->data() + l.l4;
+  std::memset(s + kSctpCsumOff, 0, 4);
+  uint32_t c = crc32c(s, len - l.l4);
+  s[kSctpCsumOff] = uint8_t(c);
+  s[kSctpCsumOff + 1] = uint8_t(c >> 8);
+  s[kSctpCsumOff + 2] = uint8_t(c >> 16);
+  s[kSctpCsumOff + 3] = uint8_t(c >> 24);
+}
+
+// Writes n bytes at `at` and fixes the checksums `kind` says are affected.
+enum class Covers : uint8_t { kNone, kIpHeader, kPseudo, kL4Data };
+ActionResult write_bytes(PacketContext& pc, size_t at, const uint8_t* v, size_t n, Covers covers) {
+  if (at == kNone || at + n > pc.pkt->size()) return ActionResult::kSkipped;
+  uint8_t* p = pc.pkt->data() + at;
+  uint8_t old[16];
+  std::memcpy(old, p, n);
+  std::memcpy(p, v, n);
+  switch (covers) {
+    case Covers::kNone: break;
+    case Covers::kIpHeader: break;
+    case Covers::kPseudo:
+      if (pc.layers.ipv4) incsum::patch_bytes(pc.pkt->data() + pc.layers.l3 + kIpv4CsumOff, old, v, n, false);
+      l4_pseudo_changed(pc, old, v, n);
+      break;
+    case Covers::kL4Data:
+      if (pc.key.ip_proto == kProtoSctp) sctp_recompute(pc);
+      else l4_data_changed(pc, old, v, n);
+      break;
+  }
+  pc.key_stale = true;
+  return ActionResult::kOk;
+}
+
+// Rewrites a 16-bit word of the IPv4 header, fixing the header checksum.
+void ipv4_word(PacketContext& pc, size_t word_off, uint16_t new_w) {
+  uint8_t* ip = pc.pkt->data() + pc.layers.l3;
+  uint16_t old_w = load_be16(ip + word_off);
+  store_be16(ip + word_off, new_w);
+  incsum::patch16(ip + kIpv4CsumOff, old_w, new_w, false);
+}
+
+size_t nd_option(PacketContext& pc, uint8_t type) {
+  const PacketLayers& l = pc.layers;
+  size_t len = pc.pkt->size();
+  if (l.l4 == kNone || len < l.l4 + kNdOptionsOff) return kNone;
+  const uint8_t* h = pc.pkt->data() + l.l4;
+  size_t room = len - l.l4;
+  for (size_t o = kNdOptionsOff; o + 8 <= room;) {
+    size_t olen = size_t(h[o + 1]) * 8;
+    if (olen == 0 || o + olen > room) break;
+    if (h[o] == type) return l.l4 + o + 2;
+    o += olen;
+  }
+  return kNone;
+}
+
+void shift_offload(Packet& pkt, int delta) {
+  OffloadInfo& o = pkt.offload;
+  if (o.needs_csum()) o.csum_start = uint16_t(int(o.csum_start) + delta);
+  if (o.is_gso() || o.hdr_len) o.hdr_len = uint16_t(int(o.hdr_len) + delta);
+}
+
+bool is_ip(const PacketContext& pc) { return (pc.layers.ipv4 || pc.layers.ipv6) && pc.layers.l3 != kNone; }
+
+}  // namespace
+
+ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
+  if (!f.is_basic()) return ActionResult::kSkipped;
+  const uint8_t* v = f.value.data();
+  const size_t n = f.value.size();
+  const PacketLayers& l = pc.layers;
+  const bool arp = pc.key.eth_type == kEthTypeArp || pc.key.eth_type == kEthTypeRarp;
+  switch (f.id()) {
+    case OxmId::kEthDst: return n == 6 ? write_bytes(pc, kEthDstOff, v, 6, Covers::kNone) : ActionResult::kSkipped;
+    case OxmId::kEthSrc: return n == 6 ? write_bytes(pc, kEthSrcOff, v, 6, Covers::kNone) : ActionResult::kSkipped;
+    case OxmId::kVlanVid: {
+      if (l.vlan == kNone || n != 2) return ActionResult::kSkipped;
+      uint8_t* t = pc.pkt->data() + l.vlan + 2;
+      store_be16(t, uint16_t((load_be16(t) & ~kVlanVidMask) | (load_be16(v) & kVlanVidMask)));
+      pc.key_stale = true;
+      return ActionResult::kOk;
+    }
+    case OxmId::kVlanPcp: {
+      if (l.vlan == kNone || n != 1) return ActionResult::kSkipped;
+      uint8_t* t = pc.pkt->data() + l.vlan + 2;
+      store_be16(t, uint16_t((load_be16(t) & 0x1fff) | (v[0] & 7) << kVlanPcpShift));
+      pc.key_stale = true;
+      return ActionResult::kOk;
+    }
+    case OxmId::kIpDscp:
+    case OxmId::kIpEcn: {
+      if (!is_ip(pc) || n != 1) return ActionResult::kSkipped;
+      uint8_t tos = uint8_t(pc.key.ip_dscp << 2 | pc.key.ip_ecn);
+      tos = f.is(OxmId::kIpDscp) ? uint8_t((v[0] & 0x3f) << 2 | (tos & 3)) : uint8_t((tos & 0xfc) | (v[0] & 3));
+      uint8_t* ip = pc.pkt->data() + l.l3;
+      if (l.ipv4) {
+        ipv4_word(pc, 0, uint16_t(ip[0] << 8 | tos));
+      } else {
+        store_be32(ip, (load_be32(ip) & ~(0xffu << 20)) | uint32_t(tos) << 20);
+      }
+      pc.key.ip_dscp = tos >> 2;
+      pc.key.ip_ecn = tos & 3;
+      pc.key_stale = true;
+      return ActionResult::kOk;
+    }
+    case OxmId::kIpv4Src:
+    case OxmId::kIpv4Dst:
+      if (!l.ipv4 || n != 4) return ActionResult::kSkipped;
+      return write_bytes(pc, l.l3 + (f.is(OxmId::kIpv4Src) ? kIpv4SrcOff : kIpv4DstOff), v, 4, Covers::kPseudo);
+    case OxmId::kIpv6Src:
+    case OxmId::kIpv6Dst:
+      if (!l.ipv6 || n != 16) return ActionResult::kSkipped;
+      return write_bytes(pc, l.l3 + (f.is(OxmId::kIpv6Src) ? kIpv6SrcOff : kIpv6DstOff), v, 16, Covers::kPseudo);
+    case OxmId::kIpv6Flabel: {
+      if (!l.ipv6 || n != 4) return ActionResult::kSkipped;
+      uint8_t* ip = pc.pkt->data() + l.l3;
+      store_be32(ip, (load_be32(ip) & ~0xfffffu) | (load_be32(v) & 0xfffff));
+      pc.key_stale = true;
+      return ActionResult::kOk;
+    }
+    case OxmId::kTcpSrc: case OxmId::kUdpSrc: case OxmId::kSctpSrc:
+    case OxmId::kTcpDst: case OxmId::kUdpDst: case OxmId::kSctpDst: {
+      if (l.l4 == kNone || l.later_frag || n != 2) return ActionResult::kSkipped;
+      bool src = f.is(OxmId::kTcpSrc) || f.is(OxmId::kUdpSrc) || f.is(OxmId::kSctpSrc);
+      return write_bytes(pc, l.l4 + (src ? kL4SrcOff : kL4DstOff), v, 2, Covers::kL4Data);
+    }
+    case OxmId::kIcmpv4Type: case OxmId::kIcmpv6Type:
+    case OxmId::kIcmpv4Code: case OxmId::kIcmpv6Code: {
+      if (l.l4 == kNone || n != 1) return ActionResult::kSkipped;
+      uint8_t* h = pc.pkt->data() + l.l4;
+      uint8_t w[2] = {h[0], h[1]};
+      if (f.is(OxmId::kIcmpv4Type) || f.is(OxmId::kIcmpv6Type)) w[0] = v[0];
+      else w[1] = v[0];
+      return write_bytes(pc, l.l4, w, 2, Covers::kL4Data);
+    }
+    case OxmId::kArpOp:
+      if (!arp || l.l3 == kNone || n != 2) return ActionResult::kSkipped;
+      return write_bytes(pc, l.l3 + kArpOpOff, v, 2, Covers::kNone);
+    case OxmId::kArpSpa:
+      if (!arp || l.l3 == kNone || n != 4) return ActionResult::kSkipped;
+      return write_bytes(pc, l.l3 + kArpSpaOff, v, 4, Covers::kNone);
+    case OxmId::kArpTpa:
+      if (!arp || l.l3 == kNone || n != 4) return ActionResult::kSkipped;
+      return write_bytes(pc, l.l3 + kArpTpaOff, v, 4, Covers::kNone);
+    case OxmId::kArpSha:
+      if (!arp || l.l3 == kNone || n != 6) return ActionResult::kSkipped;
+      return write_bytes(pc, l.l3 + kArpShaOff, v, 6, Covers::kNone);
+    case OxmId::kArpTha:
+      if (!arp || l.l3 == kNone || n != 6) return ActionResult::kSkipped;
+      return write_bytes(pc, l.l3 + kArpThaOff, v, 6, Covers::kNone);
+    case OxmId::kIpv6NdTarget:
+      if (pc.key.ip_proto != kProtoIcmpv6 || l.l4 == kNone || n != 16) return ActionResult::kSkipped;
+      return write_bytes(pc, l.l4 + kNdTargetOff, v, 16, Covers::kL4Data);
+    case OxmId::kIpv6NdSll:
+    case OxmId::kIpv6NdTll: {
+      if (pc.key.ip_proto != kProtoIcmpv6 || n != 6) return ActionResult::kSkipped;
+      size_t at = nd_option(pc, f.is(OxmId::kIpv6NdSll) ? kNdOptSll : kNdOptTll);
+      return write_bytes(pc, at, v, 6, Covers::kL4Data);
+    }
+    case OxmId::kMplsLabel: case OxmId::kMplsTc: case OxmId::kMplsBos: {
+      if (l.l2_5 == kNone || !is_mpls_type(pc.key.eth_type) || l.l2_5 + kMplsLen > pc.pkt->size())
+        return ActionResult::kSkipped;
+      uint8_t* p = pc.pkt->data() + l.l2_5;
+      uint32_t lse = load_be32(p);
+      uint64_t x = f.value_u64();
+      if (f.is(OxmId::kMplsLabel)) lse = make_mpls(uint32_t(x), mpls_tc(lse), mpls_bos(lse), mpls_ttl(lse));
+      else if (f.is(OxmId::kMplsTc)) lse = make_mpls(mpls_label(lse), uint8_t(x), mpls_bos(lse), mpls_ttl(lse));
+      else lse = make_mpls(mpls_label(lse), mpls_tc(lse), x & 1, mpls_ttl(lse));
+      store_be32(p, lse);
+      pc.key_stale = true;
+      return ActionResult::kOk;
+    }
+    case OxmId::kPbbIsid:
+      if (l.l2_5 == kNone || pc.key.eth_type != kEthTypePbb || n != 3) return ActionResult::kSkipped;
+      return write_bytes(pc, l.l2_5 + 1, v, 3, Covers::kNone);
+    case OxmId::kTunnelId:
+      pc.pkt->tunnel_id = f.value_u64();
+      pc.key.tunnel_id = pc.pkt->tunnel_id;
+      return ActionResult::kOk;
+    default:
+      return ActionResult::kSkipped;
+  }
+}
+
+ActionResult set_dscp(PacketContext& pc, uint8_t dscp) {
+  const PacketLayers& l = pc.layers;
+  if (!is_ip(pc)) return ActionResult::kSkipped;
+  uint8_t tos = uint8_t((dscp & 0x3f) << 2 | pc.key.ip_ecn);
+  uint8_t* ip = pc.pkt->data() + l.l3;
+  if (l.ipv4) ipv4_word(pc, 0, uint16_t(ip[0] << 8 | tos));
+  else store_be32(ip, (load_be32(ip) & ~(0xffu << 20)) | uint32_t(tos) << 20);
+  pc.key.ip_dscp = dscp & 0x3f;
+  return ActionResult::kOk;
+}
+
+ActionResult push_vlan(PacketContext& pc, uint16_t tpid) {
+  Packet& pkt = *pc.pkt;
+  if (pkt.size() < kEthLen) return ActionResult::kSkipped;
+  uint16_t tci = pc.layers.vlan != kNone ? load_be16(pkt.data() + pc.layers.vlan + 2) : 0;
+  uint8_t* d = pkt.push_front(kVlanLen);
+  if (!d) return ActionResult::kSkipped;
+  std::memmove(d, d + kVlanLen, kEthAddrsLen);
+  store_be16(d + kEthTypeOff, tpid);
+  store_be16(d + kEthTypeOff + 2, tci);
+  shift_offload(pkt, int(kVlanLen));
+  pc.reparse();
+  return ActionResult::kOk;
+}
+
+ActionResult pop_vlan(PacketContext& pc) {
+  Packet& pkt = *pc.pkt;
+  if (pc.layers.n_vlans == 0) return ActionResult::kSkipped;
+  uint8_t* d = pkt.data();
+  std::memmove(d + kVlanLen, d, kEthAddrsLen);
+  pkt.pull_front(kVlanLen);
+  shift_offload(pkt, -int(kVlanLen));
+  pc.reparse();
+  return ActionResult::kOk;
+}
+
+ActionResult push_mpls(PacketContext& pc, uint16_t ethertype) {
+  Packet& pkt = *pc.pkt;
+  const PacketLayers l = pc.layers;
+  if (l.eth_type_off == kNone) return ActionResult::kSkipped;
+  const size_t pos = size_t(l.eth_type_off) + 2;
+  uint32_t lse;
+  if (is_mpls_type(pc.key.eth_type) && l.l2_5 != kNone && l.l2_5 + kMplsLen <= pkt.size()) {
+    uint32_t outer = load_be32(pkt.data() + l.l2_5);
+    lse = make_mpls(mpls_label(outer), mpls_tc(outer), false, mpls_ttl(outer));
+  } else {
+    lse = make_mpls(0, 0, true, is_ip(pc) ? l.nw_ttl : 64);
+  }
+  uint8_t* d = pkt.push_front(kMplsLen);
+  if (!d) return ActionResult::kSkipped;
+  std::memmove(d, d + kMplsLen, pos);
+  store_be16(d + l.eth_type_off, ethertype);
+  store_be32(d + pos, lse);
+  shift_offload(pkt, int(kMplsLen));
+  pc.reparse();
+  return ActionResult::kOk;
+}
+
+ActionResult pop_mpls(PacketContext& pc, uint16_t ethertype) {
+  Packet& pkt = *pc.pkt;
+  const PacketLayers l = pc.layers;
+  if (!is_mpls_type(pc.key.eth_type) || l.l2_5 == kNone || l.l2_5 + kMplsLen > pkt.size())
+    return ActionResult::kSkipped;
+  uint8_t* d = pkt.data();
+  std::memmove(d + kMplsLen, d, l.l2_5);
+  pkt.pull_front(kMplsLen);
+  store_be16(pkt.data() + l.eth_type_off, ethertype);
+  shift_offload(pkt, -int(kMplsLen));
+  pc.reparse();
+  return ActionResult::kOk;
+}
+
+namespace {
+uint8_t* outer_lse(PacketContext& pc) {
+  const PacketLayers& l = pc.layers;
+  if (!is_mpls_type(pc.key.eth_type) || l.l2_5 == kNone || l.l2_5 + kMplsLen > pc.pkt->size()) return nullptr;
+  return pc.pkt->data() + l.l2_5;
+}
+void set_lse_ttl(uint8_t* p, uint8_t ttl) { p[3] = ttl; }
+
+// The IP header under MPLS (layers.l3 is set for it by extraction), or nullptr.
+uint8_t* ip_under_mpls(PacketContext& pc, bool& v4) {
+  const PacketLayers& l = pc.layers;
+  if (l.l3 == kNone) return nullptr;
+  uint8_t* ip = pc.pkt->data() + l.l3;
+  v4 = (ip[0] >> 4) == 4;
+  return ip;
+}
+void set_ip_ttl(PacketContext& pc, uint8_t* ip, bool v4, uint8_t ttl) {
+  if (v4) {
+    uint16_t old_w = load_be16(ip + kIpv4TtlOff);
+    ip[kIpv4TtlOff] = ttl;
+    incsum::patch16(ip + kIpv4CsumOff, old_w, load_be16(ip + kIpv4TtlOff), false);
+  } else {
+    ip[kIpv6HopOff] = ttl;
+  }
+  pc.layers.nw_ttl = ttl;
+}
+}  // namespace
+
+ActionResult set_mpls_ttl(PacketContext& pc, uint8_t ttl) {
+  uint8_t* p = outer_lse(pc);
+  if (!p) return ActionResult::kSkipped;
+  set_lse_ttl(p, ttl);
+  return ActionResult::kOk;
+}
+
+ActionResult dec_mpls_ttl(PacketContext& pc) {
+  uint8_t* p = outer_lse(pc);
+  if (!p) return ActionResult::kSkipped;
+  if (p[3] <= 1) return ActionResult::kInvalidTtl;
+  p[3] = uint8_t(p[3] - 1);
+  return ActionResult::kOk;
+}
+
+ActionResult set_nw_ttl(PacketContext& pc, uint8_t ttl) {
+  if (!is_ip(pc)) return ActionResult::kSkipped;
+  set_ip_ttl(pc, pc.pkt->data() + pc.layers.l3, pc.layers.ipv4, ttl);
+  return ActionResult::kOk;
+}
+
+ActionResult dec_nw_ttl(PacketContext& pc) {
+  if (!is_ip(pc)) return ActionResult::kSkipped;
+  if (pc.layers.nw_ttl <= 1) return ActionResult::kInvalidTtl;
+  set_ip_ttl(pc, pc.pkt->data() + pc.layers.l3, pc.layers.ipv4, uint8_t(pc.layers.nw_ttl - 1));
+  return ActionResult::kOk;
+}
+
+ActionResult copy_ttl_out(PacketContext& pc) {
+  uint8_t* p = outer_lse(pc);
+  if (!p) return ActionResult::kSkipped;
+  if (pc.layers.n_mpls > 1) {
+    set_lse_ttl(p, p[kMplsLen + 3]);
+    return ActionResult::kOk;
+  }
+  bool v4 = false;
+  uint8_t* ip = ip_under_mpls(pc, v4);
+  if (!ip) return ActionResult::kSkipped;
+  set_lse_ttl(p, v4 ? ip[kIpv4TtlOff] : ip[kIpv6HopOff]);
+  return ActionResult::kOk;
+}
+
+ActionResult copy_ttl_in(PacketContext& pc) {
+  uint8_t* p = outer_lse(pc);
+  if (!p) return ActionResult::kSkipped;
+  if (pc.layers.n_mpls > 1) {
+    p[kMplsLen + 3] = p[3];
+    return ActionResult::kOk;
+  }
+  bool v4 = false;
+  uint8_t* ip = ip_under_mpls(pc, v4);
+  if (!ip) return ActionResult::kSkipped;
+  set_ip_ttl(pc, ip, v4, p[3]);
+  return ActionResult::kOk;
+}
+
+void copy_packet(const Packet& src, Packet& dst) {
+  dst.assign(src.data(), src.size());
+  dst.offload = src.offload;
+  dst.in_port = src.in_port;
+  dst.metadata = src.metadata;
+  dst.tunnel_id = src.tunnel_id;
+}
+
+}  // namespace flowlab::dp

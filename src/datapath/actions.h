@@ -1,0 +1,56 @@
+// Header-rewriting actions on one packet: set-field on every settable field with
+// checksum fix-ups, push/pop VLAN and MPLS, TTL set/decrement/copy, DSCP remark.
+//
+// Checksums are updated incrementally (RFC 1624). When the frame carries a
+// partial checksum (offload kNeedsCsum with csum_start at the L4 header), the
+// L4 field holds only the pseudo-header sum: address rewrites update that sum
+// and port rewrites need nothing (the ports are summed later by whoever
+// completes it). Push/pop shift csum_start and hdr_len with the headers.
+#pragma once
+
+#include <cstdint>
+
+#include "openflow/oxm.h"
+#include "packet/flow_key.h"
+#include "packet/packet.h"
+
+namespace flowlab::dp {
+
+// A packet in flight with its parsed key. key_stale: a set-field changed bytes
+// the key still describes the old way; refresh() before matching on it again.
+struct PacketContext {
+  Packet* pkt = nullptr;
+  FlowKey key;
+  PacketLayers layers;
+  bool key_stale = false;
+  uint32_t queue_id = 0;
+
+  void reparse() {
+    extract_flow_key(*pkt, key, layers);
+    key_stale = false;
+  }
+  void refresh() {
+    if (key_stale) reparse();
+  }
+};
+
+enum class ActionResult : uint8_t { kOk, kSkipped, kInvalidTtl };
+
+ActionResult set_field(PacketContext& pc, const of::OxmField& f);
+ActionResult push_vlan(PacketContext& pc, uint16_t tpid);
+ActionResult pop_vlan(PacketContext& pc);
+ActionResult push_mpls(PacketContext& pc, uint16_t ethertype);
+ActionResult pop_mpls(PacketContext& pc, uint16_t ethertype);
+ActionResult set_mpls_ttl(PacketContext& pc, uint8_t ttl);
+ActionResult dec_mpls_ttl(PacketContext& pc);
+ActionResult set_nw_ttl(PacketContext& pc, uint8_t ttl);
+ActionResult dec_nw_ttl(PacketContext& pc);
+ActionResult copy_ttl_out(PacketContext& pc);
+ActionResult copy_ttl_in(PacketContext& pc);
+// Rewrites the IP DSCP (IPv4 with header checksum fix-up, or IPv6 traffic class).
+ActionResult set_dscp(PacketContext& pc, uint8_t dscp);
+
+// Copies a packet (bytes, offload metadata, pipeline fields) into dst.
+void copy_packet(const Packet& src, Packet& dst);
+
+}  // namespace flowlab::dp

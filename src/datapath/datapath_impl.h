@@ -1,0 +1,121 @@
+// Datapath internals shared by datapath.cpp (publication, contexts),
+// flow_table.cpp (flow-mod, expiry), pipeline.cpp (forwarding) and stats.cpp.
+//
+// Version publication (the threading design):
+//  * The agent owns the master state (flows per table, groups, meters) under
+//    `mu`. Every successful change marks what it touched and calls publish(),
+//    which builds a new immutable Snapshot: dirty tables get a freshly built
+//    Classifier, clean tables and unchanged group/meter tables are shared with
+//    the previous snapshot by shared_ptr. publish() stores the snapshot in
+//    `current` (atomic shared_ptr) and then bumps `version` (release).
+//  * A forwarding thread compares `version` (one acquire load) with the version
+//    it pinned, at the start of every batch; only when it changed does it load
+//    `current` (a short refcount increment, never waiting for the agent's work).
+//    Inside a batch every packet sees exactly one snapshot: never a half-applied
+//    change. Old snapshots die when the last thread lets go of them.
+//  * Counters: flow/group/meter counters are relaxed atomics in blocks shared by
+//    all versions of that object. Per-table lookup/match counts and datapath
+//    counters are per-thread shards (single writer) summed on read under
+//    `reg_mu`, which forwarding threads take only to register/unregister.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "datapath/classifier.h"
+#include "datapath/datapath.h"
+#include "datapath/flow_cache.h"
+#include "datapath/groups.h"
+#include "datapath/meters.h"
+
+namespace flowlab::dp {
+
+struct TableSnapshot {
+  Classifier cls;
+};
+
+struct Snapshot {
+  uint64_t version = 0;
+  std::vector<std::shared_ptr<const TableSnapshot>> tables;
+  std::shared_ptr<const GroupTable> groups;
+  std::shared_ptr<const MeterTable> meters;
+};
+
+// Single-writer counter: plain load+store, readable from other threads.
+inline void bump(std::atomic<uint64_t>& c, uint64_t n = 1) {
+  c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+}
+
+struct CounterShard {
+  explicit CounterShard(size_t n_tables) : lookups(n_tables), matches(n_tables) {}
+  std::vector<std::atomic<uint64_t>> lookups, matches;
+  std::atomic<uint64_t> packets{0}, table_miss_drops{0}, to_controller{0}, invalid_ttl{0};
+  std::atomic<uint64_t> meter_drops{0}, action_drops{0}, cache_hits{0}, cache_misses{0};
+};
+
+struct CounterTotals {
+  std::vector<uint64_t> lookups, matches;
+  DatapathCounters dp;
+  void add(const CounterShard& s);
+};
+
+struct ForwardingState {
+  ForwardingState(DatapathImpl& d, OutputSink& o, ControllerSink& c);
+  DatapathImpl& dp;
+  OutputSink& out;
+  ControllerSink& ctl;
+  std::shared_ptr<const Snapshot> snap;
+  uint64_t version = ~uint64_t(0);
+  FlowCache cache;
+  CounterShard counters;
+  std::vector<std::unique_ptr<Packet>> clones;  // scratch packets, one per group nesting level
+  std::vector<uint32_t> port_list;
+  bool disposed = false;  // the packet was output, sent up, or dropped for a counted reason
+};
+
+struct DatapathImpl {
+  DatapathConfig cfg;
+  const PortView* ports = nullptr;
+  std::atomic<uint16_t> config_flags{0};
+  std::atomic<uint16_t> miss_send_len{128};
+
+  // ---- agent state, under mu ----
+  mutable std::mutex mu;
+  std::vector<std::vector<std::shared_ptr<const FlowEntry>>> flows;  // per table
+  std::vector<bool> dirty;
+  GroupTable groups;
+  MeterTable meters;
+  bool groups_dirty = true, meters_dirty = true;
+  std::shared_ptr<const Snapshot> last;  // the most recently published snapshot
+
+  // ---- published ----
+  std::atomic<std::shared_ptr<const Snapshot>> current;
+  std::atomic<uint64_t> version{0};
+
+  // ---- counter shards ----
+  mutable std::mutex reg_mu;
+  std::vector<ForwardingState*> states;
+  CounterTotals retired;
+
+  explicit DatapathImpl(DatapathConfig c, const PortView* p);
+  void publish();  // caller holds mu
+  size_t flow_count_locked() const;
+
+  // flow_table.cpp (caller holds mu; they do not publish)
+  Result<std::vector<of::FlowRemoved>, of::OfError> apply_flow_mod(const of::FlowMod& fm, uint64_t now_ns);
+  std::vector<of::FlowRemoved> remove_flows_if(const std::function<bool(const FlowEntry&)>& pred,
+                                               of::FlowRemovedReason reason, uint64_t now_ns);
+  std::vector<of::FlowRemoved> expire_locked(uint64_t now_ns);
+  // Flows selected by a flow-stats/delete style filter (table_id may be of::table::kAll).
+  void for_each_filtered(uint8_t table_id, const MaskedKey& filter, uint64_t cookie, uint64_t cookie_mask,
+                         uint32_t out_port, uint32_t out_group,
+                         const std::function<void(const FlowEntry&)>& fn) const;
+};
+
+of::FlowRemoved make_flow_removed(const FlowEntry& e, of::FlowRemovedReason reason, uint64_t now_ns);
+void fill_duration(uint64_t created_ns, uint64_t now_ns, uint32_t& sec, uint32_t& nsec);
+
+}  // namespace flowlab::dp

@@ -1,0 +1,208 @@
+// Flow-mod (add, modify, modify-strict, delete, delete-strict), filters,
+// overlap check and timeouts, on the agent's master copy of the flow tables.
+// The caller holds DatapathImpl::mu and publishes afterwards.
+#include <fmt/format.h>
+
+#include "datapath/datapath_impl.h"
+#include "datapath/validate.h"
+
+namespace flowlab::dp {
+namespace {
+
+using of::FlowModCommand;
+using of::FlowModFailedCode;
+constexpr size_t kMaxFlowsPerTable = 1 << 20;
+
+bool cookie_ok(const FlowEntry& e, uint64_t cookie, uint64_t mask) { return (e.cookie & mask) == (cookie & mask); }
+
+std::shared_ptr<FlowEntry> make_entry(const of::FlowMod& fm, const MaskedKey& mk, uint64_t now_ns) {
+  auto e = std::make_shared<FlowEntry>();
+  e->table_id = fm.table_id;
+  e->priority = fm.priority;
+  e->cookie = fm.cookie;
+  e->flags = fm.flags;
+  e->idle_timeout = fm.idle_timeout;
+  e->hard_timeout = fm.hard_timeout;
+  e->created_ns = now_ns;
+  e->match = fm.match;
+  e->key = mk;
+  e->instructions = fm.instructions;
+  e->counters = std::make_shared<FlowCounters>();
+  e->counters->last_used_ns.store(now_ns, std::memory_order_relaxed);
+  e->decode();
+  return e;
+}
+
+}  // namespace
+
+void fill_duration(uint64_t created_ns, uint64_t now_ns, uint32_t& sec, uint32_t& nsec) {
+  uint64_t d = now_ns > created_ns ? now_ns - created_ns : 0;
+  sec = uint32_t(d / 1'000'000'000);
+  nsec = uint32_t(d % 1'000'000'000);
+}
+
+of::FlowRemoved make_flow_removed(const FlowEntry& e, of::FlowRemovedReason reason, uint64_t now_ns) {
+  of::FlowRemoved fr;
+  fr.cookie = e.cookie;
+  fr.priority = e.priority;
+  fr.reason = uint8_t(reason);
+  fr.table_id = e.table_id;
+  fill_duration(e.created_ns, now_ns, fr.duration_sec, fr.duration_nsec);
+  fr.idle_timeout = e.idle_timeout;
+  fr.hard_timeout = e.hard_timeout;
+  fr.packet_count = e.counters->packets.load(std::memory_order_relaxed);
+  fr.byte_count = e.counters->bytes.load(std::memory_order_relaxed);
+  fr.match = e.match;
+  return fr;
+}
+
+void DatapathImpl::for_each_filtered(uint8_t table_id, const MaskedKey& filter, uint64_t cookie,
+                                     uint64_t cookie_mask, uint32_t out_port, uint32_t out_group,
+                                     const std::function<void(const FlowEntry&)>& fn) const {
+  for (size_t t = 0; t < flows.size(); ++t) {
+    if (table_id != of::table::kAll && t != table_id) continue;
+    for (const auto& e : flows[t]) {
+      if (!e->key.covered_by(filter) || !cookie_ok(*e, cookie, cookie_mask)) continue;
+      if (out_port != of::port::kAny && !e->outputs_to(out_port)) continue;
+      if (out_group != of::group::kAny && !e->uses_group(out_group)) continue;
+      fn(*e);
+    }
+  }
+}
+
+std::vector<of::FlowRemoved> DatapathImpl::remove_flows_if(const std::function<bool(const FlowEntry&)>& pred,
+                                                           of::FlowRemovedReason reason, uint64_t now_ns) {
+  std::vector<of::FlowRemoved> out;
+  for (size_t t = 0; t < flows.size(); ++t) {
+    auto& v = flows[t];
+    size_t kept = 0;
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (pred(*v[i])) {
+        if (v[i]->flags & of::flow_mod_flags::kSendFlowRem) out.push_back(make_flow_removed(*v[i], reason, now_ns));
+        dirty[t] = true;
+      } else {
+        v[kept++] = std::move(v[i]);
+      }
+    }
+    v.resize(kept);
+  }
+  return out;
+}
+
+std::vector<of::FlowRemoved> DatapathImpl::expire_locked(uint64_t now_ns) {
+  std::vector<of::FlowRemoved> out;
+  for (size_t t = 0; t < flows.size(); ++t) {
+    auto& v = flows[t];
+    size_t kept = 0;
+    for (size_t i = 0; i < v.size(); ++i) {
+      const FlowEntry& e = *v[i];
+      const uint64_t last = std::max(e.created_ns, e.counters->last_used_ns.load(std::memory_order_relaxed));
+      bool hard = e.hard_timeout && now_ns >= e.created_ns + uint64_t(e.hard_timeout) * 1'000'000'000;
+      bool idle = e.idle_timeout && now_ns >= last + uint64_t(e.idle_timeout) * 1'000'000'000;
+      if (hard || idle) {
+        if (e.flags & of::flow_mod_flags::kSendFlowRem)
+          out.push_back(make_flow_removed(
+              e, hard ? of::FlowRemovedReason::kHardTimeout : of::FlowRemovedReason::kIdleTimeout, now_ns));
+        dirty[t] = true;
+      } else {
+        v[kept++] = std::move(v[i]);
+      }
+    }
+    v.resize(kept);
+  }
+  return out;
+}
+
+Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(const of::FlowMod& fm,
+                                                                               uint64_t now_ns) {
+  const uint8_t n = uint8_t(flows.size());
+  const auto cmd = fm.command;
+  if (uint8_t(cmd) > uint8_t(FlowModCommand::kDeleteStrict))
+    return unexpected(of::OfError::make(FlowModFailedCode::kBadCommand,
+                                        fmt::format("unknown flow-mod command {}", uint8_t(cmd))));
+  const bool is_delete = cmd == FlowModCommand::kDelete || cmd == FlowModCommand::kDeleteStrict;
+  if (!(is_delete && fm.table_id == of::table::kAll) && fm.table_id >= n)
+    return unexpected(of::OfError::make(FlowModFailedCode::kBadTableId,
+                                        fmt::format("table {} does not exist (tables 0..{})", fm.table_id, n - 1)));
+  FLOWLAB_ASSIGN_OR_RETURN(MaskedKey mk, compile_match(fm.match));
+  const bool strict = cmd == FlowModCommand::kModifyStrict || cmd == FlowModCommand::kDeleteStrict;
+  auto selected = [&](const FlowEntry& e) {
+    if (strict ? !(e.priority == fm.priority && e.key == mk) : !e.key.covered_by(mk)) return false;
+    return cookie_ok(e, fm.cookie, fm.cookie_mask);
+  };
+
+  if (is_delete) {
+    auto pred = [&](const FlowEntry& e) {
+      if (fm.table_id != of::table::kAll && e.table_id != fm.table_id) return false;
+      if (!selected(e)) return false;
+      if (fm.out_port != of::port::kAny && !e.outputs_to(fm.out_port)) return false;
+      if (fm.out_group != of::group::kAny && !e.uses_group(fm.out_group)) return false;
+      return true;
+    };
+    return remove_flows_if(pred, of::FlowRemovedReason::kDelete, now_ns);
+  }
+
+  ValidationContext vc;
+  vc.n_tables = n;
+  vc.table_id = fm.table_id;
+  vc.groups = &groups;
+  vc.meters = &meters;
+  vc.match = &fm.match;
+  FLOWLAB_TRY(validate_instructions(fm.instructions, vc));
+  auto& table = flows[fm.table_id];
+
+  if (cmd == FlowModCommand::kModify || cmd == FlowModCommand::kModifyStrict) {
+    bool any = false;
+    for (auto& e : table) {
+      if (!selected(*e)) continue;
+      any = true;
+      auto ne = std::make_shared<FlowEntry>();
+      ne->table_id = e->table_id;
+      ne->priority = e->priority;
+      ne->cookie = e->cookie;
+      ne->flags = e->flags;
+      ne->idle_timeout = e->idle_timeout;
+      ne->hard_timeout = e->hard_timeout;
+      ne->created_ns = e->created_ns;
+      ne->match = e->match;
+      ne->key = e->key;
+      ne->instructions = fm.instructions;
+      if (fm.flags & of::flow_mod_flags::kResetCounts) {
+        ne->counters = std::make_shared<FlowCounters>();
+        ne->counters->last_used_ns.store(now_ns, std::memory_order_relaxed);
+      } else {
+        ne->counters = e->counters;
+      }
+      ne->decode();
+      e = std::move(ne);
+    }
+    if (any) dirty[fm.table_id] = true;
+    if (any || !cfg.of10) return std::vector<of::FlowRemoved>{};
+    // OF1.0: modify of nothing behaves like add.
+  }
+
+  // Add.
+  if (fm.flags & of::flow_mod_flags::kCheckOverlap) {
+    for (const auto& e : table)
+      if (e->priority == fm.priority && e->key.overlaps(mk))
+        return unexpected(of::OfError::make(
+            FlowModFailedCode::kOverlap,
+            fmt::format("flow overlaps an existing flow at priority {} in table {}", fm.priority, fm.table_id)));
+  }
+  auto ne = make_entry(fm, mk, now_ns);
+  for (auto& e : table) {
+    if (e->priority == fm.priority && e->key == mk) {
+      e = std::move(ne);
+      dirty[fm.table_id] = true;
+      return std::vector<of::FlowRemoved>{};
+    }
+  }
+  if (table.size() >= kMaxFlowsPerTable)
+    return unexpected(of::OfError::make(FlowModFailedCode::kTableFull,
+                                        fmt::format("table {} is full ({} flows)", fm.table_id, table.size())));
+  table.push_back(std::move(ne));
+  dirty[fm.table_id] = true;
+  return std::vector<of::FlowRemoved>{};
+}
+
+}  // namespace flowlab::dp
