@@ -89,7 +89,8 @@ Result<std::unique_ptr<AfPacketPort>> AfPacketPort::open(std::string_view ifname
 Status AfPacketPort::setup(std::string_view ifname, const PortOptions& opts) {
   FLOWLAB_TRY(netdev::check_name(ifname));
   name_ = std::string(ifname);
-  FLOWLAB_ASSIGN_OR_RETURN(ifindex_, netdev::ifindex(ifname));
+  FLOWLAB_ASSIGN_OR_RETURN(ctl_, netdev::control_socket());
+  FLOWLAB_ASSIGN_OR_RETURN(ifindex_, netdev::ifindex(ifname, ctl_.get()));
 
   int fd = ::socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) {
@@ -169,19 +170,19 @@ AfPacketPort::~AfPacketPort() {
 }
 
 MacAddr AfPacketPort::mac() const {
-  auto m = netdev::mac(name_);
+  auto m = netdev::mac(name_, ctl_.get());
   return m.ok() ? *m : MacAddr{};
 }
 uint32_t AfPacketPort::mtu() const {
-  auto m = netdev::mtu(name_);
+  auto m = netdev::mtu(name_, ctl_.get());
   return m.ok() ? *m : 0;
 }
 bool AfPacketPort::link_up() const {
-  auto u = netdev::link_up(name_);
+  auto u = netdev::link_up(name_, ctl_.get());
   return u.ok() && *u;
 }
 uint32_t AfPacketPort::speed_mbps() const {
-  auto s = netdev::speed_mbps(name_);
+  auto s = netdev::speed_mbps(name_, ctl_.get());
   return s.ok() ? *s : 0;
 }
 

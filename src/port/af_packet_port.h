@@ -56,6 +56,7 @@ class AfPacketPort final : public Port {
   static_assert(sizeof(VnetHdr) == 10);
 
   UniqueFd fd_;
+  UniqueFd ctl_;  // ioctl socket in the namespace the port was opened in
   uint8_t* ring_ = nullptr;
   std::vector<uint8_t*> slots_;  // start of each ring frame
   size_t ring_bytes_ = 0;

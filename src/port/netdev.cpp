@@ -23,10 +23,20 @@ void UniqueFd::reset(int fd) {
 namespace netdev {
 namespace {
 
-Result<UniqueFd> ctl_socket() {
-  int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return fail("socket(AF_INET) failed: {}", std::strerror(errno));
-  return UniqueFd(fd);
+// The caller's socket, or a temporary one it owns.
+struct Ctl {
+  UniqueFd owned;
+  int fd = -1;
+};
+Result<Ctl> ctl_socket(int sock) {
+  Ctl c;
+  if (sock >= 0) {
+    c.fd = sock;
+    return c;
+  }
+  FLOWLAB_ASSIGN_OR_RETURN(c.owned, control_socket());
+  c.fd = c.owned.get();
+  return c;
 }
 
 Status fill_ifr(std::string_view name, ifreq& ifr) {
@@ -36,24 +46,24 @@ Status fill_ifr(std::string_view name, ifreq& ifr) {
   return ok_status();
 }
 
-Status do_ioctl(std::string_view name, unsigned long req, ifreq& ifr, const char* what) {
+Status do_ioctl(std::string_view name, unsigned long req, ifreq& ifr, const char* what, int sock) {
   FLOWLAB_TRY(fill_ifr(name, ifr));
-  FLOWLAB_ASSIGN_OR_RETURN(UniqueFd s, ctl_socket());
-  if (::ioctl(s.get(), req, &ifr) < 0) {
+  FLOWLAB_ASSIGN_OR_RETURN(Ctl s, ctl_socket(sock));
+  if (::ioctl(s.fd, req, &ifr) < 0) {
     if (errno == ENODEV) return fail("interface {} does not exist", name);
     return fail("{} on interface {} failed: {}", what, name, std::strerror(errno));
   }
   return ok_status();
 }
 
-Result<uint32_t> ethtool_get(std::string_view name, uint32_t cmd) {
+Result<uint32_t> ethtool_get(std::string_view name, uint32_t cmd, int sock = -1) {
   ifreq ifr;
   struct ethtool_value v{};
   v.cmd = cmd;
   FLOWLAB_TRY(fill_ifr(name, ifr));
   ifr.ifr_data = reinterpret_cast<char*>(&v);
-  FLOWLAB_ASSIGN_OR_RETURN(UniqueFd s, ctl_socket());
-  if (::ioctl(s.get(), SIOCETHTOOL, &ifr) < 0) {
+  FLOWLAB_ASSIGN_OR_RETURN(Ctl s, ctl_socket(sock));
+  if (::ioctl(s.fd, SIOCETHTOOL, &ifr) < 0) {
     if (errno == ENODEV) return fail("interface {} does not exist", name);
     return fail("ethtool query on {} failed: {}", name, std::strerror(errno));
   }
@@ -61,6 +71,12 @@ Result<uint32_t> ethtool_get(std::string_view name, uint32_t cmd) {
 }
 
 }  // namespace
+
+Result<UniqueFd> control_socket() {
+  int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return fail("socket(AF_INET) failed: {}", std::strerror(errno));
+  return UniqueFd(fd);
+}
 
 Status check_name(std::string_view name) {
   if (name.empty()) return fail("empty interface name");
@@ -70,61 +86,63 @@ Status check_name(std::string_view name) {
   return ok_status();
 }
 
-bool exists(std::string_view name) { return ifindex(name).ok(); }
+bool exists(std::string_view name, int sock) { return ifindex(name, sock).ok(); }
 
-Result<int> ifindex(std::string_view name) {
+Result<int> ifindex(std::string_view name, int sock) {
   ifreq ifr;
-  FLOWLAB_TRY(do_ioctl(name, SIOCGIFINDEX, ifr, "SIOCGIFINDEX"));
+  FLOWLAB_TRY(do_ioctl(name, SIOCGIFINDEX, ifr, "SIOCGIFINDEX", sock));
   return ifr.ifr_ifindex;
 }
 
 Result<std::string> name_of(int index) {
   ifreq ifr{};
   ifr.ifr_ifindex = index;
-  FLOWLAB_ASSIGN_OR_RETURN(UniqueFd s, ctl_socket());
+  FLOWLAB_ASSIGN_OR_RETURN(UniqueFd s, control_socket());
   if (::ioctl(s.get(), SIOCGIFNAME, &ifr) < 0) return fail("no interface with ifindex {}", index);
   return std::string(ifr.ifr_name);
 }
 
-Result<MacAddr> mac(std::string_view name) {
+Result<MacAddr> mac(std::string_view name, int sock) {
   ifreq ifr;
-  FLOWLAB_TRY(do_ioctl(name, SIOCGIFHWADDR, ifr, "SIOCGIFHWADDR"));
+  FLOWLAB_TRY(do_ioctl(name, SIOCGIFHWADDR, ifr, "SIOCGIFHWADDR", sock));
   MacAddr m;
   std::memcpy(m.b.data(), ifr.ifr_hwaddr.sa_data, 6);
   return m;
 }
 
-Result<uint32_t> mtu(std::string_view name) {
+Result<uint32_t> mtu(std::string_view name, int sock) {
   ifreq ifr;
-  FLOWLAB_TRY(do_ioctl(name, SIOCGIFMTU, ifr, "SIOCGIFMTU"));
+  FLOWLAB_TRY(do_ioctl(name, SIOCGIFMTU, ifr, "SIOCGIFMTU", sock));
   return static_cast<uint32_t>(ifr.ifr_mtu);
 }
 
-Result<bool> link_up(std::string_view name) {
+Result<bool> link_up(std::string_view name, int sock) {
   ifreq ifr;
-  FLOWLAB_TRY(do_ioctl(name, SIOCGIFFLAGS, ifr, "SIOCGIFFLAGS"));
+  FLOWLAB_TRY(do_ioctl(name, SIOCGIFFLAGS, ifr, "SIOCGIFFLAGS", sock));
   unsigned flags = static_cast<unsigned short>(ifr.ifr_flags);
   return (flags & IFF_UP) && (flags & IFF_RUNNING);
 }
 
-Status set_up(std::string_view name, bool up) {
+Status set_up(std::string_view name, bool up, int sock) {
   ifreq ifr;
-  FLOWLAB_TRY(do_ioctl(name, SIOCGIFFLAGS, ifr, "SIOCGIFFLAGS"));
-  if (up)
-    ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP);
-  else
-    ifr.ifr_flags = static_cast<short>(ifr.ifr_flags & ~IFF_UP);
-  return do_ioctl(name, SIOCSIFFLAGS, ifr, "SIOCSIFFLAGS");
+  FLOWLAB_TRY(do_ioctl(name, SIOCGIFFLAGS, ifr, "SIOCGIFFLAGS", sock));
+  short flags = ifr.ifr_flags;  // do_ioctl clears ifr, so carry the flags over
+  FLOWLAB_TRY(fill_ifr(name, ifr));
+  ifr.ifr_flags = up ? short(flags | IFF_UP) : short(flags & ~IFF_UP);
+  FLOWLAB_ASSIGN_OR_RETURN(Ctl s, ctl_socket(sock));
+  if (::ioctl(s.fd, SIOCSIFFLAGS, &ifr) < 0)
+    return fail("cannot set interface {} {}: {}", name, up ? "up" : "down", std::strerror(errno));
+  return ok_status();
 }
 
-Result<uint32_t> speed_mbps(std::string_view name) {
+Result<uint32_t> speed_mbps(std::string_view name, int sock) {
   ifreq ifr;
   ethtool_cmd cmd{};
   cmd.cmd = ETHTOOL_GSET;
   FLOWLAB_TRY(fill_ifr(name, ifr));
   ifr.ifr_data = reinterpret_cast<char*>(&cmd);
-  FLOWLAB_ASSIGN_OR_RETURN(UniqueFd s, ctl_socket());
-  if (::ioctl(s.get(), SIOCETHTOOL, &ifr) < 0) {
+  FLOWLAB_ASSIGN_OR_RETURN(Ctl s, ctl_socket(sock));
+  if (::ioctl(s.fd, SIOCETHTOOL, &ifr) < 0) {
     if (errno == ENODEV) return fail("interface {} does not exist", name);
     return 0u;  // no ethtool support (tun without settings, lo, ...)
   }

@@ -30,7 +30,8 @@ Result<std::unique_ptr<TapPort>> TapPort::open(std::string_view tapname, const P
 Status TapPort::setup(std::string_view tapname, const PortOptions& opts) {
   FLOWLAB_TRY(netdev::check_name(tapname));
   name_ = std::string(tapname);
-  bool existed = netdev::exists(tapname);
+  FLOWLAB_ASSIGN_OR_RETURN(ctl_, netdev::control_socket());
+  bool existed = netdev::exists(tapname, ctl_.get());
   if (!existed && !opts.create_tap) return fail("tap interface {} does not exist", tapname);
 
   int fd = ::open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
@@ -64,9 +65,9 @@ Status TapPort::setup(std::string_view tapname, const PortOptions& opts) {
       caps_ = PortCapabilities::all();  // writes with vnet metadata are still accepted
     }
   }
-  FLOWLAB_ASSIGN_OR_RETURN(ifindex_, netdev::ifindex(tapname));
+  FLOWLAB_ASSIGN_OR_RETURN(ifindex_, netdev::ifindex(tapname, ctl_.get()));
   if (created_) {
-    auto st = netdev::set_up(tapname, true);
+    auto st = netdev::set_up(tapname, true, ctl_.get());
     if (!st.ok()) log::warn("port", "{}: cannot bring the new tap up: {}", tapname, st.error().message);
   }
   log::debug("port", "{}: TAP ifindex {} ({})", name_, ifindex_, created_ ? "created" : "attached");
@@ -74,15 +75,15 @@ Status TapPort::setup(std::string_view tapname, const PortOptions& opts) {
 }
 
 MacAddr TapPort::mac() const {
-  auto m = netdev::mac(name_);
+  auto m = netdev::mac(name_, ctl_.get());
   return m.ok() ? *m : MacAddr{};
 }
 uint32_t TapPort::mtu() const {
-  auto m = netdev::mtu(name_);
+  auto m = netdev::mtu(name_, ctl_.get());
   return m.ok() ? *m : 0;
 }
 bool TapPort::link_up() const {
-  auto u = netdev::link_up(name_);
+  auto u = netdev::link_up(name_, ctl_.get());
   return u.ok() && *u;
 }
 

@@ -46,6 +46,7 @@ class TapPort final : public Port {
   static_assert(sizeof(VnetHdr) == 10);
 
   UniqueFd fd_;
+  UniqueFd ctl_;  // ioctl socket in the namespace the port was opened in
   std::string name_;
   int ifindex_ = 0;
   bool created_ = false;

@@ -390,8 +390,10 @@ double iperf_bits_per_second(const std::string& json) {
 
 TEST_F(AfPacketPortTest, ForwarderCarriesPingAndTcpWithOffloadsOn) {
   if (testutil::sh("which iperf3") != 0) GTEST_SKIP() << "iperf3 not installed";
-  auto pa = open(link_a_->port());
-  auto pb = open(link_b_->port());
+  PortOptions opts;
+  if (const char* fs = std::getenv("FLOWLAB_PORT_FRAME_SIZE")) opts.ring_frame_size = uint32_t(std::atoi(fs));
+  auto pa = open(link_a_->port(), opts);
+  auto pb = open(link_b_->port(), opts);
   ASSERT_TRUE(pa && pb);
   TestForwarder fwd(*pa, *pb);
   std::string ping = ns_a_->exec_out("ping -c 5 -i 0.2 -W 1 10.201.0.2");
