@@ -1,13 +1,109 @@
-// `flowlab switch`: not implemented yet.
+// `flowlab switch`: command-line parsing for the userspace OpenFlow switch.
+//
+// Only collects and checks options (src/switch/options.h does the checking);
+// the switch itself is sw::Switch. Exit codes: 0 after SIGINT/SIGTERM, 2 for a
+// bad option / missing interface / busy port before anything starts, 1 for a
+// failure while running.
+#include <csignal>
 #include <cstdio>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "core/log.h"
+#include "switch/options.h"
+#include "switch/switch.h"
 
 namespace flowlab::cli {
+namespace {
 
-int run_switch(int, char**) {
-  std::fputs("flowlab switch: not implemented yet\n", stderr);
+int error_exit(const std::string& msg) {
+  std::fprintf(stderr, "flowlab switch: error: %s\n", msg.c_str());
   return 2;
+}
+
+}  // namespace
+
+int run_switch(int argc, char** argv) {
+  CLI::App app{"flowlab switch: userspace OpenFlow 1.3/1.0 switch", "flowlab switch"};
+  std::string name = "s1", dpid = "0x1", fail_mode = "secure", protocols = "OpenFlow13,OpenFlow10";
+  std::string log_level = "info";
+  std::vector<std::string> ports, controllers, listeners;
+  unsigned threads = 1;
+  unsigned n_tables = 64;
+  app.add_option("--name", name, "switch name (logs, desc)");
+  app.add_option("--dpid", dpid, "datapath id, decimal or 0xHEX");
+  app.add_option("--port", ports, "IFNAME[=N] or tap:NAME[=N]; repeatable")->take_all();
+  app.add_option("--controller", controllers, "tcp:HOST:PORT; repeatable");
+  app.add_option("--listen", listeners, "ptcp:PORT[:IP] for ofctl / ovs-ofctl; repeatable");
+  app.add_option("--fail-mode", fail_mode, "secure (keep flows) or standalone (learning switch without controller)");
+  app.add_option("--threads", threads, "forwarding threads");
+  app.add_option("--tables", n_tables, "flow tables (1..254)");
+  app.add_option("--protocols", protocols, "OpenFlow13,OpenFlow10");
+  app.add_option("--log-level", log_level, "debug|info|warn|error");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    return error_exit(e.what());
+  }
+
+  log::Level level;
+  if (!log::parse_level(log_level, level)) return error_exit("--log-level " + log_level + ": expected debug|info|warn|error");
+  log::set_level(level);
+
+  sw::SwitchOptions opts;
+  opts.name = name;
+  auto d = sw::parse_dpid(dpid);
+  if (!d.ok()) return error_exit(d.error().message);
+  opts.dpid = *d;
+  for (const auto& p : ports) {
+    auto ps = sw::parse_port_spec(p);
+    if (!ps.ok()) return error_exit(ps.error().message);
+    opts.ports.push_back(*ps);
+  }
+  for (const auto& c : controllers) {
+    auto t = sw::parse_controller_target(c);
+    if (!t.ok()) return error_exit(t.error().message);
+    opts.controllers.push_back(*t);
+  }
+  for (const auto& l : listeners) {
+    auto t = sw::parse_listen_target(l);
+    if (!t.ok()) return error_exit(t.error().message);
+    opts.listeners.push_back(*t);
+  }
+  auto fm = sw::parse_fail_mode(fail_mode);
+  if (!fm.ok()) return error_exit(fm.error().message);
+  opts.fail_mode = *fm;
+  auto pr = sw::parse_protocols(protocols);
+  if (!pr.ok()) return error_exit(pr.error().message);
+  opts.version_bitmap = *pr;
+  opts.threads = threads;
+  if (n_tables < 1 || n_tables > 254) return error_exit("--tables: must be 1..254");
+  opts.n_tables = uint8_t(n_tables);
+  if (auto st = sw::validate_options(opts); !st.ok()) return error_exit(st.error().message);
+
+  // Block the stop signals in every thread; the main thread waits for them.
+  sigset_t stop_set;
+  sigemptyset(&stop_set);
+  sigaddset(&stop_set, SIGINT);
+  sigaddset(&stop_set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_set, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  auto sw = sw::Switch::create(opts);
+  if (!sw.ok()) return error_exit(sw.error().message);
+  if (auto st = (*sw)->start(); !st.ok()) return error_exit(st.error().message);
+
+  int sig = 0;
+  sigwait(&stop_set, &sig);
+  log::info("switch", "{}: got {}, stopping", name, sig == SIGINT ? "SIGINT" : "SIGTERM");
+  (*sw)->stop();
+  return 0;
 }
 
 }  // namespace flowlab::cli

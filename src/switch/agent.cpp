@@ -1,0 +1,455 @@
+// Agent (see agent.h): requests in, datapath calls and replies out; packet-in,
+// flow-removed and port-status out.
+#include "switch/agent.h"
+
+#include <algorithm>
+
+#include "core/clock.h"
+#include "core/log.h"
+#include "openflow/codec.h"
+#include "packet/checksum.h"
+#include "packet/gso.h"
+
+namespace flowlab::sw {
+
+using of::OfError;
+
+// Sinks of the agent's own ForwardingContext (packet-out): outputs go straight
+// to the port, packet-ins (CONTROLLER action, TABLE miss) are collected and
+// delivered after the packet-out is done.
+class Agent::AgentSinks final : public dp::OutputSink, public dp::ControllerSink {
+ public:
+  explicit AgentSinks(Agent& a) : a_(a) {}
+  void output(const Packet& pkt, uint32_t port_no, uint32_t) override {
+    SwitchPort* sp = a_.ports_.find(port_no);
+    if (!sp) return;
+    if (sp->config.load(std::memory_order_relaxed) & (of::port_config::kNoFwd | of::port_config::kPortDown)) {
+      sp->config_drops.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    Packet& s = *a_.scratch_;
+    if (!s.assign(pkt.data(), pkt.size())) return;
+    s.offload = pkt.offload;
+    s.in_port = pkt.in_port;
+    sp->port->tx_one(s);
+  }
+  void packet_in(const dp::PacketInInfo& info, const Packet& pkt) override {
+    ToController t;
+    t.info = info;
+    t.data.assign(pkt.data(), pkt.data() + pkt.size());
+    t.offload = pkt.offload;
+    a_.local_packet_ins_.push_back(std::move(t));
+  }
+
+ private:
+  Agent& a_;
+};
+
+namespace {
+
+// OF1.3 6.1.1 default asynchronous configuration.
+of::AsyncConfig default_async(bool service) {
+  of::AsyncConfig a;
+  if (service) return a;  // service connections (ofctl): nothing unless asked
+  a.packet_in_mask = {0x7, 0x0};
+  a.port_status_mask = {0x7, 0x7};
+  a.flow_removed_mask = {0xf, 0x0};
+  return a;
+}
+
+OfError err_is_slave() {
+  return OfError::make(of::BadRequestCode::kIsSlave, "request refused: this controller is a slave");
+}
+
+}  // namespace
+
+Agent::Agent(const SwitchOptions& opts, dp::Datapath& dp, SwitchPorts& ports, ForwardingShared& shared)
+    : opts_(opts),
+      dp_(dp),
+      ports_(ports),
+      shared_(shared),
+      buffers_(opts.n_buffers, uint64_t(opts.buffer_timeout_ms) * 1'000'000),
+      sinks_(std::make_unique<AgentSinks>(*this)),
+      scratch_(std::make_unique<Packet>()) {
+  ctx_ = std::make_unique<dp::ForwardingContext>(dp_, *sinks_, *sinks_);
+}
+
+Agent::~Agent() = default;
+
+uint64_t Agent::add_peer(uint8_t version, bool service, std::string name, SendFn send) {
+  Peer p;
+  p.id = next_peer_id_++;
+  p.name = std::move(name);
+  p.service = service;
+  p.version = version;
+  p.async = default_async(service);
+  p.send = std::move(send);
+  uint64_t id = p.id;
+  peers_.emplace(id, std::move(p));
+  return id;
+}
+
+void Agent::remove_peer(uint64_t id) { peers_.erase(id); }
+
+bool Agent::has_controller() const {
+  return std::any_of(peers_.begin(), peers_.end(), [](const auto& kv) { return !kv.second.service; });
+}
+
+void Agent::reply(Peer& p, uint32_t xid, of::MessageBody body) {
+  p.send(of::Message{p.version, xid, std::move(body)});
+}
+
+void Agent::send_error(Peer& p, const OfError& err, ByteSpan raw) {
+  ++counters_.errors_sent;
+  log::debug("switch", "{}: answering with error: {}", p.name, err.to_string());
+  of::Message m = of::make_error_reply(err, raw);
+  m.version = p.version;
+  p.send(std::move(m));
+}
+
+bool Agent::writable(Peer& p, ByteSpan raw) {
+  if (p.role != of::ControllerRole::kSlave) return true;
+  send_error(p, err_is_slave(), raw);
+  return false;
+}
+
+void Agent::handle(uint64_t peer_id, const of::Message& msg, ByteSpan raw) {
+  auto it = peers_.find(peer_id);
+  if (it == peers_.end()) return;
+  Peer& p = it->second;
+  ++counters_.requests;
+  const uint32_t xid = msg.xid;
+  switch (msg.type()) {
+    case of::MsgType::kFeaturesRequest: on_features(p, msg); break;
+    case of::MsgType::kGetConfigRequest: {
+      of::GetConfigReply r;
+      static_cast<of::SwitchConfig&>(r) = dp_.switch_config();
+      reply(p, xid, r);
+      break;
+    }
+    case of::MsgType::kSetConfig: on_set_config(p, msg.as<of::SetConfig>(), raw); break;
+    case of::MsgType::kPacketOut: on_packet_out(p, msg.as<of::PacketOut>(), raw); break;
+    case of::MsgType::kFlowMod: on_flow_mod(p, msg.as<of::FlowMod>(), raw); break;
+    case of::MsgType::kGroupMod: on_group_mod(p, msg.as<of::GroupMod>(), raw); break;
+    case of::MsgType::kMeterMod: on_meter_mod(p, msg.as<of::MeterMod>(), raw); break;
+    case of::MsgType::kPortMod: on_port_mod(p, msg.as<of::PortMod>(), raw); break;
+    case of::MsgType::kTableMod: {
+      if (!writable(p, raw)) break;
+      auto st = dp_.table_mod(msg.as<of::TableMod>());
+      if (!st.ok()) send_error(p, st.error(), raw);
+      break;
+    }
+    case of::MsgType::kMultipartRequest: on_multipart(p, msg, raw); break;
+    case of::MsgType::kBarrierRequest:
+      // Every earlier request was applied (and published) when its handler returned.
+      reply(p, xid, of::BarrierReply{});
+      break;
+    case of::MsgType::kQueueGetConfigRequest: {
+      uint32_t port = msg.as<of::QueueGetConfigRequest>().port;
+      if (port != of::port::kAny && !ports_.find(port)) {
+        send_error(p, OfError::make(of::QueueOpFailedCode::kBadPort, fmt::format("queue_get_config: no port {}", port)), raw);
+        break;
+      }
+      of::QueueGetConfigReply r;
+      r.port = port;
+      reply(p, xid, r);
+      break;
+    }
+    case of::MsgType::kRoleRequest: on_role(p, msg, raw); break;
+    case of::MsgType::kGetAsyncRequest: {
+      of::GetAsyncReply r;
+      static_cast<of::AsyncConfig&>(r) = p.async;
+      reply(p, xid, r);
+      break;
+    }
+    case of::MsgType::kSetAsync: p.async = msg.as<of::SetAsync>(); break;
+    case of::MsgType::kEchoRequest:  // normally answered by the channel
+      reply(p, xid, of::EchoReply{msg.as<of::EchoRequest>().data});
+      break;
+    case of::MsgType::kEchoReply:
+    case of::MsgType::kHello:
+      break;
+    case of::MsgType::kError: {
+      const auto& e = msg.as<of::ErrorMsg>();
+      log::info("switch", "{}: controller sent error type {} code {}", p.name, e.type, e.code);
+      break;
+    }
+    case of::MsgType::kExperimenter:
+      send_error(p, OfError::make(of::BadRequestCode::kBadExperimenter, "experimenter messages are not supported"), raw);
+      break;
+    default:
+      send_error(p, OfError::make(of::BadRequestCode::kBadType,
+                                  fmt::format("{} is not a request a switch accepts", of::to_string(msg.type()))),
+                 raw);
+      break;
+  }
+}
+
+void Agent::on_features(Peer& p, const of::Message& m) {
+  of::FeaturesReply r;
+  r.datapath_id = opts_.dpid;
+  r.n_buffers = buffers_.capacity();
+  r.n_tables = p.version == of::kOf10 ? 1 : dp_.n_tables();
+  r.capabilities = of::capabilities::kFlowStats | of::capabilities::kTableStats |
+                   of::capabilities::kPortStats | of::capabilities::kQueueStats;
+  if (p.version != of::kOf10) r.capabilities |= of::capabilities::kGroupStats;
+  if (p.version == of::kOf10) {
+    r.reserved = 0x7ff;  // OF1.0 actions: output .. set_tp_dst (no enqueue)
+    r.ports = ports_.descs();
+  }
+  reply(p, m.xid, r);
+}
+
+void Agent::on_set_config(Peer& p, const of::SetConfig& c, ByteSpan raw) {
+  if ((c.flags & of::config_flags::kFragMask) == of::config_flags::kFragReasm) {
+    send_error(p, OfError::make(of::SwitchConfigFailedCode::kBadFlags, "IP reassembly (OFPC_FRAG_REASM) is not supported"), raw);
+    return;
+  }
+  if ((c.flags & ~uint16_t(of::config_flags::kFragMask | 4)) != 0) {
+    send_error(p, OfError::make(of::SwitchConfigFailedCode::kBadFlags, fmt::format("set_config: unknown flags {:#x}", c.flags)), raw);
+    return;
+  }
+  dp_.set_switch_config(c);
+}
+
+void Agent::run_packet_out(Packet& pkt, const of::ActionList& actions) {
+  dp_.packet_out(*ctx_, pkt, actions, monotonic_ns());
+  flush_local_packet_ins();
+}
+
+void Agent::flush_local_packet_ins() {
+  while (!local_packet_ins_.empty()) {
+    std::vector<ToController> v;
+    v.swap(local_packet_ins_);
+    for (auto& t : v) deliver_packet_in(std::move(t));
+  }
+}
+
+void Agent::on_packet_out(Peer& p, const of::PacketOut& po, ByteSpan raw) {
+  if (!writable(p, raw)) return;
+  bool in_port_ok = po.in_port == of::port::kController || po.in_port == of::port::kLocal ||
+                    po.in_port == of::port::kAny || ports_.find(po.in_port) != nullptr;
+  if (!in_port_ok) {
+    send_error(p, OfError::make(of::BadRequestCode::kBadPort, fmt::format("packet_out: in_port {} is not a port", po.in_port)), raw);
+    return;
+  }
+  if (auto st = dp_.validate_packet_out(po.actions); !st.ok()) {
+    send_error(p, st.error(), raw);
+    return;
+  }
+  Packet owned;  // scratch_ is reused by the output sink; the packet-out has its own
+  if (po.buffer_id != of::kNoBuffer) {
+    BufferStore::Miss why = BufferStore::Miss::kUnknown;
+    auto b = buffers_.take(po.buffer_id, monotonic_ns(), &why);
+    if (!b) {
+      send_error(p, OfError::make(why == BufferStore::Miss::kExpired ? of::BadRequestCode::kBufferEmpty
+                                                                       : of::BadRequestCode::kBufferUnknown,
+                                  fmt::format("packet_out: buffer {:#x} is {}", po.buffer_id,
+                                              why == BufferStore::Miss::kExpired ? "gone (timed out)" : "unknown")),
+                 raw);
+      return;
+    }
+    owned.assign(b->data.data(), b->data.size());
+    owned.offload = b->offload;
+    owned.metadata = b->metadata;
+    owned.tunnel_id = b->tunnel_id;
+  } else {
+    if (po.data.empty()) {
+      send_error(p, OfError::make(of::BadRequestCode::kBadPacket, "packet_out: no buffer id and no data"), raw);
+      return;
+    }
+    if (!owned.assign(po.data.data(), po.data.size())) {
+      send_error(p, OfError::make(of::BadRequestCode::kBadLen, "packet_out: packet too large"), raw);
+      return;
+    }
+  }
+  owned.in_port = po.in_port;
+  run_packet_out(owned, po.actions);
+}
+
+void Agent::on_flow_mod(Peer& p, const of::FlowMod& fm, ByteSpan raw) {
+  if (!writable(p, raw)) return;
+  uint64_t now = monotonic_ns();
+  auto r = dp_.flow_mod(fm, now);
+  if (!r.ok()) {
+    send_error(p, r.error(), raw);
+    return;
+  }
+  send_flow_removed(*r);
+  bool adds = fm.command == of::FlowModCommand::kAdd || fm.command == of::FlowModCommand::kModify ||
+              fm.command == of::FlowModCommand::kModifyStrict;
+  if (fm.buffer_id != of::kNoBuffer && adds) {
+    BufferStore::Miss why = BufferStore::Miss::kUnknown;
+    auto b = buffers_.take(fm.buffer_id, now, &why);
+    if (!b) {
+      send_error(p, OfError::make(why == BufferStore::Miss::kExpired ? of::BadRequestCode::kBufferEmpty
+                                                                       : of::BadRequestCode::kBufferUnknown,
+                                  fmt::format("flow_mod: buffer {:#x} is unknown or timed out", fm.buffer_id)),
+                 raw);
+      return;
+    }
+    Packet pkt;
+    pkt.assign(b->data.data(), b->data.size());
+    pkt.offload = b->offload;
+    pkt.in_port = b->in_port;
+    pkt.metadata = b->metadata;
+    pkt.tunnel_id = b->tunnel_id;
+    run_packet_out(pkt, {of::Action::output(of::port::kTable)});
+  }
+}
+
+void Agent::on_group_mod(Peer& p, const of::GroupMod& gm, ByteSpan raw) {
+  if (!writable(p, raw)) return;
+  auto r = dp_.group_mod(gm, monotonic_ns());
+  if (!r.ok()) return send_error(p, r.error(), raw);
+  send_flow_removed(*r);
+}
+
+void Agent::on_meter_mod(Peer& p, const of::MeterMod& mm, ByteSpan raw) {
+  if (!writable(p, raw)) return;
+  auto r = dp_.meter_mod(mm, monotonic_ns());
+  if (!r.ok()) return send_error(p, r.error(), raw);
+  send_flow_removed(*r);
+}
+
+void Agent::on_port_mod(Peer& p, const of::PortMod& pm, ByteSpan raw) {
+  if (!writable(p, raw)) return;
+  auto st = ports_.port_mod(pm);
+  if (!st.ok()) return send_error(p, st.error(), raw);
+  for (size_t i = 0; i < ports_.size(); ++i) {
+    if (ports_.at(i).port_no != pm.port_no) continue;
+    log::info("switch", "port {} ({}): config set to {:#x} by {}", ports_.at(i).port->name(), pm.port_no,
+              ports_.at(i).config.load(), p.name);
+    port_changed(i, of::PortStatusReason::kModify);
+  }
+}
+
+void Agent::on_role(Peer& p, const of::Message& m, ByteSpan raw) {
+  const auto& rq = m.as<of::RoleRequest>();
+  using R = of::ControllerRole;
+  if (rq.role != R::kNoChange && rq.role != R::kEqual && rq.role != R::kMaster && rq.role != R::kSlave) {
+    send_error(p, OfError::make(of::RoleRequestFailedCode::kBadRole, fmt::format("role {} is not a role", uint32_t(rq.role))), raw);
+    return;
+  }
+  if (rq.role == R::kMaster || rq.role == R::kSlave) {
+    if (generation_valid_ && int64_t(rq.generation_id - generation_id_) < 0) {
+      send_error(p, OfError::make(of::RoleRequestFailedCode::kStale,
+                                  fmt::format("generation id {} is older than {}", rq.generation_id, generation_id_)),
+                 raw);
+      return;
+    }
+    generation_valid_ = true;
+    generation_id_ = rq.generation_id;
+  }
+  if (rq.role == R::kMaster) {
+    for (auto& [id, other] : peers_)
+      if (id != p.id && other.role == R::kMaster) {
+        other.role = R::kSlave;
+        log::info("switch", "{}: now slave ({} became master)", other.name, p.name);
+      }
+  }
+  if (rq.role != R::kNoChange && rq.role != p.role) {
+    p.role = rq.role;
+    log::info("switch", "{}: role {}", p.name,
+              p.role == R::kMaster ? "master" : p.role == R::kSlave ? "slave" : "equal");
+  }
+  of::RoleReply r;
+  r.role = p.role;
+  r.generation_id = generation_id_;
+  reply(p, m.xid, r);
+}
+
+bool Agent::wants(const Peer& p, int kind, uint8_t reason) const {
+  if (reason >= 32) return false;
+  size_t idx = p.role == of::ControllerRole::kSlave ? 1 : 0;
+  uint32_t mask = kind == 0 ? p.async.packet_in_mask[idx]
+                : kind == 1 ? p.async.port_status_mask[idx]
+                            : p.async.flow_removed_mask[idx];
+  return mask & (1u << reason);
+}
+
+void Agent::send_flow_removed(const std::vector<of::FlowRemoved>& frs) {
+  for (const auto& fr : frs) {
+    for (auto& [id, p] : peers_) {
+      if (!wants(p, 2, fr.reason)) continue;
+      of::FlowRemoved copy = fr;
+      if (p.version == of::kOf10 && copy.table_id != 0) continue;
+      reply(p, 0, copy);
+      ++counters_.flow_removed_sent;
+    }
+  }
+}
+
+void Agent::expire(uint64_t now_ns) {
+  send_flow_removed(dp_.expire(now_ns));
+  buffers_.expire(now_ns);
+}
+
+void Agent::port_changed(size_t port_index, of::PortStatusReason reason) {
+  of::PortStatus ps;
+  ps.reason = uint8_t(reason);
+  ps.desc = ports_.desc(ports_.at(port_index));
+  for (auto& [id, p] : peers_) {
+    if (!wants(p, 1, ps.reason)) continue;
+    reply(p, 0, ps);
+    ++counters_.port_status_sent;
+  }
+}
+
+void Agent::deliver_packet_in(ToController item) {
+  // Who wants it?
+  const uint8_t reason = uint8_t(item.info.reason);
+  bool any = false;
+  for (auto& [id, p] : peers_) any = any || wants(p, 0, reason);
+  if (!any) {
+    ++counters_.packet_ins_unsent;
+    return;
+  }
+  // A GSO super-frame going out whole is split into wire-sized frames, each its
+  // own packet-in; a partial checksum is completed so the controller sees a
+  // valid packet. A buffered packet keeps its metadata for the packet-out.
+  std::vector<Bytes> frames;
+  uint32_t buffer_id = of::kNoBuffer;
+  const bool buffered = item.info.max_len != of::kControllerMaxLenNoBuffer && buffers_.capacity() > 0;
+  Packet pkt;
+  pkt.assign(item.data.data(), item.data.size());
+  pkt.offload = item.offload;
+  pkt.in_port = item.info.in_port;
+  if (buffered) {
+    BufferedPacket b;
+    b.data = item.data;
+    b.in_port = item.info.in_port;
+    b.metadata = item.info.metadata;
+    b.tunnel_id = item.info.tunnel_id;
+    b.offload = item.offload;
+    buffer_id = buffers_.put(std::move(b), monotonic_ns());
+  }
+  if (pkt.offload.is_gso() && !buffered) {
+    size_t n = gso::segment_count(pkt);
+    Packet seg;
+    for (size_t i = 0; i < n; ++i)
+      if (gso::build_segment(pkt, i, seg, gso::CsumMode::kFull)) frames.emplace_back(seg.data(), seg.data() + seg.size());
+  } else {
+    if (pkt.offload.needs_csum()) csum::complete_partial(pkt);
+    size_t len = pkt.size();
+    if (buffered) len = std::min<size_t>(len, item.info.max_len);
+    frames.emplace_back(pkt.data(), pkt.data() + len);
+  }
+  for (auto& data : frames) {
+    of::PacketIn pin;
+    pin.buffer_id = buffer_id;
+    pin.total_len = uint16_t(std::min<size_t>(buffered ? item.data.size() : data.size(), 0xffff));
+    pin.reason = reason;
+    pin.table_id = item.info.table_id;
+    pin.cookie = item.info.cookie;
+    pin.match = item.info.match();
+    pin.data = std::move(data);
+    for (auto& [id, p] : peers_) {
+      if (!wants(p, 0, reason)) continue;
+      reply(p, 0, pin);
+      ++counters_.packet_ins_sent;
+    }
+  }
+}
+
+}  // namespace flowlab::sw

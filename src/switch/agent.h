@@ -1,0 +1,137 @@
+// Agent: the switch's OpenFlow agent. Turns controller requests into datapath
+// and port operations, and datapath/port events into asynchronous messages.
+//
+// Transport-free: a peer is whatever can take an of::Message (in the switch, a
+// channel::Connection that has negotiated its version; in unit tests, a
+// vector). The channel does HELLO, echo keepalive, framing and decode errors;
+// the agent gets decoded requests in order and answers them in order, so a
+// barrier reply is honest by construction: every change before it has been
+// applied and published by the datapath when its handler returned.
+//
+// Runs on one thread (the switch's asio thread); nothing here locks except
+// through the datapath's control-path API.
+//
+// Controllers and roles (OF1.3 6.3.6): every peer starts EQUAL; a MASTER
+// request demotes the previous master to SLAVE; MASTER/SLAVE requests carry a
+// generation id checked against the last one seen (stale -> OFPRRFC_STALE).
+// SLAVE peers get OFPBRC_IS_SLAVE for packet-out, flow/group/port/table/meter
+// mods. Asynchronous messages go to a peer only when its async config allows
+// the reason for its role (defaults of OF1.3 6.1.1). Peers accepted on a
+// --listen endpoint (ofctl, ovs-ofctl) are "service" peers: they get replies
+// but no asynchronous messages until they ask with set-async, and they do not
+// count as a controller for fail-mode standalone.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/bytes.h"
+#include "datapath/datapath.h"
+#include "openflow/message.h"
+#include "switch/buffer_store.h"
+#include "switch/forwarding.h"
+#include "switch/options.h"
+#include "switch/switch_ports.h"
+
+namespace flowlab::sw {
+
+struct AgentCounters {
+  uint64_t requests = 0;
+  uint64_t errors_sent = 0;
+  uint64_t packet_ins_sent = 0;
+  uint64_t packet_ins_unsent = 0;   // no peer wanted it
+  uint64_t flow_removed_sent = 0;
+  uint64_t port_status_sent = 0;
+};
+
+class Agent {
+ public:
+  using SendFn = std::function<void(of::Message)>;
+
+  Agent(const SwitchOptions& opts, dp::Datapath& dp, SwitchPorts& ports, ForwardingShared& shared);
+  ~Agent();
+  Agent(const Agent&) = delete;
+  Agent& operator=(const Agent&) = delete;
+
+  // A peer whose version is negotiated. Returns its id.
+  uint64_t add_peer(uint8_t version, bool service, std::string name, SendFn send);
+  void remove_peer(uint64_t id);
+  size_t peer_count() const { return peers_.size(); }
+  bool has_controller() const;  // any non-service peer
+
+  // One decoded request from a peer; `raw` is its wire form (error replies quote it).
+  void handle(uint64_t peer, const of::Message& msg, ByteSpan raw);
+
+  // Packets queued by the forwarding threads (and by packet-out) for the controller.
+  void deliver_packet_in(ToController item);
+  // Periodic work: timeouts (flow-removed), buffer expiry. Call about once a second.
+  void expire(uint64_t now_ns);
+  // A port changed (link up/down): port-status to the peers that want it.
+  void port_changed(size_t port_index, of::PortStatusReason reason);
+
+  const AgentCounters& counters() const { return counters_; }
+  const BufferStore& buffers() const { return buffers_; }
+  // Aggregate to-controller counters of the forwarding threads (for logs/stats).
+  void set_forwarding_threads(std::vector<ForwardingThread*> t) { threads_ = std::move(t); }
+
+ private:
+  struct Peer {
+    uint64_t id = 0;
+    std::string name;
+    bool service = false;
+    uint8_t version = of::kOf13;
+    of::ControllerRole role = of::ControllerRole::kEqual;
+    of::AsyncConfig async;
+    SendFn send;
+  };
+  class AgentSinks;
+
+  void reply(Peer& p, uint32_t xid, of::MessageBody body);
+  void send_error(Peer& p, const of::OfError& err, ByteSpan raw);
+  bool writable(Peer& p, ByteSpan raw);  // false (IS_SLAVE sent) for a slave
+
+  void on_features(Peer& p, const of::Message& m);
+  void on_set_config(Peer& p, const of::SetConfig& c, ByteSpan raw);
+  void on_packet_out(Peer& p, const of::PacketOut& po, ByteSpan raw);
+  void on_flow_mod(Peer& p, const of::FlowMod& fm, ByteSpan raw);
+  void on_group_mod(Peer& p, const of::GroupMod& gm, ByteSpan raw);
+  void on_meter_mod(Peer& p, const of::MeterMod& mm, ByteSpan raw);
+  void on_port_mod(Peer& p, const of::PortMod& pm, ByteSpan raw);
+  void on_role(Peer& p, const of::Message& m, ByteSpan raw);
+  void on_multipart(Peer& p, const of::Message& m, ByteSpan raw);  // agent_multipart.cpp
+
+  // Sends a multipart reply, split into several (OFPMPF_REPLY_MORE) when one
+  // message would exceed 64 KB.
+  void send_multipart(Peer& p, uint32_t xid, of::MultipartReplyBody body);
+  template <typename Reply, typename Elem>
+  void send_chunked(Peer& p, uint32_t xid, Reply reply, std::vector<Elem> Reply::*items);
+
+  void send_flow_removed(const std::vector<of::FlowRemoved>& frs);
+  bool wants(const Peer& p, int kind, uint8_t reason) const;  // kind: 0 pin, 1 port status, 2 flow removed
+  // Runs a packet through `actions` as a packet-out (on the agent thread).
+  void run_packet_out(Packet& pkt, const of::ActionList& actions);
+  void flush_local_packet_ins();
+
+  SwitchOptions opts_;
+  dp::Datapath& dp_;
+  SwitchPorts& ports_;
+  ForwardingShared& shared_;
+  BufferStore buffers_;
+  std::map<uint64_t, Peer> peers_;
+  uint64_t next_peer_id_ = 1;
+  bool generation_valid_ = false;
+  uint64_t generation_id_ = 0;
+  AgentCounters counters_;
+  std::vector<ForwardingThread*> threads_;
+
+  std::unique_ptr<AgentSinks> sinks_;
+  std::unique_ptr<dp::ForwardingContext> ctx_;
+  std::vector<ToController> local_packet_ins_;
+  std::unique_ptr<Packet> scratch_;
+};
+
+}  // namespace flowlab::sw

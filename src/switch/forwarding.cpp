@@ -1,0 +1,205 @@
+// ForwardingThread (see the design comment in forwarding.h).
+#include "switch/forwarding.h"
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/clock.h"
+#include "core/log.h"
+
+namespace flowlab::sw {
+
+ForwardingThread::ForwardingThread(unsigned index, dp::Datapath& dp, SwitchPorts& ports,
+                                   std::vector<size_t> rx_ports, ForwardingShared& shared,
+                                   size_t to_controller_capacity)
+    : index_(index),
+      dp_(dp),
+      ports_(ports),
+      rx_ports_(std::move(rx_ports)),
+      shared_(shared),
+      ring_(to_controller_capacity) {
+  ctx_ = std::make_unique<dp::ForwardingContext>(dp_, *this, *this);
+  for (size_t i = 0; i < PacketBatch::kMax; ++i) rx_bufs_.push_back(std::make_unique<Packet>());
+  uint32_t max_no = 0;
+  for (size_t i = 0; i < ports_.size(); ++i) max_no = std::max(max_no, ports_.at(i).port_no);
+  port_index_by_no_.assign(max_no + 1, -1);
+  staging_.resize(ports_.size());
+  for (size_t i = 0; i < ports_.size(); ++i) {
+    port_index_by_no_[ports_.at(i).port_no] = int32_t(i);
+    staging_[i].port = &ports_.at(i);
+  }
+}
+
+ForwardingThread::~ForwardingThread() { stop(); }
+
+Status ForwardingThread::setup_epoll() {
+  if (epoll_fd_.valid()) return ok_status();
+  epoll_fd_.reset(epoll_create1(EPOLL_CLOEXEC));
+  if (!epoll_fd_.valid()) return fail("forwarding thread {}: epoll_create1: {}", index_, std::strerror(errno));
+  stop_fd_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!stop_fd_.valid()) return fail("forwarding thread {}: eventfd: {}", index_, std::strerror(errno));
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = ~uint64_t(0);
+  if (epoll_ctl(epoll_fd_.get(), EPOLL_CTL_ADD, stop_fd_.get(), &ev) != 0)
+    return fail("forwarding thread {}: epoll_ctl: {}", index_, std::strerror(errno));
+  for (size_t pi : rx_ports_) {
+    int fd = ports_.at(pi).port->poll_fd();
+    if (fd < 0) continue;
+    ev.events = EPOLLIN;
+    ev.data.u64 = pi;
+    if (epoll_ctl(epoll_fd_.get(), EPOLL_CTL_ADD, fd, &ev) != 0)
+      return fail("forwarding thread {}: cannot poll port {}: {}", index_, ports_.at(pi).port->name(),
+                  std::strerror(errno));
+  }
+  return ok_status();
+}
+
+Status ForwardingThread::start() {
+  FLOWLAB_TRY(setup_epoll());
+  stopping_.store(false);
+  thread_ = std::thread([this] { run(); });
+  return ok_status();
+}
+
+void ForwardingThread::stop() {
+  stopping_.store(true);
+  if (stop_fd_.valid()) {
+    uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = ::write(stop_fd_.get(), &one, sizeof one);
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void ForwardingThread::run() {
+  log::debug("switch", "forwarding thread {} started with {} port(s)", index_, rx_ports_.size());
+  while (!stopping_.load(std::memory_order_relaxed)) poll_once(100);
+  log::debug("switch", "forwarding thread {} stopped", index_);
+}
+
+size_t ForwardingThread::poll_once(int timeout_ms) {
+  if (!setup_epoll().ok()) return 0;
+  epoll_event evs[16];
+  int n = epoll_wait(epoll_fd_.get(), evs, 16, timeout_ms);
+  size_t total = 0;
+  for (int i = 0; i < n; ++i) {
+    if (evs[i].data.u64 == ~uint64_t(0)) continue;  // stop
+    total += receive_from(size_t(evs[i].data.u64));
+  }
+  wake_agent_if_needed();
+  return total;
+}
+
+size_t ForwardingThread::receive_from(size_t pi) {
+  SwitchPort& sp = ports_.at(pi);
+  size_t total = 0;
+  for (size_t round = 0; round < kBatchesPerWake; ++round) {
+    rx_batch_.clear();
+    for (auto& b : rx_bufs_) rx_batch_.pkts.push_back(b.get());
+    size_t n = sp.port->rx_batch(rx_batch_, PacketBatch::kMax);
+    if (n == 0) break;
+    total += n;
+    counters_.rx_batches.fetch_add(1, std::memory_order_relaxed);
+    counters_.rx_packets.fetch_add(n, std::memory_order_relaxed);
+    uint32_t cfg = sp.config.load(std::memory_order_relaxed);
+    if (cfg & (of::port_config::kNoRecv | of::port_config::kPortDown)) {
+      sp.config_drops.fetch_add(n, std::memory_order_relaxed);
+    } else if (shared_.standalone.load(std::memory_order_relaxed)) {
+      forward_standalone(rx_batch_);
+    } else {
+      dp_.process_batch(*ctx_, rx_batch_, monotonic_ns());
+    }
+    flush_all();
+    if (n < PacketBatch::kMax) break;
+  }
+  return total;
+}
+
+// Learning bridge: learn source MAC -> in_port, send to the learned port or flood.
+void ForwardingThread::forward_standalone(PacketBatch& batch) {
+  for (Packet* p : batch.pkts) {
+    if (p->size() < 14) continue;
+    counters_.standalone_packets.fetch_add(1, std::memory_order_relaxed);
+    const uint8_t* d = p->data();
+    uint64_t dst = load_be32(d) * 0x10000ull + load_be16(d + 4);
+    uint64_t src = load_be32(d + 6) * 0x10000ull + load_be16(d + 10);
+    shared_.macs.learn(src, p->in_port);
+    uint32_t out = (dst >> 40) & 1 ? MacTable::kUnknown : shared_.macs.lookup(dst);
+    if (out != MacTable::kUnknown) {
+      if (out != p->in_port) output(*p, out, 0);
+      continue;
+    }
+    for (size_t i = 0; i < ports_.size(); ++i) {
+      uint32_t no = ports_.at(i).port_no;
+      if (no != p->in_port) output(*p, no, 0);
+    }
+  }
+}
+
+ForwardingThread::Staging* ForwardingThread::staging_for(uint32_t port_no) {
+  if (port_no >= port_index_by_no_.size()) return nullptr;
+  int32_t i = port_index_by_no_[port_no];
+  return i < 0 ? nullptr : &staging_[size_t(i)];
+}
+
+void ForwardingThread::output(const Packet& pkt, uint32_t port_no, uint32_t) {
+  Staging* s = staging_for(port_no);
+  if (!s) {
+    counters_.output_dropped.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  if (s->port->config.load(std::memory_order_relaxed) & (of::port_config::kNoFwd | of::port_config::kPortDown)) {
+    s->port->config_drops.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  if (s->batch.full()) flush(*s);
+  size_t k = s->batch.size();
+  if (k == s->bufs.size()) s->bufs.push_back(std::make_unique<Packet>());  // warm-up only
+  Packet& dst = *s->bufs[k];
+  if (!dst.assign(pkt.data(), pkt.size())) {
+    counters_.output_dropped.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  dst.offload = pkt.offload;
+  dst.in_port = pkt.in_port;
+  if (k == 0) dirty_.push_back(s);
+  s->batch.pkts.push_back(&dst);
+}
+
+void ForwardingThread::flush(Staging& s) {
+  if (s.batch.size() == 0) return;
+  s.port->port->tx_batch(s.batch);  // the port counts what it could not send
+  s.batch.clear();
+}
+
+void ForwardingThread::flush_all() {
+  for (Staging* s : dirty_) flush(*s);
+  dirty_.clear();
+}
+
+void ForwardingThread::packet_in(const dp::PacketInInfo& info, const Packet& pkt) {
+  const SwitchPort* sp = ports_.find(info.in_port);
+  if (sp && (sp->config.load(std::memory_order_relaxed) & of::port_config::kNoPacketIn)) return;
+  ToController item;
+  item.info = info;
+  item.data.assign(pkt.data(), pkt.data() + pkt.size());
+  item.offload = pkt.offload;
+  if (ring_.try_push(item)) {
+    counters_.to_controller_queued.fetch_add(1, std::memory_order_relaxed);
+    queued_to_controller_ = true;
+  } else {
+    counters_.to_controller_dropped.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void ForwardingThread::wake_agent_if_needed() {
+  if (!queued_to_controller_) return;
+  queued_to_controller_ = false;
+  if (!shared_.agent_wake_pending.exchange(true, std::memory_order_acq_rel) && shared_.wake_agent)
+    shared_.wake_agent();
+}
+
+}  // namespace flowlab::sw

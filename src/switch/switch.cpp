@@ -1,0 +1,327 @@
+// Switch (see switch.h): wiring of ports, datapath, forwarding threads, agent
+// and OpenFlow connections; one log line per connection and port change.
+#include "switch/switch.h"
+
+#include <asio/io_context.hpp>
+#include <asio/post.hpp>
+#include <asio/steady_timer.hpp>
+#include <map>
+
+#include "channel/connector.h"
+#include "channel/listener.h"
+#include "core/clock.h"
+#include "core/log.h"
+#include "switch/agent.h"
+#include "switch/forwarding.h"
+#include "switch/switch_ports.h"
+
+namespace flowlab::sw {
+
+namespace {
+
+std::string version_name(uint8_t v) { return v == of::kOf10 ? "OpenFlow 1.0" : v == of::kOf13 ? "OpenFlow 1.3" : fmt::format("version {}", v); }
+
+std::string offload_summary(const PortCapabilities& c) {
+  if (!c.vnet_hdr) return "none";
+  std::string s;
+  auto add = [&](bool on, const char* n) {
+    if (!on) return;
+    if (!s.empty()) s += ",";
+    s += n;
+  };
+  add(c.csum, "csum");
+  add(c.tso4, "tso4");
+  add(c.tso6, "tso6");
+  add(c.uso, "uso");
+  return s.empty() ? "vnet-hdr" : s;
+}
+
+}  // namespace
+
+struct Switch::Impl {
+  SwitchOptions opts;
+  Switch* owner = nullptr;
+  std::unique_ptr<SwitchPorts> ports;
+  std::unique_ptr<dp::Datapath> dp;
+  ForwardingShared shared;
+  std::vector<std::unique_ptr<ForwardingThread>> threads;
+  std::unique_ptr<Agent> agent;
+
+  asio::io_context io;
+  std::unique_ptr<asio::steady_timer> fast_timer, slow_timer;
+  std::vector<std::unique_ptr<channel::Listener>> listeners;
+  std::vector<std::unique_ptr<channel::Connector>> connectors;
+  std::vector<bool> connector_failing;           // log only the first failure in a row
+  std::map<channel::Connection*, std::pair<uint64_t, channel::ConnectionPtr>> conns;  // -> peer id
+  std::thread io_thread;
+  bool started = false, stopped = false;
+  bool standalone_logged = false;
+
+  channel::ConnectionOptions conn_options(const std::string& name) const {
+    channel::ConnectionOptions o;
+    o.versions.clear();
+    if (opts.version_bitmap & (1u << of::kOf13)) o.versions.push_back(of::kOf13);
+    if (opts.version_bitmap & (1u << of::kOf10)) o.versions.push_back(of::kOf10);
+    o.echo_interval = std::chrono::milliseconds(opts.echo_interval_ms);
+    o.dead_peer_timeout = std::chrono::milliseconds(opts.echo_interval_ms * 3);
+    o.name = name;
+    return o;
+  }
+
+  void update_standalone() {
+    bool on = opts.fail_mode == FailMode::kStandalone && !agent->has_controller();
+    bool was = shared.standalone.exchange(on);
+    if (on != was || !standalone_logged) {
+      standalone_logged = true;
+      if (on) log::info("switch", "{}: no controller connected, fail-mode standalone: acting as a learning switch", opts.name);
+      else if (was) log::info("switch", "{}: controller connected, leaving standalone mode", opts.name);
+    }
+  }
+
+  void attach(channel::ConnectionPtr conn, bool service, std::string label) {
+    channel::Connection* raw = conn.get();
+    conns[raw] = {0, conn};
+    channel::Connection::Handlers h;
+    h.on_ready = [this, service, label](channel::Connection& c) {
+      std::weak_ptr<channel::Connection> weak = c.shared_from_this();
+      uint64_t id = agent->add_peer(c.version(), service, label, [weak](of::Message m) {
+        if (auto sp = weak.lock()) (void)sp->send(std::move(m));
+      });
+      conns[&c].first = id;
+      owner->connected_.fetch_add(1);
+      log::info("switch", "{}: {} {} connected ({})", opts.name, service ? "client" : "controller", label,
+                version_name(c.version()));
+      update_standalone();
+    };
+    h.on_message = [this](channel::Connection& c, of::Message& m, ByteSpan raw_msg) {
+      auto it = conns.find(&c);
+      if (it == conns.end() || it->second.first == 0) return;
+      agent->handle(it->second.first, m, raw_msg);
+    };
+    h.on_close = [this, service, label](channel::Connection& c, const std::string& reason) {
+      auto it = conns.find(&c);
+      if (it == conns.end()) return;
+      uint64_t id = it->second.first;
+      if (id != 0) {
+        agent->remove_peer(id);
+        owner->connected_.fetch_sub(1);
+        if (!stopped)
+          log::info("switch", "{}: {} {} disconnected: {}", opts.name, service ? "client" : "controller", label, reason);
+      } else if (!service && !stopped) {
+        log::info("switch", "{}: controller {} closed before negotiating: {}", opts.name, label, reason);
+      }
+      // Drop our reference later: the connection is inside its own handler now.
+      channel::ConnectionPtr keep = std::move(it->second.second);
+      conns.erase(it);
+      asio::post(io, [keep] {});
+      update_standalone();
+    };
+    conn->set_handlers(std::move(h));
+    conn->start();
+  }
+
+  void drain_packet_ins() {
+    shared.agent_wake_pending.store(false, std::memory_order_release);
+    for (auto& t : threads) {
+      for (int budget = 4096; budget > 0; --budget) {
+        auto item = t->to_controller().try_pop();
+        if (!item) break;
+        agent->deliver_packet_in(std::move(*item));
+      }
+    }
+  }
+
+  void poll_links() {
+    for (size_t i : ports->poll_links()) {
+      const SwitchPort& sp = ports->at(i);
+      log::info("switch", "{}: port {} ({}): link {}", opts.name, sp.port->name(), sp.port_no,
+                sp.link_up.load() ? "up" : "down");
+      if (!sp.link_up.load()) shared.macs.forget_port(sp.port_no);
+      agent->port_changed(i, of::PortStatusReason::kModify);
+    }
+  }
+
+  void arm_fast() {
+    fast_timer->expires_after(std::chrono::milliseconds(100));
+    fast_timer->async_wait([this](std::error_code ec) {
+      if (ec || stopped) return;
+      drain_packet_ins();
+      arm_fast();
+    });
+  }
+  void arm_slow() {
+    slow_timer->expires_after(std::chrono::milliseconds(500));
+    slow_timer->async_wait([this](std::error_code ec) {
+      if (ec || stopped) return;
+      agent->expire(monotonic_ns());
+      poll_links();
+      arm_slow();
+    });
+  }
+};
+
+Switch::Switch(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) { impl_->owner = this; }
+
+Switch::~Switch() { stop(); }
+
+Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts) {
+  std::vector<std::unique_ptr<Port>> ports;
+  for (const auto& ps : opts.ports) {
+    std::string spec = ps.tap ? "tap:" + ps.ifname : ps.ifname;
+    auto p = open_port(spec);
+    if (!p.ok()) return fail("--port {}: {}", spec, p.error().message);
+    (*p)->set_port_no(ps.port_no);
+    ports.push_back(std::move(*p));
+  }
+  return create(opts, std::move(ports));
+}
+
+Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts, std::vector<std::unique_ptr<Port>> ports) {
+  auto impl = std::make_unique<Impl>();
+  Impl& d = *impl;
+  d.opts = opts;
+  for (const auto& p : ports)
+    if (p->port_no() == 0 || p->port_no() >= of::port::kMax)
+      return fail("port {}: no OpenFlow port number", p->name());
+  d.ports = std::make_unique<SwitchPorts>(std::move(ports));
+  dp::DatapathConfig cfg;
+  cfg.of10 = !(opts.version_bitmap & (1u << of::kOf13));
+  cfg.n_tables = cfg.of10 ? 1 : opts.n_tables;
+  d.dp = std::make_unique<dp::Datapath>(cfg, d.ports.get());
+  d.agent = std::make_unique<Agent>(opts, *d.dp, *d.ports, d.shared);
+
+  // Forwarding threads: port i is received by thread i % N.
+  size_t n = std::max<size_t>(1, std::min<size_t>(opts.threads, d.ports->size()));
+  std::vector<std::vector<size_t>> assign(n);
+  for (size_t i = 0; i < d.ports->size(); ++i) assign[i % n].push_back(i);
+  std::vector<ForwardingThread*> raw;
+  for (size_t t = 0; t < n; ++t) {
+    d.threads.push_back(std::make_unique<ForwardingThread>(unsigned(t), *d.dp, *d.ports, assign[t], d.shared,
+                                                           opts.to_controller_queue));
+    raw.push_back(d.threads.back().get());
+  }
+  d.agent->set_forwarding_threads(raw);
+  Impl* ip = &d;
+  d.shared.wake_agent = [ip] { asio::post(ip->io, [ip] { ip->drain_packet_ins(); }); };
+
+  // Listeners bind now, so a busy TCP port is reported before anything starts.
+  for (const auto& l : opts.listeners) {
+    channel::Endpoint ep;
+    ep.passive = true;
+    ep.host = l.host;
+    ep.port = l.port;
+    auto lis = channel::Listener::open(
+        d.io, ep, d.conn_options(opts.name + " " + l.text),
+        [ip, text = l.text](channel::ConnectionPtr c) {
+          std::string label = fmt::format("{} ({})", c->peer(), text);
+          ip->attach(std::move(c), true, label);
+        });
+    if (!lis.ok()) return fail("--listen {}: {}", l.text, lis.error().message);
+    d.listeners.push_back(std::move(*lis));
+  }
+  return std::unique_ptr<Switch>(new Switch(std::move(impl)));
+}
+
+Status Switch::start() {
+  Impl& d = *impl_;
+  if (d.started) return ok_status();
+  d.started = true;
+  for (size_t i = 0; i < d.ports->size(); ++i) {
+    const SwitchPort& sp = d.ports->at(i);
+    log::info("switch", "{}: port {} added as OpenFlow port {} (link {}, offloads {})", d.opts.name, sp.port->name(),
+              sp.port_no, sp.link_up.load() ? "up" : "down", offload_summary(sp.port->capabilities()));
+  }
+  for (auto& t : d.threads) FLOWLAB_TRY(t->start());
+  Impl* ip = &d;
+  for (size_t i = 0; i < d.opts.controllers.size(); ++i) {
+    const auto& c = d.opts.controllers[i];
+    channel::Endpoint ep;
+    ep.host = c.host;
+    ep.port = c.port;
+    channel::BackoffOptions bo;
+    bo.max = std::chrono::milliseconds(d.opts.reconnect_max_ms);
+    d.connector_failing.push_back(false);
+    d.connectors.push_back(std::make_unique<channel::Connector>(
+        d.io, ep, d.conn_options(d.opts.name + " -> " + c.text),
+        [ip, i, text = c.text](channel::ConnectionPtr conn) {
+          ip->connector_failing[i] = false;
+          ip->attach(std::move(conn), false, text);
+        },
+        bo, channel::TlsConfig{},
+        [ip, i, text = c.text](const std::string& reason, std::chrono::milliseconds next) {
+          if (ip->stopped) return;
+          if (!ip->connector_failing[i]) {
+            log::info("switch", "{}: controller {} unreachable ({}), retrying with backoff", ip->opts.name, text, reason);
+            ip->connector_failing[i] = true;
+          } else {
+            log::debug("switch", "{}: controller {} unreachable ({}), next try in {} ms", ip->opts.name, text, reason,
+                       next.count());
+          }
+        }));
+  }
+  for (auto& l : d.listeners) l->start();
+  for (auto& c : d.connectors) c->start();
+  d.fast_timer = std::make_unique<asio::steady_timer>(d.io);
+  d.slow_timer = std::make_unique<asio::steady_timer>(d.io);
+  asio::post(d.io, [ip] {
+    ip->update_standalone();
+    ip->arm_fast();
+    ip->arm_slow();
+  });
+  d.io_thread = std::thread([ip] {
+    ip->io.run();
+  });
+  std::string ctl;
+  for (const auto& c : d.opts.controllers) ctl += (ctl.empty() ? "" : ",") + c.text;
+  std::string lis;
+  for (size_t i = 0; i < d.listeners.size(); ++i)
+    lis += fmt::format("{}ptcp:{}", lis.empty() ? "" : ",", d.listeners[i]->port());
+  log::info("switch", "{}: started, dpid {:#018x}, {} port(s), {} forwarding thread(s), fail-mode {}{}{}", d.opts.name,
+            d.opts.dpid, d.ports->size(), d.threads.size(), to_string(d.opts.fail_mode),
+            ctl.empty() ? "" : ", controllers " + ctl, lis.empty() ? "" : ", listening on " + lis);
+  return ok_status();
+}
+
+void Switch::stop() {
+  Impl& d = *impl_;
+  if (d.stopped) return;
+  d.stopped = true;
+  for (auto& t : d.threads) t->stop();
+  if (d.io_thread.joinable()) {
+    Impl* ip = &d;
+    asio::post(d.io, [ip] {
+      for (auto& c : ip->connectors) c->stop();
+      for (auto& l : ip->listeners) l->close();
+      std::vector<channel::ConnectionPtr> open;
+      for (auto& [raw, v] : ip->conns) open.push_back(v.second);
+      for (auto& c : open) c->abort("switch stopping");
+      if (ip->fast_timer) ip->fast_timer->cancel();
+      if (ip->slow_timer) ip->slow_timer->cancel();
+    });
+    // Let the aborts and cancellations run, then stop the loop.
+    asio::post(d.io, [ip] { ip->io.stop(); });
+    d.io_thread.join();
+  }
+  d.connectors.clear();
+  d.listeners.clear();
+  d.conns.clear();
+  log::info("switch", "{}: stopped", d.opts.name);
+}
+
+uint16_t Switch::listen_port(size_t i) const { return i < impl_->listeners.size() ? impl_->listeners[i]->port() : 0; }
+dp::Datapath& Switch::datapath() { return *impl_->dp; }
+SwitchPorts& Switch::ports() { return *impl_->ports; }
+bool Switch::standalone_active() const { return impl_->shared.standalone.load(); }
+
+uint64_t Switch::to_controller_queued() const {
+  uint64_t n = 0;
+  for (auto& t : impl_->threads) n += t->counters().to_controller_queued.load();
+  return n;
+}
+uint64_t Switch::to_controller_dropped() const {
+  uint64_t n = 0;
+  for (auto& t : impl_->threads) n += t->counters().to_controller_dropped.load();
+  return n;
+}
+
+}  // namespace flowlab::sw

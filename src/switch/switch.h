@@ -1,0 +1,68 @@
+// Switch: the whole userspace OpenFlow switch — ports, datapath, forwarding
+// threads, OpenFlow agent and its connections — behind create/start/stop.
+//
+//   auto sw = sw::Switch::create(opts);   // opens ports, binds --listen sockets:
+//                                         // every user error is reported here
+//   (*sw)->start();                       // forwarding threads + agent thread
+//   ...                                   // runs until
+//   (*sw)->stop();                        // joins every thread, closes every socket/ring
+//
+// Threads: ForwardingThread x N (see forwarding.h) and one agent thread that
+// runs an asio io_context: controller connections (channel::Connector with
+// reconnect/backoff), passive listeners (channel::Listener), the Agent, a
+// 100 ms timer (drain packet-ins, poll links) and a 1 s timer (timeouts).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "core/result.h"
+#include "datapath/datapath.h"
+#include "port/port.h"
+#include "switch/options.h"
+
+namespace flowlab::sw {
+
+class Agent;
+class ForwardingThread;
+class SwitchPorts;
+struct ForwardingShared;
+
+class Switch {
+ public:
+  // Opens the ports of opts.ports (numbers assigned, see validate_options) and
+  // binds the listeners. Errors name the option at fault.
+  static Result<std::unique_ptr<Switch>> create(const SwitchOptions& opts);
+  // Same with ports opened by the caller (tests: in-memory ports); each port's
+  // OpenFlow number must already be set (Port::set_port_no).
+  static Result<std::unique_ptr<Switch>> create(const SwitchOptions& opts, std::vector<std::unique_ptr<Port>> ports);
+  ~Switch();
+  Switch(const Switch&) = delete;
+  Switch& operator=(const Switch&) = delete;
+
+  Status start();
+  void stop();  // idempotent
+
+  // The bound TCP port of listener i (useful with ptcp:0).
+  uint16_t listen_port(size_t i) const;
+  dp::Datapath& datapath();
+  SwitchPorts& ports();
+  // Counters of the to-controller path, summed over forwarding threads.
+  uint64_t to_controller_queued() const;
+  uint64_t to_controller_dropped() const;
+  // Number of connected peers (controllers + service clients); any thread.
+  size_t connected_peers() const { return connected_.load(); }
+  bool standalone_active() const;
+
+  struct Impl;
+
+ private:
+  explicit Switch(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  std::atomic<size_t> connected_{0};
+};
+
+}  // namespace flowlab::sw
