@@ -1,0 +1,111 @@
+// learning-switch app (see learning_switch.h).
+#include "controller/apps/learning_switch.h"
+
+#include "controller/flows.h"
+#include "core/log.h"
+
+namespace flowlab::controller {
+
+namespace {
+
+uint64_t mac_u64(const uint8_t* m) {
+  uint64_t v = 0;
+  for (int i = 0; i < 6; ++i) v = v << 8 | m[i];
+  return v;
+}
+
+bool link_local(const uint8_t* dst, uint16_t eth_type) {
+  static constexpr uint8_t kBridgeGroup[5] = {0x01, 0x80, 0xc2, 0x00, 0x00};
+  return eth_type == 0x88cc || (std::equal(kBridgeGroup, kBridgeGroup + 5, dst) && (dst[5] & 0xf0) == 0);
+}
+
+}  // namespace
+
+void LearningSwitch::switch_connected(Datapath& dp) {
+  {
+    std::lock_guard lock(mu_);
+    tables_[dp.dpid()].clear();
+  }
+  auto st = dp.flow_mod(table_miss_to_controller(table_for(dp), of::kControllerMaxLenNoBuffer));
+  if (!st.ok()) log::warn("learning-switch", "{}: cannot install the table-miss flow: {}", dp.name(), st.error().message);
+}
+
+void LearningSwitch::switch_disconnected(Datapath& dp) {
+  std::lock_guard lock(mu_);
+  tables_.erase(dp.dpid());
+}
+
+uint32_t LearningSwitch::learned_port(uint64_t dpid, uint64_t mac) const {
+  std::lock_guard lock(mu_);
+  auto t = tables_.find(dpid);
+  if (t == tables_.end()) return 0;
+  auto e = t->second.find(mac);
+  return e == t->second.end() ? 0 : e->second;
+}
+
+void LearningSwitch::forget_mac(Datapath& dp, const uint8_t* mac) {
+  // Delete the flows towards and from the MAC, in our table.
+  for (of::OxmId id : {of::OxmId::kEthDst, of::OxmId::kEthSrc}) {
+    of::FlowMod del;
+    del.table_id = table_for(dp);
+    del.command = of::FlowModCommand::kDelete;
+    del.match.add(mac_field(id, mac));
+    auto st = dp.flow_mod(std::move(del));
+    (void)st;
+  }
+}
+
+Verdict LearningSwitch::packet_in(Datapath& dp, PacketInEvent& ev) {
+  const FlowKey& k = ev.key;
+  if (ev.pi.data.size() < 14) return Verdict::kConsumed;
+  if (link_local(k.eth_dst, k.eth_type)) return Verdict::kConsumed;  // never flooded
+  uint64_t src = mac_u64(k.eth_src), dst = mac_u64(k.eth_dst);
+  uint32_t out = 0;
+  bool moved = false;
+  {
+    std::lock_guard lock(mu_);
+    auto& table = tables_[dp.dpid()];
+    if (!(k.eth_src[0] & 1)) {
+      auto [it, inserted] = table.try_emplace(src, ev.in_port);
+      if (!inserted && it->second != ev.in_port) {
+        moved = true;
+        it->second = ev.in_port;
+      }
+    }
+    if (auto it = table.find(dst); it != table.end()) out = it->second;
+  }
+  if (moved) {
+    log::info("learning-switch", "{}: {} moved to port {}", dp.name(), MacAddr::from_u64(src).to_string(), ev.in_port);
+    forget_mac(dp, k.eth_src);
+  }
+  if (out == ev.in_port) return Verdict::kConsumed;  // would go back where it came from
+  if (out != 0) {
+    of::Match m;
+    m.add(of::OxmField::basic(of::OxmId::kInPort, ev.in_port));
+    m.add(mac_field(of::OxmId::kEthSrc, k.eth_src));
+    m.add(mac_field(of::OxmId::kEthDst, k.eth_dst));
+    for (const auto& f : ev.narrow.fields) m.add(f);
+    auto st = dp.flow_mod(make_flow(table_for(dp), 1, std::move(m), {of::Action::output(out)}, idle_timeout_));
+    if (!st.ok()) log::debug("learning-switch", "{}: flow-mod refused: {}", dp.name(), st.error().message);
+  }
+  auto st = dp.packet_out(packet_out_for(ev, {of::Action::output(out ? out : of::port::kFlood)}));
+  if (!st.ok()) log::debug("learning-switch", "{}: packet-out refused: {}", dp.name(), st.error().message);
+  return Verdict::kConsumed;
+}
+
+Verdict LearningSwitch::port_status(Datapath& dp, const of::PortStatus& ps) {
+  bool gone = ps.reason == uint8_t(of::PortStatusReason::kDelete) || (ps.desc.state & of::port_state::kLinkDown);
+  if (!gone) return Verdict::kContinue;
+  std::lock_guard lock(mu_);
+  auto& table = tables_[dp.dpid()];
+  std::erase_if(table, [&](const auto& e) { return e.second == ps.desc.port_no; });
+  of::FlowMod del;
+  del.table_id = table_for(dp);
+  del.command = of::FlowModCommand::kDelete;
+  del.out_port = ps.desc.port_no;
+  auto st = dp.flow_mod(std::move(del));
+  (void)st;
+  return Verdict::kContinue;
+}
+
+}  // namespace flowlab::controller

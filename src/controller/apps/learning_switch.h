@@ -1,0 +1,40 @@
+// learning-switch: Ryu's simple_switch_13 behaviour, for OpenFlow 1.3 and 1.0.
+//
+// On switch-up: table-miss to CONTROLLER, no buffering. Each packet-in: learn
+// (dpid, src MAC) -> in_port; known destination: install in_port,eth_src,eth_dst
+// -> output at priority 1 with an idle timeout, and packet-out; unknown: flood.
+// Beyond simple_switch_13: learned flows time out when idle (default 60 s); a MAC
+// seen on a new port (a move) deletes the flows to and from it; a port that goes
+// down or away forgets its MACs; LLDP and 01:80:c2:00:00:0x (bridge link-local)
+// frames are never flooded. Consumes packet-ins.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+#include "controller/app.h"
+
+namespace flowlab::controller {
+
+class LearningSwitch : public App {
+ public:
+  explicit LearningSwitch(uint16_t idle_timeout = 60) : idle_timeout_(idle_timeout) {}
+  std::string_view name() const override { return "learning-switch"; }
+  void switch_connected(Datapath& dp) override;
+  void switch_disconnected(Datapath& dp) override;
+  Verdict packet_in(Datapath& dp, PacketInEvent& ev) override;
+  Verdict port_status(Datapath& dp, const of::PortStatus& ps) override;
+
+  // For tests and stats: the learned port of `mac` on `dpid`, 0 if unknown.
+  uint32_t learned_port(uint64_t dpid, uint64_t mac) const;
+
+ private:
+  void forget_mac(Datapath& dp, const uint8_t* mac);
+  uint16_t idle_timeout_;
+  mutable std::mutex mu_;
+  std::unordered_map<uint64_t, std::unordered_map<uint64_t, uint32_t>> tables_;  // dpid -> mac -> port
+};
+
+}  // namespace flowlab::controller

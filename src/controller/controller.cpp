@@ -1,0 +1,351 @@
+// Controller runtime (see controller.h): handshake, event dispatch, stats, shutdown.
+//
+// Shutdown invariant: every connection is aborted on its own thread (which
+// releases its handlers and with them the Datapath), listeners, connectors,
+// timers and signal sets are closed, and only then do the io_contexts run out of
+// work and return; nothing is left pending, so nothing leaks.
+#include "controller/controller.h"
+
+#include <atomic>
+#include <csignal>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include <asio.hpp>
+#include <nlohmann/json.hpp>
+
+#include "channel/connector.h"
+#include "channel/listener.h"
+#include "core/clock.h"
+#include "core/log.h"
+#include "openflow/codec.h"
+
+namespace flowlab::controller {
+
+namespace {
+
+std::string port_name(uint32_t no) {
+  if (no == of::port::kLocal) return "LOCAL";
+  return std::to_string(no);
+}
+
+std::string version_name(uint8_t v) {
+  if (v == of::kOf13) return "OpenFlow 1.3";
+  if (v == of::kOf10) return "OpenFlow 1.0";
+  return fmt::format("OpenFlow 0x{:02x}", v);
+}
+
+}  // namespace
+
+struct Controller::State {
+  ControllerOptions opts;
+  std::vector<std::unique_ptr<App>> apps;
+  ControllerStats stats;
+  std::vector<std::unique_ptr<asio::io_context>> ios;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;
+  std::vector<std::unique_ptr<channel::Listener>> listeners;
+  std::vector<std::unique_ptr<channel::Connector>> connectors;
+  std::unique_ptr<asio::signal_set> signals;
+  std::unique_ptr<asio::steady_timer> stats_timer;
+  std::atomic<size_t> next_io{0};
+  std::atomic<bool> stopping{false};
+  std::mutex conns_mu;
+  std::vector<std::weak_ptr<channel::Connection>> conns;
+  std::mutex reload_mu;
+
+  asio::io_context& pick() { return *ios[next_io++ % ios.size()]; }
+
+  // ---- events ----
+  template <typename F>
+  void dispatch(EventKind kind, F&& f) {
+    uint64_t t0 = monotonic_ns();
+    for (auto& app : apps)
+      if (f(*app) == Verdict::kConsumed) break;
+    stats.handling[size_t(kind)].record(monotonic_ns() - t0);
+  }
+
+  void switch_up(Datapath& dp) {
+    dp.set_up(true);
+    stats.switches_connected++;
+    stats.switches_seen++;
+    std::string ports;
+    for (const auto& [no, p] : dp.ports()) ports += fmt::format(" {}({})", port_name(no), p.name);
+    log::info("controller", "switch up: {} {} from {}, {} tables, {} buffers, {} ports:{}", dp.name(),
+              version_name(dp.version()), dp.connection().peer(), dp.n_tables(), dp.n_buffers(), dp.ports().size(),
+              ports);
+    uint64_t t0 = monotonic_ns();
+    for (auto& app : apps) app->switch_connected(dp);
+    stats.handling[size_t(EventKind::kSwitchConnected)].record(monotonic_ns() - t0);
+  }
+
+  void switch_down(Datapath& dp, const std::string& reason) {
+    if (!dp.up()) {
+      log::info("controller", "connection from {} closed before the handshake finished: {}", dp.connection().peer(),
+                reason);
+      return;
+    }
+    dp.set_up(false);
+    stats.switches_connected--;
+    log::info("controller", "switch down: {} ({})", dp.name(), reason);
+    uint64_t t0 = monotonic_ns();
+    for (auto& app : apps) app->switch_disconnected(dp);
+    stats.handling[size_t(EventKind::kSwitchDisconnected)].record(monotonic_ns() - t0);
+    dp.drop_callbacks();
+  }
+
+  void on_packet_in(Datapath& dp, const of::Message& m) {
+    stats.packet_in_received++;
+    if (!dp.up()) {
+      stats.packet_in_dropped++;
+      return;
+    }
+    const auto& pi = m.as<of::PacketIn>();
+    PacketInEvent ev{m, pi, 0, {}, {}, {}};
+    if (const auto* f = pi.match.find(of::OxmId::kInPort)) ev.in_port = uint32_t(f->value_u64());
+    extract_flow_key(pi.data.data(), pi.data.size(), ev.in_port, 0, 0, ev.key, ev.layers);
+    uint64_t before = dp.sent_count();
+    dispatch(EventKind::kPacketIn, [&](App& a) { return a.packet_in(dp, ev); });
+    if (dp.sent_count() > before) stats.packet_in_answered++;
+    else stats.packet_in_dropped++;
+  }
+
+  void on_message(Datapath& dp, of::Message& m) {
+    switch (m.type()) {
+      case of::MsgType::kPacketIn: on_packet_in(dp, m); return;
+      case of::MsgType::kFeaturesReply: {
+        dp.set_features(m.as<of::FeaturesReply>());
+        if (dp.version() >= of::kOf13) {
+          auto r = dp.multipart(of::PortDescRequest{}, [this, ports = std::vector<of::PortDesc>()](
+                                                           Datapath& dp, const of::Message& reply) mutable {
+            if (reply.is<of::MultipartReply>() && std::holds_alternative<of::PortDescReply>(reply.as<of::MultipartReply>().body)) {
+              const auto& part = std::get<of::PortDescReply>(reply.as<of::MultipartReply>().body);
+              ports.insert(ports.end(), part.ports.begin(), part.ports.end());
+              if (reply.as<of::MultipartReply>().flags & of::kMultipartMore) return;
+            } else {
+              log::warn("controller", "{}: port-desc request failed; continuing without the port list", dp.name());
+            }
+            dp.set_ports(ports);
+            if (!dp.up()) switch_up(dp);
+          });
+          if (!r.ok()) log::warn("controller", "{}: {}", dp.name(), r.error().message);
+        } else if (!dp.up()) {
+          switch_up(dp);
+        }
+        return;
+      }
+      case of::MsgType::kPortStatus: {
+        const auto& ps = m.as<of::PortStatus>();
+        dp.update_port(ps);
+        static constexpr const char* kReasons[] = {"added", "deleted", "modified"};
+        log::info("controller", "{}: port {}({}) {}{}", dp.name(), port_name(ps.desc.port_no), ps.desc.name,
+                  ps.reason < 3 ? kReasons[ps.reason] : "changed",
+                  ps.desc.state & of::port_state::kLinkDown ? ", link down" : "");
+        if (dp.up()) dispatch(EventKind::kPortStatus, [&](App& a) { return a.port_status(dp, ps); });
+        return;
+      }
+      case of::MsgType::kFlowRemoved:
+        if (dp.up()) dispatch(EventKind::kFlowRemoved, [&](App& a) { return a.flow_removed(dp, m.as<of::FlowRemoved>()); });
+        return;
+      case of::MsgType::kError: {
+        uint64_t t0 = monotonic_ns();
+        if (dp.deliver_reply(m)) {
+          stats.handling[size_t(EventKind::kError)].record(monotonic_ns() - t0);
+          return;
+        }
+        const auto& e = m.as<of::ErrorMsg>();
+        log::warn("controller", "{}: error from switch: type {} code {} (xid {})", dp.name(), e.type, e.code, m.xid);
+        dispatch(EventKind::kError, [&](App& a) { return a.error(dp, m, e); });
+        return;
+      }
+      case of::MsgType::kMultipartReply:
+      case of::MsgType::kBarrierReply: {
+        uint64_t t0 = monotonic_ns();
+        dp.deliver_reply(m);
+        stats.handling[size_t(EventKind::kMultipartReply)].record(monotonic_ns() - t0);
+        return;
+      }
+      default:
+        dp.deliver_reply(m);
+        return;
+    }
+  }
+
+  void adopt(const channel::ConnectionPtr& conn) {
+    auto dp = std::make_shared<Datapath>(conn, stats);
+    channel::Connection::Handlers h;
+    h.on_ready = [](channel::Connection& c) {
+      auto r = c.send(of::make_message(0, 0, of::FeaturesRequest{}));
+      if (!r.ok()) c.close(r.error().message);
+    };
+    h.on_message = [this, dp](channel::Connection&, of::Message& m, ByteSpan) { on_message(*dp, m); };
+    h.on_close = [this, dp](channel::Connection&, const std::string& reason) { switch_down(*dp, reason); };
+    conn->set_handlers(std::move(h));
+    {
+      std::lock_guard lock(conns_mu);
+      std::erase_if(conns, [](const auto& w) { return w.expired(); });
+      conns.push_back(conn);
+    }
+    if (stopping) {
+      conn->abort("controller stopping");
+      return;
+    }
+    conn->start();
+  }
+
+  void write_json() const {
+    if (opts.stats_json.empty()) return;
+    std::string tmp = opts.stats_json + ".tmp";
+    {
+      std::ofstream f(tmp);
+      if (!f) {
+        log::warn("controller", "cannot write stats to '{}'", tmp);
+        return;
+      }
+      f << stats.to_json().dump(2) << "\n";
+    }
+    std::rename(tmp.c_str(), opts.stats_json.c_str());
+  }
+
+  void arm_stats() {
+    auto period = opts.stats_every.count() > 0 ? opts.stats_every : std::chrono::milliseconds(1000);
+    if (opts.stats_every.count() <= 0 && opts.stats_json.empty()) return;
+    stats_timer->expires_after(period);
+    stats_timer->async_wait([this](const asio::error_code& ec) {
+      if (ec || stopping) return;
+      if (opts.stats_every.count() > 0) log::info("stats", "{}", stats.log_line());
+      write_json();
+      arm_stats();
+    });
+  }
+
+  void wait_signal(Controller* self) {
+    signals->async_wait([this, self](const asio::error_code& ec, int sig) {
+      if (ec || stopping) return;
+      if (sig == SIGHUP) {
+        log::info("controller", "SIGHUP: reloading apps");
+        auto st = self->reload();
+        if (!st.ok()) log::error("controller", "reload failed, old configuration stays: {}", st.error().message);
+        wait_signal(self);
+        return;
+      }
+      log::info("controller", "{}: shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+      shutdown();
+    });
+  }
+
+  void shutdown() {
+    if (stopping.exchange(true)) return;
+    asio::post(*ios[0], [this] {
+      log::info("controller", "stopping");
+      for (auto& l : listeners) l->close();
+      for (auto& c : connectors) c->stop();
+      if (signals) {
+        asio::error_code ec;
+        signals->cancel(ec);
+      }
+      if (stats_timer) stats_timer->cancel();
+      std::vector<std::shared_ptr<channel::Connection>> live;
+      {
+        std::lock_guard lock(conns_mu);
+        for (auto& w : conns)
+          if (auto c = w.lock()) live.push_back(std::move(c));
+        conns.clear();
+      }
+      for (auto& c : live) {
+        c->post([c] { c->abort("controller stopping"); });
+      }
+      for (auto& g : guards) g.reset();
+    });
+  }
+};
+
+Controller::Controller(ControllerOptions opts, std::vector<std::unique_ptr<App>> apps)
+    : s_(std::make_unique<State>()) {
+  s_->opts = std::move(opts);
+  s_->apps = std::move(apps);
+  int n = std::max(1, s_->opts.threads);
+  for (int i = 0; i < n; ++i) {
+    s_->ios.push_back(std::make_unique<asio::io_context>(1));
+    s_->guards.push_back(asio::make_work_guard(*s_->ios.back()));
+  }
+  uint8_t table = 0;
+  for (size_t i = 0; i < s_->apps.size(); ++i) {
+    s_->apps[i]->set_tables(table, i + 1 < s_->apps.size());
+    table = uint8_t(table + s_->apps[i]->tables_needed());
+  }
+  if (s_->opts.connection.name.empty()) s_->opts.connection.name = "controller";
+}
+
+Controller::~Controller() {
+  stop();
+  // If run() was never called, drain so connections release their handlers.
+  for (auto& io : s_->ios) {
+    io->restart();
+    io->poll();
+  }
+}
+
+Status Controller::start() {
+  auto& io0 = *s_->ios[0];
+  if (s_->opts.listen.empty() && s_->opts.connect.empty()) return fail("nothing to do: give --listen and/or --connect");
+  for (const auto& l : s_->opts.listen) {
+    FLOWLAB_ASSIGN_OR_RETURN(auto ep, channel::parse_endpoint(l));
+    if (!ep.passive) return fail("--listen '{}': expected ptcp:PORT[:IP] or pssl:PORT[:IP]", l);
+    FLOWLAB_ASSIGN_OR_RETURN(
+        auto listener,
+        channel::Listener::open(io0, ep, s_->opts.connection, [this](channel::ConnectionPtr c) { s_->adopt(c); },
+                                s_->opts.tls, [this]() -> asio::io_context& { return s_->pick(); }));
+    log::info("controller", "listening on {} (port {})", l, listener->port());
+    listener->start();
+    s_->listeners.push_back(std::move(listener));
+  }
+  for (const auto& c : s_->opts.connect) {
+    FLOWLAB_ASSIGN_OR_RETURN(auto ep, channel::parse_endpoint(c));
+    if (ep.passive) return fail("--connect '{}': expected tcp:HOST:PORT or ssl:HOST:PORT", c);
+    auto& io = s_->pick();
+    auto conn = std::make_unique<channel::Connector>(
+        io, ep, s_->opts.connection, [this](channel::ConnectionPtr c) { s_->adopt(c); }, channel::BackoffOptions{},
+        s_->opts.tls, [c](const std::string& reason, std::chrono::milliseconds next) {
+          log::warn("controller", "{}: {}; retrying in {} ms", c, reason, next.count());
+        });
+    conn->start();
+    s_->connectors.push_back(std::move(conn));
+  }
+  s_->stats_timer = std::make_unique<asio::steady_timer>(io0);
+  s_->arm_stats();
+  if (s_->opts.handle_signals) {
+    s_->signals = std::make_unique<asio::signal_set>(io0, SIGINT, SIGTERM, SIGHUP);
+    s_->wait_signal(this);
+  }
+  return {};
+}
+
+void Controller::run() {
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < s_->ios.size(); ++i) threads.emplace_back([io = s_->ios[i].get()] { io->run(); });
+  s_->ios[0]->run();
+  for (auto& t : threads) t.join();
+  s_->listeners.clear();
+  s_->connectors.clear();
+  s_->write_json();
+  log::info("controller", "stopped: {}", s_->stats.log_line());
+}
+
+void Controller::stop() { s_->shutdown(); }
+
+Status Controller::reload() {
+  std::lock_guard lock(s_->reload_mu);
+  Status first;
+  for (auto& app : s_->apps) {
+    auto st = app->reload();
+    if (!st.ok() && first.ok()) first = st;
+  }
+  return first;
+}
+
+const ControllerStats& Controller::stats() const { return s_->stats; }
+uint16_t Controller::listen_port(size_t i) const { return i < s_->listeners.size() ? s_->listeners[i]->port() : 0; }
+void Controller::write_stats_json() const { s_->write_json(); }
+
+}  // namespace flowlab::controller

@@ -1,0 +1,64 @@
+// The controller runtime: listens (and/or connects) for switches, runs the
+// OpenFlow handshake (hello, features, OF1.3 port-desc), keeps one Datapath per
+// switch and dispatches events to the app stack, with statistics.
+//
+// Threads: N io_contexts, one thread each; each switch connection is placed on
+// one of them (round robin) and all its events run there. Apps are shared by
+// all threads and must guard cross-switch state themselves.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "channel/connection.h"
+#include "channel/endpoint.h"
+#include "controller/app.h"
+#include "controller/stats.h"
+#include "core/result.h"
+
+namespace asio {
+class io_context;
+}
+
+namespace flowlab::controller {
+
+struct ControllerOptions {
+  std::vector<std::string> listen;    // ptcp:6653, pssl:6653 ...
+  std::vector<std::string> connect;   // tcp:HOST:PORT to passive switches
+  channel::TlsConfig tls;
+  int threads = 1;
+  channel::ConnectionOptions connection;
+  std::chrono::milliseconds stats_every{0};  // 0 = no periodic log line
+  std::string stats_json;                    // written every stats period (or 1 s) and at exit
+  bool handle_signals = true;                // SIGINT/SIGTERM stop, SIGHUP reloads apps
+};
+
+class Controller {
+ public:
+  Controller(ControllerOptions opts, std::vector<std::unique_ptr<App>> apps);
+  ~Controller();
+  Controller(const Controller&) = delete;
+  Controller& operator=(const Controller&) = delete;
+
+  // Binds listeners and starts connectors; errors (bad endpoint, port in use) here.
+  Status start();
+  // Runs the event loops until stop() or a signal. Returns after a clean shutdown.
+  void run();
+  // Any thread.
+  void stop();
+  // Reloads every app (as on SIGHUP); returns the first error.
+  Status reload();
+
+  const ControllerStats& stats() const;
+  uint16_t listen_port(size_t i) const;  // bound port of listener i (for ptcp:0)
+  void write_stats_json() const;
+
+  struct State;
+
+ private:
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace flowlab::controller

@@ -1,0 +1,87 @@
+// Datapath handle (see datapath.h).
+#include "controller/datapath.h"
+
+#include <fmt/format.h>
+
+namespace flowlab::controller {
+
+Datapath::Datapath(channel::ConnectionPtr conn, ControllerStats& stats) : conn_(std::move(conn)), stats_(stats) {}
+
+std::string Datapath::name() const { return fmt::format("dpid {:016x}", dpid_); }
+
+Result<uint32_t> Datapath::send(of::MessageBody body, uint32_t xid) {
+  of::Message m{conn_->version(), xid, std::move(body)};
+  bool po = m.is<of::PacketOut>(), fm = m.is<of::FlowMod>();
+  auto r = conn_->send(std::move(m));
+  if (!r.ok()) {
+    stats_.send_refused++;
+    return r;
+  }
+  ++sent_;
+  stats_.messages_sent++;
+  if (po) stats_.packet_out_sent++;
+  if (fm) stats_.flow_mod_sent++;
+  return r;
+}
+
+Status Datapath::flow_mod(of::FlowMod fm) {
+  FLOWLAB_TRY(send(std::move(fm)));
+  return {};
+}
+Status Datapath::packet_out(of::PacketOut po) {
+  FLOWLAB_TRY(send(std::move(po)));
+  return {};
+}
+Status Datapath::group_mod(of::GroupMod gm) {
+  FLOWLAB_TRY(send(std::move(gm)));
+  return {};
+}
+
+Result<uint32_t> Datapath::barrier(ReplyCallback cb) {
+  uint32_t xid = conn_->next_xid();
+  if (cb) pending_[xid] = std::move(cb);
+  auto r = send(of::BarrierRequest{}, xid);
+  if (!r.ok()) pending_.erase(xid);
+  return r;
+}
+
+Result<uint32_t> Datapath::multipart(of::MultipartRequestBody body, ReplyCallback cb) {
+  uint32_t xid = conn_->next_xid();
+  if (cb) pending_[xid] = std::move(cb);
+  auto r = send(of::MultipartRequest{0, std::move(body)}, xid);
+  if (!r.ok()) pending_.erase(xid);
+  return r;
+}
+
+bool Datapath::deliver_reply(const of::Message& m) {
+  auto it = pending_.find(m.xid);
+  if (it == pending_.end()) return false;
+  bool last = !(m.is<of::MultipartReply>() && (m.as<of::MultipartReply>().flags & of::kMultipartMore));
+  if (last) {
+    ReplyCallback cb = std::move(it->second);
+    pending_.erase(it);
+    cb(*this, m);
+  } else {
+    it->second(*this, m);
+  }
+  return true;
+}
+
+void Datapath::set_features(const of::FeaturesReply& f) {
+  dpid_ = f.datapath_id;
+  n_buffers_ = f.n_buffers;
+  n_tables_ = f.n_tables;
+  if (!f.ports.empty()) set_ports(f.ports);
+}
+
+void Datapath::set_ports(const std::vector<of::PortDesc>& ports) {
+  ports_.clear();
+  for (const auto& p : ports) ports_[p.port_no] = p;
+}
+
+void Datapath::update_port(const of::PortStatus& ps) {
+  if (ps.reason == uint8_t(of::PortStatusReason::kDelete)) ports_.erase(ps.desc.port_no);
+  else ports_[ps.desc.port_no] = ps.desc;
+}
+
+}  // namespace flowlab::controller

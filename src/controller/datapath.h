@@ -1,0 +1,71 @@
+// Datapath: the controller's handle on one connected switch. Apps send through
+// it (flow-mod, packet-out, group-mod, barrier, multipart requests); replies to
+// barriers and multipart requests, and errors answering them, are delivered to
+// the callback registered with the request (matched by xid).
+// A Datapath lives on its connection's thread; call it from event handlers.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <unordered_map>
+
+#include "channel/connection.h"
+#include "controller/stats.h"
+#include "core/result.h"
+#include "openflow/message.h"
+
+namespace flowlab::controller {
+
+class Datapath {
+ public:
+  using ReplyCallback = std::function<void(Datapath&, const of::Message& reply)>;
+
+  Datapath(channel::ConnectionPtr conn, ControllerStats& stats);
+  Datapath(const Datapath&) = delete;
+  Datapath& operator=(const Datapath&) = delete;
+
+  uint64_t dpid() const { return dpid_; }
+  uint8_t version() const { return conn_->version(); }
+  bool is_of13() const { return version() == of::kOf13; }
+  uint32_t n_buffers() const { return n_buffers_; }
+  uint8_t n_tables() const { return n_tables_; }
+  const std::map<uint32_t, of::PortDesc>& ports() const { return ports_; }
+  bool up() const { return up_; }
+  std::string name() const;  // "dpid 0000000000000001"
+
+  // Any message; version and xid (when 0) are filled in. Returns the xid.
+  Result<uint32_t> send(of::MessageBody body, uint32_t xid = 0);
+  Status flow_mod(of::FlowMod fm);
+  Status packet_out(of::PacketOut po);
+  Status group_mod(of::GroupMod gm);
+  Result<uint32_t> barrier(ReplyCallback cb = {});
+  // cb runs once per reply part (flags & kMultipartMore on all but the last).
+  Result<uint32_t> multipart(of::MultipartRequestBody body, ReplyCallback cb);
+
+  channel::Connection& connection() { return *conn_; }
+  uint64_t sent_count() const { return sent_; }
+
+  // ---- used by the runtime ----
+  void set_features(const of::FeaturesReply& f);
+  void set_ports(const std::vector<of::PortDesc>& ports);
+  void update_port(const of::PortStatus& ps);
+  void set_up(bool up) { up_ = up; }
+  // Delivers a reply to its requester; false when nobody waits for this xid.
+  bool deliver_reply(const of::Message& m);
+  void drop_callbacks() { pending_.clear(); }
+
+ private:
+  channel::ConnectionPtr conn_;
+  ControllerStats& stats_;
+  uint64_t dpid_ = 0;
+  uint32_t n_buffers_ = 0;
+  uint8_t n_tables_ = 0;
+  bool up_ = false;
+  uint64_t sent_ = 0;
+  std::map<uint32_t, of::PortDesc> ports_;
+  std::unordered_map<uint32_t, ReplyCallback> pending_;
+};
+
+}  // namespace flowlab::controller

@@ -1,0 +1,51 @@
+// Controller statistics: packet-in counters and per-event handling-time
+// histograms (log2 buckets of nanoseconds), readable from any thread, printed as
+// one log line and as JSON (the lab report reads the JSON).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace flowlab::controller {
+
+// Log2 histogram: bucket i counts values in [2^i, 2^(i+1)) ns (bucket 0: < 2 ns).
+class LatencyHistogram {
+ public:
+  static constexpr int kBuckets = 40;
+  void record(uint64_t ns);
+  uint64_t count() const { return count_.load(std::memory_order_relaxed); }
+  // Approximate quantile (q in [0,1]): the geometric middle of the bucket.
+  uint64_t quantile_ns(double q) const;
+  uint64_t max_ns() const { return max_.load(std::memory_order_relaxed); }
+  uint64_t mean_ns() const;
+  nlohmann::json to_json() const;
+
+ private:
+  std::array<std::atomic<uint64_t>, kBuckets> buckets_{};
+  std::atomic<uint64_t> count_{0}, sum_{0}, max_{0};
+};
+
+enum class EventKind { kSwitchConnected, kSwitchDisconnected, kPacketIn, kPortStatus, kFlowRemoved, kError, kMultipartReply, kCount };
+const char* to_string(EventKind k);
+
+struct ControllerStats {
+  std::atomic<uint64_t> packet_in_received{0};
+  std::atomic<uint64_t> packet_in_answered{0};  // an app sent a packet-out or flow-mod for it
+  std::atomic<uint64_t> packet_in_dropped{0};   // nobody answered, or the answer was refused
+  std::atomic<uint64_t> packet_out_sent{0};
+  std::atomic<uint64_t> flow_mod_sent{0};
+  std::atomic<uint64_t> messages_sent{0};
+  std::atomic<uint64_t> send_refused{0};
+  std::atomic<uint64_t> switches_connected{0};   // now
+  std::atomic<uint64_t> switches_seen{0};        // total since start
+  std::array<LatencyHistogram, size_t(EventKind::kCount)> handling;
+
+  std::string log_line() const;
+  nlohmann::json to_json() const;
+};
+
+}  // namespace flowlab::controller
