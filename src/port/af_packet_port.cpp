@@ -13,12 +13,17 @@
 // in software when the device lacks the feature). Promiscuous mode is a
 // PACKET_MR_PROMISC membership, undone by the kernel when the socket closes.
 //
-// RX ring: TPACKET_V2, not V3. V3 packs frames into blocks and only hands a
-// block to user space when it is full or its retire timer (>= 1 ms) fires, and
-// it wakes poll() only then: a ping or a TCP ACK would wait up to the timeout,
-// which ruins RTT and TCP ack clocking. V2 has a status word per slot, wakes
-// per frame, and supports PACKET_COPY_THRESH. Both rings carry the vnet header
-// (written just in front of the MAC header, at tp_mac - 10).
+// RX ring: TPACKET_V2, not V3. Both carry the vnet header (the kernel writes
+// it just in front of the MAC header, at tp_mac - 10), so the choice is about
+// latency: V3 packs frames into blocks and hands a block to user space only
+// when it is full or its retire timer (tp_retire_blk_tov, whole milliseconds)
+// fires, and poll() is signalled per block, not per frame (kernel commits
+// f6fb8f100b80 "TPACKET_V3 flexible buffer implementation: read/poll is at a
+// block level" and da413eec729d "signal poll when block is closed rather than
+// every packet"). A ping or a lone TCP ACK would sit in an open block for up
+// to the timeout, which ruins RTT and TCP ack clocking through the switch. V2
+// has a status word per slot, wakes per frame, and supports PACKET_COPY_THRESH
+// (below). Its cost is fixed-size slots: every slot must hold a 64 KB frame.
 // Slots: default frame size 69632 B (64 KB GSO frame + tpacket2_hdr +
 // sockaddr_ll + vnet header + VLAN tags, TPACKET_ALIGNed), 15 frames per 1 MB
 // block (order-8 pages, ~4 KB slack), 32 blocks: 480 slots, 32 MB per port.
