@@ -108,8 +108,13 @@ Status AfPacketPort::setup(std::string_view ifname, const PortOptions& opts) {
   vnet_ = opts.vnet_hdr;
   if (vnet_) FLOWLAB_TRY(set_opt(fd, SOL_PACKET, PACKET_VNET_HDR, 1, "PACKET_VNET_HDR", ifname));
   FLOWLAB_TRY(set_opt(fd, SOL_PACKET, PACKET_VERSION, TPACKET_V2, "PACKET_VERSION(TPACKET_V2)", ifname));
-  FLOWLAB_TRY(set_opt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1, "PACKET_IGNORE_OUTGOING", ifname));
-  FLOWLAB_TRY(set_opt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, 1, "PACKET_QDISC_BYPASS", ifname));
+  // Either of these keeps our own transmissions out of the ring (qdisc bypass
+  // skips the taps); IGNORE_OUTGOING (Linux 4.20) also hides the host's own.
+  auto ign = set_opt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1, "PACKET_IGNORE_OUTGOING", ifname);
+  auto byp = set_opt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, 1, "PACKET_QDISC_BYPASS", ifname);
+  if (!ign.ok() && !byp.ok()) return ign;
+  if (!ign.ok()) log::warn("port", "{}", ign.error().message);
+  if (!byp.ok()) log::warn("port", "{}", byp.error().message);
   FLOWLAB_TRY(set_opt(fd, SOL_PACKET, PACKET_COPY_THRESH, 1, "PACKET_COPY_THRESH", ifname));
   FLOWLAB_TRY(set_opt(fd, SOL_PACKET, PACKET_AUXDATA, 1, "PACKET_AUXDATA", ifname));
   // Large socket buffers: 32 x 64 KB frames in flight on transmit, clones on receive.
