@@ -298,8 +298,9 @@ EncodeStatus encode_phy_port(const PortDesc& p, ByteWriter& w) {
   w.bytes(p.hw_addr.b.data(), 6);
   w.str(p.name, 16);
   w.u32(p.config);
-  // OF1.3's BLOCKED and LIVE state bits do not exist in OF1.0.
-  w.u32(p.state & ~(port_state::kBlocked | port_state::kLive));
+  // config/state bits are kept as on the wire: PORT_DOWN/NO_RECV/NO_FWD/NO_PACKET_IN
+  // and LINK_DOWN share their positions with OF1.3; the STP bits are OF1.0's own.
+  w.u32(p.state);
   w.u32(features_to_of10(p.curr));
   w.u32(features_to_of10(p.advertised));
   w.u32(features_to_of10(p.supported));

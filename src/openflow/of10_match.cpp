@@ -95,7 +95,7 @@ Result<Match, OfError> decode_match(ByteReader& r) {
     if (dl_vlan == kVlanNone10) {
       m.add(OxmField::basic(OxmId::kVlanVid, kVlanNone));
     } else if (dl_vlan > 0xfff) {
-      return unexpected(err_at(BadMatchCode::kBadValue, start + 14,
+      return unexpected(err_at(BadMatchCode::kBadValue, start + 18,
                                fmt::format("ofp_match: dl_vlan {} is not a VLAN id (0..4095 or "
                                            "0xffff)", dl_vlan)));
     } else {
@@ -104,7 +104,7 @@ Result<Match, OfError> decode_match(ByteReader& r) {
   }
   if (!(wc & kWcDlVlanPcp)) {
     if (pcp > 7)
-      return unexpected(err_at(BadMatchCode::kBadValue, start + 16,
+      return unexpected(err_at(BadMatchCode::kBadValue, start + 20,
                                fmt::format("ofp_match: dl_vlan_pcp {} > 7", pcp)));
     m.add(OxmField::basic(OxmId::kVlanPcp, pcp));
   }
