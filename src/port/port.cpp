@@ -43,9 +43,12 @@ PortStats PortCounters::snapshot() const {
 }
 
 size_t Port::tx_one(Packet& pkt) {
-  PacketBatch b;
+  thread_local PacketBatch b;  // no allocation after the first call on a thread
+  b.clear();
   b.pkts.push_back(&pkt);
-  return tx_batch(b);
+  size_t n = tx_batch(b);
+  b.clear();
+  return n;
 }
 
 Result<std::unique_ptr<Port>> open_port(std::string_view spec, const PortOptions& opts) {

@@ -111,7 +111,7 @@ class Port {
   // changed, packets may get their checksum completed in place). Returns how many
   // were accepted by the device; the rest are counted as tx drops/errors.
   virtual size_t tx_batch(PacketBatch& batch) = 0;
-  size_t tx_one(Packet& pkt);
+  size_t tx_one(Packet& pkt);  // tx_batch of one packet (packet-out, tests)
 
   // The OpenFlow port number stamped into Packet::in_port by rx_batch.
   void set_port_no(uint32_t n) { port_no_ = n; }

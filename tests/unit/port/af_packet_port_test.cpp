@@ -436,3 +436,58 @@ TEST_F(AfPacketPortTest, ForwarderCarriesPingAndTcpWithOffloadsOn) {
 
 }  // namespace
 }  // namespace flowlab
+
+namespace flowlab {
+namespace {
+
+std::string iperf_json_field(const std::string& json, const std::string& section, const std::string& field) {
+  auto pos = json.find("\"" + section + "\"");
+  if (pos == std::string::npos) return "";
+  pos = json.find("\"" + field + "\"", pos);
+  if (pos == std::string::npos) return "";
+  pos = json.find(':', pos);
+  auto end = json.find_first_of(",}\n", pos);
+  return json.substr(pos + 1, end - pos - 1);
+}
+
+TEST_F(AfPacketPortTest, ForwarderCarriesTcpOverIpv6AndSmallUdp) {
+  if (testutil::sh("which iperf3") != 0) GTEST_SKIP() << "iperf3 not installed";
+  for (auto* ns : {ns_a_.get(), ns_b_.get()}) ns->exec("sysctl -w net.ipv6.conf.all.disable_ipv6=0");
+  ASSERT_EQ(ns_a_->exec("sysctl -w net.ipv6.conf." + link_a_->host() + ".disable_ipv6=0"), 0);
+  ASSERT_EQ(ns_b_->exec("sysctl -w net.ipv6.conf." + link_b_->host() + ".disable_ipv6=0"), 0);
+  ASSERT_EQ(ns_a_->exec("ip -6 addr add fd00:201::1/64 dev " + link_a_->host() + " nodad"), 0);
+  ASSERT_EQ(ns_b_->exec("ip -6 addr add fd00:201::2/64 dev " + link_b_->host() + " nodad"), 0);
+  auto pa = open(link_a_->port());
+  auto pb = open(link_b_->port());
+  ASSERT_TRUE(pa && pb);
+  TestForwarder fwd(*pa, *pb);
+  {
+    testutil::Child server({"ip", "netns", "exec", ns_b_->name(), "iperf3", "-s", "-1", "-p", "5204"});
+    ASSERT_TRUE(testutil::wait_for([&] { return ns_b_->exec_out("ss -ltnH").find(":5204") != std::string::npos; },
+                                   3000ms));
+    std::string out = ns_a_->exec_out("timeout 20 iperf3 -6 -c fd00:201::2 -p 5204 -t 2 -J --connect-timeout 3000");
+    double bps = std::atof(iperf_json_field(out, "sum_received", "bits_per_second").c_str());
+    std::printf("[ port ] iperf3 TCP/IPv6 through test forwarder: %.2f Gbit/s (%lu GSO frames)\n", bps / 1e9,
+                (unsigned long)fwd.gso_frames.load());
+    EXPECT_GT(bps, 1e6) << out.substr(0, 1500);
+    EXPECT_GT(fwd.gso_frames.load(), 0u);
+  }
+  {
+    testutil::Child server({"ip", "netns", "exec", ns_b_->name(), "iperf3", "-s", "-1", "-p", "5205"});
+    ASSERT_TRUE(testutil::wait_for([&] { return ns_b_->exec_out("ss -ltnH").find(":5205") != std::string::npos; },
+                                   3000ms));
+    std::string out =
+        ns_a_->exec_out("timeout 20 iperf3 -u -b 0 -l 64 -c 10.201.0.2 -p 5205 -t 2 -J --connect-timeout 3000");
+    double pkts = std::atof(iperf_json_field(out, "sum", "packets").c_str());
+    double lost = std::atof(iperf_json_field(out, "sum", "lost_percent").c_str());
+    double secs = std::atof(iperf_json_field(out, "sum", "seconds").c_str());
+    std::printf("[ port ] iperf3 UDP 64 B through test forwarder: %.0f pkt/s sent, %.1f%% lost; rx drops a %lu b %lu\n",
+                secs > 0 ? pkts / secs : 0.0, lost, (unsigned long)pa->stats().rx_dropped,
+                (unsigned long)pb->stats().rx_dropped);
+    EXPECT_GT(pkts, 0) << out.substr(0, 1500);
+    EXPECT_LT(lost, 100.0);
+  }
+}
+
+}  // namespace
+}  // namespace flowlab
