@@ -203,22 +203,48 @@ void AfPacketPort::account_kernel_drops() {
     counters_.add_rx_dropped(st.tp_drops);
 }
 
-// Receives the clone the kernel queued for a TP_STATUS_COPY slot.
+// Receives the clone the kernel queued for a TP_STATUS_COPY slot. The outer
+// VLAN tag comes as PACKET_AUXDATA; the frame is read 4 bytes in so the tag can
+// be re-inserted without moving the payload.
 bool AfPacketPort::receive_copied(Packet& pkt) {
   VnetHdr vh{};
   iovec iov[2];
   int k = 0;
   if (vnet_) iov[k++] = {&vh, sizeof vh};
   pkt.reset();
-  iov[k++] = {pkt.data(), pkt.tailroom()};
+  if (pkt.tailroom() < 4) return false;
+  iov[k++] = {pkt.data() + 4, pkt.tailroom() - 4};
+  alignas(cmsghdr) char ctrl[CMSG_SPACE(sizeof(tpacket_auxdata))];
   msghdr msg{};
   msg.msg_iov = iov;
   msg.msg_iovlen = size_t(k);
+  msg.msg_control = ctrl;
+  msg.msg_controllen = sizeof ctrl;
   ssize_t n = ::recvmsg(fd_.get(), &msg, MSG_DONTWAIT | MSG_TRUNC);
   if (n < 0) return false;
-  size_t len = size_t(n) - (vnet_ ? sizeof vh : 0);
-  if ((msg.msg_flags & MSG_TRUNC) || !pkt.set_size(len)) return false;
+  size_t hdr = vnet_ ? sizeof vh : 0;
+  if (size_t(n) < hdr + 12 || (msg.msg_flags & MSG_TRUNC)) return false;
+  size_t len = size_t(n) - hdr;
+  const tpacket_auxdata* aux = nullptr;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+    if (c->cmsg_level == SOL_PACKET && c->cmsg_type == PACKET_AUXDATA)
+      aux = reinterpret_cast<const tpacket_auxdata*>(CMSG_DATA(c));
   pkt.offload = {vh.flags, vh.gso_type, vh.hdr_len, vh.gso_size, vh.csum_start, vh.csum_offset};
+  if (aux && (aux->tp_status & TP_STATUS_VLAN_VALID)) {
+    if (!pkt.set_size(len + 4)) return false;
+    uint8_t* d = pkt.data();
+    std::memmove(d, d + 4, 12);
+    uint16_t tpid = (aux->tp_status & TP_STATUS_VLAN_TPID_VALID) ? aux->tp_vlan_tpid : ETH_P_8021Q;
+    d[12] = uint8_t(tpid >> 8);
+    d[13] = uint8_t(tpid);
+    d[14] = uint8_t(aux->tp_vlan_tci >> 8);
+    d[15] = uint8_t(aux->tp_vlan_tci);
+    if (pkt.offload.needs_csum()) pkt.offload.csum_start = uint16_t(pkt.offload.csum_start + 4);
+    if (pkt.offload.hdr_len) pkt.offload.hdr_len = uint16_t(pkt.offload.hdr_len + 4);
+  } else {
+    if (!pkt.set_size(len + 4)) return false;
+    pkt.pull_front(4);
+  }
   return true;
 }
 

@@ -292,13 +292,15 @@ TEST_F(AfPacketPortTest, RingOverflowIsCountedAsDrops) {
 
 TEST_F(AfPacketPortTest, SmallRingSlotsFallBackToCopiesForBigFrames) {
   PortOptions opts;
-  opts.ring_frame_size = 2048;  // a 1514-byte frame plus headers does not fit: TP_STATUS_COPY path
+  opts.ring_frame_size = 2048;  // 3000-byte frames plus headers do not fit: TP_STATUS_COPY path
+  ASSERT_EQ(testutil::sh("ip link set " + link_a_->port() + " mtu 4000"), 0);
+  ASSERT_EQ(ns_a_->exec("ip link set " + link_a_->host() + " mtu 4000"), 0);
   auto port = open(link_a_->port(), opts);
   ASSERT_TRUE(port);
   int fd = testutil::raw_socket_in(*ns_a_, link_a_->host());
   ASSERT_GE(fd, 0);
-  std::vector<std::vector<uint8_t>> sent = {test_frame(1514, 1), test_frame(100, 2), test_frame(1518, 3, true),
-                                            test_frame(1500, 4)};
+  std::vector<std::vector<uint8_t>> sent = {test_frame(3014, 1), test_frame(100, 2), test_frame(3018, 3, true),
+                                            test_frame(1500, 4), test_frame(300, 5, true)};
   for (auto& f : sent) ASSERT_EQ(::send(fd, f.data(), f.size(), 0), ssize_t(f.size()));
   ::close(fd);
   RxHelper rx;
