@@ -98,7 +98,7 @@ Status ControllerInstance::start(const CaseEnv& env) {
                                                  argv, o, log, env.state));
   std::string port = fmt::format("sport = :{}", port_);
   return wait_until(
-      20, fmt::format("controller {} listening on 127.0.0.1:{}", spec_.name, port_),
+      90, fmt::format("controller {} listening on 127.0.0.1:{}", spec_.name, port_),
       [&] { return ss_has(env.core_ns, {"-ltn", port}); }, [&] { return exited_msg(proc_); });
 }
 

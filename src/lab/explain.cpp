@@ -15,6 +15,14 @@ using nlohmann::json;
 
 namespace {
 
+// A member object of `j`, or an empty object (never a reference to a temporary).
+const json& member(const json& j, const char* key) {
+  static const json kEmpty = json::object();
+  if (!j.is_object()) return kEmpty;
+  auto it = j.find(key);
+  return it != j.end() && it->is_object() ? *it : kEmpty;
+}
+
 double num(const json& j, const char* key, double dflt = 0) {
   if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return dflt;
   return j[key].get<double>();
@@ -125,7 +133,7 @@ std::vector<std::string> headline_metrics(const json& r) {
   if (type == "tcp-rr") return {"rtt_avg_us", "transactions_per_s"};
   if (type == "iperf2-window") {
     std::vector<std::string> m;
-    for (const auto& [k, v] : r.value("metrics", json::object()).items())
+    for (const auto& [k, v] : member(r, "metrics").items())
       if (k.rfind("gbps_", 0) == 0) m.push_back(k);
     return m;
   }
@@ -143,7 +151,7 @@ std::vector<std::string> explain_case(const json& c) {
     out.push_back(fmt::format("veth offloads: tx checksum/TSO on for {} of {} veth ends{}", on, total,
                               on ? " (the kernel hands partial checksums and 64 KB super-frames to the switch)" : ""));
   }
-  for (const auto& [n, s] : c.value("switch_counters", json::object()).items()) {
+  for (const auto& [n, s] : member(c, "switch_counters").items()) {
     auto p = sum_ports(s.value("dump_ports", ""));
     if (p.any)
       out.push_back(fmt::format("switch {}: ports received {} and sent {} packets; drops rx {} / tx {}, rx errors {}", n,
@@ -160,7 +168,7 @@ std::vector<std::string> explain_case(const json& c) {
                                 sg_drops(s.value("iptables", "")),
                                 std::strtoll(s.value("conntrack_count", "0").c_str(), nullptr, 10)));
   }
-  for (const auto& [n, st] : c.value("controller_stats", json::object()).items()) {
+  for (const auto& [n, st] : member(c, "controller_stats").items()) {
     if (st.is_null()) continue;
     std::vector<std::pair<std::string, double>> flat;
     flatten(st, "", flat);

@@ -12,6 +12,14 @@ using nlohmann::json;
 
 namespace {
 
+// A member object of `j`, or an empty object (never a reference to a temporary).
+const json& member(const json& j, const char* key) {
+  static const json kEmpty = json::object();
+  if (!j.is_object()) return kEmpty;
+  auto it = j.find(key);
+  return it != j.end() && it->is_object() ? *it : kEmpty;
+}
+
 // Test names in scenario order, case names in run order.
 std::vector<std::string> ordered(const json& doc, const char* field) {
   std::vector<std::string> out;
@@ -195,9 +203,9 @@ std::string render_html(const json& doc) {
        "<th>explanation</th></tr>";
   for (const auto& c : doc.value("cases", json::array())) {
     std::string sw, ct, ex;
-    for (const auto& [n, s] : c.value("switches", json::object()).items())
+    for (const auto& [n, s] : member(c, "switches").items())
       sw += fmt::format("{}: {}{}<br>", n, s.value("kind", ""), s.value("security_group", false) ? " + iptables SG" : "");
-    for (const auto& [n, s] : c.value("controllers", json::object()).items()) {
+    for (const auto& [n, s] : member(c, "controllers").items()) {
       std::string what = s.value("kind", "");
       for (const auto& a : s.value("apps", json::array())) what += " " + a.get<std::string>();
       if (!s.value("app_file", "").empty()) what += " " + s.value("app_file", "");
@@ -220,7 +228,7 @@ std::string render_html(const json& doc) {
       const json* r = find_result(doc, c, t);
       if (!r) continue;
       std::string ms, ex;
-      for (const auto& [k, v] : r->value("metrics", json::object()).items())
+      for (const auto& [k, v] : member(*r, "metrics").items())
         ms += html_escape(k) + " = " + (v.is_number() ? fmt_value(v.get<double>()) : html_escape(v.dump())) + "<br>";
       for (const auto& e : r->value("explain", json::array())) ex += "<li>" + html_escape(e.get<std::string>()) + "</li>";
       std::string st = r->value("status", "?");
@@ -237,7 +245,7 @@ std::string render_html(const json& doc) {
   for (const auto& c : doc.value("cases", json::array())) {
     if (!c.contains("switch_counters") && !c.contains("offload_state")) continue;
     h += "<details><summary>" + html_escape(c.value("name", "")) + "</summary>";
-    for (const auto& [n, s] : c.value("switch_counters", json::object()).items())
+    for (const auto& [n, s] : member(c, "switch_counters").items())
       for (const auto& [k, v] : s.items())
         if (v.is_string() && k != "kind")
           h += "<p>" + html_escape(n + " " + k) + "</p><pre>" + html_escape(v.get<std::string>()) + "</pre>";

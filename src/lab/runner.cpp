@@ -212,7 +212,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     topo.switches.push_back(std::make_unique<SwitchInstance>(s, switch_ports[n], kSwitchListenBase + idx++));
     rc.progress.start(fmt::format("[{}] starting {} switch {}", cs.name, to_string(s.kind), n));
     auto st = topo.switches.back()->start(env, cport);
-    if (st.ok()) st = topo.switches.back()->wait_connected(20);
+    if (st.ok()) st = topo.switches.back()->wait_connected(60);
     rc.progress.done(st.ok() ? (cport ? "connected to its controller" : "up") : "failed");
     FLOWLAB_TRY(st);
   }
