@@ -1,0 +1,153 @@
+// Meters with a fake clock: drop bands in pktps and kbps, burst, dscp remark,
+// meter-mod validation, stats/config/features, deletion removing flows.
+#include <gtest/gtest.h>
+
+#include "datapath/meters.h"
+#include "packet/checksum.h"
+#include "test_support.h"
+
+namespace flowlab::dp {
+namespace {
+
+using namespace testing;
+using of::Action;
+using of::OxmId;
+
+of::MeterMod meter(uint32_t id, uint16_t flags, std::vector<of::MeterBand> bands) {
+  of::MeterMod mm;
+  mm.meter_id = id;
+  mm.flags = flags;
+  mm.bands = std::move(bands);
+  return mm;
+}
+of::MeterBand band(of::MeterBandType t, uint32_t rate, uint32_t burst = 0, uint8_t prec = 0) {
+  of::MeterBand b;
+  b.type = t;
+  b.rate = rate;
+  b.burst_size = burst;
+  b.prec_level = prec;
+  return b;
+}
+of::FlowMod metered_flow(uint32_t meter_id, uint32_t out = 2) {
+  auto fm = add_flow(0, 1, {}, {Action::output(out)});
+  fm.instructions.insert(fm.instructions.begin(), of::Instruction::meter(meter_id));
+  return fm;
+}
+// Sends n frames spaced gap_ns apart; returns how many came out.
+size_t blast(Rig& r, const Bytes& frame, int n, uint64_t gap_ns) {
+  size_t before = r.out.sent.size();
+  for (int i = 0; i < n; ++i) {
+    r.now += gap_ns;
+    r.send(frame);
+  }
+  return r.out.sent.size() - before;
+}
+
+TEST(Meters, PktpsDropBandLimitsRateWithBurst) {
+  Rig r;
+  using namespace of::meter_flags;
+  ASSERT_TRUE(r.dp.meter_mod(meter(1, kPktps | kBurst | kStats, {band(of::MeterBandType::kDrop, 100, 10)}), r.now).ok());
+  r.add(metered_flow(1));
+  // 1000 pkt/s offered for 2 s against 100 pkt/s + a burst of 10.
+  size_t passed = blast(r, udp_frame(), 2000, 1'000'000);
+  EXPECT_GE(passed, 200u);
+  EXPECT_LE(passed, 215u);
+  auto st = r.dp.meter_stats({}, r.now);
+  ASSERT_EQ(st.stats.size(), 1u);
+  EXPECT_EQ(st.stats[0].packet_in_count, 2000u);
+  EXPECT_EQ(st.stats[0].flow_count, 1u);
+  ASSERT_EQ(st.stats[0].bands.size(), 1u);
+  EXPECT_EQ(st.stats[0].bands[0].packet_band_count, 2000u - passed);
+  EXPECT_EQ(r.dp.counters().meter_drops, 2000u - passed);
+  // Below the rate nothing is dropped.
+  r.now += 1'000'000'000;
+  EXPECT_EQ(blast(r, udp_frame(), 50, 20'000'000), 50u);
+}
+
+TEST(Meters, KbpsDropBand) {
+  Rig r;
+  ASSERT_TRUE(r.dp.meter_mod(meter(2, of::meter_flags::kKbps, {band(of::MeterBandType::kDrop, 800)}), r.now).ok());
+  r.add(metered_flow(2));
+  Bytes frame = tcp_frame("10.0.0.1", "10.0.0.2", 1, 2, 1000 - 54);
+  ASSERT_EQ(frame.size(), 1000u);
+  // 8 Mbit/s offered for 1 s against 800 kbit/s (= 100 frames/s) + 100 ms burst.
+  size_t passed = blast(r, frame, 1000, 1'000'000);
+  EXPECT_GE(passed, 100u);
+  EXPECT_LE(passed, 115u);
+}
+
+TEST(Meters, DscpRemarkRaisesDropPrecedence) {
+  Rig r;
+  using namespace of::meter_flags;
+  ASSERT_TRUE(r.dp.meter_mod(meter(3, kPktps | kBurst, {band(of::MeterBandType::kDscpRemark, 100, 5, 1)}), r.now).ok());
+  r.add(metered_flow(3));
+  Bytes af11 = FrameBuilder().eth(mac(2), mac(1)).ipv4(ip4("10.0.0.1"), ip4("10.0.0.2"), 64, 10 << 2).udp(1, 2).build();
+  EXPECT_EQ(blast(r, af11, 100, 1'000'000), 100u);  // remark never drops
+  int af11_out = 0, af12_out = 0;
+  for (const auto& s : r.out.sent) {
+    EXPECT_TRUE(csum::checksums_ok(s.data.data(), s.data.size()));
+    uint8_t dscp = s.data[15] >> 2;
+    af11_out += dscp == 10;
+    af12_out += dscp == 12;
+  }
+  EXPECT_GE(af11_out, 5);
+  EXPECT_LE(af11_out, 20);
+  EXPECT_EQ(af11_out + af12_out, 100);
+  EXPECT_EQ(remark_dscp(10, 1), 12);
+  EXPECT_EQ(remark_dscp(14, 1), 14);
+  EXPECT_EQ(remark_dscp(46, 1), 46);  // EF is not an AF class
+}
+
+TEST(Meters, HighestExceededBandApplies) {
+  Rig r;
+  using namespace of::meter_flags;
+  // Remark above 100 pkt/s, drop above 200 pkt/s; offer 1000 pkt/s.
+  ASSERT_TRUE(r.dp.meter_mod(meter(4, kPktps | kBurst, {band(of::MeterBandType::kDscpRemark, 100, 1, 1),
+                                                        band(of::MeterBandType::kDrop, 200, 1)}), r.now).ok());
+  r.add(metered_flow(4));
+  Bytes af21 = FrameBuilder().eth(mac(2), mac(1)).ipv4(ip4("10.0.0.1"), ip4("10.0.0.2"), 64, 18 << 2).udp(1, 2).build();
+  size_t passed = blast(r, af21, 1000, 1'000'000);
+  EXPECT_GE(passed, 195u);
+  EXPECT_LE(passed, 205u);
+}
+
+TEST(Meters, ModValidationConfigFeaturesAndDelete) {
+  Rig r;
+  using of::MeterModFailedCode;
+  auto err = [&](const of::MeterMod& mm) {
+    auto res = r.dp.meter_mod(mm, r.now);
+    EXPECT_FALSE(res.ok());
+    return res.ok() ? uint16_t(0xffff) : res.error().code;
+  };
+  ASSERT_TRUE(r.dp.meter_mod(meter(1, of::meter_flags::kKbps, {band(of::MeterBandType::kDrop, 1000)}), r.now).ok());
+  EXPECT_EQ(err(meter(1, of::meter_flags::kKbps, {band(of::MeterBandType::kDrop, 5)})), uint16_t(MeterModFailedCode::kMeterExists));
+  auto mod = meter(2, 0, {});
+  mod.command = of::MeterModCommand::kModify;
+  EXPECT_EQ(err(mod), uint16_t(MeterModFailedCode::kUnknownMeter));
+  EXPECT_EQ(err(meter(0, 0, {})), uint16_t(MeterModFailedCode::kInvalidMeter));
+  EXPECT_EQ(err(meter(2, 0, {band(of::MeterBandType::kDrop, 0)})), uint16_t(MeterModFailedCode::kBadRate));
+  EXPECT_EQ(err(meter(2, of::meter_flags::kKbps | of::meter_flags::kPktps, {})), uint16_t(MeterModFailedCode::kBadFlags));
+  EXPECT_EQ(err(meter(2, 0, {band(of::MeterBandType::kExperimenter, 10)})), uint16_t(MeterModFailedCode::kBadBand));
+  auto cfg = r.dp.meter_config({});
+  ASSERT_EQ(cfg.configs.size(), 1u);
+  EXPECT_EQ(cfg.configs[0].meter_id, 1u);
+  EXPECT_EQ(cfg.configs[0].bands[0].rate, 1000u);
+  auto feat = r.dp.meter_features();
+  EXPECT_EQ(feat.band_types, 6u);
+  EXPECT_GE(feat.max_meter, 1u);
+  // Modify changes the rate in place.
+  auto m2 = meter(1, of::meter_flags::kKbps, {band(of::MeterBandType::kDrop, 2000)});
+  m2.command = of::MeterModCommand::kModify;
+  ASSERT_TRUE(r.dp.meter_mod(m2, r.now).ok());
+  EXPECT_EQ(r.dp.meter_config({1}).configs[0].bands[0].rate, 2000u);
+  r.add(metered_flow(1));
+  of::MeterMod del;
+  del.command = of::MeterModCommand::kDelete;
+  del.meter_id = 1;
+  ASSERT_TRUE(r.dp.meter_mod(del, r.now).ok());
+  EXPECT_EQ(r.dp.flow_count(), 0u);
+  EXPECT_TRUE(r.dp.meter_config({}).configs.empty());
+}
+
+}  // namespace
+}  // namespace flowlab::dp
