@@ -146,7 +146,9 @@ TEST(FlowKey, TruncatedFramesNeverReadPastTheEnd) {
   for (size_t n = 0; n <= full.size(); ++n) {
     Bytes cut(full.begin(), full.begin() + long(n));
     auto p = parse(cut);  // ASan catches any over-read
-    if (n < 58 + 4) EXPECT_EQ(p.k.tp_dst, 0) << n;  // L4 ports need 4 bytes of TCP
+    if (n < 58 + 4) {
+      EXPECT_EQ(p.k.tp_dst, 0) << n;  // L4 ports need 4 bytes of TCP
+    }
   }
   EXPECT_EQ(parse(full).k.tp_dst, 2);
 }
