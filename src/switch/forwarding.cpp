@@ -30,6 +30,7 @@ ForwardingThread::ForwardingThread(unsigned index, dp::Datapath& dp, SwitchPorts
   for (size_t i = 0; i < ports_.size(); ++i) {
     port_index_by_no_[ports_.at(i).port_no] = int32_t(i);
     staging_[i].port = &ports_.at(i);
+    staging_[i].caps = ports_.at(i).port->capabilities();
   }
 }
 
@@ -153,6 +154,13 @@ void ForwardingThread::output(const Packet& pkt, uint32_t port_no, uint32_t) {
   }
   if (s->port->config.load(std::memory_order_relaxed) & (of::port_config::kNoFwd | of::port_config::kPortDown)) {
     s->port->config_drops.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  if (pkt.size() >= kDirectTxBytes && s->caps.accepts(pkt.offload)) {
+    // The port sends it unchanged (no software fallback touches it), so the
+    // datapath's packet goes out as is; staged frames first to keep the order.
+    flush(*s);
+    s->port->port->tx_one(const_cast<Packet&>(pkt));
     return;
   }
   if (s->batch.full()) flush(*s);

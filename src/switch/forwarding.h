@@ -14,7 +14,10 @@
 //     drop all if the port is PORT_DOWN / NO_RECV (counted)
 //     standalone (fail-mode standalone, no controller): MAC learning + forward
 //     otherwise Datapath::process_batch(ctx, batch, now), whose sinks call
-//       output()    -> copy into the output port's staging batch (flushed when full)
+//       output()    -> small frames: copy into the output port's staging batch
+//                      (flushed when full); large frames (GSO super-frames)
+//                      the port takes as they are: flush the staging batch,
+//                      then send the frame itself (no copy)
 //       packet_in() -> copy into this thread's SPSC ring to the agent
 //     flush every staging batch with Port::tx_batch (one send per port per batch)
 //   wake the agent once if anything was queued for the controller.
@@ -33,9 +36,9 @@
 //   (the datapath may rewrite the packet for a later output action).
 // Costs
 // - Per batch: one epoll_wait at most, one rx call, one tx call per output
-//   port used. Per packet: the datapath lookup plus one memcpy of the frame
-//   into the output staging buffer (a 64 KB GSO frame costs ~5 us, i.e. the
-//   copy is good for > 80 Gbit/s; the kernel copies once more on send).
+//   port used. Per small packet: the datapath lookup plus one memcpy of the
+//   frame into the output staging buffer. Per large frame: the lookup and one
+//   send call, no copy by us (the kernel copies it once on send).
 // - Memory: 32 receive buffers per thread plus 32 staging buffers per output
 //   port per thread, each up to 64 KB + headroom.
 #pragma once
@@ -107,8 +110,12 @@ class ForwardingThread final : public dp::OutputSink, public dp::ControllerSink 
   void packet_in(const dp::PacketInInfo& info, const Packet& pkt) override;
 
  private:
+  // Frames from this size on are sent directly when the port takes their metadata.
+  static constexpr size_t kDirectTxBytes = 2048;
+
   struct Staging {
     SwitchPort* port = nullptr;
+    PortCapabilities caps;
     std::vector<std::unique_ptr<Packet>> bufs;
     PacketBatch batch;
   };

@@ -10,9 +10,16 @@
 namespace flowlab::sw {
 namespace {
 
+BufferedPacket bp(Bytes data, uint32_t in_port) {
+  BufferedPacket b;
+  b.data = std::move(data);
+  b.in_port = in_port;
+  return b;
+}
+
 TEST(BufferStore, PutTakeOnce) {
   BufferStore bs(4, 1'000'000'000);
-  uint32_t id = bs.put({{1, 2, 3}, 7, 0, 0}, 0);
+  uint32_t id = bs.put(bp({1, 2, 3}, 7), 0);
   EXPECT_NE(id, 0xffffffffu);
   EXPECT_EQ(bs.in_use(), 1u);
   auto p = bs.take(id, 10);
@@ -28,9 +35,9 @@ TEST(BufferStore, PutTakeOnce) {
 
 TEST(BufferStore, BoundedAndTimedOut) {
   BufferStore bs(2, 100);
-  uint32_t a = bs.put({{1}, 1, 0, 0}, 0);
-  uint32_t b = bs.put({{2}, 1, 0, 0}, 0);
-  uint32_t c = bs.put({{3}, 1, 0, 0}, 0);  // evicts a
+  uint32_t a = bs.put(bp({1}, 1), 0);
+  uint32_t b = bs.put(bp({2}, 1), 0);
+  uint32_t c = bs.put(bp({3}, 1), 0);  // evicts a
   EXPECT_EQ(bs.evicted(), 1u);
   EXPECT_EQ(bs.in_use(), 2u);
   EXPECT_FALSE(bs.take(a, 1).has_value());  // stale id never names the newer packet
@@ -38,11 +45,11 @@ TEST(BufferStore, BoundedAndTimedOut) {
   BufferStore::Miss why;
   EXPECT_FALSE(bs.take(b, 500, &why).has_value());
   EXPECT_EQ(why, BufferStore::Miss::kExpired);
-  bs.put({{4}, 1, 0, 0}, 0);
+  bs.put(bp({4}, 1), 0);
   bs.expire(1000);
   EXPECT_EQ(bs.in_use(), 0u);
   BufferStore none(0, 1);
-  EXPECT_EQ(none.put({{1}, 1, 0, 0}, 0), 0xffffffffu);
+  EXPECT_EQ(none.put(bp({1}, 1), 0), 0xffffffffu);
 }
 
 TEST(SpscRing, BoundedFifoAcrossThreads) {

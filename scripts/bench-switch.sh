@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# bench-switch.sh: the two-host topology through four switches in one run —
+# flowlab switch (static flows via ovs-ofctl, no controller), Open vSwitch
+# userspace (datapath_type=netdev) without and with userspace-tso-enable, and a
+# Linux bridge — with veth offloads at their defaults. Prints TCP Gbit/s, UDP
+# 64-byte and 1470-byte packet rates (received), ping RTT, and flowlab's ratio
+# to each. Not a test: needs root, iperf3, ovs-vswitchd/ovsdb-server/ovs-ofctl.
+#
+#   sudo scripts/bench-switch.sh [-b path/to/flowlab] [-t seconds] [-r repeats] [-o results.json]
+#
+# Layout: namespaces h1 (10.0.0.1) and h2 (10.0.0.2), and a switch namespace
+# holding the other ends of their veths (p1, p2). Every backend runs in the
+# switch namespace in turn; everything is removed on exit, including Ctrl-C.
+set -euo pipefail
+
+BIN="${FLOWLAB_BINARY:-}"
+DUR=5
+REPEATS=1
+OUT=""
+THREADS=1
+while getopts "b:t:r:o:j:h" opt; do
+  case $opt in
+    b) BIN=$OPTARG ;;
+    t) DUR=$OPTARG ;;
+    r) REPEATS=$OPTARG ;;
+    o) OUT=$OPTARG ;;
+    j) THREADS=$OPTARG ;;
+    *) sed -n '2,14p' "$0"; exit 2 ;;
+  esac
+done
+if [[ -z "$BIN" ]]; then
+  for c in build/release/flowlab build/switch-rel/flowlab build/port-rel/flowlab build/dev/flowlab; do
+    [[ -x $c ]] && { BIN=$c; break; }
+  done
+fi
+[[ -x "$BIN" ]] || { echo "bench-switch: no flowlab binary (use -b PATH or FLOWLAB_BINARY)" >&2; exit 2; }
+[[ $(id -u) == 0 ]] || { echo "bench-switch: needs root" >&2; exit 2; }
+for t in iperf3 ping ip ovs-vsctl ovs-vswitchd ovsdb-server ovsdb-tool ovs-ofctl python3; do
+  command -v $t >/dev/null || { echo "bench-switch: $t is not installed" >&2; exit 2; }
+done
+
+TAG="fb$$"
+H1="${TAG}h1"; H2="${TAG}h2"; SW="${TAG}sw"
+RUN=$(mktemp -d /tmp/flowlab-bench.XXXXXX)
+FLOWLAB_PID=""
+
+cleanup() {
+  set +e
+  [[ -n "$FLOWLAB_PID" ]] && kill "$FLOWLAB_PID" 2>/dev/null && wait "$FLOWLAB_PID" 2>/dev/null
+  stop_ovs
+  for ns in $H1 $H2 $SW; do ip netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null; ip netns del $ns 2>/dev/null; done
+  rm -rf "$RUN"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
+
+setup_topology() {
+  ip netns add $H1; ip netns add $H2; ip netns add $SW
+  for i in 1 2; do
+    local h=${TAG}h$i
+    ip link add p$i netns $SW type veth peer name eth0 netns $h
+    in_ns $h ip addr add 10.0.0.$i/24 dev eth0
+    in_ns $h ip link set eth0 up
+    in_ns $h ip link set lo up
+    in_ns $SW sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+    in_ns $SW ip link set p$i up
+  done
+  in_ns $SW ip link set lo up
+}
+
+# ---- backends -------------------------------------------------------------
+start_flowlab() {
+  in_ns $SW "$BIN" switch --name bench --port p1 --port p2 --threads "$THREADS" \
+      --listen ptcp:6634:127.0.0.1 --log-level warn &
+  FLOWLAB_PID=$!
+  for _ in $(seq 50); do in_ns $SW ovs-ofctl -O OpenFlow13 show tcp:127.0.0.1:6634 >/dev/null 2>&1 && break; sleep 0.1; done
+  in_ns $SW ovs-ofctl -O OpenFlow13 add-flow tcp:127.0.0.1:6634 in_port=1,actions=output:2
+  in_ns $SW ovs-ofctl -O OpenFlow13 add-flow tcp:127.0.0.1:6634 in_port=2,actions=output:1
+}
+stop_flowlab() {
+  [[ -n "$FLOWLAB_PID" ]] || return 0
+  kill "$FLOWLAB_PID"; wait "$FLOWLAB_PID" || true
+  FLOWLAB_PID=""
+}
+
+ovs_env() { export OVS_RUNDIR=$RUN/ovs OVS_LOGDIR=$RUN/ovs OVS_DBDIR=$RUN/ovs; }
+start_ovs() {  # $1 = true/false userspace TSO
+  ovs_env
+  rm -rf "$RUN/ovs"; mkdir -p "$RUN/ovs"
+  ovsdb-tool create "$RUN/ovs/conf.db" /usr/share/openvswitch/vswitch.ovsschema
+  in_ns $SW ovsdb-server "$RUN/ovs/conf.db" --remote=punix:$RUN/ovs/db.sock \
+      --pidfile=$RUN/ovs/ovsdb-server.pid --detach --log-file=$RUN/ovs/ovsdb-server.log
+  ovs-vsctl --db=unix:$RUN/ovs/db.sock --no-wait init
+  [[ $1 == true ]] && ovs-vsctl --db=unix:$RUN/ovs/db.sock --no-wait set Open_vSwitch . other_config:userspace-tso-enable=true
+  in_ns $SW ovs-vswitchd unix:$RUN/ovs/db.sock --pidfile=$RUN/ovs/ovs-vswitchd.pid --detach \
+      --log-file=$RUN/ovs/ovs-vswitchd.log
+  local V="ovs-vsctl --db=unix:$RUN/ovs/db.sock"
+  $V add-br br0 -- set bridge br0 datapath_type=netdev protocols=OpenFlow10,OpenFlow13
+  $V add-port br0 p1 -- set interface p1 ofport_request=1
+  $V add-port br0 p2 -- set interface p2 ofport_request=2
+  $V set-fail-mode br0 secure
+  sleep 1
+  ovs-ofctl del-flows br0
+  ovs-ofctl add-flow br0 in_port=1,actions=output:2
+  ovs-ofctl add-flow br0 in_port=2,actions=output:1
+}
+stop_ovs() {
+  [[ -d $RUN/ovs ]] || return 0
+  for p in ovs-vswitchd ovsdb-server; do
+    [[ -f $RUN/ovs/$p.pid ]] && kill "$(cat $RUN/ovs/$p.pid)" 2>/dev/null
+  done
+  sleep 0.5
+  rm -rf "$RUN/ovs"
+}
+
+start_bridge() {
+  in_ns $SW ip link add br0 type bridge
+  in_ns $SW ip link set p1 master br0
+  in_ns $SW ip link set p2 master br0
+  in_ns $SW ip link set br0 up
+}
+stop_bridge() { in_ns $SW ip link del br0 2>/dev/null || true; }
+
+# ---- measurements ---------------------------------------------------------
+json_get() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" 2>/dev/null || echo "fail"; }
+
+measure_tcp() {
+  in_ns $H2 iperf3 -s -1 -p 5201 -D --pidfile $RUN/iperf3.pid >/dev/null 2>&1; sleep 0.3
+  timeout $((DUR + 15)) ip netns exec $H1 iperf3 -c 10.0.0.2 -p 5201 -t "$DUR" -J 2>/dev/null |
+    json_get "'%.3f' % (d['end']['sum_received']['bits_per_second']/1e9)"
+  [[ -f $RUN/iperf3.pid ]] && kill "$(cat $RUN/iperf3.pid)" 2>/dev/null; rm -f $RUN/iperf3.pid; sleep 0.2
+}
+measure_udp() {  # $1 = payload bytes; prints received packets per second
+  in_ns $H2 iperf3 -s -1 -p 5202 -D --pidfile $RUN/iperf3u.pid >/dev/null 2>&1; sleep 0.3
+  timeout $((DUR + 15)) ip netns exec $H1 iperf3 -c 10.0.0.2 -p 5202 -u -b 0 -l "$1" -t "$DUR" -J 2>/dev/null |
+    json_get "'%.0f' % ((d['end']['sum']['packets']-d['end']['sum']['lost_packets'])/d['end']['sum']['seconds'])"
+  [[ -f $RUN/iperf3u.pid ]] && kill "$(cat $RUN/iperf3u.pid)" 2>/dev/null; rm -f $RUN/iperf3u.pid; sleep 0.2
+}
+measure_ping() {
+  in_ns $H1 ping -c 20 -i 0.05 -q 10.0.0.2 2>/dev/null | awk -F/ '/rtt|round-trip/ {printf "%.3f\n", $5; found=1} END {if (!found) print "fail"}'
+}
+
+median() { python3 -c "import sys,statistics as s; v=[float(x) for x in sys.argv[1:] if x!='fail']; print(('%.3f' % s.median(v)) if v else 'fail')" "$@"; }
+
+declare -A R
+run_backend() {  # name start stop
+  local name=$1 start=$2 stop=$3
+  echo "bench-switch: $name ..." >&2
+  $start
+  in_ns $H1 ping -c 2 -W 2 10.0.0.2 >/dev/null 2>&1 || true   # warm up ARP / learning
+  local tcp=() u64=() u1470=() rtt=()
+  for _ in $(seq "$REPEATS"); do
+    tcp+=("$(measure_tcp)"); u64+=("$(measure_udp 18)"); u1470+=("$(measure_udp 1470)"); rtt+=("$(measure_ping)")
+  done
+  R[$name,tcp]=$(median "${tcp[@]}"); R[$name,u64]=$(median "${u64[@]}")
+  R[$name,u1470]=$(median "${u1470[@]}"); R[$name,rtt]=$(median "${rtt[@]}")
+  $stop
+}
+
+setup_topology
+run_backend flowlab start_flowlab stop_flowlab
+run_backend ovs "start_ovs false" stop_ovs
+run_backend ovs-tso "start_ovs true" stop_ovs
+run_backend bridge start_bridge stop_bridge
+
+ratio() { python3 -c "import sys; a,b=sys.argv[1],sys.argv[2]; print('-' if 'fail' in (a,b) or float(b)==0 else '%.2fx' % (float(a)/float(b)))" "$1" "$2"; }
+
+printf "\n%-10s %10s %14s %14s %10s\n" backend "TCP Gbit/s" "UDP64 pps" "UDP1470 pps" "ping ms"
+for b in flowlab ovs ovs-tso bridge; do
+  printf "%-10s %10s %14s %14s %10s\n" $b "${R[$b,tcp]}" "${R[$b,u64]}" "${R[$b,u1470]}" "${R[$b,rtt]}"
+done
+printf "\nflowlab / other (higher is better for rates; for ping lower is better)\n"
+printf "%-10s %10s %14s %14s %10s\n" vs TCP UDP64 UDP1470 ping
+for b in ovs ovs-tso bridge; do
+  printf "%-10s %10s %14s %14s %10s\n" $b "$(ratio "${R[flowlab,tcp]}" "${R[$b,tcp]}")" \
+    "$(ratio "${R[flowlab,u64]}" "${R[$b,u64]}")" "$(ratio "${R[flowlab,u1470]}" "${R[$b,u1470]}")" \
+    "$(ratio "${R[flowlab,rtt]}" "${R[$b,rtt]}")"
+done
+printf "\ntargets: TCP >= 1.3x ovs-tso and >= 0.8x bridge\n"
+
+if [[ -n "$OUT" ]]; then
+  {
+    echo "{"
+    first=1
+    for b in flowlab ovs ovs-tso bridge; do
+      [[ $first == 1 ]] || echo ","
+      first=0
+      printf '  "%s": {"tcp_gbps": "%s", "udp64_pps": "%s", "udp1470_pps": "%s", "ping_ms": "%s"}' \
+        $b "${R[$b,tcp]}" "${R[$b,u64]}" "${R[$b,u1470]}" "${R[$b,rtt]}"
+    done
+    echo; echo "}"
+  } > "$OUT"
+fi

@@ -1,0 +1,114 @@
+// `flowlab switch` command-line errors: one clear line and exit code 2 before
+// anything starts (missing interface, bad options, busy TCP port); SIGTERM
+// stops a running switch with exit code 0.
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+namespace {
+
+struct Run {
+  int status = -1;
+  std::string out;
+};
+
+Run run(const std::string& args) {
+  Run r;
+  FILE* f = ::popen((std::string(FLOWLAB_BINARY) + " switch " + args + " 2>&1").c_str(), "r");
+  if (!f) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) r.out.append(buf, n);
+  int st = ::pclose(f);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+size_t lines(const std::string& s) {
+  size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+TEST(SwitchCli, MissingInterfaceExits2WithOneLine) {
+  Run r = run("--port flnoexist0 --port lo");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "flowlab switch: error: --port flnoexist0: no such network interface\n");
+}
+
+TEST(SwitchCli, BadOptionsExit2) {
+  for (const char* args : {"--port lo --fail-mode open", "--port lo --dpid zz", "--port lo --protocols OpenFlow15",
+                           "--port lo --controller udp:1.2.3.4:5", "--port lo --listen 6634",
+                           "--port lo=1 --port lo2=1", "--port lo --bogus", "", "--port lo=0",
+                           "--port lo --threads 0", "--port lo --log-level loud"}) {
+    Run r = run(args);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.out;
+    EXPECT_EQ(lines(r.out), 1u) << args << ": " << r.out;
+    EXPECT_EQ(r.out.rfind("flowlab switch: error: ", 0), 0u) << args << ": " << r.out;
+  }
+}
+
+TEST(SwitchCli, DuplicatePortNumber) {
+  Run r = run("--port lo=3 --port tap:fltap0=3");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("already taken"), std::string::npos) << r.out;
+}
+
+TEST(SwitchCli, HelpExits0) {
+  Run r = run("--help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("--controller"), std::string::npos);
+}
+
+TEST(SwitchCli, BusyListenPortExits2) {
+  if (::geteuid() != 0) GTEST_SKIP() << "opening an AF_PACKET port on lo needs root";
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(fd, 1), 0);
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+  int port = ntohs(a.sin_port);
+  Run r = run("--port lo --listen ptcp:" + std::to_string(port) + ":127.0.0.1");
+  ::close(fd);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--listen ptcp:" + std::to_string(port)), std::string::npos) << r.out;
+  EXPECT_EQ(lines(r.out), 1u) << r.out;
+}
+
+TEST(SwitchCli, SigtermExits0) {
+  if (::geteuid() != 0) GTEST_SKIP() << "opening an AF_PACKET port on lo needs root";
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl(FLOWLAB_BINARY, FLOWLAB_BINARY, "switch", "--port", "lo", "--log-level", "error", nullptr);
+    ::_exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  ::kill(pid, SIGTERM);
+  int st = 0;
+  bool reaped = false;
+  for (int i = 0; i < 500 && !reaped; ++i) {
+    reaped = ::waitpid(pid, &st, WNOHANG) == pid;
+    if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (!reaped) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &st, 0);
+    FAIL() << "switch did not stop on SIGTERM";
+  }
+  EXPECT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 0);
+}
+
+}  // namespace

@@ -1,0 +1,139 @@
+// Forwarding without a controller: fail-secure keeps only flows, fail-standalone
+// learns MACs, the to-controller queue is bounded and counts overflow, and
+// offload metadata is completed in software for outputs that cannot take it.
+#include "switch_harness.h"
+
+#include "datapath/datapath.h"
+#include "packet/checksum.h"
+#include "switch/forwarding.h"
+
+namespace flowlab::sw::testing {
+namespace {
+
+TEST(SwitchForwarding, SecureWithoutControllerDropsUnmatched) {
+  SwitchOptions o;
+  SwitchFixture fx(o, 2);
+  ASSERT_TRUE(fx.sw);
+  EXPECT_FALSE(fx.sw->standalone_active());
+  fx.mem[0]->inject(udp_frame(1, 2));
+  std::this_thread::sleep_for(200ms);
+  EXPECT_TRUE(fx.mem[1]->take_tx().empty());
+  EXPECT_EQ(fx.sw->ports().at(0).port->stats().rx_packets, 1u);
+}
+
+TEST(SwitchForwarding, StandaloneLearnsMacs) {
+  SwitchOptions o;
+  o.fail_mode = FailMode::kStandalone;
+  SwitchFixture fx(o, 3);
+  ASSERT_TRUE(fx.sw);
+  auto deadline = std::chrono::steady_clock::now() + 2s;
+  while (!fx.sw->standalone_active() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
+  ASSERT_TRUE(fx.sw->standalone_active());
+  // Unknown destination: flooded to every other port.
+  fx.mem[0]->inject(udp_frame(1, 2));
+  EXPECT_EQ(fx.wait_tx(1, 1).size(), 1u);
+  EXPECT_EQ(fx.wait_tx(2, 1).size(), 1u);
+  // Reply from host 2 on port 2: host 1 is known on port 1, nothing else.
+  fx.mem[1]->inject(udp_frame(2, 1));
+  EXPECT_EQ(fx.wait_tx(0, 1).size(), 1u);
+  std::this_thread::sleep_for(50ms);
+  EXPECT_TRUE(fx.mem[2]->take_tx().empty());
+  // Now host 2 is known too.
+  fx.mem[0]->inject(udp_frame(1, 2));
+  EXPECT_EQ(fx.wait_tx(1, 1).size(), 1u);
+  std::this_thread::sleep_for(50ms);
+  EXPECT_TRUE(fx.mem[2]->take_tx().empty());
+}
+
+TEST(SwitchForwarding, StandaloneEndsWhenControllerConnects) {
+  TestController ctl;
+  SwitchOptions o = options_with_controller(ctl.port());
+  o.fail_mode = FailMode::kStandalone;
+  SwitchFixture fx(o, 2);
+  ASSERT_TRUE(fx.sw);
+  ASSERT_TRUE(ctl.wait_ready());
+  auto deadline = std::chrono::steady_clock::now() + 2s;
+  while (fx.sw->standalone_active() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
+  EXPECT_FALSE(fx.sw->standalone_active());
+}
+
+TEST(SwitchForwarding, ToControllerQueueIsBoundedAndCountsDrops) {
+  std::vector<std::unique_ptr<Port>> v;
+  auto p1 = std::make_unique<MemoryPort>("m1");
+  p1->set_port_no(1);
+  MemoryPort* in = p1.get();
+  v.push_back(std::move(p1));
+  SwitchPorts ports(std::move(v));
+  dp::Datapath dp({}, &ports);
+  auto miss = flow(0, {of::Action::output(of::port::kController, of::kControllerMaxLenNoBuffer)}, 0);
+  ASSERT_TRUE(dp.flow_mod(miss, 0).ok());
+  ForwardingShared shared;
+  int wakes = 0;
+  shared.wake_agent = [&] { ++wakes; };
+  ForwardingThread t(0, dp, ports, {0}, shared, 4);
+  for (int i = 0; i < 10; ++i) in->inject(udp_frame(1, uint8_t(2 + i)));
+  size_t n = 0;
+  for (int i = 0; i < 10 && n < 10; ++i) n += t.poll_once(100);
+  EXPECT_EQ(n, 10u);
+  EXPECT_EQ(t.counters().to_controller_queued.load(), 4u);
+  EXPECT_EQ(t.counters().to_controller_dropped.load(), 6u);
+  EXPECT_EQ(wakes, 1);  // one wake for the whole burst
+  size_t popped = 0;
+  while (t.to_controller().try_pop()) ++popped;
+  EXPECT_EQ(popped, 4u);
+}
+
+TEST(SwitchForwarding, PartialChecksumCompletedForPortWithoutOffloads) {
+  TestController ctl;
+  SwitchFixture fx(options_with_controller(ctl.port()), 2, PortCapabilities::none());
+  ASSERT_TRUE(fx.sw);
+  ASSERT_TRUE(ctl.wait_ready());
+  ctl.send(flow(1, {of::Action::output(2)}));
+  ASSERT_TRUE(ctl.wait_xid(ctl.send(of::BarrierRequest{})).has_value());
+  Packet pkt;
+  FrameBuilder()
+      .eth(mac(2), mac(1))
+      .ipv4(Ipv4Addr{0x0a000001}, Ipv4Addr{0x0a000002})
+      .tcp(1234, 80, 0x18, 1000)
+      .payload(300)
+      .partial_csum()
+      .build_into(pkt);
+  ASSERT_TRUE(pkt.offload.needs_csum());
+  Bytes raw(pkt.data(), pkt.data() + pkt.size());
+  EXPECT_FALSE(csum::checksums_ok(raw.data(), raw.size()));
+  fx.mem[0]->inject(raw, pkt.offload);
+  auto out = fx.wait_tx(1, 1);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(csum::checksums_ok(out[0].data.data(), out[0].data.size()));
+  EXPECT_FALSE(out[0].offload.needs_csum());
+}
+
+TEST(SwitchForwarding, GsoFrameSegmentedForPortWithoutOffloads) {
+  TestController ctl;
+  SwitchFixture fx(options_with_controller(ctl.port()), 2, PortCapabilities::none());
+  ASSERT_TRUE(fx.sw);
+  ASSERT_TRUE(ctl.wait_ready());
+  ctl.send(flow(1, {of::Action::output(2)}));
+  ASSERT_TRUE(ctl.wait_xid(ctl.send(of::BarrierRequest{})).has_value());
+  Packet pkt;
+  FrameBuilder()
+      .eth(mac(2), mac(1))
+      .ipv4(Ipv4Addr{0x0a000001}, Ipv4Addr{0x0a000002})
+      .tcp(1234, 80, 0x18, 1000)
+      .payload(1448 * 5)
+      .partial_csum()
+      .build_into(pkt);
+  pkt.offload.gso_type = OffloadInfo::kGsoTcpv4;
+  pkt.offload.gso_size = 1448;
+  pkt.offload.hdr_len = 14 + 20 + 20;
+  fx.mem[0]->inject(Bytes(pkt.data(), pkt.data() + pkt.size()), pkt.offload);
+  auto out = fx.wait_tx(1, 5);
+  ASSERT_EQ(out.size(), 5u);
+  for (auto& f : out) {
+    EXPECT_EQ(f.data.size(), 14u + 20 + 20 + 1448);
+    EXPECT_TRUE(csum::checksums_ok(f.data.data(), f.data.size()));
+  }
+}
+
+}  // namespace
+}  // namespace flowlab::sw::testing
