@@ -20,16 +20,14 @@ namespace {
 std::optional<OfError> need_body(const ByteReader& r, std::string_view what, size_t n) {
   if (r.remaining() == n) return std::nullopt;
   return OfError::make(BadRequestCode::kBadLen,
-                       fmt::format("{} body must be {} bytes, not {}", what, n, r.remaining()),
-                       r.offset());
+                       fmt::format("{} body must be {} bytes, not {}", what, n, r.remaining()), r.offset());
 }
 
 // A body of at least `n` bytes.
 std::optional<OfError> need_min(const ByteReader& r, std::string_view what, size_t n) {
   if (r.remaining() >= n) return std::nullopt;
   return OfError::make(BadRequestCode::kBadLen,
-                       fmt::format("{} body needs at least {} bytes, has {}", what, n,
-                                   r.remaining()),
+                       fmt::format("{} body needs at least {} bytes, has {}", what, n, r.remaining()),
                        r.offset());
 }
 
@@ -39,8 +37,10 @@ Bytes take_rest(ByteReader& r) {
   return Bytes(rest.begin(), rest.end());
 }
 
-#define OF10_NEED(check) \
-  do { if (auto e_ = (check)) return unexpected(std::move(*e_)); } while (0)
+#define OF10_NEED(check)                                      \
+  do {                                                        \
+    if (auto e_ = (check)) return unexpected(std::move(*e_)); \
+  } while (0)
 
 Result<MessageBody, OfError> decode_body(Type type, ByteReader& r) {
   switch (type) {
@@ -56,8 +56,10 @@ Result<MessageBody, OfError> decode_body(Type type, ByteReader& r) {
       e.data = take_rest(r);
       return MessageBody(std::move(e));
     }
-    case Type::kEchoRequest: return MessageBody(EchoRequest{take_rest(r)});
-    case Type::kEchoReply: return MessageBody(EchoReply{take_rest(r)});
+    case Type::kEchoRequest:
+      return MessageBody(EchoRequest{take_rest(r)});
+    case Type::kEchoReply:
+      return MessageBody(EchoReply{take_rest(r)});
     case Type::kVendor: {
       OF10_NEED(need_min(r, "vendor", 4));
       ExperimenterMsg v;
@@ -78,11 +80,11 @@ Result<MessageBody, OfError> decode_body(Type type, ByteReader& r) {
       r.u32(f.capabilities);
       r.u32(f.reserved);
       if (r.remaining() % kPhyPortLen != 0)
-        return unexpected(OfError::make(
-            BadRequestCode::kBadLen,
-            fmt::format("features_reply port list of {} bytes is not a multiple of {}",
-                        r.remaining(), kPhyPortLen),
-            r.offset()));
+        return unexpected(
+            OfError::make(BadRequestCode::kBadLen,
+                          fmt::format("features_reply port list of {} bytes is not a multiple of {}",
+                                      r.remaining(), kPhyPortLen),
+                          r.offset()));
       while (!r.empty()) {
         FLOWLAB_ASSIGN_OR_RETURN(PortDesc p, decode_phy_port(r));
         f.ports.push_back(std::move(p));
@@ -149,8 +151,7 @@ Result<MessageBody, OfError> decode_body(Type type, ByteReader& r) {
       if (actions_len > r.remaining())
         return unexpected(OfError::make(
             BadRequestCode::kBadLen,
-            fmt::format("packet_out actions_len {} exceeds the {} bytes left", actions_len,
-                        r.remaining()),
+            fmt::format("packet_out actions_len {} exceeds the {} bytes left", actions_len, r.remaining()),
             r.offset() - 2));
       FLOWLAB_ASSIGN_OR_RETURN(p.actions, decode_actions(r, actions_len));
       p.data = take_rest(r);
@@ -191,7 +192,7 @@ Result<MessageBody, OfError> decode_body(Type type, ByteReader& r) {
       r.skip(4);
       p.port_no = widen_port(port);
       p.advertise = features_from_of10(p.advertise);
-      return MessageBody(std::move(p));
+      return MessageBody(p);
     }
     case Type::kStatsRequest: {
       FLOWLAB_ASSIGN_OR_RETURN(MultipartRequest m, decode_stats_request(r));
@@ -219,39 +220,55 @@ Result<MessageBody, OfError> decode_body(Type type, ByteReader& r) {
       return MessageBody(std::move(q));
     }
   }
-  return unexpected(OfError::make(BadRequestCode::kBadType,
-                                  fmt::format("unknown OF1.0 message type {}", int(type)), 1));
+  return unexpected(
+      OfError::make(BadRequestCode::kBadType, fmt::format("unknown OF1.0 message type {}", int(type)), 1));
 }
 
 const char* type_name(Type t) {
-  static constexpr const char* kNames[] = {
-      "OFPT_HELLO", "OFPT_ERROR", "OFPT_ECHO_REQUEST", "OFPT_ECHO_REPLY", "OFPT_VENDOR",
-      "OFPT_FEATURES_REQUEST", "OFPT_FEATURES_REPLY", "OFPT_GET_CONFIG_REQUEST",
-      "OFPT_GET_CONFIG_REPLY", "OFPT_SET_CONFIG", "OFPT_PACKET_IN", "OFPT_FLOW_REMOVED",
-      "OFPT_PORT_STATUS", "OFPT_PACKET_OUT", "OFPT_FLOW_MOD", "OFPT_PORT_MOD",
-      "OFPT_STATS_REQUEST", "OFPT_STATS_REPLY", "OFPT_BARRIER_REQUEST", "OFPT_BARRIER_REPLY",
-      "OFPT_QUEUE_GET_CONFIG_REQUEST", "OFPT_QUEUE_GET_CONFIG_REPLY"};
+  static constexpr const char* kNames[] = {"OFPT_HELLO",
+                                           "OFPT_ERROR",
+                                           "OFPT_ECHO_REQUEST",
+                                           "OFPT_ECHO_REPLY",
+                                           "OFPT_VENDOR",
+                                           "OFPT_FEATURES_REQUEST",
+                                           "OFPT_FEATURES_REPLY",
+                                           "OFPT_GET_CONFIG_REQUEST",
+                                           "OFPT_GET_CONFIG_REPLY",
+                                           "OFPT_SET_CONFIG",
+                                           "OFPT_PACKET_IN",
+                                           "OFPT_FLOW_REMOVED",
+                                           "OFPT_PORT_STATUS",
+                                           "OFPT_PACKET_OUT",
+                                           "OFPT_FLOW_MOD",
+                                           "OFPT_PORT_MOD",
+                                           "OFPT_STATS_REQUEST",
+                                           "OFPT_STATS_REPLY",
+                                           "OFPT_BARRIER_REQUEST",
+                                           "OFPT_BARRIER_REPLY",
+                                           "OFPT_QUEUE_GET_CONFIG_REQUEST",
+                                           "OFPT_QUEUE_GET_CONFIG_REPLY"};
   const auto i = static_cast<size_t>(t);
   return i < std::size(kNames) ? kNames[i] : "OFPT_UNKNOWN";
 }
 
 EncodeStatus cannot_express(MsgType t) {
-  return unexpected(OfError::make(BadRequestCode::kBadType,
-                                  fmt::format("OF1.0 has no {} message", to_string(t))));
+  return unexpected(
+      OfError::make(BadRequestCode::kBadType, fmt::format("OF1.0 has no {} message", to_string(t))));
 }
 
 EncodeStatus encode_flow_mod(const FlowMod& f, ByteWriter& w) {
   const bool del = f.command == FlowModCommand::kDelete || f.command == FlowModCommand::kDeleteStrict;
   if (f.table_id != 0 && !(del && f.table_id == table::kAll))
-    return unexpected(OfError::make(FlowModFailedCode::kBadTableId,
-                                    fmt::format("OF1.0 flow_mod has one table; table_id {} "
-                                                "cannot be expressed", f.table_id)));
+    return unexpected(
+        OfError::make(FlowModFailedCode::kBadTableId, fmt::format("OF1.0 flow_mod has one table; table_id {} "
+                                                                  "cannot be expressed",
+                                                                  f.table_id)));
   if (f.cookie_mask != 0)
-    return unexpected(OfError::make(FlowModFailedCode::kBadFlags,
-                                    "OF1.0 flow_mod cannot filter on a cookie mask"));
+    return unexpected(
+        OfError::make(FlowModFailedCode::kBadFlags, "OF1.0 flow_mod cannot filter on a cookie mask"));
   if (f.out_group != group::kAny)
-    return unexpected(OfError::make(FlowModFailedCode::kBadFlags,
-                                    "OF1.0 flow_mod cannot filter on out_group"));
+    return unexpected(
+        OfError::make(FlowModFailedCode::kBadFlags, "OF1.0 flow_mod cannot filter on out_group"));
   FLOWLAB_ASSIGN_OR_RETURN(const ActionList* actions, actions_of(f.instructions, "flow_mod"));
   FLOWLAB_ASSIGN_OR_RETURN(uint16_t out_port, narrow_port_or_error(f.out_port, "flow_mod out_port"));
   FLOWLAB_TRY(encode_match(f.match, w));
@@ -312,9 +329,8 @@ EncodeStatus encode_body(const Message& msg, Type& type, ByteWriter& w) {
           type = Type::kPacketIn;
           const OxmField* in = b.match.find(OxmId::kInPort);
           FLOWLAB_ASSIGN_OR_RETURN(
-              uint16_t in_port,
-              narrow_port_or_error(in ? static_cast<uint32_t>(in->value_u64()) : port::kAny,
-                                   "packet_in in_port"));
+              uint16_t in_port, narrow_port_or_error(in ? static_cast<uint32_t>(in->value_u64()) : port::kAny,
+                                                     "packet_in in_port"));
           w.u32(b.buffer_id);
           w.u16(b.total_len);
           w.u16(in_port);
@@ -397,9 +413,10 @@ EncodeStatus encode_body(const Message& msg, Type& type, ByteWriter& w) {
 Result<Message, OfError> decode_of10(ByteSpan wire) {
   using namespace of10;
   if (wire.size() < kHeaderLen)
-    return unexpected(OfError::make(BadRequestCode::kBadLen,
-                                    fmt::format("OF1.0 message of {} bytes is shorter than the "
-                                                "8-byte header", wire.size())));
+    return unexpected(
+        OfError::make(BadRequestCode::kBadLen, fmt::format("OF1.0 message of {} bytes is shorter than the "
+                                                           "8-byte header",
+                                                           wire.size())));
   ByteReader r(wire);
   uint8_t version = 0, type = 0;
   uint16_t length = 0;
@@ -411,16 +428,14 @@ Result<Message, OfError> decode_of10(ByteSpan wire) {
   msg.version = kOf10;
   if (version != kOf10)
     return unexpected(OfError::make(BadRequestCode::kBadVersion,
-                                    fmt::format("version 0x{:02x} given to the OF1.0 decoder",
-                                                version)));
+                                    fmt::format("version 0x{:02x} given to the OF1.0 decoder", version)));
   if (length != wire.size())
     return unexpected(OfError::make(
         BadRequestCode::kBadLen,
-        fmt::format("OF1.0 header length {} but the message has {} bytes", length, wire.size()),
-        2));
+        fmt::format("OF1.0 header length {} but the message has {} bytes", length, wire.size()), 2));
   if (type > static_cast<uint8_t>(Type::kQueueGetConfigReply))
-    return unexpected(OfError::make(BadRequestCode::kBadType,
-                                    fmt::format("unknown OF1.0 message type {}", type), 1));
+    return unexpected(
+        OfError::make(BadRequestCode::kBadType, fmt::format("unknown OF1.0 message type {}", type), 1));
   auto body = decode_body(static_cast<Type>(type), r);
   if (!body.ok()) {
     OfError e = std::move(body.error());
@@ -428,11 +443,10 @@ Result<Message, OfError> decode_of10(ByteSpan wire) {
     return unexpected(std::move(e));
   }
   if (!r.empty())
-    return unexpected(OfError::make(
-        BadRequestCode::kBadLen,
-        fmt::format("{}: {} trailing bytes after the body", type_name(static_cast<Type>(type)),
-                    r.remaining()),
-        r.offset()));
+    return unexpected(OfError::make(BadRequestCode::kBadLen,
+                                    fmt::format("{}: {} trailing bytes after the body",
+                                                type_name(static_cast<Type>(type)), r.remaining()),
+                                    r.offset()));
   msg.body = std::move(*body);
   return msg;
 }
@@ -441,7 +455,7 @@ Result<Bytes, OfError> encode_of10(const Message& msg) {
   using namespace of10;
   ByteWriter w;
   w.u8(kOf10);
-  w.u8(0);  // type, patched below
+  w.u8(0);   // type, patched below
   w.u16(0);  // length, patched below
   w.u32(msg.xid);
   Type type = Type::kHello;
@@ -452,9 +466,9 @@ Result<Bytes, OfError> encode_of10(const Message& msg) {
     return unexpected(std::move(e));
   }
   if (w.size() > kMaxMessageLen)
-    return unexpected(OfError::make(BadRequestCode::kBadLen,
-                                    fmt::format("encoding {} for OF1.0: {} bytes exceed 65535",
-                                                to_string(msg.type()), w.size())));
+    return unexpected(OfError::make(
+        BadRequestCode::kBadLen,
+        fmt::format("encoding {} for OF1.0: {} bytes exceed 65535", to_string(msg.type()), w.size())));
   w.buf()[1] = static_cast<uint8_t>(type);
   w.patch_u16(2, static_cast<uint16_t>(w.size()));
   return w.take();

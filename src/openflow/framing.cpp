@@ -39,11 +39,10 @@ StreamFramer::State StreamFramer::next(ByteSpan& out) {
   const uint8_t* p = buf_.data() + pos_;
   const uint16_t length = load_be16(p + 2);
   if (length < kHeaderLen) {
-    error_ = OfError::make(
-        BadRequestCode::kBadLen,
-        fmt::format("header length {} < 8 (version 0x{:02x}, type {}) at stream offset {}",
-                    length, p[0], p[1], stream_offset_),
-        static_cast<size_t>(stream_offset_));
+    error_ = OfError::make(BadRequestCode::kBadLen,
+                           fmt::format("header length {} < 8 (version 0x{:02x}, type {}) at stream offset {}",
+                                       length, p[0], p[1], stream_offset_),
+                           static_cast<size_t>(stream_offset_));
     return State::kError;
   }
   if (avail < length) return State::kNeedMore;

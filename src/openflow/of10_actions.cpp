@@ -15,9 +15,19 @@ namespace flowlab::of::of10 {
 namespace {
 
 enum class ActType : uint16_t {
-  kOutput = 0, kSetVlanVid = 1, kSetVlanPcp = 2, kStripVlan = 3, kSetDlSrc = 4,
-  kSetDlDst = 5, kSetNwSrc = 6, kSetNwDst = 7, kSetNwTos = 8, kSetTpSrc = 9,
-  kSetTpDst = 10, kEnqueue = 11, kVendor = 0xffff,
+  kOutput = 0,
+  kSetVlanVid = 1,
+  kSetVlanPcp = 2,
+  kStripVlan = 3,
+  kSetDlSrc = 4,
+  kSetDlDst = 5,
+  kSetNwSrc = 6,
+  kSetNwDst = 7,
+  kSetNwTos = 8,
+  kSetTpSrc = 9,
+  kSetTpDst = 10,
+  kEnqueue = 11,
+  kVendor = 0xffff,
 };
 
 // Wire length of each fixed-size OF1.0 action.
@@ -25,8 +35,10 @@ size_t fixed_len(ActType t) {
   switch (t) {
     case ActType::kSetDlSrc:
     case ActType::kSetDlDst:
-    case ActType::kEnqueue: return 16;
-    default: return 8;
+    case ActType::kEnqueue:
+      return 16;
+    default:
+      return 8;
   }
 }
 
@@ -40,14 +52,12 @@ Result<uint16_t, OfError> narrow_port_or_error(uint32_t p, std::string_view what
   uint16_t out = 0;
   if (narrow_port(p, out)) return out;
   return unexpected(OfError::make(
-      BadRequestCode::kBadPort,
-      fmt::format("{} port {} does not fit OF1.0's 16-bit port numbers", what, p)));
+      BadRequestCode::kBadPort, fmt::format("{} port {} does not fit OF1.0's 16-bit port numbers", what, p)));
 }
 
 OfError truncated(const ByteReader& r, std::string_view what, size_t need) {
   return OfError::make(BadRequestCode::kBadLen,
-                       fmt::format("{} needs {} bytes, only {} left", what, need, r.remaining()),
-                       r.offset());
+                       fmt::format("{} needs {} bytes, only {} left", what, need, r.remaining()), r.offset());
 }
 
 uint32_t features_from_of10(uint32_t f) { return (f & 0x7f) | ((f & 0xf80) << 4); }
@@ -61,23 +71,24 @@ Result<ActionList, OfError> decode_actions(ByteReader& r, size_t len) {
     const size_t at = r.offset();
     const size_t left = end - at;
     if (left < 8)
-      return unexpected(err_at(BadActionCode::kBadLen, at,
-                               fmt::format("action header needs 8 bytes, {} left", left)));
+      return unexpected(
+          err_at(BadActionCode::kBadLen, at, fmt::format("action header needs 8 bytes, {} left", left)));
     uint16_t type_raw = 0, alen = 0;
     r.u16(type_raw);
     r.u16(alen);
     if (alen < 8 || alen % 8 != 0 || alen > left)
       return unexpected(err_at(BadActionCode::kBadLen, at,
                                fmt::format("action type {} has length {} (must be a multiple of "
-                                           "8, >= 8, <= {} bytes left)", type_raw, alen, left)));
+                                           "8, >= 8, <= {} bytes left)",
+                                           type_raw, alen, left)));
     const auto type = static_cast<ActType>(type_raw);
     if (type_raw > static_cast<uint16_t>(ActType::kEnqueue) && type != ActType::kVendor)
-      return unexpected(err_at(BadActionCode::kBadType, at,
-                               fmt::format("unknown OF1.0 action type {}", type_raw)));
+      return unexpected(
+          err_at(BadActionCode::kBadType, at, fmt::format("unknown OF1.0 action type {}", type_raw)));
     if (type != ActType::kVendor && alen != fixed_len(type))
-      return unexpected(err_at(BadActionCode::kBadLen, at,
-                               fmt::format("OF1.0 action type {} must be {} bytes, not {}",
-                                           type_raw, fixed_len(type), alen)));
+      return unexpected(err_at(
+          BadActionCode::kBadLen, at,
+          fmt::format("OF1.0 action type {} must be {} bytes, not {}", type_raw, fixed_len(type), alen)));
     Action a;
     uint16_t v16 = 0;
     uint8_t v8 = 0;
@@ -115,14 +126,14 @@ Result<ActionList, OfError> decode_actions(ByteReader& r, size_t len) {
       case ActType::kSetDlDst:
         r.bytes(6, mac);
         r.skip(6);
-        a = Action::set_field(OxmField::basic_bytes(
-            type == ActType::kSetDlSrc ? OxmId::kEthSrc : OxmId::kEthDst, mac));
+        a = Action::set_field(
+            OxmField::basic_bytes(type == ActType::kSetDlSrc ? OxmId::kEthSrc : OxmId::kEthDst, mac));
         break;
       case ActType::kSetNwSrc:
       case ActType::kSetNwDst:
         r.u32(v32);
-        a = Action::set_field(OxmField::basic(
-            type == ActType::kSetNwSrc ? OxmId::kIpv4Src : OxmId::kIpv4Dst, v32));
+        a = Action::set_field(
+            OxmField::basic(type == ActType::kSetNwSrc ? OxmId::kIpv4Src : OxmId::kIpv4Dst, v32));
         break;
       case ActType::kSetNwTos:
         r.u8(v8);
@@ -134,8 +145,8 @@ Result<ActionList, OfError> decode_actions(ByteReader& r, size_t len) {
       case ActType::kSetTpDst:
         r.u16(v16);
         r.skip(2);
-        a = Action::set_field(OxmField::basic(
-            type == ActType::kSetTpSrc ? OxmId::kTcpSrc : OxmId::kTcpDst, v16));
+        a = Action::set_field(
+            OxmField::basic(type == ActType::kSetTpSrc ? OxmId::kTcpSrc : OxmId::kTcpDst, v16));
         break;
       case ActType::kEnqueue:
         r.u16(v16);
@@ -169,21 +180,29 @@ EncodeStatus encode_set_field(const OxmField& f, ByteWriter& w) {
   if (!info || f.value.size() != info->length)
     return fail_action(BadActionCode::kBadSetLen, "set_field value has the wrong length");
   const uint64_t v = f.value_u64();
-  auto typed = [&](ActType t) { w.u16(static_cast<uint16_t>(t)); w.u16(static_cast<uint16_t>(fixed_len(t))); };
+  auto typed = [&](ActType t) {
+    w.u16(static_cast<uint16_t>(t));
+    w.u16(static_cast<uint16_t>(fixed_len(t)));
+  };
   switch (f.id()) {
     case OxmId::kVlanVid:
       if (!(v & kVlanPresent))
         return fail_action(BadActionCode::kBadSetArgument,
                            "set_field vlan_vid needs OFPVID_PRESENT (OF1.0 cannot set 'no VLAN')");
-      typed(ActType::kSetVlanVid); w.u16(static_cast<uint16_t>(v & 0xfff)); w.zeros(2);
+      typed(ActType::kSetVlanVid);
+      w.u16(static_cast<uint16_t>(v & 0xfff));
+      w.zeros(2);
       return {};
     case OxmId::kVlanPcp:
-      typed(ActType::kSetVlanPcp); w.u8(static_cast<uint8_t>(v)); w.zeros(3);
+      typed(ActType::kSetVlanPcp);
+      w.u8(static_cast<uint8_t>(v));
+      w.zeros(3);
       return {};
     case OxmId::kEthSrc:
     case OxmId::kEthDst:
       typed(f.is(OxmId::kEthSrc) ? ActType::kSetDlSrc : ActType::kSetDlDst);
-      w.bytes(f.value); w.zeros(6);
+      w.bytes(f.value);
+      w.zeros(6);
       return {};
     case OxmId::kIpv4Src:
     case OxmId::kIpv4Dst:
@@ -192,17 +211,26 @@ EncodeStatus encode_set_field(const OxmField& f, ByteWriter& w) {
       return {};
     case OxmId::kIpDscp:
       if (v > 63) return fail_action(BadActionCode::kBadSetArgument, fmt::format("ip_dscp {} > 63", v));
-      typed(ActType::kSetNwTos); w.u8(static_cast<uint8_t>(v << 2)); w.zeros(3);
+      typed(ActType::kSetNwTos);
+      w.u8(static_cast<uint8_t>(v << 2));
+      w.zeros(3);
       return {};
-    case OxmId::kTcpSrc: case OxmId::kUdpSrc: case OxmId::kSctpSrc:
-      typed(ActType::kSetTpSrc); w.u16(static_cast<uint16_t>(v)); w.zeros(2);
+    case OxmId::kTcpSrc:
+    case OxmId::kUdpSrc:
+    case OxmId::kSctpSrc:
+      typed(ActType::kSetTpSrc);
+      w.u16(static_cast<uint16_t>(v));
+      w.zeros(2);
       return {};
-    case OxmId::kTcpDst: case OxmId::kUdpDst: case OxmId::kSctpDst:
-      typed(ActType::kSetTpDst); w.u16(static_cast<uint16_t>(v)); w.zeros(2);
+    case OxmId::kTcpDst:
+    case OxmId::kUdpDst:
+    case OxmId::kSctpDst:
+      typed(ActType::kSetTpDst);
+      w.u16(static_cast<uint16_t>(v));
+      w.zeros(2);
       return {};
     default:
-      return fail_action(BadActionCode::kBadSetType,
-                         fmt::format("OF1.0 cannot set {}", info->name));
+      return fail_action(BadActionCode::kBadSetType, fmt::format("OF1.0 cannot set {}", info->name));
   }
 }
 
@@ -215,19 +243,25 @@ EncodeStatus encode_actions(const ActionList& actions, ByteWriter& w) {
       case ActionType::kEnqueue: {
         uint16_t port = 0;
         if (!narrow_port(a.port, port) || port == kPortNone)
-          return fail_action(BadActionCode::kBadOutPort,
-                             fmt::format("port {} has no OF1.0 number", a.port));
+          return fail_action(BadActionCode::kBadOutPort, fmt::format("port {} has no OF1.0 number", a.port));
         if (a.type == ActionType::kOutput) {
-          w.u16(static_cast<uint16_t>(ActType::kOutput)); w.u16(8);
-          w.u16(port); w.u16(a.max_len);
+          w.u16(static_cast<uint16_t>(ActType::kOutput));
+          w.u16(8);
+          w.u16(port);
+          w.u16(a.max_len);
         } else {
-          w.u16(static_cast<uint16_t>(ActType::kEnqueue)); w.u16(16);
-          w.u16(port); w.zeros(6); w.u32(a.queue_id);
+          w.u16(static_cast<uint16_t>(ActType::kEnqueue));
+          w.u16(16);
+          w.u16(port);
+          w.zeros(6);
+          w.u32(a.queue_id);
         }
         break;
       }
       case ActionType::kPopVlan:
-        w.u16(static_cast<uint16_t>(ActType::kStripVlan)); w.u16(8); w.zeros(4);
+        w.u16(static_cast<uint16_t>(ActType::kStripVlan));
+        w.u16(8);
+        w.zeros(4);
         break;
       case ActionType::kSetField:
         FLOWLAB_TRY(encode_set_field(a.field, w));
@@ -237,13 +271,14 @@ EncodeStatus encode_actions(const ActionList& actions, ByteWriter& w) {
         if (len % 8 != 0 || len > 0xfff8)
           return fail_action(BadActionCode::kBadLen,
                              fmt::format("vendor action length {} is not a multiple of 8", len));
-        w.u16(static_cast<uint16_t>(ActType::kVendor)); w.u16(static_cast<uint16_t>(len));
-        w.u32(a.experimenter); w.bytes(a.data);
+        w.u16(static_cast<uint16_t>(ActType::kVendor));
+        w.u16(static_cast<uint16_t>(len));
+        w.u32(a.experimenter);
+        w.bytes(a.data);
         break;
       }
       default:
-        return fail_action(BadActionCode::kBadType,
-                           fmt::format("OF1.0 has no {} action", to_string(a.type)));
+        return fail_action(BadActionCode::kBadType, fmt::format("OF1.0 has no {} action", to_string(a.type)));
     }
   }
   return {};
@@ -255,14 +290,15 @@ Result<const ActionList*, OfError> actions_of(const InstructionList& insts, std:
   if (insts.size() == 1 && insts[0].type == InstructionType::kApplyActions) return &insts[0].actions;
   for (const Instruction& i : insts) {
     if (i.type != InstructionType::kApplyActions)
-      return unexpected(OfError::make(
-          BadInstructionCode::kUnsupInst,
-          fmt::format("{}: OF1.0 has no {} instruction (only one list of actions)", what,
-                      to_string(i.type))));
+      return unexpected(
+          OfError::make(BadInstructionCode::kUnsupInst,
+                        fmt::format("{}: OF1.0 has no {} instruction (only one list of actions)", what,
+                                    to_string(i.type))));
   }
-  return unexpected(OfError::make(BadInstructionCode::kUnsupInst,
-                                  fmt::format("{}: OF1.0 has one action list, not {} "
-                                              "apply-actions instructions", what, insts.size())));
+  return unexpected(
+      OfError::make(BadInstructionCode::kUnsupInst, fmt::format("{}: OF1.0 has one action list, not {} "
+                                                                "apply-actions instructions",
+                                                                what, insts.size())));
 }
 
 InstructionList instructions_from(ActionList actions) {

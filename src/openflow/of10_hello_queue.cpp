@@ -4,9 +4,9 @@
 // OF1.3-style hello elements (a version bitmap); they are parsed the same way.
 // Queue properties: OF1.0 defines only min-rate (16 bytes); other property types
 // are kept with their payload as opaque bytes.
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "openflow/of10_wire.h"
 
@@ -27,8 +27,7 @@ Result<std::vector<HelloElement>, OfError> decode_hello_elements(ByteReader& r) 
       return unexpected(err_at(BadRequestCode::kBadLen, at, "hello element header truncated"));
     if (len < 4 || size_t{len} - 4 > r.remaining())
       return unexpected(err_at(BadRequestCode::kBadLen, at,
-                               fmt::format("hello element length {} (needs 4..{})", len,
-                                           r.remaining() + 4)));
+                               fmt::format("hello element length {} (needs 4..{})", len, r.remaining() + 4)));
     ByteSpan payload;
     r.bytes(len - 4, payload);
     if (e.type == static_cast<uint16_t>(HelloElemType::kVersionBitmap) && payload.size() % 4 == 0) {
@@ -75,9 +74,9 @@ Result<QueueGetConfigReply, OfError> decode_queue_config_reply(ByteReader& r) {
     r.u16(len);
     r.skip(2);
     if (len < 8 || size_t{len} - 8 > r.remaining())
-      return unexpected(err_at(BadRequestCode::kBadLen, at,
-                               fmt::format("ofp_packet_queue length {} (needs 8..{})", len,
-                                           r.remaining() + 8)));
+      return unexpected(
+          err_at(BadRequestCode::kBadLen, at,
+                 fmt::format("ofp_packet_queue length {} (needs 8..{})", len, r.remaining() + 8)));
     const size_t end = at + len;
     while (r.offset() < end) {
       const size_t pat = r.offset();

@@ -33,8 +33,8 @@ constexpr int kNwSrcShift = 8;
 constexpr int kNwDstShift = 14;
 constexpr uint32_t kWcDlVlanPcp = 1u << 20;
 constexpr uint32_t kWcNwTos = 1u << 21;
-constexpr uint32_t kWcSingleBits = kWcInPort | kWcDlVlan | kWcDlSrc | kWcDlDst | kWcDlType |
-                                   kWcNwProto | kWcTpSrc | kWcTpDst | kWcDlVlanPcp | kWcNwTos;
+constexpr uint32_t kWcSingleBits = kWcInPort | kWcDlVlan | kWcDlSrc | kWcDlDst | kWcDlType | kWcNwProto |
+                                   kWcTpSrc | kWcTpDst | kWcDlVlanPcp | kWcNwTos;
 constexpr uint16_t kVlanNone10 = 0xffff;  // OFP_VLAN_NONE
 constexpr uint16_t kEthArp = 0x0806;
 
@@ -42,14 +42,20 @@ uint32_t nw_bits(uint32_t wc, int shift) { return (wc >> shift) & 0x3f; }
 uint32_t clamp32(uint32_t n) { return n > 32 ? 32 : n; }
 
 // The OXM ids tp_src/tp_dst decode to for a given nw_proto (or none).
-struct TpIds { OxmId src, dst; };
+struct TpIds {
+  OxmId src, dst;
+};
 TpIds tp_ids(bool have_proto, uint8_t proto) {
   if (have_proto) {
     switch (proto) {
-      case 17: return {OxmId::kUdpSrc, OxmId::kUdpDst};
-      case 132: return {OxmId::kSctpSrc, OxmId::kSctpDst};
-      case 1: return {OxmId::kIcmpv4Type, OxmId::kIcmpv4Code};
-      default: break;
+      case 17:
+        return {OxmId::kUdpSrc, OxmId::kUdpDst};
+      case 132:
+        return {OxmId::kSctpSrc, OxmId::kSctpDst};
+      case 1:
+        return {OxmId::kIcmpv4Type, OxmId::kIcmpv4Code};
+      default:
+        break;
     }
   }
   return {OxmId::kTcpSrc, OxmId::kTcpDst};
@@ -97,15 +103,16 @@ Result<Match, OfError> decode_match(ByteReader& r) {
     } else if (dl_vlan > 0xfff) {
       return unexpected(err_at(BadMatchCode::kBadValue, start + 18,
                                fmt::format("ofp_match: dl_vlan {} is not a VLAN id (0..4095 or "
-                                           "0xffff)", dl_vlan)));
+                                           "0xffff)",
+                                           dl_vlan)));
     } else {
       m.add(OxmField::basic(OxmId::kVlanVid, dl_vlan | kVlanPresent));
     }
   }
   if (!(wc & kWcDlVlanPcp)) {
     if (pcp > 7)
-      return unexpected(err_at(BadMatchCode::kBadValue, start + 20,
-                               fmt::format("ofp_match: dl_vlan_pcp {} > 7", pcp)));
+      return unexpected(
+          err_at(BadMatchCode::kBadValue, start + 20, fmt::format("ofp_match: dl_vlan_pcp {} > 7", pcp)));
     m.add(OxmField::basic(OxmId::kVlanPcp, pcp));
   }
   const bool arp = !(wc & kWcDlType) && dl_type == kEthArp;
@@ -157,8 +164,7 @@ EncodeStatus encode_match(const Match& m, ByteWriter& w) {
       return fail_match(BadMatchCode::kBadField,
                         fmt::format("no OXM class 0x{:04x} fields in OF1.0", f.oxm_class));
     const OxmFieldInfo* info = oxm_info(f.id());
-    if (!info)
-      return fail_match(BadMatchCode::kBadField, fmt::format("unknown OXM field {}", f.field));
+    if (!info) return fail_match(BadMatchCode::kBadField, fmt::format("unknown OXM field {}", f.field));
     if (f.value.size() != info->length || (f.has_mask && f.mask.size() != info->length))
       return fail_match(BadMatchCode::kBadLen,
                         fmt::format("{} value must be {} bytes", info->name, info->length));
@@ -167,11 +173,11 @@ EncodeStatus encode_match(const Match& m, ByteWriter& w) {
 
     // Which slot the field fills, and whether OF1.0 can express its mask.
     uint32_t slot = 0;
-    const bool nw = f.is(OxmId::kIpv4Src) || f.is(OxmId::kIpv4Dst) || f.is(OxmId::kArpSpa) ||
-                    f.is(OxmId::kArpTpa);
+    const bool nw =
+        f.is(OxmId::kIpv4Src) || f.is(OxmId::kIpv4Dst) || f.is(OxmId::kArpSpa) || f.is(OxmId::kArpTpa);
     if (!nw && !is_exact(f, f.is(OxmId::kVlanVid) ? 0x1fff : width))
       return fail_match(f.is(OxmId::kEthSrc) || f.is(OxmId::kEthDst) ? BadMatchCode::kBadDlAddrMask
-                                                                       : BadMatchCode::kBadMask,
+                                                                     : BadMatchCode::kBadMask,
                         fmt::format("cannot match {} with a mask", info->name));
     switch (f.id()) {
       case OxmId::kInPort: {
@@ -181,9 +187,18 @@ EncodeStatus encode_match(const Match& m, ByteWriter& w) {
                             fmt::format("in_port {} does not fit OF1.0's 16-bit ports", v));
         break;
       }
-      case OxmId::kEthDst: slot = kWcDlDst; dl_dst = MacAddr::from_u64(v); break;
-      case OxmId::kEthSrc: slot = kWcDlSrc; dl_src = MacAddr::from_u64(v); break;
-      case OxmId::kEthType: slot = kWcDlType; dl_type = static_cast<uint16_t>(v); break;
+      case OxmId::kEthDst:
+        slot = kWcDlDst;
+        dl_dst = MacAddr::from_u64(v);
+        break;
+      case OxmId::kEthSrc:
+        slot = kWcDlSrc;
+        dl_src = MacAddr::from_u64(v);
+        break;
+      case OxmId::kEthType:
+        slot = kWcDlType;
+        dl_type = static_cast<uint16_t>(v);
+        break;
       case OxmId::kVlanVid:
         slot = kWcDlVlan;
         if ((v & 0x1fff) == kVlanNone) {
@@ -195,7 +210,10 @@ EncodeStatus encode_match(const Match& m, ByteWriter& w) {
                             fmt::format("vlan_vid 0x{:x} lacks OFPVID_PRESENT (0x1000)", v));
         }
         break;
-      case OxmId::kVlanPcp: slot = kWcDlVlanPcp; pcp = static_cast<uint8_t>(v); break;
+      case OxmId::kVlanPcp:
+        slot = kWcDlVlanPcp;
+        pcp = static_cast<uint8_t>(v);
+        break;
       case OxmId::kIpDscp:
         slot = kWcNwTos;
         if (v > 63) return fail_match(BadMatchCode::kBadValue, fmt::format("ip_dscp {} > 63", v));
@@ -225,20 +243,25 @@ EncodeStatus encode_match(const Match& m, ByteWriter& w) {
         const uint32_t mask = static_cast<uint32_t>(f.mask_u64());
         const uint32_t n = 32 - static_cast<uint32_t>(__builtin_popcount(mask));
         if (mask != (n == 32 ? 0u : 0xffffffffu << n))
-          return fail_match(BadMatchCode::kBadNwAddrMask,
-                            fmt::format("{} mask {} is not a prefix", info->name,
-                                        Ipv4Addr{mask}.to_string()));
+          return fail_match(
+              BadMatchCode::kBadNwAddrMask,
+              fmt::format("{} mask {} is not a prefix", info->name, Ipv4Addr{mask}.to_string()));
         slot = is_src ? (1u << 30) : (1u << 31);  // private slot bits, not wildcard bits
         const int shift = is_src ? kNwSrcShift : kNwDstShift;
         wc = (wc & ~(0x3fu << shift)) | (n << shift);
         (is_src ? nw_src : nw_dst) = static_cast<uint32_t>(v);
         break;
       }
-      case OxmId::kTcpSrc: case OxmId::kTcpDst: case OxmId::kUdpSrc: case OxmId::kUdpDst:
-      case OxmId::kSctpSrc: case OxmId::kSctpDst: case OxmId::kIcmpv4Type:
+      case OxmId::kTcpSrc:
+      case OxmId::kTcpDst:
+      case OxmId::kUdpSrc:
+      case OxmId::kUdpDst:
+      case OxmId::kSctpSrc:
+      case OxmId::kSctpDst:
+      case OxmId::kIcmpv4Type:
       case OxmId::kIcmpv4Code: {
-        const bool is_src = f.is(OxmId::kTcpSrc) || f.is(OxmId::kUdpSrc) ||
-                            f.is(OxmId::kSctpSrc) || f.is(OxmId::kIcmpv4Type);
+        const bool is_src =
+            f.is(OxmId::kTcpSrc) || f.is(OxmId::kUdpSrc) || f.is(OxmId::kSctpSrc) || f.is(OxmId::kIcmpv4Type);
         const TpIds ids = tp_ids(proto_val >= 0 && !arp, static_cast<uint8_t>(proto_val));
         if (f.id() != (is_src ? ids.src : ids.dst))
           return fail_match(BadMatchCode::kBadPrereq,
@@ -248,8 +271,7 @@ EncodeStatus encode_match(const Match& m, ByteWriter& w) {
         break;
       }
       default:
-        return fail_match(BadMatchCode::kBadField,
-                          fmt::format("OF1.0 cannot match on {}", info->name));
+        return fail_match(BadMatchCode::kBadField, fmt::format("OF1.0 cannot match on {}", info->name));
     }
     if (seen & slot)
       return fail_match(BadMatchCode::kDupField,

@@ -31,8 +31,7 @@ std::optional<OfError> need_exact(const ByteReader& r, std::string_view what, si
 // Checks that the rest of the message is a whole number of `n`-byte entries.
 std::optional<OfError> need_multiple(const ByteReader& r, std::string_view what, size_t n) {
   if (r.remaining() % n == 0) return std::nullopt;
-  return bad_len(r, fmt::format("{} body of {} bytes is not a multiple of {}", what,
-                                r.remaining(), n));
+  return bad_len(r, fmt::format("{} body of {} bytes is not a multiple of {}", what, r.remaining(), n));
 }
 
 Result<FlowStatsRequest, OfError> decode_flow_request(ByteReader& r, std::string_view what) {
@@ -63,9 +62,9 @@ Result<FlowStats, OfError> decode_flow_stats(ByteReader& r) {
   uint16_t len = 0;
   r.u16(len);
   if (len < kFlowStatsFixed || len > r.remaining() + 2)
-    return unexpected(err_at(BadRequestCode::kBadLen, at,
-                             fmt::format("ofp_flow_stats length {} (needs {}..{})", len,
-                                         kFlowStatsFixed, r.remaining() + 2)));
+    return unexpected(err_at(
+        BadRequestCode::kBadLen, at,
+        fmt::format("ofp_flow_stats length {} (needs {}..{})", len, kFlowStatsFixed, r.remaining() + 2)));
   FlowStats s;
   r.u8(s.table_id);
   r.skip(1);
@@ -135,8 +134,8 @@ Result<MultipartRequest, OfError> decode_stats_request(ByteReader& r) {
       return m;
     }
   }
-  return unexpected(err_at(BadRequestCode::kBadMultipart, at,
-                           fmt::format("unknown OF1.0 stats type {}", type)));
+  return unexpected(
+      err_at(BadRequestCode::kBadMultipart, at, fmt::format("unknown OF1.0 stats type {}", type)));
 }
 
 Result<MultipartReply, OfError> decode_stats_reply(ByteReader& r) {
@@ -202,9 +201,9 @@ Result<MultipartReply, OfError> decode_stats_reply(ByteReader& r) {
         r.u16(port);
         r.skip(6);
         s.port_no = widen_port(port);
-        for (uint64_t* c : {&s.rx_packets, &s.tx_packets, &s.rx_bytes, &s.tx_bytes,
-                            &s.rx_dropped, &s.tx_dropped, &s.rx_errors, &s.tx_errors,
-                            &s.rx_frame_err, &s.rx_over_err, &s.rx_crc_err, &s.collisions})
+        for (uint64_t* c :
+             {&s.rx_packets, &s.tx_packets, &s.rx_bytes, &s.tx_bytes, &s.rx_dropped, &s.tx_dropped,
+              &s.rx_errors, &s.tx_errors, &s.rx_frame_err, &s.rx_over_err, &s.rx_crc_err, &s.collisions})
           r.u64(*c);
         p.stats.push_back(s);
       }
@@ -234,26 +233,27 @@ Result<MultipartReply, OfError> decode_stats_reply(ByteReader& r) {
       return m;
     }
   }
-  return unexpected(err_at(BadRequestCode::kBadMultipart, at,
-                           fmt::format("unknown OF1.0 stats type {}", type)));
+  return unexpected(
+      err_at(BadRequestCode::kBadMultipart, at, fmt::format("unknown OF1.0 stats type {}", type)));
 }
 
 namespace {
 
 EncodeStatus unsupported_kind(MultipartType t) {
-  return unexpected(OfError::make(
-      BadRequestCode::kBadMultipart,
-      fmt::format("OF1.0 has no multipart/stats type {} (groups, meters, table features and "
-                  "port desc are OF1.3 only)", static_cast<uint16_t>(t))));
+  return unexpected(
+      OfError::make(BadRequestCode::kBadMultipart,
+                    fmt::format("OF1.0 has no multipart/stats type {} (groups, meters, table features and "
+                                "port desc are OF1.3 only)",
+                                static_cast<uint16_t>(t))));
 }
 
 EncodeStatus encode_flow_request(const FlowStatsRequest& q, ByteWriter& w) {
   if (q.cookie != 0 || q.cookie_mask != 0)
-    return unexpected(OfError::make(BadRequestCode::kBadMultipart,
-                                    "OF1.0 flow stats requests cannot filter on cookies"));
+    return unexpected(
+        OfError::make(BadRequestCode::kBadMultipart, "OF1.0 flow stats requests cannot filter on cookies"));
   if (q.out_group != group::kAny)
-    return unexpected(OfError::make(BadRequestCode::kBadMultipart,
-                                    "OF1.0 flow stats requests cannot filter on out_group"));
+    return unexpected(
+        OfError::make(BadRequestCode::kBadMultipart, "OF1.0 flow stats requests cannot filter on out_group"));
   FLOWLAB_TRY(encode_match(q.match, w));
   FLOWLAB_ASSIGN_OR_RETURN(uint16_t out_port, narrow_port_or_error(q.out_port, "out_port"));
   w.u8(q.table_id);
@@ -264,8 +264,8 @@ EncodeStatus encode_flow_request(const FlowStatsRequest& q, ByteWriter& w) {
 
 EncodeStatus encode_vendor(const ExperimenterMultipart& v, ByteWriter& w) {
   if (v.exp_type != 0)
-    return unexpected(OfError::make(BadRequestCode::kBadExpType,
-                                    "OF1.0 vendor stats have no exp_type; put it in data"));
+    return unexpected(
+        OfError::make(BadRequestCode::kBadExpType, "OF1.0 vendor stats have no exp_type; put it in data"));
   w.u32(v.experimenter);
   w.bytes(v.data);
   return {};
@@ -273,8 +273,7 @@ EncodeStatus encode_vendor(const ExperimenterMultipart& v, ByteWriter& w) {
 
 EncodeStatus encode_flow_stats(const FlowStats& s, ByteWriter& w) {
   if (s.flags != 0)
-    return unexpected(OfError::make(BadRequestCode::kBadMultipart,
-                                    "OF1.0 flow stats have no flags field"));
+    return unexpected(OfError::make(BadRequestCode::kBadMultipart, "OF1.0 flow stats have no flags field"));
   FLOWLAB_ASSIGN_OR_RETURN(const ActionList* actions, actions_of(s.instructions, "flow stats"));
   const size_t start = w.size();
   w.u16(0);  // length, patched below
@@ -372,9 +371,9 @@ EncodeStatus encode_stats_reply(const MultipartReply& m, ByteWriter& w) {
             FLOWLAB_ASSIGN_OR_RETURN(uint16_t port, narrow_port_or_error(s.port_no, "port stats"));
             w.u16(port);
             w.zeros(6);
-            for (uint64_t c : {s.rx_packets, s.tx_packets, s.rx_bytes, s.tx_bytes, s.rx_dropped,
-                               s.tx_dropped, s.rx_errors, s.tx_errors, s.rx_frame_err,
-                               s.rx_over_err, s.rx_crc_err, s.collisions})
+            for (uint64_t c :
+                 {s.rx_packets, s.tx_packets, s.rx_bytes, s.tx_bytes, s.rx_dropped, s.tx_dropped, s.rx_errors,
+                  s.tx_errors, s.rx_frame_err, s.rx_over_err, s.rx_crc_err, s.collisions})
               w.u64(c);
           }
           return {};

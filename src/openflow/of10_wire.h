@@ -21,17 +21,39 @@ using EncodeStatus = BasicStatus<OfError>;
 
 // OF1.0 message types.
 enum class Type : uint8_t {
-  kHello = 0, kError = 1, kEchoRequest = 2, kEchoReply = 3, kVendor = 4,
-  kFeaturesRequest = 5, kFeaturesReply = 6, kGetConfigRequest = 7, kGetConfigReply = 8,
-  kSetConfig = 9, kPacketIn = 10, kFlowRemoved = 11, kPortStatus = 12, kPacketOut = 13,
-  kFlowMod = 14, kPortMod = 15, kStatsRequest = 16, kStatsReply = 17,
-  kBarrierRequest = 18, kBarrierReply = 19, kQueueGetConfigRequest = 20,
+  kHello = 0,
+  kError = 1,
+  kEchoRequest = 2,
+  kEchoReply = 3,
+  kVendor = 4,
+  kFeaturesRequest = 5,
+  kFeaturesReply = 6,
+  kGetConfigRequest = 7,
+  kGetConfigReply = 8,
+  kSetConfig = 9,
+  kPacketIn = 10,
+  kFlowRemoved = 11,
+  kPortStatus = 12,
+  kPacketOut = 13,
+  kFlowMod = 14,
+  kPortMod = 15,
+  kStatsRequest = 16,
+  kStatsReply = 17,
+  kBarrierRequest = 18,
+  kBarrierReply = 19,
+  kQueueGetConfigRequest = 20,
   kQueueGetConfigReply = 21,
 };
 
 // OF1.0 stats types (same numbers as the OF1.3 multipart types they become).
 enum class StatsType : uint16_t {
-  kDesc = 0, kFlow = 1, kAggregate = 2, kTable = 3, kPort = 4, kQueue = 5, kVendor = 0xffff,
+  kDesc = 0,
+  kFlow = 1,
+  kAggregate = 2,
+  kTable = 3,
+  kPort = 4,
+  kQueue = 5,
+  kVendor = 0xffff,
 };
 
 inline constexpr size_t kMatchLen = 40;
@@ -43,8 +65,14 @@ inline constexpr uint16_t kPortNone = 0xffff;  // OFPP_NONE
 inline uint32_t widen_port(uint16_t p) { return p >= kPortMax ? 0xffff0000u | p : p; }
 // 32-bit model port -> OF1.0 port; false if it has no OF1.0 spelling.
 inline bool narrow_port(uint32_t p, uint16_t& out) {
-  if (p < kPortMax) { out = static_cast<uint16_t>(p); return true; }
-  if (p >= 0xffffff00u) { out = static_cast<uint16_t>(p & 0xffff); return true; }
+  if (p < kPortMax) {
+    out = static_cast<uint16_t>(p);
+    return true;
+  }
+  if (p >= 0xffffff00u) {
+    out = static_cast<uint16_t>(p & 0xffff);
+    return true;
+  }
   return false;
 }
 // narrow_port() or an OFPBRC_BAD_PORT error naming `what`.

@@ -1,9 +1,9 @@
 // StreamFramer: byte-by-byte feeding, several messages per chunk, partial
 // headers and bodies, bad lengths (sticky error naming the stream offset), and
 // buffer compaction over a long stream.
-#include <gtest/gtest.h>
-
 #include "openflow/framing.h"
+
+#include <gtest/gtest.h>
 
 namespace flowlab::of {
 namespace {

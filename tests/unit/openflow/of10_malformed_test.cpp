@@ -48,7 +48,7 @@ Bytes flow_mod_with_actions(std::string_view actions_hex) {
 }
 
 TEST(Of10Malformed, HeaderProblems) {
-  expect_decode_error(hex("01 00 0009 00000001"), BadRequestCode::kBadLen, 2);   // length > size
+  expect_decode_error(hex("01 00 0009 00000001"), BadRequestCode::kBadLen, 2);  // length > size
   expect_decode_error(hex("01 00 0008 00000001 00"), BadRequestCode::kBadLen, 2);
   expect_decode_error(hex("01 00 00"), BadRequestCode::kBadLen, 0);
   expect_decode_error(framed("01 16 0000 00000001"), BadRequestCode::kBadType, 1);  // type 22
@@ -81,8 +81,7 @@ TEST(Of10Malformed, TruncatedMatch) {
 
 TEST(Of10Malformed, BadActions) {
   // Length 12 is not a multiple of 8.
-  expect_decode_error(flow_mod_with_actions("0000 000c 0001 0000 00000000"),
-                      BadActionCode::kBadLen, 72);
+  expect_decode_error(flow_mod_with_actions("0000 000c 0001 0000 00000000"), BadActionCode::kBadLen, 72);
   // Length 0 would loop forever if accepted.
   expect_decode_error(flow_mod_with_actions("0000 0000 0001 0000"), BadActionCode::kBadLen, 72);
   // Length beyond the message.
@@ -90,8 +89,8 @@ TEST(Of10Malformed, BadActions) {
   // Fewer than 8 bytes left for a second action header.
   expect_decode_error(flow_mod_with_actions("0000 0008 0001 0000 0000"), BadActionCode::kBadLen, 80);
   // Output must be 8 bytes.
-  expect_decode_error(flow_mod_with_actions("0000 0010 0001 0000 0000000000000000"),
-                      BadActionCode::kBadLen, 72);
+  expect_decode_error(flow_mod_with_actions("0000 0010 0001 0000 0000000000000000"), BadActionCode::kBadLen,
+                      72);
   // Unknown type 12 (after a valid output).
   expect_decode_error(flow_mod_with_actions("0000 0008 0001 0000 000c 0008 00000000"),
                       BadActionCode::kBadType, 80);
@@ -149,10 +148,10 @@ TEST(Of10Unencodable, MessagesAndFieldsOf13Only) {
   expect_encode_error(msg10(GroupMod{}), BadRequestCode::kBadType, "OFPT_GROUP_MOD");
   expect_encode_error(msg10(MeterMod{}), BadRequestCode::kBadType, "OF1.0 has no");
   expect_encode_error(msg10(RoleRequest{}), BadRequestCode::kBadType, "OF1.0 has no");
-  expect_encode_error(msg10(MultipartRequest{0, GroupDescRequest{}}),
-                      BadRequestCode::kBadMultipart, "OF1.0 has no multipart");
-  expect_encode_error(msg10(MultipartRequest{0, PortDescRequest{}}),
-                      BadRequestCode::kBadMultipart, "OF1.0 has no multipart");
+  expect_encode_error(msg10(MultipartRequest{0, GroupDescRequest{}}), BadRequestCode::kBadMultipart,
+                      "OF1.0 has no multipart");
+  expect_encode_error(msg10(MultipartRequest{0, PortDescRequest{}}), BadRequestCode::kBadMultipart,
+                      "OF1.0 has no multipart");
 
   FlowMod goto_table;
   goto_table.instructions = {Instruction::goto_table(1)};
@@ -170,8 +169,8 @@ TEST(Of10Unencodable, MessagesAndFieldsOf13Only) {
   wide.instructions = {Instruction::apply({Action::output(0x10000)})};
   expect_encode_error(msg10(wide), BadActionCode::kBadOutPort, "65536");
   FlowMod v6;
-  v6.instructions = {Instruction::apply(
-      {Action::set_field(OxmField::basic_bytes(OxmId::kIpv6Src, Bytes(16, 0)))})};
+  v6.instructions = {
+      Instruction::apply({Action::set_field(OxmField::basic_bytes(OxmId::kIpv6Src, Bytes(16, 0)))})};
   expect_encode_error(msg10(v6), BadActionCode::kBadSetType, "ipv6_src");
   FlowMod cookie_mask;
   cookie_mask.cookie_mask = 1;
@@ -202,18 +201,18 @@ TEST(Of10Errors, ToOf10) {
   EXPECT_EQ(to10(HelloFailedCode::kIncompatible), P(0, 0));
   EXPECT_EQ(to10(BadRequestCode::kBadLen), P(1, 6));
   EXPECT_EQ(to10(BadRequestCode::kBufferUnknown), P(1, 8));
-  EXPECT_EQ(to10(BadRequestCode::kBadMultipart), P(1, 2));       // BAD_STAT
-  EXPECT_EQ(to10(BadRequestCode::kIsSlave), P(1, 5));            // EPERM
+  EXPECT_EQ(to10(BadRequestCode::kBadMultipart), P(1, 2));  // BAD_STAT
+  EXPECT_EQ(to10(BadRequestCode::kIsSlave), P(1, 5));       // EPERM
   EXPECT_EQ(to10(BadActionCode::kBadOutPort), P(2, 4));
   EXPECT_EQ(to10(BadActionCode::kBadQueue), P(2, 8));
   EXPECT_EQ(to10(BadActionCode::kBadOutGroup), P(2, 4));
   EXPECT_EQ(to10(BadActionCode::kBadSetArgument), P(2, 5));
-  EXPECT_EQ(to10(BadActionCode::kUnsupportedOrder), P(3, 5));    // FLOW_MOD_FAILED/UNSUPPORTED
-  EXPECT_EQ(to10(BadInstructionCode::kUnsupInst), P(2, 0));      // BAD_ACTION/BAD_TYPE
+  EXPECT_EQ(to10(BadActionCode::kUnsupportedOrder), P(3, 5));  // FLOW_MOD_FAILED/UNSUPPORTED
+  EXPECT_EQ(to10(BadInstructionCode::kUnsupInst), P(2, 0));    // BAD_ACTION/BAD_TYPE
   EXPECT_EQ(to10(BadInstructionCode::kBadLen), P(2, 1));
-  EXPECT_EQ(to10(BadMatchCode::kBadPrereq), P(1, 5));            // BAD_REQUEST/EPERM
+  EXPECT_EQ(to10(BadMatchCode::kBadPrereq), P(1, 5));  // BAD_REQUEST/EPERM
   EXPECT_EQ(to10(BadMatchCode::kBadLen), P(1, 6));
-  EXPECT_EQ(to10(FlowModFailedCode::kTableFull), P(3, 0));       // ALL_TABLES_FULL
+  EXPECT_EQ(to10(FlowModFailedCode::kTableFull), P(3, 0));  // ALL_TABLES_FULL
   EXPECT_EQ(to10(FlowModFailedCode::kOverlap), P(3, 1));
   EXPECT_EQ(to10(FlowModFailedCode::kEperm), P(3, 2));
   EXPECT_EQ(to10(FlowModFailedCode::kBadTimeout), P(3, 3));
@@ -221,7 +220,7 @@ TEST(Of10Errors, ToOf10) {
   EXPECT_EQ(to10(PortModFailedCode::kBadPort), P(4, 0));
   EXPECT_EQ(to10(PortModFailedCode::kBadHwAddr), P(4, 1));
   EXPECT_EQ(to10(QueueOpFailedCode::kBadQueue), P(5, 1));
-  EXPECT_EQ(to10(GroupModFailedCode::kLoop), P(1, 1));           // no groups: BAD_TYPE
+  EXPECT_EQ(to10(GroupModFailedCode::kLoop), P(1, 1));  // no groups: BAD_TYPE
   EXPECT_EQ(to10(MeterModFailedCode::kBadRate), P(1, 1));
   EXPECT_EQ(to10(SwitchConfigFailedCode::kBadLen), P(1, 6));
   EXPECT_EQ(to10(TableFeaturesFailedCode::kBadTable), P(1, 2));

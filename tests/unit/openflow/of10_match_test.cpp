@@ -115,7 +115,8 @@ TEST(Of10Match, TransportFieldsFollowNwProto) {
   auto decode_tp = [](uint8_t proto) {
     std::string wire = fmt::format(
         "00 38 20 0f 0000 000000000000 000000000000 0000 00 00 0800 00 {:02x} 0000"
-        " 00000000 00000000 0003 0004", proto);
+        " 00000000 00000000 0003 0004",
+        proto);
     return decode_match_hex(wire);
   };
   auto icmp = decode_tp(1);
@@ -197,22 +198,25 @@ TEST(Of10Match, WhatOf10CannotMatch) {
 
 TEST(Of10Match, DecodeRejectsImpossibleValues) {
   // dl_vlan 0x2000 is neither a VLAN id nor OFP_VLAN_NONE (offset 12 + 18).
-  auto m = decode_match_hex("003820fd 0000 000000000000 000000000000 2000 00 00 0000 00 00 0000"
-                            " 00000000 00000000 0000 0000");
+  auto m = decode_match_hex(
+      "003820fd 0000 000000000000 000000000000 2000 00 00 0000 00 00 0000"
+      " 00000000 00000000 0000 0000");
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.error().type, ErrorType::kBadMatch);
   EXPECT_EQ(m.error().code, static_cast<uint16_t>(BadMatchCode::kBadValue));
   EXPECT_EQ(m.error().offset, 30u);
 
-  auto pcp = decode_match_hex("002820ff 0000 000000000000 000000000000 0000 09 00 0000 00 00 0000"
-                              " 00000000 00000000 0000 0000");
+  auto pcp = decode_match_hex(
+      "002820ff 0000 000000000000 000000000000 0000 09 00 0000 00 00 0000"
+      " 00000000 00000000 0000 0000");
   ASSERT_FALSE(pcp.ok());
   EXPECT_EQ(pcp.error().code, static_cast<uint16_t>(BadMatchCode::kBadValue));
 }
 
 TEST(Of10Match, NwTosBecomesDscp) {
-  auto m = decode_match_hex("001820ef 0000 000000000000 000000000000 0000 00 00 0800 b8 00 0000"
-                            " 00000000 00000000 0000 0000");
+  auto m = decode_match_hex(
+      "001820ef 0000 000000000000 000000000000 0000 00 00 0800 b8 00 0000"
+      " 00000000 00000000 0000 0000");
   ASSERT_TRUE(m.ok());
   ASSERT_NE(m->find(OxmId::kIpDscp), nullptr);
   EXPECT_EQ(m->find(OxmId::kIpDscp)->value_u64(), 46u);

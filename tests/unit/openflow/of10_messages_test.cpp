@@ -32,9 +32,7 @@ Bytes round_trip(const Message& m, std::string_view want_hex = {}) {
   return *wire;
 }
 
-Message msg(MessageBody body, uint32_t xid = 0x11223344) {
-  return Message{kOf10, xid, std::move(body)};
-}
+Message msg(MessageBody body, uint32_t xid = 0x11223344) { return Message{kOf10, xid, std::move(body)}; }
 
 TEST(Of10Messages, HelloPlainAndWithBitmap) {
   round_trip(msg(Hello{}), "01 00 0008 11223344");
@@ -109,9 +107,9 @@ TEST(Of10Messages, FlowRemoved) {
   ASSERT_EQ(wire.size(), 88u);
   EXPECT_EQ(load_be32(&wire[8]), 0x003820feu);  // all wildcarded but in_port
   EXPECT_EQ(load_be64(&wire[48]), 0xabcu);
-  EXPECT_EQ(wire[58], 2);                        // reason
-  EXPECT_EQ(load_be16(&wire[68]), 30);           // idle_timeout
-  EXPECT_EQ(load_be64(&wire[80]), 900u);         // byte_count
+  EXPECT_EQ(wire[58], 2);                 // reason
+  EXPECT_EQ(load_be16(&wire[68]), 30);    // idle_timeout
+  EXPECT_EQ(load_be64(&wire[80]), 900u);  // byte_count
 }
 
 TEST(Of10Messages, PortStatus) {
@@ -130,8 +128,9 @@ TEST(Of10Messages, PacketOutWidensPorts) {
   p.in_port = port::kController;
   p.actions = {Action::output(port::kFlood), Action::output(port::kController, 128)};
   p.data = hex("0102");
-  round_trip(msg(p), "01 0d 0022 11223344 ffffffff fffd 0010 0000 0008 fffb 0000"
-                     " 0000 0008 fffd 0080 0102");
+  round_trip(msg(p),
+             "01 0d 0022 11223344 ffffffff fffd 0010 0000 0008 fffb 0000"
+             " 0000 0008 fffd 0080 0102");
 }
 
 TEST(Of10Messages, FlowModAllActions) {
@@ -171,20 +170,20 @@ TEST(Of10Messages, FlowModAllActions) {
   f.instructions = {Instruction::apply(actions)};
   const Bytes wire = round_trip(msg(f));
   const std::string h = to_hex(ByteSpan(wire).subspan(72));
-  EXPECT_EQ(h, to_hex(hex("0000 0008 0001 0000"          // output:1
-                          "0001 0008 002a 0000"          // set_vlan_vid 42
-                          "0002 0008 05 000000"          // set_vlan_pcp 5
-                          "0003 0008 00000000"           // strip_vlan
+  EXPECT_EQ(h, to_hex(hex("0000 0008 0001 0000"  // output:1
+                          "0001 0008 002a 0000"  // set_vlan_vid 42
+                          "0002 0008 05 000000"  // set_vlan_pcp 5
+                          "0003 0008 00000000"   // strip_vlan
                           "0004 0010 001122334455 000000000000"
                           "0005 0010 66778899aabb 000000000000"
                           "0006 0008 0a000001"
                           "0007 0008 0a000002"
-                          "0008 0008 b8 000000"          // tos = 46 << 2
+                          "0008 0008 b8 000000"  // tos = 46 << 2
                           "0009 0008 0050 0000"
                           "000a 0008 01bb 0000"
                           "000b 0010 0004 000000000000 00000007"
                           "ffff 0010 00002320 0012000000000000")));
-  EXPECT_EQ(load_be16(&wire[56]), 2);   // command
+  EXPECT_EQ(load_be16(&wire[56]), 2);       // command
   EXPECT_EQ(load_be16(&wire[68]), 0xffff);  // out_port OFPP_NONE
 }
 
@@ -303,9 +302,10 @@ TEST(Of10Messages, BarrierAndQueueConfig) {
   PacketQueue empty;
   empty.queue_id = 6;
   r.queues = {q, empty};
-  round_trip(msg(r), "01 15 0030 11223344 0001 000000000000"
-                     " 00000005 0018 0000 0001 0010 00000000 01f4 000000000000"
-                     " 00000006 0008 0000");
+  round_trip(msg(r),
+             "01 15 0030 11223344 0001 000000000000"
+             " 00000005 0018 0000 0001 0010 00000000 01f4 000000000000"
+             " 00000006 0008 0000");
 }
 
 }  // namespace

@@ -4,16 +4,16 @@
 // converter), and re-encodes to identical bytes. A second test mutates the
 // vectors a few thousand times: decoding must never crash or read past the
 // buffer (run under ASan), and what decodes and re-encodes must be stable.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "openflow/codec.h"
 
@@ -31,8 +31,7 @@ Bytes read_file(const fs::path& p) {
 }
 
 std::string base64(const Bytes& b) {
-  static constexpr char kAlpha[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  static constexpr char kAlpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   size_t i = 0;
   for (; i + 2 < b.size(); i += 3) {
@@ -63,40 +62,86 @@ std::string ipv4(uint64_t v) { return Ipv4Addr{static_cast<uint32_t>(v)}.to_stri
 
 json match_json(const Match& m) {
   // Wildcard bits, OF1.0 numbering.
-  uint32_t wc = (1u << 22) - 1;  // everything wildcarded...
+  uint32_t wc = (1u << 22) - 1;                                           // everything wildcarded...
   wc = (wc & ~(0x3fu << 8) & ~(0x3fu << 14)) | (32u << 8) | (32u << 14);  // ...nw counts 32
-  json j = {{"in_port", 0}, {"dl_src", "00:00:00:00:00:00"}, {"dl_dst", "00:00:00:00:00:00"},
-            {"dl_vlan", 0}, {"dl_vlan_pcp", 0}, {"dl_type", 0}, {"nw_tos", 0}, {"nw_proto", 0},
-            {"nw_src", "0.0.0.0"}, {"nw_dst", "0.0.0.0"}, {"tp_src", 0}, {"tp_dst", 0}};
+  json j = {{"in_port", 0},
+            {"dl_src", "00:00:00:00:00:00"},
+            {"dl_dst", "00:00:00:00:00:00"},
+            {"dl_vlan", 0},
+            {"dl_vlan_pcp", 0},
+            {"dl_type", 0},
+            {"nw_tos", 0},
+            {"nw_proto", 0},
+            {"nw_src", "0.0.0.0"},
+            {"nw_dst", "0.0.0.0"},
+            {"tp_src", 0},
+            {"tp_dst", 0}};
   auto prefix_bits = [](const OxmField& f) {
-    return f.has_mask ? 32u - static_cast<uint32_t>(__builtin_popcount(
-                                  static_cast<uint32_t>(f.mask_u64())))
+    return f.has_mask ? 32u - static_cast<uint32_t>(__builtin_popcount(static_cast<uint32_t>(f.mask_u64())))
                       : 0u;
   };
   for (const OxmField& f : m.fields) {
     const uint64_t v = f.value_u64();
     switch (f.id()) {
-      case OxmId::kInPort: wc &= ~1u; j["in_port"] = port10(static_cast<uint32_t>(v)); break;
-      case OxmId::kEthDst: wc &= ~8u; j["dl_dst"] = MacAddr::from_u64(v).to_string(); break;
-      case OxmId::kEthSrc: wc &= ~4u; j["dl_src"] = MacAddr::from_u64(v).to_string(); break;
-      case OxmId::kEthType: wc &= ~16u; j["dl_type"] = v; break;
-      case OxmId::kVlanVid: wc &= ~2u; j["dl_vlan"] = v == 0 ? 0xffff : (v & 0xfff); break;
-      case OxmId::kVlanPcp: wc &= ~(1u << 20); j["dl_vlan_pcp"] = v; break;
-      case OxmId::kIpDscp: wc &= ~(1u << 21); j["nw_tos"] = v << 2; break;
-      case OxmId::kIpProto: case OxmId::kArpOp: wc &= ~32u; j["nw_proto"] = v; break;
-      case OxmId::kIpv4Src: case OxmId::kArpSpa:
+      case OxmId::kInPort:
+        wc &= ~1u;
+        j["in_port"] = port10(static_cast<uint32_t>(v));
+        break;
+      case OxmId::kEthDst:
+        wc &= ~8u;
+        j["dl_dst"] = MacAddr::from_u64(v).to_string();
+        break;
+      case OxmId::kEthSrc:
+        wc &= ~4u;
+        j["dl_src"] = MacAddr::from_u64(v).to_string();
+        break;
+      case OxmId::kEthType:
+        wc &= ~16u;
+        j["dl_type"] = v;
+        break;
+      case OxmId::kVlanVid:
+        wc &= ~2u;
+        j["dl_vlan"] = v == 0 ? 0xffff : (v & 0xfff);
+        break;
+      case OxmId::kVlanPcp:
+        wc &= ~(1u << 20);
+        j["dl_vlan_pcp"] = v;
+        break;
+      case OxmId::kIpDscp:
+        wc &= ~(1u << 21);
+        j["nw_tos"] = v << 2;
+        break;
+      case OxmId::kIpProto:
+      case OxmId::kArpOp:
+        wc &= ~32u;
+        j["nw_proto"] = v;
+        break;
+      case OxmId::kIpv4Src:
+      case OxmId::kArpSpa:
         wc = (wc & ~(0x3fu << 8)) | (prefix_bits(f) << 8);
         j["nw_src"] = ipv4(v);
         break;
-      case OxmId::kIpv4Dst: case OxmId::kArpTpa:
+      case OxmId::kIpv4Dst:
+      case OxmId::kArpTpa:
         wc = (wc & ~(0x3fu << 14)) | (prefix_bits(f) << 14);
         j["nw_dst"] = ipv4(v);
         break;
-      case OxmId::kTcpSrc: case OxmId::kUdpSrc: case OxmId::kSctpSrc: case OxmId::kIcmpv4Type:
-        wc &= ~64u; j["tp_src"] = v; break;
-      case OxmId::kTcpDst: case OxmId::kUdpDst: case OxmId::kSctpDst: case OxmId::kIcmpv4Code:
-        wc &= ~128u; j["tp_dst"] = v; break;
-      default: ADD_FAILURE() << "field OF1.0 cannot carry: " << int(f.field);
+      case OxmId::kTcpSrc:
+      case OxmId::kUdpSrc:
+      case OxmId::kSctpSrc:
+      case OxmId::kIcmpv4Type:
+        wc &= ~64u;
+        j["tp_src"] = v;
+        break;
+      case OxmId::kTcpDst:
+      case OxmId::kUdpDst:
+      case OxmId::kSctpDst:
+      case OxmId::kIcmpv4Code:
+        wc &= ~128u;
+        j["tp_dst"] = v;
+        break;
+      default:
+        ADD_FAILURE() << "field OF1.0 cannot carry: " << int(f.field);
     }
   }
   j["wildcards"] = wc;
@@ -109,7 +154,8 @@ json action_json(const Action& a) {
       return {{"OFPActionOutput", {{"port", port10(a.port)}, {"max_len", a.max_len}}}};
     case ActionType::kEnqueue:
       return {{"OFPActionEnqueue", {{"port", port10(a.port)}, {"queue_id", a.queue_id}}}};
-    case ActionType::kPopVlan: return {{"OFPActionStripVlan", json::object()}};
+    case ActionType::kPopVlan:
+      return {{"OFPActionStripVlan", json::object()}};
     case ActionType::kExperimenter: {
       // Opaque vendor action: compared by vendor id and (Nicira) subtype.
       json j = {{"vendor", a.experimenter}};
@@ -119,20 +165,31 @@ json action_json(const Action& a) {
     case ActionType::kSetField: {
       const uint64_t v = a.field.value_u64();
       switch (a.field.id()) {
-        case OxmId::kVlanVid: return {{"OFPActionVlanVid", {{"vlan_vid", v & 0xfff}}}};
-        case OxmId::kVlanPcp: return {{"OFPActionVlanPcp", {{"vlan_pcp", v}}}};
-        case OxmId::kEthSrc: return {{"OFPActionSetDlSrc", {{"dl_addr", MacAddr::from_u64(v).to_string()}}}};
-        case OxmId::kEthDst: return {{"OFPActionSetDlDst", {{"dl_addr", MacAddr::from_u64(v).to_string()}}}};
-        case OxmId::kIpv4Src: return {{"OFPActionSetNwSrc", {{"nw_addr", ipv4(v)}}}};
-        case OxmId::kIpv4Dst: return {{"OFPActionSetNwDst", {{"nw_addr", ipv4(v)}}}};
-        case OxmId::kIpDscp: return {{"OFPActionSetNwTos", {{"tos", v << 2}}}};
-        case OxmId::kTcpSrc: return {{"OFPActionSetTpSrc", {{"tp", v}}}};
-        case OxmId::kTcpDst: return {{"OFPActionSetTpDst", {{"tp", v}}}};
-        default: break;
+        case OxmId::kVlanVid:
+          return {{"OFPActionVlanVid", {{"vlan_vid", v & 0xfff}}}};
+        case OxmId::kVlanPcp:
+          return {{"OFPActionVlanPcp", {{"vlan_pcp", v}}}};
+        case OxmId::kEthSrc:
+          return {{"OFPActionSetDlSrc", {{"dl_addr", MacAddr::from_u64(v).to_string()}}}};
+        case OxmId::kEthDst:
+          return {{"OFPActionSetDlDst", {{"dl_addr", MacAddr::from_u64(v).to_string()}}}};
+        case OxmId::kIpv4Src:
+          return {{"OFPActionSetNwSrc", {{"nw_addr", ipv4(v)}}}};
+        case OxmId::kIpv4Dst:
+          return {{"OFPActionSetNwDst", {{"nw_addr", ipv4(v)}}}};
+        case OxmId::kIpDscp:
+          return {{"OFPActionSetNwTos", {{"tos", v << 2}}}};
+        case OxmId::kTcpSrc:
+          return {{"OFPActionSetTpSrc", {{"tp", v}}}};
+        case OxmId::kTcpDst:
+          return {{"OFPActionSetTpDst", {{"tp", v}}}};
+        default:
+          break;
       }
       break;
     }
-    default: break;
+    default:
+      break;
   }
   ADD_FAILURE() << "action OF1.0 cannot carry: " << to_string(a.type);
   return {};
@@ -148,15 +205,21 @@ json message_json(const Message& m) {
   if (m.is<FeaturesRequest>()) return {{"OFPFeaturesRequest", json::object()}};
   if (m.is<PacketOut>()) {
     const auto& p = m.as<PacketOut>();
-    return {{"OFPPacketOut", {{"buffer_id", p.buffer_id}, {"in_port", port10(p.in_port)},
-                              {"actions", actions_json(p.actions)}, {"data", base64(p.data)}}}};
+    return {{"OFPPacketOut",
+             {{"buffer_id", p.buffer_id},
+              {"in_port", port10(p.in_port)},
+              {"actions", actions_json(p.actions)},
+              {"data", base64(p.data)}}}};
   }
   if (m.is<PacketIn>()) {
     const auto& p = m.as<PacketIn>();
     const OxmField* in = p.match.find(OxmId::kInPort);
-    return {{"OFPPacketIn", {{"buffer_id", p.buffer_id}, {"total_len", p.total_len},
-                             {"in_port", in ? port10(static_cast<uint32_t>(in->value_u64())) : 0},
-                             {"reason", p.reason}, {"data", base64(p.data)}}}};
+    return {{"OFPPacketIn",
+             {{"buffer_id", p.buffer_id},
+              {"total_len", p.total_len},
+              {"in_port", in ? port10(static_cast<uint32_t>(in->value_u64())) : 0},
+              {"reason", p.reason},
+              {"data", base64(p.data)}}}};
   }
   if (m.is<FlowMod>()) {
     const auto& f = m.as<FlowMod>();
@@ -166,27 +229,41 @@ json message_json(const Message& m) {
       EXPECT_EQ(f.instructions[0].type, InstructionType::kApplyActions);
       actions = f.instructions[0].actions;
     }
-    return {{"OFPFlowMod", {{"match", match_json(f.match)}, {"cookie", f.cookie},
-                            {"command", static_cast<int>(f.command)},
-                            {"idle_timeout", f.idle_timeout}, {"hard_timeout", f.hard_timeout},
-                            {"priority", f.priority}, {"buffer_id", f.buffer_id},
-                            {"out_port", port10(f.out_port)}, {"flags", f.flags},
-                            {"actions", actions_json(actions)}}}};
+    return {{"OFPFlowMod",
+             {{"match", match_json(f.match)},
+              {"cookie", f.cookie},
+              {"command", static_cast<int>(f.command)},
+              {"idle_timeout", f.idle_timeout},
+              {"hard_timeout", f.hard_timeout},
+              {"priority", f.priority},
+              {"buffer_id", f.buffer_id},
+              {"out_port", port10(f.out_port)},
+              {"flags", f.flags},
+              {"actions", actions_json(actions)}}}};
   }
   if (m.is<FeaturesReply>()) {
     const auto& f = m.as<FeaturesReply>();
     json ports = json::object();
     auto feat10 = [](uint32_t x) { return (x & 0x7f) | ((x >> 4) & 0xf80); };
     for (const PortDesc& p : f.ports) {
-      ports[std::to_string(port10(p.port_no))] = {
-          {"OFPPhyPort", {{"port_no", port10(p.port_no)}, {"hw_addr", p.hw_addr.to_string()},
-                          {"name", p.name}, {"config", p.config}, {"state", p.state},
-                          {"curr", feat10(p.curr)}, {"advertised", feat10(p.advertised)},
-                          {"supported", feat10(p.supported)}, {"peer", feat10(p.peer)}}}};
+      ports[std::to_string(port10(p.port_no))] = {{"OFPPhyPort",
+                                                   {{"port_no", port10(p.port_no)},
+                                                    {"hw_addr", p.hw_addr.to_string()},
+                                                    {"name", p.name},
+                                                    {"config", p.config},
+                                                    {"state", p.state},
+                                                    {"curr", feat10(p.curr)},
+                                                    {"advertised", feat10(p.advertised)},
+                                                    {"supported", feat10(p.supported)},
+                                                    {"peer", feat10(p.peer)}}}};
     }
-    return {{"OFPSwitchFeatures", {{"datapath_id", f.datapath_id}, {"n_buffers", f.n_buffers},
-                                   {"n_tables", f.n_tables}, {"capabilities", f.capabilities},
-                                   {"actions", f.reserved}, {"ports", ports}}}};
+    return {{"OFPSwitchFeatures",
+             {{"datapath_id", f.datapath_id},
+              {"n_buffers", f.n_buffers},
+              {"n_tables", f.n_tables},
+              {"capabilities", f.capabilities},
+              {"actions", f.reserved},
+              {"ports", ports}}}};
   }
   ADD_FAILURE() << "no JSON converter for " << to_string(m.type());
   return {};
@@ -217,7 +294,8 @@ void compare(const json& want, const json& got, const std::string& path) {
       ASSERT_TRUE(got.contains(it.key())) << sub << " missing; got " << got.dump();
       if (it.key() == "wildcards") {
         EXPECT_EQ(normalize_wildcards(it.value().get<uint32_t>()),
-                  normalize_wildcards(got[it.key()].get<uint32_t>())) << sub;
+                  normalize_wildcards(got[it.key()].get<uint32_t>()))
+            << sub;
         continue;
       }
       compare(it.value(), got[it.key()], sub);
@@ -272,13 +350,12 @@ TEST_P(Of10Vector, DecodesMatchesJsonAndReencodesIdentically) {
   EXPECT_EQ(*redecoded, *msg);
 }
 
-INSTANTIATE_TEST_SUITE_P(All, Of10Vector, ::testing::ValuesIn(vector_names()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(All, Of10Vector, ::testing::ValuesIn(vector_names()), [](const auto& info) {
+  std::string n = info.param;
+  for (char& c : n)
+    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+});
 
 // Random mutations of the vectors: no crash, no read past the buffer (ASan), and
 // anything that decodes and re-encodes is a fixed point after one round.
@@ -294,12 +371,22 @@ TEST(Of10Vectors, SurviveRandomMutation) {
     const int edits = 1 + static_cast<int>(rng() % 4);
     for (int e = 0; e < edits; ++e) {
       switch (rng() % 5) {
-        case 0: b[rng() % b.size()] = static_cast<uint8_t>(rng()); break;
-        case 1: b[rng() % b.size()] ^= static_cast<uint8_t>(1u << (rng() % 8)); break;
-        case 2: b.resize(rng() % (b.size() + 1)); break;
-        case 3: b.insert(b.begin() + static_cast<std::ptrdiff_t>(rng() % (b.size() + 1)),
-                         static_cast<uint8_t>(rng())); break;
-        case 4: if (b.size() > 12) b[8 + rng() % 4] = static_cast<uint8_t>(rng()); break;
+        case 0:
+          b[rng() % b.size()] = static_cast<uint8_t>(rng());
+          break;
+        case 1:
+          b[rng() % b.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+          break;
+        case 2:
+          b.resize(rng() % (b.size() + 1));
+          break;
+        case 3:
+          b.insert(b.begin() + static_cast<std::ptrdiff_t>(rng() % (b.size() + 1)),
+                   static_cast<uint8_t>(rng()));
+          break;
+        case 4:
+          if (b.size() > 12) b[8 + rng() % 4] = static_cast<uint8_t>(rng());
+          break;
       }
       if (b.empty()) b.push_back(kOf10);
     }
@@ -319,8 +406,8 @@ TEST(Of10Vectors, SurviveRandomMutation) {
     if (!e1.ok()) continue;
     ++reencoded;
     auto m2 = decode_message(*e1);
-    ASSERT_TRUE(m2.ok()) << "our own encoding did not decode: " << m2.error().to_string()
-                         << "\ninput " << to_hex(b);
+    ASSERT_TRUE(m2.ok()) << "our own encoding did not decode: " << m2.error().to_string() << "\ninput "
+                         << to_hex(b);
     auto e2 = encode_message(*m2);
     ASSERT_TRUE(e2.ok()) << e2.error().to_string();
     ASSERT_EQ(to_hex(*e2), to_hex(*e1)) << "input " << to_hex(b);
