@@ -23,6 +23,14 @@ const json& member(const json& j, const char* key) {
   return it != j.end() && it->is_object() ? *it : kEmpty;
 }
 
+// A member array of `j`, or an empty array.
+const json& array_member(const json& j, const char* key) {
+  static const json kEmpty = json::array();
+  if (!j.is_object()) return kEmpty;
+  auto it = j.find(key);
+  return it != j.end() && it->is_array() ? *it : kEmpty;
+}
+
 double num(const json& j, const char* key, double dflt = 0) {
   if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return dflt;
   return j[key].get<double>();
@@ -226,7 +234,7 @@ std::vector<std::string> explain_test(const json& r, const json& c, const json& 
     if (via_ctl) out.push_back("each echo and reply crosses the controller: RTT includes two controller round trips");
   } else if (type == "iperf2-window") {
     double rtt = 0;
-    for (const auto& o : doc.value("results", json::array()))
+    for (const auto& o : array_member(doc, "results"))
       if (o.value("case", "") == r.value("case", "") && o.value("type", "") == "ping" && o.value("status", "") == "ok")
         rtt = num(o["metrics"], "rtt_avg_ms");
     if (rtt > 0)

@@ -20,20 +20,28 @@ const json& member(const json& j, const char* key) {
   return it != j.end() && it->is_object() ? *it : kEmpty;
 }
 
+// A member array of `j`, or an empty array.
+const json& array_member(const json& j, const char* key) {
+  static const json kEmpty = json::array();
+  if (!j.is_object()) return kEmpty;
+  auto it = j.find(key);
+  return it != j.end() && it->is_array() ? *it : kEmpty;
+}
+
 // Test names in scenario order, case names in run order.
 std::vector<std::string> ordered(const json& doc, const char* field) {
   std::vector<std::string> out;
   std::set<std::string> seen;
   if (std::string(field) == "case")
-    for (const auto& c : doc.value("cases", json::array()))
+    for (const auto& c : array_member(doc, "cases"))
       if (seen.insert(c.value("name", "")).second) out.push_back(c.value("name", ""));
-  for (const auto& r : doc.value("results", json::array()))
+  for (const auto& r : array_member(doc, "results"))
     if (seen.insert(r.value(field, "")).second) out.push_back(r.value(field, ""));
   return out;
 }
 
 const json* find_result(const json& doc, const std::string& cs, const std::string& test) {
-  for (const auto& r : doc.value("results", json::array()))
+  for (const auto& r : array_member(doc, "results"))
     if (r.value("case", "") == cs && r.value("test", "") == test) return &r;
   return nullptr;
 }
@@ -70,13 +78,13 @@ std::string html_escape(const std::string& s) {
 // Headline metrics of a test, from whichever case produced them.
 std::vector<std::string> test_metrics(const json& doc, const std::string& test) {
   std::vector<std::string> ms;
-  for (const auto& r : doc.value("results", json::array())) {
+  for (const auto& r : array_member(doc, "results")) {
     if (r.value("test", "") != test) continue;
     for (const auto& m : headline_metrics(r))
       if (std::find(ms.begin(), ms.end(), m) == ms.end()) ms.push_back(m);
   }
   if (ms.empty())
-    for (const auto& r : doc.value("results", json::array()))
+    for (const auto& r : array_member(doc, "results"))
       if (r.value("test", "") == test) return headline_metrics(r);
   return ms;
 }
@@ -164,12 +172,14 @@ std::string render_table(const json& doc) {
     }
   }
   // Why: skipped/failed cases and the explanations, short.
-  for (const auto& c : doc.value("cases", json::array())) {
+  for (const auto& c : array_member(doc, "cases")) {
     std::string st = c.value("status", "?");
     if (st != "ok") out += fmt::format("case {}: {}{}{}\n", c.value("name", ""), st,
                                        c.contains("reason") ? ": " : "", c.value("reason", ""));
+    for (const auto& e : c.value("explain", json::array()))
+      out += fmt::format("{}: {}\n", c.value("name", ""), e.get<std::string>());
   }
-  for (const auto& r : doc.value("results", json::array())) {
+  for (const auto& r : array_member(doc, "results")) {
     if (r.value("status", "") == "failed" && r.contains("reason") &&
         r.value("reason", "").rfind("setup:", 0) != 0)
       out += fmt::format("{} / {}: failed: {}\n", r.value("case", ""), r.value("test", ""), r.value("reason", ""));
@@ -201,7 +211,7 @@ std::string render_html(const json& doc) {
                    doc.value("quick", false) ? " (quick mode)" : "");
   h += "<h2>Cases</h2><table><tr><th>case</th><th>status</th><th>switches</th><th>controllers</th><th>offloads</th>"
        "<th>explanation</th></tr>";
-  for (const auto& c : doc.value("cases", json::array())) {
+  for (const auto& c : array_member(doc, "cases")) {
     std::string sw, ct, ex;
     for (const auto& [n, s] : member(c, "switches").items())
       sw += fmt::format("{}: {}{}<br>", n, s.value("kind", ""), s.value("security_group", false) ? " + iptables SG" : "");
@@ -242,7 +252,7 @@ std::string render_html(const json& doc) {
     h += "</table>";
   }
   h += "<h2>Counters</h2>";
-  for (const auto& c : doc.value("cases", json::array())) {
+  for (const auto& c : array_member(doc, "cases")) {
     if (!c.contains("switch_counters") && !c.contains("offload_state")) continue;
     h += "<details><summary>" + html_escape(c.value("name", "")) + "</summary>";
     for (const auto& [n, s] : member(c, "switch_counters").items())

@@ -378,13 +378,19 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
   }
   doc["finished_at"] = now_iso();
   doc["interrupted"] = interrupted();
-  annotate_explanations(doc);
-  {
+  auto save = [&] {
     std::ofstream f(out + "/results.json");
     f << doc.dump(2) << "\n";
+  };
+  save();  // the measurements are safe before any rendering
+  try {
+    annotate_explanations(doc);
+    save();
+    std::fputs(render_table(doc).c_str(), stdout);
+    FLOWLAB_TRY(write_html_report(out, doc));
+  } catch (const json::exception& e) {
+    return fail("rendering the report failed ({}); the results are in {}/results.json", e.what(), out);
   }
-  std::fputs(render_table(doc).c_str(), stdout);
-  FLOWLAB_TRY(write_html_report(out, doc));
   std::fprintf(stdout, "\nresults: %s/results.json\nreport:  %s/report.html\n", out.c_str(), out.c_str());
   std::fflush(stdout);
   if (interrupted()) return 128 + interrupt_signal();
@@ -420,9 +426,13 @@ Status rerender_report(const std::string& dir) {
   } catch (const json::exception& e) {
     return fail("{}/results.json: {}", dir, e.what());
   }
-  annotate_explanations(doc);
-  std::fputs(render_table(doc).c_str(), stdout);
-  FLOWLAB_TRY(write_html_report(dir, doc));
+  try {
+    annotate_explanations(doc);
+    std::fputs(render_table(doc).c_str(), stdout);
+    FLOWLAB_TRY(write_html_report(dir, doc));
+  } catch (const json::exception& e) {
+    return fail("{}/results.json: unexpected content: {}", dir, e.what());
+  }
   std::fprintf(stdout, "\nreport: %s/report.html\n", dir.c_str());
   return ok_status();
 }
