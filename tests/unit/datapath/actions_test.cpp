@@ -230,5 +230,70 @@ TEST(Actions, PacketOutToTableAndPorts) {
   EXPECT_EQ(r.out.sent.size(), 5u);  // 4 + ports 1..4
 }
 
+
+TEST(Actions, SetFieldSctpNdAndTunnel) {
+  Rig r;
+  of::Match sctp;
+  sctp.add(f(OxmId::kEthType, 0x0800)).add(f(OxmId::kIpProto, 132));
+  r.add(add_flow(0, 1, sctp, {Action::set_field(f(OxmId::kSctpDst, 9999)), Action::output(2)}));
+  of::Match ns;
+  ns.add(f(OxmId::kEthType, 0x86dd)).add(f(OxmId::kIpProto, 58)).add(f(OxmId::kIcmpv6Type, 135));
+  auto target = ip6("fe80::77");
+  r.add(add_flow(0, 1, ns, {Action::set_field(of::OxmField::basic_bytes(OxmId::kIpv6NdTarget, target.b)),
+                            Action::set_field(f(OxmId::kIpv6NdSll, 0x0200000000ee)), Action::output(3)}));
+  // tunnel_id and metadata are pipeline fields: a later table matches them and the
+  // controller sees them in the packet-in match.
+  of::FlowMod t0 = add_flow(0, 1, match_ip_dst("10.0.0.2"), {Action::set_field(f(OxmId::kTunnelId, 0x42))});
+  t0.instructions.push_back(of::Instruction::write_metadata(0x9, 0xff));
+  t0.instructions.push_back(of::Instruction::goto_table(1));
+  r.add(t0);
+  of::Match tun;
+  tun.add(f(OxmId::kTunnelId, 0x42)).add(f(OxmId::kMetadata, 0x9));
+  r.add(add_flow(1, 1, tun, {Action::output(of::port::kController, 0xffff)}));
+
+  r.send(FrameBuilder().eth(mac(2), mac(1)).ipv4(ip4("1.1.1.1"), ip4("2.2.2.2")).sctp(5, 6).payload(16).build());
+  r.send(FrameBuilder().eth(mac(2), mac(1)).ipv6(ip6("fe80::1"), ip6("ff02::1:ff00:2"), 255)
+             .nd(135, ip6("fe80::2"), mac(0x0a0b0c0d0e0f)).build());
+  r.send(tcp_frame());
+  ASSERT_EQ(r.out.sent.size(), 2u);
+  Bytes sc = r.out.sent[0].data;
+  EXPECT_EQ(key_of(sc).tp_dst, 9999);
+  size_t l4 = 34;
+  uint32_t stored = uint32_t(sc[l4 + 8]) | uint32_t(sc[l4 + 9]) << 8 | uint32_t(sc[l4 + 10]) << 16 |
+                    uint32_t(sc[l4 + 11]) << 24;
+  std::memset(&sc[l4 + 8], 0, 4);
+  EXPECT_EQ(crc32c(&sc[l4], sc.size() - l4), stored);
+  const Bytes& nd = r.out.sent[1].data;
+  FlowKey k = key_of(nd);
+  EXPECT_EQ(0, std::memcmp(k.nd_target, target.b.data(), 16));
+  EXPECT_EQ(k.nd_sll[5], 0xee);
+  EXPECT_TRUE(csum::checksums_ok(nd.data(), nd.size()));
+  ASSERT_EQ(r.ctl.ins.size(), 1u);
+  EXPECT_EQ(r.ctl.ins[0].info.table_id, 1);
+  EXPECT_EQ(r.ctl.ins[0].info.tunnel_id, 0x42u);
+  of::Match m = r.ctl.ins[0].info.match();
+  ASSERT_NE(m.find(OxmId::kMetadata), nullptr);
+  EXPECT_EQ(m.find(OxmId::kMetadata)->value_u64(), 0x9u);
+  ASSERT_NE(m.find(OxmId::kTunnelId), nullptr);
+}
+
+TEST(Actions, MplsStackCopyTtlOutAndSetMplsTtl) {
+  Rig r;
+  r.add(add_flow(0, 1, match_ip_dst("10.0.0.2"),
+                 {Action::set_nw_ttl(20), Action::push_mpls(0x8847), Action::set_field(f(OxmId::kMplsLabel, 5)),
+                  Action::push_mpls(0x8847), Action::set_mpls_ttl(3), Action::simple(of::ActionType::kCopyTtlOut),
+                  Action::output(2)}));
+  r.send(tcp_frame());
+  ASSERT_EQ(r.out.sent.size(), 1u);
+  const Bytes& o = r.out.sent[0].data;
+  ASSERT_EQ(o.size(), tcp_frame().size() + 8);
+  uint32_t outer = load_be32(&o[14]), inner = load_be32(&o[18]);
+  EXPECT_EQ(hdr::mpls_label(outer), 5u);   // copied from the inner label on push
+  EXPECT_FALSE(hdr::mpls_bos(outer));
+  EXPECT_TRUE(hdr::mpls_bos(inner));
+  EXPECT_EQ(hdr::mpls_ttl(inner), 20);     // from the IP TTL at the first push
+  EXPECT_EQ(hdr::mpls_ttl(outer), 20);     // set to 3, then copy_ttl_out from the inner label
+}
+
 }  // namespace
 }  // namespace flowlab::dp

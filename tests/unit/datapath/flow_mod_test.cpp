@@ -281,5 +281,19 @@ TEST(FlowMod, TableFeaturesDescribePipeline) {
   EXPECT_TRUE(has_match);
 }
 
+
+TEST(FlowMod, Of10ModifyOfNothingAdds) {
+  DatapathConfig cfg;
+  cfg.of10 = true;
+  Rig r(cfg);
+  auto mod = add_flow(0, 10, match_ip_dst("10.0.0.2"), {of::Action::output(2)});
+  mod.command = of::FlowModCommand::kModify;
+  r.add(mod);
+  EXPECT_EQ(r.dp.flow_count(), 1u);
+  Rig r13;
+  r13.add(mod);
+  EXPECT_EQ(r13.dp.flow_count(), 0u);  // OF1.3: modify of nothing is a no-op
+}
+
 }  // namespace
 }  // namespace flowlab::dp
