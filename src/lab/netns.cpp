@@ -36,7 +36,7 @@ Netns& Netns::operator=(Netns&& o) noexcept {
 
 void Netns::destroy() {
   if (name_.empty()) return;
-  auto r = run_command({"ip", "netns", "del", name_}, with_timeout(10));
+  auto r = run_command({"ip", "netns", "del", name_}, uninterruptible(10));
   if (r.ok() && state_) state_->remove_netns(name_);
   name_.clear();
 }

@@ -139,7 +139,7 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
   int open_fds = 2;
   char buf[8192];
   while (open_fds > 0) {
-    if (interrupted()) { r.interrupted = true; break; }
+    if (o.interruptible && interrupted()) { r.interrupted = true; break; }
     if (monotonic_ns() > deadline) { r.timed_out = true; break; }
     int n = poll(fds, 2, 50);
     if (n < 0 && errno != EINTR) break;

@@ -31,6 +31,7 @@ bool sleep_unless_interrupted(double seconds);
 struct CommandOptions {
   std::string netns;       // empty: the lab's own namespace
   double timeout_s = 10;   // the child's process group is killed past this
+  bool interruptible = true;  // false for teardown: runs to the end despite SIGINT
   std::vector<std::pair<std::string, std::string>> env;
 };
 
@@ -41,6 +42,12 @@ inline CommandOptions in_ns(std::string ns, double timeout_s = 10) {
   return o;
 }
 inline CommandOptions with_timeout(double timeout_s) { return in_ns("", timeout_s); }
+// For teardown commands, which must run even after SIGINT/SIGTERM.
+inline CommandOptions uninterruptible(double timeout_s) {
+  CommandOptions o = with_timeout(timeout_s);
+  o.interruptible = false;
+  return o;
+}
 
 struct CommandResult {
   int exit_code = -1;  // -1: did not exit normally

@@ -148,7 +148,7 @@ CleanReport clean_runs(bool force) {
     for (const auto& n : j.value("netns", nlohmann::json::array())) {
       auto name = n.get<std::string>();
       if (!fs::exists("/run/netns/" + name, ec)) continue;
-      auto r = run_command({"ip", "netns", "del", name}, with_timeout(10));
+      auto r = run_command({"ip", "netns", "del", name}, uninterruptible(10));
       rep.actions.push_back(fmt::format("run {}: deleted netns {}{}", id, name,
                                         r.ok() ? "" : " (failed: " + r.describe() + ")"));
     }
