@@ -1,13 +1,86 @@
-// `flowlab controller`: not implemented yet.
+// `flowlab controller`: argument parsing for the controller runtime (src/controller).
+#include <csignal>
 #include <cstdio>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "controller/app_registry.h"
+#include "controller/controller.h"
+#include "core/log.h"
 
 namespace flowlab::cli {
 
-int run_controller(int, char**) {
-  std::fputs("flowlab controller: not implemented yet\n", stderr);
-  return 2;
+int run_controller(int argc, char** argv) {
+  CLI::App app{"OpenFlow 1.3/1.0 controller hosting apps (hub, learning-switch, firewall), stacked in order",
+               "flowlab controller"};
+  controller::ControllerOptions o;
+  controller::AppConfig cfg;
+  std::vector<std::string> apps;
+  std::string log_level = "info";
+  double stats_every = 0, echo_interval = 5, dead_peer = 15;
+  std::vector<std::string> protocols;
+  app.add_option("-l,--listen", o.listen, "passive endpoint(s): ptcp:PORT[:IP] or pssl:PORT[:IP] (repeatable)");
+  app.add_option("-c,--connect", o.connect, "active endpoint(s) to a passive switch: tcp:HOST:PORT or ssl:HOST:PORT");
+  app.add_option("-a,--app", apps, "app to run, in stack order (repeatable): hub, learning-switch, firewall")
+      ->required();
+  app.add_option("--config", cfg.config_file, "firewall rules (YAML); reloaded on SIGHUP");
+  app.add_option("--idle-timeout", cfg.idle_timeout, "idle timeout of learned flows, seconds")->capture_default_str();
+  app.add_option("-t,--threads", o.threads, "event-loop threads")->capture_default_str()->check(CLI::Range(1, 64));
+  app.add_option("--stats-every", stats_every, "log a stats line every S seconds (0: off)")->check(CLI::Range(0.0, 86400.0));
+  app.add_option("--stats-json", o.stats_json, "write stats as JSON to FILE every second and at exit");
+  app.add_option("--echo-interval", echo_interval, "seconds of silence before an echo request")->capture_default_str();
+  app.add_option("--dead-peer", dead_peer, "seconds of silence before a switch is declared dead")->capture_default_str();
+  app.add_option("--protocols", protocols, "OpenFlow13,OpenFlow10 (default both)")->delimiter(',')
+      ->check(CLI::IsMember({"OpenFlow13", "OpenFlow10"}));
+  app.add_option("--cert", o.tls.cert_file, "TLS certificate (PEM) for pssl:/ssl:");
+  app.add_option("--key", o.tls.key_file, "TLS private key (PEM)");
+  app.add_option("--ca", o.tls.ca_file, "CA certificate (PEM) that switch certificates are checked against");
+  app.add_option("--log-level", log_level, "debug, info, warn, error")->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  log::Level lvl;
+  if (!log::parse_level(log_level, lvl)) {
+    std::fprintf(stderr, "flowlab controller: error: --log-level '%s' is not debug, info, warn or error\n",
+                 log_level.c_str());
+    return 2;
+  }
+  log::set_level(lvl);
+  if (o.listen.empty() && o.connect.empty()) o.listen.push_back("ptcp:6653");
+  if (!protocols.empty()) {
+    o.connection.versions.clear();
+    for (const auto& p : protocols) o.connection.versions.push_back(p == "OpenFlow13" ? 0x04 : 0x01);
+  }
+  o.stats_every = std::chrono::milliseconds(int64_t(stats_every * 1000));
+  o.connection.echo_interval = std::chrono::milliseconds(int64_t(echo_interval * 1000));
+  o.connection.dead_peer_timeout = std::chrono::milliseconds(int64_t(dead_peer * 1000));
+  if (!cfg.config_file.empty() && std::find(apps.begin(), apps.end(), "firewall") == apps.end()) {
+    std::fprintf(stderr, "flowlab controller: error: --config is only used by --app firewall\n");
+    return 2;
+  }
+  std::vector<std::unique_ptr<controller::App>> stack;
+  for (const auto& name : apps) {
+    auto a = controller::make_app(name, cfg);
+    if (!a.ok()) {
+      std::fprintf(stderr, "flowlab controller: error: %s\n", a.error().message.c_str());
+      return 2;
+    }
+    stack.push_back(std::move(*a));
+  }
+  std::signal(SIGPIPE, SIG_IGN);
+  controller::Controller c(std::move(o), std::move(stack));
+  auto st = c.start();
+  if (!st.ok()) {
+    std::fprintf(stderr, "flowlab controller: error: %s\n", st.error().message.c_str());
+    return 2;
+  }
+  c.run();
+  return 0;
 }
 
 }  // namespace flowlab::cli

@@ -1,0 +1,171 @@
+#!/bin/bash
+# bench-controller.sh: every packet through the controller (hub), flowlab
+# controller vs os-ken's repeater_hub_13.py, on the same Open vSwitch userspace
+# bridge (datapath_type=netdev, OpenFlow 1.3, veth tx offloads off as OVS needs)
+# between two namespace hosts. Prints TCP Gbit/s, UDP loss at 1 Gbit/s offered,
+# controller CPU, packet-in -> packet-out latency (median, p99, measured on the
+# OpenFlow TCP stream during a ping run) and the flowlab/os-ken ratios.
+#
+# usage: sudo scripts/bench-controller.sh [BUILD_DIR] [SECONDS]
+#   BUILD_DIR defaults to build/release (cmake -DCMAKE_BUILD_TYPE=Release).
+set -u
+BUILD=${1:-build/release}
+SECS=${2:-5}
+FLOWLAB=$(readlink -f "$BUILD/flowlab")
+HUB_PY=$(readlink -f "$(dirname "$0")/../../shared/peers/repeater_hub_13.py")
+[ -x "$FLOWLAB" ] || { echo "no flowlab binary at $FLOWLAB" >&2; exit 2; }
+[ -f "$HUB_PY" ] || { echo "no $HUB_PY" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || { echo "needs root" >&2; exit 2; }
+
+P=$$
+H1=fcb${P}a H2=fcb${P}b SW=fcb${P}s
+R=/tmp/flowlab-bench-ctl-$P
+export OVS_RUNDIR=$R OVS_LOGDIR=$R OVS_DBDIR=$R
+CTL_PID=
+
+cleanup() {
+  [ -n "$CTL_PID" ] && kill "$CTL_PID" 2>/dev/null && wait "$CTL_PID" 2>/dev/null
+  for d in ovs-vswitchd ovsdb-server; do
+    [ -f $R/$d.pid ] && kill "$(cat $R/$d.pid)" 2>/dev/null
+  done
+  sleep 0.3
+  for ns in $H1 $H2 $SW; do
+    ip netns pids $ns 2>/dev/null | xargs -r kill -9 2>/dev/null
+    ip netns del $ns 2>/dev/null
+  done
+  rm -rf $R
+}
+trap cleanup EXIT INT TERM
+
+mkdir -p $R
+for ns in $H1 $H2 $SW; do ip netns add $ns; done
+ip -n $SW link set lo up
+for i in 1 2; do
+  h=$H1; [ $i = 2 ] && h=$H2
+  ip link add fcb${P}h$i type veth peer name fcb${P}p$i
+  ip link set fcb${P}h$i netns $h; ip link set fcb${P}p$i netns $SW
+  ip -n $h addr add 10.0.0.$i/24 dev fcb${P}h$i
+  ip -n $h link set fcb${P}h$i up; ip -n $h link set lo up
+  ip -n $SW link set fcb${P}p$i up
+  ip netns exec $h ethtool -K fcb${P}h$i tx off >/dev/null
+  ip netns exec $SW ethtool -K fcb${P}p$i tx off >/dev/null
+done
+ovsdb-tool create $R/conf.db /usr/share/openvswitch/vswitch.ovsschema
+ip netns exec $SW ovsdb-server $R/conf.db --remote=punix:$R/db.sock --pidfile=$R/ovsdb-server.pid --detach --log-file=$R/ovsdb.log
+ovs-vsctl --no-wait init
+ip netns exec $SW ovs-vswitchd unix:$R/db.sock --pidfile=$R/ovs-vswitchd.pid --detach --log-file=$R/vswitchd.log
+ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev protocols=OpenFlow13
+for i in 1 2; do ovs-vsctl add-port br0 fcb${P}p$i -- set interface fcb${P}p$i ofport_request=$i; done
+ovs-vsctl set-fail-mode br0 secure
+ovs-vsctl set-controller br0 tcp:127.0.0.1:6653
+
+cpu_ticks() { awk '{print $14+$15}' /proc/$1/stat 2>/dev/null || echo 0; }
+
+# Packet-in -> packet-out latency from a pcap of the OpenFlow TCP stream: each
+# OF1.3 packet-in is paired with the next packet-out carrying the same frame.
+latency_py() {
+python3 - "$1" <<'PY'
+import struct, sys, statistics
+data = open(sys.argv[1], 'rb').read()
+magic = struct.unpack('<I', data[:4])[0]
+ns = magic == 0xa1b23c4d
+link = struct.unpack('<I', data[20:24])[0]
+off = 24; streams = {}
+while off + 16 <= len(data):
+    ts, tf, incl, orig = struct.unpack('<IIII', data[off:off+16]); off += 16
+    pkt = data[off:off+incl]; off += incl
+    t = ts + tf / (1e9 if ns else 1e6)
+    l2 = 14 if link == 1 else 16 if link == 113 else 0
+    ip = pkt[l2:]
+    if len(ip) < 20 or ip[0] >> 4 != 4: continue
+    ihl = (ip[0] & 15) * 4; tot = struct.unpack('!H', ip[2:4])[0]
+    tcp = ip[ihl:tot]
+    if len(tcp) < 20: continue
+    sp, dp, seq = struct.unpack('!HHI', tcp[:8]); doff = (tcp[12] >> 4) * 4
+    pay = tcp[doff:]
+    if not pay: continue
+    s = streams.setdefault((sp, dp), {'next': None, 'buf': b'', 'msgs': []})
+    if s['next'] is not None and seq != s['next']:
+        if (seq - s['next']) % (1 << 32) > (1 << 31): continue  # retransmission
+    s['next'] = (seq + len(pay)) % (1 << 32)
+    s['buf'] += pay
+    b = s['buf']
+    while len(b) >= 8:
+        ln = struct.unpack('!H', b[2:4])[0]
+        if ln < 8 or len(b) < ln: break
+        s['msgs'].append((t, b[:ln])); b = b[ln:]
+    s['buf'] = b
+pins = []; pouts = {}
+for s in streams.values():
+    for t, m in s['msgs']:
+        if m[0] != 4: continue
+        if m[1] == 10:  # packet-in
+            mlen = struct.unpack('!H', m[26:28])[0]
+            start = 24 + (mlen + 7) // 8 * 8 + 2
+            pins.append((t, m[start:]))
+        elif m[1] == 13:  # packet-out
+            alen = struct.unpack('!H', m[16:18])[0]
+            pouts.setdefault(m[24 + alen:], []).append(t)
+lat = []
+for t, d in sorted(pins):
+    q = pouts.get(d)
+    while q and q[0] < t: q.pop(0)
+    if q: lat.append(q.pop(0) - t)
+if not lat: print("n/a n/a 0"); sys.exit()
+lat.sort()
+print("%.1f %.1f %d" % (statistics.median(lat) * 1e6, lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1e6, len(lat)))
+PY
+}
+
+run_one() {  # name, command...
+  local name=$1; shift
+  ovs-ofctl -O OpenFlow13 del-flows br0
+  ip netns exec $SW "$@" >$R/$name.log 2>&1 &
+  CTL_PID=$!
+  for _ in $(seq 100); do
+    ovs-vsctl --columns=is_connected list controller | grep -q true && break; sleep 0.1
+  done
+  sleep 1
+  ip netns exec $H1 ping -c 3 -W 1 10.0.0.2 >/dev/null  # warm ARP
+  # Latency: 200 pings at 100/s while capturing the OpenFlow stream.
+  ip netns exec $SW dumpcap -q -P -i lo -f "tcp port 6653" -w $R/$name.pcap >/dev/null 2>&1 &
+  local cap=$!; sleep 1
+  local rtt
+  rtt=$(ip netns exec $H1 ping -c 200 -i 0.01 -q 10.0.0.2 | awk -F/ '/rtt/ {print $5}')
+  sleep 0.5; kill $cap; wait $cap 2>/dev/null
+  read -r lat50 lat99 nlat <<<"$(latency_py $R/$name.pcap)"
+  # TCP
+  ip netns exec $H2 iperf3 -s -1 -p 5201 >/dev/null 2>&1 &
+  sleep 0.3
+  local c0; c0=$(cpu_ticks $CTL_PID)
+  local tcp
+  tcp=$(ip netns exec $H1 timeout $((SECS + 15)) iperf3 -c 10.0.0.2 -p 5201 -t $SECS -J 2>/dev/null |
+        python3 -c 'import json,sys; print("%.3f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]/1e9))' 2>/dev/null || echo 0)
+  local c1; c1=$(cpu_ticks $CTL_PID)
+  local cpu=$(( (c1 - c0) * 100 / $(getconf CLK_TCK) / SECS ))
+  wait
+  # UDP, 1 Gbit/s offered
+  ip netns exec $H2 iperf3 -s -1 -p 5202 >/dev/null 2>&1 &
+  sleep 0.3
+  local udp
+  udp=$(ip netns exec $H1 timeout $((SECS + 15)) iperf3 -c 10.0.0.2 -p 5202 -u -b 1G -l 1470 -t $SECS -J 2>/dev/null |
+        python3 -c 'import json,sys; s=json.load(sys.stdin)["end"]["sum"]; print("%.3f %.1f" % (s["bits_per_second"]*(100-s["lost_percent"])/100/1e9, s["lost_percent"]))' 2>/dev/null || echo "0 100")
+  wait %3 2>/dev/null
+  kill $CTL_PID 2>/dev/null; wait $CTL_PID 2>/dev/null; CTL_PID=
+  echo "$name $tcp $udp $cpu ${rtt:-n/a} $lat50 $lat99 $nlat"
+}
+
+echo "controller tcp_gbps udp_delivered_gbps udp_loss_pct ctl_cpu_pct ping_rtt_ms pin_pout_p50_us pin_pout_p99_us samples"
+F=$(run_one flowlab "$FLOWLAB" controller --listen ptcp:6653:127.0.0.1 --app hub --log-level warn)
+echo "$F"
+O=$(run_one osken /usr/bin/osken-manager --ofp-listen-host 127.0.0.1 --ofp-tcp-listen-port 6653 "$HUB_PY")
+echo "$O"
+python3 - "$F" "$O" <<'PY'
+import sys
+f = sys.argv[1].split(); o = sys.argv[2].split()
+def r(a, b):
+    try: return "%.1fx" % (float(a) / float(b))
+    except Exception: return "n/a"
+print("ratio flowlab/os-ken: TCP %s, UDP delivered %s, p50 latency os-ken/flowlab %s, p99 %s" %
+      (r(f[1], o[1]), r(f[2], o[2]), r(o[6], f[6]), r(o[7], f[7])))
+PY
