@@ -74,6 +74,28 @@ void DatapathImpl::publish() {
   version.store(s->version, std::memory_order_release);
 }
 
+void DatapathImpl::maybe_publish() {
+  if (defer_depth > 0) {
+    publish_pending = true;
+    return;
+  }
+  publish();
+}
+
+DeferredPublish::DeferredPublish(Datapath& dp) : dp_(dp) {
+  std::lock_guard lk(dp_.impl().mu);
+  ++dp_.impl().defer_depth;
+}
+
+DeferredPublish::~DeferredPublish() {
+  DatapathImpl& d = dp_.impl();
+  std::lock_guard lk(d.mu);
+  if (--d.defer_depth == 0 && d.publish_pending) {
+    d.publish_pending = false;
+    d.publish();
+  }
+}
+
 size_t DatapathImpl::flow_count_locked() const {
   size_t n = 0;
   for (const auto& t : flows) n += t.size();
@@ -100,7 +122,7 @@ Datapath::~Datapath() = default;
 Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::flow_mod(const of::FlowMod& fm, uint64_t now_ns) {
   std::lock_guard lk(impl_->mu);
   auto r = impl_->apply_flow_mod(fm, now_ns);
-  if (r.ok()) impl_->publish();
+  if (r.ok()) impl_->maybe_publish();
   return r;
 }
 
@@ -121,7 +143,7 @@ Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::group_mod(const of::
         },
         of::FlowRemovedReason::kGroupDelete, now_ns);
   }
-  d.publish();
+  d.maybe_publish();
   return removed;
 }
 
@@ -137,7 +159,7 @@ Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::meter_mod(const of::
         [&](const FlowEntry& e) { return e.meter_id && (id == of::meter::kAll || e.meter_id == id); },
         of::FlowRemovedReason::kDelete, now_ns);
   }
-  d.publish();
+  d.maybe_publish();
   return removed;
 }
 
@@ -153,7 +175,7 @@ std::vector<of::FlowRemoved> Datapath::expire(uint64_t now_ns) {
   auto out = impl_->expire_locked(now_ns);
   for (bool d : impl_->dirty)
     if (d) {
-      impl_->publish();
+      impl_->maybe_publish();
       break;
     }
   return out;

@@ -128,6 +128,21 @@ class ForwardingContext {
 
 struct DatapathImpl;
 
+// While one lives, successful changes are applied to the agent's tables but
+// published to forwarding threads only once, when the last DeferredPublish
+// ends (cheaper for a burst of flow-mods, e.g. all messages of one socket
+// read). End it before answering a barrier. Agent thread only; nestable.
+class DeferredPublish {
+ public:
+  explicit DeferredPublish(Datapath& dp);
+  ~DeferredPublish();
+  DeferredPublish(const DeferredPublish&) = delete;
+  DeferredPublish& operator=(const DeferredPublish&) = delete;
+
+ private:
+  Datapath& dp_;
+};
+
 class Datapath {
  public:
   explicit Datapath(DatapathConfig cfg = {}, const PortView* ports = nullptr);

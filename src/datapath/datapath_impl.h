@@ -90,6 +90,8 @@ struct DatapathImpl {
   MeterTable meters;
   bool groups_dirty = true, meters_dirty = true;
   std::shared_ptr<const Snapshot> last;  // the most recently published snapshot
+  int defer_depth = 0;                   // DeferredPublish guards alive
+  bool publish_pending = false;
 
   // ---- published ----
   std::atomic<std::shared_ptr<const Snapshot>> current;
@@ -101,7 +103,8 @@ struct DatapathImpl {
   CounterTotals retired;
 
   explicit DatapathImpl(DatapathConfig c, const PortView* p);
-  void publish();  // caller holds mu
+  void publish();        // caller holds mu
+  void maybe_publish();  // publish() unless deferred; caller holds mu
   size_t flow_count_locked() const;
 
   // flow_table.cpp (caller holds mu; they do not publish)

@@ -152,5 +152,24 @@ TEST(Pipeline, ConcurrentFlowModsNeverShowTornState) {
   EXPECT_GE(dp.counters().packets, out.good.load());
 }
 
+
+TEST(Pipeline, DeferredPublishShowsABurstAtOnce) {
+  Rig r;
+  const uint64_t v0 = r.dp.version();
+  {
+    DeferredPublish batch(r.dp);
+    r.add(add_flow(0, 1, match_ip_dst("10.0.0.2"), {Action::output(2)}));
+    r.add(add_flow(0, 1, match_ip_dst("10.0.0.3"), {Action::output(3)}));
+    EXPECT_EQ(r.dp.flow_count(), 2u);      // the agent sees its changes
+    EXPECT_EQ(r.dp.version(), v0);         // forwarding does not, yet
+    r.send(tcp_frame());
+    EXPECT_TRUE(r.out.sent.empty());
+  }
+  EXPECT_EQ(r.dp.version(), v0 + 1);       // one publication for the burst
+  r.send(tcp_frame());
+  r.send(tcp_frame("10.0.0.1", "10.0.0.3"));
+  EXPECT_EQ(r.out.ports(), (std::vector<uint32_t>{2, 3}));
+}
+
 }  // namespace
 }  // namespace flowlab::dp
