@@ -1,0 +1,274 @@
+// `flowlab ofctl` commands: each builds requests from ovs-ofctl text, runs them
+// through a SyncClient and prints the replies the way ovs-ofctl does.
+#include "channel/sync_client_ofctl.h"
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "channel/sync_client.h"
+#include "openflow/flow_text.h"
+#include "openflow/print.h"
+
+namespace flowlab::channel {
+namespace {
+
+using namespace flowlab::of;  // NOLINT(google-build-using-namespace)
+
+Result<std::string> read_file(const std::string& path) {
+  if (path == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return fail("cannot open '{}'", path);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  if (f.bad()) return fail("cannot read '{}'", path);
+  return ss.str();
+}
+
+Result<uint32_t> parse_u32(std::string_view s, std::string_view what) {
+  auto r = parse_port(s);  // accepts decimal, hex and names; the names never apply here
+  if (!r.ok() || s.empty() || !(s[0] >= '0' && s[0] <= '9')) return fail("{} '{}' is not a number", what, s);
+  return *r;
+}
+
+Message msg(MessageBody body) { return Message{kOf13, 0, std::move(body)}; }
+
+Message multipart(MultipartRequestBody body) { return msg(MultipartRequest{0, std::move(body)}); }
+
+struct Session {
+  SyncClient client;
+  const OfctlOptions& opts;
+  std::string& out;
+
+  uint8_t version() const { return client.version(); }
+
+  Result<std::vector<Message>> ask(Message m) { return client.transact(std::move(m)); }
+
+  Status print_all(Message m) {
+    FLOWLAB_ASSIGN_OR_RETURN(auto replies, ask(std::move(m)));
+    for (const Message& r : replies) out += format_message(r);
+    return ok_status();
+  }
+
+  Status show() {
+    FLOWLAB_ASSIGN_OR_RETURN(auto features, ask(msg(FeaturesRequest{})));
+    for (const Message& r : features) out += format_message(r);
+    if (version() != kOf10) FLOWLAB_TRY(print_all(multipart(PortDescRequest{})));
+    return print_all(msg(GetConfigRequest{}));
+  }
+
+  Status dump_flows(std::string_view match) {
+    FLOWLAB_ASSIGN_OR_RETURN(FlowStatsRequest req, parse_flow_stats_request(match, version()));
+    FLOWLAB_ASSIGN_OR_RETURN(auto replies, ask(multipart(std::move(req))));
+    for (size_t i = 0; i < replies.size(); ++i) {
+      const Message& r = replies[i];
+      if (i == 0) out += format_message_header(r) + "\n";
+      const auto* mp = std::get_if<MultipartReply>(&r.body);
+      const auto* fs = mp ? std::get_if<FlowStatsReply>(&mp->body) : nullptr;
+      if (!fs) return fail("unexpected reply to a flow stats request: {}", format_message_header(r));
+      for (const FlowStats& f : fs->stats) out += format_flow_stats(f, !opts.no_stats) + "\n";
+    }
+    return ok_status();
+  }
+
+  Status dump_aggregate(std::string_view match) {
+    FLOWLAB_ASSIGN_OR_RETURN(FlowStatsRequest req, parse_flow_stats_request(match, version()));
+    AggregateStatsRequest agg;
+    static_cast<FlowStatsRequest&>(agg) = std::move(req);
+    return print_all(multipart(std::move(agg)));
+  }
+
+  Status flow_mods(const std::vector<std::string>& texts, FlowModCommand cmd) {
+    FlowParseOptions o;
+    o.command = cmd;
+    o.version = version();
+    bool del = cmd == FlowModCommand::kDelete || cmd == FlowModCommand::kDeleteStrict;
+    o.default_table = del ? table::kAll : 0;
+    o.allow_actions = !del;
+    o.require_actions = cmd == FlowModCommand::kAdd;
+    std::vector<Message> msgs;
+    for (const std::string& t : texts) {
+      FLOWLAB_ASSIGN_OR_RETURN(FlowMod fm, parse_flow_mod(t, o));
+      if (del && fm.priority == 0x8000 && cmd == FlowModCommand::kDelete) fm.priority = 0;
+      msgs.push_back(msg(std::move(fm)));
+    }
+    return client.send_with_barrier(std::move(msgs));
+  }
+
+  Status add_flows_file(const std::string& path) {
+    FLOWLAB_ASSIGN_OR_RETURN(std::string text, read_file(path));
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    std::string line;
+    int lineno = 0;
+    FlowParseOptions o;
+    o.version = version();
+    o.require_actions = true;
+    std::vector<Message> msgs;
+    while (std::getline(in, line)) {
+      ++lineno;
+      size_t b = line.find_first_not_of(" \t\r");
+      if (b == std::string::npos || line[b] == '#') continue;
+      size_t e = line.find_last_not_of(" \t\r");
+      auto fm = parse_flow_mod(std::string_view(line).substr(b, e - b + 1), o);
+      if (!fm.ok()) return fail("{}:{}: {}", path, lineno, fm.error().message);
+      msgs.push_back(msg(std::move(*fm)));
+    }
+    if (msgs.empty()) return ok_status();
+    return client.send_with_barrier(std::move(msgs));
+  }
+
+  Status dump_ports(const std::vector<std::string>& args) {
+    PortStatsRequest req;
+    if (args.size() > 1) {
+      FLOWLAB_ASSIGN_OR_RETURN(req.port_no, parse_port(args[1]));
+    }
+    return print_all(multipart(req));
+  }
+
+  Status dump_ports_desc() {
+    if (version() != kOf10) return print_all(multipart(PortDescRequest{}));
+    FLOWLAB_ASSIGN_OR_RETURN(auto replies, ask(msg(FeaturesRequest{})));
+    for (const Message& r : replies) out += format_message(r);
+    return ok_status();
+  }
+
+  Status group_mod(const std::vector<std::string>& args, GroupModCommand cmd) {
+    std::string text = args.size() > 1 ? args[1] : "";
+    FLOWLAB_ASSIGN_OR_RETURN(GroupMod gm, parse_group_mod(text, cmd));
+    return client.send_with_barrier({msg(std::move(gm))});
+  }
+
+  Status meter_mod(const std::vector<std::string>& args, MeterModCommand cmd) {
+    std::string text = args.size() > 1 ? args[1] : "";
+    FLOWLAB_ASSIGN_OR_RETURN(MeterMod mm, parse_meter_mod(text, cmd));
+    return client.send_with_barrier({msg(std::move(mm))});
+  }
+
+  Result<uint32_t> meter_arg(const std::vector<std::string>& args) {
+    if (args.size() < 2) return meter::kAll;
+    std::string_view a = args[1];
+    if (a.starts_with("meter=")) a.remove_prefix(6);
+    if (a == "all") return meter::kAll;
+    return parse_u32(a, "meter");
+  }
+
+  Status packet_out(const std::vector<std::string>& args) {
+    std::vector<Message> msgs;
+    if (args.size() == 2) {
+      FLOWLAB_ASSIGN_OR_RETURN(PacketOut po, parse_packet_out(args[1], version()));
+      msgs.push_back(msg(std::move(po)));
+    } else {
+      FLOWLAB_ASSIGN_OR_RETURN(uint32_t in_port, parse_port(args[1]));
+      FLOWLAB_ASSIGN_OR_RETURN(ActionList actions, parse_actions(args[2], {}, version()));
+      for (size_t i = 3; i < args.size(); ++i) {
+        PacketOut po;
+        po.in_port = in_port;
+        po.actions = actions;
+        if (!from_hex(args[i], po.data)) return fail("packet {} is not hex: '{}'", i - 2, args[i]);
+        msgs.push_back(msg(std::move(po)));
+      }
+    }
+    return client.send_with_barrier(std::move(msgs));
+  }
+
+  Status run(std::string_view name, const std::vector<std::string>& args) {
+    std::string a1 = args.size() > 1 ? args[1] : "";
+    bool strict = opts.strict;
+    if (name == "show") return show();
+    if (name == "dump-flows") return dump_flows(a1);
+    if (name == "dump-aggregate") return dump_aggregate(a1);
+    if (name == "add-flow") return flow_mods({a1}, FlowModCommand::kAdd);
+    if (name == "add-flows") return add_flows_file(a1);
+    if (name == "mod-flows")
+      return flow_mods({a1}, strict ? FlowModCommand::kModifyStrict : FlowModCommand::kModify);
+    if (name == "del-flows")
+      return flow_mods({a1}, strict ? FlowModCommand::kDeleteStrict : FlowModCommand::kDelete);
+    if (name == "dump-ports") return dump_ports(args);
+    if (name == "dump-ports-desc") return dump_ports_desc();
+    if (name == "dump-tables") return print_all(multipart(TableStatsRequest{}));
+    if (name == "dump-desc") return print_all(multipart(DescRequest{}));
+    if (name == "add-group") return group_mod(args, GroupModCommand::kAdd);
+    if (name == "mod-group") return group_mod(args, GroupModCommand::kModify);
+    if (name == "del-groups") return group_mod(args, GroupModCommand::kDelete);
+    if (name == "dump-groups") return print_all(multipart(GroupDescRequest{}));
+    if (name == "dump-group-stats") return print_all(multipart(GroupStatsRequest{}));
+    if (name == "add-meter") return meter_mod(args, MeterModCommand::kAdd);
+    if (name == "mod-meter") return meter_mod(args, MeterModCommand::kModify);
+    if (name == "del-meters") return meter_mod(args, MeterModCommand::kDelete);
+    if (name == "dump-meters") {
+      FLOWLAB_ASSIGN_OR_RETURN(uint32_t id, meter_arg(args));
+      return print_all(multipart(MeterConfigRequest{id}));
+    }
+    if (name == "meter-stats") {
+      FLOWLAB_ASSIGN_OR_RETURN(uint32_t id, meter_arg(args));
+      return print_all(multipart(MeterStatsRequest{id}));
+    }
+    if (name == "packet-out") return packet_out(args);
+    return fail("command '{}' is not implemented", name);
+  }
+};
+
+}  // namespace
+
+const std::vector<OfctlCommand>& ofctl_commands() {
+  static const std::vector<OfctlCommand> kCommands = {
+      {"show", 1, 1, false, "show SWITCH"},
+      {"dump-desc", 1, 1, false, "dump-desc SWITCH"},
+      {"dump-flows", 1, 2, false, "dump-flows SWITCH [MATCH]"},
+      {"dump-aggregate", 1, 2, false, "dump-aggregate SWITCH [MATCH]"},
+      {"add-flow", 2, 2, false, "add-flow SWITCH FLOW"},
+      {"add-flows", 2, 2, false, "add-flows SWITCH FILE"},
+      {"mod-flows", 2, 2, false, "mod-flows SWITCH FLOW"},
+      {"del-flows", 1, 2, false, "del-flows SWITCH [MATCH]"},
+      {"dump-ports", 1, 2, false, "dump-ports SWITCH [PORT]"},
+      {"dump-ports-desc", 1, 1, false, "dump-ports-desc SWITCH"},
+      {"dump-tables", 1, 1, false, "dump-tables SWITCH"},
+      {"add-group", 2, 2, false, "add-group SWITCH GROUP"},
+      {"mod-group", 2, 2, false, "mod-group SWITCH GROUP"},
+      {"del-groups", 1, 2, false, "del-groups SWITCH [GROUP]"},
+      {"dump-groups", 1, 1, false, "dump-groups SWITCH"},
+      {"dump-group-stats", 1, 1, false, "dump-group-stats SWITCH"},
+      {"add-meter", 2, 2, false, "add-meter SWITCH METER"},
+      {"mod-meter", 2, 2, false, "mod-meter SWITCH METER"},
+      {"del-meters", 1, 2, false, "del-meters SWITCH [METER]"},
+      {"dump-meters", 1, 2, false, "dump-meters SWITCH [METER]"},
+      {"meter-stats", 1, 2, false, "meter-stats SWITCH [METER]"},
+      {"packet-out", 2, -1, false, "packet-out SWITCH \"in_port=P,packet=HEX,actions=A\" | packet-out SWITCH IN_PORT ACTIONS HEX..."},
+      {"ofp-parse", 1, 1, true, "ofp-parse FILE"},
+      {"ofp-print", 1, 1, true, "ofp-print HEX"},
+  };
+  return kCommands;
+}
+
+const OfctlCommand* find_ofctl_command(std::string_view name) {
+  for (const auto& c : ofctl_commands())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+Status run_ofctl(const OfctlCommand& cmd, const std::vector<std::string>& args, const OfctlOptions& opts,
+                 std::string& out) {
+  if (cmd.name == "ofp-parse") {
+    FLOWLAB_ASSIGN_OR_RETURN(std::string data, read_file(args.at(0)));
+    auto bytes = ByteSpan(reinterpret_cast<const uint8_t*>(data.data()), data.size());
+    auto st = format_message_stream(bytes, out);
+    if (!st.ok()) return fail("{}: {}", args[0], st.error().message);
+    return ok_status();
+  }
+  if (cmd.name == "ofp-print") {
+    Bytes b;
+    if (!from_hex(args.at(0), b)) return fail("ofp-print: '{}' is not an even number of hex digits", args[0]);
+    return format_message_stream(b, out);
+  }
+  std::vector<uint8_t> versions = opts.versions;
+  if (versions.empty()) versions = {kOf13, kOf10};
+  FLOWLAB_ASSIGN_OR_RETURN(SyncClient client, SyncClient::connect(args.at(0), versions, opts.timeout));
+  Session s{std::move(client), opts, out};
+  return s.run(cmd.name, args);
+}
+
+}  // namespace flowlab::channel

@@ -1,0 +1,39 @@
+// The commands of `flowlab ofctl`, in ovs-ofctl style, on top of SyncClient and
+// the flow-text parser/printer. src/cli/ofctl.cpp only parses arguments and calls
+// run_ofctl(); everything a command does lives here.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace flowlab::channel {
+
+struct OfctlOptions {
+  std::vector<uint8_t> versions;  // wire versions to offer; empty = {OF1.3, OF1.0}
+  bool strict = false;            // mod-flows / del-flows: strict match
+  bool no_stats = false;          // dump-flows: like --no-stats
+  std::chrono::milliseconds timeout{5000};
+};
+
+struct OfctlCommand {
+  std::string_view name;
+  int min_args;   // arguments after the command name (the switch target included)
+  int max_args;   // -1: unlimited
+  bool offline;   // needs no switch (ofp-parse, ofp-print)
+  std::string_view usage;
+};
+// nullptr for an unknown command.
+const OfctlCommand* find_ofctl_command(std::string_view name);
+const std::vector<OfctlCommand>& ofctl_commands();
+
+// Runs `cmd` with `args` (args[0] is the switch target for online commands);
+// what the command prints is appended to `out` (also on failure: what was
+// printed before the error).
+Status run_ofctl(const OfctlCommand& cmd, const std::vector<std::string>& args, const OfctlOptions& opts,
+                 std::string& out);
+
+}  // namespace flowlab::channel
