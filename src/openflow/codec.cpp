@@ -8,11 +8,13 @@ namespace flowlab::of {
 
 Result<Message, OfError> decode_message(ByteSpan wire) {
   if (wire.size() < kHeaderLen)
-    return unexpected(OfError::make(BadRequestCode::kBadLen,
-                                    "message shorter than the 8-byte OpenFlow header"));
+    return unexpected(
+        OfError::make(BadRequestCode::kBadLen, "message shorter than the 8-byte OpenFlow header"));
   switch (wire[0]) {
-    case kOf10: return decode_of10(wire);
-    case kOf13: return decode_of13(wire);
+    case kOf10:
+      return decode_of10(wire);
+    case kOf13:
+      return decode_of13(wire);
     default:
       return unexpected(OfError::make(BadRequestCode::kBadVersion,
                                       "unsupported OpenFlow version " + std::to_string(wire[0])));
@@ -21,8 +23,10 @@ Result<Message, OfError> decode_message(ByteSpan wire) {
 
 Result<Bytes, OfError> encode_message(const Message& msg) {
   switch (msg.version) {
-    case kOf10: return encode_of10(msg);
-    case kOf13: return encode_of13(msg);
+    case kOf10:
+      return encode_of10(msg);
+    case kOf13:
+      return encode_of13(msg);
     default:
       return unexpected(OfError::make(BadRequestCode::kBadVersion,
                                       "cannot encode OpenFlow version " + std::to_string(msg.version)));
@@ -74,8 +78,7 @@ int highest_bit(uint64_t bm) {
 uint8_t negotiate_version(uint32_t our_bitmap, const Message& their_hello) {
   if (their_hello.is<Hello>()) {
     for (const HelloElement& el : their_hello.as<Hello>().elements) {
-      if (el.type != static_cast<uint16_t>(HelloElemType::kVersionBitmap) || el.bitmaps.empty())
-        continue;
+      if (el.type != static_cast<uint16_t>(HelloElemType::kVersionBitmap) || el.bitmaps.empty()) continue;
       // Only the first word can hold versions we speak (bits 0..31).
       int v = highest_bit(our_bitmap & el.bitmaps[0]);
       return v > 0 ? static_cast<uint8_t>(v) : 0;

@@ -34,15 +34,16 @@ Result<OxmField, OfError> decode_oxm(Cursor& c) {
   size_t vlen = len - prefix;
   if (f.has_mask) {
     if (vlen % 2 != 0)
-      return unexpected(OfError::make(BadMatchCode::kBadLen,
-                                      fmt::format("masked OXM 0x{:08x} has odd length {}", header, len), start));
+      return unexpected(OfError::make(
+          BadMatchCode::kBadLen, fmt::format("masked OXM 0x{:08x} has odd length {}", header, len), start));
     vlen /= 2;
   }
   if (f.is_basic()) {
     const OxmFieldInfo* info = oxm_info(f.id());
     if (info && vlen != info->length)
-      return unexpected(OfError::make(
-          BadMatchCode::kBadLen, fmt::format("{}: value length {} != {}", info->name, vlen, info->length), start));
+      return unexpected(
+          OfError::make(BadMatchCode::kBadLen,
+                        fmt::format("{}: value length {} != {}", info->name, vlen, info->length), start));
   }
   f.value.assign(payload.begin(), payload.begin() + static_cast<std::ptrdiff_t>(prefix + vlen));
   if (f.has_mask) f.mask.assign(payload.begin() + static_cast<std::ptrdiff_t>(prefix + vlen), payload.end());
@@ -64,7 +65,8 @@ Result<Match, OfError> decode_match(Cursor& c) {
     return unexpected(OfError::make(BadMatchCode::kBadType,
                                     fmt::format("match type {} is not OFPMT_OXM (1)", type), start));
   if (length < 4)
-    return unexpected(OfError::make(BadMatchCode::kBadLen, fmt::format("match length {} < 4", length), start));
+    return unexpected(
+        OfError::make(BadMatchCode::kBadLen, fmt::format("match length {} < 4", length), start));
   size_t body = length - 4u;
   if (body + pad8(length) > c.remaining())
     return unexpected(OfError::make(

@@ -23,16 +23,26 @@ Result<FlowStatsRequest, OfError> decode_flow_stats_request(Cursor& c) {
   if (c.remaining() < 32) return unexpected(short_error(c, "flow stats request", 32));
   FlowStatsRequest f;
   ByteReader& r = c.r();
-  r.u8(f.table_id); r.skip(3); r.u32(f.out_port); r.u32(f.out_group); r.skip(4);
-  r.u64(f.cookie); r.u64(f.cookie_mask);
+  r.u8(f.table_id);
+  r.skip(3);
+  r.u32(f.out_port);
+  r.u32(f.out_group);
+  r.skip(4);
+  r.u64(f.cookie);
+  r.u64(f.cookie_mask);
   FLOWLAB_ASSIGN_OR_RETURN(f.match, decode_match(c));
   if (!c.empty()) return unexpected(bad_len(c, "flow stats request trailing bytes"));
   return f;
 }
 
 void encode_flow_stats_request(const FlowStatsRequest& f, ByteWriter& w) {
-  w.u8(f.table_id); w.zeros(3); w.u32(f.out_port); w.u32(f.out_group); w.zeros(4);
-  w.u64(f.cookie); w.u64(f.cookie_mask);
+  w.u8(f.table_id);
+  w.zeros(3);
+  w.u32(f.out_port);
+  w.u32(f.out_group);
+  w.zeros(4);
+  w.u64(f.cookie);
+  w.u64(f.cookie_mask);
   encode_match(f.match, w);
 }
 
@@ -47,7 +57,9 @@ Result<ExperimenterMultipart, OfError> decode_exp(Cursor& c) {
 }
 
 void encode_exp(const ExperimenterMultipart& e, ByteWriter& w) {
-  w.u32(e.experimenter); w.u32(e.exp_type); w.bytes(e.data);
+  w.u32(e.experimenter);
+  w.u32(e.exp_type);
+  w.bytes(e.data);
 }
 
 // Reads a u32 id + 4 pad body.
@@ -60,19 +72,27 @@ Result<MultipartRequest, OfError> decode_multipart_request(Cursor& c) {
   size_t start = c.at();
   uint16_t type = 0;
   MultipartRequest m;
-  c.r().u16(type); c.r().u16(m.flags); c.r().skip(4);
+  c.r().u16(type);
+  c.r().u16(m.flags);
+  c.r().skip(4);
   auto fixed_empty = [&](auto body) -> Result<MultipartRequest, OfError> {
     if (!c.empty()) return unexpected(bad_len(c, "multipart request body should be empty"));
     m.body = body;
     return m;
   };
   switch (static_cast<MultipartType>(type)) {
-    case MultipartType::kDesc: return fixed_empty(DescRequest{});
-    case MultipartType::kTable: return fixed_empty(TableStatsRequest{});
-    case MultipartType::kGroupDesc: return fixed_empty(GroupDescRequest{});
-    case MultipartType::kGroupFeatures: return fixed_empty(GroupFeaturesRequest{});
-    case MultipartType::kMeterFeatures: return fixed_empty(MeterFeaturesRequest{});
-    case MultipartType::kPortDesc: return fixed_empty(PortDescRequest{});
+    case MultipartType::kDesc:
+      return fixed_empty(DescRequest{});
+    case MultipartType::kTable:
+      return fixed_empty(TableStatsRequest{});
+    case MultipartType::kGroupDesc:
+      return fixed_empty(GroupDescRequest{});
+    case MultipartType::kGroupFeatures:
+      return fixed_empty(GroupFeaturesRequest{});
+    case MultipartType::kMeterFeatures:
+      return fixed_empty(MeterFeaturesRequest{});
+    case MultipartType::kPortDesc:
+      return fixed_empty(PortDescRequest{});
     case MultipartType::kFlow: {
       FLOWLAB_ASSIGN_OR_RETURN(FlowStatsRequest f, decode_flow_stats_request(c));
       m.body = f;
@@ -94,7 +114,8 @@ Result<MultipartRequest, OfError> decode_multipart_request(Cursor& c) {
     case MultipartType::kQueue: {
       QueueStatsRequest q;
       if (!exact(c, 8)) return unexpected(bad_len(c, "queue stats request"));
-      c.r().u32(q.port_no); c.r().u32(q.queue_id);
+      c.r().u32(q.port_no);
+      c.r().u32(q.queue_id);
       m.body = q;
       return m;
     }
@@ -128,7 +149,8 @@ Result<MultipartRequest, OfError> decode_multipart_request(Cursor& c) {
       return m;
     }
   }
-  return unexpected(OfError::make(BadRequestCode::kBadMultipart, fmt::format("unknown multipart type {}", type), start));
+  return unexpected(
+      OfError::make(BadRequestCode::kBadMultipart, fmt::format("unknown multipart type {}", type), start));
 }
 
 BasicStatus<OfError> encode_multipart_request(const MultipartRequest& m, ByteWriter& w) {
@@ -141,13 +163,17 @@ BasicStatus<OfError> encode_multipart_request(const MultipartRequest& m, ByteWri
         if constexpr (std::is_same_v<T, FlowStatsRequest> || std::is_same_v<T, AggregateStatsRequest>) {
           encode_flow_stats_request(b, w);
         } else if constexpr (std::is_same_v<T, PortStatsRequest>) {
-          w.u32(b.port_no); w.zeros(4);
+          w.u32(b.port_no);
+          w.zeros(4);
         } else if constexpr (std::is_same_v<T, QueueStatsRequest>) {
-          w.u32(b.port_no); w.u32(b.queue_id);
+          w.u32(b.port_no);
+          w.u32(b.queue_id);
         } else if constexpr (std::is_same_v<T, GroupStatsRequest>) {
-          w.u32(b.group_id); w.zeros(4);
+          w.u32(b.group_id);
+          w.zeros(4);
         } else if constexpr (std::is_same_v<T, MeterStatsRequest> || std::is_same_v<T, MeterConfigRequest>) {
-          w.u32(b.meter_id); w.zeros(4);
+          w.u32(b.meter_id);
+          w.zeros(4);
         } else if constexpr (std::is_same_v<T, TableFeaturesRequest>) {
           encode_table_features(b.tables, w);
         } else if constexpr (std::is_same_v<T, ExperimenterMultipart>) {

@@ -20,8 +20,14 @@ Result<PortDesc, OfError> decode_port(Cursor& c) {
   r.copy(p.hw_addr.b.data(), 6);
   r.skip(2);
   r.str(16, p.name);
-  r.u32(p.config); r.u32(p.state); r.u32(p.curr); r.u32(p.advertised);
-  r.u32(p.supported); r.u32(p.peer); r.u32(p.curr_speed); r.u32(p.max_speed);
+  r.u32(p.config);
+  r.u32(p.state);
+  r.u32(p.curr);
+  r.u32(p.advertised);
+  r.u32(p.supported);
+  r.u32(p.peer);
+  r.u32(p.curr_speed);
+  r.u32(p.max_speed);
   return p;
 }
 
@@ -31,8 +37,14 @@ void encode_port(const PortDesc& p, ByteWriter& w) {
   w.bytes(p.hw_addr.b.data(), 6);
   w.zeros(2);
   w.str(p.name, 16);
-  w.u32(p.config); w.u32(p.state); w.u32(p.curr); w.u32(p.advertised);
-  w.u32(p.supported); w.u32(p.peer); w.u32(p.curr_speed); w.u32(p.max_speed);
+  w.u32(p.config);
+  w.u32(p.state);
+  w.u32(p.curr);
+  w.u32(p.advertised);
+  w.u32(p.supported);
+  w.u32(p.peer);
+  w.u32(p.curr_speed);
+  w.u32(p.max_speed);
 }
 
 Result<std::vector<Bucket>, OfError> decode_buckets(Cursor c) {
@@ -42,7 +54,8 @@ Result<std::vector<Bucket>, OfError> decode_buckets(Cursor c) {
     uint16_t len = 0;
     if (c.remaining() < 16 || !c.r().u16(len) || len < 16 || len - 2u > c.remaining())
       return unexpected(OfError::make(BadRequestCode::kBadLen,
-                                      fmt::format("bucket length {} with {} bytes left", len, c.remaining()), start));
+                                      fmt::format("bucket length {} with {} bytes left", len, c.remaining()),
+                                      start));
     Cursor b = c.take(len - 2u);
     Bucket bk;
     b.r().u16(bk.weight);
@@ -64,7 +77,8 @@ BasicStatus<OfError> encode_buckets(const std::vector<Bucket>& buckets, ByteWrit
     w.u32(b.watch_group);
     w.zeros(4);
     FLOWLAB_TRY(encode_actions(b.actions, w));
-    if (w.size() - start > 0xffff) return unexpected(OfError::make(BadRequestCode::kBadLen, "bucket too long"));
+    if (w.size() - start > 0xffff)
+      return unexpected(OfError::make(BadRequestCode::kBadLen, "bucket too long"));
     w.patch_u16(start, uint16_t(w.size() - start));
   }
   return {};
@@ -76,17 +90,20 @@ Result<std::vector<MeterBand>, OfError> decode_bands(Cursor c) {
     size_t start = c.at();
     uint16_t type = 0, len = 0;
     if (c.remaining() < 16 || !c.r().u16(type) || !c.r().u16(len) || len < 16 || len - 4u > c.remaining())
-      return unexpected(OfError::make(MeterModFailedCode::kBadBand,
-                                      fmt::format("meter band length {} with {} bytes left", len, c.remaining()),
-                                      start));
+      return unexpected(
+          OfError::make(MeterModFailedCode::kBadBand,
+                        fmt::format("meter band length {} with {} bytes left", len, c.remaining()), start));
     Cursor b = c.take(len - 4u);
     MeterBand band;
     band.type = static_cast<MeterBandType>(type);
     b.r().u32(band.rate);
     b.r().u32(band.burst_size);
     switch (band.type) {
-      case MeterBandType::kDrop: break;
-      case MeterBandType::kDscpRemark: b.r().u8(band.prec_level); break;
+      case MeterBandType::kDrop:
+        break;
+      case MeterBandType::kDscpRemark:
+        b.r().u8(band.prec_level);
+        break;
       case MeterBandType::kExperimenter: {
         b.r().u32(band.experimenter);
         ByteSpan rest = b.rest();
@@ -94,12 +111,12 @@ Result<std::vector<MeterBand>, OfError> decode_bands(Cursor c) {
         break;
       }
       default:
-        return unexpected(OfError::make(MeterModFailedCode::kBadBand, fmt::format("unknown meter band type {}", type),
-                                        start));
+        return unexpected(OfError::make(MeterModFailedCode::kBadBand,
+                                        fmt::format("unknown meter band type {}", type), start));
     }
     if (band.type != MeterBandType::kExperimenter && len != 16)
-      return unexpected(OfError::make(MeterModFailedCode::kBadBand, fmt::format("meter band length {} != 16", len),
-                                      start));
+      return unexpected(
+          OfError::make(MeterModFailedCode::kBadBand, fmt::format("meter band length {} != 16", len), start));
     out.push_back(std::move(band));
   }
   return out;
@@ -113,14 +130,23 @@ BasicStatus<OfError> encode_bands(const std::vector<MeterBand>& bands, ByteWrite
     w.u32(b.rate);
     w.u32(b.burst_size);
     switch (b.type) {
-      case MeterBandType::kDrop: w.zeros(4); break;
-      case MeterBandType::kDscpRemark: w.u8(b.prec_level); w.zeros(3); break;
-      case MeterBandType::kExperimenter: w.u32(b.experimenter); w.bytes(b.data); break;
+      case MeterBandType::kDrop:
+        w.zeros(4);
+        break;
+      case MeterBandType::kDscpRemark:
+        w.u8(b.prec_level);
+        w.zeros(3);
+        break;
+      case MeterBandType::kExperimenter:
+        w.u32(b.experimenter);
+        w.bytes(b.data);
+        break;
       default:
         return unexpected(OfError::make(MeterModFailedCode::kBadBand,
                                         fmt::format("unknown meter band type {}", static_cast<int>(b.type))));
     }
-    if (w.size() - start > 0xffff) return unexpected(OfError::make(MeterModFailedCode::kBadBand, "band too long"));
+    if (w.size() - start > 0xffff)
+      return unexpected(OfError::make(MeterModFailedCode::kBadBand, "band too long"));
     w.patch_u16(start + 2, uint16_t(w.size() - start));
   }
   return {};
@@ -171,7 +197,8 @@ Result<TableFeatureProp, OfError> decode_prop(Cursor& c) {
   IdKind kind = prop_kind(type);
   if (kind == IdKind::kExperimenter) {
     if (!b.r().u32(p.experimenter) || !b.r().u32(p.exp_type))
-      return unexpected(OfError::make(TableFeaturesFailedCode::kBadLen, "experimenter property too short", start));
+      return unexpected(
+          OfError::make(TableFeaturesFailedCode::kBadLen, "experimenter property too short", start));
   }
   ByteSpan payload = b.rest();
   if (kind == IdKind::kExperimenter || kind == IdKind::kRaw || !parse_ids(kind, payload, p.ids)) {
@@ -217,9 +244,9 @@ Result<std::vector<TableFeatures>, OfError> decode_table_features(Cursor c) {
     size_t start = c.at();
     uint16_t len = 0;
     if (c.remaining() < 64 || !c.r().u16(len) || len < 64 || len - 2u > c.remaining())
-      return unexpected(OfError::make(BadRequestCode::kBadLen,
-                                      fmt::format("table-features length {} with {} bytes left", len, c.remaining()),
-                                      start));
+      return unexpected(OfError::make(
+          BadRequestCode::kBadLen,
+          fmt::format("table-features length {} with {} bytes left", len, c.remaining()), start));
     Cursor b = c.take(len - 2u);
     TableFeatures t;
     ByteReader& r = b.r();

@@ -44,10 +44,10 @@ class Cursor {
 
 // OFPBRC_BAD_LEN at the cursor's position: "<what>: need N bytes, have M".
 inline OfError short_error(const Cursor& c, std::string_view what, size_t need) {
-  return OfError::make(BadRequestCode::kBadLen,
-                       std::string(what) + ": need " + std::to_string(need) + " bytes, have " +
-                           std::to_string(c.remaining()),
-                       c.at());
+  return OfError::make(
+      BadRequestCode::kBadLen,
+      std::string(what) + ": need " + std::to_string(need) + " bytes, have " + std::to_string(c.remaining()),
+      c.at());
 }
 
 // Bytes of padding that bring `len` to a multiple of 8.

@@ -8,70 +8,60 @@
 // value; the list order is not checked.
 #include "openflow/oxm.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <initializer_list>
-
-#include <fmt/format.h>
 
 namespace flowlab::of {
 namespace {
 
 constexpr std::array<OxmFieldInfo, kNumBasicOxm> kFields = {{
-    {OxmId::kInPort, "in_port", 4, false},
-    {OxmId::kInPhyPort, "in_phy_port", 4, false},
-    {OxmId::kMetadata, "metadata", 8, true},
-    {OxmId::kEthDst, "eth_dst", 6, true},
-    {OxmId::kEthSrc, "eth_src", 6, true},
-    {OxmId::kEthType, "eth_type", 2, false},
-    {OxmId::kVlanVid, "vlan_vid", 2, true},
-    {OxmId::kVlanPcp, "vlan_pcp", 1, false},
-    {OxmId::kIpDscp, "ip_dscp", 1, false},
-    {OxmId::kIpEcn, "ip_ecn", 1, false},
-    {OxmId::kIpProto, "ip_proto", 1, false},
-    {OxmId::kIpv4Src, "ipv4_src", 4, true},
-    {OxmId::kIpv4Dst, "ipv4_dst", 4, true},
-    {OxmId::kTcpSrc, "tcp_src", 2, false},
-    {OxmId::kTcpDst, "tcp_dst", 2, false},
-    {OxmId::kUdpSrc, "udp_src", 2, false},
-    {OxmId::kUdpDst, "udp_dst", 2, false},
-    {OxmId::kSctpSrc, "sctp_src", 2, false},
-    {OxmId::kSctpDst, "sctp_dst", 2, false},
-    {OxmId::kIcmpv4Type, "icmpv4_type", 1, false},
-    {OxmId::kIcmpv4Code, "icmpv4_code", 1, false},
-    {OxmId::kArpOp, "arp_op", 2, false},
-    {OxmId::kArpSpa, "arp_spa", 4, true},
-    {OxmId::kArpTpa, "arp_tpa", 4, true},
-    {OxmId::kArpSha, "arp_sha", 6, true},
-    {OxmId::kArpTha, "arp_tha", 6, true},
-    {OxmId::kIpv6Src, "ipv6_src", 16, true},
-    {OxmId::kIpv6Dst, "ipv6_dst", 16, true},
-    {OxmId::kIpv6Flabel, "ipv6_flabel", 4, true},
-    {OxmId::kIcmpv6Type, "icmpv6_type", 1, false},
-    {OxmId::kIcmpv6Code, "icmpv6_code", 1, false},
-    {OxmId::kIpv6NdTarget, "ipv6_nd_target", 16, false},
-    {OxmId::kIpv6NdSll, "ipv6_nd_sll", 6, false},
-    {OxmId::kIpv6NdTll, "ipv6_nd_tll", 6, false},
-    {OxmId::kMplsLabel, "mpls_label", 4, false},
-    {OxmId::kMplsTc, "mpls_tc", 1, false},
-    {OxmId::kMplsBos, "mpls_bos", 1, false},
-    {OxmId::kPbbIsid, "pbb_isid", 3, true},
-    {OxmId::kTunnelId, "tunnel_id", 8, true},
-    {OxmId::kIpv6Exthdr, "ipv6_exthdr", 2, true},
+    {OxmId::kInPort, "in_port", 4, false},         {OxmId::kInPhyPort, "in_phy_port", 4, false},
+    {OxmId::kMetadata, "metadata", 8, true},       {OxmId::kEthDst, "eth_dst", 6, true},
+    {OxmId::kEthSrc, "eth_src", 6, true},          {OxmId::kEthType, "eth_type", 2, false},
+    {OxmId::kVlanVid, "vlan_vid", 2, true},        {OxmId::kVlanPcp, "vlan_pcp", 1, false},
+    {OxmId::kIpDscp, "ip_dscp", 1, false},         {OxmId::kIpEcn, "ip_ecn", 1, false},
+    {OxmId::kIpProto, "ip_proto", 1, false},       {OxmId::kIpv4Src, "ipv4_src", 4, true},
+    {OxmId::kIpv4Dst, "ipv4_dst", 4, true},        {OxmId::kTcpSrc, "tcp_src", 2, false},
+    {OxmId::kTcpDst, "tcp_dst", 2, false},         {OxmId::kUdpSrc, "udp_src", 2, false},
+    {OxmId::kUdpDst, "udp_dst", 2, false},         {OxmId::kSctpSrc, "sctp_src", 2, false},
+    {OxmId::kSctpDst, "sctp_dst", 2, false},       {OxmId::kIcmpv4Type, "icmpv4_type", 1, false},
+    {OxmId::kIcmpv4Code, "icmpv4_code", 1, false}, {OxmId::kArpOp, "arp_op", 2, false},
+    {OxmId::kArpSpa, "arp_spa", 4, true},          {OxmId::kArpTpa, "arp_tpa", 4, true},
+    {OxmId::kArpSha, "arp_sha", 6, true},          {OxmId::kArpTha, "arp_tha", 6, true},
+    {OxmId::kIpv6Src, "ipv6_src", 16, true},       {OxmId::kIpv6Dst, "ipv6_dst", 16, true},
+    {OxmId::kIpv6Flabel, "ipv6_flabel", 4, true},  {OxmId::kIcmpv6Type, "icmpv6_type", 1, false},
+    {OxmId::kIcmpv6Code, "icmpv6_code", 1, false}, {OxmId::kIpv6NdTarget, "ipv6_nd_target", 16, false},
+    {OxmId::kIpv6NdSll, "ipv6_nd_sll", 6, false},  {OxmId::kIpv6NdTll, "ipv6_nd_tll", 6, false},
+    {OxmId::kMplsLabel, "mpls_label", 4, false},   {OxmId::kMplsTc, "mpls_tc", 1, false},
+    {OxmId::kMplsBos, "mpls_bos", 1, false},       {OxmId::kPbbIsid, "pbb_isid", 3, true},
+    {OxmId::kTunnelId, "tunnel_id", 8, true},      {OxmId::kIpv6Exthdr, "ipv6_exthdr", 2, true},
 }};
 
 // Largest legal value of fields narrower than their byte length (0 = no limit).
 uint64_t max_value(OxmId id) {
   switch (id) {
-    case OxmId::kVlanVid: return 0x1fff;
-    case OxmId::kVlanPcp: return 7;
-    case OxmId::kIpDscp: return 63;
-    case OxmId::kIpEcn: return 3;
-    case OxmId::kIpv6Flabel: return 0xfffff;
-    case OxmId::kMplsLabel: return 0xfffff;
-    case OxmId::kMplsTc: return 7;
-    case OxmId::kMplsBos: return 1;
-    case OxmId::kIpv6Exthdr: return 0x1ff;
-    default: return 0;
+    case OxmId::kVlanVid:
+      return 0x1fff;
+    case OxmId::kVlanPcp:
+      return 7;
+    case OxmId::kIpDscp:
+      return 63;
+    case OxmId::kIpEcn:
+      return 3;
+    case OxmId::kIpv6Flabel:
+      return 0xfffff;
+    case OxmId::kMplsLabel:
+      return 0xfffff;
+    case OxmId::kMplsTc:
+      return 7;
+    case OxmId::kMplsBos:
+      return 1;
+    case OxmId::kIpv6Exthdr:
+      return 0x1ff;
+    default:
+      return 0;
   }
 }
 
@@ -129,15 +119,20 @@ std::string prereq_missing(const Match& m, OxmId id) {
     }
     case OxmId::kIpDscp:
     case OxmId::kIpEcn:
-    case OxmId::kIpProto: return need_eth({kEthIpv4, kEthIpv6}, "eth_type=0x0800 or 0x86dd");
+    case OxmId::kIpProto:
+      return need_eth({kEthIpv4, kEthIpv6}, "eth_type=0x0800 or 0x86dd");
     case OxmId::kIpv4Src:
-    case OxmId::kIpv4Dst: return need_eth({kEthIpv4}, "eth_type=0x0800");
+    case OxmId::kIpv4Dst:
+      return need_eth({kEthIpv4}, "eth_type=0x0800");
     case OxmId::kTcpSrc:
-    case OxmId::kTcpDst: return need_ip_proto(6);
+    case OxmId::kTcpDst:
+      return need_ip_proto(6);
     case OxmId::kUdpSrc:
-    case OxmId::kUdpDst: return need_ip_proto(17);
+    case OxmId::kUdpDst:
+      return need_ip_proto(17);
     case OxmId::kSctpSrc:
-    case OxmId::kSctpDst: return need_ip_proto(132);
+    case OxmId::kSctpDst:
+      return need_ip_proto(132);
     case OxmId::kIcmpv4Type:
     case OxmId::kIcmpv4Code:
       if (!exact_is(m, OxmId::kEthType, {kEthIpv4})) return "eth_type=0x0800";
@@ -146,11 +141,13 @@ std::string prereq_missing(const Match& m, OxmId id) {
     case OxmId::kArpSpa:
     case OxmId::kArpTpa:
     case OxmId::kArpSha:
-    case OxmId::kArpTha: return need_eth({kEthArp}, "eth_type=0x0806");
+    case OxmId::kArpTha:
+      return need_eth({kEthArp}, "eth_type=0x0806");
     case OxmId::kIpv6Src:
     case OxmId::kIpv6Dst:
     case OxmId::kIpv6Flabel:
-    case OxmId::kIpv6Exthdr: return need_eth({kEthIpv6}, "eth_type=0x86dd");
+    case OxmId::kIpv6Exthdr:
+      return need_eth({kEthIpv6}, "eth_type=0x86dd");
     case OxmId::kIcmpv6Type:
     case OxmId::kIcmpv6Code:
       if (!exact_is(m, OxmId::kEthType, {kEthIpv6})) return "eth_type=0x86dd";
@@ -166,9 +163,12 @@ std::string prereq_missing(const Match& m, OxmId id) {
     }
     case OxmId::kMplsLabel:
     case OxmId::kMplsTc:
-    case OxmId::kMplsBos: return need_eth({kEthMpls, kEthMplsMc}, "eth_type=0x8847 or 0x8848");
-    case OxmId::kPbbIsid: return need_eth({kEthPbb}, "eth_type=0x88e7");
-    default: return {};
+    case OxmId::kMplsBos:
+      return need_eth({kEthMpls, kEthMplsMc}, "eth_type=0x8847 or 0x8848");
+    case OxmId::kPbbIsid:
+      return need_eth({kEthPbb}, "eth_type=0x88e7");
+    default:
+      return {};
   }
 }
 
@@ -242,8 +242,7 @@ std::optional<OfError> validate_match(const Match& m) {
     if (f.value.size() != info->length || (f.has_mask && f.mask.size() != info->length) ||
         (!f.has_mask && !f.mask.empty()))
       return OfError::make(BadMatchCode::kBadLen,
-                           fmt::format("{}: value length {} != {}", info->name, f.value.size(),
-                                       info->length),
+                           fmt::format("{}: value length {} != {}", info->name, f.value.size(), info->length),
                            here);
     if (f.has_mask && !info->maskable)
       return OfError::make(BadMatchCode::kBadMask, fmt::format("{} cannot be masked", info->name), here);

@@ -2,6 +2,7 @@
 // 6653) and dissected by tshark's OpenFlow dissector: no malformed packets, no
 // expert errors, and every frame dissected as openflow_v4 / openflow_v1 with
 // the message type we sent.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -11,8 +12,6 @@
 #include <fstream>
 #include <map>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "openflow/codec.h"
 
@@ -44,7 +43,8 @@ PortDesc port_desc() {
 Bytes sample_frame() {
   Bytes f(60, 0);
   for (int i = 0; i < 6; ++i) f[i] = 0xff;
-  f[12] = 0x08; f[13] = 0x06;
+  f[12] = 0x08;
+  f[13] = 0x06;
   return f;
 }
 
@@ -56,8 +56,8 @@ std::vector<MessageBody> sample_bodies() {
   fm.idle_timeout = 30;
   fm.match = tcp_match();
   fm.instructions = {
-      Instruction::apply({Action::set_field(OxmField::basic(OxmId::kEthDst, 0x001122334455)), Action::push_vlan(),
-                          Action::output(2), Action::output(port::kController, 128)}),
+      Instruction::apply({Action::set_field(OxmField::basic(OxmId::kEthDst, 0x001122334455)),
+                          Action::push_vlan(), Action::output(2), Action::output(port::kController, 128)}),
       Instruction::write_metadata(1, 0xff), Instruction::goto_table(1)};
   FlowMod simple;  // also expressible in OF1.0
   simple.priority = 200;
@@ -107,8 +107,13 @@ std::vector<MessageBody> sample_bodies() {
       EchoReply{{1, 2, 3, 4}},
       ExperimenterMsg{0x00002320, 1, {0, 0, 0, 0}},
       FeaturesRequest{},
-      FeaturesReply{0x0000000000000001, 256, 254, 0,
-                    capabilities::kFlowStats | capabilities::kTableStats | capabilities::kPortStats, 0, {port_desc()}},
+      FeaturesReply{0x0000000000000001,
+                    256,
+                    254,
+                    0,
+                    capabilities::kFlowStats | capabilities::kTableStats | capabilities::kPortStats,
+                    0,
+                    {port_desc()}},
       GetConfigRequest{},
       GetConfigReply{},
       SetConfig{},
@@ -172,24 +177,45 @@ class PcapWriter {
     ByteWriter w(h);
     for (uint32_t v : {0xa1b2c3d4u}) w.bytes(&v, 4);  // native-endian magic
     uint16_t major = 2, minor = 4;
-    w.bytes(&major, 2); w.bytes(&minor, 2);
+    w.bytes(&major, 2);
+    w.bytes(&minor, 2);
     uint32_t zero = 0, snap = 262144, link = 1;
-    w.bytes(&zero, 4); w.bytes(&zero, 4); w.bytes(&snap, 4); w.bytes(&link, 4);
+    w.bytes(&zero, 4);
+    w.bytes(&zero, 4);
+    w.bytes(&snap, 4);
+    w.bytes(&link, 4);
     out_.write(reinterpret_cast<const char*>(h.data()), std::streamsize(h.size()));
   }
 
   void add(ByteSpan payload) {
     Bytes f;
     ByteWriter w(f);
-    w.bytes(Bytes{0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01}); w.u16(0x0800);
+    w.bytes(Bytes{0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01});
+    w.u16(0x0800);
     size_t ip = f.size();
-    w.u8(0x45); w.u8(0); w.u16(uint16_t(20 + 20 + payload.size())); w.u16(id_++); w.u16(0x4000);
-    w.u8(64); w.u8(6); w.u16(0); w.u32(0x7f000001); w.u32(0x7f000001);
+    w.u8(0x45);
+    w.u8(0);
+    w.u16(uint16_t(20 + 20 + payload.size()));
+    w.u16(id_++);
+    w.u16(0x4000);
+    w.u8(64);
+    w.u8(6);
+    w.u16(0);
+    w.u32(0x7f000001);
+    w.u32(0x7f000001);
     uint32_t sum = 0;
     for (size_t i = 0; i < 20; i += 2) sum += load_be16(&f[ip + i]);
     while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
     w.patch_u16(ip + 10, uint16_t(~sum));
-    w.u16(40000); w.u16(6653); w.u32(seq_); w.u32(1); w.u8(5 << 4); w.u8(0x18); w.u16(65535); w.u16(0); w.u16(0);
+    w.u16(40000);
+    w.u16(6653);
+    w.u32(seq_);
+    w.u32(1);
+    w.u8(5 << 4);
+    w.u8(0x18);
+    w.u16(65535);
+    w.u16(0);
+    w.u16(0);
     w.bytes(payload);
     seq_ += uint32_t(payload.size());
     uint32_t ts = ++n_, usec = 0, len = uint32_t(f.size());
@@ -250,8 +276,10 @@ TEST(TsharkInterop, EncodedMessagesDissectCleanly) {
       Message m{version, xid++, body};
       if (version == kOf10 && m.is<Hello>()) m.body = Hello{};  // OF1.0 hellos carry no elements
       std::string what = std::string(to_string(m.type()));
-      if (m.is<MultipartRequest>()) what += fmt::format("/{}", int(multipart_type(m.as<MultipartRequest>().body)));
-      if (m.is<MultipartReply>()) what += fmt::format("/{}", int(multipart_type(m.as<MultipartReply>().body)));
+      if (m.is<MultipartRequest>())
+        what += fmt::format("/{}", int(multipart_type(m.as<MultipartRequest>().body)));
+      if (m.is<MultipartReply>())
+        what += fmt::format("/{}", int(multipart_type(m.as<MultipartReply>().body)));
       auto wire = encode_message(m);
       if (!wire.ok()) {
         // OF1.3-only messages (groups, meters, roles, ...) have no OF1.0 form.
@@ -300,7 +328,8 @@ TEST(TsharkInterop, EncodedMessagesDissectCleanly) {
     std::string col;
     while (std::getline(ls, col, '\t')) cols.push_back(col);
     cols.resize(5);
-    SCOPED_TRACE(fmt::format("frame {} OF{} {}: {}", frame, s.version == kOf13 ? "1.3" : "1.0", s.what, line));
+    SCOPED_TRACE(
+        fmt::format("frame {} OF{} {}: {}", frame, s.version == kOf13 ? "1.3" : "1.0", s.what, line));
     // The first type is the message's; more follow for messages embedded in error data.
     std::string type = s.version == kOf13 ? cols[1] : cols[2];
     type = type.substr(0, type.find(','));

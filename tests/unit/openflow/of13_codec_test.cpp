@@ -56,11 +56,12 @@ FlowMod sample_flow_mod() {
 TEST(Of13Codec, FlowModBytesAreTheSpecLayout) {
   Bytes wire = enc(make_message(kOf13, 0x11223344, sample_flow_mod()));
   EXPECT_EQ(to_hex(wire),
-            to_hex(hex("040e0080 11223344 0000000000000000 0000000000000000 01 00 0000 0000 0064 ffffffff"
-                       "ffffffff ffffffff 0000 0000"
-                       "0001 001e 80000004 00000001 80000a02 0800 80001908 0a000000 ff000000 0000"
-                       "0004 0028 00000000 0000 0010 00000002 0000 000000000000 0000 0010 fffffffd 0080 000000000000"
-                       "0001 0008 02 000000")));
+            to_hex(hex(
+                "040e0080 11223344 0000000000000000 0000000000000000 01 00 0000 0000 0064 ffffffff"
+                "ffffffff ffffffff 0000 0000"
+                "0001 001e 80000004 00000001 80000a02 0800 80001908 0a000000 ff000000 0000"
+                "0004 0028 00000000 0000 0010 00000002 0000 000000000000 0000 0010 fffffffd 0080 000000000000"
+                "0001 0008 02 000000")));
 }
 
 TEST(Of13Codec, HelloCarriesVersionBitmap) {
@@ -101,22 +102,39 @@ TEST(Of13Codec, EveryMessageTypeRoundTrips) {
   q.properties.push_back({QueuePropType::kMinRate, 100, 0, {}});
 
   std::vector<MessageBody> bodies = {
-      Hello{}, ErrorMsg{1, 6, 0, {1, 2, 3}}, ErrorMsg{0xffff, 5, 0x2320, {9}}, EchoRequest{{1, 2}},
-      EchoReply{{}}, ExperimenterMsg{0x2320, 9, {1}}, FeaturesRequest{},
-      FeaturesReply{0xabcdef, 256, 254, 0, 0x4f, 0, {}}, GetConfigRequest{}, GetConfigReply{}, SetConfig{},
+      Hello{},
+      ErrorMsg{1, 6, 0, {1, 2, 3}},
+      ErrorMsg{0xffff, 5, 0x2320, {9}},
+      EchoRequest{{1, 2}},
+      EchoReply{{}},
+      ExperimenterMsg{0x2320, 9, {1}},
+      FeaturesRequest{},
+      FeaturesReply{0xabcdef, 256, 254, 0, 0x4f, 0, {}},
+      GetConfigRequest{},
+      GetConfigReply{},
+      SetConfig{},
       PacketIn{kNoBuffer, 60, 1, 0, 7, Match{}.add(OxmField::basic(OxmId::kInPort, 1)), {0xde, 0xad}},
-      FlowRemoved{1, 2, 0, 0, 3, 4, 5, 6, 7, 8, tcp_dummy()}, PortStatus{2, pd},
-      PacketOut{kNoBuffer, port::kController, {Action::output(port::kFlood)}, {1, 2, 3}}, sample_flow_mod(),
-      GroupMod{GroupModCommand::kAdd, GroupType::kSelect, 5, {bk}}, PortMod{3, pd.hw_addr, 1, 1, 0},
+      FlowRemoved{1, 2, 0, 0, 3, 4, 5, 6, 7, 8, tcp_dummy()},
+      PortStatus{2, pd},
+      PacketOut{kNoBuffer, port::kController, {Action::output(port::kFlood)}, {1, 2, 3}},
+      sample_flow_mod(),
+      GroupMod{GroupModCommand::kAdd, GroupType::kSelect, 5, {bk}},
+      PortMod{3, pd.hw_addr, 1, 1, 0},
       TableMod{0, 3},
-      MultipartRequest{0, FlowStatsRequest{}}, MultipartRequest{0, AggregateStatsRequest{}},
-      MultipartRequest{0, DescRequest{}}, MultipartRequest{0, PortStatsRequest{}},
-      MultipartRequest{0, QueueStatsRequest{}}, MultipartRequest{0, GroupStatsRequest{}},
-      MultipartRequest{0, MeterConfigRequest{}}, MultipartRequest{1, TableFeaturesRequest{{tf}}},
+      MultipartRequest{0, FlowStatsRequest{}},
+      MultipartRequest{0, AggregateStatsRequest{}},
+      MultipartRequest{0, DescRequest{}},
+      MultipartRequest{0, PortStatsRequest{}},
+      MultipartRequest{0, QueueStatsRequest{}},
+      MultipartRequest{0, GroupStatsRequest{}},
+      MultipartRequest{0, MeterConfigRequest{}},
+      MultipartRequest{1, TableFeaturesRequest{{tf}}},
       MultipartRequest{0, ExperimenterMultipart{0x4f4e4600, 1, {5}}},
       MultipartReply{0, DescReply{"mfr", "hw", "sw", "1", "dp"}},
-      MultipartReply{0, FlowStatsReply{{FlowStats{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, tcp_dummy(),
-                                                  {Instruction::meter(1), Instruction::clear()}}}}},
+      MultipartReply{
+          0,
+          FlowStatsReply{{FlowStats{
+              1, 2, 3, 4, 5, 6, 7, 8, 9, 10, tcp_dummy(), {Instruction::meter(1), Instruction::clear()}}}}},
       MultipartReply{0, AggregateStatsReply{1, 2, 3}},
       MultipartReply{0, TableStatsReply{{TableStats{0, 1, 2, 3, "", 0, 0}}}},
       MultipartReply{0, PortStatsReply{{PortStats{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}}}},
@@ -126,11 +144,19 @@ TEST(Of13Codec, EveryMessageTypeRoundTrips) {
       MultipartReply{0, GroupFeaturesReply{1, 2, {1, 2, 3, 4}, {5, 6, 7, 8}}},
       MultipartReply{0, MeterStatsReply{{MeterStats{1, 2, 3, 4, 5, 6, {{7, 8}}}}}},
       MultipartReply{0, MeterConfigReply{{MeterConfig{meter_flags::kKbps, 1, {drop, exp}}}}},
-      MultipartReply{0, MeterFeaturesReply{1, 6, 15, 2, 0}}, MultipartReply{1, TableFeaturesReply{{tf}}},
-      MultipartReply{0, PortDescReply{{pd}}}, MultipartReply{0, ExperimenterMultipart{1, 2, {3}}},
-      BarrierRequest{}, BarrierReply{}, QueueGetConfigRequest{1}, QueueGetConfigReply{1, {q}},
-      RoleRequest{{ControllerRole::kMaster, 9}}, RoleReply{{ControllerRole::kSlave, 10}}, GetAsyncRequest{},
-      GetAsyncReply{{{{1, 2}}, {{3, 4}}, {{5, 6}}}}, SetAsync{},
+      MultipartReply{0, MeterFeaturesReply{1, 6, 15, 2, 0}},
+      MultipartReply{1, TableFeaturesReply{{tf}}},
+      MultipartReply{0, PortDescReply{{pd}}},
+      MultipartReply{0, ExperimenterMultipart{1, 2, {3}}},
+      BarrierRequest{},
+      BarrierReply{},
+      QueueGetConfigRequest{1},
+      QueueGetConfigReply{1, {q}},
+      RoleRequest{{ControllerRole::kMaster, 9}},
+      RoleReply{{ControllerRole::kSlave, 10}},
+      GetAsyncRequest{},
+      GetAsyncReply{{{{1, 2}}, {{3, 4}}, {{5, 6}}}},
+      SetAsync{},
       MeterMod{MeterModCommand::kAdd, meter_flags::kKbps, 1, {drop, exp}},
   };
   FlowMod with_nx = sample_flow_mod();
@@ -169,7 +195,8 @@ TEST(Of13Codec, BodyErrorsCarryCodeAndOffset) {
   Bytes fm = enc(make_message(kOf13, 1, sample_flow_mod()));
   // Action type 99 where the first output action is (header 8 + body 40 + match 32 + instruction header 8).
   Bytes bad = fm;
-  bad[88] = 0; bad[89] = 99;
+  bad[88] = 0;
+  bad[89] = 99;
   e = decode_error(bad);
   EXPECT_EQ(e.type, ErrorType::kBadAction);
   EXPECT_EQ(e.code, static_cast<uint16_t>(BadActionCode::kBadType));

@@ -24,8 +24,8 @@ TEST(Of13Negotiation, WithoutBitmapUseLowerHeaderVersion) {
   uint32_t ours = version_bitmap({kOf10, kOf13});
   EXPECT_EQ(negotiate_version(ours, plain_hello(kOf10)), kOf10);
   EXPECT_EQ(negotiate_version(ours, plain_hello(kOf13)), kOf13);
-  EXPECT_EQ(negotiate_version(ours, plain_hello(6)), kOf13);   // they are newer: our highest
-  EXPECT_EQ(negotiate_version(ours, plain_hello(3)), 0);       // 1.2: we do not speak it
+  EXPECT_EQ(negotiate_version(ours, plain_hello(6)), kOf13);  // they are newer: our highest
+  EXPECT_EQ(negotiate_version(ours, plain_hello(3)), 0);      // 1.2: we do not speak it
   EXPECT_EQ(negotiate_version(version_bitmap({kOf13}), plain_hello(kOf10)), 0);
 }
 
@@ -41,7 +41,10 @@ TEST(Of13Negotiation, HelloWireFormats) {
 
 TEST(Of13ErrorReply, Of13RequestGetsOf13ErrorWithFirst64Bytes) {
   Bytes req(100, 0xab);
-  req[0] = kOf13; req[1] = 14; store_be16(&req[2], 100); store_be32(&req[4], 0xcafe);
+  req[0] = kOf13;
+  req[1] = 14;
+  store_be16(&req[2], 100);
+  store_be32(&req[4], 0xcafe);
   Message m = make_error_reply(OfError::make(BadMatchCode::kBadPrereq, "x"), req);
   EXPECT_EQ(m.version, kOf13);
   EXPECT_EQ(m.xid, 0xcafeu);

@@ -33,7 +33,8 @@ TEST(Of13Oxm, BuildersProduceWireHeaderAndValue) {
   EXPECT_EQ(m.mask_u64(), 0xff000000u);
   ByteWriter w;
   encode_oxm_match(Match{}.add(f).add(m), w);
-  EXPECT_EQ(w.buf(), (Bytes{0x80, 0x00, 0x1c, 0x02, 0x00, 0x50, 0x80, 0x00, 0x19, 0x08, 0x0a, 0, 0, 0, 0xff, 0, 0, 0}));
+  EXPECT_EQ(w.buf(), (Bytes{0x80, 0x00, 0x1c, 0x02, 0x00, 0x50, 0x80, 0x00, 0x19, 0x08, 0x0a, 0, 0, 0, 0xff,
+                            0, 0, 0}));
   auto back = decode_oxm_match(w.buf());
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->fields.size(), 2u);
