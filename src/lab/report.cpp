@@ -1,5 +1,6 @@
 // Terminal table and self-contained HTML report (inline CSS and SVG bar charts, no
 // scripts, no network) rendered from the results.json document.
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
@@ -55,6 +56,7 @@ std::optional<double> metric(const json* r, const std::string& m) {
 
 std::string fmt_value(double v) {
   if (v == 0) return "0";
+  if (v == std::floor(v) && std::abs(v) < 1e12) return fmt::format("{:.0f}", v);
   if (std::abs(v) >= 100) return fmt::format("{:.0f}", v);
   if (std::abs(v) >= 1) return fmt::format("{:.2f}", v);
   return fmt::format("{:.3g}", v);

@@ -81,7 +81,7 @@ TEST(Report, TableHasRatiosAgainstFirstCase) {
   annotate_explanations(d);
   auto t = render_table(d);
   EXPECT_NE(t.find("tcp gbps"), std::string::npos) << t;
-  EXPECT_NE(t.find("0.200 (x0.25)"), std::string::npos) << t;
+  EXPECT_NE(t.find("0.2 (x0.25)"), std::string::npos) << t;
   EXPECT_NE(t.find("failed"), std::string::npos) << t;
   EXPECT_NE(t.find("hub / udp: failed: iperf3: unable to connect"), std::string::npos) << t;
 }

@@ -106,7 +106,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "bad.yaml:8: key 'to': host 'h2' has no address"},
         BadCase{"name: x\nhosts: {h1: {addr: 10.0.0.1/24}}\nswitches: {s1: {kind: ovs}}\n"
                 "links:\n  - endpoints: [h1:averyveryverylongname, s1:p1]\n",
-                "interface names must be 1..15"},
+                "bad.yaml:5: key 'endpoints': interface name for 'h1:averyveryverylongname' would exceed 15"},
         BadCase{"name: x\nhosts: {h1: {addr: 10.0.0.1/24}, h2: {addr: 10.0.0.2/24}}\n"
                 "switches: {s1: {kind: ovs, controller: c7}}\n"
                 "links:\n  - endpoints: [h1:eth0, s1:p1]\n  - endpoints: [h2:eth0, s1:p2]\n",
@@ -115,7 +115,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "switches: {s1: {kind: ovs}}\n"
                 "links:\n  - endpoints: [h1:eth0, s1:p1]\n  - endpoints: [h2:eth0, s1:p2]\n"
                 "tests:\n  - {type: iperf3-tcp, from: h1, to: h2, duration: 0}\n",
-                "bad.yaml:7: key 'duration': must be in (0, 600]"},
+                "bad.yaml:8: key 'duration': must be in (0, 600]"},
         BadCase{"name: x\nhosts: {h1: {addr: 10.0.0.1/24}}\nswitches: {s1: {kind: ovs, security_group: on}}\n"
                 "links:\n  - endpoints: [h1:eth0, s1:p1]\n",
                 "key 'security_group': iptables security groups exist only on kind linux-bridge"}));
