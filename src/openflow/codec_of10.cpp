@@ -266,6 +266,12 @@ EncodeStatus encode_flow_mod(const FlowMod& f, ByteWriter& w) {
   if (f.cookie_mask != 0)
     return unexpected(
         OfError::make(FlowModFailedCode::kBadFlags, "OF1.0 flow_mod cannot filter on a cookie mask"));
+  // OF1.0 knows SEND_FLOW_REM, CHECK_OVERLAP and EMERG (bit 2, OF1.3's RESET_COUNTS).
+  if (f.flags & ~uint16_t{0x7})
+    return unexpected(OfError::make(FlowModFailedCode::kBadFlags,
+                                    fmt::format("OF1.0 flow_mod flags 0x{:x} include bits OF1.0 lacks "
+                                                "(no_pkt_counts/no_byt_counts)",
+                                                f.flags)));
   if (f.out_group != group::kAny)
     return unexpected(
         OfError::make(FlowModFailedCode::kBadFlags, "OF1.0 flow_mod cannot filter on out_group"));

@@ -175,6 +175,9 @@ TEST(Of10Unencodable, MessagesAndFieldsOf13Only) {
   FlowMod cookie_mask;
   cookie_mask.cookie_mask = 1;
   expect_encode_error(msg10(cookie_mask), FlowModFailedCode::kBadFlags, "cookie mask");
+  FlowMod no_counts;
+  no_counts.flags = flow_mod_flags::kNoPktCounts;
+  expect_encode_error(msg10(no_counts), FlowModFailedCode::kBadFlags, "flags 0x8");
 
   PortStatus ps;
   ps.desc.port_no = 70000;
