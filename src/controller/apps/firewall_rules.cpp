@@ -61,7 +61,7 @@ Result<FwRule> parse_rule(const Ctx& c, const YAML::Node& n, const std::string& 
   try {
     for (auto it = n.begin(); it != n.end(); ++it) {
       std::string key = it->first.as<std::string>();
-      const YAML::Node& v = it->second;
+      YAML::Node v = it->second;
       if (key == "protocol") {
         std::string p = v.as<std::string>();
         if (p == "any" || p == "all") r.protocol = -1;
@@ -118,7 +118,7 @@ Result<FwTarget> parse_target(const Ctx& c, const YAML::Node& n, const std::stri
   try {
     for (auto it = n.begin(); it != n.end(); ++it) {
       std::string key = it->first.as<std::string>();
-      const YAML::Node& v = it->second;
+      YAML::Node v = it->second;
       if (key == "port") {
         t.port = v.as<uint32_t>();
       } else if (key == "dpid") {
