@@ -37,6 +37,8 @@ uint64_t process_start_time(pid_t pid) {
   if (rp == std::string::npos) return 0;
   std::istringstream rest(s.substr(rp + 2));
   std::string field;
+  // A zombie (killed, not yet reaped by its new parent) counts as gone.
+  if (rp + 2 < s.size() && (s[rp + 2] == 'Z' || s[rp + 2] == 'X')) return 0;
   for (int i = 3; i <= 22 && rest >> field; ++i)
     if (i == 22) return std::strtoull(field.c_str(), nullptr, 10);
   return 0;

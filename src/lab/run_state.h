@@ -20,7 +20,7 @@
 namespace flowlab::lab {
 
 std::string state_root();
-uint64_t process_start_time(pid_t pid);  // 0 if the process does not exist
+uint64_t process_start_time(pid_t pid);  // 0 if the process does not exist or is a zombie
 
 class RunState {
  public:
