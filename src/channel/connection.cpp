@@ -461,6 +461,8 @@ void Connection::post_send(of::Message msg) {
   });
 }
 
+void Connection::post(std::function<void()> fn) { asio::post(impl_->ex, std::move(fn)); }
+
 void Connection::close(const std::string& reason) {
   Impl& d = *impl_;
   if (d.closed || d.closing) return;

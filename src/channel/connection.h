@@ -92,6 +92,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Any thread: encode now, queue on the connection's executor.
   void post_send(of::Message msg);
 
+  // Any thread: runs fn on the connection's executor.
+  void post(std::function<void()> fn);
+
   // Closes after flushing what is queued (bounded by 1 s), then on_close.
   void close(const std::string& reason);
   // Closes at once, dropping anything queued.
