@@ -203,7 +203,10 @@ Status EmulatedSwitch::on_readable() {
 void EmulatedSwitch::count_response(ByteSpan msg) {
   uint8_t type = msg[1];
   bool counted = false;
+  uint32_t buffer_id = of::kNoBuffer;
   if (type == kTypeFlowMod) {
+    size_t buf_off = cfg_.version == 1 ? 64 : 32;
+    if (msg.size() >= buf_off + 4) buffer_id = load_be32(&msg[buf_off]);
     size_t cmd_off = cfg_.version == 1 ? 56 : 25;
     if (msg.size() > cmd_off + 1) {
       uint16_t cmd = cfg_.version == 1 ? load_be16(&msg[cmd_off]) : msg[cmd_off];
@@ -213,6 +216,7 @@ void EmulatedSwitch::count_response(ByteSpan msg) {
       }
     }
   } else if (type == kTypePacketOut) {
+    if (msg.size() >= 12) buffer_id = load_be32(&msg[8]);
     size_t actions_len_off = cfg_.version == 1 ? 14 : 16;
     size_t actions_off = cfg_.version == 1 ? 16 : 24;
     bool lldp = false;
@@ -227,7 +231,12 @@ void EmulatedSwitch::count_response(ByteSpan msg) {
   }
   if (!counted) return;
   ++responses_;
-  if (latency_mode_ && waiting_) {
+  // The answer to the outstanding packet-in names its buffer id, or no buffer
+  // at all (a flow-mod installed before the packet-out that releases the
+  // buffer). Late answers to an earlier packet-in name an older buffer id and
+  // do not complete the current round trip.
+  bool answers_outstanding = !cfg_.buffered || buffer_id == outstanding_buffer_ || buffer_id == of::kNoBuffer;
+  if (latency_mode_ && waiting_ && answers_outstanding) {
     rtt_ns_.push_back(uint32_t(std::min<uint64_t>(monotonic_ns() - sent_ns_, UINT32_MAX)));
     waiting_ = false;
     if (sending_) kick();
@@ -361,6 +370,7 @@ void EmulatedSwitch::queue_packet_ins(uint32_t n) {
 
 void EmulatedSwitch::kick() {
   if (waiting_ || !sending_) return;
+  outstanding_buffer_ = cfg_.buffered ? next_buffer_ : of::kNoBuffer;
   queue_packet_ins(1);
   waiting_ = true;
   sent_ns_ = monotonic_ns();

@@ -100,6 +100,7 @@ class EmulatedSwitch {
   bool sending_ = false;
   bool waiting_ = false;
   uint64_t sent_ns_ = 0;
+  uint32_t outstanding_buffer_ = 0;
   std::vector<uint32_t> rtt_ns_;
   uint64_t responses_ = 0, flow_mods_ = 0, packet_outs_ = 0, packet_ins_ = 0;
   std::string last_error_;
