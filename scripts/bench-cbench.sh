@@ -38,9 +38,9 @@ wait_port() {
 cbench() {  # port protocol -> prints avg responses/s, keeps the full output
   local out="$work/cbench-$1-$2.json"
   "$bin" cbench --controller "tcp:127.0.0.1:$1" --switches "$switches" --macs "$macs" --loops "$loops" \
-    --ms "$ms" --protocol "$2" --json $([ "$mode" = throughput ] && echo --throughput) "$@" > "$out"
+    --ms "$ms" --protocol "$2" --json $([ "$mode" = throughput ] && echo --throughput) > "$out"
   python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); s=j["summary"]; l=j.get("latency_us",{});
-print(f"{s[\"avg\"]:.0f} {l.get(\"median\",0):.1f} {l.get(\"p99\",0):.1f}")' "$out"
+print("%.0f %.1f %.1f" % (s["avg"], l.get("median",0), l.get("p99",0)))' "$out"
 }
 
 printf "cbench %s mode, %s switches, %s MACs, %s loops of %s ms, flowlab controller threads %s\n" \
@@ -64,6 +64,6 @@ for proto in OpenFlow13 OpenFlow10; do
   read -r o_avg o_med o_p99 < <(cbench "$p2" "$proto")
   kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
   printf "%-10s %-28s %14s %12s %10s\n" "$proto" "os-ken $app" "$o_avg" "$o_med" "$o_p99"
-  python3 -c "import sys; f,o=float(sys.argv[1]),float(sys.argv[2]); print(f'{sys.argv[3]:<10} ratio flowlab/os-ken = {f/o if o else float(\"inf\"):.1f}x')" \
+  python3 -c 'import sys; f,o=float(sys.argv[1]),float(sys.argv[2]); print("%-10s ratio flowlab/os-ken = %.1fx" % (sys.argv[3], f/o if o else float("inf")))' \
     "$f_avg" "$o_avg" "$proto"
 done
