@@ -134,11 +134,17 @@ TEST(OfctlCli, OfpParseOfAConcatenationPrintsEveryMessage) {
 }
 
 TEST(OfctlCli, TruncatedFileNamesMessageAndOffset) {
-  CmdResult r = run({"ofp-parse", kVectors + "/of13/libofproto-OFP13-flow_mod.truncated64"});
+  fs::path f = fs::temp_directory_path() / ("flowtext-trunc-" + std::to_string(::getpid()));
+  std::string whole = slurp(kVectors + "/of13/4-2-ofp_flow_mod.packet");
+  ASSERT_GT(whole.size(), 20u);
+  std::ofstream(f, std::ios::binary) << whole.substr(0, 20);
+  CmdResult r = run({"ofp-parse", f.string()});
+  fs::remove(f);
   ASSERT_FALSE(r.signaled);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_NE(r.err.find("message 1 (OFPT_FLOW_MOD) at byte offset 0: header length"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("message 1 (OFPT_FLOW_MOD) at byte offset 0: header length 280 but only 20 bytes left"),
+            std::string::npos) << r.err;
 }
 
 TEST(OfctlCli, MalformedHexFailsWithMessageAndOffset) {
