@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""Writes flowlab's OpenFlow 1.3 conformance cases (tests/conformance/of13/*.json)
+in the format os-ken's switch tester (os_ken/tests/switch/tester.py) reads:
+a JSON list whose first string is the file description, then test objects with
+"description", "prerequisite" (OFPFlowMod/OFPGroupMod/OFPMeterMod as os-ken
+JSON dicts) and "tests" (ingress packet + egress / PACKET_IN / table-miss, or a
+packet stream + throughput for meter rate checks). Packets are os-ken
+packet-library expressions joined by '/'. Ports are the tester's names
+(target_recv_port=1, target_send_port_1=2, target_send_port_2=3).
+Run: python3 tests/conformance/gen_of13.py   (rewrites the of13 dir)."""
+import json
+import os
+
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "of13")
+ANY = 0xffffffff
+PAYLOAD = "b'flowlab-conformance-payload-0123456789abcdef'"
+DST, SRC = "22:22:22:22:22:22", "12:11:11:11:11:11"
+
+
+def eth(et=2048, dst=DST, src=SRC):
+    return "ethernet(dst='%s',src='%s',ethertype=%d)" % (dst, src, et)
+
+
+def ip4(proto=6, src="192.168.10.10", dst="192.168.20.20", ttl=64, tos=32):
+    return "ipv4(tos=%d,proto=%d,src='%s',dst='%s',ttl=%d)" % (tos, proto, src, dst, ttl)
+
+
+def tcp(sp=11111, dp=2222):
+    return "tcp(src_port=%d,dst_port=%d,option=b'\\x00\\x00\\x00\\x00')" % (sp, dp)
+
+
+def udp(sp=11111, dp=2222):
+    return "udp(src_port=%d,dst_port=%d)" % (sp, dp)
+
+
+def tcp_pkt(**kw):
+    return [eth(), ip4(**kw), tcp(), PAYLOAD]
+
+
+def oxm(field, value, mask=None):
+    d = {"field": field, "value": value}
+    if mask is not None:
+        d["mask"] = mask
+    return {"OXMTlv": d}
+
+
+def match(*fields):
+    return {"OFPMatch": {"oxm_fields": list(fields)}}
+
+
+def out(port="target_send_port_1"):
+    return {"OFPActionOutput": {"port": port}}
+
+
+def setf(field, value):
+    return {"OFPActionSetField": {"field": oxm(field, value)}}
+
+
+def apply(*actions):
+    return {"OFPInstructionActions": {"type": 4, "actions": list(actions)}}
+
+
+def flow(m, instructions, table_id=0, priority=None):
+    body = {"table_id": table_id, "match": m, "instructions": instructions}
+    if priority is not None:
+        body["priority"] = priority
+    return {"OFPFlowMod": body}
+
+
+def group(gid, gtype, buckets):
+    return {"OFPGroupMod": {"group_id": gid, "type": gtype, "buckets": [
+        {"OFPBucket": {"weight": w, "watch_port": wp, "watch_group": ANY,
+                       "actions": acts}} for (w, wp, acts) in buckets]}}
+
+
+def meter(mid, flags, bands):
+    return {"OFPMeterMod": {"meter_id": mid, "flags": flags, "bands": bands}}
+
+
+def case(desc, prereq, tests):
+    return {"description": desc, "prerequisite": prereq, "tests": tests}
+
+
+def egress(ing, eg):
+    return {"ingress": ing, "egress": eg}
+
+
+def miss(ing):
+    return {"ingress": ing, "table-miss": [0]}
+
+
+def simple(desc, fields, pkt, miss_pkt=None):
+    """flow: match fields -> output port 2; pkt must come out unchanged,
+    miss_pkt (if any) must miss table 0."""
+    tests = [egress(pkt, pkt)]
+    if miss_pkt:
+        tests.append(miss(miss_pkt))
+    return case(desc, [flow(match(*fields), [apply(out())])], tests)
+
+
+FILES = {}
+IN1 = oxm("in_port", "target_recv_port")
+IPV4 = oxm("eth_type", 2048)
+
+# ---- matches ----
+FILES["match_basic"] = ["match: in_port, ethernet, vlan", [
+    simple("in_port", [IN1], tcp_pkt()),
+    simple("eth_dst", [oxm("eth_dst", DST)], tcp_pkt(),
+           [eth(dst="22:22:22:22:22:33"), ip4(), tcp(), PAYLOAD]),
+    simple("eth_dst (masked)", [oxm("eth_dst", "22:22:22:00:00:00", "ff:ff:ff:00:00:00")], tcp_pkt(),
+           [eth(dst="22:22:23:22:22:22"), ip4(), tcp(), PAYLOAD]),
+    simple("eth_src", [oxm("eth_src", SRC)], tcp_pkt()),
+    simple("eth_type", [IPV4], tcp_pkt(),
+           [eth(et=2054), "arp(opcode=1,src_mac='%s',src_ip='192.168.10.10',dst_ip='192.168.20.20')" % SRC]),
+    simple("vlan_vid", [oxm("vlan_vid", 0x1000 | 100)],
+           [eth(et=33024), "vlan(vid=100,ethertype=2048)", ip4(), tcp(), PAYLOAD],
+           tcp_pkt()),
+    simple("vlan_vid + vlan_pcp", [oxm("vlan_vid", 0x1000 | 100), oxm("vlan_pcp", 5)],
+           [eth(et=33024), "vlan(pcp=5,vid=100,ethertype=2048)", ip4(), tcp(), PAYLOAD],
+           [eth(et=33024), "vlan(pcp=3,vid=100,ethertype=2048)", ip4(), tcp(), PAYLOAD]),
+]]
+FILES["match_l3"] = ["match: ipv4, arp, ipv6", [
+    simple("ip_dscp", [IPV4, oxm("ip_dscp", 8)], tcp_pkt(tos=32), tcp_pkt(tos=64)),
+    simple("ip_proto", [IPV4, oxm("ip_proto", 6)], tcp_pkt()),
+    simple("ipv4_src", [IPV4, oxm("ipv4_src", "192.168.10.10")], tcp_pkt(),
+           tcp_pkt(src="192.168.10.11")),
+    simple("ipv4_src (masked)", [IPV4, oxm("ipv4_src", "192.168.10.0", "255.255.255.0")], tcp_pkt(),
+           tcp_pkt(src="192.168.11.10")),
+    simple("ipv4_dst (masked)", [IPV4, oxm("ipv4_dst", "192.168.0.0", "255.255.0.0")], tcp_pkt(),
+           tcp_pkt(dst="192.169.20.20")),
+    simple("arp_op + arp_spa + arp_tpa", [oxm("eth_type", 2054), oxm("arp_op", 1),
+                                          oxm("arp_spa", "192.168.10.10"), oxm("arp_tpa", "192.168.20.20")],
+           [eth(et=2054, dst="ff:ff:ff:ff:ff:ff"),
+            "arp(opcode=1,src_mac='%s',src_ip='192.168.10.10',dst_ip='192.168.20.20')" % SRC],
+           [eth(et=2054, dst="ff:ff:ff:ff:ff:ff"),
+            "arp(opcode=2,src_mac='%s',src_ip='192.168.10.10',dst_ip='192.168.20.20')" % SRC]),
+    simple("arp_sha", [oxm("eth_type", 2054), oxm("arp_sha", SRC)],
+           [eth(et=2054, dst="ff:ff:ff:ff:ff:ff"),
+            "arp(opcode=1,src_mac='%s',src_ip='192.168.10.10',dst_ip='192.168.20.20')" % SRC]),
+    simple("ipv6_src + ipv6_dst", [oxm("eth_type", 34525), oxm("ipv6_src", "2001:db8::1"),
+                                   oxm("ipv6_dst", "2001:db8::2")],
+           [eth(et=34525), "ipv6(src='2001:db8::1',dst='2001:db8::2',nxt=17)", udp(), PAYLOAD],
+           [eth(et=34525), "ipv6(src='2001:db8::3',dst='2001:db8::2',nxt=17)", udp(), PAYLOAD]),
+    simple("ipv6_dst (masked)", [oxm("eth_type", 34525),
+                                 oxm("ipv6_dst", "2001:db8::", "ffff:ffff:ffff:ffff::")],
+           [eth(et=34525), "ipv6(src='2001:db8::1',dst='2001:db8::2',nxt=17)", udp(), PAYLOAD],
+           [eth(et=34525), "ipv6(src='2001:db8::1',dst='2001:db9::2',nxt=17)", udp(), PAYLOAD]),
+]]
+FILES["match_l4"] = ["match: tcp, udp, icmp ports and types", [
+    simple("tcp_src + tcp_dst", [IPV4, oxm("ip_proto", 6), oxm("tcp_src", 11111), oxm("tcp_dst", 2222)],
+           tcp_pkt(), [eth(), ip4(), tcp(dp=2223), PAYLOAD]),
+    simple("udp_src + udp_dst", [IPV4, oxm("ip_proto", 17), oxm("udp_src", 11111), oxm("udp_dst", 2222)],
+           [eth(), ip4(proto=17), udp(), PAYLOAD], [eth(), ip4(proto=17), udp(sp=11112), PAYLOAD]),
+    simple("icmpv4_type", [IPV4, oxm("ip_proto", 1), oxm("icmpv4_type", 8)],
+           [eth(), ip4(proto=1), "icmp(type_=8,code=0,data=echo(id_=1,seq=1))"],
+           [eth(), ip4(proto=1), "icmp(type_=0,code=0,data=echo(id_=1,seq=1))"]),
+]]
+
+# ---- actions ----
+P = tcp_pkt()
+FILES["action_output"] = ["action: output, controller, table-miss", [
+    case("output port 2", [flow(match(IN1), [apply(out())])], [egress(P, P)]),
+    case("output controller (packet-in)", [flow(match(IN1), [apply(out(0xfffffffd))])],
+         [{"ingress": P, "PACKET_IN": P}]),
+    case("table-miss (no matching flow: drop)", [flow(match(oxm("eth_dst", "22:22:22:22:22:33")), [apply(out())])],
+         [miss(P)]),
+    case("goto_table 1 then output", [flow(match(IN1), [{"OFPInstructionGotoTable": {"table_id": 1}}]),
+                                       flow(match(IN1), [apply(out())], table_id=1)], [egress(P, P)]),
+    case("write_actions output", [flow(match(IN1), [{"OFPInstructionActions": {"type": 3, "actions": [out()]}}])],
+         [egress(P, P)]),
+    case("write_metadata + goto, match metadata", [
+        flow(match(IN1), [{"OFPInstructionWriteMetadata": {"metadata": 0x1234, "metadata_mask": 0xffff}},
+                          {"OFPInstructionGotoTable": {"table_id": 1}}]),
+        flow(match(oxm("metadata", 0x1234)), [apply(out())], table_id=1)], [egress(P, P)]),
+]]
+FILES["action_set_field"] = ["action: set_field", [
+    case("set eth_dst", [flow(match(IN1), [apply(setf("eth_dst", "22:22:22:22:22:aa"), out())])],
+         [egress(P, [eth(dst="22:22:22:22:22:aa"), ip4(), tcp(), PAYLOAD])]),
+    case("set eth_src", [flow(match(IN1), [apply(setf("eth_src", "12:11:11:11:11:aa"), out())])],
+         [egress(P, [eth(src="12:11:11:11:11:aa"), ip4(), tcp(), PAYLOAD])]),
+    case("set ipv4_src", [flow(match(IN1, IPV4), [apply(setf("ipv4_src", "10.0.0.1"), out())])],
+         [egress(P, [eth(), ip4(src="10.0.0.1"), tcp(), PAYLOAD])]),
+    case("set ipv4_dst", [flow(match(IN1, IPV4), [apply(setf("ipv4_dst", "10.0.0.2"), out())])],
+         [egress(P, [eth(), ip4(dst="10.0.0.2"), tcp(), PAYLOAD])]),
+    case("set ip_dscp", [flow(match(IN1, IPV4), [apply(setf("ip_dscp", 46), out())])],
+         [egress(P, [eth(), ip4(tos=46 << 2), tcp(), PAYLOAD])]),
+    case("set tcp_dst", [flow(match(IN1, IPV4, oxm("ip_proto", 6)), [apply(setf("tcp_dst", 8080), out())])],
+         [egress(P, [eth(), ip4(), tcp(dp=8080), PAYLOAD])]),
+    case("set tcp_src", [flow(match(IN1, IPV4, oxm("ip_proto", 6)), [apply(setf("tcp_src", 4242), out())])],
+         [egress(P, [eth(), ip4(), tcp(sp=4242), PAYLOAD])]),
+    case("set udp_dst", [flow(match(IN1, IPV4, oxm("ip_proto", 17)), [apply(setf("udp_dst", 5353), out())])],
+         [egress([eth(), ip4(proto=17), udp(), PAYLOAD], [eth(), ip4(proto=17), udp(dp=5353), PAYLOAD])]),
+]]
+VLAN_P = [eth(et=33024), "vlan(vid=100,ethertype=2048)", ip4(), tcp(), PAYLOAD]
+MPLS_IN = [eth(et=34887), "mpls(label=100,exp=0,bsb=1,ttl=64)", ip4(tos=0), tcp(), PAYLOAD]
+FILES["action_tags"] = ["action: vlan, mpls, ttl", [
+    case("push_vlan + set vlan_vid", [flow(match(IN1), [apply({"OFPActionPushVlan": {"ethertype": 33024}},
+                                                              setf("vlan_vid", 0x1000 | 100), out())])],
+         [egress(P, VLAN_P)]),
+    case("pop_vlan", [flow(match(IN1, oxm("vlan_vid", 0x1000 | 100)), [apply({"OFPActionPopVlan": {}}, out())])],
+         [egress(VLAN_P, P)]),
+    case("set vlan_vid on tagged", [flow(match(IN1, oxm("vlan_vid", 0x1000 | 100)),
+                                         [apply(setf("vlan_vid", 0x1000 | 200), out())])],
+         [egress(VLAN_P, [eth(et=33024), "vlan(vid=200,ethertype=2048)", ip4(), tcp(), PAYLOAD])]),
+    case("push_mpls + set mpls_label", [flow(match(IN1, IPV4), [apply({"OFPActionPushMpls": {"ethertype": 34887}},
+                                                                      setf("mpls_label", 100), out())])],
+         [egress([eth(), ip4(tos=0), tcp(), PAYLOAD], MPLS_IN)]),
+    case("pop_mpls", [flow(match(IN1, oxm("eth_type", 34887)), [apply({"OFPActionPopMpls": {"ethertype": 2048}},
+                                                                        out())])],
+         [egress(MPLS_IN, [eth(), ip4(tos=0), tcp(), PAYLOAD])]),
+    case("dec_nw_ttl", [flow(match(IN1, IPV4), [apply({"OFPActionDecNwTtl": {}}, out())])],
+         [egress(P, [eth(), ip4(ttl=63), tcp(), PAYLOAD])]),
+    case("set_nw_ttl", [flow(match(IN1, IPV4), [apply({"OFPActionSetNwTtl": {"nw_ttl": 17}}, out())])],
+         [egress(P, [eth(), ip4(ttl=17), tcp(), PAYLOAD])]),
+]]
+
+# ---- groups ----
+G = lambda gid: {"OFPActionGroup": {"group_id": gid}}
+FILES["group"] = ["group: all, select, indirect, fast-failover", [
+    case("all (ports 2 and 3)", [group(1, 0, [(0, ANY, [out()]), (0, ANY, [out("target_send_port_2")])]),
+                                 flow(match(IN1), [apply(G(1))])], [egress(P, P)]),
+    case("select (one bucket)", [group(1, 1, [(1, ANY, [out()])]),
+                                 flow(match(IN1), [apply(G(1))])], [egress(P, P)]),
+    case("indirect with set_field", [group(1, 2, [(0, ANY, [setf("eth_dst", "22:22:22:22:22:bb"), out()])]),
+                                     flow(match(IN1), [apply(G(1))])],
+         [egress(P, [eth(dst="22:22:22:22:22:bb"), ip4(), tcp(), PAYLOAD])]),
+    case("fast-failover (first live bucket)", [
+        group(1, 3, [(0, 7, [out("target_send_port_2")]), (0, 2, [out()])]),
+        flow(match(IN1), [apply(G(1))])], [egress(P, P)]),
+    case("group chaining (indirect -> all)", [
+        group(2, 0, [(0, ANY, [out()])]), group(1, 2, [(0, ANY, [G(2)])]),
+        flow(match(IN1), [apply(G(1))])], [egress(P, P)]),
+]]
+
+
+# ---- meters (rate checks over duration_time; tester allows +-10 %) ----
+def stream(pkt, pktps=1000, secs=6):
+    return {"packets": {"data": pkt, "pktps": pktps, "duration_time": secs}}
+
+
+def tput(fields, **rate):
+    d = {"OFPMatch": {"oxm_fields": fields}}
+    d.update(rate)
+    return d
+
+
+IN_T2 = oxm("in_port", "tester_recv_port_1")
+MFL_KBPS, MFL_PKTPS, MFL_BURST, MFL_STATS = 1, 2, 4, 8
+DSCP_P = [eth(), ip4(tos=10 << 2), tcp(), PAYLOAD]  # AF11
+FILES["meter"] = ["meter: drop and dscp_remark bands", [
+    case("drop band 200 pktps (1000 pktps offered)", [
+        meter(1, MFL_PKTPS | MFL_BURST, [{"OFPMeterBandDrop": {"rate": 200, "burst_size": 20}}]),
+        flow(match(IN1), [{"OFPInstructionMeter": {"meter_id": 1}}, apply(out())])],
+        [{"ingress": stream(P), "egress": {"throughput": [tput([IN_T2], pktps=200)]}}]),
+    case("drop band 300 kbps (about 830 kbps offered)", [
+        meter(1, MFL_KBPS | MFL_BURST, [{"OFPMeterBandDrop": {"rate": 300, "burst_size": 30}}]),
+        flow(match(IN1), [{"OFPInstructionMeter": {"meter_id": 1}}, apply(out())])],
+        [{"ingress": stream(P), "egress": {"throughput": [tput([IN_T2], kbps=300)]}}]),
+    case("no band exceeded: 200 pktps offered, 1000 pktps band", [
+        meter(1, MFL_PKTPS | MFL_BURST, [{"OFPMeterBandDrop": {"rate": 1000, "burst_size": 100}}]),
+        flow(match(IN1), [{"OFPInstructionMeter": {"meter_id": 1}}, apply(out())])],
+        [{"ingress": stream(P, pktps=200), "egress": {"throughput": [tput([IN_T2], pktps=200)]}}]),
+    case("dscp_remark band 300 pktps, AF11 -> AF12", [
+        meter(1, MFL_PKTPS | MFL_BURST,
+              [{"OFPMeterBandDscpRemark": {"rate": 300, "burst_size": 30, "prec_level": 1}}]),
+        flow(match(IN1), [{"OFPInstructionMeter": {"meter_id": 1}}, apply(out())])],
+        [{"ingress": stream(DSCP_P), "egress": {"throughput": [
+            tput([IN_T2, IPV4, oxm("ip_dscp", 10)], pktps=300),
+            tput([IN_T2, IPV4, oxm("ip_dscp", 12)], pktps=700)]}}]),
+]]
+
+if __name__ == "__main__":
+    os.makedirs(HERE, exist_ok=True)
+    for name, (desc, cases) in FILES.items():
+        with open(os.path.join(HERE, name + ".json"), "w") as f:
+            json.dump([desc] + cases, f, indent=2)
+            f.write("\n")
+    print("wrote %d files, %d cases to %s" % (len(FILES), sum(len(c) for _, c in FILES.values()), HERE))
