@@ -91,11 +91,11 @@ start_ovs() {  # $1 = true/false userspace TSO
   rm -rf "$RUN/ovs"; mkdir -p "$RUN/ovs"
   ovsdb-tool create "$RUN/ovs/conf.db" /usr/share/openvswitch/vswitch.ovsschema
   in_ns $SW ovsdb-server "$RUN/ovs/conf.db" --remote=punix:$RUN/ovs/db.sock \
-      --pidfile=$RUN/ovs/ovsdb-server.pid --detach --log-file=$RUN/ovs/ovsdb-server.log
+      --pidfile=$RUN/ovs/ovsdb-server.pid --detach --log-file=$RUN/ovs/ovsdb-server.log 2>/dev/null
   ovs-vsctl --db=unix:$RUN/ovs/db.sock --no-wait init
   [[ $1 == true ]] && ovs-vsctl --db=unix:$RUN/ovs/db.sock --no-wait set Open_vSwitch . other_config:userspace-tso-enable=true
   in_ns $SW ovs-vswitchd unix:$RUN/ovs/db.sock --pidfile=$RUN/ovs/ovs-vswitchd.pid --detach \
-      --log-file=$RUN/ovs/ovs-vswitchd.log
+      --log-file=$RUN/ovs/ovs-vswitchd.log 2>/dev/null
   local V="ovs-vsctl --db=unix:$RUN/ovs/db.sock"
   $V add-br br0 -- set bridge br0 datapath_type=netdev protocols=OpenFlow10,OpenFlow13
   $V add-port br0 p1 -- set interface p1 ofport_request=1
@@ -112,16 +112,17 @@ stop_ovs() {
     [[ -f $RUN/ovs/$p.pid ]] && kill "$(cat $RUN/ovs/$p.pid)" 2>/dev/null
   done
   sleep 0.5
+  in_ns $SW ip link del br0 2>/dev/null   # the netdev bridge's tap stays behind
   rm -rf "$RUN/ovs"
 }
 
 start_bridge() {
-  in_ns $SW ip link add br0 type bridge
-  in_ns $SW ip link set p1 master br0
-  in_ns $SW ip link set p2 master br0
-  in_ns $SW ip link set br0 up
+  in_ns $SW ip link add lbr0 type bridge
+  in_ns $SW ip link set p1 master lbr0
+  in_ns $SW ip link set p2 master lbr0
+  in_ns $SW ip link set lbr0 up
 }
-stop_bridge() { in_ns $SW ip link del br0 2>/dev/null || true; }
+stop_bridge() { in_ns $SW ip link del lbr0 2>/dev/null || true; }
 
 # ---- measurements ---------------------------------------------------------
 json_get() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" 2>/dev/null || echo "fail"; }
@@ -135,7 +136,7 @@ measure_tcp() {
 measure_udp() {  # $1 = payload bytes; prints received packets per second
   in_ns $H2 iperf3 -s -1 -p 5202 -D --pidfile $RUN/iperf3u.pid >/dev/null 2>&1; sleep 0.3
   timeout $((DUR + 15)) ip netns exec $H1 iperf3 -c 10.0.0.2 -p 5202 -u -b 0 -l "$1" -t "$DUR" -J 2>/dev/null |
-    json_get "'%.0f' % ((d['end']['sum']['packets']-d['end']['sum']['lost_packets'])/d['end']['sum']['seconds'])"
+    json_get "'%.0f' % (d['end']['sum_received']['bytes']/$1/d['end']['sum_received']['seconds'])"
   [[ -f $RUN/iperf3u.pid ]] && kill "$(cat $RUN/iperf3u.pid)" 2>/dev/null; rm -f $RUN/iperf3u.pid; sleep 0.2
 }
 measure_ping() {
