@@ -65,7 +65,7 @@ struct Session {
     FLOWLAB_ASSIGN_OR_RETURN(auto replies, ask(multipart(std::move(req))));
     for (size_t i = 0; i < replies.size(); ++i) {
       const Message& r = replies[i];
-      if (i == 0) out += format_message_header(r) + "\n";
+      if (i == 0 && !opts.no_stats) out += format_message_header(r) + "\n";  // ovs-ofctl --no-stats: no header
       const auto* mp = std::get_if<MultipartReply>(&r.body);
       const auto* fs = mp ? std::get_if<FlowStatsReply>(&mp->body) : nullptr;
       if (!fs) return fail("unexpected reply to a flow stats request: {}", format_message_header(r));
