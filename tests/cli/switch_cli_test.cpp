@@ -16,13 +16,13 @@
 
 namespace {
 
-struct Run {
+struct CliRun {
   int status = -1;
   std::string out;
 };
 
-Run run(const std::string& args) {
-  Run r;
+CliRun run(const std::string& args) {
+  CliRun r;
   FILE* f = ::popen((std::string(FLOWLAB_BINARY) + " switch " + args + " 2>&1").c_str(), "r");
   if (!f) return r;
   char buf[4096];
@@ -40,7 +40,7 @@ size_t lines(const std::string& s) {
 }
 
 TEST(SwitchCli, MissingInterfaceExits2WithOneLine) {
-  Run r = run("--port flnoexist0 --port lo");
+  CliRun r = run("--port flnoexist0 --port lo");
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.out, "flowlab switch: error: --port flnoexist0: no such network interface\n");
 }
@@ -50,7 +50,7 @@ TEST(SwitchCli, BadOptionsExit2) {
                            "--port lo --controller udp:1.2.3.4:5", "--port lo --listen 6634",
                            "--port lo=1 --port lo2=1", "--port lo --bogus", "", "--port lo=0",
                            "--port lo --threads 0", "--port lo --log-level loud"}) {
-    Run r = run(args);
+    CliRun r = run(args);
     EXPECT_EQ(r.status, 2) << args << ": " << r.out;
     EXPECT_EQ(lines(r.out), 1u) << args << ": " << r.out;
     EXPECT_EQ(r.out.rfind("flowlab switch: error: ", 0), 0u) << args << ": " << r.out;
@@ -58,13 +58,13 @@ TEST(SwitchCli, BadOptionsExit2) {
 }
 
 TEST(SwitchCli, DuplicatePortNumber) {
-  Run r = run("--port lo=3 --port tap:fltap0=3");
+  CliRun r = run("--port lo=3 --port tap:fltap0=3");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("already taken"), std::string::npos) << r.out;
 }
 
 TEST(SwitchCli, HelpExits0) {
-  Run r = run("--help");
+  CliRun r = run("--help");
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("--controller"), std::string::npos);
 }
@@ -80,7 +80,7 @@ TEST(SwitchCli, BusyListenPortExits2) {
   ASSERT_EQ(::listen(fd, 1), 0);
   ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
   int port = ntohs(a.sin_port);
-  Run r = run("--port lo --listen ptcp:" + std::to_string(port) + ":127.0.0.1");
+  CliRun r = run("--port lo --listen ptcp:" + std::to_string(port) + ":127.0.0.1");
   ::close(fd);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("--listen ptcp:" + std::to_string(port)), std::string::npos) << r.out;
