@@ -134,6 +134,12 @@ ovsdb-tool create "$RUN/conf.db" /usr/share/openvswitch/vswitch.ovsschema || die
 nsx ovsdb-server "$RUN/conf.db" --remote="punix:$RUN/db.sock" --pidfile="$RUN/ovsdb-server.pid" \
   --log-file="$RUN/ovsdb-server.log" --detach 2>>"$OUT/ovs-start.log" || die "ovsdb-server"
 "${VSCTL[@]}" --no-wait init || die "ovs-vsctl init"
+# flow-limit=0: OVS installs no datapath (megaflow) entries, every packet is
+# classified against the current OpenFlow tables. Without it OVS keeps
+# forwarding by stale cached flows for a moment after a flow-mod + barrier and
+# credits table/flow stats late (revalidators), which makes random cases fail
+# on both the tester and an OVS target.
+"${VSCTL[@]}" --no-wait set Open_vSwitch . other_config:flow-limit=0 || die "ovs-vsctl set"
 nsx ovs-vswitchd "unix:$RUN/db.sock" --pidfile="$RUN/ovs-vswitchd.pid" \
   --log-file="$RUN/ovs-vswitchd.log" --detach 2>>"$OUT/ovs-start.log" || die "ovs-vswitchd"
 
@@ -173,6 +179,7 @@ fi
 # tester log: file description lines (unindented), then per test
 # "    <desc padded> OK|ERROR" and for errors "        <detail>".
 awk -v OFS='\t' '
+  { sub(/\r$/, "") }
   /--- Test start ---/ { on = 1; next }
   /---  ?Test end  ?---/ { on = 0 }
   !on { next }
