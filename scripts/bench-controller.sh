@@ -23,7 +23,11 @@ R=/tmp/flowlab-bench-ctl-$P
 export OVS_RUNDIR=$R OVS_LOGDIR=$R OVS_DBDIR=$R
 CTL_PID=
 
+# Background processes are waited for by PID only: a bare `wait` would also
+# wait for the controller and hang. INT/TERM exit (running the EXIT cleanup)
+# instead of resuming the script on a torn-down topology.
 cleanup() {
+  trap - EXIT INT TERM
   [ -n "$CTL_PID" ] && kill "$CTL_PID" 2>/dev/null && wait "$CTL_PID" 2>/dev/null
   for d in ovs-vswitchd ovsdb-server; do
     [ -f $R/$d.pid ] && kill "$(cat $R/$d.pid)" 2>/dev/null
@@ -35,14 +39,16 @@ cleanup() {
   done
   rm -rf $R
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+die() { echo "bench-controller: $*" >&2; exit 1; }
 
 mkdir -p $R
-for ns in $H1 $H2 $SW; do ip netns add $ns; done
+for ns in $H1 $H2 $SW; do ip netns add $ns || die "cannot create namespace $ns"; done
 ip -n $SW link set lo up
 for i in 1 2; do
   h=$H1; [ $i = 2 ] && h=$H2
-  ip link add fcb${P}h$i type veth peer name fcb${P}p$i
+  ip link add fcb${P}h$i type veth peer name fcb${P}p$i || die "cannot create veth fcb${P}h$i"
   ip link set fcb${P}h$i netns $h; ip link set fcb${P}p$i netns $SW
   ip -n $h addr add 10.0.0.$i/24 dev fcb${P}h$i
   ip -n $h link set fcb${P}h$i up; ip -n $h link set lo up
@@ -50,14 +56,21 @@ for i in 1 2; do
   ip netns exec $h ethtool -K fcb${P}h$i tx off >/dev/null
   ip netns exec $SW ethtool -K fcb${P}p$i tx off >/dev/null
 done
-ovsdb-tool create $R/conf.db /usr/share/openvswitch/vswitch.ovsschema
-ip netns exec $SW ovsdb-server $R/conf.db --remote=punix:$R/db.sock --pidfile=$R/ovsdb-server.pid --detach --log-file=$R/ovsdb.log
-ovs-vsctl --no-wait init
-ip netns exec $SW ovs-vswitchd unix:$R/db.sock --pidfile=$R/ovs-vswitchd.pid --detach --log-file=$R/vswitchd.log
-ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev protocols=OpenFlow13
-for i in 1 2; do ovs-vsctl add-port br0 fcb${P}p$i -- set interface fcb${P}p$i ofport_request=$i; done
-ovs-vsctl set-fail-mode br0 secure
-ovs-vsctl set-controller br0 tcp:127.0.0.1:6653
+{
+  ovsdb-tool create $R/conf.db /usr/share/openvswitch/vswitch.ovsschema &&
+  ip netns exec $SW ovsdb-server $R/conf.db --remote=punix:$R/db.sock --pidfile=$R/ovsdb-server.pid \
+      --detach --log-file=$R/ovsdb.log &&
+  ovs-vsctl --no-wait init &&
+  ip netns exec $SW ovs-vswitchd unix:$R/db.sock --pidfile=$R/ovs-vswitchd.pid --detach --log-file=$R/vswitchd.log &&
+  ovs-vsctl --timeout=20 add-br br0 -- set bridge br0 datapath_type=netdev protocols=OpenFlow13 &&
+  for i in 1 2; do
+    ovs-vsctl --timeout=20 add-port br0 fcb${P}p$i -- set interface fcb${P}p$i ofport_request=$i || exit 1
+  done &&
+  ovs-vsctl set-fail-mode br0 secure &&
+  ovs-vsctl set-controller br0 tcp:127.0.0.1:6653
+} >$R/ovs-setup.log 2>&1 || { cat $R/ovs-setup.log >&2; die "Open vSwitch setup failed"; }
+for _ in $(seq 100); do [ -S $R/br0.mgmt ] && break; sleep 0.1; done
+[ -S $R/br0.mgmt ] || die "ovs-vswitchd did not create br0 (see $R/vswitchd.log)"
 
 cpu_ticks() { awk '{print $14+$15}' /proc/$1/stat 2>/dev/null || echo 0; }
 
@@ -119,12 +132,19 @@ PY
 
 run_one() {  # name, command...
   local name=$1; shift
-  ovs-ofctl -O OpenFlow13 del-flows br0
+  ovs-ofctl -O OpenFlow13 del-flows br0 >&2
   ip netns exec $SW "$@" >$R/$name.log 2>&1 &
   CTL_PID=$!
-  for _ in $(seq 100); do
-    ovs-vsctl --columns=is_connected list controller | grep -q true && break; sleep 0.1
+  local up=
+  for _ in $(seq 150); do
+    ovs-vsctl --timeout=5 --columns=is_connected list controller | grep -q true && { up=1; break; }
+    sleep 0.1
   done
+  if [ -z "$up" ]; then
+    echo "bench-controller: $name: OVS did not connect; its log:" >&2; cat $R/$name.log >&2
+    kill $CTL_PID 2>/dev/null; wait $CTL_PID 2>/dev/null; CTL_PID=
+    echo "$name 0 0 100 0 n/a n/a n/a 0"; return
+  fi
   sleep 1
   ip netns exec $H1 ping -c 3 -W 1 10.0.0.2 >/dev/null  # warm ARP
   # Latency: 200 pings at 100/s while capturing the OpenFlow stream.
@@ -136,6 +156,7 @@ run_one() {  # name, command...
   read -r lat50 lat99 nlat <<<"$(latency_py $R/$name.pcap)"
   # TCP
   ip netns exec $H2 iperf3 -s -1 -p 5201 >/dev/null 2>&1 &
+  local srv=$!
   sleep 0.3
   local c0; c0=$(cpu_ticks $CTL_PID)
   local tcp
@@ -143,23 +164,26 @@ run_one() {  # name, command...
         python3 -c 'import json,sys; print("%.3f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]/1e9))' 2>/dev/null || echo 0)
   local c1; c1=$(cpu_ticks $CTL_PID)
   local cpu=$(( (c1 - c0) * 100 / $(getconf CLK_TCK) / SECS ))
-  wait
-  # UDP, 1 Gbit/s offered
+  kill $srv 2>/dev/null; wait $srv 2>/dev/null
+  # UDP, 1 Gbit/s offered; loss as the receiver counted it
   ip netns exec $H2 iperf3 -s -1 -p 5202 >/dev/null 2>&1 &
+  srv=$!
   sleep 0.3
   local udp
   udp=$(ip netns exec $H1 timeout $((SECS + 15)) iperf3 -c 10.0.0.2 -p 5202 -u -b 1G -l 1470 -t $SECS -J 2>/dev/null |
         python3 -c 'import json,sys; s=json.load(sys.stdin)["end"]["sum"]; print("%.3f %.1f" % (s["bits_per_second"]*(100-s["lost_percent"])/100/1e9, s["lost_percent"]))' 2>/dev/null || echo "0 100")
-  wait %3 2>/dev/null
+  kill $srv 2>/dev/null; wait $srv 2>/dev/null
   kill $CTL_PID 2>/dev/null; wait $CTL_PID 2>/dev/null; CTL_PID=
-  echo "$name $tcp $udp $cpu ${rtt:-n/a} $lat50 $lat99 $nlat"
+  echo "$name $tcp $udp $cpu ${rtt:-n/a} ${lat50:-n/a} ${lat99:-n/a} ${nlat:-0}"
 }
 
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "controller tcp_gbps udp_delivered_gbps udp_loss_pct ctl_cpu_pct ping_rtt_ms pin_pout_p50_us pin_pout_p99_us samples"
 F=$(run_one flowlab "$FLOWLAB" controller --listen ptcp:6653:127.0.0.1 --app hub --log-level warn)
 echo "$F"
 O=$(run_one osken /usr/bin/osken-manager --ofp-listen-host 127.0.0.1 --ofp-tcp-listen-port 6653 "$HUB_PY")
 echo "$O"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$F" "$O" <<'PY'
 import sys
 f = sys.argv[1].split(); o = sys.argv[2].split()
