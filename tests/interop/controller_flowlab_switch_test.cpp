@@ -121,7 +121,7 @@ uint64_t n_packets(const std::string& line) {
 }
 
 void learning_switch_case(const std::string& protocols) {
-  ControllerAndSwitch t("c");
+  ControllerAndSwitch t("cs");
   ASSERT_TRUE(t.hosts_ok());
   ASSERT_TRUE(t.start("--app learning-switch", protocols)) << t.logs();
   EXPECT_TRUE(t.ping()) << t.logs();
@@ -142,7 +142,7 @@ TEST_F(ControllerFlowlabSwitch, LearningSwitchOf13PingIperfAndLearnedFlows) { le
 TEST_F(ControllerFlowlabSwitch, LearningSwitchOf10PingIperfAndLearnedFlows) { learning_switch_case("OpenFlow10"); }
 
 TEST_F(ControllerFlowlabSwitch, HubOf13PingIperfAndOnlyTableMissFlow) {
-  ControllerAndSwitch t("c");
+  ControllerAndSwitch t("cs");
   ASSERT_TRUE(t.hosts_ok());
   ASSERT_TRUE(t.start("--app hub", "OpenFlow13")) << t.logs();
   EXPECT_TRUE(t.ping()) << t.logs();
@@ -161,7 +161,7 @@ TEST_F(ControllerFlowlabSwitch, HubOf13PingIperfAndOnlyTableMissFlow) {
 }
 
 TEST_F(ControllerFlowlabSwitch, FirewallOf13AllowsTcp5201DeniesTcp5202) {
-  ControllerAndSwitch t("c");
+  ControllerAndSwitch t("cs");
   ASSERT_TRUE(t.hosts_ok());
   std::string rules = t.dir() + "/rules.yaml";
   {
