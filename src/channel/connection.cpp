@@ -126,6 +126,7 @@ class Connection::Impl {
   Bytes read_buf;
   Bytes pending, inflight;
   bool writing = false, flush_posted = false;
+  bool reading = false, read_paused = false;  // a read is in flight / stopped by back-pressure
 
   uint64_t last_rx_ns = 0;
   uint32_t echo_xid = 0;
@@ -272,6 +273,10 @@ void start_write(const ConnectionPtr& self) {
         finish_close(self, fmt::format("write failed: {}", ec.message()));
         return;
       }
+      if (d.read_paused && !d.closing && d.stats.bytes_queued <= d.opts.pause_read_bytes) {
+        d.read_paused = false;
+        start_read(self);
+      }
       if (!d.pending.empty()) {
         start_write(self);
       } else if (d.closing) {
@@ -380,9 +385,12 @@ bool handle_message(const ConnectionPtr& self, ByteSpan raw) {
 
 void start_read(const ConnectionPtr& self) {
   auto& d = self->impl();
+  if (d.reading || d.closed) return;
+  d.reading = true;
   d.with_stream([&](auto& stream) {
     stream.async_read_some(asio::buffer(d.read_buf), [self](const asio::error_code& ec, size_t n) {
       auto& d = self->impl();
+      d.reading = false;
       if (d.closed) return;
       if (ec) {
         finish_close(self, ec == asio::error::eof ? std::string("peer closed the connection")
@@ -403,7 +411,10 @@ void start_read(const ConnectionPtr& self) {
         }
         if (!handle_message(self, msg)) break;
       }
-      if (!d.closed) start_read(self);
+      if (d.closed) return;
+      // Back-pressure (see connection.h): resumed by the write completion.
+      if (d.writing && d.stats.bytes_queued > d.opts.pause_read_bytes) d.read_paused = true;
+      else start_read(self);
     });
   });
 }

@@ -16,6 +16,11 @@
 // async_write per connection in flight; bytes are sent in send() order. The
 // bound (Options::max_queued_bytes) covers pending + in-flight bytes; a send()
 // past it is refused and counted (msgs_refused), never blocks. TCP_NODELAY is on.
+// Back-pressure: while more than Options::pause_read_bytes are queued (a peer
+// that sends faster than it reads), the connection stops reading; the write
+// completion that brings the queue back under the mark resumes reading. This
+// bounds the output buffers (they stay small and cache-hot: no growth to many
+// MB, no page faults) and pushes the overload back onto the peer's TCP window.
 //
 // Threading: a Connection lives on one executor (one io_context thread, or a
 // strand). All member functions must be called on it, except post_send() and
@@ -45,6 +50,7 @@ struct ConnectionOptions {
   std::chrono::milliseconds hello_timeout{10000};     // no HELLO from the peer: close
   size_t max_queued_bytes = 16 * 1024 * 1024;         // output bound (pending + in flight)
   size_t congestion_bytes = 1024 * 1024;              // congested() above this
+  size_t pause_read_bytes = 256 * 1024;               // stop reading while more is queued (back-pressure)
   std::string name;                                   // for logs, e.g. "controller" / "switch s1"
 };
 
