@@ -277,10 +277,29 @@ FILES["meter"] = ["meter: drop and dscp_remark bands", [
             tput([IN_T2, IPV4, oxm("ip_dscp", 12)], pktps=100)]}}]),
 ]]
 
-if __name__ == "__main__":
-    os.makedirs(HERE, exist_ok=True)
-    for name, (desc, cases) in FILES.items():
-        with open(os.path.join(HERE, name + ".json"), "w") as f:
+
+# ---- smoke subset (tests/interop/conformance_test.cpp): 8 fast cases ----
+def pick(name, *descs):
+    return [c for c in FILES[name][1] if c["description"] in descs]
+
+
+SMOKE = {"smoke": ["smoke: fast subset of of13", (
+    pick("action_output", "output port 2", "output controller (packet-in)", "goto_table 1 then output") +
+    pick("match_l3", "ipv4_src (masked)") +
+    pick("action_set_field", "set ipv4_dst") +
+    pick("action_tags", "push_vlan + set vlan_vid", "dec_nw_ttl") +
+    pick("group", "indirect with set_field"))]}
+
+
+def write(dirname, files):
+    os.makedirs(dirname, exist_ok=True)
+    for name, (desc, cases) in files.items():
+        with open(os.path.join(dirname, name + ".json"), "w") as f:
             json.dump([desc] + cases, f, indent=2)
             f.write("\n")
-    print("wrote %d files, %d cases to %s" % (len(FILES), sum(len(c) for _, c in FILES.values()), HERE))
+    print("wrote %d files, %d cases to %s" % (len(files), sum(len(c) for _, c in files.values()), dirname))
+
+
+if __name__ == "__main__":
+    write(HERE, FILES)
+    write(os.path.join(os.path.dirname(HERE), "smoke"), SMOKE)
