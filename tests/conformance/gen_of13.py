@@ -214,6 +214,89 @@ FILES["action_tags"] = ["action: vlan, mpls, ttl", [
          [egress(P, [eth(), ip4(ttl=17), tcp(), PAYLOAD])]),
 ]]
 
+V6 = [eth(et=34525), "ipv6(src='2001:db8::1',dst='2001:db8::2',nxt=17,hop_limit=64)", udp(), PAYLOAD]
+IPV6 = oxm("eth_type", 34525)
+QINQ_IN = [eth(et=33024), "vlan(vid=100,ethertype=2048)", ip4(), tcp(), PAYLOAD]
+FILES["action_more"] = ["action: more (ipv6, qinq, mpls ttl, ordering)", [
+    case("set ipv6_src", [flow(match(IN1, IPV6), [apply(setf("ipv6_src", "2001:db8::99"), out())])],
+         [egress(V6, [eth(et=34525), "ipv6(src='2001:db8::99',dst='2001:db8::2',nxt=17,hop_limit=64)",
+                      udp(), PAYLOAD])]),
+    case("dec_nw_ttl on ipv6 (hop limit)", [flow(match(IN1, IPV6), [apply({"OFPActionDecNwTtl": {}}, out())])],
+         [egress(V6, [eth(et=34525), "ipv6(src='2001:db8::1',dst='2001:db8::2',nxt=17,hop_limit=63)",
+                      udp(), PAYLOAD])]),
+    case("set udp_src", [flow(match(IN1, IPV4, oxm("ip_proto", 17)), [apply(setf("udp_src", 53), out())])],
+         [egress([eth(), ip4(proto=17), udp(), PAYLOAD], [eth(), ip4(proto=17), udp(sp=53), PAYLOAD])]),
+    case("set ip_ecn", [flow(match(IN1, IPV4), [apply(setf("ip_ecn", 1), out())])],
+         [egress(P, [eth(), ip4(tos=33), tcp(), PAYLOAD])]),
+    case("set vlan_pcp", [flow(match(IN1, oxm("vlan_vid", 0x1000 | 100)), [apply(setf("vlan_pcp", 6), out())])],
+         [egress(QINQ_IN, [eth(et=33024), "vlan(pcp=6,vid=100,ethertype=2048)", ip4(), tcp(), PAYLOAD])]),
+    case("set ipv4_src under a vlan tag", [flow(match(IN1, IPV4), [apply(setf("ipv4_src", "10.9.9.9"), out())])],
+         [egress(QINQ_IN, [eth(et=33024), "vlan(vid=100,ethertype=2048)", ip4(src="10.9.9.9"), tcp(), PAYLOAD])]),
+    case("push_vlan on a tagged frame (qinq, 0x88a8)", [
+        flow(match(IN1, oxm("vlan_vid", 0x1000 | 100)),
+             [apply({"OFPActionPushVlan": {"ethertype": 34984}}, setf("vlan_vid", 0x1000 | 200), out())])],
+        [egress(QINQ_IN, [eth(et=34984), "svlan(vid=200,ethertype=33024)", "vlan(vid=100,ethertype=2048)", ip4(),
+                          tcp(), PAYLOAD])]),
+    case("set_mpls_ttl + dec_mpls_ttl", [
+        flow(match(IN1, oxm("eth_type", 34887)),
+             [apply({"OFPActionSetMplsTtl": {"mpls_ttl": 10}}, {"OFPActionDecMplsTtl": {}}, out())])],
+        [egress(MPLS_IN, [eth(et=34887), "mpls(label=100,exp=0,bsb=1,ttl=9)", ip4(tos=0), tcp(), PAYLOAD])]),
+    case("copy_ttl_in on pop (mpls ttl -> ip ttl)", [
+        flow(match(IN1, oxm("eth_type", 34887)),
+             [apply({"OFPActionSetMplsTtl": {"mpls_ttl": 20}}, {"OFPActionCopyTtlIn": {}},
+                    {"OFPActionPopMpls": {"ethertype": 2048}}, out())])],
+        [egress(MPLS_IN, [eth(), ip4(tos=0, ttl=20), tcp(), PAYLOAD])]),
+    case("match mpls_label + mpls_bos", [
+        flow(match(IN1, oxm("eth_type", 34887), oxm("mpls_label", 100), oxm("mpls_bos", 1)), [apply(out())])],
+        [egress(MPLS_IN, MPLS_IN),
+         miss([eth(et=34887), "mpls(label=101,exp=0,bsb=1,ttl=64)", ip4(tos=0), tcp(), PAYLOAD])]),
+    case("higher priority flow wins", [
+        flow(match(IN1), [apply(setf("eth_dst", "22:22:22:22:22:01"), out())], priority=100),
+        flow(match(IN1, IPV4), [apply(setf("eth_dst", "22:22:22:22:22:02"), out())], priority=200)],
+        [egress(P, [eth(dst="22:22:22:22:22:02"), ip4(), tcp(), PAYLOAD])]),
+    case("apply then write: write_actions run after apply", [
+        flow(match(IN1, IPV4), [apply(setf("ipv4_dst", "10.1.1.1")),
+                                {"OFPInstructionActions": {"type": 3, "actions": [
+                                    setf("eth_dst", "22:22:22:22:22:03"), out()]}}])],
+        [egress(P, [eth(dst="22:22:22:22:22:03"), ip4(dst="10.1.1.1"), tcp(), PAYLOAD])]),
+    case("clear_actions in table 1 drops written output", [
+        flow(match(IN1), [{"OFPInstructionActions": {"type": 3, "actions": [out("target_send_port_2")]}},
+                          {"OFPInstructionGotoTable": {"table_id": 1}}]),
+        flow(match(IN1), [{"OFPInstructionActions": {"type": 5, "actions": []}}, apply(out())], table_id=1)],
+        [egress(P, P)]),
+    case("metadata masked match", [
+        flow(match(IN1), [{"OFPInstructionWriteMetadata": {"metadata": 0xab00, "metadata_mask": 0xff00}},
+                          {"OFPInstructionGotoTable": {"table_id": 2}}]),
+        flow(match(oxm("metadata", 0xab00, 0xff00)), [apply(out())], table_id=2)], [egress(P, P)]),
+]]
+FILES["match_more"] = ["match: more (ipv6 fields, icmpv6, arp, ecn)", [
+    simple("ipv6_flabel", [IPV6, oxm("ipv6_flabel", 0x12345)],
+           [eth(et=34525), "ipv6(flow_label=74565,src='2001:db8::1',dst='2001:db8::2',nxt=17)", udp(), PAYLOAD],
+           [eth(et=34525), "ipv6(flow_label=74566,src='2001:db8::1',dst='2001:db8::2',nxt=17)", udp(), PAYLOAD]),
+    simple("icmpv6_type", [IPV6, oxm("ip_proto", 58), oxm("icmpv6_type", 128)],
+           [eth(et=34525), "ipv6(src='2001:db8::1',dst='2001:db8::2',nxt=58)",
+            "icmpv6(type_=128,code=0,data=icmpv6echo(id_=1,seq=1))"],
+           [eth(et=34525), "ipv6(src='2001:db8::1',dst='2001:db8::2',nxt=58)",
+            "icmpv6(type_=129,code=0,data=icmpv6echo(id_=1,seq=1))"]),
+    simple("udp over ipv6 (udp_dst)", [IPV6, oxm("ip_proto", 17), oxm("udp_dst", 2222)], V6,
+           [eth(et=34525), "ipv6(src='2001:db8::1',dst='2001:db8::2',nxt=17)", udp(dp=2223), PAYLOAD]),
+    simple("ip_ecn", [IPV4, oxm("ip_ecn", 2)], tcp_pkt(tos=34), tcp_pkt(tos=33)),
+    simple("arp_tha", [oxm("eth_type", 2054), oxm("arp_tha", "00:00:00:00:00:aa")],
+           [eth(et=2054, dst="ff:ff:ff:ff:ff:ff"),
+            "arp(opcode=1,src_mac='%s',src_ip='192.168.10.10',dst_mac='00:00:00:00:00:aa',dst_ip='192.168.20.20')"
+            % SRC],
+           [eth(et=2054, dst="ff:ff:ff:ff:ff:ff"),
+            "arp(opcode=1,src_mac='%s',src_ip='192.168.10.10',dst_mac='00:00:00:00:00:bb',dst_ip='192.168.20.20')"
+            % SRC]),
+    simple("eth_src (masked) + vlan_vid present (OFPVID_PRESENT mask)",
+           [oxm("eth_src", "12:11:11:00:00:00", "ff:ff:ff:00:00:00"), oxm("vlan_vid", 0x1000, 0x1000)],
+           QINQ_IN, tcp_pkt()),
+    simple("no vlan (vlan_vid=OFPVID_NONE)", [oxm("vlan_vid", 0)], tcp_pkt(), QINQ_IN),
+    simple("ip_dscp on ipv6 (traffic class)", [IPV6, oxm("ip_dscp", 10)],
+           [eth(et=34525), "ipv6(traffic_class=40,src='2001:db8::1',dst='2001:db8::2',nxt=17)", udp(), PAYLOAD],
+           [eth(et=34525), "ipv6(traffic_class=44,src='2001:db8::1',dst='2001:db8::2',nxt=17)", udp(), PAYLOAD]),
+]]
+
 # ---- groups ----
 G = lambda gid: {"OFPActionGroup": {"group_id": gid}}
 FILES["group"] = ["group: all, select, indirect, fast-failover", [
