@@ -24,6 +24,19 @@ Result<uint32_t> Datapath::send(of::MessageBody body, uint32_t xid) {
   return r;
 }
 
+Status Datapath::send_wire(ByteSpan wire, of::MsgType type) {
+  auto st = conn_->send_raw(wire);
+  if (!st.ok()) {
+    stats_.send_refused++;
+    return st;
+  }
+  ++sent_;
+  stats_.messages_sent++;
+  if (type == of::MsgType::kPacketOut) stats_.packet_out_sent++;
+  if (type == of::MsgType::kFlowMod) stats_.flow_mod_sent++;
+  return {};
+}
+
 Status Datapath::flow_mod(of::FlowMod fm) {
   FLOWLAB_TRY(send(std::move(fm)));
   return {};

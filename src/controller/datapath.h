@@ -43,6 +43,9 @@ class Datapath {
   Result<uint32_t> barrier(ReplyCallback cb = {});
   // cb runs once per reply part (flags & kMultipartMore on all but the last).
   Result<uint32_t> multipart(of::MultipartRequestBody body, ReplyCallback cb);
+  // Fast path: a flow-mod or packet-out already encoded in this switch's version
+  // (xid filled in by the caller). Counted like flow_mod()/packet_out().
+  Status send_wire(ByteSpan wire, of::MsgType type);
 
   channel::Connection& connection() { return *conn_; }
   uint64_t sent_count() const { return sent_; }

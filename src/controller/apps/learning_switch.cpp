@@ -1,6 +1,9 @@
 // learning-switch app (see learning_switch.h).
 #include "controller/apps/learning_switch.h"
 
+#include "controller/apps/learning_switch_wire.h"
+#include "openflow/codec.h"
+
 #include "controller/flows.h"
 #include "core/log.h"
 
@@ -21,10 +24,41 @@ bool link_local(const uint8_t* dst, uint16_t eth_type) {
 
 }  // namespace
 
+const LearningSwitch::Wire* LearningSwitch::wire_for(Datapath& dp) {
+  size_t slot = dp.version() == of::kOf13 ? 1 : 0;
+  if (dp.version() != of::kOf13 && dp.version() != of::kOf10) return nullptr;
+  if (!wire_[slot]) {
+    wire_[slot] = Wire::build(dp.version(), table_for(dp), idle_timeout_);
+    if (!wire_[slot]) {
+      log::warn("learning-switch", "wire templates for OpenFlow 0x{:02x} do not match the codec; using the slow path",
+                dp.version());
+      wire_[slot] = std::make_shared<const Wire>();  // version 0: never used, never rebuilt
+    }
+  }
+  return wire_[slot]->version ? wire_[slot].get() : nullptr;
+}
+
+namespace {
+
+#ifndef NDEBUG
+// Debug builds: the fast path's bytes must equal the codec's.
+void check_wire(ByteSpan fast, uint8_t version, of::MessageBody body) {
+  uint32_t xid = load_be32(&fast[4]);
+  auto want = of::encode_message(of::Message{version, xid, std::move(body)});
+  if (!want.ok() || !std::equal(fast.begin(), fast.end(), want->begin(), want->end())) {
+    log::error("learning-switch", "fast-path encoding differs from the codec: {}", to_hex(fast));
+    std::abort();
+  }
+}
+#endif
+
+}  // namespace
+
 void LearningSwitch::switch_connected(Datapath& dp) {
   {
     std::lock_guard lock(mu_);
     tables_[dp.dpid()].clear();
+    wire_for(dp);
   }
   auto st = dp.flow_mod(table_miss_to_controller(table_for(dp), of::kControllerMaxLenNoBuffer));
   if (!st.ok()) log::warn("learning-switch", "{}: cannot install the table-miss flow: {}", dp.name(), st.error().message);
@@ -62,8 +96,10 @@ Verdict LearningSwitch::packet_in(Datapath& dp, PacketInEvent& ev) {
   uint64_t src = mac_u64(k.eth_src), dst = mac_u64(k.eth_dst);
   uint32_t out = 0;
   bool moved = false;
+  const Wire* wire = nullptr;
   {
     std::lock_guard lock(mu_);
+    wire = ev.narrow.fields.empty() ? wire_for(dp) : nullptr;
     auto& table = tables_[dp.dpid()];
     if (!(k.eth_src[0] & 1)) {
       auto [it, inserted] = table.try_emplace(src, ev.in_port);
@@ -79,16 +115,33 @@ Verdict LearningSwitch::packet_in(Datapath& dp, PacketInEvent& ev) {
     forget_mac(dp, k.eth_src);
   }
   if (out == ev.in_port) return Verdict::kConsumed;  // would go back where it came from
+  thread_local Bytes buf;  // fast-path encoding buffer, reused
   if (out != 0) {
-    of::Match m;
-    m.add(of::OxmField::basic(of::OxmId::kInPort, ev.in_port));
-    m.add(mac_field(of::OxmId::kEthSrc, k.eth_src));
-    m.add(mac_field(of::OxmId::kEthDst, k.eth_dst));
-    for (const auto& f : ev.narrow.fields) m.add(f);
-    auto st = dp.flow_mod(make_flow(table_for(dp), 1, std::move(m), {of::Action::output(out)}, idle_timeout_));
+    Status st;
+    buf.clear();
+    if (wire && wire->flow_mod(buf, dp.connection().next_xid(), ev.in_port, k.eth_src, k.eth_dst, out)) {
+#ifndef NDEBUG
+      check_wire(buf, dp.version(), learned_flow(table_for(dp), ev.in_port, k.eth_src, k.eth_dst, out, idle_timeout_));
+#endif
+      st = dp.send_wire(buf, of::MsgType::kFlowMod);
+    } else {
+      of::FlowMod fm = learned_flow(table_for(dp), ev.in_port, k.eth_src, k.eth_dst, out, idle_timeout_);
+      for (const auto& f : ev.narrow.fields) fm.match.add(f);
+      st = dp.flow_mod(std::move(fm));
+    }
     if (!st.ok()) log::debug("learning-switch", "{}: flow-mod refused: {}", dp.name(), st.error().message);
   }
-  auto st = dp.packet_out(packet_out_for(ev, {of::Action::output(out ? out : of::port::kFlood)}));
+  uint32_t port = out ? out : of::port::kFlood;
+  Status st;
+  buf.clear();
+  if (wire && wire->packet_out(buf, dp.connection().next_xid(), ev.pi.buffer_id, ev.in_port, port, ev.pi.data)) {
+#ifndef NDEBUG
+    check_wire(buf, dp.version(), packet_out_for(ev, {of::Action::output(port)}));
+#endif
+    st = dp.send_wire(buf, of::MsgType::kPacketOut);
+  } else {
+    st = dp.packet_out(packet_out_for(ev, {of::Action::output(port)}));
+  }
   if (!st.ok()) log::debug("learning-switch", "{}: packet-out refused: {}", dp.name(), st.error().message);
   return Verdict::kConsumed;
 }

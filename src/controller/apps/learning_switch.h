@@ -7,9 +7,13 @@
 // seen on a new port (a move) deletes the flows to and from it; a port that goes
 // down or away forgets its MACs; LLDP and 01:80:c2:00:00:0x (bridge link-local)
 // frames are never flooded. Consumes packet-ins.
+// Fast path: the flow-mod and packet-out answering a packet-in are copied from
+// per-version wire templates and patched (see learning_switch_wire.h).
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -32,8 +36,14 @@ class LearningSwitch : public App {
 
  private:
   void forget_mac(Datapath& dp, const uint8_t* mac);
+  // Pre-encoded answers (fast path, learning_switch_wire.cpp); one per version
+  // (slot 0: OF1.0, 1: OF1.3), built on the first switch of that version,
+  // never changed afterwards (read under mu_).
+  struct Wire;
+  const Wire* wire_for(Datapath& dp);  // builds it on first use; call with mu_ held
   uint16_t idle_timeout_;
   mutable std::mutex mu_;
+  std::array<std::shared_ptr<const Wire>, 2> wire_;
   std::unordered_map<uint64_t, std::unordered_map<uint64_t, uint32_t>> tables_;  // dpid -> mac -> port
 };
 
