@@ -77,6 +77,10 @@ def meter(mid, flags, bands):
     return {"OFPMeterMod": {"meter_id": mid, "flags": flags, "bands": bands}}
 
 
+def G(gid):
+    return {"OFPActionGroup": {"group_id": gid}}
+
+
 def case(desc, prereq, tests):
     return {"description": desc, "prerequisite": prereq, "tests": tests}
 
@@ -297,8 +301,33 @@ FILES["match_more"] = ["match: more (ipv6 fields, icmpv6, arp, ecn)", [
            [eth(et=34525), "ipv6(traffic_class=44,src='2001:db8::1',dst='2001:db8::2',nxt=17)", udp(), PAYLOAD]),
 ]]
 
+TIMED = flow(match(IN1), [apply(out())])
+TIMED["OFPFlowMod"].update({"cookie": 0x1234, "idle_timeout": 30, "hard_timeout": 60, "priority": 7})
+FILES["action_set"] = ["action: action set, reserved ports, flow attributes", [
+    case("output FLOOD", [flow(match(IN1), [apply(out(0xfffffffb))])], [egress(P, P)]),
+    case("output ALL", [flow(match(IN1), [apply(out(0xfffffffc))])], [egress(P, P)]),
+    case("action set: set_field runs before output (written after it)", [
+        flow(match(IN1), [{"OFPInstructionActions": {"type": 3, "actions": [
+            out(), setf("eth_dst", "22:22:22:22:22:04")]}}])],
+        [egress(P, [eth(dst="22:22:22:22:22:04"), ip4(), tcp(), PAYLOAD])]),
+    case("action set: a later write replaces the same action type", [
+        flow(match(IN1), [{"OFPInstructionActions": {"type": 3, "actions": [setf("eth_dst", "22:22:22:22:22:05")]}},
+                          {"OFPInstructionGotoTable": {"table_id": 1}}]),
+        flow(match(IN1), [{"OFPInstructionActions": {"type": 3, "actions": [
+            setf("eth_dst", "22:22:22:22:22:06"), out()]}}], table_id=1)],
+        [egress(P, [eth(dst="22:22:22:22:22:06"), ip4(), tcp(), PAYLOAD])]),
+    case("action set: group wins over output", [
+        group(1, 2, [(0, ANY, [out()])]),
+        flow(match(IN1), [{"OFPInstructionActions": {"type": 3, "actions": [
+            out("target_send_port_2"), G(1)]}}])],
+        [egress(P, P)]),
+    case("packet-in carries the modified packet", [
+        flow(match(IN1), [apply(setf("eth_src", "12:11:11:11:11:07"), out(0xfffffffd))])],
+        [{"ingress": P, "PACKET_IN": [eth(src="12:11:11:11:11:07"), ip4(), tcp(), PAYLOAD]}]),
+    case("cookie, priority and timeouts echoed in flow stats", [TIMED], [egress(P, P)]),
+]]
+
 # ---- groups ----
-G = lambda gid: {"OFPActionGroup": {"group_id": gid}}
 FILES["group"] = ["group: all, select, indirect, fast-failover", [
     case("all (ports 2 and 3)", [group(1, 0, [(0, ANY, [out()]), (0, ANY, [out("target_send_port_2")])]),
                                  flow(match(IN1), [apply(G(1))])], [egress(P, P)]),
