@@ -3,6 +3,8 @@
 
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -77,6 +79,16 @@ void ForwardingThread::stop() {
 
 void ForwardingThread::run() {
   log::debug("switch", "forwarding thread {} started with {} port(s)", index_, rx_ports_.size());
+  // Wakeup latency is the switch's forwarding latency: on a busy machine an
+  // ordinary-priority thread waits behind other runnable tasks for every
+  // frame (a Linux bridge forwards in softirq context and never waits). A
+  // negative nice value lets the thread preempt them when a frame arrives; it
+  // sleeps in epoll_wait otherwise, so it takes no more CPU than it uses.
+  if (int nice = shared_.forwarding_nice; nice != 0) {
+    if (::setpriority(PRIO_PROCESS, id_t(::gettid()), nice) != 0)
+      log::debug("switch", "forwarding thread {}: cannot set nice {}: {} (needs CAP_SYS_NICE)", index_, nice,
+                 std::strerror(errno));
+  }
   while (!stopping_.load(std::memory_order_relaxed)) poll_once(100);
   log::debug("switch", "forwarding thread {} stopped", index_);
 }

@@ -73,6 +73,7 @@ struct ForwardingShared {
   MacTable macs;
   std::atomic<bool> agent_wake_pending{false};
   std::function<void()> wake_agent;      // thread-safe (posts to the agent's loop)
+  int forwarding_nice = 0;               // SwitchOptions::forwarding_nice, applied by each thread
 };
 
 struct ForwardingCounters {

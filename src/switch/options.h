@@ -44,6 +44,10 @@ struct SwitchOptions {
   std::vector<ChannelTarget> listeners;     // passive listeners (ofctl, ovs-ofctl)
   FailMode fail_mode = FailMode::kSecure;
   unsigned threads = 1;                     // forwarding threads
+  // Nice value of the forwarding threads (-20..19). Below 0 they preempt
+  // ordinary processes on wakeup, the way the kernel's softirq forwarding of a
+  // Linux bridge does; needs CAP_SYS_NICE (ignored without it). 0 = leave as is.
+  int forwarding_nice = -10;
   uint32_t version_bitmap = (1u << 4) | (1u << 1);  // OF1.3 and OF1.0
   uint8_t n_tables = 64;
   uint32_t n_buffers = 256;                 // packet-in buffer ids held at once

@@ -203,6 +203,7 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts, std::v
   d.agent->set_forwarding_threads(raw);
   Impl* ip = &d;
   d.shared.wake_agent = [ip] { asio::post(ip->io, [ip] { ip->drain_packet_ins(); }); };
+  d.shared.forwarding_nice = opts.forwarding_nice;
 
   // Listeners bind now, so a busy TCP port is reported before anything starts.
   for (const auto& l : opts.listeners) {
