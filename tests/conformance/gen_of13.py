@@ -327,6 +327,43 @@ FILES["action_set"] = ["action: action set, reserved ports, flow attributes", [
     case("cookie, priority and timeouts echoed in flow stats", [TIMED], [egress(P, P)]),
 ]]
 
+V6TCP = [eth(et=34525), "ipv6(src='2001:db8::1',dst='2001:db8::2',nxt=6)", tcp(), PAYLOAD]
+ARP_P = [eth(et=2054, dst="ff:ff:ff:ff:ff:ff"),
+         "arp(opcode=1,src_mac='%s',src_ip='192.168.10.10',dst_ip='192.168.20.20')" % SRC]
+FILES["action_rewrite"] = ["action: rewrites across encapsulations", [
+    case("set tcp_dst over ipv6", [flow(match(IN1, IPV6, oxm("ip_proto", 6)), [apply(setf("tcp_dst", 8443), out())])],
+         [egress(V6TCP, [eth(et=34525), "ipv6(src='2001:db8::1',dst='2001:db8::2',nxt=6)", tcp(dp=8443),
+                         PAYLOAD])]),
+    case("set ipv6_dst (udp checksum)", [flow(match(IN1, IPV6), [apply(setf("ipv6_dst", "2001:db8::77"), out())])],
+         [egress(V6, [eth(et=34525), "ipv6(src='2001:db8::1',dst='2001:db8::77',nxt=17,hop_limit=64)",
+                      udp(), PAYLOAD])]),
+    case("set arp_spa + arp_tha", [flow(match(IN1, oxm("eth_type", 2054)),
+                                        [apply(setf("arp_spa", "10.0.0.5"), setf("arp_tha", "00:00:00:00:00:cc"),
+                                               out())])],
+         [egress(ARP_P, [eth(et=2054, dst="ff:ff:ff:ff:ff:ff"),
+                         "arp(opcode=1,src_mac='%s',src_ip='10.0.0.5',dst_mac='00:00:00:00:00:cc',"
+                         "dst_ip='192.168.20.20')" % SRC])]),
+    case("set icmpv4_type", [flow(match(IN1, IPV4, oxm("ip_proto", 1)), [apply(setf("icmpv4_type", 0), out())])],
+         [egress([eth(), ip4(proto=1), "icmp(type_=8,code=0,data=echo(id_=1,seq=1))"],
+                 [eth(), ip4(proto=1), "icmp(type_=0,code=0,data=echo(id_=1,seq=1))"])]),
+    case("pop_vlan on qinq leaves the inner tag", [
+        flow(match(IN1, oxm("vlan_vid", 0x1000, 0x1000)), [apply({"OFPActionPopVlan": {}}, out())])],
+        [egress([eth(et=34984), "svlan(vid=200,ethertype=33024)", "vlan(vid=100,ethertype=2048)", ip4(), tcp(),
+                 PAYLOAD], QINQ_IN)]),
+    case("push_mpls on a vlan-tagged frame (after the tag)", [
+        flow(match(IN1, IPV4), [apply({"OFPActionPushMpls": {"ethertype": 34887}}, setf("mpls_label", 100), out())])],
+        [egress([eth(et=33024), "vlan(vid=100,ethertype=2048)", ip4(tos=0), tcp(), PAYLOAD],
+                [eth(et=33024), "vlan(vid=100,ethertype=34887)", "mpls(label=100,exp=0,bsb=1,ttl=64)", ip4(tos=0),
+                 tcp(), PAYLOAD])]),
+    case("set ipv4_dst + dec_nw_ttl + set tcp_src together", [
+        flow(match(IN1, IPV4, oxm("ip_proto", 6)),
+             [apply(setf("ipv4_dst", "10.3.3.3"), {"OFPActionDecNwTtl": {}}, setf("tcp_src", 999), out())])],
+        [egress(P, [eth(), ip4(dst="10.3.3.3", ttl=63), tcp(sp=999), PAYLOAD])]),
+    case("set udp_dst over ipv6", [flow(match(IN1, IPV6, oxm("ip_proto", 17)), [apply(setf("udp_dst", 99), out())])],
+         [egress(V6, [eth(et=34525), "ipv6(src='2001:db8::1',dst='2001:db8::2',nxt=17,hop_limit=64)",
+                      udp(dp=99), PAYLOAD])]),
+]]
+
 # ---- groups ----
 FILES["group"] = ["group: all, select, indirect, fast-failover", [
     case("all (ports 2 and 3)", [group(1, 0, [(0, ANY, [out()]), (0, ANY, [out("target_send_port_2")])]),
