@@ -364,6 +364,24 @@ FILES["action_rewrite"] = ["action: rewrites across encapsulations", [
                       udp(dp=99), PAYLOAD])]),
 ]]
 
+SCTP = [eth(), ip4(proto=132), "sctp(src_port=1111,dst_port=2222)", PAYLOAD]
+ND = [eth(et=34525, dst="33:33:ff:00:00:02"), "ipv6(src='2001:db8::1',dst='ff02::1:ff00:2',nxt=58,hop_limit=255)",
+      "icmpv6(type_=135,code=0,data=nd_neighbor(dst='2001:db8::2',option=nd_option_sla(hw_src='%s')))" % SRC]
+MPLS_TC = lambda tc: [eth(et=34887), "mpls(label=100,exp=%d,bsb=1,ttl=64)" % tc, ip4(tos=0), tcp(), PAYLOAD]
+# (Not here: set_field sctp_*: os-ken's sctp() checksums only its own header,
+# not the payload after it, so the model packet's CRC32c is wrong.)
+FILES["match_rare"] = ["match: rarer fields (sctp, nd, mpls_tc, icmp code, tunnel_id)", [
+    simple("sctp_src + sctp_dst", [IPV4, oxm("ip_proto", 132), oxm("sctp_src", 1111), oxm("sctp_dst", 2222)], SCTP),
+    simple("ipv6_nd_target + nd_sll", [IPV6, oxm("ip_proto", 58), oxm("icmpv6_type", 135),
+                                       oxm("ipv6_nd_target", "2001:db8::2"), oxm("ipv6_nd_sll", SRC)], ND),
+    simple("mpls_tc", [oxm("eth_type", 34887), oxm("mpls_tc", 3)], MPLS_TC(3), MPLS_TC(2)),
+    simple("icmpv4_code", [IPV4, oxm("ip_proto", 1), oxm("icmpv4_type", 3), oxm("icmpv4_code", 1)],
+           [eth(), ip4(proto=1), "icmp(type_=3,code=1,data=dest_unreach(data=b'x'*28))"]),
+    simple("tunnel_id (0 on a plain port)", [oxm("tunnel_id", 0)], tcp_pkt()),
+    case("set mpls_tc", [flow(match(IN1, oxm("eth_type", 34887)), [apply(setf("mpls_tc", 5), out())])],
+         [egress(MPLS_TC(0), MPLS_TC(5))]),
+]]
+
 # ---- groups ----
 FILES["group"] = ["group: all, select, indirect, fast-failover", [
     case("all (ports 2 and 3)", [group(1, 0, [(0, ANY, [out()]), (0, ANY, [out("target_send_port_2")])]),
