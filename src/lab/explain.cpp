@@ -1,6 +1,7 @@
 // Explanations beside the figures: what the counters say about each result and the
 // bound they imply ("TCP limited by controller round trip: window 64 KB / RTT 1.6 ms
 // = 0.33 Gbit/s", "receiver dropped segments with bad checksums", ...).
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -131,6 +132,14 @@ void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std
   }
 }
 
+// Mean ping RTT of a case (its first successful ping test), 0 when there is none.
+double case_ping_rtt_ms(const json& doc, const std::string& case_name) {
+  for (const auto& o : array_member(doc, "results"))
+    if (o.value("case", "") == case_name && o.value("type", "") == "ping" && o.value("status", "") == "ok")
+      return num(member(o, "metrics"), "rtt_avg_ms");
+  return 0;
+}
+
 }  // namespace
 
 std::vector<std::string> headline_metrics(const json& r) {
@@ -212,36 +221,60 @@ std::vector<std::string> explain_test(const json& r, const json& c, const json& 
   if (r.value("status", "") != "ok") return out;
   if (type == "iperf3-tcp") {
     double gbps = num(m, "gbps"), rtt = num(m, "rtt_ms");
+    bool fixed_window = m.contains("window_bytes");
     double window = num(m, "window_bytes", num(m, "max_cwnd_bytes"));
     if (rtt > 0 && window > 0) {
       double bound = window * 8 / (rtt / 1000) / 1e9;
-      // Mean RTT includes queueing, so the bound is loose; call it the limit only when
-      // the measurement sits near it.
-      bool limited = gbps >= 0.5 * bound && gbps <= 1.3 * bound;
-      out.push_back(fmt::format("{}: window {} / RTT {:.3g} ms = {:.3g} Gbit/s (measured {:.3g})",
-                                limited ? (via_ctl ? "TCP limited by controller round trip" : "TCP limited by round trip")
-                                        : "round-trip bound",
-                                human_bytes(window), rtt, bound, gbps));
+      std::string what = fmt::format("{} {} / {}RTT {:.3g} ms = {:.3g} Gbit/s (measured {:.3g})",
+                                     fixed_window ? "window" : "max cwnd", human_bytes(window),
+                                     fixed_window ? "" : "mean ", rtt, bound, gbps);
+      // iperf3's RTT is the mean smoothed RTT under load, so it includes the queues the
+      // stream itself builds. When it is far above the idle ping RTT of the same case,
+      // window/RTT is only Little's law restated: the limit is the forwarding rate of
+      // whatever queues (switch or controller path), not the round trip.
+      double idle = case_ping_rtt_ms(doc, r.value("case", ""));
+      bool queueing = idle > 0 && rtt > 3 * idle;
+      bool near = gbps >= 0.5 * bound && gbps <= 1.3 * bound;
+      if (gbps > 1.3 * bound)
+        out.push_back(fmt::format("{}: above the window/RTT estimate, the mean RTT overstates the RTT at the largest "
+                                  "window, so this is no bound",
+                                  what));
+      else if (near && queueing)
+        out.push_back(fmt::format("{}: the RTT under load is {:.0f}x the idle ping RTT ({:.3g} ms), so it is queueing; "
+                                  "TCP is limited by the packet rate of the {}, not by the round trip",
+                                  what, rtt / idle, idle,
+                                  via_ctl ? "controller path (packet-in + packet-out per packet)" : "switch"));
+      else if (near)
+        out.push_back(fmt::format("{}: {}", via_ctl ? "TCP limited by controller round trip" : "TCP limited by round trip",
+                                  what));
+      else
+        out.push_back(fmt::format("round-trip bound: {}", what));
     }
     if (double re = num(m, "retransmits"); re > 0)
-      out.push_back(fmt::format("{:.0f} TCP retransmits: segments were lost on the way (switch queue or controller "
-                                "path drops)",
-                                re));
+      out.push_back(fmt::format("{:.0f} TCP retransmits: segments were lost on the way{}", re,
+                                via_ctl ? " (the controller path drops what it cannot keep up with)"
+                                        : " (switch or veth queue drops; see the switch counters)"));
   } else if (type == "iperf3-udp") {
     double loss = num(m, "loss_pct");
     if (loss > 1)
       out.push_back(fmt::format("{:.1f}% of the offered {:.3g} Gbit/s lost (jitter {:.3g} ms){}", loss,
                                 num(m, "offered_gbps"), num(m, "jitter_ms"),
                                 via_ctl ? ": the controller path (packet-in + packet-out per packet) cannot keep up" : ""));
+    // Datagrams the receiver's own socket buffer dropped were forwarded by the switch:
+    // the receiving iperf3 did not read fast enough (a loaded CPU), not the switch.
+    double lost = num(m, "lost_packets"), rcvbuf = num(rx, "Udp.RcvbufErrors");
+    if (loss > 1 && lost > 0 && rcvbuf > 0)
+      out.push_back(fmt::format("{:.0f} of the {:.0f} lost datagrams ({:.0f}%) reached {} and were dropped by its socket "
+                                "buffer (Udp.RcvbufErrors): the receiving iperf3 did not keep up; the rest were lost "
+                                "before it",
+                                std::min(rcvbuf, lost), lost, 100 * std::min(rcvbuf, lost) / lost, r.value("to", "?")));
   } else if (type == "ping") {
     if (via_ctl) out.push_back("each echo and reply crosses the controller: RTT includes two controller round trips");
   } else if (type == "iperf2-window") {
-    double rtt = 0;
-    for (const auto& o : array_member(doc, "results"))
-      if (o.value("case", "") == r.value("case", "") && o.value("type", "") == "ping" && o.value("status", "") == "ok")
-        rtt = num(o["metrics"], "rtt_avg_ms");
+    double rtt = case_ping_rtt_ms(doc, r.value("case", ""));
     if (rtt > 0)
       for (const auto& [k, v] : m.items()) {
+        if (k.rfind("gbps_", 0) != 0 || !v.is_number()) continue;
         double w = double(parse_size(k.substr(5)));  // "gbps_16K"
         if (w <= 0) continue;
         out.push_back(fmt::format("window {} / ping RTT {:.3g} ms = {:.3g} Gbit/s bound (measured {:.3g})",

@@ -1,0 +1,80 @@
+// The TCP window/RTT explanation stays true to the numbers: it calls TCP "limited by
+// round trip" only when the RTT is the idle one, names queueing when the RTT under
+// load is far above the case's ping RTT, and calls no estimate below the measurement
+// a bound.
+#include <gtest/gtest.h>
+
+#include "lab/report.h"
+
+namespace flowlab::lab {
+namespace {
+
+using nlohmann::json;
+
+json hub_case() {
+  return {{"name", "hub"},
+          {"status", "ok"},
+          {"switches", {{"s1", {{"kind", "ovs"}, {"controller", "c1"}}}}},
+          {"controllers", {{"c1", {{"kind", "flowlab"}, {"apps", {"hub"}}}}}}};
+}
+
+json doc_with(double ping_ms, const json& tcp_metrics) {
+  json ping = {{"case", "hub"}, {"test", "ping"}, {"type", "ping"}, {"status", "ok"},
+               {"metrics", {{"rtt_avg_ms", ping_ms}}}};
+  json tcp = {{"case", "hub"}, {"test", "tcp"}, {"type", "iperf3-tcp"}, {"status", "ok"}, {"metrics", tcp_metrics}};
+  return {{"cases", {hub_case()}}, {"results", {ping, tcp}}};
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += x + "\n";
+  return s;
+}
+
+TEST(ExplainBound, QueueingRttIsNotCalledARoundTripLimit) {
+  // 249 KB cwnd / 43.9 ms = 0.0465 Gbit/s; ping RTT 2.62 ms: 17x, so queueing.
+  auto d = doc_with(2.62, {{"gbps", 0.0474}, {"rtt_ms", 43.9}, {"max_cwnd_bytes", 255000}, {"retransmits", 51}});
+  auto ex = joined(explain_test(d["results"][1], d["cases"][0], d));
+  EXPECT_EQ(ex.find("TCP limited by controller round trip"), std::string::npos) << ex;
+  EXPECT_NE(ex.find("max cwnd 249 KB / mean RTT 43.9 ms = 0.0465 Gbit/s (measured 0.0474)"), std::string::npos) << ex;
+  EXPECT_NE(ex.find("17x the idle ping RTT (2.62 ms), so it is queueing"), std::string::npos) << ex;
+  EXPECT_NE(ex.find("packet rate of the controller path"), std::string::npos) << ex;
+}
+
+TEST(ExplainBound, IdleRttNearMeasurementIsTheLimit) {
+  auto d = doc_with(1.5, {{"gbps", 0.2}, {"rtt_ms", 1.6}, {"window_bytes", 65536}});
+  auto ex = joined(explain_test(d["results"][1], d["cases"][0], d));
+  EXPECT_NE(ex.find("TCP limited by controller round trip: window 64 KB / RTT 1.6 ms = 0.328 Gbit/s"),
+            std::string::npos)
+      << ex;
+}
+
+TEST(ExplainBound, EstimateBelowMeasurementIsNoBound) {
+  // 402 KB / 23.8 ms = 0.138 Gbit/s but 0.207 measured.
+  auto d = doc_with(1.42, {{"gbps", 0.207}, {"rtt_ms", 23.8}, {"max_cwnd_bytes", 411648}});
+  auto ex = joined(explain_test(d["results"][1], d["cases"][0], d));
+  EXPECT_NE(ex.find("so this is no bound"), std::string::npos) << ex;
+  EXPECT_EQ(ex.find("limited by"), std::string::npos) << ex;
+}
+
+}  // namespace
+}  // namespace flowlab::lab
+
+namespace flowlab::lab {
+namespace {
+
+TEST(ExplainBound, UdpLossAtTheReceiverSocketIsNamed) {
+  nlohmann::json c = {{"name", "l"}, {"status", "ok"}};
+  nlohmann::json r = {{"case", "l"}, {"test", "udp"}, {"type", "iperf3-udp"}, {"status", "ok"}, {"to", "h2"},
+                      {"metrics", {{"gbps", 0.18}, {"loss_pct", 80.6}, {"lost_packets", 1000}, {"offered_gbps", 0.9}}},
+                      {"receiver_stack", {{"Udp.RcvbufErrors", 900}}}};
+  nlohmann::json d = {{"cases", {c}}, {"results", {r}}};
+  std::string ex;
+  for (const auto& s : explain_test(r, c, d)) ex += s + "\n";
+  EXPECT_NE(ex.find("900 of the 1000 lost datagrams (90%) reached h2 and were dropped by its socket buffer"),
+            std::string::npos)
+      << ex;
+}
+
+}  // namespace
+}  // namespace flowlab::lab
