@@ -67,7 +67,11 @@ PortSums sum_ports(const std::string& text) {
   PortSums s;
   std::istringstream in(text);
   std::string line;
+  bool local = false;  // OVS's bridge-internal LOCAL port: a FLOOD to it while it is down counts as a tx drop
   while (std::getline(in, line)) {
+    if (line.find("port ") != std::string::npos && line.find("rx pkts=") != std::string::npos)
+      local = line.find("LOCAL") != std::string::npos;
+    if (local) continue;
     bool rx = line.find("rx pkts=") != std::string::npos, tx = line.find("tx pkts=") != std::string::npos;
     if (!rx && !tx) continue;
     auto field = [&](const char* k) -> long long {
@@ -171,7 +175,9 @@ std::vector<std::string> explain_case(const json& c) {
   for (const auto& [n, s] : member(c, "switch_counters").items()) {
     auto p = sum_ports(s.value("dump_ports", ""));
     if (p.any)
-      out.push_back(fmt::format("switch {}: ports received {} and sent {} packets; drops rx {} / tx {}, rx errors {}", n,
+      out.push_back(fmt::format("switch {}: ports received {} and sent {} packets; drops rx {} / tx {}, rx errors {} "
+                                "(OpenFlow ports; LOCAL not counted)",
+                                n,
                                 p.rx, p.tx, p.rx_drop, p.tx_drop, p.rx_err));
     long long to_ctl;
     int flows;

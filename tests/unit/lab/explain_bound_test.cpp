@@ -78,3 +78,24 @@ TEST(ExplainBound, UdpLossAtTheReceiverSocketIsNamed) {
 
 }  // namespace
 }  // namespace flowlab::lab
+
+namespace flowlab::lab {
+namespace {
+
+TEST(ExplainBound, OvsLocalPortFloodDropsNotCounted) {
+  nlohmann::json c = {{"name", "h"},
+                      {"switch_counters",
+                       {{"s1",
+                         {{"dump_ports",
+                           "OFPST_PORT reply (OF1.3) (xid=0x2): 2 ports\n"
+                           "  port LOCAL: rx pkts=0, bytes=0, drop=0, errs=0, frame=0, over=0, crc=0\n"
+                           "           tx pkts=0, bytes=0, drop=999, errs=0, coll=0\n"
+                           "  port  1: rx pkts=10, bytes=1, drop=0, errs=0, frame=0, over=0, crc=0\n"
+                           "           tx pkts=7, bytes=1, drop=1, errs=0, coll=0\n"}}}}}};
+  std::string ex;
+  for (const auto& s : explain_case(c)) ex += s + "\n";
+  EXPECT_NE(ex.find("ports received 10 and sent 7 packets; drops rx 0 / tx 1"), std::string::npos) << ex;
+}
+
+}  // namespace
+}  // namespace flowlab::lab
