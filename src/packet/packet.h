@@ -47,7 +47,8 @@ class Packet {
   static constexpr size_t kDefaultCapacity = 65536 + 512;
 
   explicit Packet(size_t capacity = kDefaultCapacity)
-      : buf_(std::make_unique<uint8_t[]>(capacity + kHeadroom)), cap_(capacity + kHeadroom) {}
+      : buf_(std::make_unique_for_overwrite<uint8_t[]>(capacity + kHeadroom)), cap_(capacity + kHeadroom) {}
+  // (for_overwrite: no memset of the 64 KB buffer; bytes past size() are never read)
   Packet(const Packet&) = delete;
   Packet& operator=(const Packet&) = delete;
   Packet(Packet&&) noexcept = default;
