@@ -25,9 +25,12 @@ test-build: deps
 	@cmake -S . -B $(BUILD_TEST) -DCMAKE_BUILD_TYPE=Debug -DFLOWLAB_SANITIZE=ON -DFLOWLAB_WERROR=ON >/dev/null
 	@cmake --build $(BUILD_TEST) -j $(JOBS)
 
+FUZZ_TARGETS := $(basename $(notdir $(wildcard tests/fuzz/fuzz_*.cpp)))
+
+# Builds only the fuzz targets (and the layers they link), not the whole tree.
 fuzz-build: deps
 	@CC=clang CXX=clang++ cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLOWLAB_FUZZ=ON >/dev/null
-	@cmake --build $(BUILD_FUZZ) -j $(JOBS)
+	@cmake --build $(BUILD_FUZZ) -j $(JOBS) --target $(FUZZ_TARGETS)
 
 # Builds with ASan+UBSan and -Werror, runs every test, then each fuzzer for FUZZ_SECONDS.
 test: test-build fuzz-build
