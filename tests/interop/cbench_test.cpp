@@ -127,7 +127,9 @@ void expect_answers(const nlohmann::json& j, int switches, bool every_switch = t
   // A learning switch answers each packet-in once it knows the destination
   // (buffered packet-in -> one flow-mod); never more than a few per packet-in.
   EXPECT_LE(answers, pins * 2 + uint64_t(switches) * 4);
-  if (every_switch) EXPECT_TRUE(j["silent_switches"].empty()) << j.dump();
+  if (every_switch) {
+    EXPECT_TRUE(j["silent_switches"].empty()) << j.dump();
+  }
 }
 
 TEST(Cbench, AbsentControllerIsAClearError) {
