@@ -1,13 +1,12 @@
 #include "bench/cbench.h"
 
+#include <fmt/format.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "bench/emulated_switch.h"
 #include "core/clock.h"
@@ -132,8 +131,9 @@ Result<CbenchResult> run_cbench(const CbenchOptions& opts, const LoopCallback& o
       std::string missing;
       for (auto& s : b.sw)
         if (!s->features_sent()) missing += (missing.empty() ? "" : ",") + std::to_string(s->dpid());
-      return fail("controller at tcp:{}:{} never completed the handshake (no features request) with switches {}",
-                  opts.host, opts.port, missing);
+      return fail(
+          "controller at tcp:{}:{} never completed the handshake (no features request) with switches {}",
+          opts.host, opts.port, missing);
     }
     FLOWLAB_TRY(b.pump(50, false));
   }
@@ -210,14 +210,16 @@ Result<CbenchResult> run_cbench(const CbenchOptions& opts, const LoopCallback& o
       result.warnings.push_back(fmt::format("switch {}: {}", b.sw[i]->dpid(), b.sw[i]->last_error()));
   }
   if (result.silent_switches.size() == b.sw.size())
-    return fail("controller at tcp:{}:{} never answered a packet-in ({} sent); switches that got nothing: all {}",
-                opts.host, opts.port, result.packet_ins, b.sw.size());
+    return fail(
+        "controller at tcp:{}:{} never answered a packet-in ({} sent); switches that got nothing: all {}",
+        opts.host, opts.port, result.packet_ins, b.sw.size());
   return result;
 }
 
 std::string format_loop(const LoopResult& loop) {
   std::string s = fmt::format("{:<3} switches: flows/sec: ", loop.per_switch.size());
-  for (uint64_t n : loop.per_switch) s += fmt::format(" {}", uint64_t(double(n) / std::max(loop.seconds, 1e-9)));
+  for (uint64_t n : loop.per_switch)
+    s += fmt::format(" {}", uint64_t(double(n) / std::max(loop.seconds, 1e-9)));
   s += fmt::format("  total = {:.6f} per ms", loop.responses_per_sec() / 1000.0);
   if (loop.warmup) s += " (warmup)";
   return s;
@@ -226,13 +228,15 @@ std::string format_loop(const LoopResult& loop) {
 std::string format_summary(const CbenchResult& r) {
   int tests = 0;
   for (auto& l : r.loops) tests += l.warmup ? 0 : 1;
-  std::string s = fmt::format("RESULT: {} switches {} tests min/max/avg/stdev = {:.2f}/{:.2f}/{:.2f}/{:.2f} responses/s",
-                              r.options.switches, tests, r.min, r.max, r.avg, r.stdev);
+  std::string s =
+      fmt::format("RESULT: {} switches {} tests min/max/avg/stdev = {:.2f}/{:.2f}/{:.2f}/{:.2f} responses/s",
+                  r.options.switches, tests, r.min, r.max, r.avg, r.stdev);
   if (r.latency.samples > 0)
-    s += fmt::format("\nRESULT: latency min/median/p99/max = {:.1f}/{:.1f}/{:.1f}/{:.1f} us over {} round trips",
-                     r.latency.min_us, r.latency.median_us, r.latency.p99_us, r.latency.max_us, r.latency.samples);
-  s += fmt::format("\nRESULT: counted {} flow-mods and {} packet-outs for {} packet-ins", r.flow_mods, r.packet_outs,
-                   r.packet_ins);
+    s += fmt::format(
+        "\nRESULT: latency min/median/p99/max = {:.1f}/{:.1f}/{:.1f}/{:.1f} us over {} round trips",
+        r.latency.min_us, r.latency.median_us, r.latency.p99_us, r.latency.max_us, r.latency.samples);
+  s += fmt::format("\nRESULT: counted {} flow-mods and {} packet-outs for {} packet-ins", r.flow_mods,
+                   r.packet_outs, r.packet_ins);
   if (!r.silent_switches.empty()) {
     s += "\nWARNING: switches that got no response:";
     for (auto d : r.silent_switches) s += fmt::format(" {}", d);
@@ -252,14 +256,26 @@ nlohmann::json to_json(const CbenchResult& r) {
   j["warmup"] = r.options.warmup;
   auto& loops = j["loops"] = nlohmann::json::array();
   for (auto& l : r.loops)
-    loops.push_back({{"index", l.index}, {"warmup", l.warmup}, {"seconds", l.seconds},
-                     {"responses", l.responses}, {"packet_ins", l.packet_ins},
-                     {"responses_per_sec", l.responses_per_sec()}, {"per_switch", l.per_switch}});
-  j["summary"] = {{"min", r.min}, {"max", r.max}, {"avg", r.avg}, {"stdev", r.stdev},
-                  {"flow_mods", r.flow_mods}, {"packet_outs", r.packet_outs}, {"packet_ins", r.packet_ins}};
+    loops.push_back({{"index", l.index},
+                     {"warmup", l.warmup},
+                     {"seconds", l.seconds},
+                     {"responses", l.responses},
+                     {"packet_ins", l.packet_ins},
+                     {"responses_per_sec", l.responses_per_sec()},
+                     {"per_switch", l.per_switch}});
+  j["summary"] = {{"min", r.min},
+                  {"max", r.max},
+                  {"avg", r.avg},
+                  {"stdev", r.stdev},
+                  {"flow_mods", r.flow_mods},
+                  {"packet_outs", r.packet_outs},
+                  {"packet_ins", r.packet_ins}};
   if (r.latency.samples)
-    j["latency_us"] = {{"samples", r.latency.samples}, {"min", r.latency.min_us}, {"median", r.latency.median_us},
-                       {"p99", r.latency.p99_us}, {"max", r.latency.max_us}};
+    j["latency_us"] = {{"samples", r.latency.samples},
+                       {"min", r.latency.min_us},
+                       {"median", r.latency.median_us},
+                       {"p99", r.latency.p99_us},
+                       {"max", r.latency.max_us}};
   j["silent_switches"] = r.silent_switches;
   j["warnings"] = r.warnings;
   return j;

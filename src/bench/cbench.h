@@ -8,10 +8,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/result.h"
 
@@ -22,18 +21,18 @@ struct CbenchOptions {
   uint16_t port = 6653;
   int switches = 16;
   uint32_t macs = 100000;
-  int ms = 1000;          // length of one loop
-  int loops = 16;         // measured loops
-  int warmup = 1;         // loops run first and left out of the summary
+  int ms = 1000;   // length of one loop
+  int loops = 16;  // measured loops
+  int warmup = 1;  // loops run first and left out of the summary
   bool throughput = false;
-  uint8_t version = 4;    // 1 = OpenFlow 1.0, 4 = OpenFlow 1.3
-  bool buffered = true;   // packet-ins carry buffer ids, as cbench's do
+  uint8_t version = 4;   // 1 = OpenFlow 1.0, 4 = OpenFlow 1.3
+  bool buffered = true;  // packet-ins carry buffer ids, as cbench's do
   int connect_timeout_ms = 3000;
   int handshake_timeout_ms = 5000;
 };
 
 struct LoopResult {
-  int index = 0;          // 0-based, warmup loops included
+  int index = 0;  // 0-based, warmup loops included
   bool warmup = false;
   double seconds = 0;
   std::vector<uint64_t> per_switch;  // responses per switch in this loop

@@ -266,7 +266,8 @@ void EmulatedSwitch::handle_message(ByteSpan msg) {
     f.datapath_id = cfg_.dpid;
     f.n_buffers = 256;
     f.n_tables = v10 ? 1 : 254;
-    f.capabilities = of::capabilities::kFlowStats | of::capabilities::kTableStats | of::capabilities::kPortStats;
+    f.capabilities =
+        of::capabilities::kFlowStats | of::capabilities::kTableStats | of::capabilities::kPortStats;
     if (v10) {
       for (uint32_t p = 1; p <= cfg_.ports; ++p) {
         of::PortDesc d;

@@ -24,10 +24,10 @@ namespace flowlab::bench {
 
 struct EmulatedSwitchConfig {
   uint64_t dpid = 1;
-  uint8_t version = 4;       // 1 = OpenFlow 1.0, 4 = OpenFlow 1.3
-  uint32_t macs = 100000;    // hosts behind this switch
-  uint32_t ports = 4;        // data ports 1..N (packet-ins arrive on 1)
-  bool buffered = true;      // packet-ins carry a buffer id (cbench does)
+  uint8_t version = 4;     // 1 = OpenFlow 1.0, 4 = OpenFlow 1.3
+  uint32_t macs = 100000;  // hosts behind this switch
+  uint32_t ports = 4;      // data ports 1..N (packet-ins arrive on 1)
+  bool buffered = true;    // packet-ins carry a buffer id (cbench does)
 };
 
 class EmulatedSwitch {
@@ -87,8 +87,8 @@ class EmulatedSwitch {
   Bytes in_;
   Bytes out_;
   size_t out_pos_ = 0;
-  Bytes pin_template_;       // one packet-in, patched per send
-  size_t pin_frame_off_ = 0; // offset of the Ethernet frame in the template
+  Bytes pin_template_;        // one packet-in, patched per send
+  size_t pin_frame_off_ = 0;  // offset of the Ethernet frame in the template
   uint32_t next_xid_ = 1;
   uint32_t next_buffer_ = 1;
   uint32_t mac_cursor_ = 0;
