@@ -6,7 +6,7 @@ BUILD_FUZZ := build/fuzz
 FUZZ_SECONDS ?= 30
 FUZZ_LONG_SECONDS ?= 600
 
-.PHONY: all deps release demo test test-build fuzz-build fuzz-quick fuzz format tidy clean
+.PHONY: all deps release demo test test-build fuzz-build fuzz-quick fuzz format format-check tidy clean
 
 all: release
 
@@ -42,10 +42,17 @@ fuzz: fuzz-build
 	@./scripts/run-fuzzers.sh $(BUILD_FUZZ) $(FUZZ_LONG_SECONDS)
 
 format:
-	@find src tests bench -name '*.cpp' -o -name '*.h' | xargs clang-format -i
+	@find src tests -name '*.cpp' -o -name '*.h' | xargs clang-format -i
 
+format-check:
+	@find src tests -name '*.cpp' -o -name '*.h' | xargs clang-format --dry-run -Werror && echo "clang-format: clean"
+
+# clang-tidy over every source and test file (.clang-tidy; warnings are errors).
 tidy: test-build
-	@find src -name '*.cpp' | xargs clang-tidy -p $(BUILD_TEST) --quiet
+	@run-clang-tidy -p $(BUILD_TEST) -j $(JOBS) -quiet '(src|tests)/.*\.cpp$$' >$(BUILD_TEST)/tidy.err 2>&1 \
+	  || { cat $(BUILD_TEST)/tidy.err; echo "clang-tidy found problems"; exit 1; }
+	@echo "clang-tidy: clean"
+
 
 clean:
 	rm -rf build

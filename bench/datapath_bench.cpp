@@ -18,8 +18,12 @@ struct NullCtl : ControllerSink {
 };
 
 Bytes frame(uint32_t dst, uint16_t dport) {
-  return FrameBuilder().eth(MacAddr::from_u64(2), MacAddr::from_u64(1)).ipv4(Ipv4Addr{0x0a000001}, Ipv4Addr{dst})
-      .tcp(1234, dport).payload(10).build();
+  return FrameBuilder()
+      .eth(MacAddr::from_u64(2), MacAddr::from_u64(1))
+      .ipv4(Ipv4Addr{0x0a000001}, Ipv4Addr{dst})
+      .tcp(1234, dport)
+      .payload(10)
+      .build();
 }
 
 // N flows, each with a different prefix length on ipv4_dst -> N tuples.

@@ -17,7 +17,13 @@ const Ipv4Addr kIpA = *Ipv4Addr::parse("10.0.0.1");
 const Ipv4Addr kIpB = *Ipv4Addr::parse("10.0.0.2");
 
 void make_tso(Packet& p, size_t payload) {
-  FrameBuilder().eth(kMacB, kMacA).ipv4(kIpA, kIpB).tcp(1, 2, 0x10, 1).payload(payload).partial_csum().build_into(p);
+  FrameBuilder()
+      .eth(kMacB, kMacA)
+      .ipv4(kIpA, kIpB)
+      .tcp(1, 2, 0x10, 1)
+      .payload(payload)
+      .partial_csum()
+      .build_into(p);
   p.offload.gso_type = OffloadInfo::kGsoTcpv4;
   p.offload.gso_size = 1448;
 }
@@ -31,7 +37,13 @@ BENCHMARK(BM_SumBytes)->Arg(64)->Arg(1500)->Arg(65536);
 
 void BM_CompletePartial(benchmark::State& st) {
   Packet p;
-  FrameBuilder().eth(kMacB, kMacA).ipv4(kIpA, kIpB).tcp(1, 2).payload(size_t(st.range(0))).partial_csum().build_into(p);
+  FrameBuilder()
+      .eth(kMacB, kMacA)
+      .ipv4(kIpA, kIpB)
+      .tcp(1, 2)
+      .payload(size_t(st.range(0)))
+      .partial_csum()
+      .build_into(p);
   OffloadInfo o = p.offload;
   for (auto _ : st) {
     p.offload = o;

@@ -6,11 +6,16 @@
 # controller CPU, packet-in -> packet-out latency (median, p99, measured on the
 # OpenFlow TCP stream during a ping run) and the flowlab/os-ken ratios.
 #
-# usage: sudo scripts/bench-controller.sh [BUILD_DIR] [SECONDS]
+# usage: sudo [SWITCH=ovs|flowlab] scripts/bench-controller.sh [BUILD_DIR] [SECONDS]
 #   BUILD_DIR defaults to build/release (cmake -DCMAKE_BUILD_TYPE=Release).
+#   SWITCH=flowlab puts flowlab switch in OVS's place (veth offloads left at
+#   their defaults, fail-mode secure, 256 packet buffers): both controllers then
+#   drive the same flowlab switch.
 set -u
 BUILD=${1:-build/release}
 SECS=${2:-5}
+SWITCH=${SWITCH:-ovs}
+case $SWITCH in ovs|flowlab) ;; *) echo "SWITCH must be ovs or flowlab" >&2; exit 2;; esac
 FLOWLAB=$(readlink -f "$BUILD/flowlab")
 HUB_PY=$(readlink -f "$(dirname "$0")/../../shared/peers/repeater_hub_13.py")
 [ -x "$FLOWLAB" ] || { echo "no flowlab binary at $FLOWLAB" >&2; exit 2; }
@@ -22,6 +27,7 @@ H1=fcb${P}a H2=fcb${P}b SW=fcb${P}s
 R=/tmp/flowlab-bench-ctl-$P
 export OVS_RUNDIR=$R OVS_LOGDIR=$R OVS_DBDIR=$R
 CTL_PID=
+SW_PID=
 
 # Background processes are waited for by PID only: a bare `wait` would also
 # wait for the controller and hang. INT/TERM exit (running the EXIT cleanup)
@@ -29,6 +35,7 @@ CTL_PID=
 cleanup() {
   trap - EXIT INT TERM
   [ -n "$CTL_PID" ] && kill "$CTL_PID" 2>/dev/null && wait "$CTL_PID" 2>/dev/null
+  [ -n "$SW_PID" ] && kill "$SW_PID" 2>/dev/null && wait "$SW_PID" 2>/dev/null
   for d in ovs-vswitchd ovsdb-server; do
     [ -f $R/$d.pid ] && kill "$(cat $R/$d.pid)" 2>/dev/null
   done
@@ -53,10 +60,12 @@ for i in 1 2; do
   ip -n $h addr add 10.0.0.$i/24 dev fcb${P}h$i
   ip -n $h link set fcb${P}h$i up; ip -n $h link set lo up
   ip -n $SW link set fcb${P}p$i up
-  ip netns exec $h ethtool -K fcb${P}h$i tx off >/dev/null
-  ip netns exec $SW ethtool -K fcb${P}p$i tx off >/dev/null
+  if [ "$SWITCH" = ovs ]; then
+    ip netns exec $h ethtool -K fcb${P}h$i tx off >/dev/null
+    ip netns exec $SW ethtool -K fcb${P}p$i tx off >/dev/null
+  fi
 done
-{
+[ "$SWITCH" = flowlab ] || {
   ovsdb-tool create $R/conf.db /usr/share/openvswitch/vswitch.ovsschema &&
   ip netns exec $SW ovsdb-server $R/conf.db --remote=punix:$R/db.sock --pidfile=$R/ovsdb-server.pid \
       --detach --log-file=$R/ovsdb.log &&
@@ -69,8 +78,38 @@ done
   ovs-vsctl set-fail-mode br0 secure &&
   ovs-vsctl set-controller br0 tcp:127.0.0.1:6653
 } >$R/ovs-setup.log 2>&1 || { cat $R/ovs-setup.log >&2; die "Open vSwitch setup failed"; }
-for _ in $(seq 100); do [ -S $R/br0.mgmt ] && break; sleep 0.1; done
-[ -S $R/br0.mgmt ] || die "ovs-vswitchd did not create br0 (see $R/vswitchd.log)"
+if [ "$SWITCH" = ovs ]; then
+  for _ in $(seq 100); do [ -S $R/br0.mgmt ] && break; sleep 0.1; done
+  [ -S $R/br0.mgmt ] || die "ovs-vswitchd did not create br0 (see $R/vswitchd.log)"
+fi
+
+# Starts the switch under test (flowlab) or waits for OVS to connect; 0 when
+# the switch is connected to the controller just started.
+switch_up() {  # name
+  if [ "$SWITCH" = ovs ]; then
+    for _ in $(seq 150); do
+      ovs-vsctl --timeout=5 --columns=is_connected list controller | grep -q true && return 0
+      sleep 0.1
+    done
+    return 1
+  fi
+  for _ in $(seq 150); do
+    ip netns exec $SW bash -c 'exec 3<>/dev/tcp/127.0.0.1/6653' 2>/dev/null && break
+    sleep 0.1
+  done
+  ip netns exec $SW "$FLOWLAB" switch --name s1 --dpid 0x1 --port fcb${P}p1=1 --port fcb${P}p2=2 \
+      --controller tcp:127.0.0.1:6653 --fail-mode secure --log-level warn >$R/$1-switch.log 2>&1 &
+  SW_PID=$!
+  for _ in $(seq 50); do
+    ip netns exec $H1 ping -c 1 -W 0.2 10.0.0.2 >/dev/null 2>&1 && return 0
+    kill -0 $SW_PID 2>/dev/null || return 1
+  done
+  return 1
+}
+switch_down() {
+  [ -n "$SW_PID" ] || return 0
+  kill $SW_PID 2>/dev/null; wait $SW_PID 2>/dev/null; SW_PID=
+}
 
 cpu_ticks() { awk '{print $14+$15}' /proc/$1/stat 2>/dev/null || echo 0; }
 
@@ -132,16 +171,13 @@ PY
 
 run_one() {  # name, command...
   local name=$1; shift
-  ovs-ofctl -O OpenFlow13 del-flows br0 >&2
+  [ "$SWITCH" = ovs ] && ovs-ofctl -O OpenFlow13 del-flows br0 >&2
   ip netns exec $SW "$@" >$R/$name.log 2>&1 &
   CTL_PID=$!
-  local up=
-  for _ in $(seq 150); do
-    ovs-vsctl --timeout=5 --columns=is_connected list controller | grep -q true && { up=1; break; }
-    sleep 0.1
-  done
-  if [ -z "$up" ]; then
-    echo "bench-controller: $name: OVS did not connect; its log:" >&2; cat $R/$name.log >&2
+  if ! switch_up $name; then
+    echo "bench-controller: $name: the $SWITCH switch did not connect; the controller's log:" >&2; cat $R/$name.log >&2
+    [ -f $R/$name-switch.log ] && cat $R/$name-switch.log >&2
+    switch_down
     kill $CTL_PID 2>/dev/null; wait $CTL_PID 2>/dev/null; CTL_PID=
     echo "$name 0 0 100 0 n/a n/a n/a 0"; return
   fi
@@ -173,10 +209,12 @@ run_one() {  # name, command...
   udp=$(ip netns exec $H1 timeout $((SECS + 15)) iperf3 -c 10.0.0.2 -p 5202 -u -b 1G -l 1470 -t $SECS -J 2>/dev/null |
         python3 -c 'import json,sys; s=json.load(sys.stdin)["end"]["sum"]; print("%.3f %.1f" % (s["bits_per_second"]*(100-s["lost_percent"])/100/1e9, s["lost_percent"]))' 2>/dev/null || echo "0 100")
   kill $srv 2>/dev/null; wait $srv 2>/dev/null
+  switch_down
   kill $CTL_PID 2>/dev/null; wait $CTL_PID 2>/dev/null; CTL_PID=
   echo "$name $tcp $udp $cpu ${rtt:-n/a} ${lat50:-n/a} ${lat99:-n/a} ${nlat:-0}"
 }
 
+echo "switch: $SWITCH"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "controller tcp_gbps udp_delivered_gbps udp_loss_pct ctl_cpu_pct ping_rtt_ms pin_pout_p50_us pin_pout_p99_us samples"
 F=$(run_one flowlab "$FLOWLAB" controller --listen ptcp:6653:127.0.0.1 --app hub --log-level warn)

@@ -106,7 +106,7 @@ Result<CbenchResult> run_cbench(const CbenchOptions& opts, const LoopCallback& o
   if (!b.ep.valid()) return fail("epoll_create1 failed");
   for (int i = 0; i < opts.switches; ++i) {
     EmulatedSwitchConfig cfg;
-    cfg.dpid = uint64_t(i + 1);
+    cfg.dpid = uint64_t(i) + 1;
     cfg.version = opts.version;
     cfg.macs = opts.macs;
     cfg.buffered = opts.buffered;

@@ -3,10 +3,9 @@
 #include "channel/connection.h"
 
 #include <algorithm>
-#include <variant>
-
 #include <asio.hpp>
 #include <asio/ssl.hpp>
+#include <variant>
 
 #include "channel/transport.h"
 #include "core/clock.h"
@@ -73,13 +72,22 @@ of::Message parse_hello(ByteSpan raw) {
 class Connection::Impl {
  public:
   Impl(tcp::socket s, ConnectionOptions o)
-      : sock(std::move(s)), ex(std::get<tcp::socket>(sock).get_executor()),
-        echo_timer(ex), hello_timer(ex), close_timer(ex), opts(std::move(o)) {
+      : sock(std::move(s)),
+        ex(std::get<tcp::socket>(sock).get_executor()),
+        echo_timer(ex),
+        hello_timer(ex),
+        close_timer(ex),
+        opts(std::move(o)) {
     init();
   }
   Impl(std::shared_ptr<asio::ssl::context> c, std::unique_ptr<TlsStream> s, ConnectionOptions o)
-      : sock(std::move(s)), ex(std::get<1>(sock)->get_executor()), echo_timer(ex), hello_timer(ex),
-        close_timer(ex), opts(std::move(o)), tls_ctx(std::move(c)) {
+      : sock(std::move(s)),
+        ex(std::get<1>(sock)->get_executor()),
+        echo_timer(ex),
+        hello_timer(ex),
+        close_timer(ex),
+        opts(std::move(o)),
+        tls_ctx(std::move(c)) {
     init();
   }
 
@@ -89,8 +97,10 @@ class Connection::Impl {
   }
   template <typename F>
   void with_stream(F&& f) {
-    if (auto* t = std::get_if<tcp::socket>(&sock)) f(*t);
-    else f(*std::get<1>(sock));
+    if (auto* t = std::get_if<tcp::socket>(&sock))
+      f(*t);
+    else
+      f(*std::get<1>(sock));
   }
 
   void init() {
@@ -328,8 +338,9 @@ bool handle_message(const ConnectionPtr& self, ByteSpan raw) {
     of::Message hello = parse_hello(raw);
     uint8_t v = of::negotiate_version(d.bitmap, hello);
     if (v == 0) {
-      std::string text = fmt::format("no common OpenFlow version: we speak bitmap 0x{:x}, peer hello version 0x{:02x}",
-                                     d.bitmap, raw[0]);
+      std::string text =
+          fmt::format("no common OpenFlow version: we speak bitmap 0x{:x}, peer hello version 0x{:02x}",
+                      d.bitmap, raw[0]);
       Bytes b = encode_error_raw(std::min(raw[0], d.highest), 0, 0, load_be32(&raw[4]),
                                  ByteSpan(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
       // Error data is text here (OF1.3 6.3.1), not the request; encode_error_raw caps at 64 bytes.
@@ -345,7 +356,8 @@ bool handle_message(const ConnectionPtr& self, ByteSpan raw) {
     return !d.closing;
   }
   if (raw[0] != d.version) {
-    if (type != kTypeError && type != kTypeHello) reply_error_raw(*self, 1 /*BAD_REQUEST*/, 0 /*BAD_VERSION*/, raw);
+    if (type != kTypeError && type != kTypeHello)
+      reply_error_raw(*self, 1 /*BAD_REQUEST*/, 0 /*BAD_VERSION*/, raw);
     d.stats.decode_errors++;
     return true;
   }
@@ -413,8 +425,10 @@ void start_read(const ConnectionPtr& self) {
       }
       if (d.closed) return;
       // Back-pressure (see connection.h): resumed by the write completion.
-      if (d.writing && d.stats.bytes_queued > d.opts.pause_read_bytes) d.read_paused = true;
-      else start_read(self);
+      if (d.writing && d.stats.bytes_queued > d.opts.pause_read_bytes)
+        d.read_paused = true;
+      else
+        start_read(self);
     });
   });
 }
@@ -483,7 +497,8 @@ void Connection::close(const std::string& reason) {
   if (!d.writing && d.pending.empty()) {
     // Let a flush posted in this turn run first.
     asio::post(d.ex, [self] {
-      if (!self->impl().writing && self->impl().pending.empty()) finish_close(self, self->impl().close_reason);
+      if (!self->impl().writing && self->impl().pending.empty())
+        finish_close(self, self->impl().close_reason);
     });
   }
   d.close_timer.expires_after(std::chrono::seconds(1));

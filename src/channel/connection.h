@@ -44,25 +44,25 @@
 namespace flowlab::channel {
 
 struct ConnectionOptions {
-  std::vector<uint8_t> versions = {0x04, 0x01};  // OpenFlow versions we speak (kOf13, kOf10)
-  std::chrono::milliseconds echo_interval{5000};      // idle time before we send an echo; 0 = never
-  std::chrono::milliseconds dead_peer_timeout{15000}; // no byte received for this long: close
-  std::chrono::milliseconds hello_timeout{10000};     // no HELLO from the peer: close
-  size_t max_queued_bytes = 16 * 1024 * 1024;         // output bound (pending + in flight)
-  size_t congestion_bytes = 1024 * 1024;              // congested() above this
-  size_t pause_read_bytes = 256 * 1024;               // stop reading while more is queued (back-pressure)
-  std::string name;                                   // for logs, e.g. "controller" / "switch s1"
+  std::vector<uint8_t> versions = {0x04, 0x01};        // OpenFlow versions we speak (kOf13, kOf10)
+  std::chrono::milliseconds echo_interval{5000};       // idle time before we send an echo; 0 = never
+  std::chrono::milliseconds dead_peer_timeout{15000};  // no byte received for this long: close
+  std::chrono::milliseconds hello_timeout{10000};      // no HELLO from the peer: close
+  size_t max_queued_bytes = 16 * 1024 * 1024;          // output bound (pending + in flight)
+  size_t congestion_bytes = 1024 * 1024;               // congested() above this
+  size_t pause_read_bytes = 256 * 1024;                // stop reading while more is queued (back-pressure)
+  std::string name;                                    // for logs, e.g. "controller" / "switch s1"
 };
 
 // Counters; plain atomics so any thread can read them.
 struct ConnectionStats {
   std::atomic<uint64_t> msgs_rx{0}, msgs_tx{0};
   std::atomic<uint64_t> bytes_rx{0}, bytes_tx{0};
-  std::atomic<uint64_t> writes{0};          // async_write calls (coalescing: msgs_tx / writes)
-  std::atomic<uint64_t> bytes_queued{0};    // now: pending + in flight
-  std::atomic<uint64_t> high_water{0};      // max bytes_queued seen
-  std::atomic<uint64_t> msgs_refused{0};    // send() over the bound
-  std::atomic<uint64_t> decode_errors{0};   // malformed messages answered with OFPT_ERROR
+  std::atomic<uint64_t> writes{0};         // async_write calls (coalescing: msgs_tx / writes)
+  std::atomic<uint64_t> bytes_queued{0};   // now: pending + in flight
+  std::atomic<uint64_t> high_water{0};     // max bytes_queued seen
+  std::atomic<uint64_t> msgs_refused{0};   // send() over the bound
+  std::atomic<uint64_t> decode_errors{0};  // malformed messages answered with OFPT_ERROR
   std::atomic<uint64_t> echo_sent{0}, echo_answered{0};
   std::atomic<uint64_t> last_echo_rtt_ns{0};
 };
@@ -107,10 +107,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void abort(const std::string& reason);
 
   uint32_t next_xid();
-  uint8_t version() const;          // 0 until negotiated
-  bool ready() const;               // negotiated and not closed
+  uint8_t version() const;  // 0 until negotiated
+  bool ready() const;       // negotiated and not closed
   bool is_open() const;
-  bool congested() const;           // queued bytes above Options::congestion_bytes
+  bool congested() const;  // queued bytes above Options::congestion_bytes
   size_t queued_bytes() const;
   const ConnectionStats& stats() const;
   const std::string& peer() const;  // "127.0.0.1:40022"

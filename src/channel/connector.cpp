@@ -36,47 +36,50 @@ struct Connector::State : std::enable_shared_from_this<Connector::State> {
       return;
     }
     auto self = shared_from_this();
-    resolver.async_resolve(ep.host, std::to_string(ep.port),
-                           [self](const asio::error_code& ec, tcp::resolver::results_type res) {
-                             if (self->stopped) return;
-                             if (ec) {
-                               self->retry(fmt::format("cannot resolve '{}': {}", self->ep.host, ec.message()));
-                               return;
-                             }
-                             self->connect(res);
-                           });
+    resolver.async_resolve(
+        ep.host, std::to_string(ep.port),
+        [self](const asio::error_code& ec, const tcp::resolver::results_type& res) {
+          if (self->stopped) return;
+          if (ec) {
+            self->retry(fmt::format("cannot resolve '{}': {}", self->ep.host, ec.message()));
+            return;
+          }
+          self->connect(res);
+        });
   }
 
   void connect(const tcp::resolver::results_type& res) {
     auto self = shared_from_this();
     connecting = std::make_shared<tcp::socket>(io);
-    asio::async_connect(*connecting, res, [self, sock = connecting](const asio::error_code& ec, const tcp::endpoint&) {
-      self->connecting.reset();
-      if (self->stopped) return;
-      if (ec) {
-        self->retry(fmt::format("connect to {}:{} failed: {}", self->ep.host, self->ep.port, ec.message()));
-        return;
-      }
-      if (!self->tls_ctx) {
-        self->connected(make_connection(std::move(*sock), self->opts));
-        return;
-      }
-      auto stream = std::make_unique<TlsStream>(std::move(*sock), *self->tls_ctx);
-      auto* s = stream.get();
-      s->async_handshake(asio::ssl::stream_base::client,
-                         [self, stream = std::move(stream)](const asio::error_code& ec) mutable {
-                           if (self->stopped) return;
-                           if (ec) {
-                             self->retry(fmt::format("TLS handshake with {}:{} failed: {}", self->ep.host,
-                                                     self->ep.port, ec.message()));
-                             return;
-                           }
-                           self->connected(make_tls_connection(self->tls_ctx, std::move(stream), self->opts));
-                         });
-    });
+    asio::async_connect(
+        *connecting, res, [self, sock = connecting](const asio::error_code& ec, const tcp::endpoint&) {
+          self->connecting.reset();
+          if (self->stopped) return;
+          if (ec) {
+            self->retry(
+                fmt::format("connect to {}:{} failed: {}", self->ep.host, self->ep.port, ec.message()));
+            return;
+          }
+          if (!self->tls_ctx) {
+            self->connected(make_connection(std::move(*sock), self->opts));
+            return;
+          }
+          auto stream = std::make_unique<TlsStream>(std::move(*sock), *self->tls_ctx);
+          auto* s = stream.get();
+          s->async_handshake(asio::ssl::stream_base::client, [self, stream = std::move(stream)](
+                                                                 const asio::error_code& ec) mutable {
+            if (self->stopped) return;
+            if (ec) {
+              self->retry(fmt::format("TLS handshake with {}:{} failed: {}", self->ep.host, self->ep.port,
+                                      ec.message()));
+              return;
+            }
+            self->connected(make_tls_connection(self->tls_ctx, std::move(stream), self->opts));
+          });
+        });
   }
 
-  void connected(ConnectionPtr c) {
+  void connected(const ConnectionPtr& c) {
     current = c;
     std::weak_ptr<State> weak = shared_from_this();
     c->add_close_observer([weak](const std::string& reason, bool was_ready) {
@@ -105,7 +108,7 @@ struct Connector::State : std::enable_shared_from_this<Connector::State> {
 };
 
 Connector::Connector(asio::io_context& io, Endpoint ep, ConnectionOptions opts, ConnectHandler on_connect,
-                     BackoffOptions backoff, TlsConfig tls, FailHandler on_fail)
+                     BackoffOptions backoff, const TlsConfig& tls, FailHandler on_fail)
     : s_(std::make_shared<State>(io)) {
   s_->ep = std::move(ep);
   s_->opts = std::move(opts);
@@ -114,12 +117,21 @@ Connector::Connector(asio::io_context& io, Endpoint ep, ConnectionOptions opts, 
   s_->backoff = backoff;
   if (s_->ep.tls) {
     auto ctx = make_tls_context(tls, false);
-    if (ctx.ok()) s_->tls_ctx = *ctx;
-    else s_->tls_error = ctx.error().message;
+    if (ctx.ok())
+      s_->tls_ctx = *ctx;
+    else
+      s_->tls_error = ctx.error().message;
   }
 }
 
-Connector::~Connector() { stop(); }
+Connector::~Connector() {
+  // asio's cancel() and a handler run by abort() may throw; a destructor must not.
+  try {
+    stop();
+  } catch (const std::exception& e) {
+    log::warn("channel", "stopping a connector: {}", e.what());
+  }
+}
 
 void Connector::start() {
   s_->stopped = false;
@@ -149,14 +161,15 @@ std::chrono::milliseconds Connector::current_backoff() const { return s_->next_b
 Result<ConnectionPtr> connect_blocking(asio::io_context& io, const Endpoint& ep, ConnectionOptions opts,
                                        std::chrono::milliseconds timeout, Connection::Handlers handlers,
                                        const TlsConfig& tls) {
-  if (ep.passive) return fail("'{}' is a listening endpoint; expected tcp:HOST:PORT or ssl:HOST:PORT", ep.to_string());
+  if (ep.passive)
+    return fail("'{}' is a listening endpoint; expected tcp:HOST:PORT or ssl:HOST:PORT", ep.to_string());
   ConnectionPtr conn;
   std::string error;
   bool done = false;
   auto user_ready = handlers.on_ready;
   Connector connector(
-      io, ep, opts,
-      [&](ConnectionPtr c) {
+      io, ep, std::move(opts),
+      [&](const ConnectionPtr& c) {
         Connection::Handlers h = handlers;
         h.on_ready = [&, user_ready](Connection& cc) {
           conn = cc.shared_from_this();
@@ -191,7 +204,8 @@ Result<ConnectionPtr> connect_blocking(asio::io_context& io, const Endpoint& ep,
     connector.stop();
     io.restart();
     io.poll();
-    if (error.empty()) error = fmt::format("no OpenFlow HELLO from {}:{} within {} ms", ep.host, ep.port, timeout.count());
+    if (error.empty())
+      error = fmt::format("no OpenFlow HELLO from {}:{} within {} ms", ep.host, ep.port, timeout.count());
     return fail("{}", error);
   }
   connector.release();

@@ -6,11 +6,10 @@
 // to max; it resets to initial after a connection that reached ready().
 #pragma once
 
+#include <asio/io_context.hpp>
 #include <chrono>
 #include <functional>
 #include <memory>
-
-#include <asio/io_context.hpp>
 
 #include "channel/connection.h"
 #include "channel/endpoint.h"
@@ -29,7 +28,7 @@ class Connector {
   using FailHandler = std::function<void(const std::string& reason, std::chrono::milliseconds next_try)>;
 
   Connector(asio::io_context& io, Endpoint ep, ConnectionOptions opts, ConnectHandler on_connect,
-            BackoffOptions backoff = {}, TlsConfig tls = {}, FailHandler on_fail = {});
+            BackoffOptions backoff = {}, const TlsConfig& tls = {}, FailHandler on_fail = {});
   ~Connector();  // stops: no further attempts; closes the current connection
   Connector(const Connector&) = delete;
   Connector& operator=(const Connector&) = delete;
@@ -39,7 +38,7 @@ class Connector {
   // Stops reconnecting but leaves the current connection open (e.g. a tool
   // that needed one connection).
   void release();
-  uint64_t attempts() const;            // connect attempts so far
+  uint64_t attempts() const;  // connect attempts so far
   std::chrono::milliseconds current_backoff() const;
 
   struct State;  // in connector.cpp
@@ -51,8 +50,8 @@ class Connector {
 // Blocking helper for tools (ofctl, tests): one connect, then HELLO negotiation
 // driven by running `io` until ready or `timeout`. On success the connection is
 // started and ready.
-Result<ConnectionPtr> connect_blocking(asio::io_context& io, const Endpoint& ep,
-                                       ConnectionOptions opts, std::chrono::milliseconds timeout,
-                                       Connection::Handlers handlers = {}, const TlsConfig& tls = {});
+Result<ConnectionPtr> connect_blocking(asio::io_context& io, const Endpoint& ep, ConnectionOptions opts,
+                                       std::chrono::milliseconds timeout, Connection::Handlers handlers = {},
+                                       const TlsConfig& tls = {});
 
 }  // namespace flowlab::channel

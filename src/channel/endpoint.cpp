@@ -27,7 +27,9 @@ Result<Endpoint> parse_endpoint(std::string_view s) {
   Endpoint ep;
   auto colon = s.find(':');
   if (colon == std::string_view::npos)
-    return fail("bad connection string '{}': expected tcp:HOST:PORT, ssl:HOST:PORT, ptcp:PORT[:IP] or pssl:PORT[:IP]", s);
+    return fail(
+        "bad connection string '{}': expected tcp:HOST:PORT, ssl:HOST:PORT, ptcp:PORT[:IP] or pssl:PORT[:IP]",
+        s);
   std::string_view scheme = s.substr(0, colon), rest = s.substr(colon + 1);
   if (scheme == "tcp" || scheme == "ssl") {
     ep.tls = scheme == "ssl";

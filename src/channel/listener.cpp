@@ -30,15 +30,15 @@ struct Listener::State : std::enable_shared_from_this<Listener::State> {
       } else if (self->tls_ctx) {
         auto stream = std::make_unique<TlsStream>(std::move(sock), *self->tls_ctx);
         auto* s = stream.get();
-        s->async_handshake(asio::ssl::stream_base::server,
-                           [self, stream = std::move(stream)](const asio::error_code& ec) mutable {
-                             if (ec) {
-                               log::warn("channel", "TLS handshake failed: {}", ec.message());
-                               return;
-                             }
-                             if (!self->open) return;
-                             self->on_accept(make_tls_connection(self->tls_ctx, std::move(stream), self->opts));
-                           });
+        s->async_handshake(asio::ssl::stream_base::server, [self, stream = std::move(stream)](
+                                                               const asio::error_code& ec) mutable {
+          if (ec) {
+            log::warn("channel", "TLS handshake failed: {}", ec.message());
+            return;
+          }
+          if (!self->open) return;
+          self->on_accept(make_tls_connection(self->tls_ctx, std::move(stream), self->opts));
+        });
       } else {
         self->on_accept(make_connection(std::move(sock), self->opts));
       }
@@ -47,10 +47,11 @@ struct Listener::State : std::enable_shared_from_this<Listener::State> {
   }
 };
 
-Result<std::unique_ptr<Listener>> Listener::open(asio::io_context& io, const Endpoint& ep, ConnectionOptions opts,
-                                                 AcceptHandler on_accept, const TlsConfig& tls,
-                                                 ContextPicker pick) {
-  if (!ep.passive) return fail("'{}' is not a listening endpoint (use ptcp:PORT or pssl:PORT)", ep.to_string());
+Result<std::unique_ptr<Listener>> Listener::open(asio::io_context& io, const Endpoint& ep,
+                                                 ConnectionOptions opts, AcceptHandler on_accept,
+                                                 const TlsConfig& tls, ContextPicker pick) {
+  if (!ep.passive)
+    return fail("'{}' is not a listening endpoint (use ptcp:PORT or pssl:PORT)", ep.to_string());
   auto s = std::make_shared<State>(io);
   s->opts = std::move(opts);
   s->on_accept = std::move(on_accept);

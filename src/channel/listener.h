@@ -2,10 +2,9 @@
 // not yet started, to the owner, who sets handlers and calls start().
 #pragma once
 
+#include <asio/io_context.hpp>
 #include <functional>
 #include <memory>
-
-#include <asio/io_context.hpp>
 
 #include "channel/connection.h"
 #include "channel/endpoint.h"
@@ -24,8 +23,7 @@ class Listener {
   // start() is called. `tls` is required for pssl:.
   static Result<std::unique_ptr<Listener>> open(asio::io_context& io, const Endpoint& ep,
                                                 ConnectionOptions opts, AcceptHandler on_accept,
-                                                const TlsConfig& tls = {},
-                                                ContextPicker pick = {});
+                                                const TlsConfig& tls = {}, ContextPicker pick = {});
   ~Listener();
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;

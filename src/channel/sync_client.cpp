@@ -2,6 +2,7 @@
 #include "channel/sync_client.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -13,8 +14,6 @@
 #include <cerrno>
 #include <cstring>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "channel/endpoint.h"
 #include "openflow/codec.h"
@@ -33,8 +32,14 @@ int ms_until(Clock::time_point deadline) {
 // Owns an fd until released.
 struct FdGuard {
   int fd;
-  ~FdGuard() { if (fd >= 0) ::close(fd); }
-  int release() { int f = fd; fd = -1; return f; }
+  ~FdGuard() {
+    if (fd >= 0) ::close(fd);
+  }
+  int release() {
+    int f = fd;
+    fd = -1;
+    return f;
+  }
 };
 
 Result<int> tcp_connect(const std::string& host, uint16_t port, Clock::time_point deadline,
@@ -49,16 +54,28 @@ Result<int> tcp_connect(const std::string& host, uint16_t port, Clock::time_poin
   std::string last = "no address";
   for (addrinfo* ai = res; ai; ai = ai->ai_next) {
     FdGuard g{::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol)};
-    if (g.fd < 0) { last = std::strerror(errno); continue; }
+    if (g.fd < 0) {
+      last = std::strerror(errno);
+      continue;
+    }
     if (::connect(g.fd, ai->ai_addr, ai->ai_addrlen) != 0) {
-      if (errno != EINPROGRESS) { last = std::strerror(errno); continue; }
+      if (errno != EINPROGRESS) {
+        last = std::strerror(errno);
+        continue;
+      }
       pollfd p{g.fd, POLLOUT, 0};
       int n = ::poll(&p, 1, ms_until(deadline));
-      if (n == 0) { last = "connection timed out"; continue; }
+      if (n == 0) {
+        last = "connection timed out";
+        continue;
+      }
       int err = 0;
       socklen_t len = sizeof err;
       ::getsockopt(g.fd, SOL_SOCKET, SO_ERROR, &err, &len);
-      if (n < 0 || err != 0) { last = std::strerror(n < 0 ? errno : err); continue; }
+      if (n < 0 || err != 0) {
+        last = std::strerror(n < 0 ? errno : err);
+        continue;
+      }
     }
     int one = 1;
     ::setsockopt(g.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -72,8 +89,12 @@ Result<int> tcp_connect(const std::string& host, uint16_t port, Clock::time_poin
 }  // namespace
 
 SyncClient::SyncClient(SyncClient&& o) noexcept
-    : fd_(std::exchange(o.fd_, -1)), timeout_(o.timeout_), framer_(std::move(o.framer_)),
-      version_(o.version_), xid_(o.xid_), peer_(std::move(o.peer_)) {}
+    : fd_(std::exchange(o.fd_, -1)),
+      timeout_(o.timeout_),
+      framer_(std::move(o.framer_)),
+      version_(o.version_),
+      xid_(o.xid_),
+      peer_(std::move(o.peer_)) {}
 
 SyncClient& SyncClient::operator=(SyncClient&& o) noexcept {
   if (this != &o) {
@@ -92,7 +113,8 @@ SyncClient::~SyncClient() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Result<SyncClient> SyncClient::connect(std::string_view target, std::vector<uint8_t> versions, Duration timeout) {
+Result<SyncClient> SyncClient::connect(std::string_view target, std::vector<uint8_t> versions,
+                                       Duration timeout) {
   FLOWLAB_ASSIGN_OR_RETURN(Endpoint ep, parse_endpoint(target));
   if (ep.passive) return fail("{}: ofctl needs an active connection string (tcp:HOST:PORT)", target);
   if (ep.tls) return fail("{}: ssl: connections are not supported by ofctl yet; use tcp:", target);
@@ -118,8 +140,9 @@ Result<SyncClient> SyncClient::connect(std::string_view target, std::vector<uint
     }
     uint8_t v = of::negotiate_version(bitmap, m);
     if (v == 0)
-      return fail("{}: version negotiation failed: the switch speaks OpenFlow wire version 0x{:02x}, we offered {}",
-                  what, m.version, versions.size() == 1 ? fmt::format("only 0x{:02x}", versions[0]) : "others");
+      return fail(
+          "{}: version negotiation failed: the switch speaks OpenFlow wire version 0x{:02x}, we offered {}",
+          what, m.version, versions.size() == 1 ? fmt::format("only 0x{:02x}", versions[0]) : "others");
     c.version_ = v;
     return c;
   }
@@ -130,7 +153,10 @@ Status SyncClient::write_all(const Bytes& b) {
   auto deadline = Clock::now() + timeout_;
   while (off < b.size()) {
     ssize_t n = ::send(fd_, b.data() + off, b.size() - off, MSG_NOSIGNAL);
-    if (n > 0) { off += size_t(n); continue; }
+    if (n > 0) {
+      off += size_t(n);
+      continue;
+    }
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
       pollfd p{fd_, POLLOUT, 0};
       if (::poll(&p, 1, ms_until(deadline)) == 0) return fail("{}: timed out sending to the switch", peer_);
@@ -191,8 +217,8 @@ Result<uint32_t> SyncClient::send(of::Message msg) {
   if (msg.xid == 0) msg.xid = next_xid();
   auto wire = of::encode_message(msg);
   if (!wire.ok())
-    return fail("cannot encode {} for OpenFlow wire version 0x{:02x}: {}", of::to_string(msg.type()), version_,
-                wire.error().to_string());
+    return fail("cannot encode {} for OpenFlow wire version 0x{:02x}: {}", of::to_string(msg.type()),
+                version_, wire.error().to_string());
   FLOWLAB_TRY(write_all(*wire));
   return msg.xid;
 }

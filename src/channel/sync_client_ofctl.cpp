@@ -2,12 +2,12 @@
 // through a SyncClient and prints the replies the way ovs-ofctl does.
 #include "channel/sync_client_ofctl.h"
 
+#include <fmt/format.h>
+
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "channel/sync_client.h"
 #include "openflow/flow_text.h"
@@ -65,7 +65,8 @@ struct Session {
     FLOWLAB_ASSIGN_OR_RETURN(auto replies, ask(multipart(std::move(req))));
     for (size_t i = 0; i < replies.size(); ++i) {
       const Message& r = replies[i];
-      if (i == 0 && !opts.no_stats) out += format_message_header(r) + "\n";  // ovs-ofctl --no-stats: no header
+      if (i == 0 && !opts.no_stats)
+        out += format_message_header(r) + "\n";  // ovs-ofctl --no-stats: no header
       const auto* mp = std::get_if<MultipartReply>(&r.body);
       const auto* fs = mp ? std::get_if<FlowStatsReply>(&mp->body) : nullptr;
       if (!fs) return fail("unexpected reply to a flow stats request: {}", format_message_header(r));
@@ -237,7 +238,8 @@ const std::vector<OfctlCommand>& ofctl_commands() {
       {"del-meters", 1, 2, false, "del-meters SWITCH [METER]"},
       {"dump-meters", 1, 2, false, "dump-meters SWITCH [METER]"},
       {"meter-stats", 1, 2, false, "meter-stats SWITCH [METER]"},
-      {"packet-out", 2, -1, false, "packet-out SWITCH \"in_port=P,packet=HEX,actions=A\" | packet-out SWITCH IN_PORT ACTIONS HEX..."},
+      {"packet-out", 2, -1, false,
+       "packet-out SWITCH \"in_port=P,packet=HEX,actions=A\" | packet-out SWITCH IN_PORT ACTIONS HEX..."},
       {"ofp-parse", 1, 1, true, "ofp-parse FILE"},
       {"ofp-print", 1, 1, true, "ofp-print HEX"},
   };

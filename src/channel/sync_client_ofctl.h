@@ -21,9 +21,9 @@ struct OfctlOptions {
 
 struct OfctlCommand {
   std::string_view name;
-  int min_args;   // arguments after the command name (the switch target included)
-  int max_args;   // -1: unlimited
-  bool offline;   // needs no switch (ofp-parse, ofp-print)
+  int min_args;  // arguments after the command name (the switch target included)
+  int max_args;  // -1: unlimited
+  bool offline;  // needs no switch (ofp-parse, ofp-print)
   std::string_view usage;
 };
 // nullptr for an unknown command.

@@ -6,9 +6,8 @@ namespace flowlab::cli {
 
 std::span<const Command> commands() {
   static constexpr std::array kCommands = {
-      Command{"switch", run_switch},   Command{"controller", run_controller},
-      Command{"ofctl", run_ofctl},     Command{"lab", run_lab},
-      Command{"cbench", run_cbench},
+      Command{"switch", run_switch}, Command{"controller", run_controller}, Command{"ofctl", run_ofctl},
+      Command{"lab", run_lab},       Command{"cbench", run_cbench},
   };
   return kCommands;
 }

@@ -1,14 +1,14 @@
 // `flowlab controller`: argument parsing for the controller runtime (src/controller).
+#include "controller/controller.h"
+
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "cli/commands.h"
 #include "controller/app_registry.h"
-#include "controller/controller.h"
 #include "core/log.h"
 
 namespace flowlab::cli {
@@ -22,18 +22,27 @@ int run_controller(int argc, char** argv) {
   std::string log_level = "info";
   double stats_every = 0, echo_interval = 5, dead_peer = 15;
   std::vector<std::string> protocols;
-  app.add_option("-l,--listen", o.listen, "passive endpoint(s): ptcp:PORT[:IP] or pssl:PORT[:IP] (repeatable)");
-  app.add_option("-c,--connect", o.connect, "active endpoint(s) to a passive switch: tcp:HOST:PORT or ssl:HOST:PORT");
+  app.add_option("-l,--listen", o.listen,
+                 "passive endpoint(s): ptcp:PORT[:IP] or pssl:PORT[:IP] (repeatable)");
+  app.add_option("-c,--connect", o.connect,
+                 "active endpoint(s) to a passive switch: tcp:HOST:PORT or ssl:HOST:PORT");
   app.add_option("-a,--app", apps, "app to run, in stack order (repeatable): hub, learning-switch, firewall")
       ->required();
   app.add_option("--config", cfg.config_file, "firewall rules (YAML); reloaded on SIGHUP");
-  app.add_option("--idle-timeout", cfg.idle_timeout, "idle timeout of learned flows, seconds")->capture_default_str();
-  app.add_option("-t,--threads", o.threads, "event-loop threads")->capture_default_str()->check(CLI::Range(1, 64));
-  app.add_option("--stats-every", stats_every, "log a stats line every S seconds (0: off)")->check(CLI::Range(0.0, 86400.0));
+  app.add_option("--idle-timeout", cfg.idle_timeout, "idle timeout of learned flows, seconds")
+      ->capture_default_str();
+  app.add_option("-t,--threads", o.threads, "event-loop threads")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  app.add_option("--stats-every", stats_every, "log a stats line every S seconds (0: off)")
+      ->check(CLI::Range(0.0, 86400.0));
   app.add_option("--stats-json", o.stats_json, "write stats as JSON to FILE every second and at exit");
-  app.add_option("--echo-interval", echo_interval, "seconds of silence before an echo request")->capture_default_str();
-  app.add_option("--dead-peer", dead_peer, "seconds of silence before a switch is declared dead")->capture_default_str();
-  app.add_option("--protocols", protocols, "OpenFlow13,OpenFlow10 (default both)")->delimiter(',')
+  app.add_option("--echo-interval", echo_interval, "seconds of silence before an echo request")
+      ->capture_default_str();
+  app.add_option("--dead-peer", dead_peer, "seconds of silence before a switch is declared dead")
+      ->capture_default_str();
+  app.add_option("--protocols", protocols, "OpenFlow13,OpenFlow10 (default both)")
+      ->delimiter(',')
       ->check(CLI::IsMember({"OpenFlow13", "OpenFlow10"}));
   app.add_option("--cert", o.tls.cert_file, "TLS certificate (PEM) for pssl:/ssl:");
   app.add_option("--key", o.tls.key_file, "TLS private key (PEM)");

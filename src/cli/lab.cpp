@@ -6,10 +6,9 @@
 // Hidden helpers the lab runs inside host namespaces (tcp-rr test):
 //   flowlab lab tcp-rr-server --port P [--timeout S]
 //   flowlab lab tcp-rr-client --host A --port P [--count N] [--size B] [--timeout S]
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
 #include "lab/run_state.h"
@@ -28,11 +27,13 @@ int error_exit(const std::string& msg, int code = 1) {
 }  // namespace
 
 int run_lab(int argc, char** argv) {
-  CLI::App app{"flowlab lab: build topologies in namespaces, run traffic against flowlab and its peers, report",
-               "flowlab lab"};
+  CLI::App app{
+      "flowlab lab: build topologies in namespaces, run traffic against flowlab and its peers, report",
+      "flowlab lab"};
   app.require_subcommand(1);
 
-  auto* run = app.add_subcommand("run", "run a scenario: every case x every test; writes results.json and report.html");
+  auto* run = app.add_subcommand(
+      "run", "run a scenario: every case x every test; writes results.json and report.html");
   std::string file, out, only;
   bool quick = false;
   run->add_option("FILE", file, "scenario YAML")->required();

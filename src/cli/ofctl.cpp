@@ -3,7 +3,6 @@
 // Exit codes: 0 success, 1 runtime error (switch refused, bad flow, malformed
 // input), 2 usage error.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -28,9 +27,12 @@ bool parse_protocols(const std::string& text, std::vector<uint8_t>& out) {
   std::stringstream ss(text);
   std::string p;
   while (std::getline(ss, p, ',')) {
-    if (p == "OpenFlow13" || p == "of13" || p == "1.3") out.push_back(of::kOf13);
-    else if (p == "OpenFlow10" || p == "of10" || p == "1.0") out.push_back(of::kOf10);
-    else return false;
+    if (p == "OpenFlow13" || p == "of13" || p == "1.3")
+      out.push_back(of::kOf13);
+    else if (p == "OpenFlow10" || p == "of10" || p == "1.0")
+      out.push_back(of::kOf10);
+    else
+      return false;
   }
   return !out.empty();
 }
@@ -44,7 +46,8 @@ int run_ofctl(int argc, char** argv) {
   channel::OfctlOptions opts;
   double timeout_s = 5.0;
   std::vector<std::string> words;
-  app.add_option("-O,--protocols", protocols, "OpenFlow versions to offer: OpenFlow13, OpenFlow10 (comma list)");
+  app.add_option("-O,--protocols", protocols,
+                 "OpenFlow versions to offer: OpenFlow13, OpenFlow10 (comma list)");
   app.add_flag("--strict", opts.strict, "mod-flows/del-flows: match priority and fields exactly");
   app.add_flag("--no-stats", opts.no_stats, "dump-flows: leave out the statistics");
   app.add_option("-t,--timeout", timeout_s, "seconds to wait for the switch at each step")

@@ -4,17 +4,17 @@
 // the switch itself is sw::Switch. Exit codes: 0 after SIGINT/SIGTERM, 2 for a
 // bad option / missing interface / busy port before anything starts, 1 for a
 // failure while running.
+#include "switch/switch.h"
+
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "cli/commands.h"
 #include "core/log.h"
 #include "switch/options.h"
-#include "switch/switch.h"
 
 namespace flowlab::cli {
 namespace {
@@ -38,7 +38,8 @@ int run_switch(int argc, char** argv) {
   app.add_option("--port", ports, "IFNAME[=N] or tap:NAME[=N]; repeatable")->take_all();
   app.add_option("--controller", controllers, "tcp:HOST:PORT; repeatable");
   app.add_option("--listen", listeners, "ptcp:PORT[:IP] for ofctl / ovs-ofctl; repeatable");
-  app.add_option("--fail-mode", fail_mode, "secure (keep flows) or standalone (learning switch without controller)");
+  app.add_option("--fail-mode", fail_mode,
+                 "secure (keep flows) or standalone (learning switch without controller)");
   app.add_option("--threads", threads, "forwarding threads");
   app.add_option("--tables", n_tables, "flow tables (1..254)");
   app.add_option("--protocols", protocols, "OpenFlow13,OpenFlow10");
@@ -53,7 +54,8 @@ int run_switch(int argc, char** argv) {
   }
 
   log::Level level;
-  if (!log::parse_level(log_level, level)) return error_exit("--log-level " + log_level + ": expected debug|info|warn|error");
+  if (!log::parse_level(log_level, level))
+    return error_exit("--log-level " + log_level + ": expected debug|info|warn|error");
   log::set_level(level);
 
   sw::SwitchOptions opts;

@@ -12,8 +12,8 @@
 namespace flowlab::controller {
 
 struct AppConfig {
-  std::string config_file;        // --config (firewall rules)
-  uint16_t idle_timeout = 60;     // learning-switch learned flows
+  std::string config_file;     // --config (firewall rules)
+  uint16_t idle_timeout = 60;  // learning-switch learned flows
 };
 
 Result<std::unique_ptr<App>> make_app(std::string_view name, const AppConfig& cfg);

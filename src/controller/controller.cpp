@@ -6,14 +6,13 @@
 // work and return; nothing is left pending, so nothing leaks.
 #include "controller/controller.h"
 
+#include <asio.hpp>
 #include <atomic>
 #include <csignal>
 #include <fstream>
 #include <mutex>
-#include <thread>
-
-#include <asio.hpp>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "channel/connector.h"
 #include "channel/listener.h"
@@ -72,8 +71,8 @@ struct Controller::State {
     std::string ports;
     for (const auto& [no, p] : dp.ports()) ports += fmt::format(" {}({})", port_name(no), p.name);
     log::info("controller", "switch up: {} {} from {}, {} tables, {} buffers, {} ports:{}", dp.name(),
-              version_name(dp.version()), dp.connection().peer(), dp.n_tables(), dp.n_buffers(), dp.ports().size(),
-              ports);
+              version_name(dp.version()), dp.connection().peer(), dp.n_tables(), dp.n_buffers(),
+              dp.ports().size(), ports);
     uint64_t t0 = monotonic_ns();
     for (auto& app : apps) app->switch_connected(dp);
     stats.handling[size_t(EventKind::kSwitchConnected)].record(monotonic_ns() - t0);
@@ -81,8 +80,8 @@ struct Controller::State {
 
   void switch_down(Datapath& dp, const std::string& reason) {
     if (!dp.up()) {
-      log::info("controller", "connection from {} closed before the handshake finished: {}", dp.connection().peer(),
-                reason);
+      log::info("controller", "connection from {} closed before the handshake finished: {}",
+                dp.connection().peer(), reason);
       return;
     }
     dp.set_up(false);
@@ -106,24 +105,30 @@ struct Controller::State {
     extract_flow_key(pi.data.data(), pi.data.size(), ev.in_port, 0, 0, ev.key, ev.layers);
     uint64_t before = dp.sent_count();
     dispatch(EventKind::kPacketIn, [&](App& a) { return a.packet_in(dp, ev); });
-    if (dp.sent_count() > before) stats.packet_in_answered++;
-    else stats.packet_in_dropped++;
+    if (dp.sent_count() > before)
+      stats.packet_in_answered++;
+    else
+      stats.packet_in_dropped++;
   }
 
   void on_message(Datapath& dp, of::Message& m) {
     switch (m.type()) {
-      case of::MsgType::kPacketIn: on_packet_in(dp, m); return;
+      case of::MsgType::kPacketIn:
+        on_packet_in(dp, m);
+        return;
       case of::MsgType::kFeaturesReply: {
         dp.set_features(m.as<of::FeaturesReply>());
         if (dp.version() >= of::kOf13) {
           auto r = dp.multipart(of::PortDescRequest{}, [this, ports = std::vector<of::PortDesc>()](
                                                            Datapath& dp, const of::Message& reply) mutable {
-            if (reply.is<of::MultipartReply>() && std::holds_alternative<of::PortDescReply>(reply.as<of::MultipartReply>().body)) {
+            if (reply.is<of::MultipartReply>() &&
+                std::holds_alternative<of::PortDescReply>(reply.as<of::MultipartReply>().body)) {
               const auto& part = std::get<of::PortDescReply>(reply.as<of::MultipartReply>().body);
               ports.insert(ports.end(), part.ports.begin(), part.ports.end());
               if (reply.as<of::MultipartReply>().flags & of::kMultipartMore) return;
             } else {
-              log::warn("controller", "{}: port-desc request failed; continuing without the port list", dp.name());
+              log::warn("controller", "{}: port-desc request failed; continuing without the port list",
+                        dp.name());
             }
             dp.set_ports(ports);
             if (!dp.up()) switch_up(dp);
@@ -145,7 +150,9 @@ struct Controller::State {
         return;
       }
       case of::MsgType::kFlowRemoved:
-        if (dp.up()) dispatch(EventKind::kFlowRemoved, [&](App& a) { return a.flow_removed(dp, m.as<of::FlowRemoved>()); });
+        if (dp.up())
+          dispatch(EventKind::kFlowRemoved,
+                   [&](App& a) { return a.flow_removed(dp, m.as<of::FlowRemoved>()); });
         return;
       case of::MsgType::kError: {
         uint64_t t0 = monotonic_ns();
@@ -154,7 +161,8 @@ struct Controller::State {
           return;
         }
         const auto& e = m.as<of::ErrorMsg>();
-        log::warn("controller", "{}: error from switch: type {} code {} (xid {})", dp.name(), e.type, e.code, m.xid);
+        log::warn("controller", "{}: error from switch: type {} code {} (xid {})", dp.name(), e.type, e.code,
+                  m.xid);
         dispatch(EventKind::kError, [&](App& a) { return a.error(dp, m, e); });
         return;
       }
@@ -225,7 +233,8 @@ struct Controller::State {
       if (sig == SIGHUP) {
         log::info("controller", "SIGHUP: reloading apps");
         auto st = self->reload();
-        if (!st.ok()) log::error("controller", "reload failed, old configuration stays: {}", st.error().message);
+        if (!st.ok())
+          log::error("controller", "reload failed, old configuration stays: {}", st.error().message);
         wait_signal(self);
         return;
       }
@@ -278,24 +287,31 @@ Controller::Controller(ControllerOptions opts, std::vector<std::unique_ptr<App>>
 }
 
 Controller::~Controller() {
-  stop();
-  // If run() was never called, drain so connections release their handlers.
-  for (auto& io : s_->ios) {
-    io->restart();
-    io->poll();
+  // Handlers run while draining may throw; a destructor must not.
+  try {
+    stop();
+    // If run() was never called, drain so connections release their handlers.
+    for (auto& io : s_->ios) {
+      io->restart();
+      io->poll();
+    }
+  } catch (const std::exception& e) {
+    log::warn("controller", "shutting down: {}", e.what());
   }
 }
 
 Status Controller::start() {
   auto& io0 = *s_->ios[0];
-  if (s_->opts.listen.empty() && s_->opts.connect.empty()) return fail("nothing to do: give --listen and/or --connect");
+  if (s_->opts.listen.empty() && s_->opts.connect.empty())
+    return fail("nothing to do: give --listen and/or --connect");
   for (const auto& l : s_->opts.listen) {
     FLOWLAB_ASSIGN_OR_RETURN(auto ep, channel::parse_endpoint(l));
     if (!ep.passive) return fail("--listen '{}': expected ptcp:PORT[:IP] or pssl:PORT[:IP]", l);
     FLOWLAB_ASSIGN_OR_RETURN(
         auto listener,
-        channel::Listener::open(io0, ep, s_->opts.connection, [this](channel::ConnectionPtr c) { s_->adopt(c); },
-                                s_->opts.tls, [this]() -> asio::io_context& { return s_->pick(); }));
+        channel::Listener::open(
+            io0, ep, s_->opts.connection, [this](const channel::ConnectionPtr& c) { s_->adopt(c); },
+            s_->opts.tls, [this]() -> asio::io_context& { return s_->pick(); }));
     log::info("controller", "listening on {} (port {})", l, listener->port());
     listener->start();
     s_->listeners.push_back(std::move(listener));
@@ -305,8 +321,9 @@ Status Controller::start() {
     if (ep.passive) return fail("--connect '{}': expected tcp:HOST:PORT or ssl:HOST:PORT", c);
     auto& io = s_->pick();
     auto conn = std::make_unique<channel::Connector>(
-        io, ep, s_->opts.connection, [this](channel::ConnectionPtr c) { s_->adopt(c); }, channel::BackoffOptions{},
-        s_->opts.tls, [c](const std::string& reason, std::chrono::milliseconds next) {
+        io, ep, s_->opts.connection, [this](const channel::ConnectionPtr& c) { s_->adopt(c); },
+        channel::BackoffOptions{}, s_->opts.tls,
+        [c](const std::string& reason, std::chrono::milliseconds next) {
           log::warn("controller", "{}: {}; retrying in {} ms", c, reason, next.count());
         });
     conn->start();
@@ -345,7 +362,9 @@ Status Controller::reload() {
 }
 
 const ControllerStats& Controller::stats() const { return s_->stats; }
-uint16_t Controller::listen_port(size_t i) const { return i < s_->listeners.size() ? s_->listeners[i]->port() : 0; }
+uint16_t Controller::listen_port(size_t i) const {
+  return i < s_->listeners.size() ? s_->listeners[i]->port() : 0;
+}
 void Controller::write_stats_json() const { s_->write_json(); }
 
 }  // namespace flowlab::controller

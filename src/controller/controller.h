@@ -25,8 +25,8 @@ class io_context;
 namespace flowlab::controller {
 
 struct ControllerOptions {
-  std::vector<std::string> listen;    // ptcp:6653, pssl:6653 ...
-  std::vector<std::string> connect;   // tcp:HOST:PORT to passive switches
+  std::vector<std::string> listen;   // ptcp:6653, pssl:6653 ...
+  std::vector<std::string> connect;  // tcp:HOST:PORT to passive switches
   channel::TlsConfig tls;
   int threads = 1;
   channel::ConnectionOptions connection;

@@ -5,7 +5,8 @@
 
 namespace flowlab::controller {
 
-Datapath::Datapath(channel::ConnectionPtr conn, ControllerStats& stats) : conn_(std::move(conn)), stats_(stats) {}
+Datapath::Datapath(channel::ConnectionPtr conn, ControllerStats& stats)
+    : conn_(std::move(conn)), stats_(stats) {}
 
 std::string Datapath::name() const { return fmt::format("dpid {:016x}", dpid_); }
 
@@ -93,8 +94,10 @@ void Datapath::set_ports(const std::vector<of::PortDesc>& ports) {
 }
 
 void Datapath::update_port(const of::PortStatus& ps) {
-  if (ps.reason == uint8_t(of::PortStatusReason::kDelete)) ports_.erase(ps.desc.port_no);
-  else ports_[ps.desc.port_no] = ps.desc;
+  if (ps.reason == uint8_t(of::PortStatusReason::kDelete))
+    ports_.erase(ps.desc.port_no);
+  else
+    ports_[ps.desc.port_no] = ps.desc;
 }
 
 }  // namespace flowlab::controller

@@ -1,10 +1,10 @@
 // Controller statistics (see stats.h).
 #include "controller/stats.h"
 
+#include <fmt/format.h>
+
 #include <bit>
 #include <cmath>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace flowlab::controller {
@@ -54,14 +54,22 @@ nlohmann::json LatencyHistogram::to_json() const {
 
 const char* to_string(EventKind k) {
   switch (k) {
-    case EventKind::kSwitchConnected: return "switch_connected";
-    case EventKind::kSwitchDisconnected: return "switch_disconnected";
-    case EventKind::kPacketIn: return "packet_in";
-    case EventKind::kPortStatus: return "port_status";
-    case EventKind::kFlowRemoved: return "flow_removed";
-    case EventKind::kError: return "error";
-    case EventKind::kMultipartReply: return "multipart_reply";
-    case EventKind::kCount: break;
+    case EventKind::kSwitchConnected:
+      return "switch_connected";
+    case EventKind::kSwitchDisconnected:
+      return "switch_disconnected";
+    case EventKind::kPacketIn:
+      return "packet_in";
+    case EventKind::kPortStatus:
+      return "port_status";
+    case EventKind::kFlowRemoved:
+      return "flow_removed";
+    case EventKind::kError:
+      return "error";
+    case EventKind::kMultipartReply:
+      return "multipart_reply";
+    case EventKind::kCount:
+      break;
   }
   return "?";
 }
@@ -71,9 +79,9 @@ std::string ControllerStats::log_line() const {
   return fmt::format(
       "switches {} packet-in received {} answered {} dropped {} | packet-out {} flow-mod {} refused {} | "
       "packet-in handling p50 {:.1f} us p99 {:.1f} us max {:.1f} us",
-      switches_connected.load(), packet_in_received.load(), packet_in_answered.load(), packet_in_dropped.load(),
-      packet_out_sent.load(), flow_mod_sent.load(), send_refused.load(), double(h.quantile_ns(0.5)) / 1000,
-      double(h.quantile_ns(0.99)) / 1000, double(h.max_ns()) / 1000);
+      switches_connected.load(), packet_in_received.load(), packet_in_answered.load(),
+      packet_in_dropped.load(), packet_out_sent.load(), flow_mod_sent.load(), send_refused.load(),
+      double(h.quantile_ns(0.5)) / 1000, double(h.quantile_ns(0.99)) / 1000, double(h.max_ns()) / 1000);
 }
 
 nlohmann::json ControllerStats::to_json() const {

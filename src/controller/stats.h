@@ -6,9 +6,8 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 namespace flowlab::controller {
 
@@ -29,7 +28,16 @@ class LatencyHistogram {
   std::atomic<uint64_t> count_{0}, sum_{0}, max_{0};
 };
 
-enum class EventKind { kSwitchConnected, kSwitchDisconnected, kPacketIn, kPortStatus, kFlowRemoved, kError, kMultipartReply, kCount };
+enum class EventKind {
+  kSwitchConnected,
+  kSwitchDisconnected,
+  kPacketIn,
+  kPortStatus,
+  kFlowRemoved,
+  kError,
+  kMultipartReply,
+  kCount
+};
 const char* to_string(EventKind k);
 
 struct ControllerStats {
@@ -40,8 +48,8 @@ struct ControllerStats {
   std::atomic<uint64_t> flow_mod_sent{0};
   std::atomic<uint64_t> messages_sent{0};
   std::atomic<uint64_t> send_refused{0};
-  std::atomic<uint64_t> switches_connected{0};   // now
-  std::atomic<uint64_t> switches_seen{0};        // total since start
+  std::atomic<uint64_t> switches_connected{0};  // now
+  std::atomic<uint64_t> switches_seen{0};       // total since start
   std::array<LatencyHistogram, size_t(EventKind::kCount)> handling;
 
   std::string log_line() const;

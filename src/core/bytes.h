@@ -21,14 +21,21 @@ inline uint16_t load_be16(const uint8_t* p) { return uint16_t(p[0] << 8 | p[1]);
 inline uint32_t load_be32(const uint8_t* p) {
   return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
 }
-inline uint64_t load_be64(const uint8_t* p) {
-  return uint64_t(load_be32(p)) << 32 | load_be32(p + 4);
+inline uint64_t load_be64(const uint8_t* p) { return uint64_t(load_be32(p)) << 32 | load_be32(p + 4); }
+inline void store_be16(uint8_t* p, uint16_t v) {
+  p[0] = uint8_t(v >> 8);
+  p[1] = uint8_t(v);
 }
-inline void store_be16(uint8_t* p, uint16_t v) { p[0] = uint8_t(v >> 8); p[1] = uint8_t(v); }
 inline void store_be32(uint8_t* p, uint32_t v) {
-  p[0] = uint8_t(v >> 24); p[1] = uint8_t(v >> 16); p[2] = uint8_t(v >> 8); p[3] = uint8_t(v);
+  p[0] = uint8_t(v >> 24);
+  p[1] = uint8_t(v >> 16);
+  p[2] = uint8_t(v >> 8);
+  p[3] = uint8_t(v);
 }
-inline void store_be64(uint8_t* p, uint64_t v) { store_be32(p, uint32_t(v >> 32)); store_be32(p + 4, uint32_t(v)); }
+inline void store_be64(uint8_t* p, uint64_t v) {
+  store_be32(p, uint32_t(v >> 32));
+  store_be32(p + 4, uint32_t(v));
+}
 
 class ByteReader {
  public:
@@ -40,11 +47,34 @@ class ByteReader {
   ByteSpan rest() const { return s_.subspan(pos_); }
   ByteSpan whole() const { return s_; }
 
-  bool u8(uint8_t& v) { if (remaining() < 1) return false; v = s_[pos_++]; return true; }
-  bool u16(uint16_t& v) { if (remaining() < 2) return false; v = load_be16(&s_[pos_]); pos_ += 2; return true; }
-  bool u32(uint32_t& v) { if (remaining() < 4) return false; v = load_be32(&s_[pos_]); pos_ += 4; return true; }
-  bool u64(uint64_t& v) { if (remaining() < 8) return false; v = load_be64(&s_[pos_]); pos_ += 8; return true; }
-  bool skip(size_t n) { if (remaining() < n) return false; pos_ += n; return true; }
+  bool u8(uint8_t& v) {
+    if (remaining() < 1) return false;
+    v = s_[pos_++];
+    return true;
+  }
+  bool u16(uint16_t& v) {
+    if (remaining() < 2) return false;
+    v = load_be16(&s_[pos_]);
+    pos_ += 2;
+    return true;
+  }
+  bool u32(uint32_t& v) {
+    if (remaining() < 4) return false;
+    v = load_be32(&s_[pos_]);
+    pos_ += 4;
+    return true;
+  }
+  bool u64(uint64_t& v) {
+    if (remaining() < 8) return false;
+    v = load_be64(&s_[pos_]);
+    pos_ += 8;
+    return true;
+  }
+  bool skip(size_t n) {
+    if (remaining() < n) return false;
+    pos_ += n;
+    return true;
+  }
   bool bytes(size_t n, ByteSpan& out) {
     if (remaining() < n) return false;
     out = s_.subspan(pos_, n);
@@ -81,9 +111,18 @@ class ByteWriter {
   size_t size() { return buf().size(); }
 
   void u8(uint8_t v) { buf().push_back(v); }
-  void u16(uint16_t v) { size_t o = grow(2); store_be16(&buf()[o], v); }
-  void u32(uint32_t v) { size_t o = grow(4); store_be32(&buf()[o], v); }
-  void u64(uint64_t v) { size_t o = grow(8); store_be64(&buf()[o], v); }
+  void u16(uint16_t v) {
+    size_t o = grow(2);
+    store_be16(&buf()[o], v);
+  }
+  void u32(uint32_t v) {
+    size_t o = grow(4);
+    store_be32(&buf()[o], v);
+  }
+  void u64(uint64_t v) {
+    size_t o = grow(8);
+    store_be64(&buf()[o], v);
+  }
   void zeros(size_t n) { buf().insert(buf().end(), n, 0); }
   void bytes(ByteSpan b) { buf().insert(buf().end(), b.begin(), b.end()); }
   void bytes(const void* p, size_t n) {
@@ -107,7 +146,11 @@ class ByteWriter {
   Bytes take() { return std::move(buf()); }
 
  private:
-  size_t grow(size_t n) { size_t o = buf().size(); buf().resize(o + n); return o; }
+  size_t grow(size_t n) {
+    size_t o = buf().size();
+    buf().resize(o + n);
+    return o;
+  }
   Bytes own_;
   Bytes* ext_ = nullptr;
 };

@@ -17,12 +17,18 @@ void set_level(Level l) { g_level.store(l, std::memory_order_relaxed); }
 Level level() { return g_level.load(std::memory_order_relaxed); }
 
 bool parse_level(std::string_view s, Level& out) {
-  if (s == "debug") out = Level::kDebug;
-  else if (s == "info") out = Level::kInfo;
-  else if (s == "warn" || s == "warning") out = Level::kWarn;
-  else if (s == "error") out = Level::kError;
-  else if (s == "off") out = Level::kOff;
-  else return false;
+  if (s == "debug")
+    out = Level::kDebug;
+  else if (s == "info")
+    out = Level::kInfo;
+  else if (s == "warn" || s == "warning")
+    out = Level::kWarn;
+  else if (s == "error")
+    out = Level::kError;
+  else if (s == "off")
+    out = Level::kOff;
+  else
+    return false;
   return true;
 }
 
@@ -37,8 +43,8 @@ void write(Level l, std::string_view component, std::string_view message) {
   std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
   std::lock_guard lock(g_mutex);
   std::fprintf(stderr, "%s.%03lld %s %.*s: %.*s\n", ts, static_cast<long long>(ms),
-               kNames[static_cast<int>(l)], int(component.size()), component.data(),
-               int(message.size()), message.data());
+               kNames[static_cast<int>(l)], int(component.size()), component.data(), int(message.size()),
+               message.data());
   std::fflush(stderr);
 }
 

@@ -2,9 +2,9 @@
 // with a timestamp, level and component: "2026-11-30T05:50:01.123 INFO switch: ...".
 #pragma once
 
-#include <string_view>
-
 #include <fmt/format.h>
+
+#include <string_view>
 
 namespace flowlab::log {
 

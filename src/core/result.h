@@ -5,12 +5,12 @@
 // subcommand boundary (src/cli).
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cassert>
 #include <string>
 #include <utility>
 #include <variant>
-
-#include <fmt/format.h>
 
 namespace flowlab {
 
@@ -45,7 +45,7 @@ Unexpected<Error> fail(fmt::format_string<Args...> f, Args&&... args) {
 template <typename T, typename E = Error>
 class [[nodiscard]] Result {
  public:
-  Result(const T& v) : v_(std::in_place_index<0>, v) {}  // NOLINT(google-explicit-constructor)
+  Result(const T& v) : v_(std::in_place_index<0>, v) {}        // NOLINT(google-explicit-constructor)
   Result(T&& v) : v_(std::in_place_index<0>, std::move(v)) {}  // NOLINT
   template <typename U>
   Result(Unexpected<U> e) : v_(std::in_place_index<1>, std::move(e.error)) {}  // NOLINT
@@ -53,17 +53,32 @@ class [[nodiscard]] Result {
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
 
-  T& value() & { assert(ok()); return std::get<0>(v_); }
-  const T& value() const& { assert(ok()); return std::get<0>(v_); }
-  T&& value() && { assert(ok()); return std::get<0>(std::move(v_)); }
+  T& value() & {
+    assert(ok());
+    return std::get<0>(v_);
+  }
+  const T& value() const& {
+    assert(ok());
+    return std::get<0>(v_);
+  }
+  T&& value() && {
+    assert(ok());
+    return std::get<0>(std::move(v_));
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T&& operator*() && { return std::move(*this).value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 
-  const E& error() const { assert(!ok()); return std::get<1>(v_); }
-  E& error() { assert(!ok()); return std::get<1>(v_); }
+  const E& error() const {
+    assert(!ok());
+    return std::get<1>(v_);
+  }
+  E& error() {
+    assert(!ok());
+    return std::get<1>(v_);
+  }
 
  private:
   std::variant<T, E> v_;
@@ -80,7 +95,10 @@ class [[nodiscard]] BasicStatus {
 
   bool ok() const { return ok_; }
   explicit operator bool() const { return ok_; }
-  const E& error() const { assert(!ok_); return err_; }
+  const E& error() const {
+    assert(!ok_);
+    return err_;
+  }
 
  private:
   E err_{};
@@ -93,11 +111,10 @@ inline Status ok_status() { return {}; }
 }  // namespace flowlab
 
 // Propagate an error from a Result/Status-returning expression.
-#define FLOWLAB_TRY(expr)                                      \
-  do {                                                         \
-    auto&& flowlab_try_r_ = (expr);                            \
-    if (!flowlab_try_r_.ok())                                  \
-      return ::flowlab::unexpected(flowlab_try_r_.error());    \
+#define FLOWLAB_TRY(expr)                                                           \
+  do {                                                                              \
+    auto&& flowlab_try_r_ = (expr);                                                 \
+    if (!flowlab_try_r_.ok()) return ::flowlab::unexpected(flowlab_try_r_.error()); \
   } while (0)
 
 #define FLOWLAB_CONCAT_INNER(a, b) a##b
@@ -105,7 +122,7 @@ inline Status ok_status() { return {}; }
 // FLOWLAB_ASSIGN_OR_RETURN(auto x, f());
 #define FLOWLAB_ASSIGN_OR_RETURN(lhs, expr) \
   FLOWLAB_ASSIGN_OR_RETURN_IMPL(FLOWLAB_CONCAT(flowlab_r_, __LINE__), lhs, expr)
-#define FLOWLAB_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
-  auto tmp = (expr);                                  \
+#define FLOWLAB_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr)                  \
+  auto tmp = (expr);                                                   \
   if (!tmp.ok()) return ::flowlab::unexpected(std::move(tmp.error())); \
   lhs = std::move(tmp.value())

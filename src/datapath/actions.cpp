@@ -24,10 +24,18 @@ L4Csum l4_csum(PacketContext& pc) {
   if (l.l4 == kNone || l.later_frag) return c;
   size_t off;
   switch (pc.key.ip_proto) {
-    case kProtoTcp: off = kTcpCsumOff; break;
-    case kProtoUdp: off = kUdpCsumOff; break;
-    case kProtoIcmp: case kProtoIcmpv6: off = kIcmpCsumOff; break;
-    default: return c;
+    case kProtoTcp:
+      off = kTcpCsumOff;
+      break;
+    case kProtoUdp:
+      off = kUdpCsumOff;
+      break;
+    case kProtoIcmp:
+    case kProtoIcmpv6:
+      off = kIcmpCsumOff;
+      break;
+    default:
+      return c;
   }
   if (l.l4 + off + 2 > pc.pkt->size()) return c;
   c.field = pc.pkt->data() + l.l4 + off;
@@ -80,15 +88,18 @@ ActionResult write_bytes(PacketContext& pc, size_t at, const uint8_t* v, size_t 
   std::memcpy(old, p, n);
   std::memcpy(p, v, n);
   switch (covers) {
-    case Covers::kNone: break;
-    case Covers::kIpHeader: break;
+    case Covers::kNone:
+    case Covers::kIpHeader:
+      break;
     case Covers::kPseudo:
       if (pc.layers.ipv4) incsum::patch_bytes(pc.pkt->data() + pc.layers.l3 + kIpv4CsumOff, old, v, n, false);
       l4_pseudo_changed(pc, old, v, n);
       break;
     case Covers::kL4Data:
-      if (pc.key.ip_proto == kProtoSctp) sctp_recompute(pc);
-      else l4_data_changed(pc, old, v, n);
+      if (pc.key.ip_proto == kProtoSctp)
+        sctp_recompute(pc);
+      else
+        l4_data_changed(pc, old, v, n);
       break;
   }
   pc.key_stale = true;
@@ -135,8 +146,10 @@ ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
   const PacketLayers& l = pc.layers;
   const bool arp = pc.key.eth_type == kEthTypeArp || pc.key.eth_type == kEthTypeRarp;
   switch (f.id()) {
-    case OxmId::kEthDst: return n == 6 ? write_bytes(pc, kEthDstOff, v, 6, Covers::kNone) : ActionResult::kSkipped;
-    case OxmId::kEthSrc: return n == 6 ? write_bytes(pc, kEthSrcOff, v, 6, Covers::kNone) : ActionResult::kSkipped;
+    case OxmId::kEthDst:
+      return n == 6 ? write_bytes(pc, kEthDstOff, v, 6, Covers::kNone) : ActionResult::kSkipped;
+    case OxmId::kEthSrc:
+      return n == 6 ? write_bytes(pc, kEthSrcOff, v, 6, Covers::kNone) : ActionResult::kSkipped;
     case OxmId::kVlanVid: {
       if (l.vlan == kNone || n != 2) return ActionResult::kSkipped;
       uint8_t* t = pc.pkt->data() + l.vlan + 2;
@@ -155,7 +168,8 @@ ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
     case OxmId::kIpEcn: {
       if (!is_ip(pc) || n != 1) return ActionResult::kSkipped;
       uint8_t tos = uint8_t(pc.key.ip_dscp << 2 | pc.key.ip_ecn);
-      tos = f.is(OxmId::kIpDscp) ? uint8_t((v[0] & 0x3f) << 2 | (tos & 3)) : uint8_t((tos & 0xfc) | (v[0] & 3));
+      tos =
+          f.is(OxmId::kIpDscp) ? uint8_t((v[0] & 0x3f) << 2 | (tos & 3)) : uint8_t((tos & 0xfc) | (v[0] & 3));
       uint8_t* ip = pc.pkt->data() + l.l3;
       if (l.ipv4) {
         ipv4_word(pc, 0, uint16_t(ip[0] << 8 | tos));
@@ -170,11 +184,13 @@ ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
     case OxmId::kIpv4Src:
     case OxmId::kIpv4Dst:
       if (!l.ipv4 || n != 4) return ActionResult::kSkipped;
-      return write_bytes(pc, l.l3 + (f.is(OxmId::kIpv4Src) ? kIpv4SrcOff : kIpv4DstOff), v, 4, Covers::kPseudo);
+      return write_bytes(pc, l.l3 + (f.is(OxmId::kIpv4Src) ? kIpv4SrcOff : kIpv4DstOff), v, 4,
+                         Covers::kPseudo);
     case OxmId::kIpv6Src:
     case OxmId::kIpv6Dst:
       if (!l.ipv6 || n != 16) return ActionResult::kSkipped;
-      return write_bytes(pc, l.l3 + (f.is(OxmId::kIpv6Src) ? kIpv6SrcOff : kIpv6DstOff), v, 16, Covers::kPseudo);
+      return write_bytes(pc, l.l3 + (f.is(OxmId::kIpv6Src) ? kIpv6SrcOff : kIpv6DstOff), v, 16,
+                         Covers::kPseudo);
     case OxmId::kIpv6Flabel: {
       if (!l.ipv6 || n != 4) return ActionResult::kSkipped;
       uint8_t* ip = pc.pkt->data() + l.l3;
@@ -182,19 +198,27 @@ ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
       pc.key_stale = true;
       return ActionResult::kOk;
     }
-    case OxmId::kTcpSrc: case OxmId::kUdpSrc: case OxmId::kSctpSrc:
-    case OxmId::kTcpDst: case OxmId::kUdpDst: case OxmId::kSctpDst: {
+    case OxmId::kTcpSrc:
+    case OxmId::kUdpSrc:
+    case OxmId::kSctpSrc:
+    case OxmId::kTcpDst:
+    case OxmId::kUdpDst:
+    case OxmId::kSctpDst: {
       if (l.l4 == kNone || l.later_frag || n != 2) return ActionResult::kSkipped;
       bool src = f.is(OxmId::kTcpSrc) || f.is(OxmId::kUdpSrc) || f.is(OxmId::kSctpSrc);
       return write_bytes(pc, l.l4 + (src ? kL4SrcOff : kL4DstOff), v, 2, Covers::kL4Data);
     }
-    case OxmId::kIcmpv4Type: case OxmId::kIcmpv6Type:
-    case OxmId::kIcmpv4Code: case OxmId::kIcmpv6Code: {
+    case OxmId::kIcmpv4Type:
+    case OxmId::kIcmpv6Type:
+    case OxmId::kIcmpv4Code:
+    case OxmId::kIcmpv6Code: {
       if (l.l4 == kNone || n != 1) return ActionResult::kSkipped;
       uint8_t* h = pc.pkt->data() + l.l4;
       uint8_t w[2] = {h[0], h[1]};
-      if (f.is(OxmId::kIcmpv4Type) || f.is(OxmId::kIcmpv6Type)) w[0] = v[0];
-      else w[1] = v[0];
+      if (f.is(OxmId::kIcmpv4Type) || f.is(OxmId::kIcmpv6Type))
+        w[0] = v[0];
+      else
+        w[1] = v[0];
       return write_bytes(pc, l.l4, w, 2, Covers::kL4Data);
     }
     case OxmId::kArpOp:
@@ -221,15 +245,20 @@ ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
       size_t at = nd_option(pc, f.is(OxmId::kIpv6NdSll) ? kNdOptSll : kNdOptTll);
       return write_bytes(pc, at, v, 6, Covers::kL4Data);
     }
-    case OxmId::kMplsLabel: case OxmId::kMplsTc: case OxmId::kMplsBos: {
+    case OxmId::kMplsLabel:
+    case OxmId::kMplsTc:
+    case OxmId::kMplsBos: {
       if (l.l2_5 == kNone || !is_mpls_type(pc.key.eth_type) || l.l2_5 + kMplsLen > pc.pkt->size())
         return ActionResult::kSkipped;
       uint8_t* p = pc.pkt->data() + l.l2_5;
       uint32_t lse = load_be32(p);
       uint64_t x = f.value_u64();
-      if (f.is(OxmId::kMplsLabel)) lse = make_mpls(uint32_t(x), mpls_tc(lse), mpls_bos(lse), mpls_ttl(lse));
-      else if (f.is(OxmId::kMplsTc)) lse = make_mpls(mpls_label(lse), uint8_t(x), mpls_bos(lse), mpls_ttl(lse));
-      else lse = make_mpls(mpls_label(lse), mpls_tc(lse), x & 1, mpls_ttl(lse));
+      if (f.is(OxmId::kMplsLabel))
+        lse = make_mpls(uint32_t(x), mpls_tc(lse), mpls_bos(lse), mpls_ttl(lse));
+      else if (f.is(OxmId::kMplsTc))
+        lse = make_mpls(mpls_label(lse), uint8_t(x), mpls_bos(lse), mpls_ttl(lse));
+      else
+        lse = make_mpls(mpls_label(lse), mpls_tc(lse), x & 1, mpls_ttl(lse));
       store_be32(p, lse);
       pc.key_stale = true;
       return ActionResult::kOk;
@@ -251,8 +280,10 @@ ActionResult set_dscp(PacketContext& pc, uint8_t dscp) {
   if (!is_ip(pc)) return ActionResult::kSkipped;
   uint8_t tos = uint8_t((dscp & 0x3f) << 2 | pc.key.ip_ecn);
   uint8_t* ip = pc.pkt->data() + l.l3;
-  if (l.ipv4) ipv4_word(pc, 0, uint16_t(ip[0] << 8 | tos));
-  else store_be32(ip, (load_be32(ip) & ~(0xffu << 20)) | uint32_t(tos) << 20);
+  if (l.ipv4)
+    ipv4_word(pc, 0, uint16_t(ip[0] << 8 | tos));
+  else
+    store_be32(ip, (load_be32(ip) & ~(0xffu << 20)) | uint32_t(tos) << 20);
   pc.key.ip_dscp = dscp & 0x3f;
   return ActionResult::kOk;
 }

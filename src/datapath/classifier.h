@@ -42,13 +42,13 @@ class Classifier {
     std::vector<uint8_t> words;        // indices of non-zero mask words
     std::vector<uint64_t> mask_words;  // the mask at those indices
     uint16_t max_priority = 0;
-    std::vector<uint32_t> slots;       // 0 = empty, else index+1 into rules
+    std::vector<uint32_t> slots;  // 0 = empty, else index+1 into rules
     struct Rule {
       uint64_t hash;
       const FlowEntry* entry;
     };
     std::vector<Rule> rules;
-    std::vector<uint64_t> values;      // rules[i]'s masked words at values[i*words.size()...]
+    std::vector<uint64_t> values;  // rules[i]'s masked words at values[i*words.size()...]
   };
   std::vector<Subtable> subtables_;
   std::vector<FlowEntryPtr> entries_;

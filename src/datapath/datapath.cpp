@@ -126,7 +126,8 @@ Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::flow_mod(const of::F
   return r;
 }
 
-Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::group_mod(const of::GroupMod& gm, uint64_t now_ns) {
+Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::group_mod(const of::GroupMod& gm,
+                                                                      uint64_t now_ns) {
   DatapathImpl& d = *impl_;
   std::lock_guard lk(d.mu);
   FLOWLAB_TRY(apply_group_mod(d.groups, gm, now_ns));
@@ -138,7 +139,8 @@ Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::group_mod(const of::
         [&](const FlowEntry& e) {
           for (const of::Instruction& in : e.instructions)
             for (const of::Action& a : in.actions)
-              if (a.type == of::ActionType::kGroup && (id == of::group::kAll || a.group_id == id)) return true;
+              if (a.type == of::ActionType::kGroup && (id == of::group::kAll || a.group_id == id))
+                return true;
           return false;
         },
         of::FlowRemovedReason::kGroupDelete, now_ns);
@@ -147,7 +149,8 @@ Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::group_mod(const of::
   return removed;
 }
 
-Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::meter_mod(const of::MeterMod& mm, uint64_t now_ns) {
+Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::meter_mod(const of::MeterMod& mm,
+                                                                      uint64_t now_ns) {
   DatapathImpl& d = *impl_;
   std::lock_guard lk(d.mu);
   FLOWLAB_TRY(apply_meter_mod(d.meters, mm, now_ns));

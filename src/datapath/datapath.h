@@ -95,13 +95,13 @@ class ControllerSink {
 
 // Datapath-wide counters (summed over forwarding contexts on read).
 struct DatapathCounters {
-  uint64_t packets = 0;          // packets that entered the pipeline
-  uint64_t table_miss_drops = 0; // dropped: no flow matched and no table-miss flow
-  uint64_t to_controller = 0;    // handed to the ControllerSink
-  uint64_t invalid_ttl = 0;      // dropped or sent to the controller for TTL expiry
-  uint64_t meter_drops = 0;      // dropped by a meter band
-  uint64_t action_drops = 0;     // no output at all after the action set (explicit drop)
-  uint64_t cache_hits = 0;       // exact-match flow cache hits
+  uint64_t packets = 0;           // packets that entered the pipeline
+  uint64_t table_miss_drops = 0;  // dropped: no flow matched and no table-miss flow
+  uint64_t to_controller = 0;     // handed to the ControllerSink
+  uint64_t invalid_ttl = 0;       // dropped or sent to the controller for TTL expiry
+  uint64_t meter_drops = 0;       // dropped by a meter band
+  uint64_t action_drops = 0;      // no output at all after the action set (explicit drop)
+  uint64_t cache_hits = 0;        // exact-match flow cache hits
   uint64_t cache_misses = 0;
 };
 

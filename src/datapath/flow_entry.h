@@ -32,14 +32,14 @@ struct FlowEntry {
   std::shared_ptr<FlowCounters> counters;
 
   // Decoded instructions (pointers into `instructions`; set by decode()).
-  uint32_t meter_id = 0;                   // 0: none
+  uint32_t meter_id = 0;  // 0: none
   const of::ActionList* apply = nullptr;
   bool clear_actions = false;
   const of::ActionList* write = nullptr;
   bool write_metadata = false;
   uint64_t metadata = 0, metadata_mask = 0;
   int goto_table = -1;
-  bool table_miss = false;                 // priority 0, empty match: packet-ins say "no match"
+  bool table_miss = false;  // priority 0, empty match: packet-ins say "no match"
 
   FlowEntry() = default;
   FlowEntry(const FlowEntry&) = delete;
@@ -48,17 +48,28 @@ struct FlowEntry {
   void decode() {
     for (const of::Instruction& in : instructions) {
       switch (in.type) {
-        case of::InstructionType::kMeter: meter_id = in.meter_id; break;
-        case of::InstructionType::kApplyActions: apply = &in.actions; break;
-        case of::InstructionType::kClearActions: clear_actions = true; break;
-        case of::InstructionType::kWriteActions: write = &in.actions; break;
+        case of::InstructionType::kMeter:
+          meter_id = in.meter_id;
+          break;
+        case of::InstructionType::kApplyActions:
+          apply = &in.actions;
+          break;
+        case of::InstructionType::kClearActions:
+          clear_actions = true;
+          break;
+        case of::InstructionType::kWriteActions:
+          write = &in.actions;
+          break;
         case of::InstructionType::kWriteMetadata:
           write_metadata = true;
           metadata = in.metadata;
           metadata_mask = in.metadata_mask;
           break;
-        case of::InstructionType::kGotoTable: goto_table = in.table_id; break;
-        default: break;
+        case of::InstructionType::kGotoTable:
+          goto_table = in.table_id;
+          break;
+        default:
+          break;
       }
     }
     table_miss = priority == 0 && match.fields.empty();

@@ -13,7 +13,9 @@ using of::FlowModCommand;
 using of::FlowModFailedCode;
 constexpr size_t kMaxFlowsPerTable = 1 << 20;
 
-bool cookie_ok(const FlowEntry& e, uint64_t cookie, uint64_t mask) { return (e.cookie & mask) == (cookie & mask); }
+bool cookie_ok(const FlowEntry& e, uint64_t cookie, uint64_t mask) {
+  return (e.cookie & mask) == (cookie & mask);
+}
 
 std::shared_ptr<FlowEntry> make_entry(const of::FlowMod& fm, const MaskedKey& mk, uint64_t now_ns) {
   auto e = std::make_shared<FlowEntry>();
@@ -78,7 +80,8 @@ std::vector<of::FlowRemoved> DatapathImpl::remove_flows_if(const std::function<b
     size_t kept = 0;
     for (size_t i = 0; i < v.size(); ++i) {
       if (pred(*v[i])) {
-        if (v[i]->flags & of::flow_mod_flags::kSendFlowRem) out.push_back(make_flow_removed(*v[i], reason, now_ns));
+        if (v[i]->flags & of::flow_mod_flags::kSendFlowRem)
+          out.push_back(make_flow_removed(*v[i], reason, now_ns));
         dirty[t] = true;
       } else {
         v[kept++] = std::move(v[i]);
@@ -122,8 +125,9 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(c
                                         fmt::format("unknown flow-mod command {}", uint8_t(cmd))));
   const bool is_delete = cmd == FlowModCommand::kDelete || cmd == FlowModCommand::kDeleteStrict;
   if (!(is_delete && fm.table_id == of::table::kAll) && fm.table_id >= n)
-    return unexpected(of::OfError::make(FlowModFailedCode::kBadTableId,
-                                        fmt::format("table {} does not exist (tables 0..{})", fm.table_id, n - 1)));
+    return unexpected(
+        of::OfError::make(FlowModFailedCode::kBadTableId,
+                          fmt::format("table {} does not exist (tables 0..{})", fm.table_id, n - 1)));
   FLOWLAB_ASSIGN_OR_RETURN(MaskedKey mk, compile_match(fm.match));
   const bool strict = cmd == FlowModCommand::kModifyStrict || cmd == FlowModCommand::kDeleteStrict;
   auto selected = [&](const FlowEntry& e) {
@@ -185,9 +189,10 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(c
   if (fm.flags & of::flow_mod_flags::kCheckOverlap) {
     for (const auto& e : table)
       if (e->priority == fm.priority && e->key.overlaps(mk))
-        return unexpected(of::OfError::make(
-            FlowModFailedCode::kOverlap,
-            fmt::format("flow overlaps an existing flow at priority {} in table {}", fm.priority, fm.table_id)));
+        return unexpected(
+            of::OfError::make(FlowModFailedCode::kOverlap,
+                              fmt::format("flow overlaps an existing flow at priority {} in table {}",
+                                          fm.priority, fm.table_id)));
   }
   auto ne = make_entry(fm, mk, now_ns);
   for (auto& e : table) {
@@ -198,8 +203,9 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(c
     }
   }
   if (table.size() >= kMaxFlowsPerTable)
-    return unexpected(of::OfError::make(FlowModFailedCode::kTableFull,
-                                        fmt::format("table {} is full ({} flows)", fm.table_id, table.size())));
+    return unexpected(
+        of::OfError::make(FlowModFailedCode::kTableFull,
+                          fmt::format("table {} is full ({} flows)", fm.table_id, table.size())));
   table.push_back(std::move(ne));
   dirty[fm.table_id] = true;
   return std::vector<of::FlowRemoved>{};

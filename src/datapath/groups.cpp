@@ -54,30 +54,37 @@ OfStatus apply_group_mod(GroupTable& table, const of::GroupMod& gm, uint64_t now
     return unexpected(gm_error(GroupModFailedCode::kBadCommand,
                                fmt::format("unknown group-mod command {}", uint16_t(gm.command))));
   if (id > of::group::kMax)
-    return unexpected(gm_error(GroupModFailedCode::kInvalidGroup, fmt::format("group id 0x{:x} is reserved", id)));
+    return unexpected(
+        gm_error(GroupModFailedCode::kInvalidGroup, fmt::format("group id 0x{:x} is reserved", id)));
   const bool exists = table.count(id) != 0;
   if (gm.command == GroupModCommand::kAdd && exists)
     return unexpected(gm_error(GroupModFailedCode::kGroupExists, fmt::format("group {} already exists", id)));
   if (gm.command == GroupModCommand::kModify && !exists)
-    return unexpected(gm_error(GroupModFailedCode::kUnknownGroup, fmt::format("group {} does not exist", id)));
+    return unexpected(
+        gm_error(GroupModFailedCode::kUnknownGroup, fmt::format("group {} does not exist", id)));
   if (uint8_t(gm.type) > uint8_t(of::GroupType::kFastFailover))
-    return unexpected(gm_error(GroupModFailedCode::kBadType, fmt::format("unknown group type {}", uint8_t(gm.type))));
+    return unexpected(
+        gm_error(GroupModFailedCode::kBadType, fmt::format("unknown group type {}", uint8_t(gm.type))));
   if (gm.type == of::GroupType::kIndirect && gm.buckets.size() != 1)
-    return unexpected(gm_error(GroupModFailedCode::kInvalidGroup,
-                               fmt::format("indirect group needs exactly one bucket, got {}", gm.buckets.size())));
+    return unexpected(
+        gm_error(GroupModFailedCode::kInvalidGroup,
+                 fmt::format("indirect group needs exactly one bucket, got {}", gm.buckets.size())));
   uint32_t total_weight = 0;
   for (const of::Bucket& b : gm.buckets) {
     if (gm.type != of::GroupType::kSelect && b.weight != 0)
-      return unexpected(gm_error(GroupModFailedCode::kWeightUnsupported, "bucket weight is only for select groups"));
+      return unexpected(
+          gm_error(GroupModFailedCode::kWeightUnsupported, "bucket weight is only for select groups"));
     total_weight += b.weight;
     if (gm.type == of::GroupType::kFastFailover && b.watch_port == of::port::kAny &&
         b.watch_group == of::group::kAny)
-      return unexpected(gm_error(GroupModFailedCode::kBadWatch, "fast-failover bucket needs watch_port or watch_group"));
+      return unexpected(
+          gm_error(GroupModFailedCode::kBadWatch, "fast-failover bucket needs watch_port or watch_group"));
     if (b.watch_group != of::group::kAny && !table.count(b.watch_group))
       return unexpected(gm_error(GroupModFailedCode::kBadWatch,
                                  fmt::format("watch_group {} does not exist", b.watch_group)));
     if (b.watch_port != of::port::kAny && (b.watch_port == 0 || b.watch_port > of::port::kMax))
-      return unexpected(gm_error(GroupModFailedCode::kBadWatch, fmt::format("bad watch_port 0x{:x}", b.watch_port)));
+      return unexpected(
+          gm_error(GroupModFailedCode::kBadWatch, fmt::format("bad watch_port 0x{:x}", b.watch_port)));
     ValidationContext vc;
     vc.groups = &table;
     vc.in_group = true;
@@ -85,8 +92,9 @@ OfStatus apply_group_mod(GroupTable& table, const of::GroupMod& gm, uint64_t now
     for (const of::Action& a : b.actions) {
       if (a.type != of::ActionType::kGroup) continue;
       if (a.group_id == id || group_reaches(table, a.group_id, id))
-        return unexpected(gm_error(GroupModFailedCode::kLoop,
-                                   fmt::format("group {} would forward to itself through group {}", id, a.group_id)));
+        return unexpected(
+            gm_error(GroupModFailedCode::kLoop,
+                     fmt::format("group {} would forward to itself through group {}", id, a.group_id)));
     }
   }
   auto g = std::make_shared<Group>();

@@ -9,7 +9,8 @@ namespace {
 
 using of::OxmId;
 
-#define SLOT(field, raw) FieldSlot{uint16_t(offsetof(FlowKey, field)), uint8_t(sizeof(FlowKey::field)), raw}
+#define SLOT(field, raw) \
+  FieldSlot { uint16_t(offsetof(FlowKey, field)), uint8_t(sizeof(FlowKey::field)), raw }
 
 const std::array<FieldSlot, of::kNumBasicOxm> kSlots = {
     SLOT(in_port, false),     SLOT(in_phy_port, false), SLOT(metadata, false),   SLOT(eth_dst, true),
@@ -39,10 +40,24 @@ void put(FlowKey& k, const FieldSlot& s, const Bytes& wire) {
   }
   uint64_t v = be_to_u64(wire.data(), wire.size());
   switch (s.width) {
-    case 1: { uint8_t x = uint8_t(v); std::memcpy(base, &x, 1); break; }
-    case 2: { uint16_t x = uint16_t(v); std::memcpy(base, &x, 2); break; }
-    case 4: { uint32_t x = uint32_t(v); std::memcpy(base, &x, 4); break; }
-    default: std::memcpy(base, &v, 8); break;
+    case 1: {
+      uint8_t x = uint8_t(v);
+      std::memcpy(base, &x, 1);
+      break;
+    }
+    case 2: {
+      uint16_t x = uint16_t(v);
+      std::memcpy(base, &x, 2);
+      break;
+    }
+    case 4: {
+      uint32_t x = uint32_t(v);
+      std::memcpy(base, &x, 4);
+      break;
+    }
+    default:
+      std::memcpy(base, &v, 8);
+      break;
   }
 }
 
@@ -59,10 +74,23 @@ uint64_t get_key_field(const FlowKey& k, of::OxmId id) {
   const uint8_t* base = reinterpret_cast<const uint8_t*>(&k) + s->offset;
   if (s->raw) return be_to_u64(base, s->width > 8 ? 8 : s->width);
   switch (s->width) {
-    case 1: return base[0];
-    case 2: { uint16_t x; std::memcpy(&x, base, 2); return x; }
-    case 4: { uint32_t x; std::memcpy(&x, base, 4); return x; }
-    default: { uint64_t x; std::memcpy(&x, base, 8); return x; }
+    case 1:
+      return base[0];
+    case 2: {
+      uint16_t x;
+      std::memcpy(&x, base, 2);
+      return x;
+    }
+    case 4: {
+      uint32_t x;
+      std::memcpy(&x, base, 4);
+      return x;
+    }
+    default: {
+      uint64_t x;
+      std::memcpy(&x, base, 8);
+      return x;
+    }
   }
 }
 
@@ -71,7 +99,9 @@ Result<MaskedKey, of::OfError> compile_match(const of::Match& m) {
   MaskedKey mk;
   for (const of::OxmField& f : m.fields) {
     const FieldSlot* s = field_slot(f.id());
-    if (!s) return unexpected(of::OfError::make(of::BadMatchCode::kBadField, "field not supported by the datapath"));
+    if (!s)
+      return unexpected(
+          of::OfError::make(of::BadMatchCode::kBadField, "field not supported by the datapath"));
     put(mk.value, *s, f.value);
     if (f.has_mask) {
       put(mk.mask, *s, f.mask);
@@ -90,7 +120,7 @@ Result<MaskedKey, of::OfError> compile_match(const of::Match& m) {
 bool MaskedKey::covered_by(const MaskedKey& f) const {
   for (size_t i = 0; i < kFlowKeyWords; ++i) {
     uint64_t fm = key_word(f.mask, i);
-    if ((key_word(mask, i) & fm) != fm) return false;            // filter constrains a bit we don't
+    if ((key_word(mask, i) & fm) != fm) return false;  // filter constrains a bit we don't
     if ((key_word(value, i) & fm) != key_word(f.value, i)) return false;
   }
   return true;

@@ -1,9 +1,9 @@
 // Meter token buckets and meter-mod (design notes in meters.h).
 #include "datapath/meters.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace flowlab::dp {
 namespace {
@@ -20,7 +20,7 @@ int64_t band_capacity(uint16_t flags, const of::MeterBand& b) {
   if (pktps(flags)) {
     cap = (flags & of::meter_flags::kBurst) && b.burst_size ? int64_t(b.burst_size) * 1'000'000'000
                                                             : rate * 100'000'000;  // 100 ms worth
-    cap = std::max<int64_t>(cap, 1'000'000'000);                                // >= one packet
+    cap = std::max<int64_t>(cap, 1'000'000'000);                                   // >= one packet
   } else {
     cap = (flags & of::meter_flags::kBurst) && b.burst_size ? int64_t(b.burst_size) * 1'000'000'000
                                                             : rate * 100'000'000;
@@ -74,8 +74,10 @@ MeterVerdict meter_packet(const Meter& m, size_t bytes, uint64_t now_ns) {
   st.band_packets[size_t(applied)].fetch_add(1, std::memory_order_relaxed);
   st.band_bytes[size_t(applied)].fetch_add(bytes, std::memory_order_relaxed);
   const of::MeterBand& b = m.bands[size_t(applied)];
-  if (b.type == of::MeterBandType::kDrop) v.drop = true;
-  else if (b.type == of::MeterBandType::kDscpRemark) v.raise_precedence = b.prec_level;
+  if (b.type == of::MeterBandType::kDrop)
+    v.drop = true;
+  else if (b.type == of::MeterBandType::kDscpRemark)
+    v.raise_precedence = b.prec_level;
   return v;
 }
 
@@ -88,7 +90,8 @@ OfStatus apply_meter_mod(MeterTable& table, const of::MeterMod& mm, uint64_t now
       return {};
     }
     if (id == 0 || (id > of::meter::kMax && id != of::meter::kSlowpath && id != of::meter::kController))
-      return unexpected(mm_error(MeterModFailedCode::kInvalidMeter, fmt::format("meter id {} is invalid", id)));
+      return unexpected(
+          mm_error(MeterModFailedCode::kInvalidMeter, fmt::format("meter id {} is invalid", id)));
     table.erase(id);
     return {};
   }
@@ -102,17 +105,20 @@ OfStatus apply_meter_mod(MeterTable& table, const of::MeterMod& mm, uint64_t now
   if (mm.command == MeterModCommand::kAdd && exists)
     return unexpected(mm_error(MeterModFailedCode::kMeterExists, fmt::format("meter {} already exists", id)));
   if (mm.command == MeterModCommand::kModify && !exists)
-    return unexpected(mm_error(MeterModFailedCode::kUnknownMeter, fmt::format("meter {} does not exist", id)));
+    return unexpected(
+        mm_error(MeterModFailedCode::kUnknownMeter, fmt::format("meter {} does not exist", id)));
   using namespace of::meter_flags;
   if (mm.flags & ~(kKbps | kPktps | kBurst | kStats))
-    return unexpected(mm_error(MeterModFailedCode::kBadFlags, fmt::format("unknown meter flags 0x{:x}", mm.flags)));
+    return unexpected(
+        mm_error(MeterModFailedCode::kBadFlags, fmt::format("unknown meter flags 0x{:x}", mm.flags)));
   if ((mm.flags & kKbps) && (mm.flags & kPktps))
     return unexpected(mm_error(MeterModFailedCode::kBadFlags, "meter flags: kbps and pktps are exclusive"));
   if (mm.command == MeterModCommand::kAdd && table.size() >= kMaxMeters)
     return unexpected(mm_error(MeterModFailedCode::kOutOfMeters, "meter table is full"));
   if (mm.bands.size() > kMaxMeterBands)
-    return unexpected(mm_error(MeterModFailedCode::kOutOfBands,
-                               fmt::format("{} bands, at most {} supported", mm.bands.size(), kMaxMeterBands)));
+    return unexpected(
+        mm_error(MeterModFailedCode::kOutOfBands,
+                 fmt::format("{} bands, at most {} supported", mm.bands.size(), kMaxMeterBands)));
   for (const of::MeterBand& b : mm.bands) {
     if (b.type != of::MeterBandType::kDrop && b.type != of::MeterBandType::kDscpRemark)
       return unexpected(mm_error(MeterModFailedCode::kBadBand,

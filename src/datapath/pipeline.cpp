@@ -11,7 +11,7 @@ namespace flowlab::dp {
 namespace {
 
 using of::ActionType;
-constexpr int kMaxDepth = 8;                   // group nesting / clone levels
+constexpr int kMaxDepth = 8;                     // group nesting / clone levels
 constexpr uint16_t kInvalidTtlToController = 4;  // OFPC_INVALID_TTL_TO_CONTROLLER
 
 // The OF1.3 action set: at most one action of each kind, one set-field per field.
@@ -40,26 +40,54 @@ struct ActionSet {
     for (const of::Action& a : list) {
       used = true;
       switch (a.type) {
-        case ActionType::kCopyTtlIn: copy_ttl_in = &a; break;
-        case ActionType::kPopVlan: pop_vlan = &a; break;
-        case ActionType::kPopMpls: pop_mpls = &a; break;
-        case ActionType::kPushMpls: push_mpls = &a; break;
-        case ActionType::kPushVlan: push_vlan = &a; break;
-        case ActionType::kCopyTtlOut: copy_ttl_out = &a; break;
-        case ActionType::kDecMplsTtl: dec_mpls_ttl = &a; break;
-        case ActionType::kDecNwTtl: dec_nw_ttl = &a; break;
-        case ActionType::kSetMplsTtl: set_mpls_ttl = &a; break;
-        case ActionType::kSetNwTtl: set_nw_ttl = &a; break;
-        case ActionType::kSetQueue: set_queue = &a; break;
-        case ActionType::kGroup: group = &a; break;
-        case ActionType::kOutput: case ActionType::kEnqueue: output = &a; break;
+        case ActionType::kCopyTtlIn:
+          copy_ttl_in = &a;
+          break;
+        case ActionType::kPopVlan:
+          pop_vlan = &a;
+          break;
+        case ActionType::kPopMpls:
+          pop_mpls = &a;
+          break;
+        case ActionType::kPushMpls:
+          push_mpls = &a;
+          break;
+        case ActionType::kPushVlan:
+          push_vlan = &a;
+          break;
+        case ActionType::kCopyTtlOut:
+          copy_ttl_out = &a;
+          break;
+        case ActionType::kDecMplsTtl:
+          dec_mpls_ttl = &a;
+          break;
+        case ActionType::kDecNwTtl:
+          dec_nw_ttl = &a;
+          break;
+        case ActionType::kSetMplsTtl:
+          set_mpls_ttl = &a;
+          break;
+        case ActionType::kSetNwTtl:
+          set_nw_ttl = &a;
+          break;
+        case ActionType::kSetQueue:
+          set_queue = &a;
+          break;
+        case ActionType::kGroup:
+          group = &a;
+          break;
+        case ActionType::kOutput:
+        case ActionType::kEnqueue:
+          output = &a;
+          break;
         case ActionType::kSetField:
           if (a.field.is_basic() && a.field.field < of::kNumBasicOxm) {
             set_field[a.field.field] = &a;
             set_mask |= uint64_t{1} << a.field.field;
           }
           break;
-        default: break;
+        default:
+          break;
       }
     }
   }
@@ -132,7 +160,9 @@ bool Runner::invalid_ttl(PacketContext& pc) {
 bool Runner::exec(PacketContext& pc, const of::Action& a, int depth) {
   ActionResult r = ActionResult::kOk;
   switch (a.type) {
-    case ActionType::kOutput: output(pc, a.port, a.max_len, depth); break;
+    case ActionType::kOutput:
+      output(pc, a.port, a.max_len, depth);
+      break;
     case ActionType::kEnqueue: {
       uint32_t q = pc.queue_id;
       pc.queue_id = a.queue_id;
@@ -140,20 +170,47 @@ bool Runner::exec(PacketContext& pc, const of::Action& a, int depth) {
       pc.queue_id = q;
       break;
     }
-    case ActionType::kSetQueue: pc.queue_id = a.queue_id; break;
-    case ActionType::kGroup: exec_group(pc, a.group_id, depth); break;
-    case ActionType::kSetField: r = set_field(pc, a.field); break;
-    case ActionType::kPushVlan: r = push_vlan(pc, a.ethertype); break;
-    case ActionType::kPopVlan: r = pop_vlan(pc); break;
-    case ActionType::kPushMpls: r = push_mpls(pc, a.ethertype); break;
-    case ActionType::kPopMpls: r = pop_mpls(pc, a.ethertype); break;
-    case ActionType::kSetMplsTtl: r = set_mpls_ttl(pc, a.ttl); break;
-    case ActionType::kDecMplsTtl: r = dec_mpls_ttl(pc); break;
-    case ActionType::kSetNwTtl: r = set_nw_ttl(pc, a.ttl); break;
-    case ActionType::kDecNwTtl: r = dec_nw_ttl(pc); break;
-    case ActionType::kCopyTtlOut: r = copy_ttl_out(pc); break;
-    case ActionType::kCopyTtlIn: r = copy_ttl_in(pc); break;
-    default: break;  // rejected by validation (PBB, experimenter)
+    case ActionType::kSetQueue:
+      pc.queue_id = a.queue_id;
+      break;
+    case ActionType::kGroup:
+      exec_group(pc, a.group_id, depth);
+      break;
+    case ActionType::kSetField:
+      r = set_field(pc, a.field);
+      break;
+    case ActionType::kPushVlan:
+      r = push_vlan(pc, a.ethertype);
+      break;
+    case ActionType::kPopVlan:
+      r = pop_vlan(pc);
+      break;
+    case ActionType::kPushMpls:
+      r = push_mpls(pc, a.ethertype);
+      break;
+    case ActionType::kPopMpls:
+      r = pop_mpls(pc, a.ethertype);
+      break;
+    case ActionType::kSetMplsTtl:
+      r = set_mpls_ttl(pc, a.ttl);
+      break;
+    case ActionType::kDecMplsTtl:
+      r = dec_mpls_ttl(pc);
+      break;
+    case ActionType::kSetNwTtl:
+      r = set_nw_ttl(pc, a.ttl);
+      break;
+    case ActionType::kDecNwTtl:
+      r = dec_nw_ttl(pc);
+      break;
+    case ActionType::kCopyTtlOut:
+      r = copy_ttl_out(pc);
+      break;
+    case ActionType::kCopyTtlIn:
+      r = copy_ttl_in(pc);
+      break;
+    default:
+      break;  // rejected by validation (PBB, experimenter)
   }
   if (r == ActionResult::kInvalidTtl) return invalid_ttl(pc);
   return true;
@@ -335,7 +392,8 @@ void Runner::run_pipeline(PacketContext& pc, uint8_t table) {
     FlowCounters& fc = *flow->counters;
     fc.packets.fetch_add(1, std::memory_order_relaxed);
     fc.bytes.fetch_add(pc.pkt->size(), std::memory_order_relaxed);
-    if (fc.last_used_ns.load(std::memory_order_relaxed) < now_) fc.last_used_ns.store(now_, std::memory_order_relaxed);
+    if (fc.last_used_ns.load(std::memory_order_relaxed) < now_)
+      fc.last_used_ns.store(now_, std::memory_order_relaxed);
     cur_table = table;
     cur_cookie = flow->cookie;
     cur_miss = flow->table_miss;
@@ -395,7 +453,8 @@ void Datapath::process_batch(ForwardingContext& ctx, PacketBatch& batch, uint64_
   }
 }
 
-void Datapath::packet_out(ForwardingContext& ctx, Packet& pkt, const of::ActionList& actions, uint64_t now_ns) {
+void Datapath::packet_out(ForwardingContext& ctx, Packet& pkt, const of::ActionList& actions,
+                          uint64_t now_ns) {
   ForwardingState& st = ctx.state();
   pin(st);
   Runner r(st, *st.snap, now_ns, true);

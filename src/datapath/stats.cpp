@@ -10,12 +10,18 @@ namespace {
 const std::vector<uint16_t> kActionTypes = {0, 11, 12, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25};
 const std::vector<uint16_t> kInstructionTypes = {1, 2, 3, 4, 5, 6};
 
-uint32_t oxm_header(uint8_t field, uint8_t len) { return uint32_t(of::kOxmClassBasic) << 16 | uint32_t(field) << 9 | len; }
+uint32_t oxm_header(uint8_t field, uint8_t len) {
+  return uint32_t(of::kOxmClassBasic) << 16 | uint32_t(field) << 9 | len;
+}
 
 bool settable(of::OxmId id) {
   switch (id) {
-    case of::OxmId::kInPort: case of::OxmId::kInPhyPort: case of::OxmId::kMetadata: case of::OxmId::kEthType:
-    case of::OxmId::kIpProto: case of::OxmId::kIpv6Exthdr:
+    case of::OxmId::kInPort:
+    case of::OxmId::kInPhyPort:
+    case of::OxmId::kMetadata:
+    case of::OxmId::kEthType:
+    case of::OxmId::kIpProto:
+    case of::OxmId::kIpv6Exthdr:
       return false;
     default:
       return true;
@@ -31,7 +37,8 @@ Result<MaskedKey, of::OfError> stats_filter(const DatapathImpl& d, const of::Flo
 
 }  // namespace
 
-Result<of::FlowStatsReply, of::OfError> Datapath::flow_stats(const of::FlowStatsRequest& req, uint64_t now_ns) const {
+Result<of::FlowStatsReply, of::OfError> Datapath::flow_stats(const of::FlowStatsRequest& req,
+                                                             uint64_t now_ns) const {
   const DatapathImpl& d = *impl_;
   std::lock_guard lk(d.mu);
   FLOWLAB_ASSIGN_OR_RETURN(MaskedKey filter, stats_filter(d, req));
@@ -55,7 +62,8 @@ Result<of::FlowStatsReply, of::OfError> Datapath::flow_stats(const of::FlowStats
   return reply;
 }
 
-Result<of::AggregateStatsReply, of::OfError> Datapath::aggregate_stats(const of::FlowStatsRequest& req) const {
+Result<of::AggregateStatsReply, of::OfError> Datapath::aggregate_stats(
+    const of::FlowStatsRequest& req) const {
   const DatapathImpl& d = *impl_;
   std::lock_guard lk(d.mu);
   FLOWLAB_ASSIGN_OR_RETURN(MaskedKey filter, stats_filter(d, req));
@@ -177,7 +185,8 @@ of::MeterFeaturesReply Datapath::meter_features() const {
   of::MeterFeaturesReply r;
   r.max_meter = kMaxMeters;
   r.band_types = 1u << uint16_t(of::MeterBandType::kDrop) | 1u << uint16_t(of::MeterBandType::kDscpRemark);
-  r.capabilities = of::meter_flags::kKbps | of::meter_flags::kPktps | of::meter_flags::kBurst | of::meter_flags::kStats;
+  r.capabilities =
+      of::meter_flags::kKbps | of::meter_flags::kPktps | of::meter_flags::kBurst | of::meter_flags::kStats;
   r.max_bands = kMaxMeterBands;
   r.max_color = 0;
   return r;

@@ -17,8 +17,12 @@ bool valid_out_port(uint32_t p, bool packet_out) {
   if (p == 0 || p == of::port::kAny) return false;
   if (p <= of::port::kMax) return true;
   switch (p) {
-    case of::port::kInPort: case of::port::kNormal: case of::port::kFlood: case of::port::kAll:
-    case of::port::kController: case of::port::kLocal:
+    case of::port::kInPort:
+    case of::port::kNormal:
+    case of::port::kFlood:
+    case of::port::kAll:
+    case of::port::kController:
+    case of::port::kLocal:
       return true;
     case of::port::kTable:
       return packet_out;
@@ -29,8 +33,12 @@ bool valid_out_port(uint32_t p, bool packet_out) {
 
 bool settable(OxmId id) {
   switch (id) {
-    case OxmId::kInPort: case OxmId::kInPhyPort: case OxmId::kMetadata: case OxmId::kEthType:
-    case OxmId::kIpProto: case OxmId::kIpv6Exthdr:
+    case OxmId::kInPort:
+    case OxmId::kInPhyPort:
+    case OxmId::kMetadata:
+    case OxmId::kEthType:
+    case OxmId::kIpProto:
+    case OxmId::kIpv6Exthdr:
       return false;
     default:
       return true;
@@ -40,8 +48,14 @@ bool settable(OxmId id) {
 // L2 fields (and VLAN/MPLS, which push actions may create) are not checked against the match.
 bool needs_prereq_check(OxmId id) {
   switch (id) {
-    case OxmId::kEthDst: case OxmId::kEthSrc: case OxmId::kVlanVid: case OxmId::kVlanPcp:
-    case OxmId::kMplsLabel: case OxmId::kMplsTc: case OxmId::kMplsBos: case OxmId::kTunnelId:
+    case OxmId::kEthDst:
+    case OxmId::kEthSrc:
+    case OxmId::kVlanVid:
+    case OxmId::kVlanPcp:
+    case OxmId::kMplsLabel:
+    case OxmId::kMplsTc:
+    case OxmId::kMplsBos:
+    case OxmId::kTunnelId:
     case OxmId::kPbbIsid:
       return false;
     default:
@@ -56,10 +70,11 @@ OfStatus validate_set_field(const of::OxmField& f, const ValidationContext& vc, 
   if (!settable(f.id()))
     return unexpected(ba(BadActionCode::kBadSetType, fmt::format("set_field: {} cannot be set", info->name)));
   if (f.value.size() != info->length)
-    return unexpected(ba(BadActionCode::kBadSetLen, fmt::format("set_field {}: value length {} != {}", info->name,
-                                                                f.value.size(), info->length)));
+    return unexpected(ba(BadActionCode::kBadSetLen, fmt::format("set_field {}: value length {} != {}",
+                                                                info->name, f.value.size(), info->length)));
   if (f.has_mask)
-    return unexpected(ba(BadActionCode::kBadSetArgument, fmt::format("set_field {}: masks are not allowed", info->name)));
+    return unexpected(
+        ba(BadActionCode::kBadSetArgument, fmt::format("set_field {}: masks are not allowed", info->name)));
   if (vc.match && !headers_changed && needs_prereq_check(f.id())) {
     of::Match m;
     for (const of::OxmField& mf : vc.match->fields)
@@ -67,8 +82,8 @@ OfStatus validate_set_field(const of::OxmField& f, const ValidationContext& vc, 
     m.fields.push_back(f);
     if (auto err = of::validate_match(m); err && err->code == uint16_t(of::BadMatchCode::kBadPrereq))
       return unexpected(ba(BadActionCode::kMatchInconsistent,
-                           fmt::format("set_field {}: the flow's match does not guarantee it ({})", info->name,
-                                       err->message)));
+                           fmt::format("set_field {}: the flow's match does not guarantee it ({})",
+                                       info->name, err->message)));
   }
   return {};
 }
@@ -82,33 +97,41 @@ OfStatus validate_actions(const of::ActionList& actions, const ValidationContext
       case ActionType::kOutput:
       case ActionType::kEnqueue:
         if (!valid_out_port(a.port, vc.packet_out))
-          return unexpected(ba(BadActionCode::kBadOutPort, fmt::format("output to invalid port 0x{:x}", a.port)));
+          return unexpected(
+              ba(BadActionCode::kBadOutPort, fmt::format("output to invalid port 0x{:x}", a.port)));
         break;
       case ActionType::kGroup:
         if (vc.groups && !vc.groups->count(a.group_id))
-          return unexpected(ba(BadActionCode::kBadOutGroup, fmt::format("group {} does not exist", a.group_id)));
+          return unexpected(
+              ba(BadActionCode::kBadOutGroup, fmt::format("group {} does not exist", a.group_id)));
         break;
       case ActionType::kSetField:
         FLOWLAB_TRY(validate_set_field(a.field, vc, headers_changed));
         break;
       case ActionType::kPushVlan:
         if (a.ethertype != 0x8100 && a.ethertype != 0x88a8)
-          return unexpected(ba(BadActionCode::kBadArgument,
-                               fmt::format("push_vlan: ethertype 0x{:04x} is not 0x8100/0x88a8", a.ethertype)));
+          return unexpected(
+              ba(BadActionCode::kBadArgument,
+                 fmt::format("push_vlan: ethertype 0x{:04x} is not 0x8100/0x88a8", a.ethertype)));
         headers_changed = true;
         break;
       case ActionType::kPushMpls:
         if (a.ethertype != 0x8847 && a.ethertype != 0x8848)
-          return unexpected(ba(BadActionCode::kBadArgument,
-                               fmt::format("push_mpls: ethertype 0x{:04x} is not 0x8847/0x8848", a.ethertype)));
+          return unexpected(
+              ba(BadActionCode::kBadArgument,
+                 fmt::format("push_mpls: ethertype 0x{:04x} is not 0x8847/0x8848", a.ethertype)));
         headers_changed = true;
         break;
       case ActionType::kPopVlan:
       case ActionType::kPopMpls:
         headers_changed = true;
         break;
-      case ActionType::kCopyTtlOut: case ActionType::kCopyTtlIn: case ActionType::kSetMplsTtl:
-      case ActionType::kDecMplsTtl: case ActionType::kSetQueue: case ActionType::kSetNwTtl:
+      case ActionType::kCopyTtlOut:
+      case ActionType::kCopyTtlIn:
+      case ActionType::kSetMplsTtl:
+      case ActionType::kDecMplsTtl:
+      case ActionType::kSetQueue:
+      case ActionType::kSetNwTtl:
       case ActionType::kDecNwTtl:
         break;
       case ActionType::kPushPbb:
@@ -118,7 +141,8 @@ OfStatus validate_actions(const of::ActionList& actions, const ValidationContext
         return unexpected(ba(BadActionCode::kBadExperimenter,
                              fmt::format("experimenter action 0x{:08x} not supported", a.experimenter)));
       default:
-        return unexpected(ba(BadActionCode::kBadType, fmt::format("unknown action type {}", uint16_t(a.type))));
+        return unexpected(
+            ba(BadActionCode::kBadType, fmt::format("unknown action type {}", uint16_t(a.type))));
     }
   }
   return {};
@@ -130,17 +154,18 @@ OfStatus validate_instructions(const of::InstructionList& insts, const Validatio
     uint16_t t = uint16_t(in.type);
     if (t >= 1 && t <= 6) {
       if (seen & (1u << t))
-        return unexpected(of::OfError::make(BadInstructionCode::kUnsupInst,
-                                            fmt::format("instruction {} appears twice", of::to_string(in.type))));
+        return unexpected(
+            of::OfError::make(BadInstructionCode::kUnsupInst,
+                              fmt::format("instruction {} appears twice", of::to_string(in.type))));
       seen |= 1u << t;
     }
     switch (in.type) {
       case of::InstructionType::kGotoTable:
         if (in.table_id <= vc.table_id || in.table_id >= vc.n_tables)
-          return unexpected(of::OfError::make(
-              BadInstructionCode::kBadTableId,
-              fmt::format("goto_table:{} from table {} (must go forward, tables 0..{})", in.table_id, vc.table_id,
-                          vc.n_tables - 1)));
+          return unexpected(
+              of::OfError::make(BadInstructionCode::kBadTableId,
+                                fmt::format("goto_table:{} from table {} (must go forward, tables 0..{})",
+                                            in.table_id, vc.table_id, vc.n_tables - 1)));
         break;
       case of::InstructionType::kWriteMetadata:
         break;
@@ -156,8 +181,9 @@ OfStatus validate_instructions(const of::InstructionList& insts, const Validatio
       case of::InstructionType::kClearActions:
         break;
       case of::InstructionType::kExperimenter:
-        return unexpected(of::OfError::make(BadInstructionCode::kBadExperimenter,
-                                            fmt::format("experimenter instruction 0x{:08x}", in.experimenter)));
+        return unexpected(
+            of::OfError::make(BadInstructionCode::kBadExperimenter,
+                              fmt::format("experimenter instruction 0x{:08x}", in.experimenter)));
       default:
         return unexpected(of::OfError::make(BadInstructionCode::kUnknownInst,
                                             fmt::format("unknown instruction type {}", t)));

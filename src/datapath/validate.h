@@ -11,12 +11,12 @@ namespace flowlab::dp {
 
 struct ValidationContext {
   uint8_t n_tables = kDefaultTables;
-  uint8_t table_id = 0;             // table of the flow (goto must go forward)
+  uint8_t table_id = 0;  // table of the flow (goto must go forward)
   const GroupTable* groups = nullptr;
   const MeterTable* meters = nullptr;
-  const of::Match* match = nullptr; // the flow's match: set-field prerequisites
-  bool packet_out = false;          // OFPP_TABLE allowed
-  bool in_group = false;            // bucket actions: group must exist unless it is being added
+  const of::Match* match = nullptr;  // the flow's match: set-field prerequisites
+  bool packet_out = false;           // OFPP_TABLE allowed
+  bool in_group = false;             // bucket actions: group must exist unless it is being added
 };
 
 OfStatus validate_actions(const of::ActionList& actions, const ValidationContext& vc);

@@ -55,7 +55,8 @@ std::string missing_peer(const SwitchSpec& s) {
     case SwitchKind::kLinuxBridge:
       if (s.security_group && !have_program("iptables")) return "iptables is not installed";
       return {};
-    case SwitchKind::kFlowlab: return {};
+    case SwitchKind::kFlowlab:
+      return {};
   }
   return {};
 }
@@ -69,7 +70,8 @@ std::string missing_peer(const ControllerSpec& c, const std::string& flowlab_bin
     case ControllerKind::kFlowlab:
       if (!have_program(flowlab_bin)) return "flowlab binary not found";
       return {};
-    case ControllerKind::kNone: return {};
+    case ControllerKind::kNone:
+      return {};
   }
   return {};
 }
@@ -86,20 +88,24 @@ Status ControllerInstance::start(const CaseEnv& env) {
     if (!spec_.config.empty()) argv.insert(argv.end(), {"--config", spec_.config});
     argv.insert(argv.end(), {"--stats-json", stats_path_});
   } else if (spec_.kind == ControllerKind::kOsKen) {
-    argv = {"/usr/bin/osken-manager", "--ofp-listen-host", "127.0.0.1", "--ofp-tcp-listen-port",
-            std::to_string(port_), spec_.app_file};
+    argv = {"/usr/bin/osken-manager", "--ofp-listen-host",   "127.0.0.1",
+            "--ofp-tcp-listen-port",  std::to_string(port_), spec_.app_file};
   } else {
     return ok_status();
   }
   CommandOptions o = in_ns(env.core_ns);
   // os-ken runs on Debian's python; a python first on PATH has no os_ken.
   if (spec_.kind == ControllerKind::kOsKen) o.env = {{"PATH", "/usr/bin:/bin:/usr/sbin:/sbin"}};
-  FLOWLAB_ASSIGN_OR_RETURN(proc_, Process::spawn(fmt::format("{} controller {}", to_string(spec_.kind), spec_.name),
-                                                 argv, o, log, env.state));
+  FLOWLAB_ASSIGN_OR_RETURN(
+      proc_, Process::spawn(fmt::format("{} controller {}", to_string(spec_.kind), spec_.name), argv, o, log,
+                            env.state));
   std::string port = fmt::format("sport = :{}", port_);
   return wait_until(
       90, fmt::format("controller {} listening on 127.0.0.1:{}", spec_.name, port_),
-      [&] { return ss_has(env.core_ns, {"-ltn", port}); }, [&] { return exited_msg(proc_); });
+      [&] {
+        return ss_has(env.core_ns, {"-ltn", port});
+      },
+      [&] { return exited_msg(proc_); });
 }
 
 void ControllerInstance::stop() { proc_.stop(); }
@@ -124,9 +130,12 @@ Status SwitchInstance::start(const CaseEnv& env, int controller_port) {
   controller_port_ = controller_port;
   switch (spec_.kind) {
     case SwitchKind::kOvs:
-    case SwitchKind::kOvsTso: return start_ovs(env, controller_port);
-    case SwitchKind::kLinuxBridge: return start_bridge(env);
-    case SwitchKind::kFlowlab: return start_flowlab(env, controller_port);
+    case SwitchKind::kOvsTso:
+      return start_ovs(env, controller_port);
+    case SwitchKind::kLinuxBridge:
+      return start_bridge(env);
+    case SwitchKind::kFlowlab:
+      return start_flowlab(env, controller_port);
   }
   return ok_status();
 }
@@ -151,7 +160,8 @@ Status SwitchInstance::start_ovs(const CaseEnv& env, int controller_port) {
   CommandOptions here = with_timeout(15);
   here.env = ovs_env();
   const std::string& R = ovs_dir_;
-  FLOWLAB_TRY(run_checked({"ovsdb-tool", "create", R + "/conf.db", "/usr/share/openvswitch/vswitch.ovsschema"}, here));
+  FLOWLAB_TRY(run_checked(
+      {"ovsdb-tool", "create", R + "/conf.db", "/usr/share/openvswitch/vswitch.ovsschema"}, here));
   FLOWLAB_ASSIGN_OR_RETURN(
       auto db, Process::spawn("ovsdb-server " + spec_.name,
                               {"ovsdb-server", R + "/conf.db", "--remote=punix:" + R + "/db.sock",
@@ -164,26 +174,28 @@ Status SwitchInstance::start_ovs(const CaseEnv& env, int controller_port) {
       [&] { return exited_msg(procs_.back()); }));
   FLOWLAB_TRY(run_checked(vsctl({"--no-wait", "init"}), here));
   if (spec_.kind == SwitchKind::kOvsTso)
-    FLOWLAB_TRY(run_checked(vsctl({"--no-wait", "set", "Open_vSwitch", ".", "other_config:userspace-tso-enable=true"}), here));
+    FLOWLAB_TRY(run_checked(
+        vsctl({"--no-wait", "set", "Open_vSwitch", ".", "other_config:userspace-tso-enable=true"}), here));
   FLOWLAB_ASSIGN_OR_RETURN(
       auto vs, Process::spawn("ovs-vswitchd " + spec_.name,
-                              {"ovs-vswitchd", "unix:" + R + "/db.sock", "--pidfile=" + R + "/ovs-vswitchd.pid",
-                               "--unixctl=" + R + "/ovs-vswitchd.ctl",
+                              {"ovs-vswitchd", "unix:" + R + "/db.sock",
+                               "--pidfile=" + R + "/ovs-vswitchd.pid", "--unixctl=" + R + "/ovs-vswitchd.ctl",
                                "--log-file=" + env.out_dir + "/" + spec_.name + "-ovs-vswitchd.log"},
                               o, env.out_dir + "/" + spec_.name + "-ovs-vswitchd.out", env.state));
   procs_.push_back(std::move(vs));
   std::string br = bridge_name();
-  FLOWLAB_TRY(run_checked(vsctl({"add-br", br, "--", "set", "bridge", br, "datapath_type=netdev",
-                                 "protocols=OpenFlow10,OpenFlow13",
-                                 fmt::format("other-config:datapath-id={:016x}", spec_.dpid)}),
-                          here));
+  FLOWLAB_TRY(run_checked(
+      vsctl({"add-br", br, "--", "set", "bridge", br, "datapath_type=netdev",
+             "protocols=OpenFlow10,OpenFlow13", fmt::format("other-config:datapath-id={:016x}", spec_.dpid)}),
+      here));
   for (size_t i = 0; i < ports_.size(); ++i)
     FLOWLAB_TRY(run_checked(vsctl({"add-port", br, ports_[i], "--", "set", "interface", ports_[i],
                                    fmt::format("ofport_request={}", i + 1)}),
                             here));
   if (controller_port) {
     FLOWLAB_TRY(run_checked(vsctl({"set-fail-mode", br, "secure"}), here));
-    FLOWLAB_TRY(run_checked(vsctl({"set-controller", br, fmt::format("tcp:127.0.0.1:{}", controller_port)}), here));
+    FLOWLAB_TRY(
+        run_checked(vsctl({"set-controller", br, fmt::format("tcp:127.0.0.1:{}", controller_port)}), here));
     FLOWLAB_TRY(run_checked(vsctl({"set", "controller", br, "connection-mode=out-of-band"}), here));
   } else {
     FLOWLAB_TRY(run_checked(vsctl({"set-fail-mode", br, "standalone"}), here));
@@ -206,10 +218,12 @@ Status SwitchInstance::start_bridge(const CaseEnv& env) {
     std::string chain = "flsg-" + p;
     FLOWLAB_TRY(run_checked({"iptables", "-N", chain}, o));
     FLOWLAB_TRY(run_checked({"iptables", "-A", "FORWARD", "-m", "physdev", "--physdev-out", p,
-                             "--physdev-is-bridged", "-j", chain}, o));
-    FLOWLAB_TRY(run_checked({"iptables", "-A", chain, "-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED",
-                             "-j", "ACCEPT"}, o));
-    FLOWLAB_TRY(run_checked({"iptables", "-A", chain, "-m", "conntrack", "--ctstate", "INVALID", "-j", "DROP"}, o));
+                             "--physdev-is-bridged", "-j", chain},
+                            o));
+    FLOWLAB_TRY(run_checked(
+        {"iptables", "-A", chain, "-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED", "-j", "ACCEPT"}, o));
+    FLOWLAB_TRY(
+        run_checked({"iptables", "-A", chain, "-m", "conntrack", "--ctstate", "INVALID", "-j", "DROP"}, o));
     for (const auto& r : spec_.sg_rules) {
       std::vector<std::string> rule = {"iptables", "-A", chain};
       if (r.proto != "any") rule.insert(rule.end(), {"-p", r.proto});
@@ -225,10 +239,11 @@ Status SwitchInstance::start_bridge(const CaseEnv& env) {
 }
 
 Status SwitchInstance::start_flowlab(const CaseEnv& env, int controller_port) {
-  std::vector<std::string> argv = {env.flowlab_bin, "switch", "--name", spec_.name, "--dpid",
-                                   fmt::format("{:#x}", spec_.dpid)};
+  std::vector<std::string> argv = {env.flowlab_bin, "switch", "--name",
+                                   spec_.name,      "--dpid", fmt::format("{:#x}", spec_.dpid)};
   for (const auto& p : ports_) argv.insert(argv.end(), {"--port", p});
-  if (controller_port) argv.insert(argv.end(), {"--controller", fmt::format("tcp:127.0.0.1:{}", controller_port)});
+  if (controller_port)
+    argv.insert(argv.end(), {"--controller", fmt::format("tcp:127.0.0.1:{}", controller_port)});
   argv.insert(argv.end(), {"--listen", fmt::format("ptcp:{}", listen_port_)});
   argv.insert(argv.end(), spec_.extra_args.begin(), spec_.extra_args.end());
   FLOWLAB_ASSIGN_OR_RETURN(auto p, Process::spawn("flowlab switch " + spec_.name, argv, in_ns(env.core_ns),
@@ -237,7 +252,10 @@ Status SwitchInstance::start_flowlab(const CaseEnv& env, int controller_port) {
   std::string port = fmt::format("sport = :{}", listen_port_);
   return wait_until(
       15, fmt::format("flowlab switch {} listening on ptcp:{}", spec_.name, listen_port_),
-      [&] { return ss_has(env.core_ns, {"-ltn", port}); }, [&] { return exited_msg(procs_.back()); });
+      [&] {
+        return ss_has(env.core_ns, {"-ltn", port});
+      },
+      [&] { return exited_msg(procs_.back()); });
 }
 
 Status SwitchInstance::wait_connected(double timeout_s) {
@@ -246,8 +264,11 @@ Status SwitchInstance::wait_connected(double timeout_s) {
   // port inside the core namespace (both ends live there).
   std::string filter = fmt::format("dport = :{}", controller_port_);
   return wait_until(
-      timeout_s, fmt::format("switch {} connecting to the controller on port {}", spec_.name, controller_port_),
-      [&] { return ss_has(env_.core_ns, {"-tn", "state", "established", filter}); },
+      timeout_s,
+      fmt::format("switch {} connecting to the controller on port {}", spec_.name, controller_port_),
+      [&] {
+        return ss_has(env_.core_ns, {"-tn", "state", "established", filter});
+      },
       [&]() -> std::string {
         for (auto& p : procs_)
           if (auto m = exited_msg(p); !m.empty()) return m;
@@ -263,7 +284,9 @@ void SwitchInstance::stop() {
 nlohmann::json SwitchInstance::counters() const {
   nlohmann::json j;
   j["kind"] = to_string(spec_.kind);
-  auto keep = [&](const char* key, const CommandResult& r) { j[key] = r.ok() ? r.out : "error: " + r.describe(); };
+  auto keep = [&](const char* key, const CommandResult& r) {
+    j[key] = r.ok() ? r.out : "error: " + r.describe();
+  };
   if (spec_.kind == SwitchKind::kOvs || spec_.kind == SwitchKind::kOvsTso) {
     CommandOptions o = with_timeout(10);
     o.env = ovs_env();
@@ -275,10 +298,12 @@ nlohmann::json SwitchInstance::counters() const {
     keep("dump_ports", run_command({env_.flowlab_bin, "ofctl", "dump-ports", target}, in_ns(env_.core_ns)));
     keep("dump_flows", run_command({env_.flowlab_bin, "ofctl", "dump-flows", target}, in_ns(env_.core_ns)));
   } else {
-    keep("dump_ports", run_command({"ip", "-s", "link", "show", "master", bridge_name()}, in_ns(env_.core_ns)));
+    keep("dump_ports",
+         run_command({"ip", "-s", "link", "show", "master", bridge_name()}, in_ns(env_.core_ns)));
     if (spec_.security_group) {
       keep("iptables", run_command({"iptables", "-L", "-v", "-n", "-x"}, in_ns(env_.core_ns)));
-      keep("conntrack_count", run_command({"cat", "/proc/sys/net/netfilter/nf_conntrack_count"}, in_ns(env_.core_ns)));
+      keep("conntrack_count",
+           run_command({"cat", "/proc/sys/net/netfilter/nf_conntrack_count"}, in_ns(env_.core_ns)));
     }
   }
   return j;

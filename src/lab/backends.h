@@ -8,10 +8,9 @@
 // Hosts live each in their own namespace, a veth to the switch port.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/result.h"
 #include "lab/process.h"

@@ -169,26 +169,28 @@ std::vector<std::string> explain_case(const json& c) {
       ++total;
       if (v.value("tx-checksumming", "") == "on") ++on;
     }
-    out.push_back(fmt::format("veth offloads: tx checksum/TSO on for {} of {} veth ends{}", on, total,
-                              on ? " (the kernel hands partial checksums and 64 KB super-frames to the switch)" : ""));
+    out.push_back(
+        fmt::format("veth offloads: tx checksum/TSO on for {} of {} veth ends{}", on, total,
+                    on ? " (the kernel hands partial checksums and 64 KB super-frames to the switch)" : ""));
   }
   for (const auto& [n, s] : member(c, "switch_counters").items()) {
     auto p = sum_ports(s.value("dump_ports", ""));
     if (p.any)
-      out.push_back(fmt::format("switch {}: ports received {} and sent {} packets; drops rx {} / tx {}, rx errors {} "
-                                "(OpenFlow ports; LOCAL not counted)",
-                                n,
-                                p.rx, p.tx, p.rx_drop, p.tx_drop, p.rx_err));
+      out.push_back(
+          fmt::format("switch {}: ports received {} and sent {} packets; drops rx {} / tx {}, rx errors {} "
+                      "(OpenFlow ports; LOCAL not counted)",
+                      n, p.rx, p.tx, p.rx_drop, p.tx_drop, p.rx_err));
     long long to_ctl;
     int flows;
     flow_facts(s.value("dump_flows", ""), to_ctl, flows);
     if (to_ctl >= 0)
-      out.push_back(fmt::format("switch {}: {} packets went to the controller through the table-miss flow; {} flow(s) "
-                                "in the table",
-                                n, to_ctl, flows));
+      out.push_back(
+          fmt::format("switch {}: {} packets went to the controller through the table-miss flow; {} flow(s) "
+                      "in the table",
+                      n, to_ctl, flows));
     if (s.contains("iptables"))
-      out.push_back(fmt::format("switch {}: the security group dropped {} packets; conntrack held {} entries", n,
-                                sg_drops(s.value("iptables", "")),
+      out.push_back(fmt::format("switch {}: the security group dropped {} packets; conntrack held {} entries",
+                                n, sg_drops(s.value("iptables", "")),
                                 std::strtoll(s.value("conntrack_count", "0").c_str(), nullptr, 10)));
   }
   for (const auto& [n, st] : member(c, "controller_stats").items()) {
@@ -208,7 +210,8 @@ std::vector<std::string> explain_case(const json& c) {
     if (!parts.empty()) out.push_back(fmt::format("controller {}: {}", n, parts));
   }
   if (every_packet_via_controller(c))
-    out.push_back("every packet crosses the controller (hub: packet-in, then packet-out FLOOD); no flows installed");
+    out.push_back(
+        "every packet crosses the controller (hub: packet-in, then packet-out FLOOD); no flows installed");
   return out;
 }
 
@@ -220,10 +223,11 @@ std::vector<std::string> explain_test(const json& r, const json& c, const json& 
   long long csum = (long long)(num(rx, "Tcp.InCsumErrors") + num(rx, "Udp.InCsumErrors"));
   bool via_ctl = every_packet_via_controller(c);
   if (csum > 0)
-    out.push_back(fmt::format(
-        "receiver dropped {} segments with bad checksums (InCsumErrors in {}'s stack): offloads are on and the "
-        "switch forwarded partial checksums without completing them",
-        csum, r.value("to", "?")));
+    out.push_back(
+        fmt::format("receiver dropped {} segments with bad checksums (InCsumErrors in {}'s stack): offloads "
+                    "are on and the "
+                    "switch forwarded partial checksums without completing them",
+                    csum, r.value("to", "?")));
   if (r.value("status", "") != "ok") return out;
   if (type == "iperf3-tcp") {
     double gbps = num(m, "gbps"), rtt = num(m, "rtt_ms");
@@ -242,40 +246,47 @@ std::vector<std::string> explain_test(const json& r, const json& c, const json& 
       bool queueing = idle > 0 && rtt > 3 * idle;
       bool near = gbps >= 0.5 * bound && gbps <= 1.3 * bound;
       if (gbps > 1.3 * bound)
-        out.push_back(fmt::format("{}: above the window/RTT estimate, the mean RTT overstates the RTT at the largest "
-                                  "window, so this is no bound",
-                                  what));
+        out.push_back(
+            fmt::format("{}: above the window/RTT estimate, the mean RTT overstates the RTT at the largest "
+                        "window, so this is no bound",
+                        what));
       else if (near && queueing)
-        out.push_back(fmt::format("{}: the RTT under load is {:.0f}x the idle ping RTT ({:.3g} ms), so it is queueing; "
-                                  "TCP is limited by the packet rate of the {}, not by the round trip",
-                                  what, rtt / idle, idle,
-                                  via_ctl ? "controller path (packet-in + packet-out per packet)" : "switch"));
+        out.push_back(
+            fmt::format("{}: the RTT under load is {:.0f}x the idle ping RTT ({:.3g} ms), so it is queueing; "
+                        "TCP is limited by the packet rate of the {}, not by the round trip",
+                        what, rtt / idle, idle,
+                        via_ctl ? "controller path (packet-in + packet-out per packet)" : "switch"));
       else if (near)
-        out.push_back(fmt::format("{}: {}", via_ctl ? "TCP limited by controller round trip" : "TCP limited by round trip",
-                                  what));
+        out.push_back(fmt::format(
+            "{}: {}", via_ctl ? "TCP limited by controller round trip" : "TCP limited by round trip", what));
       else
         out.push_back(fmt::format("round-trip bound: {}", what));
     }
     if (double re = num(m, "retransmits"); re > 0)
       out.push_back(fmt::format("{:.0f} TCP retransmits: segments were lost on the way{}", re,
-                                via_ctl ? " (the controller path drops what it cannot keep up with)"
-                                        : " (switch or veth queue drops; see the switch counters)"));
+                                r.value("path", "") == "direct"
+                                    ? " (no switch on this path: the veth between the hosts or their stacks)"
+                                : via_ctl ? " (the controller path drops what it cannot keep up with)"
+                                          : " (switch or veth queue drops; see the switch counters)"));
   } else if (type == "iperf3-udp") {
     double loss = num(m, "loss_pct");
     if (loss > 1)
-      out.push_back(fmt::format("{:.1f}% of the offered {:.3g} Gbit/s lost (jitter {:.3g} ms){}", loss,
-                                num(m, "offered_gbps"), num(m, "jitter_ms"),
-                                via_ctl ? ": the controller path (packet-in + packet-out per packet) cannot keep up" : ""));
+      out.push_back(fmt::format(
+          "{:.1f}% of the offered {:.3g} Gbit/s lost (jitter {:.3g} ms){}", loss, num(m, "offered_gbps"),
+          num(m, "jitter_ms"),
+          via_ctl ? ": the controller path (packet-in + packet-out per packet) cannot keep up" : ""));
     // Datagrams the receiver's own socket buffer dropped were forwarded by the switch:
     // the receiving iperf3 did not read fast enough (a loaded CPU), not the switch.
     double lost = num(m, "lost_packets"), rcvbuf = num(rx, "Udp.RcvbufErrors");
     if (loss > 1 && lost > 0 && rcvbuf > 0)
-      out.push_back(fmt::format("{:.0f} of the {:.0f} lost datagrams ({:.0f}%) reached {} and were dropped by its socket "
-                                "buffer (Udp.RcvbufErrors): the receiving iperf3 did not keep up; the rest were lost "
-                                "before it",
-                                std::min(rcvbuf, lost), lost, 100 * std::min(rcvbuf, lost) / lost, r.value("to", "?")));
+      out.push_back(fmt::format(
+          "{:.0f} of the {:.0f} lost datagrams ({:.0f}%) reached {} and were dropped by its socket "
+          "buffer (Udp.RcvbufErrors): the receiving iperf3 did not keep up; the rest were lost "
+          "before it",
+          std::min(rcvbuf, lost), lost, 100 * std::min(rcvbuf, lost) / lost, r.value("to", "?")));
   } else if (type == "ping") {
-    if (via_ctl) out.push_back("each echo and reply crosses the controller: RTT includes two controller round trips");
+    if (via_ctl)
+      out.push_back("each echo and reply crosses the controller: RTT includes two controller round trips");
   } else if (type == "iperf2-window") {
     double rtt = case_ping_rtt_ms(doc, r.value("case", ""));
     if (rtt > 0)
@@ -286,9 +297,10 @@ std::vector<std::string> explain_test(const json& r, const json& c, const json& 
         double bound = w * 8 / (rtt / 1000) / 1e9, got = v.get<double>();
         // iperf -w sets the socket buffer; Linux doubles it, so the window in flight can
         // exceed W and the measurement can pass the W/RTT figure.
-        out.push_back(fmt::format("window {} / ping RTT {:.3g} ms = {:.3g} Gbit/s {}(measured {:.3g}){}", k.substr(5), rtt,
-                                  bound, got > 1.3 * bound ? "" : "bound ", got,
-                                  got > 1.3 * bound ? ": above it, since Linux doubles the -w socket buffer" : ""));
+        out.push_back(
+            fmt::format("window {} / ping RTT {:.3g} ms = {:.3g} Gbit/s {}(measured {:.3g}){}", k.substr(5),
+                        rtt, bound, got > 1.3 * bound ? "" : "bound ", got,
+                        got > 1.3 * bound ? ": above it, since Linux doubles the -w socket buffer" : ""));
       }
   } else if (type == "tcp-rr") {
     out.push_back(fmt::format("{:.0f} transactions/s: one request/response per {:.3g} us round trip",

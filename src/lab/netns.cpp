@@ -59,8 +59,11 @@ Status set_offloads(const std::string& ns, const std::string& ifname, bool on) {
 }
 
 std::map<std::string, std::string> parse_ethtool_features(const std::string& text) {
-  static const char* kKeep[] = {"rx-checksumming", "tx-checksumming", "scatter-gather",
-                                "tcp-segmentation-offload", "generic-segmentation-offload",
+  static const char* kKeep[] = {"rx-checksumming",
+                                "tx-checksumming",
+                                "scatter-gather",
+                                "tcp-segmentation-offload",
+                                "generic-segmentation-offload",
                                 "generic-receive-offload"};
   std::map<std::string, std::string> out;
   std::istringstream in(text);

@@ -139,8 +139,14 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
   int open_fds = 2;
   char buf[8192];
   while (open_fds > 0) {
-    if (o.interruptible && interrupted()) { r.interrupted = true; break; }
-    if (monotonic_ns() > deadline) { r.timed_out = true; break; }
+    if (o.interruptible && interrupted()) {
+      r.interrupted = true;
+      break;
+    }
+    if (monotonic_ns() > deadline) {
+      r.timed_out = true;
+      break;
+    }
     int n = poll(fds, 2, 50);
     if (n < 0 && errno != EINTR) break;
     for (int i = 0; i < 2; ++i) {

@@ -29,8 +29,8 @@ int interrupt_signal();  // the signal received, 0 if none
 bool sleep_unless_interrupted(double seconds);
 
 struct CommandOptions {
-  std::string netns;       // empty: the lab's own namespace
-  double timeout_s = 10;   // the child's process group is killed past this
+  std::string netns;          // empty: the lab's own namespace
+  double timeout_s = 10;      // the child's process group is killed past this
   bool interruptible = true;  // false for teardown: runs to the end despite SIGINT
   std::vector<std::pair<std::string, std::string>> env;
 };

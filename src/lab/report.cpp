@@ -1,11 +1,11 @@
 // Terminal table and self-contained HTML report (inline CSS and SVG bar charts, no
 // scripts, no network) rendered from the results.json document.
+#include "lab/report.h"
+
 #include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
-
-#include "lab/report.h"
 
 namespace flowlab::lab {
 
@@ -67,11 +67,20 @@ std::string html_escape(const std::string& s) {
   o.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '&': o += "&amp;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -105,12 +114,14 @@ std::string svg_chart(const json& doc, const std::string& test, const std::strin
   const int row = 26, label_w = 190, bar_w = 420;
   int h = int(cases.size()) * row + 30;
   std::string s = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{} {}\">"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{} "
+      "{}\">"
       "<text x=\"0\" y=\"14\" class=\"t\">{} — {}</text>",
       label_w + bar_w + 110, h, html_escape(test), html_escape(m), html_escape(test), html_escape(m));
   int y = 24;
   int i = 0;
-  static const char* kColors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1"};
+  static const char* kColors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
+                                  "#76b7b2", "#edc948", "#b07aa1"};
   for (const auto& c : cases) {
     const json* r = find_result(doc, c, test);
     auto v = metric(r, m);
@@ -118,9 +129,10 @@ std::string svg_chart(const json& doc, const std::string& test, const std::strin
                      html_escape(c));
     if (v) {
       int w = mx > 0 ? std::max(1, int(*v / mx * bar_w)) : 1;
-      s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>", label_w, y + 2, w, row - 6,
-                       kColors[i % 7]);
-      s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"v\">{}</text>", label_w + w + 5, y + 15, fmt_value(*v));
+      s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>", label_w, y + 2, w,
+                       row - 6, kColors[i % 7]);
+      s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"v\">{}</text>", label_w + w + 5, y + 15,
+                       fmt_value(*v));
     } else {
       s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"na\">{}</text>", label_w + 4, y + 15,
                        html_escape(status_cell(r)));
@@ -176,15 +188,17 @@ std::string render_table(const json& doc) {
   // Why: skipped/failed cases and the explanations, short.
   for (const auto& c : array_member(doc, "cases")) {
     std::string st = c.value("status", "?");
-    if (st != "ok") out += fmt::format("case {}: {}{}{}\n", c.value("name", ""), st,
-                                       c.contains("reason") ? ": " : "", c.value("reason", ""));
+    if (st != "ok")
+      out += fmt::format("case {}: {}{}{}\n", c.value("name", ""), st, c.contains("reason") ? ": " : "",
+                         c.value("reason", ""));
     for (const auto& e : c.value("explain", json::array()))
       out += fmt::format("{}: {}\n", c.value("name", ""), e.get<std::string>());
   }
   for (const auto& r : array_member(doc, "results")) {
     if (r.value("status", "") == "failed" && r.contains("reason") &&
         r.value("reason", "").rfind("setup:", 0) != 0)
-      out += fmt::format("{} / {}: failed: {}\n", r.value("case", ""), r.value("test", ""), r.value("reason", ""));
+      out += fmt::format("{} / {}: failed: {}\n", r.value("case", ""), r.value("test", ""),
+                         r.value("reason", ""));
     for (const auto& e : r.value("explain", json::array()))
       out += fmt::format("{} / {}: {}\n", r.value("case", ""), r.value("test", ""), e.get<std::string>());
   }
@@ -202,7 +216,8 @@ std::string render_html(const json& doc) {
       "body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}"
       "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 8px;"
       "text-align:left;vertical-align:top;font-size:14px}th{background:#f3f3f3}"
-      "svg .t{font:bold 13px sans-serif}svg .l,svg .v{font:12px sans-serif}svg .na{font:italic 12px sans-serif;"
+      "svg .t{font:bold 13px sans-serif}svg .l,svg .v{font:12px sans-serif}svg .na{font:italic 12px "
+      "sans-serif;"
       "fill:#a33}.ok{color:#275}.failed{color:#a33}.skipped{color:#888}ul.ex{margin:.2em 0 1em;color:#333}"
       "pre{background:#f7f7f7;padding:.5em;overflow:auto;max-height:300px;font-size:12px}"
       "</style></head><body>";
@@ -211,25 +226,29 @@ std::string render_html(const json& doc) {
                    html_escape(sc.value("file", "")), html_escape(doc.value("run_id", "")),
                    html_escape(doc.value("started_at", "")), html_escape(doc.value("finished_at", "")),
                    doc.value("quick", false) ? " (quick mode)" : "");
-  h += "<h2>Cases</h2><table><tr><th>case</th><th>status</th><th>switches</th><th>controllers</th><th>offloads</th>"
+  h += "<h2>Cases</h2><table><tr><th>case</th><th>status</th><th>switches</th><th>controllers</"
+       "th><th>offloads</th>"
        "<th>explanation</th></tr>";
   for (const auto& c : array_member(doc, "cases")) {
     std::string sw, ct, ex;
     for (const auto& [n, s] : member(c, "switches").items())
-      sw += fmt::format("{}: {}{}<br>", n, s.value("kind", ""), s.value("security_group", false) ? " + iptables SG" : "");
+      sw += fmt::format("{}: {}{}<br>", n, s.value("kind", ""),
+                        s.value("security_group", false) ? " + iptables SG" : "");
     for (const auto& [n, s] : member(c, "controllers").items()) {
       std::string what = s.value("kind", "");
       for (const auto& a : s.value("apps", json::array())) what += " " + a.get<std::string>();
       if (!s.value("app_file", "").empty()) what += " " + s.value("app_file", "");
       ct += html_escape(n + ": " + what) + "<br>";
     }
-    for (const auto& e : c.value("explain", json::array())) ex += "<li>" + html_escape(e.get<std::string>()) + "</li>";
+    for (const auto& e : c.value("explain", json::array()))
+      ex += "<li>" + html_escape(e.get<std::string>()) + "</li>";
     std::string st = c.value("status", "?");
-    h += fmt::format("<tr><td>{}</td><td class=\"{}\">{}{}</td><td>{}</td><td>{}</td><td>{}</td><td><ul class=\"ex\">{}"
-                     "</ul></td></tr>",
-                     html_escape(c.value("name", "")), st, st,
-                     c.contains("reason") ? ": " + html_escape(c.value("reason", "")) : "", sw, ct,
-                     c.value("offloads", true) ? "on" : "off", ex);
+    h += fmt::format(
+        "<tr><td>{}</td><td class=\"{}\">{}{}</td><td>{}</td><td>{}</td><td>{}</td><td><ul class=\"ex\">{}"
+        "</ul></td></tr>",
+        html_escape(c.value("name", "")), st, st,
+        c.contains("reason") ? ": " + html_escape(c.value("reason", "")) : "", sw, ct,
+        c.value("offloads", true) ? "on" : "off", ex);
   }
   h += "</table>";
   for (const auto& t : tests) {
@@ -241,11 +260,14 @@ std::string render_html(const json& doc) {
       if (!r) continue;
       std::string ms, ex;
       for (const auto& [k, v] : member(*r, "metrics").items())
-        ms += html_escape(k) + " = " + (v.is_number() ? fmt_value(v.get<double>()) : html_escape(v.dump())) + "<br>";
-      for (const auto& e : r->value("explain", json::array())) ex += "<li>" + html_escape(e.get<std::string>()) + "</li>";
+        ms += html_escape(k) + " = " + (v.is_number() ? fmt_value(v.get<double>()) : html_escape(v.dump())) +
+              "<br>";
+      for (const auto& e : r->value("explain", json::array()))
+        ex += "<li>" + html_escape(e.get<std::string>()) + "</li>";
       std::string st = r->value("status", "?");
-      h += fmt::format("<tr><td>{}</td><td class=\"{}\">{}{}</td><td>{}</td><td><ul class=\"ex\">{}</ul>", html_escape(c),
-                       st, st, r->contains("reason") ? ": " + html_escape(r->value("reason", "")) : "", ms, ex);
+      h += fmt::format("<tr><td>{}</td><td class=\"{}\">{}{}</td><td>{}</td><td><ul class=\"ex\">{}</ul>",
+                       html_escape(c), st, st,
+                       r->contains("reason") ? ": " + html_escape(r->value("reason", "")) : "", ms, ex);
       if (!r->value("raw", "").empty())
         h += "<details><summary>raw output</summary><pre>" + html_escape(r->value("command", "")) + "\n\n" +
              html_escape(r->value("raw", "").substr(0, 20000)) + "</pre></details>";

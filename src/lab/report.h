@@ -9,10 +9,9 @@
 //   elapsed_s, receiver_stack, sender_stack, explain:[...]}]}
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/result.h"
 

@@ -9,11 +9,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
-#include <nlohmann/json.hpp>
-
+#include "core/log.h"
 #include "lab/process.h"
 
 namespace flowlab::lab {
@@ -57,7 +57,7 @@ Result<std::unique_ptr<RunState>> RunState::create(const std::string& scenario) 
     for (unsigned char b : rnd) id += kAlphabet[b % 36];
     std::string dir = root + "/" + id;
     if (!fs::create_directory(dir, ec) || ec) continue;  // taken: another run has this id
-    std::unique_ptr<RunState> s(new RunState());  // private constructor
+    std::unique_ptr<RunState> s(new RunState());         // private constructor
     s->id_ = id;
     s->dir_ = dir;
     s->scenario_ = scenario;
@@ -69,8 +69,17 @@ Result<std::unique_ptr<RunState>> RunState::create(const std::string& scenario) 
 
 RunState::~RunState() {
   std::error_code ec;
-  if (netns_.empty() && procs_.empty()) fs::remove_all(dir_, ec);
-  else save();  // something could not be removed: keep the record for `lab clean`
+  if (netns_.empty() && procs_.empty()) {
+    fs::remove_all(dir_, ec);
+    return;
+  }
+  // Something could not be removed: keep the record for `lab clean`. Writing
+  // JSON may throw (allocation, I/O); a destructor must not.
+  try {
+    save();
+  } catch (const std::exception& e) {
+    log::warn("lab", "could not save run state {}: {}", dir_, e.what());
+  }
 }
 
 void RunState::add_netns(const std::string& name) {

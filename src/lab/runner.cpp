@@ -8,8 +8,10 @@
 // the destructors, and the partial results are still written.
 #include "lab/runner.h"
 
+#include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -18,10 +20,8 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
-#include <thread>
-
-#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "core/clock.h"
 #include "lab/backends.h"
@@ -68,7 +68,8 @@ class ProgressLine {
       while (running_) {
         {
           std::lock_guard lock(mu_);
-          std::fprintf(stderr, "\r\033[K%s  %.1f s", label_.c_str(), double(monotonic_ns() - start_ns_) / 1e9);
+          std::fprintf(stderr, "\r\033[K%s  %.1f s", label_.c_str(),
+                       double(monotonic_ns() - start_ns_) / 1e9);
         }
         for (int i = 0; i < 10 && running_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
       }
@@ -133,7 +134,8 @@ std::string case_skip_reason(const CaseSpec& cs, const std::string& bin) {
 }
 
 // Builds namespaces, links, addresses, offloads; starts controllers and switches.
-Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::string& case_out, CaseTopology& topo) {
+Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::string& case_out,
+                  CaseTopology& topo) {
   const Scenario& sc = rc.sc;
   std::string prefix = fmt::format("fl{}-{}", rc.state.id(), ci);
   topo.core_ns = prefix + "-sw";
@@ -149,7 +151,11 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   // in the core namespace as "<switch>-<port>".
   std::map<std::string, std::vector<std::string>> switch_ports;
   for (const auto& l : sc.links) {
-    struct End { std::string ns, ifname, label; int mtu = 0; std::optional<bool> offloads; };
+    struct End {
+      std::string ns, ifname, label;
+      int mtu = 0;
+      std::optional<bool> offloads;
+    };
     auto resolve = [&](const Endpoint& e) {
       End x;
       if (const HostSpec* h = sc.host(e.node)) {
@@ -219,7 +225,8 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   return ok_status();
 }
 
-json counter_delta(const std::map<std::string, long long>& before, const std::map<std::string, long long>& after) {
+json counter_delta(const std::map<std::string, long long>& before,
+                   const std::map<std::string, long long>& after) {
   json d = json::object();
   for (const char* k : {"Tcp.InCsumErrors", "Udp.InCsumErrors", "Tcp.RetransSegs", "Udp.InErrors",
                         "Udp.RcvbufErrors", "Ip.InDiscards"}) {
@@ -232,8 +239,15 @@ json counter_delta(const std::map<std::string, long long>& before, const std::ma
 
 json run_one_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, CaseTopology& topo,
                   const std::string& case_out) {
-  json rec = {{"case", cs.name}, {"test", t.name}, {"type", to_string(t.type)}, {"from", t.from}, {"to", t.to}};
+  json rec = {
+      {"case", cs.name}, {"test", t.name}, {"type", to_string(t.type)}, {"from", t.from}, {"to", t.to}};
   std::string to_host = t.to.substr(0, t.to.find(':'));
+  // A veth straight between the two hosts means no switch on the path (the
+  // baseline of container-switch.yaml); explanations must not blame a switch.
+  bool direct = std::any_of(rc.sc.links.begin(), rc.sc.links.end(), [&](const LinkSpec& l) {
+    return (l.a.node == t.from && l.b.node == to_host) || (l.b.node == t.from && l.a.node == to_host);
+  });
+  rec["path"] = direct ? "direct" : "switched";
   TrafficCtx ctx;
   ctx.from_ns = topo.host_ns[t.from];
   ctx.to_ns = topo.host_ns[to_host];
@@ -263,8 +277,8 @@ json run_one_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, CaseTop
 json case_config(const CaseSpec& cs) {
   json j = {{"name", cs.name}, {"description", cs.description}, {"offloads", cs.offloads}};
   for (const auto& [n, s] : cs.switches) {
-    j["switches"][n] = {{"kind", to_string(s.kind)}, {"controller", s.controller},
-                        {"security_group", s.security_group}};
+    j["switches"][n] = {
+        {"kind", to_string(s.kind)}, {"controller", s.controller}, {"security_group", s.security_group}};
   }
   for (const auto& [n, c] : cs.controllers) {
     j["controllers"][n] = {{"kind", to_string(c.kind)}, {"apps", c.apps}, {"app_file", c.app_file}};
@@ -284,8 +298,14 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
       tests.push_back(&t);
   auto mark_all = [&](const std::string& status, const std::string& reason) {
     for (const TestSpec* t : tests)
-      results.push_back({{"case", cs.name}, {"test", t->name}, {"type", to_string(t->type)}, {"from", t->from},
-                         {"to", t->to}, {"status", status}, {"reason", reason}, {"metrics", json::object()}});
+      results.push_back({{"case", cs.name},
+                         {"test", t->name},
+                         {"type", to_string(t->type)},
+                         {"from", t->from},
+                         {"to", t->to},
+                         {"status", status},
+                         {"reason", reason},
+                         {"metrics", json::object()}});
   };
   if (auto why = case_skip_reason(cs, rc.flowlab_bin); !why.empty()) {
     std::fprintf(stderr, "lab: [%s] skipped: %s\n", cs.name.c_str(), why.c_str());
@@ -314,8 +334,12 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
   bool failed = false;
   for (const TestSpec* t : tests) {
     if (interrupted()) {
-      results.push_back({{"case", cs.name}, {"test", t->name}, {"type", to_string(t->type)},
-                         {"status", "skipped"}, {"reason", "interrupted"}, {"metrics", json::object()}});
+      results.push_back({{"case", cs.name},
+                         {"test", t->name},
+                         {"type", to_string(t->type)},
+                         {"status", "skipped"},
+                         {"reason", "interrupted"},
+                         {"metrics", json::object()}});
       continue;
     }
     json r = run_one_test(rc, cs, *t, topo, case_out);
@@ -348,16 +372,19 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
   if (geteuid() != 0) return fail("flowlab lab run needs root (network namespaces); try sudo");
   install_signal_handlers();
   FLOWLAB_ASSIGN_OR_RETURN(auto state, RunState::create(sc.name));
-  std::string out = opts.out_dir.empty() ? fmt::format("lab-results/{}-{}", sc.name, state->id()) : opts.out_dir;
+  std::string out =
+      opts.out_dir.empty() ? fmt::format("lab-results/{}-{}", sc.name, state->id()) : opts.out_dir;
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec) return fail("cannot create the out dir {}: {}", out, ec.message());
   out = fs::canonical(out).string();
-  std::fprintf(stderr, "lab: scenario %s (%s), run %s, %zu case(s) x %zu test(s), results in %s\n", sc.name.c_str(),
-               file.c_str(), state->id().c_str(), sc.cases.size(), sc.tests.size(), out.c_str());
+  std::fprintf(stderr, "lab: scenario %s (%s), run %s, %zu case(s) x %zu test(s), results in %s\n",
+               sc.name.c_str(), file.c_str(), state->id().c_str(), sc.cases.size(), sc.tests.size(),
+               out.c_str());
 
   RunContext rc{sc, *state, out, self_binary(), {}};
-  json doc = {{"scenario", {{"name", sc.name}, {"file", fs::absolute(file).string()}, {"description", sc.description}}},
+  json doc = {{"scenario",
+               {{"name", sc.name}, {"file", fs::absolute(file).string()}, {"description", sc.description}}},
               {"run_id", state->id()},
               {"started_at", now_iso()},
               {"quick", opts.quick},
@@ -399,8 +426,8 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
 
 Result<std::string> validate_scenario(const std::string& file) {
   FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, load_scenario(file));
-  std::string s = fmt::format("{}: ok: scenario '{}', {} host(s), {} link(s), {} case(s), {} test(s)\n", file, sc.name,
-                              sc.hosts.size(), sc.links.size(), sc.cases.size(), sc.tests.size());
+  std::string s = fmt::format("{}: ok: scenario '{}', {} host(s), {} link(s), {} case(s), {} test(s)\n", file,
+                              sc.name, sc.hosts.size(), sc.links.size(), sc.cases.size(), sc.tests.size());
   for (const auto& c : sc.cases) {
     std::string parts;
     for (const auto& [n, sw] : c.switches) {

@@ -89,7 +89,8 @@ Status tcp_rr_server(int port, double timeout_s) {
   a.sin_family = AF_INET;
   a.sin_port = htons(uint16_t(port));
   a.sin_addr.s_addr = htonl(INADDR_ANY);
-  if (bind(ls.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return fail("bind :{}: {}", port, std::strerror(errno));
+  if (bind(ls.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0)
+    return fail("bind :{}: {}", port, std::strerror(errno));
   if (listen(ls.get(), 4) != 0) return fail("listen: {}", std::strerror(errno));
   pollfd pfd{ls.get(), POLLIN, 0};
   if (poll(&pfd, 1, int(timeout_s * 1000)) <= 0) return fail("no client within {:.0f} s", timeout_s);
@@ -107,7 +108,8 @@ Status tcp_rr_server(int port, double timeout_s) {
   return ok_status();
 }
 
-Result<nlohmann::json> tcp_rr_client(const std::string& host, int port, int count, int size, double timeout_s) {
+Result<nlohmann::json> tcp_rr_client(const std::string& host, int port, int count, int size,
+                                     double timeout_s) {
   if (size <= 0 || size > 65536 || count <= 0) return fail("count must be > 0 and size 1..65536");
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -133,7 +135,8 @@ Result<nlohmann::json> tcp_rr_client(const std::string& host, int port, int coun
   for (int i = 0; i < count && monotonic_ns() < end_by; ++i) {
     uint64_t t0 = monotonic_ns();
     if (!write_full(s.get(), buf.data(), buf.size()) || !read_full(s.get(), buf.data(), buf.size()))
-      return fail("transaction {} of {} failed: {}", i + 1, count, errno ? std::strerror(errno) : "connection closed");
+      return fail("transaction {} of {} failed: {}", i + 1, count,
+                  errno ? std::strerror(errno) : "connection closed");
     rtts.push_back(double(monotonic_ns() - t0) / 1e3);
   }
   double total_s = double(monotonic_ns() - start) / 1e9;
@@ -143,14 +146,11 @@ Result<nlohmann::json> tcp_rr_client(const std::string& host, int port, int coun
   double sum = 0;
   for (double r : rtts) sum += r;
   auto pct = [&](double p) { return sorted[std::min(sorted.size() - 1, size_t(p * double(sorted.size())))]; };
-  return nlohmann::json{{"count", rtts.size()},
-                        {"size", size},
-                        {"rtt_min_us", sorted.front()},
-                        {"rtt_avg_us", sum / double(rtts.size())},
-                        {"rtt_p50_us", pct(0.50)},
-                        {"rtt_p99_us", pct(0.99)},
-                        {"rtt_max_us", sorted.back()},
-                        {"transactions_per_s", double(rtts.size()) / total_s}};
+  return nlohmann::json{
+      {"count", rtts.size()},         {"size", size},
+      {"rtt_min_us", sorted.front()}, {"rtt_avg_us", sum / double(rtts.size())},
+      {"rtt_p50_us", pct(0.50)},      {"rtt_p99_us", pct(0.99)},
+      {"rtt_max_us", sorted.back()},  {"transactions_per_s", double(rtts.size()) / total_s}};
 }
 
 }  // namespace flowlab::lab

@@ -7,9 +7,8 @@
 // transactions_per_s.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "core/result.h"
 
@@ -18,6 +17,7 @@ namespace flowlab::lab {
 // Serves one connection (echoing fixed-size messages) then returns; gives up after
 // timeout_s without a client.
 Status tcp_rr_server(int port, double timeout_s);
-Result<nlohmann::json> tcp_rr_client(const std::string& host, int port, int count, int size, double timeout_s);
+Result<nlohmann::json> tcp_rr_client(const std::string& host, int port, int count, int size,
+                                     double timeout_s);
 
 }  // namespace flowlab::lab

@@ -2,6 +2,8 @@
 // Every error names the file, the line (1-based) and the key it is about.
 #include "lab/topology.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -9,36 +11,46 @@
 #include <set>
 #include <sstream>
 
-#include <yaml-cpp/yaml.h>
-
 namespace flowlab::lab {
 
 std::string_view to_string(SwitchKind k) {
   switch (k) {
-    case SwitchKind::kFlowlab: return "flowlab";
-    case SwitchKind::kOvs: return "ovs";
-    case SwitchKind::kOvsTso: return "ovs-tso";
-    case SwitchKind::kLinuxBridge: return "linux-bridge";
+    case SwitchKind::kFlowlab:
+      return "flowlab";
+    case SwitchKind::kOvs:
+      return "ovs";
+    case SwitchKind::kOvsTso:
+      return "ovs-tso";
+    case SwitchKind::kLinuxBridge:
+      return "linux-bridge";
   }
   return "?";
 }
 
 std::string_view to_string(ControllerKind k) {
   switch (k) {
-    case ControllerKind::kNone: return "none";
-    case ControllerKind::kFlowlab: return "flowlab";
-    case ControllerKind::kOsKen: return "os-ken";
+    case ControllerKind::kNone:
+      return "none";
+    case ControllerKind::kFlowlab:
+      return "flowlab";
+    case ControllerKind::kOsKen:
+      return "os-ken";
   }
   return "?";
 }
 
 std::string_view to_string(TestType t) {
   switch (t) {
-    case TestType::kPing: return "ping";
-    case TestType::kIperf3Tcp: return "iperf3-tcp";
-    case TestType::kIperf3Udp: return "iperf3-udp";
-    case TestType::kIperf2Window: return "iperf2-window";
-    case TestType::kTcpRr: return "tcp-rr";
+    case TestType::kPing:
+      return "ping";
+    case TestType::kIperf3Tcp:
+      return "iperf3-tcp";
+    case TestType::kIperf3Udp:
+      return "iperf3-udp";
+    case TestType::kIperf2Window:
+      return "iperf2-window";
+    case TestType::kTcpRr:
+      return "tcp-rr";
   }
   return "?";
 }
@@ -201,11 +213,17 @@ Result<SwitchSpec> parse_switch(const Ctx& c, const std::string& name, const YAM
   FLOWLAB_TRY(check_keys(c, n, "switch", {"kind", "dpid", "controller", "security_group", "args"}));
   if (!n["kind"]) return c.err(n, name, "switch needs 'kind' (flowlab|ovs|ovs-tso|linux-bridge)");
   FLOWLAB_ASSIGN_OR_RETURN(auto kind, str(c, n["kind"], "kind"));
-  if (kind == "flowlab") s.kind = SwitchKind::kFlowlab;
-  else if (kind == "ovs") s.kind = SwitchKind::kOvs;
-  else if (kind == "ovs-tso") s.kind = SwitchKind::kOvsTso;
-  else if (kind == "linux-bridge") s.kind = SwitchKind::kLinuxBridge;
-  else return c.err(n["kind"], "kind", fmt::format("unknown switch kind '{}' (flowlab|ovs|ovs-tso|linux-bridge)", kind));
+  if (kind == "flowlab")
+    s.kind = SwitchKind::kFlowlab;
+  else if (kind == "ovs")
+    s.kind = SwitchKind::kOvs;
+  else if (kind == "ovs-tso")
+    s.kind = SwitchKind::kOvsTso;
+  else if (kind == "linux-bridge")
+    s.kind = SwitchKind::kLinuxBridge;
+  else
+    return c.err(n["kind"], "kind",
+                 fmt::format("unknown switch kind '{}' (flowlab|ovs|ovs-tso|linux-bridge)", kind));
   if (n["dpid"]) {
     FLOWLAB_ASSIGN_OR_RETURN(auto d, str(c, n["dpid"], "dpid"));
     char* end = nullptr;
@@ -240,8 +258,9 @@ Result<SwitchSpec> parse_switch(const Ctx& c, const std::string& name, const YAM
     }
   }
   if (s.security_group && s.kind != SwitchKind::kLinuxBridge)
-    return c.err(n["security_group"], "security_group",
-                 "iptables security groups exist only on kind linux-bridge (use the flowlab firewall app otherwise)");
+    return c.err(
+        n["security_group"], "security_group",
+        "iptables security groups exist only on kind linux-bridge (use the flowlab firewall app otherwise)");
   return s;
 }
 
@@ -270,15 +289,21 @@ Result<ControllerSpec> parse_controller(const Ctx& c, const std::string& name, c
   FLOWLAB_TRY(check_keys(c, n, "controller", {"kind", "apps", "app", "config", "port"}));
   if (!n["kind"]) return c.err(n, name, "controller needs 'kind' (flowlab|os-ken|none)");
   FLOWLAB_ASSIGN_OR_RETURN(auto kind, str(c, n["kind"], "kind"));
-  if (kind == "flowlab") s.kind = ControllerKind::kFlowlab;
-  else if (kind == "os-ken") s.kind = ControllerKind::kOsKen;
-  else if (kind == "none") s.kind = ControllerKind::kNone;
-  else return c.err(n["kind"], "kind", fmt::format("unknown controller kind '{}' (flowlab|os-ken|none)", kind));
+  if (kind == "flowlab")
+    s.kind = ControllerKind::kFlowlab;
+  else if (kind == "os-ken")
+    s.kind = ControllerKind::kOsKen;
+  else if (kind == "none")
+    s.kind = ControllerKind::kNone;
+  else
+    return c.err(n["kind"], "kind", fmt::format("unknown controller kind '{}' (flowlab|os-ken|none)", kind));
   if (n["apps"]) LAB_ASSIGN(s.apps, str_list(c, n["apps"], "apps"));
   if (n["app"]) {
     FLOWLAB_ASSIGN_OR_RETURN(auto a, str(c, n["app"], "app"));
-    if (s.kind == ControllerKind::kOsKen) s.app_file = resolve_app(c, a);
-    else s.apps.push_back(a);
+    if (s.kind == ControllerKind::kOsKen)
+      s.app_file = resolve_app(c, a);
+    else
+      s.apps.push_back(a);
   }
   if (n["config"]) {
     LAB_ASSIGN(s.config, str(c, n["config"], "config"));
@@ -303,18 +328,31 @@ Result<Endpoint> parse_endpoint(const Ctx& c, const YAML::Node& n) {
 Result<TestSpec> parse_test(const Ctx& c, const YAML::Node& n) {
   TestSpec t;
   t.line = line_of(n);
-  FLOWLAB_TRY(check_keys(c, n, "test", {"type", "name", "from", "to", "count", "interval", "duration",
-                                        "streams", "window", "rate", "size", "windows"}));
-  if (!n["type"]) return c.err(n, "type", "test needs 'type' (ping|iperf3-tcp|iperf3-udp|iperf2-window|tcp-rr)");
+  FLOWLAB_TRY(check_keys(c, n, "test",
+                         {"type", "name", "from", "to", "count", "interval", "duration", "streams", "window",
+                          "rate", "size", "windows"}));
+  if (!n["type"])
+    return c.err(n, "type", "test needs 'type' (ping|iperf3-tcp|iperf3-udp|iperf2-window|tcp-rr)");
   FLOWLAB_ASSIGN_OR_RETURN(auto type, str(c, n["type"], "type"));
-  if (type == "ping") t.type = TestType::kPing;
-  else if (type == "iperf3-tcp") t.type = TestType::kIperf3Tcp;
-  else if (type == "iperf3-udp") t.type = TestType::kIperf3Udp;
-  else if (type == "iperf2-window") t.type = TestType::kIperf2Window;
-  else if (type == "tcp-rr") t.type = TestType::kTcpRr;
-  else return c.err(n["type"], "type", fmt::format("unknown test type '{}' (ping|iperf3-tcp|iperf3-udp|iperf2-window|tcp-rr)", type));
+  if (type == "ping")
+    t.type = TestType::kPing;
+  else if (type == "iperf3-tcp")
+    t.type = TestType::kIperf3Tcp;
+  else if (type == "iperf3-udp")
+    t.type = TestType::kIperf3Udp;
+  else if (type == "iperf2-window")
+    t.type = TestType::kIperf2Window;
+  else if (type == "tcp-rr")
+    t.type = TestType::kTcpRr;
+  else
+    return c.err(
+        n["type"], "type",
+        fmt::format("unknown test type '{}' (ping|iperf3-tcp|iperf3-udp|iperf2-window|tcp-rr)", type));
   t.name = type;
-  if (t.type == TestType::kTcpRr) { t.count = 1000; t.size = 64; }
+  if (t.type == TestType::kTcpRr) {
+    t.count = 1000;
+    t.size = 64;
+  }
   if (n["name"]) LAB_ASSIGN(t.name, str(c, n["name"], "name"));
   if (!n["from"] || !n["to"]) return c.err(n, "from", "test needs 'from' and 'to' hosts");
   LAB_ASSIGN(t.from, str(c, n["from"], "from"));
@@ -360,8 +398,9 @@ Status semantic_checks(const Ctx& c, const YAML::Node& root, Scenario& s,
         return c.err(node, "endpoints", fmt::format("'{}:{}' is used by two links", e->node, e->ifname));
       size_t len = base_sw.count(e->node) ? e->node.size() + 1 + e->ifname.size() : e->ifname.size();
       if (len > kIfNameMax)
-        return c.err(node, "endpoints",
-                     fmt::format("interface name for '{}:{}' would exceed 15 characters", e->node, e->ifname));
+        return c.err(
+            node, "endpoints",
+            fmt::format("interface name for '{}:{}' would exceed 15 characters", e->node, e->ifname));
     }
     if (base_sw.count(s.links[i].a.node) && base_sw.count(s.links[i].b.node))
       return c.err(node, "endpoints", "switch-to-switch links are not supported yet");
@@ -374,8 +413,8 @@ Status semantic_checks(const Ctx& c, const YAML::Node& root, Scenario& s,
     // Interfaces only named in links exist without an address.
     for (const auto& l : s.links)
       for (const Endpoint* e : {&l.a, &l.b})
-        if (e->node == h.name &&
-            std::none_of(h.interfaces.begin(), h.interfaces.end(), [&](auto& i) { return i.name == e->ifname; }))
+        if (e->node == h.name && std::none_of(h.interfaces.begin(), h.interfaces.end(),
+                                              [&](auto& i) { return i.name == e->ifname; }))
           h.interfaces.push_back(Interface{e->ifname, "", 0});
   }
   std::set<std::string> tnames;
@@ -385,7 +424,8 @@ Status semantic_checks(const Ctx& c, const YAML::Node& root, Scenario& s,
     if (!s.host(t.from)) return c.err(node["from"], "from", fmt::format("unknown host '{}'", t.from));
     auto addr = s.address_of(t.to);
     if (!addr.ok()) return c.err(node["to"], "to", addr.error().message);
-    if (t.from == t.to.substr(0, t.to.find(':'))) return c.err(node["to"], "to", "from and to are the same host");
+    if (t.from == t.to.substr(0, t.to.find(':')))
+      return c.err(node["to"], "to", "from and to are the same host");
     std::string base = t.name;
     for (int k = 2; !tnames.insert(t.name).second; ++k) {
       if (node["name"]) return c.err(node["name"], "name", fmt::format("two tests named '{}'", t.name));
@@ -397,10 +437,12 @@ Status semantic_checks(const Ctx& c, const YAML::Node& root, Scenario& s,
     auto node = root["cases"] ? root["cases"][i] : root;
     for (const auto& [n, sw] : cs.switches) {
       if (!sw.controller.empty() && !cs.controllers.count(sw.controller))
-        return c.err(node, "controller", fmt::format("switch '{}' names unknown controller '{}'", n, sw.controller));
+        return c.err(node, "controller",
+                     fmt::format("switch '{}' names unknown controller '{}'", n, sw.controller));
     }
     for (const auto& tn : cs.tests)
-      if (!tnames.count(tn)) return c.err(node["tests"], "tests", fmt::format("case names unknown test '{}'", tn));
+      if (!tnames.count(tn))
+        return c.err(node["tests"], "tests", fmt::format("case names unknown test '{}'", tn));
   }
   return ok_status();
 }
@@ -418,8 +460,9 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
   }
   if (!root.IsMap()) return fail("{}:1: the file must be a YAML mapping (name, hosts, switches, ...)", path);
   try {
-    FLOWLAB_TRY(check_keys(c, root, "scenario",
-                           {"name", "description", "hosts", "switches", "controllers", "links", "cases", "tests"}));
+    FLOWLAB_TRY(
+        check_keys(c, root, "scenario",
+                   {"name", "description", "hosts", "switches", "controllers", "links", "cases", "tests"}));
     Scenario s;
     s.path = path;
     if (!root["name"]) return c.err(root, "name", "the scenario needs a 'name'");
@@ -454,7 +497,8 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
         base_ctl[name] = std::move(ct);
       }
     }
-    if (!root["links"] || !root["links"].IsSequence()) return c.err(root, "links", "expected a list of links");
+    if (!root["links"] || !root["links"].IsSequence())
+      return c.err(root, "links", "expected a list of links");
     for (const auto& ln : root["links"]) {
       FLOWLAB_TRY(check_keys(c, ln, "link", {"endpoints", "mtu"}));
       auto eps = ln["endpoints"];
@@ -478,12 +522,14 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
       if (!cs.IsSequence() || cs.size() == 0) return c.err(cs, "cases", "expected a non-empty list of cases");
       std::set<std::string> names;
       for (const auto& cn : cs) {
-        FLOWLAB_TRY(check_keys(c, cn, "case", {"name", "description", "switches", "controllers", "offloads", "tests"}));
+        FLOWLAB_TRY(check_keys(c, cn, "case",
+                               {"name", "description", "switches", "controllers", "offloads", "tests"}));
         CaseSpec k;
         k.line = line_of(cn);
         if (!cn["name"]) return c.err(cn, "name", "each case needs a 'name'");
         LAB_ASSIGN(k.name, str(c, cn["name"], "name"));
-        if (!names.insert(k.name).second) return c.err(cn["name"], "name", fmt::format("two cases named '{}'", k.name));
+        if (!names.insert(k.name).second)
+          return c.err(cn["name"], "name", fmt::format("two cases named '{}'", k.name));
         if (cn["description"]) LAB_ASSIGN(k.description, str(c, cn["description"], "description"));
         if (cn["offloads"]) LAB_ASSIGN(k.offloads, (scalar<bool>(c, cn["offloads"], "offloads", "on/off")));
         if (cn["tests"]) LAB_ASSIGN(k.tests, str_list(c, cn["tests"], "tests"));

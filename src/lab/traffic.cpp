@@ -43,8 +43,9 @@ TestOutcome skipped(std::string reason) {
 }
 
 TestOutcome run_ping(const TestSpec& t, const TrafficCtx& c) {
-  std::vector<std::string> argv = {"ping", "-q", "-n", "-c", std::to_string(t.count),
-                                   "-i", fmt::format("{}", t.interval), "-W", "2", c.to_addr};
+  std::vector<std::string> argv = {
+      "ping", "-q", "-n",     "-c", std::to_string(t.count), "-i", fmt::format("{}", t.interval),
+      "-W",   "2",  c.to_addr};
   auto r = run_command(argv, in_ns(c.from_ns, t.count * t.interval + 10));
   TestOutcome o;
   o.command = join(argv);
@@ -60,9 +61,18 @@ TestOutcome run_iperf3(const TestSpec& t, const TrafficCtx& c, bool udp) {
   auto server = Process::spawn("iperf3 server", {"iperf3", "-s", "-1", "-p", std::to_string(kPort)},
                                in_ns(c.to_ns), c.out_dir + "/" + t.name + "-server.log", c.state);
   if (!server.ok()) return failed(server.error().message);
-  if (!wait_listening(c.to_ns, kPort, false, *server)) return failed("iperf3 server did not start: " + server->log_tail(300));
-  std::vector<std::string> argv = {"iperf3", "-c", c.to_addr, "-p", std::to_string(kPort), "-J",
-                                   "-t", fmt::format("{}", t.duration), "--connect-timeout", "3000"};
+  if (!wait_listening(c.to_ns, kPort, false, *server))
+    return failed("iperf3 server did not start: " + server->log_tail(300));
+  std::vector<std::string> argv = {"iperf3",
+                                   "-c",
+                                   c.to_addr,
+                                   "-p",
+                                   std::to_string(kPort),
+                                   "-J",
+                                   "-t",
+                                   fmt::format("{}", t.duration),
+                                   "--connect-timeout",
+                                   "3000"};
   if (udp) {
     argv.insert(argv.end(), {"-u", "-b", t.rate, "-l", std::to_string(t.size)});
   } else {
@@ -92,8 +102,9 @@ TestOutcome run_iperf2(const TestSpec& t, const TrafficCtx& c) {
     if (!server.ok()) return failed(server.error().message);
     if (!wait_listening(c.to_ns, kPort, false, *server))
       return failed("iperf server did not start: " + server->log_tail(300), o.raw);
-    std::vector<std::string> argv = {"iperf", "-c", c.to_addr, "-p", std::to_string(kPort), "-w", w,
-                                     "-t", fmt::format("{}", t.duration), "-y", "C"};
+    std::vector<std::string> argv = {
+        "iperf", "-c", c.to_addr, "-p", std::to_string(kPort), "-w", w, "-t", fmt::format("{}", t.duration),
+        "-y",    "C"};
     auto r = run_command(argv, in_ns(c.from_ns, t.duration + 20));
     server->stop();
     o.command += (o.command.empty() ? "" : "; ") + join(argv);
@@ -114,10 +125,21 @@ TestOutcome run_tcp_rr(const TestSpec& t, const TrafficCtx& c) {
                                 "--timeout", fmt::format("{}", timeout)},
                                in_ns(c.to_ns), c.out_dir + "/" + t.name + "-server.log", c.state);
   if (!server.ok()) return failed(server.error().message);
-  if (!wait_listening(c.to_ns, kPort, false, *server)) return failed("tcp-rr server did not start: " + server->log_tail(300));
-  std::vector<std::string> argv = {c.flowlab_bin, "lab", "tcp-rr-client", "--host", c.to_addr,
-                                   "--port", std::to_string(kPort), "--count", std::to_string(t.count),
-                                   "--size", std::to_string(t.size), "--timeout", fmt::format("{}", timeout)};
+  if (!wait_listening(c.to_ns, kPort, false, *server))
+    return failed("tcp-rr server did not start: " + server->log_tail(300));
+  std::vector<std::string> argv = {c.flowlab_bin,
+                                   "lab",
+                                   "tcp-rr-client",
+                                   "--host",
+                                   c.to_addr,
+                                   "--port",
+                                   std::to_string(kPort),
+                                   "--count",
+                                   std::to_string(t.count),
+                                   "--size",
+                                   std::to_string(t.size),
+                                   "--timeout",
+                                   fmt::format("{}", timeout)};
   auto r = run_command(argv, in_ns(c.from_ns, timeout + 5));
   server->stop();
   TestOutcome o;
@@ -140,11 +162,22 @@ uint64_t parse_size(const std::string& s) {
   double v = std::strtod(s.c_str(), &end);
   if (end == s.c_str()) return 0;
   switch (*end) {
-    case 'k': case 'K': v *= 1024; break;
-    case 'm': case 'M': v *= 1024 * 1024; break;
-    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
-    case '\0': break;
-    default: return 0;
+    case 'k':
+    case 'K':
+      v *= 1024;
+      break;
+    case 'm':
+    case 'M':
+      v *= 1024 * 1024;
+      break;
+    case 'g':
+    case 'G':
+      v *= 1024.0 * 1024 * 1024;
+      break;
+    case '\0':
+      break;
+    default:
+      return 0;
   }
   return uint64_t(v);
 }
@@ -244,7 +277,8 @@ TestOutcome run_test(const TestSpec& t, const TrafficCtx& c) {
     case TestType::kIperf2Window:
       if (!have_program("iperf")) return skipped("iperf (2) is not installed");
       return run_iperf2(t, c);
-    case TestType::kTcpRr: return run_tcp_rr(t, c);
+    case TestType::kTcpRr:
+      return run_tcp_rr(t, c);
   }
   return failed("unknown test type");
 }

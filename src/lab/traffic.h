@@ -3,9 +3,8 @@
 // parses it into metrics (names carry units: gbps, rtt_avg_ms, loss_pct, ...).
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "core/result.h"
 #include "lab/topology.h"

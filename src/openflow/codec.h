@@ -27,8 +27,8 @@ Result<Message, OfError> decode_of10(ByteSpan wire);
 Result<Bytes, OfError> encode_of10(const Message& msg);
 
 // Sub-structure codecs of OF1.3 (exposed for the flow-text printer, tests and fuzzing).
-Result<Match, OfError> decode_oxm_match(ByteSpan body);      // the OXM TLV list only
-void encode_oxm_match(const Match& m, ByteWriter& w);          // the OXM TLV list only
+Result<Match, OfError> decode_oxm_match(ByteSpan body);  // the OXM TLV list only
+void encode_oxm_match(const Match& m, ByteWriter& w);    // the OXM TLV list only
 
 // Builds the OFPT_ERROR reply to `request` (first 64 bytes of it as data) in the
 // request's version, translating the error numbering for OF1.0.

@@ -17,13 +17,35 @@ inline constexpr size_t kMaxMessageLen = 65535;
 
 // Message types, OF1.3 numbering.
 enum class MsgType : uint8_t {
-  kHello = 0, kError = 1, kEchoRequest = 2, kEchoReply = 3, kExperimenter = 4,
-  kFeaturesRequest = 5, kFeaturesReply = 6, kGetConfigRequest = 7, kGetConfigReply = 8,
-  kSetConfig = 9, kPacketIn = 10, kFlowRemoved = 11, kPortStatus = 12, kPacketOut = 13,
-  kFlowMod = 14, kGroupMod = 15, kPortMod = 16, kTableMod = 17, kMultipartRequest = 18,
-  kMultipartReply = 19, kBarrierRequest = 20, kBarrierReply = 21,
-  kQueueGetConfigRequest = 22, kQueueGetConfigReply = 23, kRoleRequest = 24,
-  kRoleReply = 25, kGetAsyncRequest = 26, kGetAsyncReply = 27, kSetAsync = 28,
+  kHello = 0,
+  kError = 1,
+  kEchoRequest = 2,
+  kEchoReply = 3,
+  kExperimenter = 4,
+  kFeaturesRequest = 5,
+  kFeaturesReply = 6,
+  kGetConfigRequest = 7,
+  kGetConfigReply = 8,
+  kSetConfig = 9,
+  kPacketIn = 10,
+  kFlowRemoved = 11,
+  kPortStatus = 12,
+  kPacketOut = 13,
+  kFlowMod = 14,
+  kGroupMod = 15,
+  kPortMod = 16,
+  kTableMod = 17,
+  kMultipartRequest = 18,
+  kMultipartReply = 19,
+  kBarrierRequest = 20,
+  kBarrierReply = 21,
+  kQueueGetConfigRequest = 22,
+  kQueueGetConfigReply = 23,
+  kRoleRequest = 24,
+  kRoleReply = 25,
+  kGetAsyncRequest = 26,
+  kGetAsyncReply = 27,
+  kSetAsync = 28,
   kMeterMod = 29,
 };
 std::string_view to_string(MsgType t);
@@ -62,7 +84,13 @@ inline constexpr uint32_t kController = 0xfffffffe;
 inline constexpr uint32_t kAll = 0xffffffff;
 }  // namespace meter
 
-enum class FlowModCommand : uint8_t { kAdd = 0, kModify = 1, kModifyStrict = 2, kDelete = 3, kDeleteStrict = 4 };
+enum class FlowModCommand : uint8_t {
+  kAdd = 0,
+  kModify = 1,
+  kModifyStrict = 2,
+  kDelete = 3,
+  kDeleteStrict = 4
+};
 namespace flow_mod_flags {
 inline constexpr uint16_t kSendFlowRem = 1 << 0;
 inline constexpr uint16_t kCheckOverlap = 1 << 1;
@@ -122,16 +150,40 @@ enum class MeterBandType : uint16_t { kDrop = 1, kDscpRemark = 2, kExperimenter 
 enum class ControllerRole : uint32_t { kNoChange = 0, kEqual = 1, kMaster = 2, kSlave = 3 };
 
 enum class MultipartType : uint16_t {
-  kDesc = 0, kFlow = 1, kAggregate = 2, kTable = 3, kPortStats = 4, kQueue = 5,
-  kGroup = 6, kGroupDesc = 7, kGroupFeatures = 8, kMeter = 9, kMeterConfig = 10,
-  kMeterFeatures = 11, kTableFeatures = 12, kPortDesc = 13, kExperimenter = 0xffff,
+  kDesc = 0,
+  kFlow = 1,
+  kAggregate = 2,
+  kTable = 3,
+  kPortStats = 4,
+  kQueue = 5,
+  kGroup = 6,
+  kGroupDesc = 7,
+  kGroupFeatures = 8,
+  kMeter = 9,
+  kMeterConfig = 10,
+  kMeterFeatures = 11,
+  kTableFeatures = 12,
+  kPortDesc = 13,
+  kExperimenter = 0xffff,
 };
 inline constexpr uint16_t kMultipartMore = 1;
 
 enum class ActionType : uint16_t {
-  kOutput = 0, kCopyTtlOut = 11, kCopyTtlIn = 12, kSetMplsTtl = 15, kDecMplsTtl = 16,
-  kPushVlan = 17, kPopVlan = 18, kPushMpls = 19, kPopMpls = 20, kSetQueue = 21,
-  kGroup = 22, kSetNwTtl = 23, kDecNwTtl = 24, kSetField = 25, kPushPbb = 26,
+  kOutput = 0,
+  kCopyTtlOut = 11,
+  kCopyTtlIn = 12,
+  kSetMplsTtl = 15,
+  kDecMplsTtl = 16,
+  kPushVlan = 17,
+  kPopVlan = 18,
+  kPushMpls = 19,
+  kPopMpls = 20,
+  kSetQueue = 21,
+  kGroup = 22,
+  kSetNwTtl = 23,
+  kDecNwTtl = 24,
+  kSetField = 25,
+  kPushPbb = 26,
   kPopPbb = 27,
   kEnqueue = 0xfff0,  // model-only: OF1.0 OFPAT_ENQUEUE (port + queue)
   kExperimenter = 0xffff,
@@ -139,18 +191,34 @@ enum class ActionType : uint16_t {
 std::string_view to_string(ActionType t);
 
 enum class InstructionType : uint16_t {
-  kGotoTable = 1, kWriteMetadata = 2, kWriteActions = 3, kApplyActions = 4,
-  kClearActions = 5, kMeter = 6, kExperimenter = 0xffff,
+  kGotoTable = 1,
+  kWriteMetadata = 2,
+  kWriteActions = 3,
+  kApplyActions = 4,
+  kClearActions = 5,
+  kMeter = 6,
+  kExperimenter = 0xffff,
 };
 std::string_view to_string(InstructionType t);
 
 enum class HelloElemType : uint16_t { kVersionBitmap = 1 };
 
 enum class TableFeaturePropType : uint16_t {
-  kInstructions = 0, kInstructionsMiss = 1, kNextTables = 2, kNextTablesMiss = 3,
-  kWriteActions = 4, kWriteActionsMiss = 5, kApplyActions = 6, kApplyActionsMiss = 7,
-  kMatch = 8, kWildcards = 10, kWriteSetfield = 12, kWriteSetfieldMiss = 13,
-  kApplySetfield = 14, kApplySetfieldMiss = 15, kExperimenter = 0xfffe,
+  kInstructions = 0,
+  kInstructionsMiss = 1,
+  kNextTables = 2,
+  kNextTablesMiss = 3,
+  kWriteActions = 4,
+  kWriteActionsMiss = 5,
+  kApplyActions = 6,
+  kApplyActionsMiss = 7,
+  kMatch = 8,
+  kWildcards = 10,
+  kWriteSetfield = 12,
+  kWriteSetfieldMiss = 13,
+  kApplySetfield = 14,
+  kApplySetfieldMiss = 15,
+  kExperimenter = 0xfffe,
   kExperimenterMiss = 0xffff,
 };
 

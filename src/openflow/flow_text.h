@@ -31,7 +31,7 @@ struct FlowParseOptions {
   // Table when the text names none: 0 for add/modify, table::kAll for the
   // match argument of dump-flows / del-flows.
   uint8_t default_table = 0;
-  bool allow_actions = true;   // false: dump-flows / del-flows match text
+  bool allow_actions = true;     // false: dump-flows / del-flows match text
   bool require_actions = false;  // add-flow: "actions=" must be present
 };
 
@@ -44,8 +44,7 @@ Result<FlowStatsRequest> parse_flow_stats_request(std::string_view text, uint8_t
 Result<InstructionList> parse_instructions(std::string_view text, const Match& match = {},
                                            uint8_t version = kOf13);
 // A plain action list (no instructions), e.g. packet-out or group bucket actions.
-Result<ActionList> parse_actions(std::string_view text, const Match& match = {},
-                                 uint8_t version = kOf13);
+Result<ActionList> parse_actions(std::string_view text, const Match& match = {}, uint8_t version = kOf13);
 // A port number or name (LOCAL, CONTROLLER, IN_PORT, ANY, ...).
 Result<uint32_t> parse_port(std::string_view text);
 

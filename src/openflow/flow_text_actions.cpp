@@ -48,12 +48,18 @@ struct ActionParser {
     std::string_view fname = arg.substr(arrow + 2);
     auto id = field_by_name(fname);
     if (!id) {
-      if (fname == "nw_src") id = OxmId::kIpv4Src;
-      else if (fname == "nw_dst") id = OxmId::kIpv4Dst;
-      else if (fname == "icmp_type") id = OxmId::kIcmpv4Type;
-      else if (fname == "icmp_code") id = OxmId::kIcmpv4Code;
-      else if (fname == "nw_proto") id = OxmId::kIpProto;
-      else return TextError{fmt::format("set_field: unknown field '{}'", fname), off + arrow + 2};
+      if (fname == "nw_src")
+        id = OxmId::kIpv4Src;
+      else if (fname == "nw_dst")
+        id = OxmId::kIpv4Dst;
+      else if (fname == "icmp_type")
+        id = OxmId::kIcmpv4Type;
+      else if (fname == "icmp_code")
+        id = OxmId::kIcmpv4Code;
+      else if (fname == "nw_proto")
+        id = OxmId::kIpProto;
+      else
+        return TextError{fmt::format("set_field: unknown field '{}'", fname), off + arrow + 2};
     }
     auto f = parse_field(*id, arg.substr(0, arrow), off, true);
     if (!f.ok()) return f.error();
@@ -61,8 +67,8 @@ struct ActionParser {
     return std::nullopt;
   }
 
-  std::optional<TextError> set_simple(ActionList& out, OxmId id, std::string_view name,
-                                      std::string_view arg, size_t off) {
+  std::optional<TextError> set_simple(ActionList& out, OxmId id, std::string_view name, std::string_view arg,
+                                      size_t off) {
     if (arg.empty()) return TextError{fmt::format("{} needs an argument", name), off};
     auto f = parse_field(id, arg, off, false);
     if (!f.ok()) return f.error();
@@ -108,10 +114,14 @@ struct ActionParser {
                                    std::string_view name) {
     auto proto = match_proto();
     OxmId id;
-    if (proto && *proto == 6) id = src ? OxmId::kTcpSrc : OxmId::kTcpDst;
-    else if (proto && *proto == 17) id = src ? OxmId::kUdpSrc : OxmId::kUdpDst;
-    else if (proto && *proto == 132) id = src ? OxmId::kSctpSrc : OxmId::kSctpDst;
-    else return TextError{fmt::format("{} needs a tcp, udp or sctp match to know which port to set", name), off};
+    if (proto && *proto == 6)
+      id = src ? OxmId::kTcpSrc : OxmId::kTcpDst;
+    else if (proto && *proto == 17)
+      id = src ? OxmId::kUdpSrc : OxmId::kUdpDst;
+    else if (proto && *proto == 132)
+      id = src ? OxmId::kSctpSrc : OxmId::kSctpDst;
+    else
+      return TextError{fmt::format("{} needs a tcp, udp or sctp match to know which port to set", name), off};
     return set_simple(out, id, name, arg, off);
   }
 
@@ -142,8 +152,7 @@ struct ActionParser {
       return output(out, name, name_off);
     if (name == "enqueue") {
       size_t sep = arg.find_first_of(":,");
-      if (sep == std::string_view::npos)
-        return TextError{"enqueue needs PORT:QUEUE (enqueue:1:2)", arg_off};
+      if (sep == std::string_view::npos) return TextError{"enqueue needs PORT:QUEUE (enqueue:1:2)", arg_off};
       auto p = parse_port(arg.substr(0, sep));
       if (!p.ok()) return TextError{p.error().message, arg_off};
       auto q = parse_uint_at(arg.substr(sep + 1), arg_off + sep + 1, 0xffffffff, "enqueue queue");
@@ -198,7 +207,8 @@ struct ActionParser {
     if (name == "set_mpls_ttl" || name == "mod_nw_ttl" || name == "set_nw_ttl") {
       auto v = arg_number(name, arg, arg_off, 255);
       if (!v.ok()) return v.error();
-      out.push_back(name == "set_mpls_ttl" ? Action::set_mpls_ttl(uint8_t(*v)) : Action::set_nw_ttl(uint8_t(*v)));
+      out.push_back(name == "set_mpls_ttl" ? Action::set_mpls_ttl(uint8_t(*v))
+                                           : Action::set_nw_ttl(uint8_t(*v)));
       return std::nullopt;
     }
     if (name == "set_field") return set_field(out, arg, arg_off);
@@ -235,8 +245,8 @@ struct ActionParser {
   }
 
   // Splits "name:arg" / "name(arg)" / "name=arg".
-  static void split_action(const Piece& p, std::string_view& name, std::string_view& arg,
-                           size_t& arg_off, bool& parens) {
+  static void split_action(const Piece& p, std::string_view& name, std::string_view& arg, size_t& arg_off,
+                           bool& parens) {
     size_t i = p.text.find_first_of(":(=");
     parens = false;
     if (i == std::string_view::npos) {
@@ -278,7 +288,8 @@ struct ActionParser {
     std::optional<Instruction> meter, apply, clear, write, metadata, go;
     ActionList plain;
     bool saw_drop = false;
-    auto once = [&](std::optional<Instruction>& slot, Instruction i, const Piece& p) -> std::optional<TextError> {
+    auto once = [&](std::optional<Instruction>& slot, Instruction i,
+                    const Piece& p) -> std::optional<TextError> {
       if (slot) return TextError{fmt::format("instruction '{}' appears twice", p.text), p.offset};
       slot = std::move(i);
       return std::nullopt;
@@ -310,8 +321,10 @@ struct ActionParser {
           err = once(go, Instruction::goto_table(uint8_t(*v)), p);
         }
       } else if (name == "clear_actions") {
-        if (!arg.empty()) err = TextError{"clear_actions takes no argument", arg_off};
-        else if (!(err = need_of13(p, name))) err = once(clear, Instruction::clear(), p);
+        if (!arg.empty())
+          err = TextError{"clear_actions takes no argument", arg_off};
+        else if (!(err = need_of13(p, name)))
+          err = once(clear, Instruction::clear(), p);
       } else if (name == "write_metadata") {
         if (!(err = need_of13(p, name))) {
           size_t slash = arg.find('/');
@@ -319,7 +332,8 @@ struct ActionParser {
           if (!v.ok()) return unexpected(v.error());
           uint64_t mask = UINT64_MAX;
           if (slash != std::string_view::npos) {
-            auto m = parse_uint_at(arg.substr(slash + 1), arg_off + slash + 1, UINT64_MAX, "write_metadata mask");
+            auto m =
+                parse_uint_at(arg.substr(slash + 1), arg_off + slash + 1, UINT64_MAX, "write_metadata mask");
             if (!m.ok()) return unexpected(m.error());
             mask = *m;
           }

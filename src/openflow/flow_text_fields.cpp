@@ -1,11 +1,11 @@
 // Flow text: the pieces both the parser and the printer need — splitting text
 // into pieces, field names and value syntax (integers, MAC, IPv4, IPv6, ports).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "openflow/flow_text.h"
 #include "openflow/flow_text_internal.h"
@@ -74,10 +74,14 @@ std::optional<uint64_t> parse_uint(std::string_view s, uint64_t max) {
   }
   for (char c : s) {
     int d;
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (base == 16 && c >= 'a' && c <= 'f') d = c - 'a' + 10;
-    else if (base == 16 && c >= 'A' && c <= 'F') d = c - 'A' + 10;
-    else return std::nullopt;
+    if (c >= '0' && c <= '9')
+      d = c - '0';
+    else if (base == 16 && c >= 'a' && c <= 'f')
+      d = c - 'a' + 10;
+    else if (base == 16 && c >= 'A' && c <= 'F')
+      d = c - 'A' + 10;
+    else
+      return std::nullopt;
     if (v > (UINT64_MAX - uint64_t(d)) / uint64_t(base)) return std::nullopt;
     v = v * uint64_t(base) + uint64_t(d);
   }
@@ -96,14 +100,24 @@ TResult<uint64_t> parse_uint_at(std::string_view s, size_t offset, uint64_t max,
 
 ValueKind value_kind(OxmId id) {
   switch (id) {
-    case OxmId::kEthDst: case OxmId::kEthSrc: case OxmId::kArpSha: case OxmId::kArpTha:
-    case OxmId::kIpv6NdSll: case OxmId::kIpv6NdTll:
+    case OxmId::kEthDst:
+    case OxmId::kEthSrc:
+    case OxmId::kArpSha:
+    case OxmId::kArpTha:
+    case OxmId::kIpv6NdSll:
+    case OxmId::kIpv6NdTll:
       return ValueKind::kMac;
-    case OxmId::kIpv4Src: case OxmId::kIpv4Dst: case OxmId::kArpSpa: case OxmId::kArpTpa:
+    case OxmId::kIpv4Src:
+    case OxmId::kIpv4Dst:
+    case OxmId::kArpSpa:
+    case OxmId::kArpTpa:
       return ValueKind::kIpv4;
-    case OxmId::kIpv6Src: case OxmId::kIpv6Dst: case OxmId::kIpv6NdTarget:
+    case OxmId::kIpv6Src:
+    case OxmId::kIpv6Dst:
+    case OxmId::kIpv6NdTarget:
       return ValueKind::kIpv6;
-    case OxmId::kInPort: case OxmId::kInPhyPort:
+    case OxmId::kInPort:
+    case OxmId::kInPhyPort:
       return ValueKind::kPort;
     default:
       return ValueKind::kUint;
@@ -112,8 +126,12 @@ ValueKind value_kind(OxmId id) {
 
 bool prints_hex(OxmId id) {
   switch (id) {
-    case OxmId::kMetadata: case OxmId::kTunnelId: case OxmId::kIpv6Flabel:
-    case OxmId::kPbbIsid: case OxmId::kIpv6Exthdr: case OxmId::kEthType:
+    case OxmId::kMetadata:
+    case OxmId::kTunnelId:
+    case OxmId::kIpv6Flabel:
+    case OxmId::kPbbIsid:
+    case OxmId::kIpv6Exthdr:
+    case OxmId::kEthType:
       return true;
     default:
       return false;
@@ -127,32 +145,32 @@ struct NameAlias {
   OxmId id;
 };
 constexpr std::array kNames = {
-    NameAlias{"in_port", OxmId::kInPort},        NameAlias{"in_phy_port", OxmId::kInPhyPort},
-    NameAlias{"metadata", OxmId::kMetadata},     NameAlias{"eth_dst", OxmId::kEthDst},
-    NameAlias{"dl_dst", OxmId::kEthDst},         NameAlias{"eth_src", OxmId::kEthSrc},
-    NameAlias{"dl_src", OxmId::kEthSrc},         NameAlias{"eth_type", OxmId::kEthType},
-    NameAlias{"dl_type", OxmId::kEthType},       NameAlias{"vlan_vid", OxmId::kVlanVid},
-    NameAlias{"vlan_pcp", OxmId::kVlanPcp},      NameAlias{"dl_vlan_pcp", OxmId::kVlanPcp},
-    NameAlias{"ip_dscp", OxmId::kIpDscp},        NameAlias{"ip_ecn", OxmId::kIpEcn},
-    NameAlias{"nw_ecn", OxmId::kIpEcn},          NameAlias{"ip_proto", OxmId::kIpProto},
-    NameAlias{"ipv4_src", OxmId::kIpv4Src},      NameAlias{"ip_src", OxmId::kIpv4Src},
-    NameAlias{"ipv4_dst", OxmId::kIpv4Dst},      NameAlias{"ip_dst", OxmId::kIpv4Dst},
-    NameAlias{"tcp_src", OxmId::kTcpSrc},        NameAlias{"tcp_dst", OxmId::kTcpDst},
-    NameAlias{"udp_src", OxmId::kUdpSrc},        NameAlias{"udp_dst", OxmId::kUdpDst},
-    NameAlias{"sctp_src", OxmId::kSctpSrc},      NameAlias{"sctp_dst", OxmId::kSctpDst},
+    NameAlias{"in_port", OxmId::kInPort},         NameAlias{"in_phy_port", OxmId::kInPhyPort},
+    NameAlias{"metadata", OxmId::kMetadata},      NameAlias{"eth_dst", OxmId::kEthDst},
+    NameAlias{"dl_dst", OxmId::kEthDst},          NameAlias{"eth_src", OxmId::kEthSrc},
+    NameAlias{"dl_src", OxmId::kEthSrc},          NameAlias{"eth_type", OxmId::kEthType},
+    NameAlias{"dl_type", OxmId::kEthType},        NameAlias{"vlan_vid", OxmId::kVlanVid},
+    NameAlias{"vlan_pcp", OxmId::kVlanPcp},       NameAlias{"dl_vlan_pcp", OxmId::kVlanPcp},
+    NameAlias{"ip_dscp", OxmId::kIpDscp},         NameAlias{"ip_ecn", OxmId::kIpEcn},
+    NameAlias{"nw_ecn", OxmId::kIpEcn},           NameAlias{"ip_proto", OxmId::kIpProto},
+    NameAlias{"ipv4_src", OxmId::kIpv4Src},       NameAlias{"ip_src", OxmId::kIpv4Src},
+    NameAlias{"ipv4_dst", OxmId::kIpv4Dst},       NameAlias{"ip_dst", OxmId::kIpv4Dst},
+    NameAlias{"tcp_src", OxmId::kTcpSrc},         NameAlias{"tcp_dst", OxmId::kTcpDst},
+    NameAlias{"udp_src", OxmId::kUdpSrc},         NameAlias{"udp_dst", OxmId::kUdpDst},
+    NameAlias{"sctp_src", OxmId::kSctpSrc},       NameAlias{"sctp_dst", OxmId::kSctpDst},
     NameAlias{"icmpv4_type", OxmId::kIcmpv4Type}, NameAlias{"icmpv4_code", OxmId::kIcmpv4Code},
-    NameAlias{"arp_op", OxmId::kArpOp},          NameAlias{"arp_spa", OxmId::kArpSpa},
-    NameAlias{"arp_tpa", OxmId::kArpTpa},        NameAlias{"arp_sha", OxmId::kArpSha},
-    NameAlias{"arp_tha", OxmId::kArpTha},        NameAlias{"ipv6_src", OxmId::kIpv6Src},
-    NameAlias{"ipv6_dst", OxmId::kIpv6Dst},      NameAlias{"ipv6_flabel", OxmId::kIpv6Flabel},
-    NameAlias{"ipv6_label", OxmId::kIpv6Flabel}, NameAlias{"icmpv6_type", OxmId::kIcmpv6Type},
+    NameAlias{"arp_op", OxmId::kArpOp},           NameAlias{"arp_spa", OxmId::kArpSpa},
+    NameAlias{"arp_tpa", OxmId::kArpTpa},         NameAlias{"arp_sha", OxmId::kArpSha},
+    NameAlias{"arp_tha", OxmId::kArpTha},         NameAlias{"ipv6_src", OxmId::kIpv6Src},
+    NameAlias{"ipv6_dst", OxmId::kIpv6Dst},       NameAlias{"ipv6_flabel", OxmId::kIpv6Flabel},
+    NameAlias{"ipv6_label", OxmId::kIpv6Flabel},  NameAlias{"icmpv6_type", OxmId::kIcmpv6Type},
     NameAlias{"icmpv6_code", OxmId::kIcmpv6Code}, NameAlias{"ipv6_nd_target", OxmId::kIpv6NdTarget},
     NameAlias{"nd_target", OxmId::kIpv6NdTarget}, NameAlias{"ipv6_nd_sll", OxmId::kIpv6NdSll},
-    NameAlias{"nd_sll", OxmId::kIpv6NdSll},      NameAlias{"ipv6_nd_tll", OxmId::kIpv6NdTll},
-    NameAlias{"nd_tll", OxmId::kIpv6NdTll},      NameAlias{"mpls_label", OxmId::kMplsLabel},
-    NameAlias{"mpls_tc", OxmId::kMplsTc},        NameAlias{"mpls_bos", OxmId::kMplsBos},
-    NameAlias{"pbb_isid", OxmId::kPbbIsid},      NameAlias{"tunnel_id", OxmId::kTunnelId},
-    NameAlias{"tun_id", OxmId::kTunnelId},       NameAlias{"ipv6_exthdr", OxmId::kIpv6Exthdr},
+    NameAlias{"nd_sll", OxmId::kIpv6NdSll},       NameAlias{"ipv6_nd_tll", OxmId::kIpv6NdTll},
+    NameAlias{"nd_tll", OxmId::kIpv6NdTll},       NameAlias{"mpls_label", OxmId::kMplsLabel},
+    NameAlias{"mpls_tc", OxmId::kMplsTc},         NameAlias{"mpls_bos", OxmId::kMplsBos},
+    NameAlias{"pbb_isid", OxmId::kPbbIsid},       NameAlias{"tunnel_id", OxmId::kTunnelId},
+    NameAlias{"tun_id", OxmId::kTunnelId},        NameAlias{"ipv6_exthdr", OxmId::kIpv6Exthdr},
 };
 
 size_t field_width(OxmId id) {
@@ -163,15 +181,24 @@ size_t field_width(OxmId id) {
 // Largest value of fields narrower than their bytes.
 uint64_t field_max(OxmId id) {
   switch (id) {
-    case OxmId::kVlanVid: return 0x1fff;
-    case OxmId::kVlanPcp: return 7;
-    case OxmId::kIpDscp: return 63;
-    case OxmId::kIpEcn: return 3;
-    case OxmId::kIpv6Flabel: return 0xfffff;
-    case OxmId::kMplsLabel: return 0xfffff;
-    case OxmId::kMplsTc: return 7;
-    case OxmId::kMplsBos: return 1;
-    case OxmId::kIpv6Exthdr: return 0x1ff;
+    case OxmId::kVlanVid:
+      return 0x1fff;
+    case OxmId::kVlanPcp:
+      return 7;
+    case OxmId::kIpDscp:
+      return 63;
+    case OxmId::kIpEcn:
+      return 3;
+    case OxmId::kIpv6Flabel:
+      return 0xfffff;
+    case OxmId::kMplsLabel:
+      return 0xfffff;
+    case OxmId::kMplsTc:
+      return 7;
+    case OxmId::kMplsBos:
+      return 1;
+    case OxmId::kIpv6Exthdr:
+      return 0x1ff;
     default: {
       size_t w = field_width(id);
       return w >= 8 ? UINT64_MAX : (uint64_t{1} << (8 * w)) - 1;
@@ -197,8 +224,10 @@ std::optional<int> prefix_len(const Bytes& mask) {
     for (int bit = 7; bit >= 0; --bit) {
       bool one = byte >> bit & 1;
       if (one && seen_zero) return std::nullopt;
-      if (one) ++n;
-      else seen_zero = true;
+      if (one)
+        ++n;
+      else
+        seen_zero = true;
     }
   }
   return n;
@@ -210,8 +239,7 @@ Bytes prefix_mask(int len, size_t bytes) {
   return m;
 }
 
-TResult<Bytes> parse_bytes_value(OxmId id, ValueKind kind, std::string_view s, size_t offset,
-                                 bool is_mask) {
+TResult<Bytes> parse_bytes_value(OxmId id, ValueKind kind, std::string_view s, size_t offset, bool is_mask) {
   std::string_view what = is_mask ? "mask" : "value";
   std::string_view name = oxm_info(id)->name;
   switch (kind) {
@@ -248,8 +276,9 @@ TResult<Bytes> parse_bytes_value(OxmId id, ValueKind kind, std::string_view s, s
       return be(*p, 4);
     }
     case ValueKind::kUint: {
-      uint64_t max = is_mask ? (field_width(id) >= 8 ? UINT64_MAX : (uint64_t{1} << (8 * field_width(id))) - 1)
-                             : field_max(id);
+      uint64_t max = is_mask
+                         ? (field_width(id) >= 8 ? UINT64_MAX : (uint64_t{1} << (8 * field_width(id))) - 1)
+                         : field_max(id);
       auto v = parse_uint(s, max);
       if (!v) {
         if (s.empty()) return text_fail(offset, fmt::format("{} needs a {}", name, what));
@@ -354,8 +383,7 @@ std::string format_masked_addr(OxmId id, const OxmField& f) {
   if (!f.has_mask) return s;
   auto len = prefix_len(f.mask);
   ValueKind k = value_kind(id);
-  if (len && (k == ValueKind::kIpv4 || k == ValueKind::kIpv6))
-    return fmt::format("{}/{}", s, *len);
+  if (len && (k == ValueKind::kIpv4 || k == ValueKind::kIpv6)) return fmt::format("{}/{}", s, *len);
   return s + "/" + format_bytes_value(id, f.mask, false);
 }
 
@@ -378,17 +406,28 @@ std::string format_field_value(const OxmField& f) {
 
 std::string_view set_field_name(OxmId id) {
   switch (id) {
-    case OxmId::kIpEcn: return "nw_ecn";
-    case OxmId::kIpProto: return "nw_proto";
-    case OxmId::kIpv4Src: return "ip_src";
-    case OxmId::kIpv4Dst: return "ip_dst";
-    case OxmId::kIcmpv4Type: return "icmp_type";
-    case OxmId::kIcmpv4Code: return "icmp_code";
-    case OxmId::kIpv6Flabel: return "ipv6_label";
-    case OxmId::kIpv6NdTarget: return "nd_target";
-    case OxmId::kIpv6NdSll: return "nd_sll";
-    case OxmId::kIpv6NdTll: return "nd_tll";
-    case OxmId::kTunnelId: return "tun_id";
+    case OxmId::kIpEcn:
+      return "nw_ecn";
+    case OxmId::kIpProto:
+      return "nw_proto";
+    case OxmId::kIpv4Src:
+      return "ip_src";
+    case OxmId::kIpv4Dst:
+      return "ip_dst";
+    case OxmId::kIcmpv4Type:
+      return "icmp_type";
+    case OxmId::kIcmpv4Code:
+      return "icmp_code";
+    case OxmId::kIpv6Flabel:
+      return "ipv6_label";
+    case OxmId::kIpv6NdTarget:
+      return "nd_target";
+    case OxmId::kIpv6NdSll:
+      return "nd_sll";
+    case OxmId::kIpv6NdTll:
+      return "nd_tll";
+    case OxmId::kTunnelId:
+      return "tun_id";
     default: {
       const OxmFieldInfo* info = oxm_info(id);
       return info ? info->name : "unknown";
@@ -398,13 +437,14 @@ std::string_view set_field_name(OxmId id) {
 
 Result<uint32_t> parse_port(std::string_view text) {
   std::string l = text::lower(text);
-  struct Named { std::string_view name; uint32_t port; };
+  struct Named {
+    std::string_view name;
+    uint32_t port;
+  };
   static constexpr std::array kPorts = {
-      Named{"in_port", port::kInPort}, Named{"table", port::kTable},
-      Named{"normal", port::kNormal},   Named{"flood", port::kFlood},
-      Named{"all", port::kAll},         Named{"controller", port::kController},
-      Named{"local", port::kLocal},     Named{"any", port::kAny},
-      Named{"none", port::kAny},
+      Named{"in_port", port::kInPort}, Named{"table", port::kTable}, Named{"normal", port::kNormal},
+      Named{"flood", port::kFlood},    Named{"all", port::kAll},     Named{"controller", port::kController},
+      Named{"local", port::kLocal},    Named{"any", port::kAny},     Named{"none", port::kAny},
   };
   for (const auto& n : kPorts)
     if (l == n.name) return n.port;
@@ -417,15 +457,24 @@ Result<uint32_t> parse_port(std::string_view text) {
 
 std::string format_port(uint32_t p) {
   switch (p) {
-    case port::kInPort: return "IN_PORT";
-    case port::kTable: return "TABLE";
-    case port::kNormal: return "NORMAL";
-    case port::kFlood: return "FLOOD";
-    case port::kAll: return "ALL";
-    case port::kController: return "CONTROLLER";
-    case port::kLocal: return "LOCAL";
-    case port::kAny: return "ANY";
-    default: return fmt::format("{}", p);
+    case port::kInPort:
+      return "IN_PORT";
+    case port::kTable:
+      return "TABLE";
+    case port::kNormal:
+      return "NORMAL";
+    case port::kFlood:
+      return "FLOOD";
+    case port::kAll:
+      return "ALL";
+    case port::kController:
+      return "CONTROLLER";
+    case port::kLocal:
+      return "LOCAL";
+    case port::kAny:
+      return "ANY";
+    default:
+      return fmt::format("{}", p);
   }
 }
 

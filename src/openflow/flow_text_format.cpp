@@ -37,8 +37,10 @@ struct MatchPrinter {
   void uint_field(std::string_view name, OxmId id) {
     const OxmField* f = get(id);
     if (!f) return;
-    if (f->has_mask) put(fmt::format("{}={:#x}/{:#x}", name, f->value_u64(), f->mask_u64()));
-    else put(fmt::format("{}={}", name, f->value_u64()));
+    if (f->has_mask)
+      put(fmt::format("{}={:#x}/{:#x}", name, f->value_u64(), f->mask_u64()));
+    else
+      put(fmt::format("{}={}", name, f->value_u64()));
   }
   // metadata, tun_id: %#x value, /%#x mask.
   void hex64_field(std::string_view name, OxmId id) {
@@ -92,12 +94,23 @@ struct MatchPrinter {
         sh = "ip";
         if (proto) {
           switch (*proto) {
-            case 1: sh = "icmp"; break;
-            case 2: sh = "igmp"; break;
-            case 6: sh = "tcp"; break;
-            case 17: sh = "udp"; break;
-            case 132: sh = "sctp"; break;
-            default: break;
+            case 1:
+              sh = "icmp";
+              break;
+            case 2:
+              sh = "igmp";
+              break;
+            case 6:
+              sh = "tcp";
+              break;
+            case 17:
+              sh = "udp";
+              break;
+            case 132:
+              sh = "sctp";
+              break;
+            default:
+              break;
           }
         }
         skip_proto = proto && sh != "ip";
@@ -105,11 +118,20 @@ struct MatchPrinter {
         sh = "ipv6";
         if (proto) {
           switch (*proto) {
-            case 58: sh = "icmp6"; break;
-            case 6: sh = "tcp6"; break;
-            case 17: sh = "udp6"; break;
-            case 132: sh = "sctp6"; break;
-            default: break;
+            case 58:
+              sh = "icmp6";
+              break;
+            case 6:
+              sh = "tcp6";
+              break;
+            case 17:
+              sh = "udp6";
+              break;
+            case 132:
+              sh = "sctp6";
+              break;
+            default:
+              break;
           }
         }
         skip_proto = proto && sh != "ipv6";
@@ -138,8 +160,10 @@ struct MatchPrinter {
     addr_field("ipv6_src", OxmId::kIpv6Src);
     addr_field("ipv6_dst", OxmId::kIpv6Dst);
     if (const OxmField* f = get(OxmId::kIpv6Flabel)) {
-      if (f->has_mask) put(fmt::format("ipv6_label={:#07x}/{:#07x}", f->value_u64(), f->mask_u64()));
-      else put(fmt::format("ipv6_label={:#07x}", f->value_u64()));
+      if (f->has_mask)
+        put(fmt::format("ipv6_label={:#07x}/{:#07x}", f->value_u64(), f->mask_u64()));
+      else
+        put(fmt::format("ipv6_label={:#07x}", f->value_u64()));
     }
     addr_field("arp_spa", OxmId::kArpSpa);
     addr_field("arp_tpa", OxmId::kArpTpa);
@@ -161,12 +185,14 @@ struct MatchPrinter {
     addr_field("nd_target", OxmId::kIpv6NdTarget);
     addr_field("nd_sll", OxmId::kIpv6NdSll);
     addr_field("nd_tll", OxmId::kIpv6NdTll);
-    for (auto [src, dst] : {std::pair{OxmId::kTcpSrc, OxmId::kTcpDst}, std::pair{OxmId::kUdpSrc, OxmId::kUdpDst},
-                            std::pair{OxmId::kSctpSrc, OxmId::kSctpDst}}) {
+    for (auto [src, dst] :
+         {std::pair{OxmId::kTcpSrc, OxmId::kTcpDst}, std::pair{OxmId::kUdpSrc, OxmId::kUdpDst},
+          std::pair{OxmId::kSctpSrc, OxmId::kSctpDst}}) {
       uint_field("tp_src", src);
       uint_field("tp_dst", dst);
     }
-    if (const OxmField* f = get(OxmId::kInPhyPort)) put("in_phy_port=" + format_port(uint32_t(f->value_u64())));
+    if (const OxmField* f = get(OxmId::kInPhyPort))
+      put("in_phy_port=" + format_port(uint32_t(f->value_u64())));
     hex64_field("pbb_isid", OxmId::kPbbIsid);
     hex64_field("ipv6_exthdr", OxmId::kIpv6Exthdr);
     for (const OxmField& f : m.fields) {
@@ -184,27 +210,42 @@ std::string format_action(const Action& a) {
       if (a.port == port::kController) return fmt::format("CONTROLLER:{}", a.max_len);
       if (a.port < port::kMax) return fmt::format("output:{}", a.port);
       return format_port(a.port);
-    case ActionType::kCopyTtlOut: return "copy_ttl_out";
-    case ActionType::kCopyTtlIn: return "copy_ttl_in";
-    case ActionType::kSetMplsTtl: return fmt::format("set_mpls_ttl:{}", a.ttl);
-    case ActionType::kDecMplsTtl: return "dec_mpls_ttl";
-    case ActionType::kPushVlan: return fmt::format("push_vlan:{:#06x}", a.ethertype);
-    case ActionType::kPopVlan: return "pop_vlan";
-    case ActionType::kPushMpls: return fmt::format("push_mpls:{:#06x}", a.ethertype);
-    case ActionType::kPopMpls: return fmt::format("pop_mpls:{:#06x}", a.ethertype);
-    case ActionType::kSetQueue: return fmt::format("set_queue:{}", a.queue_id);
-    case ActionType::kGroup: return fmt::format("group:{}", a.group_id);
-    case ActionType::kSetNwTtl: return fmt::format("mod_nw_ttl:{}", a.ttl);
-    case ActionType::kDecNwTtl: return "dec_ttl";
+    case ActionType::kCopyTtlOut:
+      return "copy_ttl_out";
+    case ActionType::kCopyTtlIn:
+      return "copy_ttl_in";
+    case ActionType::kSetMplsTtl:
+      return fmt::format("set_mpls_ttl:{}", a.ttl);
+    case ActionType::kDecMplsTtl:
+      return "dec_mpls_ttl";
+    case ActionType::kPushVlan:
+      return fmt::format("push_vlan:{:#06x}", a.ethertype);
+    case ActionType::kPopVlan:
+      return "pop_vlan";
+    case ActionType::kPushMpls:
+      return fmt::format("push_mpls:{:#06x}", a.ethertype);
+    case ActionType::kPopMpls:
+      return fmt::format("pop_mpls:{:#06x}", a.ethertype);
+    case ActionType::kSetQueue:
+      return fmt::format("set_queue:{}", a.queue_id);
+    case ActionType::kGroup:
+      return fmt::format("group:{}", a.group_id);
+    case ActionType::kSetNwTtl:
+      return fmt::format("mod_nw_ttl:{}", a.ttl);
+    case ActionType::kDecNwTtl:
+      return "dec_ttl";
     case ActionType::kSetField: {
       std::string name = a.field.is_basic() && a.field.field < kNumBasicOxm
                              ? std::string(set_field_name(a.field.id()))
                              : fmt::format("oxm({:#010x})", a.field.header());
       return fmt::format("set_field:{}->{}", format_field_value(a.field), name);
     }
-    case ActionType::kPushPbb: return fmt::format("push_pbb:{:#06x}", a.ethertype);
-    case ActionType::kPopPbb: return "pop_pbb";
-    case ActionType::kEnqueue: return fmt::format("enqueue:{}:{}", format_port(a.port), a.queue_id);
+    case ActionType::kPushPbb:
+      return fmt::format("push_pbb:{:#06x}", a.ethertype);
+    case ActionType::kPopPbb:
+      return "pop_pbb";
+    case ActionType::kEnqueue:
+      return fmt::format("enqueue:{}:{}", format_port(a.port), a.queue_id);
     case ActionType::kExperimenter:
       return fmt::format("experimenter({:#x},data={})", a.experimenter, to_hex(a.data));
   }
@@ -234,7 +275,9 @@ std::string format_actions(const ActionList& actions) {
 
 std::string format_instructions(const InstructionList& insts) {
   std::string s;
-  auto sep = [&] { if (!s.empty()) s += ','; };
+  auto sep = [&] {
+    if (!s.empty()) s += ',';
+  };
   for (const Instruction& i : insts) {
     switch (i.type) {
       case InstructionType::kApplyActions:
@@ -249,9 +292,18 @@ std::string format_instructions(const InstructionList& insts) {
         append_actions(s, i.actions);
         s += ')';
         break;
-      case InstructionType::kClearActions: sep(); s += "clear_actions"; break;
-      case InstructionType::kGotoTable: sep(); s += fmt::format("goto_table:{}", i.table_id); break;
-      case InstructionType::kMeter: sep(); s += fmt::format("meter:{}", i.meter_id); break;
+      case InstructionType::kClearActions:
+        sep();
+        s += "clear_actions";
+        break;
+      case InstructionType::kGotoTable:
+        sep();
+        s += fmt::format("goto_table:{}", i.table_id);
+        break;
+      case InstructionType::kMeter:
+        sep();
+        s += fmt::format("meter:{}", i.meter_id);
+        break;
       case InstructionType::kWriteMetadata:
         sep();
         s += fmt::format("write_metadata:{}", hex_alt(i.metadata));
@@ -284,8 +336,8 @@ std::string format_duration(uint32_t sec, uint32_t nsec) {
 namespace {
 void append_flags(std::string& s, uint16_t flags) {
   static constexpr std::pair<uint16_t, std::string_view> kNames[] = {
-      {flow_mod_flags::kSendFlowRem, "send_flow_rem"},   {flow_mod_flags::kCheckOverlap, "check_overlap"},
-      {flow_mod_flags::kResetCounts, "reset_counts"},    {flow_mod_flags::kNoPktCounts, "no_packet_counts"},
+      {flow_mod_flags::kSendFlowRem, "send_flow_rem"},  {flow_mod_flags::kCheckOverlap, "check_overlap"},
+      {flow_mod_flags::kResetCounts, "reset_counts"},   {flow_mod_flags::kNoPktCounts, "no_packet_counts"},
       {flow_mod_flags::kNoBytCounts, "no_byte_counts"},
   };
   for (auto [bit, name] : kNames) {
@@ -333,7 +385,8 @@ std::string format_flow_mod_text(const FlowMod& fm) {
   if (fm.buffer_id != kNoBuffer) put(fmt::format("buffer_id={:#x}", fm.buffer_id));
   std::string flags;
   append_flags(flags, fm.flags);
-  for (char& c : flags) if (c == ' ') c = ',';
+  for (char& c : flags)
+    if (c == ' ') c = ',';
   if (!flags.empty()) flags.pop_back();
   put(flags);
   put(fmt::format("priority={}", fm.priority));
@@ -354,8 +407,8 @@ std::string format_bucket(const Bucket& b, GroupType type) {
 std::string format_group_desc(const GroupDesc& g) {
   static constexpr std::string_view kTypes[] = {"all", "select", "indirect", "ff"};
   auto t = static_cast<size_t>(g.type);
-  std::string s = fmt::format("group_id={},type={}", g.group_id,
-                              t < 4 ? std::string(kTypes[t]) : fmt::format("{}", t));
+  std::string s =
+      fmt::format("group_id={},type={}", g.group_id, t < 4 ? std::string(kTypes[t]) : fmt::format("{}", t));
   for (const Bucket& b : g.buckets) s += "," + format_bucket(b, g.type);
   return s;
 }
@@ -370,9 +423,15 @@ std::string format_meter_config(const MeterConfig& mc) {
   for (const MeterBand& b : mc.bands) {
     s += "\n";
     switch (b.type) {
-      case MeterBandType::kDrop: s += "type=drop"; break;
-      case MeterBandType::kDscpRemark: s += "type=dscp_remark"; break;
-      default: s += fmt::format("type={}", static_cast<uint16_t>(b.type)); break;
+      case MeterBandType::kDrop:
+        s += "type=drop";
+        break;
+      case MeterBandType::kDscpRemark:
+        s += "type=dscp_remark";
+        break;
+      default:
+        s += fmt::format("type={}", static_cast<uint16_t>(b.type));
+        break;
     }
     s += fmt::format(" rate={}", b.rate);
     if (mc.flags & meter_flags::kBurst) s += fmt::format(" burst_size={}", b.burst_size);

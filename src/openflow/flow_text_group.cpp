@@ -21,8 +21,10 @@ std::vector<size_t> find_keyword(std::string_view s, std::string_view kw) {
   std::vector<size_t> at;
   int depth = 0;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '(') ++depth;
-    else if (s[i] == ')') --depth;
+    if (s[i] == '(')
+      ++depth;
+    else if (s[i] == ')')
+      --depth;
     if (depth == 0 && (i == 0 || s[i - 1] == ',' || s[i - 1] == ' ') && s.substr(i, kw.size()) == kw)
       at.push_back(i);
   }
@@ -93,11 +95,17 @@ TResult<GroupMod> group_mod(std::string_view text, GroupModCommand cmd) {
       have_id = true;
     } else if (kv.key == "type") {
       std::string t = text::lower(kv.value);
-      if (t == "all") gm.type = GroupType::kAll;
-      else if (t == "select") gm.type = GroupType::kSelect;
-      else if (t == "indirect") gm.type = GroupType::kIndirect;
-      else if (t == "ff" || t == "fast_failover") gm.type = GroupType::kFastFailover;
-      else return text_fail(kv.value_offset, fmt::format("unknown group type '{}' (all, select, indirect, ff)", kv.value));
+      if (t == "all")
+        gm.type = GroupType::kAll;
+      else if (t == "select")
+        gm.type = GroupType::kSelect;
+      else if (t == "indirect")
+        gm.type = GroupType::kIndirect;
+      else if (t == "ff" || t == "fast_failover")
+        gm.type = GroupType::kFastFailover;
+      else
+        return text_fail(kv.value_offset,
+                         fmt::format("unknown group type '{}' (all, select, indirect, ff)", kv.value));
     } else {
       return text_fail(kv.key_offset, fmt::format("unknown group parameter '{}'", kv.key));
     }
@@ -159,13 +167,18 @@ TResult<MeterMod> meter_mod(std::string_view text, MeterModCommand cmd) {
     if (kv.key == "type") {
       MeterBand b;
       std::string t = text::lower(kv.value);
-      if (t == "drop") b.type = MeterBandType::kDrop;
-      else if (t == "dscp_remark") b.type = MeterBandType::kDscpRemark;
-      else return text_fail(kv.value_offset, fmt::format("unknown band type '{}' (drop, dscp_remark)", kv.value));
+      if (t == "drop")
+        b.type = MeterBandType::kDrop;
+      else if (t == "dscp_remark")
+        b.type = MeterBandType::kDscpRemark;
+      else
+        return text_fail(kv.value_offset,
+                         fmt::format("unknown band type '{}' (drop, dscp_remark)", kv.value));
       mm.bands.push_back(b);
       continue;
     }
-    if (mm.bands.empty()) return text_fail(kv.key_offset, "a band must start with type=drop or type=dscp_remark");
+    if (mm.bands.empty())
+      return text_fail(kv.key_offset, "a band must start with type=drop or type=dscp_remark");
     MeterBand& b = mm.bands.back();
     if (kv.key == "rate" || kv.key == "burst_size") {
       auto v = text::parse_uint_at(kv.value, kv.value_offset, 0xffffffff, kv.key);

@@ -83,9 +83,8 @@ std::string format_bytes_value(OxmId id, const Bytes& v, bool is_mask);
 std::string format_masked_addr(OxmId id, const OxmField& f);
 
 // Action/instruction text starting at `base` in the whole text.
-TResult<InstructionList> parse_instructions_at(std::string_view s, size_t base,
-                                               const Match& match, uint8_t version);
-TResult<ActionList> parse_actions_at(std::string_view s, size_t base, const Match& match,
-                                     uint8_t version);
+TResult<InstructionList> parse_instructions_at(std::string_view s, size_t base, const Match& match,
+                                               uint8_t version);
+TResult<ActionList> parse_actions_at(std::string_view s, size_t base, const Match& match, uint8_t version);
 
 }  // namespace flowlab::of::text

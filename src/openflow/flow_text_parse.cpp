@@ -7,10 +7,10 @@
 // fields, whose meaning may depend on both (tp_dst is tcp_dst after "tcp").
 // Afterwards every field's prerequisites are checked, with the column of the
 // field that lacks them, and the match is sorted into canonical OXM order.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
-
-#include <fmt/format.h>
 
 #include "openflow/flow_text.h"
 #include "openflow/flow_text_internal.h"
@@ -20,8 +20,8 @@ namespace {
 
 using text::KeyValue;
 using text::Piece;
-using text::TextError;
 using text::text_fail;
+using text::TextError;
 using text::TResult;
 
 struct Shorthand {
@@ -57,9 +57,9 @@ class MatchBuilder {
     for (size_t i = 0; i < m_.fields.size(); ++i) {
       if (m_.fields[i].oxm_class == f.oxm_class && m_.fields[i].field == f.field) {
         if (m_.fields[i] == f) return std::nullopt;  // "ip,dl_type=0x0800" is fine
-        return TextError{fmt::format("'{}' conflicts with an earlier {} in the same match",
-                                     token, oxm_info(f.id())->name),
-                         offset};
+        return TextError{
+            fmt::format("'{}' conflicts with an earlier {} in the same match", token, oxm_info(f.id())->name),
+            offset};
       }
     }
     m_.fields.push_back(std::move(f));
@@ -90,38 +90,55 @@ std::optional<TextError> MatchBuilder::check_prerequisites() const {
     auto e = exact(OxmId::kEthType);
     return e && std::find(v.begin(), v.end(), *e) != v.end();
   };
-  auto proto_is = [&](uint64_t p) { auto e = exact(OxmId::kIpProto); return e && *e == p; };
+  auto proto_is = [&](uint64_t p) {
+    auto e = exact(OxmId::kIpProto);
+    return e && *e == p;
+  };
   for (size_t i = 0; i < m_.fields.size(); ++i) {
     const OxmField& f = m_.fields[i];
     if (!f.is_basic()) continue;
     std::string_view need;
     switch (f.id()) {
-      case OxmId::kIpDscp: case OxmId::kIpEcn: case OxmId::kIpProto:
+      case OxmId::kIpDscp:
+      case OxmId::kIpEcn:
+      case OxmId::kIpProto:
         if (!eth_is({0x0800, 0x86dd})) need = "ip or ipv6";
         break;
-      case OxmId::kIpv4Src: case OxmId::kIpv4Dst:
+      case OxmId::kIpv4Src:
+      case OxmId::kIpv4Dst:
         if (!eth_is({0x0800})) need = "ip (dl_type=0x0800)";
         break;
-      case OxmId::kTcpSrc: case OxmId::kTcpDst:
+      case OxmId::kTcpSrc:
+      case OxmId::kTcpDst:
         if (!proto_is(6)) need = "tcp or tcp6 (nw_proto=6)";
         break;
-      case OxmId::kUdpSrc: case OxmId::kUdpDst:
+      case OxmId::kUdpSrc:
+      case OxmId::kUdpDst:
         if (!proto_is(17)) need = "udp or udp6 (nw_proto=17)";
         break;
-      case OxmId::kSctpSrc: case OxmId::kSctpDst:
+      case OxmId::kSctpSrc:
+      case OxmId::kSctpDst:
         if (!proto_is(132)) need = "sctp or sctp6 (nw_proto=132)";
         break;
-      case OxmId::kIcmpv4Type: case OxmId::kIcmpv4Code:
+      case OxmId::kIcmpv4Type:
+      case OxmId::kIcmpv4Code:
         if (!proto_is(1) || !eth_is({0x0800})) need = "icmp";
         break;
-      case OxmId::kArpOp: case OxmId::kArpSpa: case OxmId::kArpTpa: case OxmId::kArpSha:
+      case OxmId::kArpOp:
+      case OxmId::kArpSpa:
+      case OxmId::kArpTpa:
+      case OxmId::kArpSha:
       case OxmId::kArpTha:
         if (!eth_is({0x0806})) need = "arp";
         break;
-      case OxmId::kIpv6Src: case OxmId::kIpv6Dst: case OxmId::kIpv6Flabel: case OxmId::kIpv6Exthdr:
+      case OxmId::kIpv6Src:
+      case OxmId::kIpv6Dst:
+      case OxmId::kIpv6Flabel:
+      case OxmId::kIpv6Exthdr:
         if (!eth_is({0x86dd})) need = "ipv6";
         break;
-      case OxmId::kIcmpv6Type: case OxmId::kIcmpv6Code:
+      case OxmId::kIcmpv6Type:
+      case OxmId::kIcmpv6Code:
         if (!proto_is(58) || !eth_is({0x86dd})) need = "icmp6";
         break;
       case OxmId::kIpv6NdTarget: {
@@ -139,7 +156,9 @@ std::optional<TextError> MatchBuilder::check_prerequisites() const {
         if (!t || *t != 136) need = "icmp6,icmp_type=136";
         break;
       }
-      case OxmId::kMplsLabel: case OxmId::kMplsTc: case OxmId::kMplsBos:
+      case OxmId::kMplsLabel:
+      case OxmId::kMplsTc:
+      case OxmId::kMplsBos:
         if (!eth_is({0x8847, 0x8848})) need = "mpls or mplsm";
         break;
       case OxmId::kPbbIsid:
@@ -164,8 +183,10 @@ size_t find_actions(std::string_view s, size_t& value_at) {
   int depth = 0;
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
-    if (c == '(') ++depth;
-    else if (c == ')') --depth;
+    if (c == '(')
+      ++depth;
+    else if (c == ')')
+      --depth;
     if (depth != 0) continue;
     if (i != 0 && s[i - 1] != ',' && s[i - 1] != ' ' && s[i - 1] != '\t') continue;
     for (std::string_view kw : {"actions=", "action=", "instructions="}) {
@@ -189,18 +210,23 @@ TResult<OxmId> contextual_field(std::string_view key, const KeyValue& kv, const 
     bool src = key == "tp_src";
     if (proto) {
       switch (*proto) {
-        case 6: return src ? OxmId::kTcpSrc : OxmId::kTcpDst;
-        case 17: return src ? OxmId::kUdpSrc : OxmId::kUdpDst;
-        case 132: return src ? OxmId::kSctpSrc : OxmId::kSctpDst;
-        case 1: return src ? OxmId::kIcmpv4Type : OxmId::kIcmpv4Code;
-        case 58: return src ? OxmId::kIcmpv6Type : OxmId::kIcmpv6Code;
-        default: break;
+        case 6:
+          return src ? OxmId::kTcpSrc : OxmId::kTcpDst;
+        case 17:
+          return src ? OxmId::kUdpSrc : OxmId::kUdpDst;
+        case 132:
+          return src ? OxmId::kSctpSrc : OxmId::kSctpDst;
+        case 1:
+          return src ? OxmId::kIcmpv4Type : OxmId::kIcmpv4Code;
+        case 58:
+          return src ? OxmId::kIcmpv6Type : OxmId::kIcmpv6Code;
+        default:
+          break;
       }
     }
-    return text_fail(kv.key_offset,
-                     fmt::format("'{}' needs a transport protocol: add tcp, udp or sctp "
-                                 "(or tcp6/udp6/sctp6, or nw_proto=6/17/132) to the match",
-                                 key));
+    return text_fail(kv.key_offset, fmt::format("'{}' needs a transport protocol: add tcp, udp or sctp "
+                                                "(or tcp6/udp6/sctp6, or nw_proto=6/17/132) to the match",
+                                                key));
   }
   if (key == "icmp_type" || key == "icmp_code") {
     bool type = key == "icmp_type";
@@ -261,7 +287,10 @@ struct FlowParser {
     std::string_view k = kv.key;
     // Flow-mod parameters.
     if (k == "table") {
-      if (kv.has_value && (kv.value == "all" || kv.value == "ALL")) { fm.table_id = table::kAll; return std::nullopt; }
+      if (kv.has_value && (kv.value == "all" || kv.value == "ALL")) {
+        fm.table_id = table::kAll;
+        return std::nullopt;
+      }
       auto v = number(kv, 255);
       if (!v.ok()) return v.error();
       fm.table_id = uint8_t(*v);
@@ -280,7 +309,8 @@ struct FlowParser {
       return std::nullopt;
     }
     if (k == "cookie") {
-      if (!kv.has_value) return TextError{"'cookie' needs a value (cookie=0x1 or cookie=0x1/-1)", kv.key_offset};
+      if (!kv.has_value)
+        return TextError{"'cookie' needs a value (cookie=0x1 or cookie=0x1/-1)", kv.key_offset};
       size_t slash = kv.value.find('/');
       auto v = text::parse_uint_at(kv.value.substr(0, slash), kv.value_offset, UINT64_MAX, "cookie");
       if (!v.ok()) return v.error();
@@ -322,7 +352,8 @@ struct FlowParser {
     }
     for (const auto& f : kFlags) {
       if (k == f.name) {
-        if (kv.has_value) return TextError{fmt::format("'{}' is a flag and takes no value", k), kv.key_offset};
+        if (kv.has_value)
+          return TextError{fmt::format("'{}' is a flag and takes no value", k), kv.key_offset};
         fm.flags |= f.flag;
         return std::nullopt;
       }
@@ -381,8 +412,7 @@ struct FlowParser {
       if (!id.ok()) return id.error();
       return field(*id, kv);
     }
-    if (k == "actions" || k == "action")
-      return TextError{"actions are not allowed here", kv.key_offset};
+    if (k == "actions" || k == "action") return TextError{"actions are not allowed here", kv.key_offset};
     return TextError{fmt::format("unknown field '{}'", k), kv.key_offset};
   }
 
@@ -419,8 +449,8 @@ struct FlowParser {
     }
     if (auto e = mb.check_prerequisites()) return unexpected(*e);
     if (actions_at != std::string_view::npos) {
-      auto insts = text::parse_instructions_at(text.substr(actions_value), actions_value, mb.match(),
-                                               opts.version);
+      auto insts =
+          text::parse_instructions_at(text.substr(actions_value), actions_value, mb.match(), opts.version);
       if (!insts.ok()) return unexpected(insts.error());
       fm.instructions = std::move(*insts);
     }

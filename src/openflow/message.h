@@ -36,18 +36,70 @@ struct Action {
   Bytes data;                 // experimenter: bytes after the experimenter id, kept opaque
 
   static Action output(uint32_t port, uint16_t max_len = 0) {
-    Action a; a.type = ActionType::kOutput; a.port = port; a.max_len = max_len; return a;
+    Action a;
+    a.type = ActionType::kOutput;
+    a.port = port;
+    a.max_len = max_len;
+    return a;
   }
-  static Action set_field(OxmField f) { Action a; a.type = ActionType::kSetField; a.field = std::move(f); return a; }
-  static Action group(uint32_t id) { Action a; a.type = ActionType::kGroup; a.group_id = id; return a; }
-  static Action push_vlan(uint16_t ethertype = 0x8100) { Action a; a.type = ActionType::kPushVlan; a.ethertype = ethertype; return a; }
-  static Action pop_vlan() { Action a; a.type = ActionType::kPopVlan; return a; }
-  static Action push_mpls(uint16_t ethertype = 0x8847) { Action a; a.type = ActionType::kPushMpls; a.ethertype = ethertype; return a; }
-  static Action pop_mpls(uint16_t ethertype) { Action a; a.type = ActionType::kPopMpls; a.ethertype = ethertype; return a; }
-  static Action set_queue(uint32_t q) { Action a; a.type = ActionType::kSetQueue; a.queue_id = q; return a; }
-  static Action set_nw_ttl(uint8_t t) { Action a; a.type = ActionType::kSetNwTtl; a.ttl = t; return a; }
-  static Action set_mpls_ttl(uint8_t t) { Action a; a.type = ActionType::kSetMplsTtl; a.ttl = t; return a; }
-  static Action simple(ActionType t) { Action a; a.type = t; return a; }
+  static Action set_field(OxmField f) {
+    Action a;
+    a.type = ActionType::kSetField;
+    a.field = std::move(f);
+    return a;
+  }
+  static Action group(uint32_t id) {
+    Action a;
+    a.type = ActionType::kGroup;
+    a.group_id = id;
+    return a;
+  }
+  static Action push_vlan(uint16_t ethertype = 0x8100) {
+    Action a;
+    a.type = ActionType::kPushVlan;
+    a.ethertype = ethertype;
+    return a;
+  }
+  static Action pop_vlan() {
+    Action a;
+    a.type = ActionType::kPopVlan;
+    return a;
+  }
+  static Action push_mpls(uint16_t ethertype = 0x8847) {
+    Action a;
+    a.type = ActionType::kPushMpls;
+    a.ethertype = ethertype;
+    return a;
+  }
+  static Action pop_mpls(uint16_t ethertype) {
+    Action a;
+    a.type = ActionType::kPopMpls;
+    a.ethertype = ethertype;
+    return a;
+  }
+  static Action set_queue(uint32_t q) {
+    Action a;
+    a.type = ActionType::kSetQueue;
+    a.queue_id = q;
+    return a;
+  }
+  static Action set_nw_ttl(uint8_t t) {
+    Action a;
+    a.type = ActionType::kSetNwTtl;
+    a.ttl = t;
+    return a;
+  }
+  static Action set_mpls_ttl(uint8_t t) {
+    Action a;
+    a.type = ActionType::kSetMplsTtl;
+    a.ttl = t;
+    return a;
+  }
+  static Action simple(ActionType t) {
+    Action a;
+    a.type = t;
+    return a;
+  }
 
   bool operator==(const Action&) const = default;
 };
@@ -55,22 +107,50 @@ using ActionList = std::vector<Action>;
 
 struct Instruction {
   InstructionType type = InstructionType::kApplyActions;
-  uint8_t table_id = 0;         // goto_table
-  uint64_t metadata = 0;        // write_metadata
+  uint8_t table_id = 0;   // goto_table
+  uint64_t metadata = 0;  // write_metadata
   uint64_t metadata_mask = 0;
-  ActionList actions;           // write/apply actions
-  uint32_t meter_id = 0;        // meter
-  uint32_t experimenter = 0;    // experimenter
+  ActionList actions;         // write/apply actions
+  uint32_t meter_id = 0;      // meter
+  uint32_t experimenter = 0;  // experimenter
   Bytes data;
 
-  static Instruction apply(ActionList a) { Instruction i; i.type = InstructionType::kApplyActions; i.actions = std::move(a); return i; }
-  static Instruction write(ActionList a) { Instruction i; i.type = InstructionType::kWriteActions; i.actions = std::move(a); return i; }
-  static Instruction clear() { Instruction i; i.type = InstructionType::kClearActions; return i; }
-  static Instruction goto_table(uint8_t t) { Instruction i; i.type = InstructionType::kGotoTable; i.table_id = t; return i; }
-  static Instruction write_metadata(uint64_t md, uint64_t mask) {
-    Instruction i; i.type = InstructionType::kWriteMetadata; i.metadata = md; i.metadata_mask = mask; return i;
+  static Instruction apply(ActionList a) {
+    Instruction i;
+    i.type = InstructionType::kApplyActions;
+    i.actions = std::move(a);
+    return i;
   }
-  static Instruction meter(uint32_t id) { Instruction i; i.type = InstructionType::kMeter; i.meter_id = id; return i; }
+  static Instruction write(ActionList a) {
+    Instruction i;
+    i.type = InstructionType::kWriteActions;
+    i.actions = std::move(a);
+    return i;
+  }
+  static Instruction clear() {
+    Instruction i;
+    i.type = InstructionType::kClearActions;
+    return i;
+  }
+  static Instruction goto_table(uint8_t t) {
+    Instruction i;
+    i.type = InstructionType::kGotoTable;
+    i.table_id = t;
+    return i;
+  }
+  static Instruction write_metadata(uint64_t md, uint64_t mask) {
+    Instruction i;
+    i.type = InstructionType::kWriteMetadata;
+    i.metadata = md;
+    i.metadata_mask = mask;
+    return i;
+  }
+  static Instruction meter(uint32_t id) {
+    Instruction i;
+    i.type = InstructionType::kMeter;
+    i.meter_id = id;
+    return i;
+  }
 
   bool operator==(const Instruction&) const = default;
 };
@@ -101,9 +181,9 @@ struct MeterBand {
   MeterBandType type = MeterBandType::kDrop;
   uint32_t rate = 0;
   uint32_t burst_size = 0;
-  uint8_t prec_level = 0;      // dscp_remark
-  uint32_t experimenter = 0;   // experimenter band
-  Bytes data;                  // experimenter band: bytes after the experimenter id
+  uint8_t prec_level = 0;     // dscp_remark
+  uint32_t experimenter = 0;  // experimenter band
+  Bytes data;                 // experimenter band: bytes after the experimenter id
   bool operator==(const MeterBand&) const = default;
 };
 
@@ -116,14 +196,14 @@ struct HelloElement {
 
 struct QueueProperty {
   QueuePropType type = QueuePropType::kMinRate;
-  uint16_t rate = 0;          // min/max rate, 1/10 of a percent
+  uint16_t rate = 0;  // min/max rate, 1/10 of a percent
   uint32_t experimenter = 0;
   Bytes data;
   bool operator==(const QueueProperty&) const = default;
 };
 struct PacketQueue {
   uint32_t queue_id = 0;
-  uint32_t port = 0;          // OF1.3 only
+  uint32_t port = 0;  // OF1.3 only
   std::vector<QueueProperty> properties;
   bool operator==(const PacketQueue&) const = default;
 };
@@ -135,7 +215,7 @@ struct TableFeatureProp {
   std::vector<uint32_t> ids;
   uint32_t experimenter = 0;  // experimenter properties
   uint32_t exp_type = 0;
-  Bytes data;                 // experimenter payload, or raw elements that are not plain ids
+  Bytes data;  // experimenter payload, or raw elements that are not plain ids
   bool operator==(const TableFeatureProp&) const = default;
 };
 struct TableFeatures {
@@ -150,55 +230,72 @@ struct TableFeatures {
 
 // ---- messages -----------------------------------------------------------------
 
-struct Hello { std::vector<HelloElement> elements; bool operator==(const Hello&) const = default; };
+struct Hello {
+  std::vector<HelloElement> elements;
+  bool operator==(const Hello&) const = default;
+};
 struct ErrorMsg {
-  uint16_t type = 0;         // wire numbering of the message's version (0xffff: experimenter)
-  uint16_t code = 0;         // experimenter: exp_type
+  uint16_t type = 0;  // wire numbering of the message's version (0xffff: experimenter)
+  uint16_t code = 0;  // experimenter: exp_type
   uint32_t experimenter = 0;
-  Bytes data;                // usually the start of the offending request
+  Bytes data;  // usually the start of the offending request
   bool operator==(const ErrorMsg&) const = default;
 };
-struct EchoRequest { Bytes data; bool operator==(const EchoRequest&) const = default; };
-struct EchoReply { Bytes data; bool operator==(const EchoReply&) const = default; };
+struct EchoRequest {
+  Bytes data;
+  bool operator==(const EchoRequest&) const = default;
+};
+struct EchoReply {
+  Bytes data;
+  bool operator==(const EchoReply&) const = default;
+};
 struct ExperimenterMsg {
   uint32_t experimenter = 0;
-  uint32_t exp_type = 0;     // OF1.3 only (OF1.0 vendor messages: all in data)
+  uint32_t exp_type = 0;  // OF1.3 only (OF1.0 vendor messages: all in data)
   Bytes data;
   bool operator==(const ExperimenterMsg&) const = default;
 };
-struct FeaturesRequest { bool operator==(const FeaturesRequest&) const = default; };
+struct FeaturesRequest {
+  bool operator==(const FeaturesRequest&) const = default;
+};
 struct FeaturesReply {
   uint64_t datapath_id = 0;
   uint32_t n_buffers = 0;
   uint8_t n_tables = 0;
-  uint8_t auxiliary_id = 0;           // OF1.3
+  uint8_t auxiliary_id = 0;  // OF1.3
   uint32_t capabilities = 0;
-  uint32_t reserved = 0;              // OF1.3 reserved / OF1.0 supported actions bitmap
-  std::vector<PortDesc> ports;        // OF1.0 only (OF1.3: port-desc multipart)
+  uint32_t reserved = 0;        // OF1.3 reserved / OF1.0 supported actions bitmap
+  std::vector<PortDesc> ports;  // OF1.0 only (OF1.3: port-desc multipart)
   bool operator==(const FeaturesReply&) const = default;
 };
-struct GetConfigRequest { bool operator==(const GetConfigRequest&) const = default; };
+struct GetConfigRequest {
+  bool operator==(const GetConfigRequest&) const = default;
+};
 struct SwitchConfig {
   uint16_t flags = 0;
   uint16_t miss_send_len = 128;
   bool operator==(const SwitchConfig&) const = default;
 };
-struct GetConfigReply : SwitchConfig { bool operator==(const GetConfigReply&) const = default; };
-struct SetConfig : SwitchConfig { bool operator==(const SetConfig&) const = default; };
+struct GetConfigReply : SwitchConfig {
+  bool operator==(const GetConfigReply&) const = default;
+};
+struct SetConfig : SwitchConfig {
+  bool operator==(const SetConfig&) const = default;
+};
 struct PacketIn {
   uint32_t buffer_id = kNoBuffer;
   uint16_t total_len = 0;
-  uint8_t reason = 0;                 // PacketInReason
+  uint8_t reason = 0;  // PacketInReason
   uint8_t table_id = 0;
   uint64_t cookie = 0;
-  Match match;                        // OF1.0: in_port becomes an in_port field
+  Match match;  // OF1.0: in_port becomes an in_port field
   Bytes data;
   bool operator==(const PacketIn&) const = default;
 };
 struct FlowRemoved {
   uint64_t cookie = 0;
   uint16_t priority = 0;
-  uint8_t reason = 0;                 // FlowRemovedReason
+  uint8_t reason = 0;  // FlowRemovedReason
   uint8_t table_id = 0;
   uint32_t duration_sec = 0, duration_nsec = 0;
   uint16_t idle_timeout = 0, hard_timeout = 0;
@@ -207,7 +304,7 @@ struct FlowRemoved {
   bool operator==(const FlowRemoved&) const = default;
 };
 struct PortStatus {
-  uint8_t reason = 0;                 // PortStatusReason
+  uint8_t reason = 0;  // PortStatusReason
   PortDesc desc;
   bool operator==(const PortStatus&) const = default;
 };
@@ -229,7 +326,7 @@ struct FlowMod {
   uint32_t out_group = group::kAny;
   uint16_t flags = 0;
   Match match;
-  InstructionList instructions;       // OF1.0: one apply-actions instruction
+  InstructionList instructions;  // OF1.0: one apply-actions instruction
   bool operator==(const FlowMod&) const = default;
 };
 struct GroupMod {
@@ -252,7 +349,9 @@ struct TableMod {
 };
 
 // Multipart (OF1.0: stats) request bodies.
-struct DescRequest { bool operator==(const DescRequest&) const = default; };
+struct DescRequest {
+  bool operator==(const DescRequest&) const = default;
+};
 struct FlowStatsRequest {
   uint8_t table_id = table::kAll;
   uint32_t out_port = port::kAny;
@@ -261,22 +360,49 @@ struct FlowStatsRequest {
   Match match;
   bool operator==(const FlowStatsRequest&) const = default;
 };
-struct AggregateStatsRequest : FlowStatsRequest { bool operator==(const AggregateStatsRequest&) const = default; };
-struct TableStatsRequest { bool operator==(const TableStatsRequest&) const = default; };
-struct PortStatsRequest { uint32_t port_no = port::kAny; bool operator==(const PortStatsRequest&) const = default; };
+struct AggregateStatsRequest : FlowStatsRequest {
+  bool operator==(const AggregateStatsRequest&) const = default;
+};
+struct TableStatsRequest {
+  bool operator==(const TableStatsRequest&) const = default;
+};
+struct PortStatsRequest {
+  uint32_t port_no = port::kAny;
+  bool operator==(const PortStatsRequest&) const = default;
+};
 struct QueueStatsRequest {
   uint32_t port_no = port::kAny;
-  uint32_t queue_id = 0xffffffff;     // OFPQ_ALL
+  uint32_t queue_id = 0xffffffff;  // OFPQ_ALL
   bool operator==(const QueueStatsRequest&) const = default;
 };
-struct GroupStatsRequest { uint32_t group_id = group::kAll; bool operator==(const GroupStatsRequest&) const = default; };
-struct GroupDescRequest { bool operator==(const GroupDescRequest&) const = default; };
-struct GroupFeaturesRequest { bool operator==(const GroupFeaturesRequest&) const = default; };
-struct MeterStatsRequest { uint32_t meter_id = meter::kAll; bool operator==(const MeterStatsRequest&) const = default; };
-struct MeterConfigRequest { uint32_t meter_id = meter::kAll; bool operator==(const MeterConfigRequest&) const = default; };
-struct MeterFeaturesRequest { bool operator==(const MeterFeaturesRequest&) const = default; };
-struct TableFeaturesRequest { std::vector<TableFeatures> tables; bool operator==(const TableFeaturesRequest&) const = default; };
-struct PortDescRequest { bool operator==(const PortDescRequest&) const = default; };
+struct GroupStatsRequest {
+  uint32_t group_id = group::kAll;
+  bool operator==(const GroupStatsRequest&) const = default;
+};
+struct GroupDescRequest {
+  bool operator==(const GroupDescRequest&) const = default;
+};
+struct GroupFeaturesRequest {
+  bool operator==(const GroupFeaturesRequest&) const = default;
+};
+struct MeterStatsRequest {
+  uint32_t meter_id = meter::kAll;
+  bool operator==(const MeterStatsRequest&) const = default;
+};
+struct MeterConfigRequest {
+  uint32_t meter_id = meter::kAll;
+  bool operator==(const MeterConfigRequest&) const = default;
+};
+struct MeterFeaturesRequest {
+  bool operator==(const MeterFeaturesRequest&) const = default;
+};
+struct TableFeaturesRequest {
+  std::vector<TableFeatures> tables;
+  bool operator==(const TableFeaturesRequest&) const = default;
+};
+struct PortDescRequest {
+  bool operator==(const PortDescRequest&) const = default;
+};
 struct ExperimenterMultipart {
   uint32_t experimenter = 0;
   uint32_t exp_type = 0;
@@ -301,7 +427,10 @@ struct FlowStats {
   InstructionList instructions;
   bool operator==(const FlowStats&) const = default;
 };
-struct FlowStatsReply { std::vector<FlowStats> stats; bool operator==(const FlowStatsReply&) const = default; };
+struct FlowStatsReply {
+  std::vector<FlowStats> stats;
+  bool operator==(const FlowStatsReply&) const = default;
+};
 struct AggregateStatsReply {
   uint64_t packet_count = 0, byte_count = 0;
   uint32_t flow_count = 0;
@@ -316,7 +445,10 @@ struct TableStats {
   uint32_t wildcards = 0, max_entries = 0;
   bool operator==(const TableStats&) const = default;
 };
-struct TableStatsReply { std::vector<TableStats> stats; bool operator==(const TableStatsReply&) const = default; };
+struct TableStatsReply {
+  std::vector<TableStats> stats;
+  bool operator==(const TableStatsReply&) const = default;
+};
 struct PortStats {
   uint32_t port_no = 0;
   uint64_t rx_packets = 0, tx_packets = 0, rx_bytes = 0, tx_bytes = 0;
@@ -325,15 +457,24 @@ struct PortStats {
   uint32_t duration_sec = 0, duration_nsec = 0;  // OF1.3
   bool operator==(const PortStats&) const = default;
 };
-struct PortStatsReply { std::vector<PortStats> stats; bool operator==(const PortStatsReply&) const = default; };
+struct PortStatsReply {
+  std::vector<PortStats> stats;
+  bool operator==(const PortStatsReply&) const = default;
+};
 struct QueueStats {
   uint32_t port_no = 0, queue_id = 0;
   uint64_t tx_bytes = 0, tx_packets = 0, tx_errors = 0;
   uint32_t duration_sec = 0, duration_nsec = 0;  // OF1.3
   bool operator==(const QueueStats&) const = default;
 };
-struct QueueStatsReply { std::vector<QueueStats> stats; bool operator==(const QueueStatsReply&) const = default; };
-struct BucketCounter { uint64_t packet_count = 0, byte_count = 0; bool operator==(const BucketCounter&) const = default; };
+struct QueueStatsReply {
+  std::vector<QueueStats> stats;
+  bool operator==(const QueueStatsReply&) const = default;
+};
+struct BucketCounter {
+  uint64_t packet_count = 0, byte_count = 0;
+  bool operator==(const BucketCounter&) const = default;
+};
 struct GroupStats {
   uint32_t group_id = 0;
   uint32_t ref_count = 0;
@@ -342,21 +483,30 @@ struct GroupStats {
   std::vector<BucketCounter> buckets;
   bool operator==(const GroupStats&) const = default;
 };
-struct GroupStatsReply { std::vector<GroupStats> stats; bool operator==(const GroupStatsReply&) const = default; };
+struct GroupStatsReply {
+  std::vector<GroupStats> stats;
+  bool operator==(const GroupStatsReply&) const = default;
+};
 struct GroupDesc {
   GroupType type = GroupType::kAll;
   uint32_t group_id = 0;
   std::vector<Bucket> buckets;
   bool operator==(const GroupDesc&) const = default;
 };
-struct GroupDescReply { std::vector<GroupDesc> groups; bool operator==(const GroupDescReply&) const = default; };
+struct GroupDescReply {
+  std::vector<GroupDesc> groups;
+  bool operator==(const GroupDescReply&) const = default;
+};
 struct GroupFeaturesReply {
   uint32_t types = 0, capabilities = 0;
   std::array<uint32_t, 4> max_groups{};
   std::array<uint32_t, 4> actions{};
   bool operator==(const GroupFeaturesReply&) const = default;
 };
-struct MeterBandStats { uint64_t packet_band_count = 0, byte_band_count = 0; bool operator==(const MeterBandStats&) const = default; };
+struct MeterBandStats {
+  uint64_t packet_band_count = 0, byte_band_count = 0;
+  bool operator==(const MeterBandStats&) const = default;
+};
 struct MeterStats {
   uint32_t meter_id = 0;
   uint32_t flow_count = 0;
@@ -365,33 +515,44 @@ struct MeterStats {
   std::vector<MeterBandStats> bands;
   bool operator==(const MeterStats&) const = default;
 };
-struct MeterStatsReply { std::vector<MeterStats> stats; bool operator==(const MeterStatsReply&) const = default; };
+struct MeterStatsReply {
+  std::vector<MeterStats> stats;
+  bool operator==(const MeterStatsReply&) const = default;
+};
 struct MeterConfig {
   uint16_t flags = 0;
   uint32_t meter_id = 0;
   std::vector<MeterBand> bands;
   bool operator==(const MeterConfig&) const = default;
 };
-struct MeterConfigReply { std::vector<MeterConfig> configs; bool operator==(const MeterConfigReply&) const = default; };
+struct MeterConfigReply {
+  std::vector<MeterConfig> configs;
+  bool operator==(const MeterConfigReply&) const = default;
+};
 struct MeterFeaturesReply {
   uint32_t max_meter = 0, band_types = 0, capabilities = 0;
   uint8_t max_bands = 0, max_color = 0;
   bool operator==(const MeterFeaturesReply&) const = default;
 };
-struct TableFeaturesReply { std::vector<TableFeatures> tables; bool operator==(const TableFeaturesReply&) const = default; };
-struct PortDescReply { std::vector<PortDesc> ports; bool operator==(const PortDescReply&) const = default; };
+struct TableFeaturesReply {
+  std::vector<TableFeatures> tables;
+  bool operator==(const TableFeaturesReply&) const = default;
+};
+struct PortDescReply {
+  std::vector<PortDesc> ports;
+  bool operator==(const PortDescReply&) const = default;
+};
 
 using MultipartRequestBody =
-    std::variant<DescRequest, FlowStatsRequest, AggregateStatsRequest, TableStatsRequest,
-                 PortStatsRequest, QueueStatsRequest, GroupStatsRequest, GroupDescRequest,
-                 GroupFeaturesRequest, MeterStatsRequest, MeterConfigRequest,
-                 MeterFeaturesRequest, TableFeaturesRequest, PortDescRequest,
-                 ExperimenterMultipart>;
+    std::variant<DescRequest, FlowStatsRequest, AggregateStatsRequest, TableStatsRequest, PortStatsRequest,
+                 QueueStatsRequest, GroupStatsRequest, GroupDescRequest, GroupFeaturesRequest,
+                 MeterStatsRequest, MeterConfigRequest, MeterFeaturesRequest, TableFeaturesRequest,
+                 PortDescRequest, ExperimenterMultipart>;
 using MultipartReplyBody =
-    std::variant<DescReply, FlowStatsReply, AggregateStatsReply, TableStatsReply,
-                 PortStatsReply, QueueStatsReply, GroupStatsReply, GroupDescReply,
-                 GroupFeaturesReply, MeterStatsReply, MeterConfigReply, MeterFeaturesReply,
-                 TableFeaturesReply, PortDescReply, ExperimenterMultipart>;
+    std::variant<DescReply, FlowStatsReply, AggregateStatsReply, TableStatsReply, PortStatsReply,
+                 QueueStatsReply, GroupStatsReply, GroupDescReply, GroupFeaturesReply, MeterStatsReply,
+                 MeterConfigReply, MeterFeaturesReply, TableFeaturesReply, PortDescReply,
+                 ExperimenterMultipart>;
 
 struct MultipartRequest {
   uint16_t flags = 0;
@@ -406,9 +567,16 @@ struct MultipartReply {
 MultipartType multipart_type(const MultipartRequestBody& b);
 MultipartType multipart_type(const MultipartReplyBody& b);
 
-struct BarrierRequest { bool operator==(const BarrierRequest&) const = default; };
-struct BarrierReply { bool operator==(const BarrierReply&) const = default; };
-struct QueueGetConfigRequest { uint32_t port = port::kAny; bool operator==(const QueueGetConfigRequest&) const = default; };
+struct BarrierRequest {
+  bool operator==(const BarrierRequest&) const = default;
+};
+struct BarrierReply {
+  bool operator==(const BarrierReply&) const = default;
+};
+struct QueueGetConfigRequest {
+  uint32_t port = port::kAny;
+  bool operator==(const QueueGetConfigRequest&) const = default;
+};
 struct QueueGetConfigReply {
   uint32_t port = 0;
   std::vector<PacketQueue> queues;
@@ -419,16 +587,26 @@ struct Role {
   uint64_t generation_id = 0;
   bool operator==(const Role&) const = default;
 };
-struct RoleRequest : Role { bool operator==(const RoleRequest&) const = default; };
-struct RoleReply : Role { bool operator==(const RoleReply&) const = default; };
+struct RoleRequest : Role {
+  bool operator==(const RoleRequest&) const = default;
+};
+struct RoleReply : Role {
+  bool operator==(const RoleReply&) const = default;
+};
 struct AsyncConfig {
   // [0] = master/equal, [1] = slave
   std::array<uint32_t, 2> packet_in_mask{}, port_status_mask{}, flow_removed_mask{};
   bool operator==(const AsyncConfig&) const = default;
 };
-struct GetAsyncRequest { bool operator==(const GetAsyncRequest&) const = default; };
-struct GetAsyncReply : AsyncConfig { bool operator==(const GetAsyncReply&) const = default; };
-struct SetAsync : AsyncConfig { bool operator==(const SetAsync&) const = default; };
+struct GetAsyncRequest {
+  bool operator==(const GetAsyncRequest&) const = default;
+};
+struct GetAsyncReply : AsyncConfig {
+  bool operator==(const GetAsyncReply&) const = default;
+};
+struct SetAsync : AsyncConfig {
+  bool operator==(const SetAsync&) const = default;
+};
 struct MeterMod {
   MeterModCommand command = MeterModCommand::kAdd;
   uint16_t flags = 0;
@@ -439,11 +617,10 @@ struct MeterMod {
 
 // Alternatives are in MsgType order; type_of() relies on it.
 using MessageBody =
-    std::variant<Hello, ErrorMsg, EchoRequest, EchoReply, ExperimenterMsg, FeaturesRequest,
-                 FeaturesReply, GetConfigRequest, GetConfigReply, SetConfig, PacketIn,
-                 FlowRemoved, PortStatus, PacketOut, FlowMod, GroupMod, PortMod, TableMod,
-                 MultipartRequest, MultipartReply, BarrierRequest, BarrierReply,
-                 QueueGetConfigRequest, QueueGetConfigReply, RoleRequest, RoleReply,
+    std::variant<Hello, ErrorMsg, EchoRequest, EchoReply, ExperimenterMsg, FeaturesRequest, FeaturesReply,
+                 GetConfigRequest, GetConfigReply, SetConfig, PacketIn, FlowRemoved, PortStatus, PacketOut,
+                 FlowMod, GroupMod, PortMod, TableMod, MultipartRequest, MultipartReply, BarrierRequest,
+                 BarrierReply, QueueGetConfigRequest, QueueGetConfigReply, RoleRequest, RoleReply,
                  GetAsyncRequest, GetAsyncReply, SetAsync, MeterMod>;
 
 struct Message {
@@ -452,9 +629,18 @@ struct Message {
   MessageBody body;
 
   MsgType type() const { return static_cast<MsgType>(body.index()); }
-  template <typename T> bool is() const { return std::holds_alternative<T>(body); }
-  template <typename T> T& as() { return std::get<T>(body); }
-  template <typename T> const T& as() const { return std::get<T>(body); }
+  template <typename T>
+  bool is() const {
+    return std::holds_alternative<T>(body);
+  }
+  template <typename T>
+  T& as() {
+    return std::get<T>(body);
+  }
+  template <typename T>
+  const T& as() const {
+    return std::get<T>(body);
+  }
   bool operator==(const Message&) const = default;
 };
 

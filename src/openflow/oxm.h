@@ -21,14 +21,46 @@ inline constexpr uint16_t kOxmClassBasic = 0x8000;
 inline constexpr uint16_t kOxmClassExperimenter = 0xffff;
 
 enum class OxmId : uint8_t {
-  kInPort = 0, kInPhyPort = 1, kMetadata = 2, kEthDst = 3, kEthSrc = 4, kEthType = 5,
-  kVlanVid = 6, kVlanPcp = 7, kIpDscp = 8, kIpEcn = 9, kIpProto = 10, kIpv4Src = 11,
-  kIpv4Dst = 12, kTcpSrc = 13, kTcpDst = 14, kUdpSrc = 15, kUdpDst = 16, kSctpSrc = 17,
-  kSctpDst = 18, kIcmpv4Type = 19, kIcmpv4Code = 20, kArpOp = 21, kArpSpa = 22,
-  kArpTpa = 23, kArpSha = 24, kArpTha = 25, kIpv6Src = 26, kIpv6Dst = 27,
-  kIpv6Flabel = 28, kIcmpv6Type = 29, kIcmpv6Code = 30, kIpv6NdTarget = 31,
-  kIpv6NdSll = 32, kIpv6NdTll = 33, kMplsLabel = 34, kMplsTc = 35, kMplsBos = 36,
-  kPbbIsid = 37, kTunnelId = 38, kIpv6Exthdr = 39,
+  kInPort = 0,
+  kInPhyPort = 1,
+  kMetadata = 2,
+  kEthDst = 3,
+  kEthSrc = 4,
+  kEthType = 5,
+  kVlanVid = 6,
+  kVlanPcp = 7,
+  kIpDscp = 8,
+  kIpEcn = 9,
+  kIpProto = 10,
+  kIpv4Src = 11,
+  kIpv4Dst = 12,
+  kTcpSrc = 13,
+  kTcpDst = 14,
+  kUdpSrc = 15,
+  kUdpDst = 16,
+  kSctpSrc = 17,
+  kSctpDst = 18,
+  kIcmpv4Type = 19,
+  kIcmpv4Code = 20,
+  kArpOp = 21,
+  kArpSpa = 22,
+  kArpTpa = 23,
+  kArpSha = 24,
+  kArpTha = 25,
+  kIpv6Src = 26,
+  kIpv6Dst = 27,
+  kIpv6Flabel = 28,
+  kIcmpv6Type = 29,
+  kIcmpv6Code = 30,
+  kIpv6NdTarget = 31,
+  kIpv6NdSll = 32,
+  kIpv6NdTll = 33,
+  kMplsLabel = 34,
+  kMplsTc = 35,
+  kMplsBos = 36,
+  kPbbIsid = 37,
+  kTunnelId = 38,
+  kIpv6Exthdr = 39,
 };
 inline constexpr int kNumBasicOxm = 40;
 inline constexpr uint16_t kVlanPresent = 0x1000;  // OFPVID_PRESENT
@@ -46,10 +78,10 @@ const OxmFieldInfo* oxm_info_by_name(std::string_view name);
 
 struct OxmField {
   uint16_t oxm_class = kOxmClassBasic;
-  uint8_t field = 0;      // OxmId for the basic class
+  uint8_t field = 0;  // OxmId for the basic class
   bool has_mask = false;
-  Bytes value;            // for the experimenter class: the 4-byte experimenter id, then the value
-  Bytes mask;             // same length as value when has_mask
+  Bytes value;  // for the experimenter class: the 4-byte experimenter id, then the value
+  Bytes mask;   // same length as value when has_mask
 
   bool is_basic() const { return oxm_class == kOxmClassBasic; }
   OxmId id() const { return static_cast<OxmId>(field); }
@@ -81,7 +113,10 @@ struct Match {
     return nullptr;
   }
   bool empty() const { return fields.empty(); }
-  Match& add(OxmField f) { fields.push_back(std::move(f)); return *this; }
+  Match& add(OxmField f) {
+    fields.push_back(std::move(f));
+    return *this;
+  }
 
   // OF1.0 only: the ofp_match wildcards word as decoded, kept so that a decoded
   // match re-encodes byte-identically (OF1.0 has several spellings of "fully

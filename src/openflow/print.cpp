@@ -13,31 +13,45 @@ namespace {
 
 std::string version_tag(uint8_t v) {
   switch (v) {
-    case kOf10: return "";
-    case 0x02: return " (OF1.1)";
-    case 0x03: return " (OF1.2)";
-    case kOf13: return " (OF1.3)";
-    default: return fmt::format(" (OF 0x{:02x})", v);
+    case kOf10:
+      return "";
+    case 0x02:
+      return " (OF1.1)";
+    case 0x03:
+      return " (OF1.2)";
+    case kOf13:
+      return " (OF1.3)";
+    default:
+      return fmt::format(" (OF 0x{:02x})", v);
   }
 }
 
 std::string flow_mod_command(FlowModCommand c) {
   switch (c) {
-    case FlowModCommand::kAdd: return "ADD";
-    case FlowModCommand::kModify: return "MOD";
-    case FlowModCommand::kModifyStrict: return "MOD_STRICT";
-    case FlowModCommand::kDelete: return "DEL";
-    case FlowModCommand::kDeleteStrict: return "DEL_STRICT";
+    case FlowModCommand::kAdd:
+      return "ADD";
+    case FlowModCommand::kModify:
+      return "MOD";
+    case FlowModCommand::kModifyStrict:
+      return "MOD_STRICT";
+    case FlowModCommand::kDelete:
+      return "DEL";
+    case FlowModCommand::kDeleteStrict:
+      return "DEL_STRICT";
   }
   return fmt::format("cmd:{}", static_cast<int>(c));
 }
 
 std::string mod_command(uint16_t c) {
   switch (c) {
-    case 0: return "ADD";
-    case 1: return "MOD";
-    case 2: return "DEL";
-    default: return fmt::format("cmd:{}", c);
+    case 0:
+      return "ADD";
+    case 1:
+      return "MOD";
+    case 2:
+      return "DEL";
+    default:
+      return fmt::format("cmd:{}", c);
   }
 }
 
@@ -46,16 +60,20 @@ std::string flow_mod(const FlowMod& fm) {
   if (fm.table_id != 0) s += fmt::format(" table:{}", fm.table_id);
   s += " " + format_match(fm.match, fm.priority);
   if (s.back() != ' ') s += ' ';
-  if (fm.cookie_mask) s += fmt::format("cookie:{:#x}/{:#x} ", fm.cookie, fm.cookie_mask);
-  else if (fm.cookie) s += fmt::format("cookie:{:#x} ", fm.cookie);
+  if (fm.cookie_mask)
+    s += fmt::format("cookie:{:#x}/{:#x} ", fm.cookie, fm.cookie_mask);
+  else if (fm.cookie)
+    s += fmt::format("cookie:{:#x} ", fm.cookie);
   if (fm.idle_timeout) s += fmt::format("idle:{} ", fm.idle_timeout);
   if (fm.hard_timeout) s += fmt::format("hard:{} ", fm.hard_timeout);
   if (fm.buffer_id != kNoBuffer) s += fmt::format("buf:{:#x} ", fm.buffer_id);
   if (fm.out_port != port::kAny) s += "out_port:" + format_port(fm.out_port) + " ";
   if (fm.out_group != group::kAny) s += fmt::format("out_group:{} ", fm.out_group);
   static constexpr std::pair<uint16_t, std::string_view> kFlags[] = {
-      {flow_mod_flags::kSendFlowRem, "send_flow_rem"}, {flow_mod_flags::kCheckOverlap, "check_overlap"},
-      {flow_mod_flags::kResetCounts, "reset_counts"},  {flow_mod_flags::kNoPktCounts, "no_packet_counts"},
+      {flow_mod_flags::kSendFlowRem, "send_flow_rem"},
+      {flow_mod_flags::kCheckOverlap, "check_overlap"},
+      {flow_mod_flags::kResetCounts, "reset_counts"},
+      {flow_mod_flags::kNoPktCounts, "no_packet_counts"},
       {flow_mod_flags::kNoBytCounts, "no_byte_counts"}};
   for (auto [bit, name] : kFlags)
     if (fm.flags & bit) s += fmt::format("{} ", name);
@@ -64,29 +82,42 @@ std::string flow_mod(const FlowMod& fm) {
 
 std::string packet_in_reason(uint8_t r) {
   switch (r) {
-    case 0: return "no_match";
-    case 1: return "action";
-    case 2: return "invalid_ttl";
-    default: return fmt::format("{}", r);
+    case 0:
+      return "no_match";
+    case 1:
+      return "action";
+    case 2:
+      return "invalid_ttl";
+    default:
+      return fmt::format("{}", r);
   }
 }
 
 std::string flow_removed_reason(uint8_t r) {
   switch (r) {
-    case 0: return "idle";
-    case 1: return "hard";
-    case 2: return "delete";
-    case 3: return "group_delete";
-    default: return fmt::format("{}", r);
+    case 0:
+      return "idle";
+    case 1:
+      return "hard";
+    case 2:
+      return "delete";
+    case 3:
+      return "group_delete";
+    default:
+      return fmt::format("{}", r);
   }
 }
 
 std::string role_name(ControllerRole r) {
   switch (r) {
-    case ControllerRole::kNoChange: return "nochange";
-    case ControllerRole::kEqual: return "equal";
-    case ControllerRole::kMaster: return "primary";
-    case ControllerRole::kSlave: return "secondary";
+    case ControllerRole::kNoChange:
+      return "nochange";
+    case ControllerRole::kEqual:
+      return "equal";
+    case ControllerRole::kMaster:
+      return "primary";
+    case ControllerRole::kSlave:
+      return "secondary";
   }
   return fmt::format("{}", static_cast<uint32_t>(r));
 }
@@ -106,22 +137,27 @@ std::string async_config(const AsyncConfig& a) {
     s += i == 0 ? "\n primary:" : "\n\n secondary:";
     s += "\n       PACKET_IN:" + names(a.packet_in_mask[size_t(i)], {"no_match", "action", "invalid_ttl"});
     s += "\n     PORT_STATUS:" + names(a.port_status_mask[size_t(i)], {"add", "delete", "modify"});
-    s += "\n    FLOW_REMOVED:" + names(a.flow_removed_mask[size_t(i)], {"idle", "hard", "delete", "group_delete"});
+    s += "\n    FLOW_REMOVED:" +
+         names(a.flow_removed_mask[size_t(i)], {"idle", "hard", "delete", "group_delete"});
   }
   return s;
 }
 
 std::string capabilities(uint32_t c, uint8_t version) {
   std::string s;
-  auto add = [&](int bit, std::string_view n) { if (c & (1u << bit)) s += fmt::format(" {}", n); };
+  auto add = [&](int bit, std::string_view n) {
+    if (c & (1u << bit)) s += fmt::format(" {}", n);
+  };
   add(0, "FLOW_STATS");
   add(1, "TABLE_STATS");
   add(2, "PORT_STATS");
   add(3, version == kOf10 ? "STP" : "GROUP_STATS");
   add(5, "IP_REASM");
   add(6, "QUEUE_STATS");
-  if (version == kOf10) add(7, "ARP_MATCH_IP");
-  else add(8, "PORT_BLOCKED");
+  if (version == kOf10)
+    add(7, "ARP_MATCH_IP");
+  else
+    add(8, "PORT_BLOCKED");
   return s;
 }
 
@@ -151,7 +187,8 @@ std::string body(const Message& m) {
             std::string list;
             for (size_t w = 0; w < e.bitmaps.size(); ++w)
               for (int bit = 0; bit < 32; ++bit)
-                if (e.bitmaps[w] & (1u << bit)) list += fmt::format("{}0x{:02x}", list.empty() ? "" : ", ", w * 32 + size_t(bit));
+                if (e.bitmaps[w] & (1u << bit))
+                  list += fmt::format("{}0x{:02x}", list.empty() ? "" : ", ", w * 32 + size_t(bit));
             s += "\n version bitmap: " + list;
           }
           return s;
@@ -179,7 +216,8 @@ std::string body(const Message& m) {
           if (!b.data.empty()) s += "\n" + format_hexdump(b.data), s.pop_back();
           return s;
         } else if constexpr (std::is_same_v<T, FeaturesReply>) {
-          std::string s = fmt::format(" dpid:{:016x}\nn_tables:{}, n_buffers:{}", b.datapath_id, b.n_tables, b.n_buffers);
+          std::string s =
+              fmt::format(" dpid:{:016x}\nn_tables:{}, n_buffers:{}", b.datapath_id, b.n_tables, b.n_buffers);
           if (v != kOf10 && b.auxiliary_id) s += fmt::format(", auxiliary_id:{}", b.auxiliary_id);
           s += "\ncapabilities:" + capabilities(b.capabilities, v);
           if (v == kOf10) {
@@ -189,7 +227,8 @@ std::string body(const Message& m) {
           return s;
         } else if constexpr (std::is_same_v<T, GetConfigReply> || std::is_same_v<T, SetConfig>) {
           static constexpr std::string_view kFrags[] = {"normal", "drop", "reassemble", "nx-match"};
-          return fmt::format(" frags={} miss_send_len={}", kFrags[b.flags & config_flags::kFragMask], b.miss_send_len);
+          return fmt::format(" frags={} miss_send_len={}", kFrags[b.flags & config_flags::kFragMask],
+                             b.miss_send_len);
         } else if constexpr (std::is_same_v<T, PacketIn>) {
           std::string s = " ";
           if (v != kOf10) s += fmt::format("table_id={} cookie={:#x} ", b.table_id, b.cookie);
@@ -216,19 +255,23 @@ std::string body(const Message& m) {
           return s;
         } else if constexpr (std::is_same_v<T, PacketOut>) {
           std::string s = " in_port=" + format_port(b.in_port) + " actions=" + format_actions(b.actions);
-          if (b.buffer_id == kNoBuffer) s += fmt::format(" data_len={}", b.data.size());
-          else s += fmt::format(" buffer=0x{:08x}", b.buffer_id);
+          if (b.buffer_id == kNoBuffer)
+            s += fmt::format(" data_len={}", b.data.size());
+          else
+            s += fmt::format(" buffer=0x{:08x}", b.buffer_id);
           return s;
         } else if constexpr (std::is_same_v<T, FlowMod>) {
           return flow_mod(b);
         } else if constexpr (std::is_same_v<T, GroupMod>) {
           std::string s = " " + mod_command(static_cast<uint16_t>(b.command)) + " ";
           if (b.command == GroupModCommand::kDelete)
-            return s + (b.group_id == group::kAll ? std::string("group_id=ALL") : fmt::format("group_id={}", b.group_id));
+            return s + (b.group_id == group::kAll ? std::string("group_id=ALL")
+                                                  : fmt::format("group_id={}", b.group_id));
           return s + format_group_desc(GroupDesc{b.type, b.group_id, b.buckets});
         } else if constexpr (std::is_same_v<T, PortMod>) {
-          std::string s = fmt::format(" port: {}: addr:{}\n     config: {:#x}\n     mask:   {:#x}\n     advertise: ",
-                                      format_port(b.port_no), b.hw_addr.to_string(), b.config, b.mask);
+          std::string s =
+              fmt::format(" port: {}: addr:{}\n     config: {:#x}\n     mask:   {:#x}\n     advertise: ",
+                          format_port(b.port_no), b.hw_addr.to_string(), b.config, b.mask);
           return s + (b.advertise ? fmt::format("{:#x}", b.advertise) : std::string("UNCHANGED"));
         } else if constexpr (std::is_same_v<T, TableMod>) {
           std::string s = b.table_id == table::kAll ? std::string(" table_id: ALL_TABLES")
@@ -248,9 +291,12 @@ std::string body(const Message& m) {
           for (const PacketQueue& q : b.queues) {
             s += fmt::format("\nqueue {}:", q.queue_id);
             for (const QueueProperty& p : q.properties) {
-              if (p.type == QueuePropType::kMinRate) s += fmt::format(" min_rate:{}.{}%", p.rate / 10, p.rate % 10);
-              else if (p.type == QueuePropType::kMaxRate) s += fmt::format(" max_rate:{}.{}%", p.rate / 10, p.rate % 10);
-              else s += fmt::format(" property({})", static_cast<uint16_t>(p.type));
+              if (p.type == QueuePropType::kMinRate)
+                s += fmt::format(" min_rate:{}.{}%", p.rate / 10, p.rate % 10);
+              else if (p.type == QueuePropType::kMaxRate)
+                s += fmt::format(" max_rate:{}.{}%", p.rate / 10, p.rate % 10);
+              else
+                s += fmt::format(" property({})", static_cast<uint16_t>(p.type));
             }
           }
           return s;
@@ -264,7 +310,8 @@ std::string body(const Message& m) {
         } else if constexpr (std::is_same_v<T, MeterMod>) {
           std::string s = " " + mod_command(static_cast<uint16_t>(b.command)) + " ";
           if (b.command == MeterModCommand::kDelete)
-            return s + (b.meter_id == meter::kAll ? std::string("meter=all") : fmt::format("meter={}", b.meter_id));
+            return s + (b.meter_id == meter::kAll ? std::string("meter=all")
+                                                  : fmt::format("meter={}", b.meter_id));
           return s + format_meter_config(MeterConfig{b.flags, b.meter_id, b.bands});
         } else {
           return "";  // hello-like messages without a body
@@ -286,9 +333,7 @@ std::string format_message_header(const Message& m) {
   return fmt::format("{}{} (xid={:#x}):", name, version_tag(m.version), m.xid);
 }
 
-std::string format_message(const Message& m) {
-  return format_message_header(m) + body(m) + "\n";
-}
+std::string format_message(const Message& m) { return format_message_header(m) + body(m) + "\n"; }
 
 std::string format_hexdump(ByteSpan b) {
   std::string s;
@@ -304,8 +349,10 @@ std::string format_hexdump(ByteSpan b) {
         s += "  ";
         ascii += ' ';
       }
-      if (i == 7 && off + i < b.size()) s += '-';
-      else s += ' ';
+      if (i == 7 && off + i < b.size())
+        s += '-';
+      else
+        s += ' ';
     }
     s += "|" + ascii + "|\n";
   }

@@ -29,12 +29,33 @@ std::string bits(uint32_t v, std::initializer_list<std::pair<int, std::string_vi
 
 std::string features(uint32_t f, uint8_t version) {
   if (version == kOf10)
-    return bits(f, {{0, "10MB-HD"}, {1, "10MB-FD"}, {2, "100MB-HD"}, {3, "100MB-FD"}, {4, "1GB-HD"},
-                    {5, "1GB-FD"}, {6, "10GB-FD"}, {7, "COPPER"}, {8, "FIBER"}, {9, "AUTO_NEG"},
-                    {10, "AUTO_PAUSE"}, {11, "AUTO_PAUSE_ASYM"}});
-  return bits(f, {{0, "10MB-HD"}, {1, "10MB-FD"}, {2, "100MB-HD"}, {3, "100MB-FD"}, {4, "1GB-HD"},
-                  {5, "1GB-FD"}, {6, "10GB-FD"}, {7, "40GB-FD"}, {8, "100GB-FD"}, {9, "1TB-FD"},
-                  {10, "OTHER"}, {11, "COPPER"}, {12, "FIBER"}, {13, "AUTO_NEG"}, {14, "AUTO_PAUSE"},
+    return bits(f, {{0, "10MB-HD"},
+                    {1, "10MB-FD"},
+                    {2, "100MB-HD"},
+                    {3, "100MB-FD"},
+                    {4, "1GB-HD"},
+                    {5, "1GB-FD"},
+                    {6, "10GB-FD"},
+                    {7, "COPPER"},
+                    {8, "FIBER"},
+                    {9, "AUTO_NEG"},
+                    {10, "AUTO_PAUSE"},
+                    {11, "AUTO_PAUSE_ASYM"}});
+  return bits(f, {{0, "10MB-HD"},
+                  {1, "10MB-FD"},
+                  {2, "100MB-HD"},
+                  {3, "100MB-FD"},
+                  {4, "1GB-HD"},
+                  {5, "1GB-FD"},
+                  {6, "10GB-FD"},
+                  {7, "40GB-FD"},
+                  {8, "100GB-FD"},
+                  {9, "1TB-FD"},
+                  {10, "OTHER"},
+                  {11, "COPPER"},
+                  {12, "FIBER"},
+                  {13, "AUTO_NEG"},
+                  {14, "AUTO_PAUSE"},
                   {15, "AUTO_PAUSE_ASYM"}});
 }
 
@@ -43,8 +64,14 @@ std::string features(uint32_t f, uint8_t version) {
 std::string format_port_desc(const PortDesc& p, uint8_t version) {
   std::string s = fmt::format(" {}({}): addr:{}\n", format_port(p.port_no), p.name, p.hw_addr.to_string());
   s += "     config:     " +
-       bits(p.config, {{0, "PORT_DOWN"}, {1, "NO_STP"}, {2, "NO_RECV"}, {3, "NO_RECV_STP"}, {4, "NO_FLOOD"},
-                       {5, "NO_FWD"}, {6, "NO_PACKET_IN"}}) + "\n";
+       bits(p.config, {{0, "PORT_DOWN"},
+                       {1, "NO_STP"},
+                       {2, "NO_RECV"},
+                       {3, "NO_RECV_STP"},
+                       {4, "NO_FLOOD"},
+                       {5, "NO_FWD"},
+                       {6, "NO_PACKET_IN"}}) +
+       "\n";
   s += "     state:      " + bits(p.state, {{0, "LINK_DOWN"}, {1, "BLOCKED"}, {2, "LIVE"}}) + "\n";
   if (p.curr) s += "     current:    " + features(p.curr, version) + "\n";
   if (p.advertised) s += "     advertised: " + features(p.advertised, version) + "\n";
@@ -56,12 +83,13 @@ std::string format_port_desc(const PortDesc& p, uint8_t version) {
 }
 
 std::string format_port_stats(const PortStats& ps, uint8_t version) {
-  std::string s = fmt::format("  port {:>2}: rx pkts={}, bytes={}, drop={}, errs={}, frame={}, over={}, crc={}\n",
-                              format_port(ps.port_no), counter(ps.rx_packets), counter(ps.rx_bytes),
-                              counter(ps.rx_dropped), counter(ps.rx_errors), counter(ps.rx_frame_err),
-                              counter(ps.rx_over_err), counter(ps.rx_crc_err));
+  std::string s = fmt::format(
+      "  port {:>2}: rx pkts={}, bytes={}, drop={}, errs={}, frame={}, over={}, crc={}\n",
+      format_port(ps.port_no), counter(ps.rx_packets), counter(ps.rx_bytes), counter(ps.rx_dropped),
+      counter(ps.rx_errors), counter(ps.rx_frame_err), counter(ps.rx_over_err), counter(ps.rx_crc_err));
   s += fmt::format("           tx pkts={}, bytes={}, drop={}, errs={}, coll={}\n", counter(ps.tx_packets),
-                   counter(ps.tx_bytes), counter(ps.tx_dropped), counter(ps.tx_errors), counter(ps.collisions));
+                   counter(ps.tx_bytes), counter(ps.tx_dropped), counter(ps.tx_errors),
+                   counter(ps.collisions));
   if (version != kOf10 && ps.duration_sec != UINT32_MAX)
     s += fmt::format("           duration={}\n", format_duration(ps.duration_sec, ps.duration_nsec));
   return s;
@@ -79,13 +107,17 @@ std::string format_table_stats(const std::vector<TableStats>& tables, uint8_t ve
     if (i > 0 && same(t, tables[i - 1])) {
       size_t j = i;
       while (j + 1 < tables.size() && same(tables[j + 1], t)) ++j;
-      if (j == i) s += fmt::format("  table {}: ditto\n", t.table_id);
-      else s += fmt::format("  tables {}...{}: ditto\n", t.table_id, tables[j].table_id);
+      if (j == i)
+        s += fmt::format("  table {}: ditto\n", t.table_id);
+      else
+        s += fmt::format("  tables {}...{}: ditto\n", t.table_id, tables[j].table_id);
       i = j + 1;
       continue;
     }
-    if (version == kOf10 && !t.name.empty()) s += fmt::format("  table {} (\"{}\"):\n", t.table_id, t.name);
-    else s += fmt::format("  table {}:\n", t.table_id);
+    if (version == kOf10 && !t.name.empty())
+      s += fmt::format("  table {} (\"{}\"):\n", t.table_id, t.name);
+    else
+      s += fmt::format("  table {}:\n", t.table_id);
     s += fmt::format("    active={}, lookup={}, matched={}\n", t.active_count, counter(t.lookup_count),
                      counter(t.matched_count));
     if (version == kOf10 && t.max_entries) s += fmt::format("    max_entries={}\n", t.max_entries);
@@ -99,21 +131,36 @@ namespace print {
 
 std::string multipart_kind(MultipartType t) {
   switch (t) {
-    case MultipartType::kDesc: return "DESC";
-    case MultipartType::kFlow: return "FLOW";
-    case MultipartType::kAggregate: return "AGGREGATE";
-    case MultipartType::kTable: return "TABLE";
-    case MultipartType::kPortStats: return "PORT";
-    case MultipartType::kQueue: return "QUEUE";
-    case MultipartType::kGroup: return "GROUP";
-    case MultipartType::kGroupDesc: return "GROUP_DESC";
-    case MultipartType::kGroupFeatures: return "GROUP_FEATURES";
-    case MultipartType::kMeter: return "METER";
-    case MultipartType::kMeterConfig: return "METER_CONFIG";
-    case MultipartType::kMeterFeatures: return "METER_FEATURES";
-    case MultipartType::kTableFeatures: return "TABLE_FEATURES";
-    case MultipartType::kPortDesc: return "PORT_DESC";
-    case MultipartType::kExperimenter: return "EXPERIMENTER";
+    case MultipartType::kDesc:
+      return "DESC";
+    case MultipartType::kFlow:
+      return "FLOW";
+    case MultipartType::kAggregate:
+      return "AGGREGATE";
+    case MultipartType::kTable:
+      return "TABLE";
+    case MultipartType::kPortStats:
+      return "PORT";
+    case MultipartType::kQueue:
+      return "QUEUE";
+    case MultipartType::kGroup:
+      return "GROUP";
+    case MultipartType::kGroupDesc:
+      return "GROUP_DESC";
+    case MultipartType::kGroupFeatures:
+      return "GROUP_FEATURES";
+    case MultipartType::kMeter:
+      return "METER";
+    case MultipartType::kMeterConfig:
+      return "METER_CONFIG";
+    case MultipartType::kMeterFeatures:
+      return "METER_FEATURES";
+    case MultipartType::kTableFeatures:
+      return "TABLE_FEATURES";
+    case MultipartType::kPortDesc:
+      return "PORT_DESC";
+    case MultipartType::kExperimenter:
+      return "EXPERIMENTER";
   }
   return fmt::format("MULTIPART({})", static_cast<uint16_t>(t));
 }
@@ -132,8 +179,8 @@ std::string table_features(const std::vector<TableFeatures>& tables) {
 }
 
 std::string group_stats(const GroupStats& g) {
-  std::string s = fmt::format(" group_id={},duration={},ref_count={},packet_count={},byte_count={}", g.group_id,
-                              format_duration(g.duration_sec, g.duration_nsec), g.ref_count,
+  std::string s = fmt::format(" group_id={},duration={},ref_count={},packet_count={},byte_count={}",
+                              g.group_id, format_duration(g.duration_sec, g.duration_nsec), g.ref_count,
                               counter(g.packet_count), counter(g.byte_count));
   for (size_t i = 0; i < g.buckets.size(); ++i)
     s += fmt::format(",bucket{}:packet_count={},byte_count={}", i, counter(g.buckets[i].packet_count),
@@ -142,9 +189,10 @@ std::string group_stats(const GroupStats& g) {
 }
 
 std::string meter_stats(const MeterStats& m) {
-  std::string s = fmt::format("meter:{} flow_count:{} packet_in_count:{} byte_in_count:{} duration:{} bands:\n",
-                              m.meter_id, m.flow_count, counter(m.packet_in_count), counter(m.byte_in_count),
-                              format_duration(m.duration_sec, m.duration_nsec));
+  std::string s =
+      fmt::format("meter:{} flow_count:{} packet_in_count:{} byte_in_count:{} duration:{} bands:\n",
+                  m.meter_id, m.flow_count, counter(m.packet_in_count), counter(m.byte_in_count),
+                  format_duration(m.duration_sec, m.duration_nsec));
   for (size_t i = 0; i < m.bands.size(); ++i)
     s += fmt::format("{}: packet_count:{} byte_count:{}\n", i, counter(m.bands[i].packet_band_count),
                      counter(m.bands[i].byte_band_count));
@@ -165,8 +213,9 @@ std::string reply_body(const MultipartReply& r, uint8_t version) {
         using T = std::decay_t<decltype(b)>;
         std::string s;
         if constexpr (std::is_same_v<T, DescReply>) {
-          s = fmt::format("\nManufacturer: {}\nHardware: {}\nSoftware: {}\nSerial Num: {}\nDP Description: {}",
-                          b.mfr_desc, b.hw_desc, b.sw_desc, b.serial_num, b.dp_desc);
+          s = fmt::format(
+              "\nManufacturer: {}\nHardware: {}\nSoftware: {}\nSerial Num: {}\nDP Description: {}",
+              b.mfr_desc, b.hw_desc, b.sw_desc, b.serial_num, b.dp_desc);
         } else if constexpr (std::is_same_v<T, FlowStatsReply>) {
           for (const FlowStats& f : b.stats) s += "\n" + format_flow_stats(f);
         } else if constexpr (std::is_same_v<T, AggregateStatsReply>) {
@@ -191,11 +240,12 @@ std::string reply_body(const MultipartReply& r, uint8_t version) {
         } else if constexpr (std::is_same_v<T, GroupDescReply>) {
           for (const GroupDesc& g : b.groups) s += "\n " + format_group_desc(g);
         } else if constexpr (std::is_same_v<T, GroupFeaturesReply>) {
-          s = fmt::format("\n Group table:\n    Types:  {:#x}\n    Capabilities:  {:#x}", b.types, b.capabilities);
+          s = fmt::format("\n Group table:\n    Types:  {:#x}\n    Capabilities:  {:#x}", b.types,
+                          b.capabilities);
           for (int i = 0; i < 4; ++i)
             if (b.types & (1u << i))
-              s += fmt::format("\n    {} group:\n       max_groups={:#x}\n       actions: {:#x}", group_type_name(i),
-                               b.max_groups[size_t(i)], b.actions[size_t(i)]);
+              s += fmt::format("\n    {} group:\n       max_groups={:#x}\n       actions: {:#x}",
+                               group_type_name(i), b.max_groups[size_t(i)], b.actions[size_t(i)]);
         } else if constexpr (std::is_same_v<T, MeterStatsReply>) {
           s = "\n";
           for (const MeterStats& m : b.stats) s += meter_stats(m);
@@ -203,8 +253,9 @@ std::string reply_body(const MultipartReply& r, uint8_t version) {
         } else if constexpr (std::is_same_v<T, MeterConfigReply>) {
           for (const MeterConfig& m : b.configs) s += "\n" + format_meter_config(m);
         } else if constexpr (std::is_same_v<T, MeterFeaturesReply>) {
-          s = fmt::format("\nmax_meter:{} max_bands:{} max_color:{}\nband_types: {}\ncapabilities: {}", b.max_meter,
-                          b.max_bands, b.max_color, bits(b.band_types, {{1, "drop"}, {2, "dscp_remark"}}),
+          s = fmt::format("\nmax_meter:{} max_bands:{} max_color:{}\nband_types: {}\ncapabilities: {}",
+                          b.max_meter, b.max_bands, b.max_color,
+                          bits(b.band_types, {{1, "drop"}, {2, "dscp_remark"}}),
                           bits(b.capabilities, {{0, "kbps"}, {1, "pktps"}, {2, "burst"}, {3, "stats"}}));
         } else if constexpr (std::is_same_v<T, TableFeaturesReply>) {
           s = table_features(b.tables);

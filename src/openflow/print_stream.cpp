@@ -11,12 +11,28 @@ namespace {
 
 std::string type_name(uint8_t version, uint8_t type) {
   if (version == kOf10) {
-    static constexpr std::string_view kOf10Names[] = {
-        "OFPT_HELLO", "OFPT_ERROR", "OFPT_ECHO_REQUEST", "OFPT_ECHO_REPLY", "OFPT_VENDOR",
-        "OFPT_FEATURES_REQUEST", "OFPT_FEATURES_REPLY", "OFPT_GET_CONFIG_REQUEST", "OFPT_GET_CONFIG_REPLY",
-        "OFPT_SET_CONFIG", "OFPT_PACKET_IN", "OFPT_FLOW_REMOVED", "OFPT_PORT_STATUS", "OFPT_PACKET_OUT",
-        "OFPT_FLOW_MOD", "OFPT_PORT_MOD", "OFPT_STATS_REQUEST", "OFPT_STATS_REPLY", "OFPT_BARRIER_REQUEST",
-        "OFPT_BARRIER_REPLY", "OFPT_QUEUE_GET_CONFIG_REQUEST", "OFPT_QUEUE_GET_CONFIG_REPLY"};
+    static constexpr std::string_view kOf10Names[] = {"OFPT_HELLO",
+                                                      "OFPT_ERROR",
+                                                      "OFPT_ECHO_REQUEST",
+                                                      "OFPT_ECHO_REPLY",
+                                                      "OFPT_VENDOR",
+                                                      "OFPT_FEATURES_REQUEST",
+                                                      "OFPT_FEATURES_REPLY",
+                                                      "OFPT_GET_CONFIG_REQUEST",
+                                                      "OFPT_GET_CONFIG_REPLY",
+                                                      "OFPT_SET_CONFIG",
+                                                      "OFPT_PACKET_IN",
+                                                      "OFPT_FLOW_REMOVED",
+                                                      "OFPT_PORT_STATUS",
+                                                      "OFPT_PACKET_OUT",
+                                                      "OFPT_FLOW_MOD",
+                                                      "OFPT_PORT_MOD",
+                                                      "OFPT_STATS_REQUEST",
+                                                      "OFPT_STATS_REPLY",
+                                                      "OFPT_BARRIER_REQUEST",
+                                                      "OFPT_BARRIER_REPLY",
+                                                      "OFPT_QUEUE_GET_CONFIG_REQUEST",
+                                                      "OFPT_QUEUE_GET_CONFIG_REPLY"};
     if (type < std::size(kOf10Names)) return std::string(kOf10Names[type]);
   } else if (version == kOf13 && type <= static_cast<uint8_t>(MsgType::kMeterMod)) {
     return std::string(to_string(static_cast<MsgType>(type)));
@@ -39,8 +55,8 @@ Status format_message_stream(ByteSpan data, std::string& out) {
     if (len < kHeaderLen)
       return fail("message {} ({}) at byte offset {}: header length {} < 8", index, name, off, len);
     if (len > left)
-      return fail("message {} ({}) at byte offset {}: header length {} but only {} bytes left", index, name, off,
-                  len, left);
+      return fail("message {} ({}) at byte offset {}: header length {} but only {} bytes left", index, name,
+                  off, len, left);
     auto m = decode_message(data.subspan(off, len));
     if (!m.ok())
       return fail("message {} ({}) at byte offset {}: {}", index, name, off + m.error().offset,

@@ -1,7 +1,6 @@
 #include "packet/addr.h"
 
 #include <arpa/inet.h>
-
 #include <fmt/format.h>
 
 namespace flowlab {

@@ -41,7 +41,7 @@ struct Ipv4Addr {
 struct Ipv6Addr {
   std::array<uint8_t, 16> b{};
   static std::optional<Ipv6Addr> parse(std::string_view s);  // RFC 4291 text
-  std::string to_string() const;                              // RFC 5952 compressed
+  std::string to_string() const;                             // RFC 5952 compressed
   auto operator<=>(const Ipv6Addr&) const = default;
 };
 

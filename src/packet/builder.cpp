@@ -228,54 +228,92 @@ Bytes FrameBuilder::build(OffloadInfo* off) const {
       case Kind::kArp:
         set_type(kEthTypeArp);
         l3 = f.size();
-        w.u16(1); w.u16(kEthTypeIpv4); w.u8(6); w.u8(4); w.u16(uint16_t(L.a));
-        w.bytes(L.m1.b.data(), 6); w.u32(L.b); w.bytes(L.m2.b.data(), 6); w.u32(L.c);
+        w.u16(1);
+        w.u16(kEthTypeIpv4);
+        w.u8(6);
+        w.u8(4);
+        w.u16(uint16_t(L.a));
+        w.bytes(L.m1.b.data(), 6);
+        w.u32(L.b);
+        w.bytes(L.m2.b.data(), 6);
+        w.u32(L.c);
         break;
       case Kind::kIpv4:
         set_type(kEthTypeIpv4);
         l3 = f.size();
-        w.u8(0x45); w.u8(uint8_t(L.d)); w.u16(0); w.u16(0x1234); w.u16(0);
+        w.u8(0x45);
+        w.u8(uint8_t(L.d));
+        w.u16(0);
+        w.u16(0x1234);
+        w.u16(0);
         w.u8(uint8_t(L.c));
         ip_proto_field = f.size();
-        w.u8(0); w.u16(0); w.u32(L.a); w.u32(L.b);
+        w.u8(0);
+        w.u16(0);
+        w.u32(L.a);
+        w.u32(L.b);
         break;
       case Kind::kIpv6:
         set_type(kEthTypeIpv6);
         l3 = f.size();
         v6 = true;
-        w.u32(6u << 28 | (L.b & 0xff) << 20 | (L.c & 0xfffff)); w.u16(0);
+        w.u32(6u << 28 | (L.b & 0xff) << 20 | (L.c & 0xfffff));
+        w.u16(0);
         ip_proto_field = f.size();
-        w.u8(kProtoNoNext); w.u8(uint8_t(L.a));
-        w.bytes(L.v6a.b.data(), 16); w.bytes(L.v6b.b.data(), 16);
+        w.u8(kProtoNoNext);
+        w.u8(uint8_t(L.a));
+        w.bytes(L.v6a.b.data(), 16);
+        w.bytes(L.v6b.b.data(), 16);
         break;
       case Kind::kTcp:
         set_proto(kProtoTcp);
         l4 = f.size();
-        w.u16(uint16_t(L.a)); w.u16(uint16_t(L.b)); w.u32(L.d); w.u32(0);
-        w.u8(5 << 4); w.u8(uint8_t(L.c)); w.u16(65535); w.u16(0); w.u16(0);
+        w.u16(uint16_t(L.a));
+        w.u16(uint16_t(L.b));
+        w.u32(L.d);
+        w.u32(0);
+        w.u8(5 << 4);
+        w.u8(uint8_t(L.c));
+        w.u16(65535);
+        w.u16(0);
+        w.u16(0);
         break;
       case Kind::kUdp:
         set_proto(kProtoUdp);
         l4 = f.size();
-        w.u16(uint16_t(L.a)); w.u16(uint16_t(L.b)); w.u16(0); w.u16(0);
+        w.u16(uint16_t(L.a));
+        w.u16(uint16_t(L.b));
+        w.u16(0);
+        w.u16(0);
         break;
       case Kind::kSctp:
         set_proto(kProtoSctp);
         l4 = f.size();
-        w.u16(uint16_t(L.a)); w.u16(uint16_t(L.b)); w.u32(0x01020304); w.u32(0);
+        w.u16(uint16_t(L.a));
+        w.u16(uint16_t(L.b));
+        w.u32(0x01020304);
+        w.u32(0);
         break;
       case Kind::kIcmp:
         set_proto(v6 ? kProtoIcmpv6 : kProtoIcmp);
         l4 = f.size();
-        w.u8(uint8_t(L.a)); w.u8(uint8_t(L.b)); w.u16(0); w.u16(uint16_t(L.c)); w.u16(uint16_t(L.d));
+        w.u8(uint8_t(L.a));
+        w.u8(uint8_t(L.b));
+        w.u16(0);
+        w.u16(uint16_t(L.c));
+        w.u16(uint16_t(L.d));
         break;
       case Kind::kNd:
         set_proto(kProtoIcmpv6);
         l4 = f.size();
-        w.u8(uint8_t(L.a)); w.u8(0); w.u16(0);
+        w.u8(uint8_t(L.a));
+        w.u8(0);
+        w.u16(0);
         w.u32(L.a == kNdNeighborAdvert ? 0x60000000u : 0);
         w.bytes(L.v6a.b.data(), 16);
-        w.u8(L.a == kNdNeighborSolicit ? kNdOptSll : kNdOptTll); w.u8(1); w.bytes(L.m1.b.data(), 6);
+        w.u8(L.a == kNdNeighborSolicit ? kNdOptSll : kNdOptTll);
+        w.u8(1);
+        w.bytes(L.m1.b.data(), 6);
         break;
       case Kind::kPayload:
         w.bytes(L.data);
@@ -291,12 +329,16 @@ Bytes FrameBuilder::build(OffloadInfo* off) const {
       store_be16(p + l3 + kIpv6PayloadLenOff, uint16_t(len - l3 - kIpv6Len));
     }
     if (l4proto == kProtoUdp) store_be16(p + l4 + kUdpLenOff, uint16_t(l4len));
-    size_t coff = l4proto == kProtoTcp ? kTcpCsumOff : l4proto == kProtoUdp ? kUdpCsumOff
-                  : l4proto == kProtoSctp ? kSctpCsumOff : kIcmpCsumOff;
+    size_t coff = l4proto == kProtoTcp    ? kTcpCsumOff
+                  : l4proto == kProtoUdp  ? kUdpCsumOff
+                  : l4proto == kProtoSctp ? kSctpCsumOff
+                                          : kIcmpCsumOff;
     if (l4proto == kProtoSctp) {
       uint32_t c = crc32c(p + l4, l4len);
-      p[l4 + coff] = uint8_t(c); p[l4 + coff + 1] = uint8_t(c >> 8);
-      p[l4 + coff + 2] = uint8_t(c >> 16); p[l4 + coff + 3] = uint8_t(c >> 24);
+      p[l4 + coff] = uint8_t(c);
+      p[l4 + coff + 1] = uint8_t(c >> 8);
+      p[l4 + coff + 2] = uint8_t(c >> 16);
+      p[l4 + coff + 3] = uint8_t(c >> 24);
     } else if (partial_ && (l4proto == kProtoTcp || l4proto == kProtoUdp)) {
       store_be16(p + l4 + coff, incsum::fold(pseudo_sum(p, l3, v6, l4proto, l4len)));
       if (off) {

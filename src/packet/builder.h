@@ -46,7 +46,21 @@ class FrameBuilder {
   void build_into(Packet& pkt) const;
 
  private:
-  enum class Kind : uint8_t { kEth, kEthType, kVlan, kMpls, kArp, kIpv4, kIpv6, kTcp, kUdp, kSctp, kIcmp, kNd, kPayload };
+  enum class Kind : uint8_t {
+    kEth,
+    kEthType,
+    kVlan,
+    kMpls,
+    kArp,
+    kIpv4,
+    kIpv6,
+    kTcp,
+    kUdp,
+    kSctp,
+    kIcmp,
+    kNd,
+    kPayload
+  };
   struct Layer {
     explicit Layer(Kind k) : kind(k) {}
     Kind kind;

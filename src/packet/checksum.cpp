@@ -39,11 +39,15 @@ uint16_t fold64(uint64_t s) {
 // Offset of the checksum field inside the L4 header, or -1.
 int csum_field(uint8_t proto) {
   switch (proto) {
-    case kProtoTcp: return 16;
-    case kProtoUdp: return 6;
+    case kProtoTcp:
+      return 16;
+    case kProtoUdp:
+      return 6;
     case kProtoIcmp:
-    case kProtoIcmpv6: return 2;
-    default: return -1;
+    case kProtoIcmpv6:
+      return 2;
+    default:
+      return -1;
   }
 }
 
@@ -201,8 +205,8 @@ bool complete_partial(Packet& pkt) {
   if (!pkt.offload.needs_csum()) return true;
   if (!complete_partial(pkt.data(), pkt.size(), pkt.offload.csum_start, pkt.offload.csum_offset))
     return false;
-  pkt.offload.flags = static_cast<uint8_t>((pkt.offload.flags & ~OffloadInfo::kNeedsCsum) |
-                                           OffloadInfo::kDataValid);
+  pkt.offload.flags =
+      static_cast<uint8_t>((pkt.offload.flags & ~OffloadInfo::kNeedsCsum) | OffloadInfo::kDataValid);
   return true;
 }
 

@@ -35,13 +35,13 @@ bool ipv4_header_checksum_ok(const uint8_t* ip, size_t avail);
 // Where the layers of a frame are. l4_len is the L4 length from the IP header
 // (bounded by the frame); tot_len covers everything up to its end.
 struct Layout {
-  size_t l3_off = 0;     // IPv4/IPv6 header
-  size_t l4_off = 0;     // TCP/UDP/ICMP header
-  size_t l4_len = 0;     // L4 header + payload
-  size_t l4_hdr_len = 0; // TCP header with options, 8 for UDP, 0 otherwise
-  uint8_t proto = 0;     // IPPROTO_*
+  size_t l3_off = 0;      // IPv4/IPv6 header
+  size_t l4_off = 0;      // TCP/UDP/ICMP header
+  size_t l4_len = 0;      // L4 header + payload
+  size_t l4_hdr_len = 0;  // TCP header with options, 8 for UDP, 0 otherwise
+  uint8_t proto = 0;      // IPPROTO_*
   bool ipv6 = false;
-  bool fragment = false; // IPv4 MF set or offset != 0 (L4 header may be absent)
+  bool fragment = false;  // IPv4 MF set or offset != 0 (L4 header may be absent)
 };
 std::optional<Layout> locate_l4(const uint8_t* frame, size_t len);
 

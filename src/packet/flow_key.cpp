@@ -92,14 +92,29 @@ void parse_ipv6(const uint8_t* p, size_t len, size_t off, FlowKey& k, PacketLaye
   for (int guard = 0; guard < 16; ++guard) {
     uint16_t bit = 0;
     switch (next) {
-      case kProtoHopOpts: bit = kIehHop; break;
-      case kProtoRouting: bit = kIehRouter; break;
-      case kProtoDstOpts: bit = kIehDest; break;
-      case kProtoFragment: bit = kIehFrag; break;
-      case kProtoAh: bit = kIehAuth; break;
-      case kProtoEsp: bit = kIehEsp; break;
-      case kProtoNoNext: bit = kIehNoNext; break;
-      default: break;
+      case kProtoHopOpts:
+        bit = kIehHop;
+        break;
+      case kProtoRouting:
+        bit = kIehRouter;
+        break;
+      case kProtoDstOpts:
+        bit = kIehDest;
+        break;
+      case kProtoFragment:
+        bit = kIehFrag;
+        break;
+      case kProtoAh:
+        bit = kIehAuth;
+        break;
+      case kProtoEsp:
+        bit = kIehEsp;
+        break;
+      case kProtoNoNext:
+        bit = kIehNoNext;
+        break;
+      default:
+        break;
     }
     if (!bit) break;
     if (seen & bit) k.ipv6_exthdr |= kIehUnrep;
@@ -215,11 +230,18 @@ void extract_flow_key(const uint8_t* p, size_t len, uint32_t in_port, uint64_t m
     return;
   }
   switch (type) {
-    case kEthTypeIpv4: parse_ipv4(p, len, off, k, l); break;
-    case kEthTypeIpv6: parse_ipv6(p, len, off, k, l); break;
+    case kEthTypeIpv4:
+      parse_ipv4(p, len, off, k, l);
+      break;
+    case kEthTypeIpv6:
+      parse_ipv6(p, len, off, k, l);
+      break;
     case kEthTypeArp:
-    case kEthTypeRarp: parse_arp(p, len, off, k, l); break;
-    default: break;
+    case kEthTypeRarp:
+      parse_arp(p, len, off, k, l);
+      break;
+    default:
+      break;
   }
 }
 

@@ -26,15 +26,15 @@ struct FlowKey {
   // L2
   uint8_t eth_dst[6];
   uint8_t eth_src[6];
-  uint16_t eth_type;   // innermost ethertype after VLAN tags (the MPLS type for MPLS)
-  uint16_t vlan_vid;   // 0x1000 | vid, or 0 when untagged
+  uint16_t eth_type;  // innermost ethertype after VLAN tags (the MPLS type for MPLS)
+  uint16_t vlan_vid;  // 0x1000 | vid, or 0 when untagged
   uint8_t vlan_pcp;
   uint8_t mpls_tc;
   uint8_t mpls_bos;
-  uint8_t ip_dscp;     // 6 bits
-  uint8_t ip_ecn;      // 2 bits
+  uint8_t ip_dscp;  // 6 bits
+  uint8_t ip_ecn;   // 2 bits
   uint8_t ip_proto;
-  uint8_t icmp_type;   // ICMPv4 or ICMPv6 (ip_proto tells which)
+  uint8_t icmp_type;  // ICMPv4 or ICMPv6 (ip_proto tells which)
   uint8_t icmp_code;
   uint32_t mpls_label;
   uint32_t pbb_isid;
@@ -43,7 +43,7 @@ struct FlowKey {
   uint32_t arp_spa;
   uint32_t arp_tpa;
   uint16_t arp_op;
-  uint16_t tp_src;     // TCP, UDP or SCTP (ip_proto tells which)
+  uint16_t tp_src;  // TCP, UDP or SCTP (ip_proto tells which)
   uint16_t tp_dst;
   uint16_t ipv6_exthdr;
   uint32_t ipv6_flabel;
@@ -79,11 +79,11 @@ struct PacketLayers {
   uint16_t l4 = kNone;         // TCP / UDP / SCTP / ICMP / ICMPv6 header
   uint8_t n_vlans = 0;
   uint8_t n_mpls = 0;
-  uint8_t nw_ttl = 0;          // IPv4 TTL or IPv6 hop limit
+  uint8_t nw_ttl = 0;  // IPv4 TTL or IPv6 hop limit
   bool ipv4 = false;
   bool ipv6 = false;
-  bool frag = false;           // IP fragment
-  bool later_frag = false;     // not the first fragment (no L4 header)
+  bool frag = false;        // IP fragment
+  bool later_frag = false;  // not the first fragment (no L4 header)
 
   bool has(uint16_t off) const { return off != kNone; }
 };

@@ -20,7 +20,9 @@ constexpr uint8_t kTcpPsh = 0x08;
 constexpr uint8_t kTcpCwr = 0x80;
 
 uint16_t rd16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
-uint32_t rd32(const uint8_t* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
+uint32_t rd32(const uint8_t* p) {
+  return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
+}
 void wr16(uint8_t* p, uint16_t v) {
   p[0] = static_cast<uint8_t>(v >> 8);
   p[1] = static_cast<uint8_t>(v);
@@ -35,9 +37,9 @@ enum class Kind { kTcp, kUdpL4, kUfo };
 struct Plan {
   csum::Layout l;
   Kind kind;
-  size_t hdr_end;   // bytes copied in front of every segment
-  size_t payload;   // bytes split across segments
-  size_t seg;       // payload bytes per segment
+  size_t hdr_end;  // bytes copied in front of every segment
+  size_t payload;  // bytes split across segments
+  size_t seg;      // payload bytes per segment
   size_t count;
 };
 
@@ -156,7 +158,7 @@ bool build_segment(const Packet& in, size_t index, Packet& out, CsumMode mode) {
         // Checksum over the whole datagram, written into this fragment's UDP header.
         const uint8_t* src = in.data();
         uint32_t s = csum::pseudo_header(src, l, uint32_t(p.payload));
-        s = csum::sum_bytes(src + l.l4_off, 6, s);             // UDP header up to the checksum
+        s = csum::sum_bytes(src + l.l4_off, 6, s);  // UDP header up to the checksum
         s = csum::sum_bytes(src + l.l4_off + 8, p.payload - 8, s);
         uint16_t v = csum::finish(s);
         if (v == 0) v = 0xffff;

@@ -12,7 +12,7 @@
 namespace flowlab::hdr {
 
 // ---- Ethernet -----------------------------------------------------------------
-inline constexpr size_t kEthLen = 14;         // dst(6) src(6) type(2)
+inline constexpr size_t kEthLen = 14;  // dst(6) src(6) type(2)
 inline constexpr size_t kEthDstOff = 0;
 inline constexpr size_t kEthSrcOff = 6;
 inline constexpr size_t kEthTypeOff = 12;
@@ -21,14 +21,14 @@ inline constexpr size_t kEthAddrsLen = 12;
 inline constexpr uint16_t kEthTypeIpv4 = 0x0800;
 inline constexpr uint16_t kEthTypeArp = 0x0806;
 inline constexpr uint16_t kEthTypeRarp = 0x8035;
-inline constexpr uint16_t kEthTypeVlan = 0x8100;     // 802.1Q C-tag
-inline constexpr uint16_t kEthTypeQinQ = 0x88a8;     // 802.1ad S-tag
-inline constexpr uint16_t kEthTypeVlan9100 = 0x9100; // legacy QinQ
+inline constexpr uint16_t kEthTypeVlan = 0x8100;      // 802.1Q C-tag
+inline constexpr uint16_t kEthTypeQinQ = 0x88a8;      // 802.1ad S-tag
+inline constexpr uint16_t kEthTypeVlan9100 = 0x9100;  // legacy QinQ
 inline constexpr uint16_t kEthTypeIpv6 = 0x86dd;
 inline constexpr uint16_t kEthTypeMpls = 0x8847;
 inline constexpr uint16_t kEthTypeMplsMcast = 0x8848;
 inline constexpr uint16_t kEthTypePbb = 0x88e7;
-inline constexpr uint16_t kEthTypeMin = 0x0600;      // below: 802.3 length field
+inline constexpr uint16_t kEthTypeMin = 0x0600;  // below: 802.3 length field
 
 inline bool is_vlan_tpid(uint16_t t) {
   return t == kEthTypeVlan || t == kEthTypeQinQ || t == kEthTypeVlan9100;
@@ -99,7 +99,7 @@ inline constexpr size_t kIcmpLen = 8, kIcmpCsumOff = 2;
 inline constexpr uint8_t kIcmpEchoReply = 0, kIcmpEchoRequest = 8;
 inline constexpr uint8_t kIcmpv6EchoRequest = 128, kIcmpv6EchoReply = 129;
 inline constexpr uint8_t kNdNeighborSolicit = 135, kNdNeighborAdvert = 136;
-inline constexpr size_t kNdTargetOff = 8;      // from the ICMPv6 header start
+inline constexpr size_t kNdTargetOff = 8;  // from the ICMPv6 header start
 inline constexpr size_t kNdOptionsOff = 24;
 inline constexpr uint8_t kNdOptSll = 1, kNdOptTll = 2;
 

@@ -20,8 +20,8 @@ namespace flowlab {
 
 // virtio_net_hdr fields, host byte order.
 struct OffloadInfo {
-  static constexpr uint8_t kNeedsCsum = 1;   // VIRTIO_NET_HDR_F_NEEDS_CSUM
-  static constexpr uint8_t kDataValid = 2;   // VIRTIO_NET_HDR_F_DATA_VALID
+  static constexpr uint8_t kNeedsCsum = 1;  // VIRTIO_NET_HDR_F_NEEDS_CSUM
+  static constexpr uint8_t kDataValid = 2;  // VIRTIO_NET_HDR_F_DATA_VALID
   static constexpr uint8_t kGsoNone = 0;
   static constexpr uint8_t kGsoTcpv4 = 1;
   static constexpr uint8_t kGsoUdp = 3;
@@ -101,8 +101,8 @@ class Packet {
   }
 
   OffloadInfo offload;
-  uint32_t in_port = 0;     // OpenFlow port number it arrived on
-  uint64_t metadata = 0;    // OpenFlow metadata register
+  uint32_t in_port = 0;   // OpenFlow port number it arrived on
+  uint64_t metadata = 0;  // OpenFlow metadata register
   uint64_t tunnel_id = 0;
 
  private:

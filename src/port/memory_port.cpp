@@ -9,7 +9,11 @@
 namespace flowlab {
 
 MemoryPort::MemoryPort(std::string name, PortCapabilities caps, MacAddr mac, uint32_t mtu)
-    : name_(std::move(name)), mac_(mac), mtu_(mtu), event_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)), caps_(caps) {}
+    : name_(std::move(name)),
+      mac_(mac),
+      mtu_(mtu),
+      event_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
+      caps_(caps) {}
 
 void MemoryPort::signal() {
   uint64_t one = 1;

@@ -36,7 +36,7 @@ class MemoryPort final : public Port {
   void inject(const std::vector<uint8_t>& data, const OffloadInfo& offload = {}) {
     inject(data.data(), data.size(), offload);
   }
-  std::vector<Frame> take_tx();   // frames transmitted since the last call
+  std::vector<Frame> take_tx();  // frames transmitted since the last call
   size_t rx_pending() const;
   size_t tx_pending() const;
   void set_link(bool up) { link_up_.store(up, std::memory_order_relaxed); }

@@ -58,7 +58,7 @@ Status do_ioctl(std::string_view name, unsigned long req, ifreq& ifr, const char
 
 Result<uint32_t> ethtool_get(std::string_view name, uint32_t cmd, int sock = -1) {
   ifreq ifr;
-  struct ethtool_value v{};
+  struct ethtool_value v {};
   v.cmd = cmd;
   FLOWLAB_TRY(fill_ifr(name, ifr));
   ifr.ifr_data = reinterpret_cast<char*>(&v);
@@ -80,7 +80,8 @@ Result<UniqueFd> control_socket() {
 
 Status check_name(std::string_view name) {
   if (name.empty()) return fail("empty interface name");
-  if (name.size() >= IFNAMSIZ) return fail("interface name '{}' is longer than {} characters", name, IFNAMSIZ - 1);
+  if (name.size() >= IFNAMSIZ)
+    return fail("interface name '{}' is longer than {} characters", name, IFNAMSIZ - 1);
   for (char c : name)
     if (c == '/' || c == ' ' || c == '\0' || c == ':') return fail("bad interface name '{}'", name);
   return ok_status();

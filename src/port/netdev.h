@@ -50,12 +50,12 @@ Result<UniqueFd> control_socket();
 // Checked interface name (non-empty, < IFNAMSIZ, no '/' or spaces).
 Status check_name(std::string_view name);
 bool exists(std::string_view name, int sock = -1);
-Result<int> ifindex(std::string_view name, int sock = -1);        // "interface X does not exist" on ENODEV
+Result<int> ifindex(std::string_view name, int sock = -1);  // "interface X does not exist" on ENODEV
 Result<std::string> name_of(int ifindex);
 Result<MacAddr> mac(std::string_view name, int sock = -1);
 Result<uint32_t> mtu(std::string_view name, int sock = -1);
-Result<bool> link_up(std::string_view name, int sock = -1);       // administratively up AND carrier
-Status set_up(std::string_view name, bool up, int sock = -1);     // ip link set NAME up/down
+Result<bool> link_up(std::string_view name, int sock = -1);         // administratively up AND carrier
+Status set_up(std::string_view name, bool up, int sock = -1);       // ip link set NAME up/down
 Result<uint32_t> speed_mbps(std::string_view name, int sock = -1);  // 0 when unknown
 
 // Offload features as ethtool shows them (tx-checksumming, tcp-segmentation-offload, ...).

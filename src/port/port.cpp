@@ -13,12 +13,18 @@ bool PortCapabilities::accepts(const OffloadInfo& o) const {
   if (o.needs_csum() && !csum) return false;
   if ((o.gso_type & OffloadInfo::kGsoEcn) && !tso_ecn) return false;
   switch (o.gso_type & ~OffloadInfo::kGsoEcn) {
-    case OffloadInfo::kGsoNone: return true;
-    case OffloadInfo::kGsoTcpv4: return tso4;
-    case OffloadInfo::kGsoTcpv6: return tso6;
-    case OffloadInfo::kGsoUdp: return ufo;
-    case OffloadInfo::kGsoUdpL4: return uso;
-    default: return false;
+    case OffloadInfo::kGsoNone:
+      return true;
+    case OffloadInfo::kGsoTcpv4:
+      return tso4;
+    case OffloadInfo::kGsoTcpv6:
+      return tso6;
+    case OffloadInfo::kGsoUdp:
+      return ufo;
+    case OffloadInfo::kGsoUdpL4:
+      return uso;
+    default:
+      return false;
   }
 }
 

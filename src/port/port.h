@@ -60,8 +60,14 @@ struct PortStats {
 // rx_* have a single writer (the rx thread); tx_* are written under the port's tx lock.
 class PortCounters {
  public:
-  void add_rx(uint64_t pkts, uint64_t bytes) { bump(rx_packets_, pkts); bump(rx_bytes_, bytes); }
-  void add_tx(uint64_t pkts, uint64_t bytes) { bump(tx_packets_, pkts); bump(tx_bytes_, bytes); }
+  void add_rx(uint64_t pkts, uint64_t bytes) {
+    bump(rx_packets_, pkts);
+    bump(rx_bytes_, bytes);
+  }
+  void add_tx(uint64_t pkts, uint64_t bytes) {
+    bump(tx_packets_, pkts);
+    bump(tx_bytes_, bytes);
+  }
   void add_rx_dropped(uint64_t n) { bump(rx_dropped_, n); }
   void add_rx_errors(uint64_t n) { bump(rx_errors_, n); }
   void add_tx_dropped(uint64_t n) { bump(tx_dropped_, n); }
@@ -78,10 +84,10 @@ class PortCounters {
 
 // Knobs for opening a port; the defaults are what the switch wants.
 struct PortOptions {
-  bool vnet_hdr = true;      // ask for / hand over offload metadata
-  bool promiscuous = true;   // AF_PACKET: PACKET_MR_PROMISC membership
-  bool create_tap = true;    // TAP: create the device if it does not exist
-  uint32_t ring_blocks = 0;  // AF_PACKET RX ring size in blocks (0: default)
+  bool vnet_hdr = true;          // ask for / hand over offload metadata
+  bool promiscuous = true;       // AF_PACKET: PACKET_MR_PROMISC membership
+  bool create_tap = true;        // TAP: create the device if it does not exist
+  uint32_t ring_blocks = 0;      // AF_PACKET RX ring size in blocks (0: default)
   uint32_t ring_frame_size = 0;  // AF_PACKET ring slot size in bytes (0: default, fits 64 KB)
 };
 
@@ -92,13 +98,13 @@ class Port {
   Port& operator=(const Port&) = delete;
   virtual ~Port() = default;
 
-  virtual std::string_view name() const = 0;   // as given ("veth-a", "tap0", ...)
-  virtual int ifindex() const = 0;             // 0 for in-memory ports
+  virtual std::string_view name() const = 0;  // as given ("veth-a", "tap0", ...)
+  virtual int ifindex() const = 0;            // 0 for in-memory ports
   virtual MacAddr mac() const = 0;
   virtual uint32_t mtu() const = 0;
-  virtual bool link_up() const = 0;            // current state (a syscall: control path)
+  virtual bool link_up() const = 0;                  // current state (a syscall: control path)
   virtual uint32_t speed_mbps() const { return 0; }  // 0: unknown
-  virtual int poll_fd() const = 0;             // POLLIN when rx_batch may have packets
+  virtual int poll_fd() const = 0;                   // POLLIN when rx_batch may have packets
   virtual PortCapabilities capabilities() const = 0;
 
   // Non-blocking receive. On entry batch.pkts holds caller-owned, free Packets to

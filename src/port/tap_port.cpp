@@ -36,7 +36,8 @@ Status TapPort::setup(std::string_view tapname, const PortOptions& opts) {
 
   int fd = ::open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    if (errno == EPERM || errno == EACCES) return fail("cannot open /dev/net/tun for {}: needs root (CAP_NET_ADMIN)", tapname);
+    if (errno == EPERM || errno == EACCES)
+      return fail("cannot open /dev/net/tun for {}: needs root (CAP_NET_ADMIN)", tapname);
     return fail("cannot open /dev/net/tun for {}: {}", tapname, std::strerror(errno));
   }
   fd_.reset(fd);
@@ -51,14 +52,15 @@ Status TapPort::setup(std::string_view tapname, const PortOptions& opts) {
   created_ = !existed;
   if (opts.vnet_hdr) {
     int sz = sizeof(VnetHdr);
-    if (::ioctl(fd, TUNSETVNETHDRSZ, &sz) < 0) return fail("TUNSETVNETHDRSZ on {} failed: {}", tapname, std::strerror(errno));
+    if (::ioctl(fd, TUNSETVNETHDRSZ, &sz) < 0)
+      return fail("TUNSETVNETHDRSZ on {} failed: {}", tapname, std::strerror(errno));
     unsigned base = TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN;
 #ifdef TUN_F_USO4
     if (::ioctl(fd, TUNSETOFFLOAD, base | TUN_F_USO4 | TUN_F_USO6) == 0) {
       caps_ = PortCapabilities::all();
     } else
 #endif
-    if (::ioctl(fd, TUNSETOFFLOAD, base) == 0) {
+        if (::ioctl(fd, TUNSETOFFLOAD, base) == 0) {
       caps_ = PortCapabilities::all();
     } else {
       log::warn("port", "{}: TUNSETOFFLOAD failed ({}); offloads off", tapname, std::strerror(errno));
@@ -126,8 +128,8 @@ bool TapPort::write_frame(Packet& pkt) {
   int k = 0;
   if (caps_.vnet_hdr) {
     const OffloadInfo& o = pkt.offload;
-    vh = {uint8_t(o.flags & OffloadInfo::kNeedsCsum), o.gso_type, o.hdr_len, o.is_gso() ? o.gso_size : uint16_t(0),
-          o.csum_start, o.csum_offset};
+    vh = {uint8_t(o.flags & OffloadInfo::kNeedsCsum), o.gso_type,   o.hdr_len,
+          o.is_gso() ? o.gso_size : uint16_t(0),      o.csum_start, o.csum_offset};
     iov[k++] = {&vh, sizeof vh};
   }
   iov[k++] = {pkt.data(), pkt.size()};

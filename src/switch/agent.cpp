@@ -120,26 +120,42 @@ void Agent::handle(uint64_t peer_id, const of::Message& msg, ByteSpan raw) {
   ++counters_.requests;
   const uint32_t xid = msg.xid;
   switch (msg.type()) {
-    case of::MsgType::kFeaturesRequest: on_features(p, msg); break;
+    case of::MsgType::kFeaturesRequest:
+      on_features(p, msg);
+      break;
     case of::MsgType::kGetConfigRequest: {
       of::GetConfigReply r;
       static_cast<of::SwitchConfig&>(r) = dp_.switch_config();
       reply(p, xid, r);
       break;
     }
-    case of::MsgType::kSetConfig: on_set_config(p, msg.as<of::SetConfig>(), raw); break;
-    case of::MsgType::kPacketOut: on_packet_out(p, msg.as<of::PacketOut>(), raw); break;
-    case of::MsgType::kFlowMod: on_flow_mod(p, msg.as<of::FlowMod>(), raw); break;
-    case of::MsgType::kGroupMod: on_group_mod(p, msg.as<of::GroupMod>(), raw); break;
-    case of::MsgType::kMeterMod: on_meter_mod(p, msg.as<of::MeterMod>(), raw); break;
-    case of::MsgType::kPortMod: on_port_mod(p, msg.as<of::PortMod>(), raw); break;
+    case of::MsgType::kSetConfig:
+      on_set_config(p, msg.as<of::SetConfig>(), raw);
+      break;
+    case of::MsgType::kPacketOut:
+      on_packet_out(p, msg.as<of::PacketOut>(), raw);
+      break;
+    case of::MsgType::kFlowMod:
+      on_flow_mod(p, msg.as<of::FlowMod>(), raw);
+      break;
+    case of::MsgType::kGroupMod:
+      on_group_mod(p, msg.as<of::GroupMod>(), raw);
+      break;
+    case of::MsgType::kMeterMod:
+      on_meter_mod(p, msg.as<of::MeterMod>(), raw);
+      break;
+    case of::MsgType::kPortMod:
+      on_port_mod(p, msg.as<of::PortMod>(), raw);
+      break;
     case of::MsgType::kTableMod: {
       if (!writable(p, raw)) break;
       auto st = dp_.table_mod(msg.as<of::TableMod>());
       if (!st.ok()) send_error(p, st.error(), raw);
       break;
     }
-    case of::MsgType::kMultipartRequest: on_multipart(p, msg, raw); break;
+    case of::MsgType::kMultipartRequest:
+      on_multipart(p, msg, raw);
+      break;
     case of::MsgType::kBarrierRequest:
       // Every earlier request was applied (and published) when its handler returned.
       reply(p, xid, of::BarrierReply{});
@@ -147,7 +163,10 @@ void Agent::handle(uint64_t peer_id, const of::Message& msg, ByteSpan raw) {
     case of::MsgType::kQueueGetConfigRequest: {
       uint32_t port = msg.as<of::QueueGetConfigRequest>().port;
       if (port != of::port::kAny && !ports_.find(port)) {
-        send_error(p, OfError::make(of::QueueOpFailedCode::kBadPort, fmt::format("queue_get_config: no port {}", port)), raw);
+        send_error(
+            p,
+            OfError::make(of::QueueOpFailedCode::kBadPort, fmt::format("queue_get_config: no port {}", port)),
+            raw);
         break;
       }
       of::QueueGetConfigReply r;
@@ -155,14 +174,18 @@ void Agent::handle(uint64_t peer_id, const of::Message& msg, ByteSpan raw) {
       reply(p, xid, r);
       break;
     }
-    case of::MsgType::kRoleRequest: on_role(p, msg, raw); break;
+    case of::MsgType::kRoleRequest:
+      on_role(p, msg, raw);
+      break;
     case of::MsgType::kGetAsyncRequest: {
       of::GetAsyncReply r;
       static_cast<of::AsyncConfig&>(r) = p.async;
       reply(p, xid, r);
       break;
     }
-    case of::MsgType::kSetAsync: p.async = msg.as<of::SetAsync>(); break;
+    case of::MsgType::kSetAsync:
+      p.async = msg.as<of::SetAsync>();
+      break;
     case of::MsgType::kEchoRequest:  // normally answered by the channel
       reply(p, xid, of::EchoReply{msg.as<of::EchoRequest>().data});
       break;
@@ -175,12 +198,16 @@ void Agent::handle(uint64_t peer_id, const of::Message& msg, ByteSpan raw) {
       break;
     }
     case of::MsgType::kExperimenter:
-      send_error(p, OfError::make(of::BadRequestCode::kBadExperimenter, "experimenter messages are not supported"), raw);
+      send_error(
+          p, OfError::make(of::BadRequestCode::kBadExperimenter, "experimenter messages are not supported"),
+          raw);
       break;
     default:
-      send_error(p, OfError::make(of::BadRequestCode::kBadType,
-                                  fmt::format("{} is not a request a switch accepts", of::to_string(msg.type()))),
-                 raw);
+      send_error(
+          p,
+          OfError::make(of::BadRequestCode::kBadType,
+                        fmt::format("{} is not a request a switch accepts", of::to_string(msg.type()))),
+          raw);
       break;
   }
 }
@@ -202,11 +229,17 @@ void Agent::on_features(Peer& p, const of::Message& m) {
 
 void Agent::on_set_config(Peer& p, const of::SetConfig& c, ByteSpan raw) {
   if ((c.flags & of::config_flags::kFragMask) == of::config_flags::kFragReasm) {
-    send_error(p, OfError::make(of::SwitchConfigFailedCode::kBadFlags, "IP reassembly (OFPC_FRAG_REASM) is not supported"), raw);
+    send_error(p,
+               OfError::make(of::SwitchConfigFailedCode::kBadFlags,
+                             "IP reassembly (OFPC_FRAG_REASM) is not supported"),
+               raw);
     return;
   }
   if ((c.flags & ~uint16_t(of::config_flags::kFragMask | 4)) != 0) {
-    send_error(p, OfError::make(of::SwitchConfigFailedCode::kBadFlags, fmt::format("set_config: unknown flags {:#x}", c.flags)), raw);
+    send_error(p,
+               OfError::make(of::SwitchConfigFailedCode::kBadFlags,
+                             fmt::format("set_config: unknown flags {:#x}", c.flags)),
+               raw);
     return;
   }
   dp_.set_switch_config(c);
@@ -230,7 +263,10 @@ void Agent::on_packet_out(Peer& p, const of::PacketOut& po, ByteSpan raw) {
   bool in_port_ok = po.in_port == of::port::kController || po.in_port == of::port::kLocal ||
                     po.in_port == of::port::kAny || ports_.find(po.in_port) != nullptr;
   if (!in_port_ok) {
-    send_error(p, OfError::make(of::BadRequestCode::kBadPort, fmt::format("packet_out: in_port {} is not a port", po.in_port)), raw);
+    send_error(p,
+               OfError::make(of::BadRequestCode::kBadPort,
+                             fmt::format("packet_out: in_port {} is not a port", po.in_port)),
+               raw);
     return;
   }
   if (auto st = dp_.validate_packet_out(po.actions); !st.ok()) {
@@ -242,11 +278,13 @@ void Agent::on_packet_out(Peer& p, const of::PacketOut& po, ByteSpan raw) {
     BufferStore::Miss why = BufferStore::Miss::kUnknown;
     auto b = buffers_.take(po.buffer_id, monotonic_ns(), &why);
     if (!b) {
-      send_error(p, OfError::make(why == BufferStore::Miss::kExpired ? of::BadRequestCode::kBufferEmpty
-                                                                       : of::BadRequestCode::kBufferUnknown,
-                                  fmt::format("packet_out: buffer {:#x} is {}", po.buffer_id,
-                                              why == BufferStore::Miss::kExpired ? "gone (timed out)" : "unknown")),
-                 raw);
+      send_error(
+          p,
+          OfError::make(why == BufferStore::Miss::kExpired ? of::BadRequestCode::kBufferEmpty
+                                                           : of::BadRequestCode::kBufferUnknown,
+                        fmt::format("packet_out: buffer {:#x} is {}", po.buffer_id,
+                                    why == BufferStore::Miss::kExpired ? "gone (timed out)" : "unknown")),
+          raw);
       return;
     }
     owned.assign(b->data.data(), b->data.size());
@@ -255,7 +293,8 @@ void Agent::on_packet_out(Peer& p, const of::PacketOut& po, ByteSpan raw) {
     owned.tunnel_id = b->tunnel_id;
   } else {
     if (po.data.empty()) {
-      send_error(p, OfError::make(of::BadRequestCode::kBadPacket, "packet_out: no buffer id and no data"), raw);
+      send_error(p, OfError::make(of::BadRequestCode::kBadPacket, "packet_out: no buffer id and no data"),
+                 raw);
       return;
     }
     if (!owned.assign(po.data.data(), po.data.size())) {
@@ -282,9 +321,10 @@ void Agent::on_flow_mod(Peer& p, const of::FlowMod& fm, ByteSpan raw) {
     BufferStore::Miss why = BufferStore::Miss::kUnknown;
     auto b = buffers_.take(fm.buffer_id, now, &why);
     if (!b) {
-      send_error(p, OfError::make(why == BufferStore::Miss::kExpired ? of::BadRequestCode::kBufferEmpty
-                                                                       : of::BadRequestCode::kBufferUnknown,
-                                  fmt::format("flow_mod: buffer {:#x} is unknown or timed out", fm.buffer_id)),
+      send_error(p,
+                 OfError::make(why == BufferStore::Miss::kExpired ? of::BadRequestCode::kBufferEmpty
+                                                                  : of::BadRequestCode::kBufferUnknown,
+                               fmt::format("flow_mod: buffer {:#x} is unknown or timed out", fm.buffer_id)),
                  raw);
       return;
     }
@@ -328,14 +368,19 @@ void Agent::on_role(Peer& p, const of::Message& m, ByteSpan raw) {
   const auto& rq = m.as<of::RoleRequest>();
   using R = of::ControllerRole;
   if (rq.role != R::kNoChange && rq.role != R::kEqual && rq.role != R::kMaster && rq.role != R::kSlave) {
-    send_error(p, OfError::make(of::RoleRequestFailedCode::kBadRole, fmt::format("role {} is not a role", uint32_t(rq.role))), raw);
+    send_error(p,
+               OfError::make(of::RoleRequestFailedCode::kBadRole,
+                             fmt::format("role {} is not a role", uint32_t(rq.role))),
+               raw);
     return;
   }
   if (rq.role == R::kMaster || rq.role == R::kSlave) {
     if (generation_valid_ && int64_t(rq.generation_id - generation_id_) < 0) {
-      send_error(p, OfError::make(of::RoleRequestFailedCode::kStale,
-                                  fmt::format("generation id {} is older than {}", rq.generation_id, generation_id_)),
-                 raw);
+      send_error(
+          p,
+          OfError::make(of::RoleRequestFailedCode::kStale,
+                        fmt::format("generation id {} is older than {}", rq.generation_id, generation_id_)),
+          raw);
       return;
     }
     generation_valid_ = true;
@@ -351,7 +396,9 @@ void Agent::on_role(Peer& p, const of::Message& m, ByteSpan raw) {
   if (rq.role != R::kNoChange && rq.role != p.role) {
     p.role = rq.role;
     log::info("switch", "{}: role {}", p.name,
-              p.role == R::kMaster ? "master" : p.role == R::kSlave ? "slave" : "equal");
+              p.role == R::kMaster  ? "master"
+              : p.role == R::kSlave ? "slave"
+                                    : "equal");
   }
   of::RoleReply r;
   r.role = p.role;
@@ -362,9 +409,9 @@ void Agent::on_role(Peer& p, const of::Message& m, ByteSpan raw) {
 bool Agent::wants(const Peer& p, int kind, uint8_t reason) const {
   if (reason >= 32) return false;
   size_t idx = p.role == of::ControllerRole::kSlave ? 1 : 0;
-  uint32_t mask = kind == 0 ? p.async.packet_in_mask[idx]
-                : kind == 1 ? p.async.port_status_mask[idx]
-                            : p.async.flow_removed_mask[idx];
+  uint32_t mask = kind == 0   ? p.async.packet_in_mask[idx]
+                  : kind == 1 ? p.async.port_status_mask[idx]
+                              : p.async.flow_removed_mask[idx];
   return mask & (1u << reason);
 }
 
@@ -428,7 +475,8 @@ void Agent::deliver_packet_in(ToController item) {
     size_t n = gso::segment_count(pkt);
     Packet seg;
     for (size_t i = 0; i < n; ++i)
-      if (gso::build_segment(pkt, i, seg, gso::CsumMode::kFull)) frames.emplace_back(seg.data(), seg.data() + seg.size());
+      if (gso::build_segment(pkt, i, seg, gso::CsumMode::kFull))
+        frames.emplace_back(seg.data(), seg.data() + seg.size());
   } else {
     if (pkt.offload.needs_csum()) csum::complete_partial(pkt);
     size_t len = pkt.size();

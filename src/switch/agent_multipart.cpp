@@ -100,17 +100,27 @@ void Agent::on_multipart(Peer& p, const of::Message& m, ByteSpan raw) {
           of::PortStatsReply r;
           for (size_t i = 0; i < ports_.size(); ++i) {
             const SwitchPort& sp = ports_.at(i);
-            if (body.port_no == of::port::kAny || body.port_no == sp.port_no) r.stats.push_back(ports_.stats(sp, now));
+            if (body.port_no == of::port::kAny || body.port_no == sp.port_no)
+              r.stats.push_back(ports_.stats(sp, now));
           }
           if (body.port_no != of::port::kAny && r.stats.empty() && body.port_no != of::port::kLocal)
-            return send_error(p, OfError::make(of::BadRequestCode::kBadPort, fmt::format("port_stats: no port {}", body.port_no)), raw);
+            return send_error(p,
+                              OfError::make(of::BadRequestCode::kBadPort,
+                                            fmt::format("port_stats: no port {}", body.port_no)),
+                              raw);
           send_chunked(p, xid, std::move(r), &of::PortStatsReply::stats);
         } else if constexpr (std::is_same_v<T, of::QueueStatsRequest>) {
           // No queues are configured: an empty list, but unknown ports are errors.
           if (body.port_no != of::port::kAny && !ports_.find(body.port_no))
-            return send_error(p, OfError::make(of::QueueOpFailedCode::kBadPort, fmt::format("queue_stats: no port {}", body.port_no)), raw);
+            return send_error(p,
+                              OfError::make(of::QueueOpFailedCode::kBadPort,
+                                            fmt::format("queue_stats: no port {}", body.port_no)),
+                              raw);
           if (body.queue_id != 0xffffffff)
-            return send_error(p, OfError::make(of::QueueOpFailedCode::kBadQueue, fmt::format("queue_stats: no queue {}", body.queue_id)), raw);
+            return send_error(p,
+                              OfError::make(of::QueueOpFailedCode::kBadQueue,
+                                            fmt::format("queue_stats: no queue {}", body.queue_id)),
+                              raw);
           send_multipart(p, xid, of::QueueStatsReply{});
         } else if constexpr (std::is_same_v<T, of::GroupStatsRequest>) {
           send_chunked(p, xid, dp_.group_stats(body, now), &of::GroupStatsReply::stats);
@@ -126,14 +136,18 @@ void Agent::on_multipart(Peer& p, const of::Message& m, ByteSpan raw) {
           send_multipart(p, xid, dp_.meter_features());
         } else if constexpr (std::is_same_v<T, of::TableFeaturesRequest>) {
           if (!body.tables.empty())
-            return send_error(p, OfError::make(of::TableFeaturesFailedCode::kEperm,
-                                               "table_features: changing table features is not supported"),
+            return send_error(p,
+                              OfError::make(of::TableFeaturesFailedCode::kEperm,
+                                            "table_features: changing table features is not supported"),
                               raw);
           send_chunked(p, xid, dp_.table_features(), &of::TableFeaturesReply::tables);
         } else if constexpr (std::is_same_v<T, of::PortDescRequest>) {
           send_chunked(p, xid, of::PortDescReply{ports_.descs()}, &of::PortDescReply::ports);
         } else {
-          send_error(p, OfError::make(of::BadRequestCode::kBadExperimenter, "experimenter multipart is not supported"), raw);
+          send_error(
+              p,
+              OfError::make(of::BadRequestCode::kBadExperimenter, "experimenter multipart is not supported"),
+              raw);
         }
       },
       req.body);

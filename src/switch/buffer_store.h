@@ -22,7 +22,7 @@ struct BufferedPacket {
   uint32_t in_port = 0;
   uint64_t metadata = 0;
   uint64_t tunnel_id = 0;
-  OffloadInfo offload;   // kept so a packet-out by buffer id re-sends a GSO frame as such
+  OffloadInfo offload;  // kept so a packet-out by buffer id re-sends a GSO frame as such
 };
 
 class BufferStore {

@@ -41,7 +41,8 @@ ForwardingThread::~ForwardingThread() { stop(); }
 Status ForwardingThread::setup_epoll() {
   if (epoll_fd_.valid()) return ok_status();
   epoll_fd_.reset(epoll_create1(EPOLL_CLOEXEC));
-  if (!epoll_fd_.valid()) return fail("forwarding thread {}: epoll_create1: {}", index_, std::strerror(errno));
+  if (!epoll_fd_.valid())
+    return fail("forwarding thread {}: epoll_create1: {}", index_, std::strerror(errno));
   stop_fd_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!stop_fd_.valid()) return fail("forwarding thread {}: eventfd: {}", index_, std::strerror(errno));
   epoll_event ev{};
@@ -164,7 +165,8 @@ void ForwardingThread::output(const Packet& pkt, uint32_t port_no, uint32_t) {
     counters_.output_dropped.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  if (s->port->config.load(std::memory_order_relaxed) & (of::port_config::kNoFwd | of::port_config::kPortDown)) {
+  if (s->port->config.load(std::memory_order_relaxed) &
+      (of::port_config::kNoFwd | of::port_config::kPortDown)) {
     s->port->config_drops.fetch_add(1, std::memory_order_relaxed);
     return;
   }

@@ -63,17 +63,17 @@ namespace flowlab::sw {
 // One packet on its way to the controller.
 struct ToController {
   dp::PacketInInfo info;
-  Bytes data;               // whole frame as received/rewritten
-  OffloadInfo offload;      // its virtio-net metadata (the agent completes/segments)
+  Bytes data;           // whole frame as received/rewritten
+  OffloadInfo offload;  // its virtio-net metadata (the agent completes/segments)
 };
 
 // State shared by all forwarding threads and the agent.
 struct ForwardingShared {
-  std::atomic<bool> standalone{false};   // act as a learning switch (no controller)
+  std::atomic<bool> standalone{false};  // act as a learning switch (no controller)
   MacTable macs;
   std::atomic<bool> agent_wake_pending{false};
-  std::function<void()> wake_agent;      // thread-safe (posts to the agent's loop)
-  int forwarding_nice = 0;               // SwitchOptions::forwarding_nice, applied by each thread
+  std::function<void()> wake_agent;  // thread-safe (posts to the agent's loop)
+  int forwarding_nice = 0;           // SwitchOptions::forwarding_nice, applied by each thread
 };
 
 struct ForwardingCounters {
@@ -81,7 +81,7 @@ struct ForwardingCounters {
   std::atomic<uint64_t> rx_packets{0};
   std::atomic<uint64_t> to_controller_queued{0};
   std::atomic<uint64_t> to_controller_dropped{0};
-  std::atomic<uint64_t> output_dropped{0};   // unknown port, NO_FWD, PORT_DOWN, LOCAL
+  std::atomic<uint64_t> output_dropped{0};  // unknown port, NO_FWD, PORT_DOWN, LOCAL
   std::atomic<uint64_t> standalone_packets{0};
 };
 
@@ -141,9 +141,9 @@ class ForwardingThread final : public dp::OutputSink, public dp::ControllerSink 
 
   std::vector<std::unique_ptr<Packet>> rx_bufs_;
   PacketBatch rx_batch_;
-  std::vector<Staging> staging_;            // one per switch port (index = port index)
-  std::vector<int32_t> port_index_by_no_;   // OpenFlow number -> port index, -1 if none
-  std::vector<Staging*> dirty_;             // staging batches holding packets
+  std::vector<Staging> staging_;           // one per switch port (index = port index)
+  std::vector<int32_t> port_index_by_no_;  // OpenFlow number -> port index, -1 if none
+  std::vector<Staging*> dirty_;            // staging batches holding packets
   bool queued_to_controller_ = false;
 
   UniqueFd epoll_fd_;

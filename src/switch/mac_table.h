@@ -22,9 +22,7 @@ class MacTable {
   static constexpr size_t kWays = 4;
   static constexpr uint32_t kUnknown = 0;
 
-  MacTable() : slots_(std::make_unique<std::atomic<uint64_t>[]>(kBuckets * kWays)) {
-    clear();
-  }
+  MacTable() : slots_(std::make_unique<std::atomic<uint64_t>[]>(kBuckets * kWays)) { clear(); }
 
   void learn(uint64_t mac, uint32_t port) {
     if (port == 0 || port > 0xffff || (mac >> 40) & 1) return;  // multicast source: ignore
@@ -50,7 +48,8 @@ class MacTable {
   }
   void forget_port(uint32_t port) {
     for (size_t i = 0; i < kBuckets * kWays; ++i)
-      if ((slots_[i].load(std::memory_order_relaxed) & 0xffff) == port) slots_[i].store(0, std::memory_order_relaxed);
+      if ((slots_[i].load(std::memory_order_relaxed) & 0xffff) == port)
+        slots_[i].store(0, std::memory_order_relaxed);
   }
   void clear() {
     for (size_t i = 0; i < kBuckets * kWays; ++i) slots_[i].store(0, std::memory_order_relaxed);

@@ -48,8 +48,7 @@ Result<PortSpec> parse_port_spec(std::string_view s) {
 
 static Result<uint16_t> parse_tcp_port(std::string_view whole, std::string_view num) {
   uint32_t n = 0;
-  if (!parse_uint(num, n) || n > 65535)
-    return fail("'{}': TCP port '{}' must be 0..65535", whole, num);
+  if (!parse_uint(num, n) || n > 65535) return fail("'{}': TCP port '{}' must be 0..65535", whole, num);
   return uint16_t(n);
 }
 
@@ -133,9 +132,12 @@ Result<uint32_t> parse_protocols(std::string_view s) {
   while (!s.empty()) {
     auto c = s.find(',');
     std::string_view item = s.substr(0, c);
-    if (item == "OpenFlow13" || item == "of13" || item == "1.3") bitmap |= 1u << 4;
-    else if (item == "OpenFlow10" || item == "of10" || item == "1.0") bitmap |= 1u << 1;
-    else return fail("--protocols: unsupported protocol '{}' (supported: OpenFlow13, OpenFlow10)", item);
+    if (item == "OpenFlow13" || item == "of13" || item == "1.3")
+      bitmap |= 1u << 4;
+    else if (item == "OpenFlow10" || item == "of10" || item == "1.0")
+      bitmap |= 1u << 1;
+    else
+      return fail("--protocols: unsupported protocol '{}' (supported: OpenFlow13, OpenFlow10)", item);
     if (c == std::string_view::npos) break;
     s.remove_prefix(c + 1);
   }
@@ -167,8 +169,7 @@ Status validate_options(SwitchOptions& opts) {
   FLOWLAB_TRY(assign_port_numbers(opts.ports));
   for (const auto& p : opts.ports) {
     if (p.tap) continue;
-    if (if_nametoindex(p.ifname.c_str()) == 0)
-      return fail("--port {}: no such network interface", p.ifname);
+    if (if_nametoindex(p.ifname.c_str()) == 0) return fail("--port {}: no such network interface", p.ifname);
   }
   if (opts.threads == 0 || opts.threads > 64) return fail("--threads {}: must be 1..64", opts.threads);
   std::set<uint16_t> lports;

@@ -19,18 +19,18 @@
 namespace flowlab::sw {
 
 struct PortSpec {
-  std::string ifname;      // Linux interface name (for TAP: the TAP device name)
-  bool tap = false;        // `tap:NAME`: a TAP device we create/attach
-  uint32_t port_no = 0;    // OpenFlow port number; 0 = assign the next free one
+  std::string ifname;    // Linux interface name (for TAP: the TAP device name)
+  bool tap = false;      // `tap:NAME`: a TAP device we create/attach
+  uint32_t port_no = 0;  // OpenFlow port number; 0 = assign the next free one
   bool operator==(const PortSpec&) const = default;
 };
 
 // An OpenFlow endpoint: `tcp:HOST:PORT` (active) or `ptcp:PORT[:HOST]` (passive).
 struct ChannelTarget {
   bool passive = false;
-  std::string host;        // IPv4/IPv6 literal or name; passive default 0.0.0.0
+  std::string host;  // IPv4/IPv6 literal or name; passive default 0.0.0.0
   uint16_t port = 6653;
-  std::string text;        // as given, for logs
+  std::string text;  // as given, for logs
   bool operator==(const ChannelTarget&) const = default;
 };
 
@@ -40,21 +40,21 @@ struct SwitchOptions {
   std::string name = "s1";
   uint64_t dpid = 1;
   std::vector<PortSpec> ports;
-  std::vector<ChannelTarget> controllers;   // active connections
-  std::vector<ChannelTarget> listeners;     // passive listeners (ofctl, ovs-ofctl)
+  std::vector<ChannelTarget> controllers;  // active connections
+  std::vector<ChannelTarget> listeners;    // passive listeners (ofctl, ovs-ofctl)
   FailMode fail_mode = FailMode::kSecure;
-  unsigned threads = 1;                     // forwarding threads
+  unsigned threads = 1;  // forwarding threads
   // Nice value of the forwarding threads (-20..19). Below 0 they preempt
   // ordinary processes on wakeup, the way the kernel's softirq forwarding of a
   // Linux bridge does; needs CAP_SYS_NICE (ignored without it). 0 = leave as is.
   int forwarding_nice = -10;
   uint32_t version_bitmap = (1u << 4) | (1u << 1);  // OF1.3 and OF1.0
   uint8_t n_tables = 64;
-  uint32_t n_buffers = 256;                 // packet-in buffer ids held at once
-  uint32_t buffer_timeout_ms = 5000;        // a buffered packet-in is dropped after this
-  size_t to_controller_queue = 4096;        // packets waiting for the agent
-  uint32_t echo_interval_ms = 5000;         // keepalive period; dead after 3 missed
-  uint32_t reconnect_max_ms = 8000;         // backoff cap for active connections
+  uint32_t n_buffers = 256;           // packet-in buffer ids held at once
+  uint32_t buffer_timeout_ms = 5000;  // a buffered packet-in is dropped after this
+  size_t to_controller_queue = 4096;  // packets waiting for the agent
+  uint32_t echo_interval_ms = 5000;   // keepalive period; dead after 3 missed
+  uint32_t reconnect_max_ms = 8000;   // backoff cap for active connections
 };
 
 Result<PortSpec> parse_port_spec(std::string_view s);

@@ -19,7 +19,9 @@ namespace flowlab::sw {
 
 namespace {
 
-std::string version_name(uint8_t v) { return v == of::kOf10 ? "OpenFlow 1.0" : v == of::kOf13 ? "OpenFlow 1.3" : fmt::format("version {}", v); }
+std::string version_name(uint8_t v) {
+  return v == of::kOf10 ? "OpenFlow 1.0" : v == of::kOf13 ? "OpenFlow 1.3" : fmt::format("version {}", v);
+}
 
 std::string offload_summary(const PortCapabilities& c) {
   if (!c.vnet_hdr) return "none";
@@ -51,7 +53,7 @@ struct Switch::Impl {
   std::unique_ptr<asio::steady_timer> fast_timer, slow_timer;
   std::vector<std::unique_ptr<channel::Listener>> listeners;
   std::vector<std::unique_ptr<channel::Connector>> connectors;
-  std::vector<bool> connector_failing;           // log only the first failure in a row
+  std::vector<bool> connector_failing;  // log only the first failure in a row
   std::map<channel::Connection*, std::pair<uint64_t, channel::ConnectionPtr>> conns;  // -> peer id
   std::thread io_thread;
   bool started = false, stopped = false;
@@ -73,12 +75,15 @@ struct Switch::Impl {
     bool was = shared.standalone.exchange(on);
     if (on != was || !standalone_logged) {
       standalone_logged = true;
-      if (on) log::info("switch", "{}: no controller connected, fail-mode standalone: acting as a learning switch", opts.name);
-      else if (was) log::info("switch", "{}: controller connected, leaving standalone mode", opts.name);
+      if (on)
+        log::info("switch", "{}: no controller connected, fail-mode standalone: acting as a learning switch",
+                  opts.name);
+      else if (was)
+        log::info("switch", "{}: controller connected, leaving standalone mode", opts.name);
     }
   }
 
-  void attach(channel::ConnectionPtr conn, bool service, std::string label) {
+  void attach(const channel::ConnectionPtr& conn, bool service, const std::string& label) {
     channel::Connection* raw = conn.get();
     conns[raw] = {0, conn};
     channel::Connection::Handlers h;
@@ -106,7 +111,8 @@ struct Switch::Impl {
         agent->remove_peer(id);
         owner->connected_.fetch_sub(1);
         if (!stopped)
-          log::info("switch", "{}: {} {} disconnected: {}", opts.name, service ? "client" : "controller", label, reason);
+          log::info("switch", "{}: {} {} disconnected: {}", opts.name, service ? "client" : "controller",
+                    label, reason);
       } else if (!service && !stopped) {
         log::info("switch", "{}: controller {} closed before negotiating: {}", opts.name, label, reason);
       }
@@ -176,7 +182,8 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts) {
   return create(opts, std::move(ports));
 }
 
-Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts, std::vector<std::unique_ptr<Port>> ports) {
+Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts,
+                                               std::vector<std::unique_ptr<Port>> ports) {
   auto impl = std::make_unique<Impl>();
   Impl& d = *impl;
   d.opts = opts;
@@ -211,12 +218,11 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts, std::v
     ep.passive = true;
     ep.host = l.host;
     ep.port = l.port;
-    auto lis = channel::Listener::open(
-        d.io, ep, d.conn_options(opts.name + " " + l.text),
-        [ip, text = l.text](channel::ConnectionPtr c) {
-          std::string label = fmt::format("{} ({})", c->peer(), text);
-          ip->attach(std::move(c), true, label);
-        });
+    auto lis = channel::Listener::open(d.io, ep, d.conn_options(opts.name + " " + l.text),
+                                       [ip, text = l.text](channel::ConnectionPtr c) {
+                                         std::string label = fmt::format("{} ({})", c->peer(), text);
+                                         ip->attach(std::move(c), true, label);
+                                       });
     if (!lis.ok()) return fail("--listen {}: {}", l.text, lis.error().message);
     d.listeners.push_back(std::move(*lis));
   }
@@ -229,8 +235,9 @@ Status Switch::start() {
   d.started = true;
   for (size_t i = 0; i < d.ports->size(); ++i) {
     const SwitchPort& sp = d.ports->at(i);
-    log::info("switch", "{}: port {} added as OpenFlow port {} (link {}, offloads {})", d.opts.name, sp.port->name(),
-              sp.port_no, sp.link_up.load() ? "up" : "down", offload_summary(sp.port->capabilities()));
+    log::info("switch", "{}: port {} added as OpenFlow port {} (link {}, offloads {})", d.opts.name,
+              sp.port->name(), sp.port_no, sp.link_up.load() ? "up" : "down",
+              offload_summary(sp.port->capabilities()));
   }
   for (auto& t : d.threads) FLOWLAB_TRY(t->start());
   Impl* ip = &d;
@@ -252,11 +259,12 @@ Status Switch::start() {
         [ip, i, text = c.text](const std::string& reason, std::chrono::milliseconds next) {
           if (ip->stopped) return;
           if (!ip->connector_failing[i]) {
-            log::info("switch", "{}: controller {} unreachable ({}), retrying with backoff", ip->opts.name, text, reason);
+            log::info("switch", "{}: controller {} unreachable ({}), retrying with backoff", ip->opts.name,
+                      text, reason);
             ip->connector_failing[i] = true;
           } else {
-            log::debug("switch", "{}: controller {} unreachable ({}), next try in {} ms", ip->opts.name, text, reason,
-                       next.count());
+            log::debug("switch", "{}: controller {} unreachable ({}), next try in {} ms", ip->opts.name, text,
+                       reason, next.count());
           }
         }));
   }
@@ -269,16 +277,14 @@ Status Switch::start() {
     ip->arm_fast();
     ip->arm_slow();
   });
-  d.io_thread = std::thread([ip] {
-    ip->io.run();
-  });
+  d.io_thread = std::thread([ip] { ip->io.run(); });
   std::string ctl;
   for (const auto& c : d.opts.controllers) ctl += (ctl.empty() ? "" : ",") + c.text;
   std::string lis;
   for (size_t i = 0; i < d.listeners.size(); ++i)
     lis += fmt::format("{}ptcp:{}", lis.empty() ? "" : ",", d.listeners[i]->port());
-  log::info("switch", "{}: started, dpid {:#018x}, {} port(s), {} forwarding thread(s), fail-mode {}{}{}", d.opts.name,
-            d.opts.dpid, d.ports->size(), d.threads.size(), to_string(d.opts.fail_mode),
+  log::info("switch", "{}: started, dpid {:#018x}, {} port(s), {} forwarding thread(s), fail-mode {}{}{}",
+            d.opts.name, d.opts.dpid, d.ports->size(), d.threads.size(), to_string(d.opts.fail_mode),
             ctl.empty() ? "" : ", controllers " + ctl, lis.empty() ? "" : ", listening on " + lis);
   return ok_status();
 }
@@ -309,7 +315,9 @@ void Switch::stop() {
   log::info("switch", "{}: stopped", d.opts.name);
 }
 
-uint16_t Switch::listen_port(size_t i) const { return i < impl_->listeners.size() ? impl_->listeners[i]->port() : 0; }
+uint16_t Switch::listen_port(size_t i) const {
+  return i < impl_->listeners.size() ? impl_->listeners[i]->port() : 0;
+}
 dp::Datapath& Switch::datapath() { return *impl_->dp; }
 SwitchPorts& Switch::ports() { return *impl_->ports; }
 bool Switch::standalone_active() const { return impl_->shared.standalone.load(); }

@@ -38,7 +38,8 @@ class Switch {
   static Result<std::unique_ptr<Switch>> create(const SwitchOptions& opts);
   // Same with ports opened by the caller (tests: in-memory ports); each port's
   // OpenFlow number must already be set (Port::set_port_no).
-  static Result<std::unique_ptr<Switch>> create(const SwitchOptions& opts, std::vector<std::unique_ptr<Port>> ports);
+  static Result<std::unique_ptr<Switch>> create(const SwitchOptions& opts,
+                                                std::vector<std::unique_ptr<Port>> ports);
   ~Switch();
   Switch(const Switch&) = delete;
   Switch& operator=(const Switch&) = delete;

@@ -21,7 +21,8 @@ SwitchPorts::SwitchPorts(std::vector<std::unique_ptr<Port>> ports) {
 void SwitchPorts::list_ports(std::vector<uint32_t>& out) const {
   out.clear();
   for (const auto& p : ports_) {
-    if (p->config.load(std::memory_order_relaxed) & (of::port_config::kNoFwd | of::port_config::kPortDown)) continue;
+    if (p->config.load(std::memory_order_relaxed) & (of::port_config::kNoFwd | of::port_config::kPortDown))
+      continue;
     out.push_back(p->port_no);
   }
 }
@@ -85,8 +86,8 @@ of::PortStats SwitchPorts::stats(const SwitchPort& p, uint64_t now_ns) const {
 BasicStatus<of::OfError> SwitchPorts::port_mod(const of::PortMod& pm) {
   SwitchPort* p = find(pm.port_no);
   if (!p)
-    return unexpected(of::OfError::make(of::PortModFailedCode::kBadPort,
-                                        fmt::format("port_mod: no port {}", pm.port_no)));
+    return unexpected(
+        of::OfError::make(of::PortModFailedCode::kBadPort, fmt::format("port_mod: no port {}", pm.port_no)));
   if (pm.hw_addr != p->port->mac())
     return unexpected(of::OfError::make(of::PortModFailedCode::kBadHwAddr,
                                         fmt::format("port_mod: port {} has address {}, not {}", pm.port_no,
@@ -94,8 +95,9 @@ BasicStatus<of::OfError> SwitchPorts::port_mod(const of::PortMod& pm) {
   constexpr uint32_t kSupported = of::port_config::kPortDown | of::port_config::kNoRecv |
                                   of::port_config::kNoFwd | of::port_config::kNoPacketIn;
   if (pm.mask & ~kSupported)
-    return unexpected(of::OfError::make(of::PortModFailedCode::kBadConfig,
-                                        fmt::format("port_mod: config mask {:#x} has unsupported bits", pm.mask)));
+    return unexpected(
+        of::OfError::make(of::PortModFailedCode::kBadConfig,
+                          fmt::format("port_mod: config mask {:#x} has unsupported bits", pm.mask)));
   uint32_t cur = p->config.load(std::memory_order_relaxed);
   p->config.store((cur & ~pm.mask) | (pm.config & pm.mask), std::memory_order_relaxed);
   return {};

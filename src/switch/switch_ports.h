@@ -23,10 +23,10 @@ namespace flowlab::sw {
 struct SwitchPort {
   std::unique_ptr<Port> port;
   uint32_t port_no = 0;
-  std::atomic<uint32_t> config{0};     // of::port_config bits
+  std::atomic<uint32_t> config{0};  // of::port_config bits
   std::atomic<bool> link_up{false};
   std::atomic<uint64_t> config_drops{0};  // dropped because of NO_RECV/NO_FWD/PORT_DOWN
-  uint64_t added_ns = 0;               // for duration in port stats
+  uint64_t added_ns = 0;                  // for duration in port stats
 };
 
 class SwitchPorts final : public dp::PortView {

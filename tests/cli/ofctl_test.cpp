@@ -36,8 +36,10 @@ std::string slurp(const fs::path& p) {
 std::string quote(const std::string& s) {
   std::string q = "'";
   for (char c : s) {
-    if (c == '\'') q += "'\\''";
-    else q += c;
+    if (c == '\'')
+      q += "'\\''";
+    else
+      q += c;
   }
   return q + "'";
 }
@@ -100,19 +102,18 @@ TEST_P(OfpParseGolden, PrintsLikeTheGoldenFile) {
 
 INSTANTIATE_TEST_SUITE_P(
     Vectors, OfpParseGolden,
-    ::testing::Values("of13/4-0-ofp_desc_reply", "of13/4-1-ofp_packet_out", "of13/4-10-ofp_hello",
-                      "of13/4-11-ofp_flow_stats_request", "of13/4-12-ofp_flow_stats_reply",
-                      "of13/4-15-ofp_error_msg", "of13/4-19-ofp_role_request", "of13/4-2-ofp_flow_mod",
-                      "of13/4-21-ofp_group_mod", "of13/4-26-ofp_aggregate_stats_reply",
-                      "of13/4-28-ofp_table_stats_reply", "of13/4-3-ofp_flow_mod", "of13/4-30-ofp_port_stats_reply",
-                      "of13/4-34-ofp_group_desc_reply", "of13/4-38-ofp_queue_stats_reply",
-                      "of13/4-39-ofp_port_status", "of13/4-4-ofp_packet_in", "of13/4-40-ofp_flow_removed",
-                      "of13/4-43-ofp_get_async_reply", "of13/4-45-ofp_meter_mod", "of13/4-48-ofp_meter_config_reply",
-                      "of13/4-50-ofp_meter_stats_reply", "of13/4-52-ofp_meter_features_reply",
-                      "of13/4-54-ofp_port_desc_reply", "of13/4-6-ofp_features_reply", "of13/4-9-ofp_get_config_reply",
-                      "of13/libofproto-OFP13-flow_mod", "of13/libofproto-OFP13-flow_removed",
-                      "of10/1-1-ofp_packet_out", "of10/1-2-ofp_flow_mod", "of10/1-4-ofp_packet_in",
-                      "of10/1-6-ofp_switch_features"),
+    ::testing::Values(
+        "of13/4-0-ofp_desc_reply", "of13/4-1-ofp_packet_out", "of13/4-10-ofp_hello",
+        "of13/4-11-ofp_flow_stats_request", "of13/4-12-ofp_flow_stats_reply", "of13/4-15-ofp_error_msg",
+        "of13/4-19-ofp_role_request", "of13/4-2-ofp_flow_mod", "of13/4-21-ofp_group_mod",
+        "of13/4-26-ofp_aggregate_stats_reply", "of13/4-28-ofp_table_stats_reply", "of13/4-3-ofp_flow_mod",
+        "of13/4-30-ofp_port_stats_reply", "of13/4-34-ofp_group_desc_reply", "of13/4-38-ofp_queue_stats_reply",
+        "of13/4-39-ofp_port_status", "of13/4-4-ofp_packet_in", "of13/4-40-ofp_flow_removed",
+        "of13/4-43-ofp_get_async_reply", "of13/4-45-ofp_meter_mod", "of13/4-48-ofp_meter_config_reply",
+        "of13/4-50-ofp_meter_stats_reply", "of13/4-52-ofp_meter_features_reply",
+        "of13/4-54-ofp_port_desc_reply", "of13/4-6-ofp_features_reply", "of13/4-9-ofp_get_config_reply",
+        "of13/libofproto-OFP13-flow_mod", "of13/libofproto-OFP13-flow_removed", "of10/1-1-ofp_packet_out",
+        "of10/1-2-ofp_flow_mod", "of10/1-4-ofp_packet_in", "of10/1-6-ofp_switch_features"),
     [](const ::testing::TestParamInfo<std::string>& i) {
       std::string n;
       for (char c : i.param) n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
@@ -143,8 +144,10 @@ TEST(OfctlCli, TruncatedFileNamesMessageAndOffset) {
   ASSERT_FALSE(r.signaled);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_NE(r.err.find("message 1 (OFPT_FLOW_MOD) at byte offset 0: header length 280 but only 20 bytes left"),
-            std::string::npos) << r.err;
+  EXPECT_NE(
+      r.err.find("message 1 (OFPT_FLOW_MOD) at byte offset 0: header length 280 but only 20 bytes left"),
+      std::string::npos)
+      << r.err;
 }
 
 TEST(OfctlCli, MalformedHexFailsWithMessageAndOffset) {
@@ -162,10 +165,13 @@ TEST(OfctlCli, MalformedHexFailsWithMessageAndOffset) {
             "flowlab ofctl: message 1 (OFPT_BARRIER_REQUEST) at byte offset 0: header length 12 but only 9 "
             "bytes left\n");
 
-  CmdResult second = run({"ofp-print", "0414000800000001" "0414000400000002"});
+  CmdResult second = run({"ofp-print",
+                          "0414000800000001"
+                          "0414000400000002"});
   EXPECT_EQ(second.exit_code, 1);
   EXPECT_EQ(second.out, "OFPT_BARRIER_REQUEST (OF1.3) (xid=0x1):\n");
-  EXPECT_EQ(second.err, "flowlab ofctl: message 2 (OFPT_BARRIER_REQUEST) at byte offset 8: header length 4 < 8\n");
+  EXPECT_EQ(second.err,
+            "flowlab ofctl: message 2 (OFPT_BARRIER_REQUEST) at byte offset 8: header length 4 < 8\n");
 
   CmdResult version = run({"ofp-print", "0914000800000001"});
   EXPECT_EQ(version.exit_code, 1);

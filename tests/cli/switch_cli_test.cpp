@@ -1,13 +1,12 @@
 // `flowlab switch` command-line errors: one clear line and exit code 2 before
 // anything starts (missing interface, bad options, busy TCP port); SIGTERM
 // stops a running switch with exit code 0.
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdio>
@@ -46,10 +45,10 @@ TEST(SwitchCli, MissingInterfaceExits2WithOneLine) {
 }
 
 TEST(SwitchCli, BadOptionsExit2) {
-  for (const char* args : {"--port lo --fail-mode open", "--port lo --dpid zz", "--port lo --protocols OpenFlow15",
-                           "--port lo --controller udp:1.2.3.4:5", "--port lo --listen 6634",
-                           "--port lo=1 --port lo2=1", "--port lo --bogus", "", "--port lo=0",
-                           "--port lo --threads 0", "--port lo --log-level loud"}) {
+  for (const char* args :
+       {"--port lo --fail-mode open", "--port lo --dpid zz", "--port lo --protocols OpenFlow15",
+        "--port lo --controller udp:1.2.3.4:5", "--port lo --listen 6634", "--port lo=1 --port lo2=1",
+        "--port lo --bogus", "", "--port lo=0", "--port lo --threads 0", "--port lo --log-level loud"}) {
     CliRun r = run(args);
     EXPECT_EQ(r.status, 2) << args << ": " << r.out;
     EXPECT_EQ(lines(r.out), 1u) << args << ": " << r.out;

@@ -15,7 +15,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!text.empty()) {
     uint8_t sel = uint8_t(text[0]);
     if (sel % 4 == 1) o.command = FlowModCommand::kModify;
-    if (sel % 4 == 2) { o.command = FlowModCommand::kDelete; o.allow_actions = false; o.default_table = 0xff; }
+    if (sel % 4 == 2) {
+      o.command = FlowModCommand::kDelete;
+      o.allow_actions = false;
+      o.default_table = 0xff;
+    }
     if (sel % 4 == 3) o.version = kOf10;
   }
   auto fm = parse_flow_mod(text, o);

@@ -2,6 +2,7 @@
 // os-ken's learning switch, for OpenFlow 1.3 and 1.0, plus the error paths
 // (absent controller, a controller that never completes the handshake).
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -11,11 +12,9 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -107,8 +106,8 @@ class Child {
 };
 
 std::string cbench_cmd(uint16_t port, const std::string& extra) {
-  return std::string("timeout 60 ") + FLOWLAB_BINARY + " cbench --controller tcp:127.0.0.1:" + std::to_string(port) +
-         " " + extra;
+  return std::string("timeout 60 ") + FLOWLAB_BINARY +
+         " cbench --controller tcp:127.0.0.1:" + std::to_string(port) + " " + extra;
 }
 
 nlohmann::json parse_json(const std::string& out) {
@@ -141,7 +140,8 @@ TEST(Cbench, AbsentControllerIsAClearError) {
   uint16_t port = free_port();
   auto r = run(cbench_cmd(port, "--loops 1 --ms 100"));
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  EXPECT_NE(r.out.find("cannot connect to tcp:127.0.0.1:" + std::to_string(port)), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cannot connect to tcp:127.0.0.1:" + std::to_string(port)), std::string::npos)
+      << r.out;
 }
 
 TEST(Cbench, SilentControllerStopsAtTheTimeBound) {
@@ -176,7 +176,9 @@ class CbenchAgainst : public ::testing::TestWithParam<std::string> {};
 void run_against_flowlab(const std::string& protocol, bool throughput) {
   uint16_t port = free_port();
   std::string log = "/tmp/flowlab-cbench-ctl-" + std::to_string(getpid()) + ".log";
-  Child ctl({FLOWLAB_BINARY, "controller", "--listen", "ptcp:" + std::to_string(port), "--app", "learning-switch"}, log);
+  Child ctl(
+      {FLOWLAB_BINARY, "controller", "--listen", "ptcp:" + std::to_string(port), "--app", "learning-switch"},
+      log);
   ASSERT_TRUE(ctl.wait_listening(port, 10)) << "flowlab controller did not start, see " << log;
   auto r = run(cbench_cmd(port, "--switches 4 --macs 1000 --loops 2 --ms 500 --warmup 1 --json --protocol " +
                                     protocol + (throughput ? " --throughput" : "")));

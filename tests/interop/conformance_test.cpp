@@ -53,10 +53,10 @@ TEST(Conformance, SmokeSubsetPassesOnFlowlabSwitch) {
   // The script bounds the tester itself (--timeout) and removes its namespace,
   // OVS and switch on exit; the outer timeout is a last resort.
   int status = -1;
-  std::string log = run_output("timeout --kill-after=10 110 " + src + "/scripts/conformance.sh --switch flowlab" +
-                                   " --flowlab " + FLOWLAB_BINARY + " --cases " + cases + " --out " + out.path +
-                                   " --timeout 80 --interval 0",
-                               &status);
+  std::string log = run_output(
+      "timeout --kill-after=10 110 " + src + "/scripts/conformance.sh --switch flowlab" + " --flowlab " +
+          FLOWLAB_BINARY + " --cases " + cases + " --out " + out.path + " --timeout 80 --interval 0",
+      &status);
   std::string results = read_file(out.path + "/results.tsv");
   std::string diag = "harness output:\n" + log + "\nresults:\n" + results + "\nswitch log (tail):\n" +
                      read_file(out.path + "/flowlab.log").substr(0, 4000);

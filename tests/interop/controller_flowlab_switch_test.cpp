@@ -47,8 +47,8 @@ class ControllerAndSwitch {
     ctl_ = std::make_unique<Process>(argv, dir_ + "/controller.log");
     if (!eventually([&] { return tcp_listening(ctl_port_); }, 10s)) return fail("controller did not listen");
     sw_ = std::make_unique<Process>(
-        std::vector<std::string>{FLOWLAB_BINARY, "switch", "--name", "s1", "--dpid", "0x1", "--port", hosts_.port1(),
-                                 "--port", hosts_.port2(), "--controller",
+        std::vector<std::string>{FLOWLAB_BINARY, "switch", "--name", "s1", "--dpid", "0x1", "--port",
+                                 hosts_.port1(), "--port", hosts_.port2(), "--controller",
                                  "tcp:127.0.0.1:" + std::to_string(ctl_port_), "--listen",
                                  "ptcp:" + std::to_string(sw_port_) + ":127.0.0.1", "--protocols", protocols},
         dir_ + "/switch.log");
@@ -61,13 +61,14 @@ class ControllerAndSwitch {
   int stop_controller() { return ctl_ ? ctl_->stop() : -1; }
   int stop_switch() { return sw_ ? sw_->stop() : -1; }
   std::string logs() const {
-    return "--- controller log:\n" + (ctl_ ? ctl_->log() : "") + "--- switch log:\n" + (sw_ ? sw_->log() : "") +
-           (err_.empty() ? "" : "--- error: " + err_ + "\n");
+    return "--- controller log:\n" + (ctl_ ? ctl_->log() : "") + "--- switch log:\n" +
+           (sw_ ? sw_->log() : "") + (err_.empty() ? "" : "--- error: " + err_ + "\n");
   }
   std::string ctl_log() const { return ctl_ ? ctl_->log() : ""; }
 
   std::string dump_flows(const std::string& version, int* st) const {
-    return run_output("ovs-ofctl -O " + version + " dump-flows tcp:127.0.0.1:" + std::to_string(sw_port_), st);
+    return run_output("ovs-ofctl -O " + version + " dump-flows tcp:127.0.0.1:" + std::to_string(sw_port_),
+                      st);
   }
   bool ping() const {
     for (int i = 0; i < 3; ++i)
@@ -80,9 +81,10 @@ class ControllerAndSwitch {
                    dir_ + "/iperf-s.log");
     std::this_thread::sleep_for(300ms);
     int st = -1;
-    *out = run_output(hosts_.in1("timeout " + std::to_string(seconds + 8) + " iperf3 -c 10.0.0.2 -p " +
-                                 std::to_string(port) + " -t " + std::to_string(seconds) + " --connect-timeout 2000"),
-                      &st);
+    *out = run_output(
+        hosts_.in1("timeout " + std::to_string(seconds + 8) + " iperf3 -c 10.0.0.2 -p " +
+                   std::to_string(port) + " -t " + std::to_string(seconds) + " --connect-timeout 2000"),
+        &st);
     return st == 0;
   }
 
@@ -138,8 +140,12 @@ void learning_switch_case(const std::string& protocols) {
   EXPECT_EQ(t.stop_controller(), 0) << t.logs();
 }
 
-TEST_F(ControllerFlowlabSwitch, LearningSwitchOf13PingIperfAndLearnedFlows) { learning_switch_case("OpenFlow13"); }
-TEST_F(ControllerFlowlabSwitch, LearningSwitchOf10PingIperfAndLearnedFlows) { learning_switch_case("OpenFlow10"); }
+TEST_F(ControllerFlowlabSwitch, LearningSwitchOf13PingIperfAndLearnedFlows) {
+  learning_switch_case("OpenFlow13");
+}
+TEST_F(ControllerFlowlabSwitch, LearningSwitchOf10PingIperfAndLearnedFlows) {
+  learning_switch_case("OpenFlow10");
+}
 
 TEST_F(ControllerFlowlabSwitch, HubOf13PingIperfAndOnlyTableMissFlow) {
   ControllerAndSwitch t("cs");
@@ -178,7 +184,8 @@ TEST_F(ControllerFlowlabSwitch, FirewallOf13AllowsTcp5201DeniesTcp5202) {
          "    egress:\n"
          "      - {protocol: any}\n";
   }
-  ASSERT_TRUE(t.start("--app firewall --config " + rules + " --app learning-switch", "OpenFlow13")) << t.logs();
+  ASSERT_TRUE(t.start("--app firewall --config " + rules + " --app learning-switch", "OpenFlow13"))
+      << t.logs();
   EXPECT_TRUE(t.ping()) << t.logs();
   std::string out;
   EXPECT_TRUE(t.iperf(5201, 2, &out)) << out << t.logs();

@@ -3,6 +3,8 @@
 // hub and firewall. Needs root, ovs-vswitchd, ovsdb-server, iperf3; skips otherwise.
 // OVS's AF_PACKET ports break TCP with veth offloads on (see peers/README.md),
 // so this test turns tx offloads off on the veths, as the README does for OVS.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,9 +18,6 @@
 #include <regex>
 #include <string>
 #include <thread>
-
-#include <fmt/format.h>
-#include <gtest/gtest.h>
 
 namespace {
 
@@ -47,7 +46,8 @@ pid_t spawn(const std::string& cmd, const std::string& log) {
   pid_t pid = ::fork();
   if (pid == 0) {
     ::setpgid(0, 0);
-    execl("/bin/sh", "sh", "-c", fmt::format("exec {} >{} 2>&1", cmd, log).c_str(), static_cast<char*>(nullptr));
+    execl("/bin/sh", "sh", "-c", fmt::format("exec {} >{} 2>&1", cmd, log).c_str(),
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   return pid;
@@ -94,7 +94,8 @@ class Topology {
         if (::kill(p, 0) == 0) ::kill(p, SIGKILL);
       }
     }
-    for (const auto& ns : {h1_, h2_, sw_}) sh(fmt::format("ip netns pids {} | xargs -r kill -9; ip netns del {}", ns, ns));
+    for (const auto& ns : {h1_, h2_, sw_})
+      sh(fmt::format("ip netns pids {} | xargs -r kill -9; ip netns del {}", ns, ns));
     std::filesystem::remove_all(dir_);
   }
   bool ok() const { return ok_; }
@@ -127,7 +128,9 @@ class Topology {
     return std::string(std::istreambuf_iterator<char>(f), {});
   }
 
-  CmdResult in(const std::string& ns, const std::string& cmd) { return sh(fmt::format("ip netns exec {} {}", ns, cmd)); }
+  CmdResult in(const std::string& ns, const std::string& cmd) {
+    return sh(fmt::format("ip netns exec {} {}", ns, cmd));
+  }
   CmdResult vsctl(const std::string& args) { return sh(env_ + "ovs-vsctl --timeout=5 " + args); }
   CmdResult ofctl(const std::string& args) { return sh(env_ + "ovs-ofctl " + args); }
   bool ping() {
@@ -139,8 +142,8 @@ class Topology {
   bool iperf(int port, int seconds = 2) {
     pid_t srv = spawn(fmt::format("ip netns exec {} iperf3 -s -1 -p {}", h2_, port), dir_ + "/iperf-s.log");
     std::this_thread::sleep_for(300ms);
-    auto r = in(h1_, fmt::format("timeout {} iperf3 -c 10.0.0.2 -p {} -t {} --connect-timeout 2000", seconds + 8, port,
-                                 seconds));
+    auto r = in(h1_, fmt::format("timeout {} iperf3 -c 10.0.0.2 -p {} -t {} --connect-timeout 2000",
+                                 seconds + 8, port, seconds));
     reap(srv, 1s, SIGKILL);
     last_iperf_ = r.out;
     return r.rc == 0;
@@ -160,31 +163,38 @@ class Topology {
     sh(fmt::format("ip -n {} link set lo up", sw_));
     for (int i : {1, 2}) {
       const std::string& h = i == 1 ? h1_ : h2_;
-      std::string host_if = fmt::format("flc{}h{}", ::getpid(), i), sw_if = fmt::format("flc{}p{}", ::getpid(), i);
-      auto r = sh(fmt::format("ip link add {} type veth peer name {} && ip link set {} netns {} && ip link set {} netns {}",
-                              host_if, sw_if, host_if, h, sw_if, sw_));
+      std::string host_if = fmt::format("flc{}h{}", ::getpid(), i),
+                  sw_if = fmt::format("flc{}p{}", ::getpid(), i);
+      auto r = sh(fmt::format(
+          "ip link add {} type veth peer name {} && ip link set {} netns {} && ip link set {} netns {}",
+          host_if, sw_if, host_if, h, sw_if, sw_));
       if (r.rc != 0) return fail("veth: " + r.out);
-      sh(fmt::format("ip -n {} addr add 10.0.0.{}/24 dev {} && ip -n {} link set {} up && ip -n {} link set lo up", h, i,
-                     host_if, h, host_if, h));
+      sh(fmt::format(
+          "ip -n {} addr add 10.0.0.{}/24 dev {} && ip -n {} link set {} up && ip -n {} link set lo up", h, i,
+          host_if, h, host_if, h));
       sh(fmt::format("ip -n {} link set {} up", sw_, sw_if));
       sh(fmt::format("ip netns exec {} ethtool -K {} tx off >/dev/null", h, host_if));
       sh(fmt::format("ip netns exec {} ethtool -K {} tx off >/dev/null", sw_, sw_if));
     }
-    auto r = sh(env_ + fmt::format("ovsdb-tool create {}/conf.db /usr/share/openvswitch/vswitch.ovsschema", dir_));
+    auto r =
+        sh(env_ + fmt::format("ovsdb-tool create {}/conf.db /usr/share/openvswitch/vswitch.ovsschema", dir_));
     if (r.rc != 0) return fail("ovsdb-tool: " + r.out);
     r = sh(env_ + fmt::format("ip netns exec {0} ovsdb-server {1}/conf.db --remote=punix:{1}/db.sock "
                               "--pidfile={1}/ovsdb-server.pid --detach --log-file={1}/ovsdb-server.log",
                               sw_, dir_));
     if (r.rc != 0) return fail("ovsdb-server: " + r.out);
     vsctl("--no-wait init");
-    r = sh(env_ + fmt::format("ip netns exec {0} ovs-vswitchd unix:{1}/db.sock --pidfile={1}/ovs-vswitchd.pid --detach "
-                              "--log-file={1}/ovs-vswitchd.log",
-                              sw_, dir_));
+    r = sh(
+        env_ +
+        fmt::format("ip netns exec {0} ovs-vswitchd unix:{1}/db.sock --pidfile={1}/ovs-vswitchd.pid --detach "
+                    "--log-file={1}/ovs-vswitchd.log",
+                    sw_, dir_));
     if (r.rc != 0) return fail("ovs-vswitchd: " + r.out);
     r = vsctl(fmt::format("add-br br0 -- set bridge br0 datapath_type=netdev protocols={}", protocols));
     if (r.rc != 0) return fail("add-br: " + r.out);
     for (int i : {1, 2}) {
-      r = vsctl(fmt::format("add-port br0 flc{0}p{1} -- set interface flc{0}p{1} ofport_request={1}", ::getpid(), i));
+      r = vsctl(fmt::format("add-port br0 flc{0}p{1} -- set interface flc{0}p{1} ofport_request={1}",
+                            ::getpid(), i));
       if (r.rc != 0) return fail("add-port: " + r.out);
     }
     vsctl("set-fail-mode br0 secure");
@@ -237,8 +247,12 @@ void learning_switch_case(const char* protocols, const char* ofctl_version) {
   EXPECT_EQ(t.stop_controller(), 0) << t.log();
 }
 
-TEST_F(ControllerOvs, LearningSwitchOf13PingIperfAndLearnedFlows) { learning_switch_case("OpenFlow13", "OpenFlow13"); }
-TEST_F(ControllerOvs, LearningSwitchOf10PingIperfAndLearnedFlows) { learning_switch_case("OpenFlow10", "OpenFlow10"); }
+TEST_F(ControllerOvs, LearningSwitchOf13PingIperfAndLearnedFlows) {
+  learning_switch_case("OpenFlow13", "OpenFlow13");
+}
+TEST_F(ControllerOvs, LearningSwitchOf10PingIperfAndLearnedFlows) {
+  learning_switch_case("OpenFlow10", "OpenFlow10");
+}
 
 TEST_F(ControllerOvs, HubOf13PingAndOnlyTableMissFlow) {
   Topology t("OpenFlow13");
@@ -273,7 +287,8 @@ TEST_F(ControllerOvs, FirewallOf13AllowsTcp5201DeniesTcp5202) {
          "    egress:\n"
          "      - {protocol: any}\n";
   }
-  ASSERT_TRUE(t.start_controller(fmt::format("--app firewall --config {} --app learning-switch", rules))) << t.error();
+  ASSERT_TRUE(t.start_controller(fmt::format("--app firewall --config {} --app learning-switch", rules)))
+      << t.error();
   EXPECT_TRUE(t.ping()) << t.log();
   EXPECT_TRUE(t.iperf(5201)) << t.last_iperf_ << t.log();
   EXPECT_FALSE(t.iperf(5202, 1)) << "denied port connected: " << t.last_iperf_;

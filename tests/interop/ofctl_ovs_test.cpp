@@ -43,8 +43,8 @@ struct CmdResult {
 
 // Runs a shell command line with a bounded time; captures stdout and stderr.
 CmdResult shell(const std::string& cmd, const fs::path& tmp) {
-  std::string line = "timeout 30 sh -c '" + cmd + "' >" + (tmp / "o").string() + " 2>" + (tmp / "e").string() +
-                     " </dev/null";
+  std::string line = "timeout 30 sh -c '" + cmd + "' >" + (tmp / "o").string() + " 2>" +
+                     (tmp / "e").string() + " </dev/null";
   int status = std::system(line.c_str());
   CmdResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -115,16 +115,18 @@ class Ovs {
              "ovsdb-server " + d + "/conf.db --remote=punix:" + d + "/db.sock --pidfile=" + d +
                  "/ovsdb-server.pid --detach --log-file=" + d + "/ovsdb-server.log",
              "ovs-vsctl " + db() + " --no-wait init",
-             "ovs-vswitchd unix:" + d + "/db.sock --pidfile=" + d + "/ovs-vswitchd.pid --detach --log-file=" + d +
-                 "/ovs-vswitchd.log",
+             "ovs-vswitchd unix:" + d + "/db.sock --pidfile=" + d +
+                 "/ovs-vswitchd.pid --detach --log-file=" + d + "/ovs-vswitchd.log",
              "ovs-vsctl " + db() + " add-br " + bridge_ + " -- set bridge " + bridge_ +
-                 " datapath_type=netdev protocols=OpenFlow10,OpenFlow13 -- set-fail-mode " + bridge_ + " secure",
+                 " datapath_type=netdev protocols=OpenFlow10,OpenFlow13 -- set-fail-mode " + bridge_ +
+                 " secure",
          }) {
       if (auto e = step(cmd); !e.empty()) return e;
     }
     for (int attempt = 0; attempt < 5 && port_ == 0; ++attempt) {
       uint16_t p = free_loopback_port();
-      if (!step("ovs-vsctl " + db() + " set-controller " + bridge_ + " ptcp:" + std::to_string(p) + ":127.0.0.1")
+      if (!step("ovs-vsctl " + db() + " set-controller " + bridge_ + " ptcp:" + std::to_string(p) +
+                ":127.0.0.1")
                .empty())
         continue;
       for (int i = 0; i < 100 && !connectable(p); ++i) std::this_thread::sleep_for(50ms);
@@ -178,8 +180,14 @@ class OfctlOvs : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     for (const char* p : {"ovsdb-tool", "ovsdb-server", "ovs-vswitchd", "ovs-vsctl", "ovs-ofctl"})
-      if (!have(p)) { skip_ = std::string("Open vSwitch is not installed (") + p + " missing)"; return; }
-    if (::geteuid() != 0) { skip_ = "needs root to run ovs-vswitchd"; return; }
+      if (!have(p)) {
+        skip_ = std::string("Open vSwitch is not installed (") + p + " missing)";
+        return;
+      }
+    if (::geteuid() != 0) {
+      skip_ = "needs root to run ovs-vswitchd";
+      return;
+    }
     ovs_ = std::make_unique<Ovs>();
     if (std::string e = ovs_->start(); !e.empty()) {
       skip_.clear();
@@ -194,7 +202,9 @@ class OfctlOvs : public ::testing::Test {
     ASSERT_EQ(ovs_->sh("ovs-ofctl -O OpenFlow13 del-flows " + ovs_->target()).exit_code, 0);
   }
 
-  static CmdResult flowlab(const std::string& args) { return ovs_->sh(std::string(FLOWLAB_BINARY) + " ofctl " + args); }
+  static CmdResult flowlab(const std::string& args) {
+    return ovs_->sh(std::string(FLOWLAB_BINARY) + " ofctl " + args);
+  }
   static CmdResult ovs_ofctl(const std::string& args) { return ovs_->sh("ovs-ofctl " + args); }
   static std::string t() { return ovs_->target(); }
 
@@ -209,13 +219,15 @@ TEST_F(OfctlOvs, AddFlowShowsUpInOvsAndDumpsIdentically) {
       "actions=output:2,controller:128,set_field:00:11:22:33:44:55->eth_dst,push_vlan:0x8100,goto_table:1",
       "cookie=0x1234,priority=5,udp,nw_src=1.2.3.4,udp_src=53,hard_timeout=60,send_flow_rem,actions=drop",
       "priority=6,arp,arp_spa=10.0.0.1,arp_op=1,actions=flood",
-      "priority=7,dl_src=00:11:22:33:44:55,dl_dst=01:00:00:00:00:00/01:00:00:00:00:00,actions=all,in_port,normal,local",
+      "priority=7,dl_src=00:11:22:33:44:55,dl_dst=01:00:00:00:00:00/"
+      "01:00:00:00:00:00,actions=all,in_port,normal,local",
       "priority=8,dl_vlan=10,dl_vlan_pcp=3,actions=strip_vlan,output:3",
       "priority=9,ipv6,ipv6_src=2001:db8::/32,actions=dec_ttl,set_queue:3,output:1",
       "priority=16,icmp6,icmp_type=135,nd_target=fe80::1,actions=output:1",
       "priority=17,vlan_tci=0x1000/0x1000,actions=output:1",
       "table=3,priority=13,udp6,ipv6_dst=::1,ipv6_label=0x12,actions=set_field:0x123->tun_id",
-      "priority=20,ip,nw_tos=32,nw_ecn=1,actions=mod_nw_src:1.1.1.1,mod_nw_ttl:9,write_actions(output:2),goto_table:4",
+      "priority=20,ip,nw_tos=32,nw_ecn=1,actions=mod_nw_src:1.1.1.1,mod_nw_ttl:9,write_actions(output:2),"
+      "goto_table:4",
   };
   for (const char* f : flows) {
     CmdResult r = flowlab("add-flow " + t() + " " + q(f));
@@ -257,7 +269,8 @@ TEST_F(OfctlOvs, ModFlowsChangesActions) {
   ASSERT_EQ(flowlab("add-flow " + t() + " " + q("priority=4,in_port=1,actions=output:2")).exit_code, 0);
   CmdResult mod = flowlab("mod-flows " + t() + " " + q("in_port=1,actions=output:3"));
   ASSERT_EQ(mod.exit_code, 0) << mod.err;
-  EXPECT_NE(ovs_ofctl("-O OpenFlow13 dump-flows " + t()).out.find("in_port=1 actions=output:3"), std::string::npos);
+  EXPECT_NE(ovs_ofctl("-O OpenFlow13 dump-flows " + t()).out.find("in_port=1 actions=output:3"),
+            std::string::npos);
 }
 
 TEST_F(OfctlOvs, PortDescShowTablesMatchOvsOfctl) {
@@ -275,15 +288,20 @@ TEST_F(OfctlOvs, PortDescShowTablesMatchOvsOfctl) {
 TEST_F(OfctlOvs, GroupsAndMetersRoundTripThroughOvs) {
   ovs_ofctl("-O OpenFlow13 del-groups " + t());
   ovs_ofctl("-O OpenFlow13 del-meters " + t());
-  ASSERT_EQ(flowlab("add-group " + t() + " " + q("group_id=1,type=all,bucket=output:1,bucket=output:2")).exit_code, 0);
-  CmdResult sel = flowlab("add-group " + t() + " " +
-                    q("group_id=2,type=select,bucket=weight:10,actions=output:1,bucket=weight:20,actions=output:2"));
+  ASSERT_EQ(
+      flowlab("add-group " + t() + " " + q("group_id=1,type=all,bucket=output:1,bucket=output:2")).exit_code,
+      0);
+  CmdResult sel = flowlab(
+      "add-group " + t() + " " +
+      q("group_id=2,type=select,bucket=weight:10,actions=output:1,bucket=weight:20,actions=output:2"));
   ASSERT_EQ(sel.exit_code, 0) << sel.err;
   CmdResult ours = flowlab("dump-groups " + t());
   CmdResult theirs = ovs_ofctl("-O OpenFlow13 dump-groups " + t());
   EXPECT_EQ(normalise(ours.out), normalise(theirs.out));
-  EXPECT_NE(ours.out.find("group_id=2,type=select,bucket=weight:10,actions=output:1"), std::string::npos) << ours.out;
-  CmdResult meter = flowlab("add-meter " + t() + " " + q("meter=1,kbps,burst,stats,bands=type=drop,rate=1000,burst_size=100"));
+  EXPECT_NE(ours.out.find("group_id=2,type=select,bucket=weight:10,actions=output:1"), std::string::npos)
+      << ours.out;
+  CmdResult meter = flowlab("add-meter " + t() + " " +
+                            q("meter=1,kbps,burst,stats,bands=type=drop,rate=1000,burst_size=100"));
   ASSERT_EQ(meter.exit_code, 0) << meter.err;
   CmdResult mo = flowlab("dump-meters " + t());
   CmdResult mt = ovs_ofctl("-O OpenFlow13 dump-meters " + t());
@@ -302,20 +320,24 @@ TEST_F(OfctlOvs, SwitchErrorsExit1WithTheErrorNamed) {
 }
 
 TEST_F(OfctlOvs, OpenFlow10AddAndDump) {
-  CmdResult add = flowlab("-O OpenFlow10 add-flow " + t() + " " + q("priority=50,ip,nw_dst=10.9.0.0/16,actions=output:1"));
+  CmdResult add = flowlab("-O OpenFlow10 add-flow " + t() + " " +
+                          q("priority=50,ip,nw_dst=10.9.0.0/16,actions=output:1"));
   ASSERT_EQ(add.exit_code, 0) << add.err;
   CmdResult theirs = ovs_ofctl("-O OpenFlow13 dump-flows " + t());
-  EXPECT_NE(theirs.out.find("priority=50,ip,nw_dst=10.9.0.0/16 actions=output:1"), std::string::npos) << theirs.out;
+  EXPECT_NE(theirs.out.find("priority=50,ip,nw_dst=10.9.0.0/16 actions=output:1"), std::string::npos)
+      << theirs.out;
   CmdResult ours = flowlab("-O OpenFlow10 dump-flows " + t());
   ASSERT_EQ(ours.exit_code, 0) << ours.err;
   EXPECT_NE(ours.out.find("OFPST_FLOW reply (xid="), std::string::npos) << ours.out;
-  EXPECT_NE(ours.out.find("priority=50,ip,nw_dst=10.9.0.0/16 actions=output:1"), std::string::npos) << ours.out;
+  EXPECT_NE(ours.out.find("priority=50,ip,nw_dst=10.9.0.0/16 actions=output:1"), std::string::npos)
+      << ours.out;
 }
 
 TEST_F(OfctlOvs, PacketOutIsAccepted) {
   CmdResult r = flowlab("packet-out " + t() + " " +
-                  q("in_port=controller,packet=ffffffffffff00000000000108060001080006040001000000000001"
-                    "0a000001000000000000" "0a000002,actions=output:LOCAL"));
+                        q("in_port=controller,packet=ffffffffffff00000000000108060001080006040001000000000001"
+                          "0a000001000000000000"
+                          "0a000002,actions=output:LOCAL"));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   CmdResult old = flowlab("packet-out " + t() + " LOCAL drop ffffffffffff0000000000010800");
   EXPECT_EQ(old.exit_code, 0) << old.err;

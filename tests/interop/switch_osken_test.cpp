@@ -22,17 +22,25 @@ void run_learning_switch(const std::string& tag, const std::string& app, const s
                  std::string(FLOWLAB_SHARED_DIR) + "/peers/" + app},
                 "/tmp/flowlab-osken-" + tag + pid + ".log");
   ASSERT_TRUE(osken.ok());
-  ASSERT_TRUE(eventually([&] { return tcp_listening(of_port); }, 60s)) << "os-ken did not listen:\n" << osken.log();
-  Process sw({FLOWLAB_BINARY, "switch", "--name", "s1", "--dpid", "0x1", "--port", hosts.port1(), "--port",
-              hosts.port2(), "--controller", "tcp:127.0.0.1:" + std::to_string(of_port), "--protocols", protocols},
-             "/tmp/flowlab-switch-" + tag + pid + ".log");
+  ASSERT_TRUE(eventually([&] { return tcp_listening(of_port); }, 60s)) << "os-ken did not listen:\n"
+                                                                       << osken.log();
+  Process sw(
+      {FLOWLAB_BINARY, "switch", "--name", "s1", "--dpid", "0x1", "--port", hosts.port1(), "--port",
+       hosts.port2(), "--controller", "tcp:127.0.0.1:" + std::to_string(of_port), "--protocols", protocols},
+      "/tmp/flowlab-switch-" + tag + pid + ".log");
   ASSERT_TRUE(sw.ok());
-  ASSERT_TRUE(eventually([&] { return sw.log().find("controller tcp:127.0.0.1") != std::string::npos &&
-                                      sw.log().find("connected") != std::string::npos; },
-                         10s))
-      << "switch did not connect:\n" << sw.log();
+  ASSERT_TRUE(eventually(
+      [&] {
+        return sw.log().find("controller tcp:127.0.0.1") != std::string::npos &&
+               sw.log().find("connected") != std::string::npos;
+      },
+      10s))
+      << "switch did not connect:\n"
+      << sw.log();
 
-  EXPECT_TRUE(eventually([&] { return hosts.ping(1); }, 10s)) << "switch log:\n" << sw.log() << "\nos-ken log:\n" << osken.log();
+  EXPECT_TRUE(eventually([&] { return hosts.ping(1); }, 10s)) << "switch log:\n"
+                                                              << sw.log() << "\nos-ken log:\n"
+                                                              << osken.log();
   EXPECT_TRUE(hosts.ping(3));
   std::string out;
   double gbps = iperf3_tcp(hosts, 3, &out);

@@ -25,7 +25,8 @@ TEST(SwitchOvsOfctl, AddFlowDumpFlowsAndForward) {
   EXPECT_FALSE(hosts.ping(1));
 
   int st = -1;
-  std::string out = run_output("ovs-ofctl -O OpenFlow13 add-flow" + target + " in_port=1,actions=output:2", &st);
+  std::string out =
+      run_output("ovs-ofctl -O OpenFlow13 add-flow" + target + " in_port=1,actions=output:2", &st);
   ASSERT_EQ(st, 0) << out << sw.log();
   out = run_output("ovs-ofctl -O OpenFlow13 add-flow" + target + " in_port=2,actions=output:1", &st);
   ASSERT_EQ(st, 0) << out << sw.log();

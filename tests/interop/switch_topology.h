@@ -176,7 +176,8 @@ class TwoHosts {
   }
 
  private:
-  bool link(const std::string& port, const std::string& host, const std::string& ns, const std::string& cidr) {
+  bool link(const std::string& port, const std::string& host, const std::string& ns,
+            const std::string& cidr) {
     std::string tmp = port + "x";
     return run_quiet("ip link add " + port + " type veth peer name " + tmp) == 0 &&
            run_quiet("ip link set " + tmp + " netns " + ns) == 0 &&

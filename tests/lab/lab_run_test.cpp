@@ -3,6 +3,7 @@
 // it writes, skipped cases for missing peers, nothing left afterwards, SIGINT and
 // kill -9 + `lab clean`, file:line errors. Each test uses its own state dir
 // (FLOWLAB_STATE_DIR) so it sees only its own runs.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,10 +11,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <thread>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "core/clock.h"
 #include "lab/process.h"
@@ -32,7 +31,8 @@ class LabRun : public ::testing::Test {
     if (!have_program("ip") || !have_program("iperf3") || !have_program("ping"))
       GTEST_SKIP() << "needs iproute2, iperf3 and ping";
     dir_ = fs::temp_directory_path() /
-           fmt::format("flowlab-lab-test-{}-{}", getpid(), ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           fmt::format("flowlab-lab-test-{}-{}", getpid(),
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "state");
   }
@@ -263,7 +263,8 @@ tests:
 }
 
 TEST_F(LabRun, BadYamlNamesFileLineAndKey) {
-  std::string file = write("bad.yaml", "name: x\nhosts:\n  h1: {addr: 10.0.0.1/24}\nswitches:\n  s1: {kindd: ovs}\n");
+  std::string file =
+      write("bad.yaml", "name: x\nhosts:\n  h1: {addr: 10.0.0.1/24}\nswitches:\n  s1: {kindd: ovs}\n");
   auto r = run_command({FLOWLAB_BINARY, "lab", "validate", file}, env_opts(30));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(file + ":5: key 'kindd'"), std::string::npos) << r.err;
@@ -271,8 +272,9 @@ TEST_F(LabRun, BadYamlNamesFileLineAndKey) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(file + ":5: key 'kindd'"), std::string::npos) << r.err;
   EXPECT_TRUE(fs::is_empty(dir_ / "state")) << "a bad file starts nothing";
-  auto ok = run_command({FLOWLAB_BINARY, "lab", "validate", std::string(FLOWLAB_SOURCE_DIR) + "/scenarios/quick.yaml"},
-                        env_opts(30));
+  auto ok = run_command(
+      {FLOWLAB_BINARY, "lab", "validate", std::string(FLOWLAB_SOURCE_DIR) + "/scenarios/quick.yaml"},
+      env_opts(30));
   EXPECT_TRUE(ok.ok()) << ok.err;
   EXPECT_NE(ok.out.find("ok: scenario 'quick'"), std::string::npos);
 }
@@ -280,14 +282,16 @@ TEST_F(LabRun, BadYamlNamesFileLineAndKey) {
 // flowlab's own switch + controller (issues 3 and 4): passes once both land.
 TEST_F(LabRun, QuickYamlFlowlabCase) {
   std::string out = (dir_ / "out").string();
-  auto r = run_command({FLOWLAB_BINARY, "lab", "run", std::string(FLOWLAB_SOURCE_DIR) + "/scenarios/quick.yaml",
-                        "--quick", "--only", "flowlab", "--out", out},
-                       env_opts(120));
+  auto r =
+      run_command({FLOWLAB_BINARY, "lab", "run", std::string(FLOWLAB_SOURCE_DIR) + "/scenarios/quick.yaml",
+                   "--quick", "--only", "flowlab", "--out", out},
+                  env_opts(120));
   json j = results(out);
   ASSERT_TRUE(j.is_object()) << r.out << r.err;
   ASSERT_EQ(j["cases"].size(), 1u);
   EXPECT_EQ(j["cases"][0]["status"], "ok") << j["cases"][0].value("reason", "");
-  for (const auto& t : j["results"]) EXPECT_EQ(t["status"], "ok") << t["test"] << ": " << t.value("reason", "");
+  for (const auto& t : j["results"])
+    EXPECT_EQ(t["status"], "ok") << t["test"] << ": " << t.value("reason", "");
   EXPECT_TRUE(namespaces_of(j["run_id"]).empty());
 }
 

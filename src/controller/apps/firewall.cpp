@@ -136,7 +136,8 @@ Verdict Firewall::packet_in(Datapath& dp, PacketInEvent& ev) {
     return Verdict::kConsumed;  // default deny for everything else
   }
   bool l4ports = k.ip_proto == 6 || k.ip_proto == 17;
-  ConnKey key{k.ip_proto, k.ipv4_src, k.ipv4_dst, l4ports ? k.tp_src : uint16_t(0), l4ports ? k.tp_dst : uint16_t(0)};
+  ConnKey key{k.ip_proto, k.ipv4_src, k.ipv4_dst, l4ports ? k.tp_src : uint16_t(0),
+              l4ports ? k.tp_dst : uint16_t(0)};
   bool dhcp = k.ip_proto == 17 && ((k.tp_src == 68 && k.tp_dst == 67) || (k.tp_src == 67 && k.tp_dst == 68));
   bool allow = dhcp;
   std::string why = dhcp ? "DHCP" : "";
@@ -150,7 +151,8 @@ Verdict Firewall::packet_in(Datapath& dp, PacketInEvent& ev) {
     FwPacket p;
     p.src = FwEndpoint{dp.dpid(), ev.in_port, mac_u64(k.eth_src), k.ipv4_src};
     p.dst = FwEndpoint{dp.dpid(), 0, mac_u64(k.eth_dst), k.ipv4_dst};
-    if (auto h = hosts_.find(k.ipv4_dst); h != hosts_.end() && h->second.dpid == dp.dpid()) p.dst.port = h->second.port;
+    if (auto h = hosts_.find(k.ipv4_dst); h != hosts_.end() && h->second.dpid == dp.dpid())
+      p.dst.port = h->second.port;
     p.proto = k.ip_proto;
     p.tp_src = key.sport;
     p.tp_dst = key.dport;
@@ -166,8 +168,10 @@ Verdict Firewall::packet_in(Datapath& dp, PacketInEvent& ev) {
       conns_.try_emplace(rev, Conn{p, true});
     }
   }
-  if (allow) ++allowed_;
-  else ++denied_;
+  if (allow)
+    ++allowed_;
+  else
+    ++denied_;
   lock.unlock();
   log::debug("firewall", "{}: {} {}: {}", dp.name(), allow ? "allow" : "deny", conn_text(key), why);
   if (!allow) {
@@ -219,7 +223,8 @@ Status Firewall::reload() {
       del.table_id = table_for(*dp);
       del.cookie = kCookie;
       del.cookie_mask = kCookieMask;
-      if (!dp->is_of13()) del.table_id = 0;  // OF1.0 has no cookie mask: everything goes, base flows come back
+      if (!dp->is_of13())
+        del.table_id = 0;  // OF1.0 has no cookie mask: everything goes, base flows come back
       auto st = dp->flow_mod(std::move(del));
       if (!st.ok()) log::warn("firewall", "{}: cannot delete old flows: {}", dp->name(), st.error().message);
       install_base(*dp);  // the base flows were deleted with the rest

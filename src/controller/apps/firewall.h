@@ -57,7 +57,8 @@ class Firewall : public App {
   };
   struct ConnKeyHash {
     size_t operator()(const ConnKey& k) const {
-      return std::hash<uint64_t>()((uint64_t(k.src) << 32 | k.dst) ^ (uint64_t(k.sport) << 24 | uint64_t(k.dport) << 8 | k.proto));
+      return std::hash<uint64_t>()((uint64_t(k.src) << 32 | k.dst) ^
+                                   (uint64_t(k.sport) << 24 | uint64_t(k.dport) << 8 | k.proto));
     }
   };
 

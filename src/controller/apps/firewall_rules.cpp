@@ -1,11 +1,11 @@
 // Security-group rules: YAML loading and decisions (see firewall_rules.h).
 #include "controller/apps/firewall_rules.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <fstream>
 #include <map>
 #include <sstream>
-
-#include <yaml-cpp/yaml.h>
 
 #include "packet/addr.h"
 
@@ -20,8 +20,8 @@ struct Ctx {
 
 // "rules.yaml:12: security group 'server' ingress rule 2: ..."
 template <typename... Args>
-Unexpected<Error> bad(const Ctx& c, const YAML::Node& n, const std::string& where, fmt::format_string<Args...> f,
-                      Args&&... args) {
+Unexpected<Error> bad(const Ctx& c, const YAML::Node& n, const std::string& where,
+                      fmt::format_string<Args...> f, Args&&... args) {
   return fail("{}:{}: {}: {}", c.file, n.Mark().line + 1, where, fmt::format(f, std::forward<Args>(args)...));
 }
 
@@ -64,21 +64,30 @@ Result<FwRule> parse_rule(const Ctx& c, const YAML::Node& n, const std::string& 
       YAML::Node v = it->second;
       if (key == "protocol") {
         std::string p = v.as<std::string>();
-        if (p == "any" || p == "all") r.protocol = -1;
-        else if (p == "tcp") r.protocol = 6;
-        else if (p == "udp") r.protocol = 17;
-        else if (p == "icmp") r.protocol = 1;
+        if (p == "any" || p == "all")
+          r.protocol = -1;
+        else if (p == "tcp")
+          r.protocol = 6;
+        else if (p == "udp")
+          r.protocol = 17;
+        else if (p == "icmp")
+          r.protocol = 1;
         else {
           int num = -1;
-          try { num = std::stoi(p); } catch (...) {}
-          if (num < 0 || num > 255) return bad(c, v, where, "unknown protocol '{}' (tcp, udp, icmp, any or 0-255)", p);
+          try {
+            num = std::stoi(p);
+          } catch (...) {
+          }
+          if (num < 0 || num > 255)
+            return bad(c, v, where, "unknown protocol '{}' (tcp, udp, icmp, any or 0-255)", p);
           r.protocol = num;
         }
       } else if (key == "port" || key == "ports") {
         std::string p = v.as<std::string>();
         auto dash = p.find('-');
         try {
-          int lo = std::stoi(p.substr(0, dash)), hi = dash == std::string::npos ? lo : std::stoi(p.substr(dash + 1));
+          int lo = std::stoi(p.substr(0, dash)),
+              hi = dash == std::string::npos ? lo : std::stoi(p.substr(dash + 1));
           if (lo < 0 || hi > 65535 || lo > hi) throw std::out_of_range("port");
           r.port_min = uint16_t(lo);
           r.port_max = uint16_t(hi);
@@ -99,7 +108,8 @@ Result<FwRule> parse_rule(const Ctx& c, const YAML::Node& n, const std::string& 
         if (g == c.groups.end()) return bad(c, v, where, "unknown address group '{}'", v.as<std::string>());
         r.remote = g->second;
       } else {
-        return bad(c, it->first, where, "unknown key '{}' (protocol, port, icmp_type, icmp_code, remote, remote_group)", key);
+        return bad(c, it->first, where,
+                   "unknown key '{}' (protocol, port, icmp_type, icmp_code, remote, remote_group)", key);
       }
     }
   } catch (const YAML::Exception& e) {
@@ -113,7 +123,8 @@ Result<FwRule> parse_rule(const Ctx& c, const YAML::Node& n, const std::string& 
 }
 
 Result<FwTarget> parse_target(const Ctx& c, const YAML::Node& n, const std::string& where) {
-  if (!n.IsMap()) return bad(c, n, where, "a target is a map: {{port: N}}, {{mac: M}}, {{ip: CIDR}} or {{group: NAME}}");
+  if (!n.IsMap())
+    return bad(c, n, where, "a target is a map: {{port: N}}, {{mac: M}}, {{ip: CIDR}} or {{group: NAME}}");
   FwTarget t;
   try {
     for (auto it = n.begin(); it != n.end(); ++it) {
@@ -165,7 +176,8 @@ Result<FwRuleSet> FwRuleSet::parse(const std::string& text, const std::string& n
   for (auto it = root.begin(); it != root.end(); ++it) {
     std::string key = it->first.as<std::string>();
     if (key != "default" && key != "address_groups" && key != "security_groups")
-      return bad(c, it->first, "top level", "unknown key '{}' (default, address_groups, security_groups)", key);
+      return bad(c, it->first, "top level", "unknown key '{}' (default, address_groups, security_groups)",
+                 key);
   }
   if (auto d = root["default"]) {
     std::string v = d.as<std::string>();
@@ -177,7 +189,8 @@ Result<FwRuleSet> FwRuleSet::parse(const std::string& text, const std::string& n
     for (auto it = ag.begin(); it != ag.end(); ++it) {
       std::string gname = it->first.as<std::string>();
       AddressSet set;
-      if (!it->second.IsSequence()) return bad(c, it->second, "address group '" + gname + "'", "expected a list");
+      if (!it->second.IsSequence())
+        return bad(c, it->second, "address group '" + gname + "'", "expected a list");
       for (const auto& a : it->second) {
         auto st = add_address(set, a.as<std::string>());
         if (!st.ok()) return bad(c, a, "address group '" + gname + "'", "{}", st.error().message);
@@ -232,7 +245,9 @@ bool in_set(const AddressSet& s, const FwEndpoint& e) {
 
 bool FwRuleSet::covers(const FwTarget& t, const FwEndpoint& e) const {
   if (t.dpid && *t.dpid != e.dpid) return false;
-  if (t.port) return e.port != 0 && *t.port == e.port && (t.addrs.cidrs.empty() && t.addrs.macs.empty() ? true : in_set(t.addrs, e));
+  if (t.port)
+    return e.port != 0 && *t.port == e.port &&
+           (t.addrs.cidrs.empty() && t.addrs.macs.empty() ? true : in_set(t.addrs, e));
   return in_set(t.addrs, e);
 }
 
@@ -276,7 +291,8 @@ FwDecision FwRuleSet::decide(const FwPacket& p) const {
     }
   }
   if (!src_covered && !dst_covered)
-    return {default_allow_, default_allow_ ? "no group covers either end; default allow" : "no group covers either end; default deny"};
+    return {default_allow_, default_allow_ ? "no group covers either end; default allow"
+                                           : "no group covers either end; default deny"};
   if (src_covered && !src_ok) return {false, "no egress rule of the source's groups allows it"};
   if (dst_covered && !dst_ok) return {false, "no ingress rule of the destination's groups allows it"};
   return {true, why_dst.empty() ? why_src : why_dst};

@@ -2,10 +2,9 @@
 #include "controller/apps/learning_switch.h"
 
 #include "controller/apps/learning_switch_wire.h"
-#include "openflow/codec.h"
-
 #include "controller/flows.h"
 #include "core/log.h"
+#include "openflow/codec.h"
 
 namespace flowlab::controller {
 
@@ -30,7 +29,8 @@ const LearningSwitch::Wire* LearningSwitch::wire_for(Datapath& dp) {
   if (!wire_[slot]) {
     wire_[slot] = Wire::build(dp.version(), table_for(dp), idle_timeout_);
     if (!wire_[slot]) {
-      log::warn("learning-switch", "wire templates for OpenFlow 0x{:02x} do not match the codec; using the slow path",
+      log::warn("learning-switch",
+                "wire templates for OpenFlow 0x{:02x} do not match the codec; using the slow path",
                 dp.version());
       wire_[slot] = std::make_shared<const Wire>();  // version 0: never used, never rebuilt
     }
@@ -61,7 +61,8 @@ void LearningSwitch::switch_connected(Datapath& dp) {
     wire_for(dp);
   }
   auto st = dp.flow_mod(table_miss_to_controller(table_for(dp), of::kControllerMaxLenNoBuffer));
-  if (!st.ok()) log::warn("learning-switch", "{}: cannot install the table-miss flow: {}", dp.name(), st.error().message);
+  if (!st.ok())
+    log::warn("learning-switch", "{}: cannot install the table-miss flow: {}", dp.name(), st.error().message);
 }
 
 void LearningSwitch::switch_disconnected(Datapath& dp) {
@@ -111,17 +112,19 @@ Verdict LearningSwitch::packet_in(Datapath& dp, PacketInEvent& ev) {
     if (auto it = table.find(dst); it != table.end()) out = it->second;
   }
   if (moved) {
-    log::info("learning-switch", "{}: {} moved to port {}", dp.name(), MacAddr::from_u64(src).to_string(), ev.in_port);
+    log::info("learning-switch", "{}: {} moved to port {}", dp.name(), MacAddr::from_u64(src).to_string(),
+              ev.in_port);
     forget_mac(dp, k.eth_src);
   }
   if (out == ev.in_port) return Verdict::kConsumed;  // would go back where it came from
-  thread_local Bytes buf;  // fast-path encoding buffer, reused
+  thread_local Bytes buf;                            // fast-path encoding buffer, reused
   if (out != 0) {
     Status st;
     buf.clear();
     if (wire && wire->flow_mod(buf, dp.connection().next_xid(), ev.in_port, k.eth_src, k.eth_dst, out)) {
 #ifndef NDEBUG
-      check_wire(buf, dp.version(), learned_flow(table_for(dp), ev.in_port, k.eth_src, k.eth_dst, out, idle_timeout_));
+      check_wire(buf, dp.version(),
+                 learned_flow(table_for(dp), ev.in_port, k.eth_src, k.eth_dst, out, idle_timeout_));
 #endif
       st = dp.send_wire(buf, of::MsgType::kFlowMod);
     } else {
@@ -134,7 +137,8 @@ Verdict LearningSwitch::packet_in(Datapath& dp, PacketInEvent& ev) {
   uint32_t port = out ? out : of::port::kFlood;
   Status st;
   buf.clear();
-  if (wire && wire->packet_out(buf, dp.connection().next_xid(), ev.pi.buffer_id, ev.in_port, port, ev.pi.data)) {
+  if (wire &&
+      wire->packet_out(buf, dp.connection().next_xid(), ev.pi.buffer_id, ev.in_port, port, ev.pi.data)) {
 #ifndef NDEBUG
     check_wire(buf, dp.version(), packet_out_for(ev, {of::Action::output(port)}));
 #endif
@@ -147,7 +151,8 @@ Verdict LearningSwitch::packet_in(Datapath& dp, PacketInEvent& ev) {
 }
 
 Verdict LearningSwitch::port_status(Datapath& dp, const of::PortStatus& ps) {
-  bool gone = ps.reason == uint8_t(of::PortStatusReason::kDelete) || (ps.desc.state & of::port_state::kLinkDown);
+  bool gone =
+      ps.reason == uint8_t(of::PortStatusReason::kDelete) || (ps.desc.state & of::port_state::kLinkDown);
   if (!gone) return Verdict::kContinue;
   std::lock_guard lock(mu_);
   auto& table = tables_[dp.dpid()];

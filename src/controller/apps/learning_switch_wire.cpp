@@ -8,8 +8,8 @@
 
 namespace flowlab::controller {
 
-of::FlowMod learned_flow(uint8_t table, uint32_t in_port, const uint8_t* src, const uint8_t* dst, uint32_t out,
-                         uint16_t idle) {
+of::FlowMod learned_flow(uint8_t table, uint32_t in_port, const uint8_t* src, const uint8_t* dst,
+                         uint32_t out, uint16_t idle) {
   of::Match m;
   m.add(of::OxmField::basic(of::OxmId::kInPort, in_port));
   m.add(mac_field(of::OxmId::kEthSrc, src));
@@ -63,8 +63,8 @@ bool LearningSwitch::Wire::flow_mod(Bytes& buf, uint32_t xid, uint32_t in_port, 
   return true;
 }
 
-bool LearningSwitch::Wire::packet_out(Bytes& buf, uint32_t xid, uint32_t buffer_id, uint32_t in_port, uint32_t port,
-                                      ByteSpan data) const {
+bool LearningSwitch::Wire::packet_out(Bytes& buf, uint32_t xid, uint32_t buffer_id, uint32_t in_port,
+                                      uint32_t port, ByteSpan data) const {
   if (buffer_id != of::kNoBuffer) data = {};
   if (out.size() + data.size() > 0xffff) return false;
   size_t o = buf.size();
@@ -81,14 +81,16 @@ bool LearningSwitch::Wire::packet_out(Bytes& buf, uint32_t xid, uint32_t buffer_
   return true;
 }
 
-auto LearningSwitch::Wire::build(uint8_t version, uint8_t table, uint16_t idle) -> std::shared_ptr<const Wire> {
+auto LearningSwitch::Wire::build(uint8_t version, uint8_t table, uint16_t idle)
+    -> std::shared_ptr<const Wire> {
   auto w = std::make_shared<Wire>();
   w->version = version;
   static constexpr uint8_t kZero[6] = {};
   if (!encode(version, 0, learned_flow(table, 1, kZero, kZero, 1, idle), w->flow)) return nullptr;
   if (!encode(version, 0, sample_packet_out(of::kNoBuffer, 1, 1, {}), w->out)) return nullptr;
   if (version == of::kOf13) {
-    // ofp_flow_mod (48) + ofp_match with OXM in_port(8) eth_src(10) eth_dst(10) + apply-actions(8) + output(16).
+    // ofp_flow_mod (48) + ofp_match with OXM in_port(8) eth_src(10) eth_dst(10) + apply-actions(8) +
+    // output(16).
     w->flow_in_port = 56, w->flow_src = 64, w->flow_dst = 74, w->flow_port = 92;
     // ofp_packet_out (24) + output action (16).
     w->out_buffer = 8, w->out_in_port = 12, w->out_port = 28;
@@ -103,12 +105,14 @@ auto LearningSwitch::Wire::build(uint8_t version, uint8_t table, uint16_t idle) 
   if (w->flow.size() < w->flow_port + 4 || w->out.size() < w->out_port + 4) return nullptr;
 
   // Check the layout against the codec with sample values.
-  static constexpr uint8_t kSrc[6] = {0x02, 0x11, 0x22, 0x33, 0x44, 0x55}, kDst[6] = {0x02, 0x66, 0x77, 0x88, 0x99, 0xaa};
+  static constexpr uint8_t kSrc[6] = {0x02, 0x11, 0x22, 0x33, 0x44, 0x55},
+                           kDst[6] = {0x02, 0x66, 0x77, 0x88, 0x99, 0xaa};
   Bytes data(64);
   for (size_t i = 0; i < data.size(); ++i) data[i] = uint8_t(i * 7 + 1);
   for (uint32_t out : {uint32_t{0x0456}, of::port::kFlood, of::port::kInPort}) {
     Bytes want, got;
-    if (!encode(version, 0x01020304, learned_flow(table, 0x0123, kSrc, kDst, out, idle), want)) return nullptr;
+    if (!encode(version, 0x01020304, learned_flow(table, 0x0123, kSrc, kDst, out, idle), want))
+      return nullptr;
     if (!w->flow_mod(got, 0x01020304, 0x0123, kSrc, kDst, out) || got != want) return nullptr;
     for (uint32_t buffer : {of::kNoBuffer, uint32_t{0x777}}) {
       want.clear();

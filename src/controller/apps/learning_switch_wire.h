@@ -26,8 +26,8 @@
 namespace flowlab::controller {
 
 // The flow-mod the learning switch installs for a known destination.
-of::FlowMod learned_flow(uint8_t table, uint32_t in_port, const uint8_t* src, const uint8_t* dst, uint32_t out,
-                         uint16_t idle);
+of::FlowMod learned_flow(uint8_t table, uint32_t in_port, const uint8_t* src, const uint8_t* dst,
+                         uint32_t out, uint16_t idle);
 
 struct LearningSwitch::Wire {
   uint8_t version = 0;

@@ -2,10 +2,10 @@
 // echo, write coalescing, malformed input, framing errors, dead peers, queue bound.
 #include "channel/connection.h"
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <mutex>
-
-#include <gtest/gtest.h>
 
 #include "channel/connector.h"
 #include "channel/endpoint.h"
@@ -109,8 +109,8 @@ TEST(Connection, SendsHelloWithBitmapAndNegotiates13) {
   ASSERT_EQ(hello.size(), 16u);
   EXPECT_EQ(hello[0], 0x04);
   EXPECT_EQ(hello[1], 0);
-  EXPECT_EQ(load_be16(&hello[8]), 1);              // version bitmap element
-  EXPECT_EQ(load_be32(&hello[12]), 0x12u);         // bits 1 and 4
+  EXPECT_EQ(load_be16(&hello[8]), 1);       // version bitmap element
+  EXPECT_EQ(load_be32(&hello[12]), 0x12u);  // bits 1 and 4
   p.write(testing::hello_bytes(0x04, 0x12));
   for (int i = 0; i < 300 && s.version == 0; ++i) std::this_thread::sleep_for(5ms);
   EXPECT_EQ(s.version, 0x04);
@@ -198,8 +198,8 @@ TEST(Connection, MalformedMessageGetsErrorReplyAndConnectionSurvives) {
   Bytes err = p.read_type(1);
   ASSERT_GE(err.size(), 12u);
   EXPECT_EQ(err[0], 0x04);
-  EXPECT_EQ(load_be32(&err[4]), 4242u);          // xid of the offending request
-  EXPECT_EQ(load_be16(&err[12 + 2]) , 8);         // data starts with the request header (length 8)
+  EXPECT_EQ(load_be32(&err[4]), 4242u);   // xid of the offending request
+  EXPECT_EQ(load_be16(&err[12 + 2]), 8);  // data starts with the request header (length 8)
   EXPECT_EQ(s.conns.at(0)->stats().decode_errors, 1u);
   // Still up: an echo is answered.
   p.write(testing::header(0x04, 2, 8, 7));
@@ -315,11 +315,17 @@ TEST(Connection, TwoEndsNegotiateLowestCommon) {
     c->set_handlers(std::move(h));
     c->start();
   });
-  io.run([&] { connector->start(); return 0; });
+  io.run([&] {
+    connector->start();
+    return 0;
+  });
   for (int i = 0; i < 400 && (client_version == 0 || s.version == 0); ++i) std::this_thread::sleep_for(5ms);
   EXPECT_EQ(client_version, 0x01);
   EXPECT_EQ(s.version, 0x01);
-  io.run([&] { connector.reset(); return 0; });
+  io.run([&] {
+    connector.reset();
+    return 0;
+  });
 }
 
 TEST(Connector, BacksOffExponentiallyThenConnects) {
@@ -344,11 +350,15 @@ TEST(Connector, BacksOffExponentiallyThenConnects) {
         connected = true;
         c->start();
       },
-      b, TlsConfig{}, [&](const std::string&, std::chrono::milliseconds next) {
+      b, TlsConfig{},
+      [&](const std::string&, std::chrono::milliseconds next) {
         std::lock_guard lock(mu);
         waits.push_back(long(next.count()));
       });
-  io.run([&] { connector->start(); return 0; });
+  io.run([&] {
+    connector->start();
+    return 0;
+  });
   for (int i = 0; i < 200; ++i) {
     {
       std::lock_guard lock(mu);
@@ -369,7 +379,10 @@ TEST(Connector, BacksOffExponentiallyThenConnects) {
   for (int i = 0; i < 200 && !connected; ++i) std::this_thread::sleep_for(5ms);
   EXPECT_TRUE(connected);
   EXPECT_GE(connector->attempts(), 6u);
-  io.run([&] { connector.reset(); return 0; });
+  io.run([&] {
+    connector.reset();
+    return 0;
+  });
 }
 
 TEST(Listener, PortInUseIsAClearError) {

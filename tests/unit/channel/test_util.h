@@ -2,12 +2,12 @@
 // free loopback port, and a blocking raw TCP peer that speaks bytes.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <asio.hpp>
 #include <chrono>
 #include <future>
 #include <thread>
-
-#include <asio.hpp>
-#include <gtest/gtest.h>
 
 #include "channel/connection.h"
 #include "channel/listener.h"
@@ -96,8 +96,8 @@ class RawPeer {
   Bytes read_type(uint8_t type, std::chrono::milliseconds timeout = std::chrono::milliseconds(3000)) {
     auto deadline = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < deadline) {
-      Bytes m = read_message(std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now()));
+      Bytes m = read_message(
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()));
       if (m.empty() || m[1] == type) return m;
     }
     return {};

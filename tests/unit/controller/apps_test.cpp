@@ -1,9 +1,9 @@
 // The apps against a fake switch over loopback: hub, learning-switch, firewall
 // (stacked before learning-switch), for OpenFlow 1.3 and 1.0; plus runtime
 // behaviour (handshake, stats, multipart replies delivered by xid).
-#include <fstream>
-
 #include <gtest/gtest.h>
+
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "controller/app_registry.h"
@@ -20,7 +20,8 @@ using of::OxmId;
 
 constexpr uint64_t kMacA = 0x0000000000aa, kMacB = 0x0000000000bb, kBcast = 0xffffffffffff;
 
-std::vector<std::unique_ptr<App>> stack_of(std::initializer_list<std::string_view> names, AppConfig cfg = {}) {
+std::vector<std::unique_ptr<App>> stack_of(std::initializer_list<std::string_view> names,
+                                           AppConfig cfg = {}) {
   std::vector<std::unique_ptr<App>> v;
   for (auto n : names) {
     auto a = make_app(n, cfg);
@@ -167,9 +168,10 @@ TEST_F(FirewallTest, RuleSetDecisions) {
 }
 
 TEST_F(FirewallTest, BadYamlNamesFileLineAndRule) {
-  auto r = FwRuleSet::parse("security_groups:\n  - name: s\n    targets: [{ip: 10.0.0.2}]\n    ingress:\n"
-                            "      - {protocol: tcp, port: 5201}\n      - {protocol: tpc, port: 80}\n",
-                            "rules.yaml");
+  auto r = FwRuleSet::parse(
+      "security_groups:\n  - name: s\n    targets: [{ip: 10.0.0.2}]\n    ingress:\n"
+      "      - {protocol: tcp, port: 5201}\n      - {protocol: tpc, port: 80}\n",
+      "rules.yaml");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("rules.yaml:6"), std::string::npos) << r.error().message;
   EXPECT_NE(r.error().message.find("ingress rule 2"), std::string::npos) << r.error().message;
@@ -243,12 +245,16 @@ TEST_F(FirewallTest, Of10NarrowsLearnedFlowsToTheAllowedConnection) {
 TEST_F(FirewallTest, ReloadKeepsOldRulesOnErrorAndAppliesNewOnes) {
   auto fw = Firewall::load(path_);
   ASSERT_TRUE(fw.ok()) << fw.error().message;
-  write("security_groups:\n  - name: s\n    targets: [{ip: 10.0.0.2}]\n    ingress:\n      - {protocol: tcp, port: 99999}\n");
+  write(
+      "security_groups:\n  - name: s\n    targets: [{ip: 10.0.0.2}]\n    ingress:\n      - {protocol: tcp, "
+      "port: 99999}\n");
   auto st = (*fw)->reload();
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.error().message.find(path_ + ":5"), std::string::npos) << st.error().message;
   // Now a valid file that also allows 5202: a stacked controller sees it after reload.
-  write("security_groups:\n  - name: s\n    targets: [{ip: 10.0.0.2}]\n    ingress:\n      - {protocol: tcp, port: 5201-5202}\n");
+  write(
+      "security_groups:\n  - name: s\n    targets: [{ip: 10.0.0.2}]\n    ingress:\n      - {protocol: tcp, "
+      "port: 5201-5202}\n");
   EXPECT_TRUE((*fw)->reload().ok());
 }
 
@@ -260,11 +266,14 @@ TEST_F(FirewallTest, SighupStyleReloadThroughControllerDeletesFirewallFlows) {
   ASSERT_TRUE(sw.wait_count<of::FlowMod>(9));
   sw.packet_in(1, ipv4_frame(kMacB, kMacA, 0x0a000001, 0x0a000002, 6, 40001, 5202));
   ASSERT_TRUE(sw.wait_count<of::FlowMod>(10));  // drop flow
-  write("security_groups:\n  - name: s\n    targets: [{ip: 10.0.0.2}]\n    ingress:\n      - {protocol: tcp, port: 5201-5202}\n");
+  write(
+      "security_groups:\n  - name: s\n    targets: [{ip: 10.0.0.2}]\n    ingress:\n      - {protocol: tcp, "
+      "port: 5201-5202}\n");
   ASSERT_TRUE(c.controller().reload().ok());
   ASSERT_TRUE(sw.wait([](const auto& ms) {
     for (const auto& m : ms)
-      if (m.template is<of::FlowMod>() && m.template as<of::FlowMod>().command == of::FlowModCommand::kDelete &&
+      if (m.template is<of::FlowMod>() &&
+          m.template as<of::FlowMod>().command == of::FlowModCommand::kDelete &&
           m.template as<of::FlowMod>().cookie_mask == Firewall::kCookieMask)
         return true;
     return false;
@@ -309,7 +318,8 @@ TEST(Runtime, MultipartReplyDeliveredToRequesterAndStatsJson) {
     rep.body = of::DescReply{"m", "h", "s", "n", "d"};
     uint32_t xid = 0;
     for (const auto& m : sw.messages())
-      if (m.is<of::MultipartRequest>() && std::holds_alternative<of::DescRequest>(m.as<of::MultipartRequest>().body))
+      if (m.is<of::MultipartRequest>() &&
+          std::holds_alternative<of::DescRequest>(m.as<of::MultipartRequest>().body))
         xid = m.xid;
     // Answer with the request's xid.
     sw.send(rep);  // wrong xid (fresh one): must not be delivered

@@ -3,15 +3,15 @@
 // records everything the controller sends.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <asio.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
-
-#include <asio.hpp>
-#include <gtest/gtest.h>
 
 #include "channel/connector.h"
 #include "controller/controller.h"
@@ -69,7 +69,9 @@ class FakeSwitch {
     conn_.reset();
   }
 
-  void send(of::MessageBody body, uint32_t xid = 0) { conn_->post_send(of::Message{version_, xid, std::move(body)}); }
+  void send(of::MessageBody body, uint32_t xid = 0) {
+    conn_->post_send(of::Message{version_, xid, std::move(body)});
+  }
   void packet_in(uint32_t in_port, Bytes frame, uint32_t buffer_id = of::kNoBuffer, uint8_t table = 0) {
     of::PacketIn pi;
     pi.buffer_id = buffer_id;
@@ -81,7 +83,8 @@ class FakeSwitch {
   }
 
   // Waits until pred(messages) holds; returns whether it did.
-  bool wait(const std::function<bool(const std::vector<of::Message>&)>& pred, std::chrono::milliseconds t = 3s) {
+  bool wait(const std::function<bool(const std::vector<of::Message>&)>& pred,
+            std::chrono::milliseconds t = 3s) {
     std::unique_lock lock(mu_);
     return cv_.wait_for(lock, t, [&] { return pred(msgs_); });
   }
@@ -95,11 +98,13 @@ class FakeSwitch {
   }
   template <typename T>
   bool wait_count(size_t n, std::chrono::milliseconds t = 3s) {
-    return wait([n](const auto& ms) {
-      size_t c = 0;
-      for (const auto& m : ms) c += m.template is<T>();
-      return c >= n;
-    }, t);
+    return wait(
+        [n](const auto& ms) {
+          size_t c = 0;
+          for (const auto& m : ms) c += m.template is<T>();
+          return c >= n;
+        },
+        t);
   }
   std::vector<of::Message> messages() {
     std::lock_guard lock(mu_);
@@ -166,8 +171,8 @@ inline Bytes eth_frame(uint64_t dst, uint64_t src, uint16_t type, size_t payload
   return f;
 }
 
-inline Bytes ipv4_frame(uint64_t dst_mac, uint64_t src_mac, uint32_t src, uint32_t dst, uint8_t proto, uint16_t sport,
-                        uint16_t dport) {
+inline Bytes ipv4_frame(uint64_t dst_mac, uint64_t src_mac, uint32_t src, uint32_t dst, uint8_t proto,
+                        uint16_t sport, uint16_t dport) {
   Bytes f = eth_frame(dst_mac, src_mac, 0x0800, 20 + 20);
   uint8_t* ip = &f[14];
   ip[0] = 0x45;

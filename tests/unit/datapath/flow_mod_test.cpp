@@ -281,7 +281,6 @@ TEST(FlowMod, TableFeaturesDescribePipeline) {
   EXPECT_TRUE(has_match);
 }
 
-
 TEST(FlowMod, Of10ModifyOfNothingAdds) {
   DatapathConfig cfg;
   cfg.of10 = true;

@@ -59,8 +59,8 @@ TEST(Groups, AllClonesPerBucket) {
 
 TEST(Groups, SelectSpreadsFlowsByWeightAndKeepsFlowsSticky) {
   Rig r;
-  add_group(r, group(2, of::GroupType::kSelect,
-                     {bucket({Action::output(2)}, 1), bucket({Action::output(3)}, 3)}));
+  add_group(
+      r, group(2, of::GroupType::kSelect, {bucket({Action::output(2)}, 1), bucket({Action::output(3)}, 3)}));
   r.add(add_flow(0, 1, {}, {Action::group(2)}));
   std::map<uint32_t, int> hits;
   for (int i = 0; i < 400; ++i) {
@@ -76,7 +76,8 @@ TEST(Groups, SelectSpreadsFlowsByWeightAndKeepsFlowsSticky) {
   EXPECT_GT(hits[3], 200);
   // A bucket whose watch port is down is skipped.
   add_group(r, [] {
-    auto gm = group(2, of::GroupType::kSelect, {bucket({Action::output(2)}, 1, 2), bucket({Action::output(3)}, 1, 3)});
+    auto gm = group(2, of::GroupType::kSelect,
+                    {bucket({Action::output(2)}, 1, 2), bucket({Action::output(3)}, 1, 3)});
     gm.command = of::GroupModCommand::kModify;
     return gm;
   }());
@@ -94,7 +95,8 @@ TEST(Groups, IndirectAndChaining) {
   r.send(tcp_frame());
   ASSERT_EQ(r.out.ports(), std::vector<uint32_t>{4});
   EXPECT_EQ(r.out.sent[0].queue, 2u);
-  auto e = group_error(r, group(7, of::GroupType::kIndirect, {bucket({Action::output(1)}), bucket({Action::output(2)})}));
+  auto e = group_error(
+      r, group(7, of::GroupType::kIndirect, {bucket({Action::output(1)}), bucket({Action::output(2)})}));
   EXPECT_EQ(e.code, uint16_t(of::GroupModFailedCode::kInvalidGroup));
   // Loop: 5 -> 6 -> 5.
   auto loop = group(5, of::GroupType::kIndirect, {bucket({Action::group(6)})});
@@ -125,7 +127,8 @@ TEST(Groups, FastFailoverPicksFirstLiveBucket) {
 TEST(Groups, ModErrorsAndDeleteRemovesFlows) {
   Rig r;
   add_group(r, group(1, of::GroupType::kAll, {bucket({Action::output(2)})}));
-  EXPECT_EQ(group_error(r, group(1, of::GroupType::kAll, {})).code, uint16_t(of::GroupModFailedCode::kGroupExists));
+  EXPECT_EQ(group_error(r, group(1, of::GroupType::kAll, {})).code,
+            uint16_t(of::GroupModFailedCode::kGroupExists));
   auto mod = group(9, of::GroupType::kAll, {});
   mod.command = of::GroupModCommand::kModify;
   EXPECT_EQ(group_error(r, mod).code, uint16_t(of::GroupModFailedCode::kUnknownGroup));

@@ -1,8 +1,9 @@
 // Meters with a fake clock: drop bands in pktps and kbps, burst, dscp remark,
 // meter-mod validation, stats/config/features, deletion removing flows.
+#include "datapath/meters.h"
+
 #include <gtest/gtest.h>
 
-#include "datapath/meters.h"
 #include "packet/checksum.h"
 #include "test_support.h"
 
@@ -46,7 +47,9 @@ size_t blast(Rig& r, const Bytes& frame, int n, uint64_t gap_ns) {
 TEST(Meters, PktpsDropBandLimitsRateWithBurst) {
   Rig r;
   using namespace of::meter_flags;
-  ASSERT_TRUE(r.dp.meter_mod(meter(1, kPktps | kBurst | kStats, {band(of::MeterBandType::kDrop, 100, 10)}), r.now).ok());
+  ASSERT_TRUE(
+      r.dp.meter_mod(meter(1, kPktps | kBurst | kStats, {band(of::MeterBandType::kDrop, 100, 10)}), r.now)
+          .ok());
   r.add(metered_flow(1));
   // 1000 pkt/s offered for 2 s against 100 pkt/s + a burst of 10.
   size_t passed = blast(r, udp_frame(), 2000, 1'000'000);
@@ -66,7 +69,8 @@ TEST(Meters, PktpsDropBandLimitsRateWithBurst) {
 
 TEST(Meters, KbpsDropBand) {
   Rig r;
-  ASSERT_TRUE(r.dp.meter_mod(meter(2, of::meter_flags::kKbps, {band(of::MeterBandType::kDrop, 800)}), r.now).ok());
+  ASSERT_TRUE(
+      r.dp.meter_mod(meter(2, of::meter_flags::kKbps, {band(of::MeterBandType::kDrop, 800)}), r.now).ok());
   r.add(metered_flow(2));
   Bytes frame = tcp_frame("10.0.0.1", "10.0.0.2", 1, 2, 1000 - 54);
   ASSERT_EQ(frame.size(), 1000u);
@@ -79,9 +83,15 @@ TEST(Meters, KbpsDropBand) {
 TEST(Meters, DscpRemarkRaisesDropPrecedence) {
   Rig r;
   using namespace of::meter_flags;
-  ASSERT_TRUE(r.dp.meter_mod(meter(3, kPktps | kBurst, {band(of::MeterBandType::kDscpRemark, 100, 5, 1)}), r.now).ok());
+  ASSERT_TRUE(
+      r.dp.meter_mod(meter(3, kPktps | kBurst, {band(of::MeterBandType::kDscpRemark, 100, 5, 1)}), r.now)
+          .ok());
   r.add(metered_flow(3));
-  Bytes af11 = FrameBuilder().eth(mac(2), mac(1)).ipv4(ip4("10.0.0.1"), ip4("10.0.0.2"), 64, 10 << 2).udp(1, 2).build();
+  Bytes af11 = FrameBuilder()
+                   .eth(mac(2), mac(1))
+                   .ipv4(ip4("10.0.0.1"), ip4("10.0.0.2"), 64, 10 << 2)
+                   .udp(1, 2)
+                   .build();
   EXPECT_EQ(blast(r, af11, 100, 1'000'000), 100u);  // remark never drops
   int af11_out = 0, af12_out = 0;
   for (const auto& s : r.out.sent) {
@@ -102,10 +112,17 @@ TEST(Meters, HighestExceededBandApplies) {
   Rig r;
   using namespace of::meter_flags;
   // Remark above 100 pkt/s, drop above 200 pkt/s; offer 1000 pkt/s.
-  ASSERT_TRUE(r.dp.meter_mod(meter(4, kPktps | kBurst, {band(of::MeterBandType::kDscpRemark, 100, 1, 1),
-                                                        band(of::MeterBandType::kDrop, 200, 1)}), r.now).ok());
+  ASSERT_TRUE(r.dp.meter_mod(meter(4, kPktps | kBurst,
+                                   {band(of::MeterBandType::kDscpRemark, 100, 1, 1),
+                                    band(of::MeterBandType::kDrop, 200, 1)}),
+                             r.now)
+                  .ok());
   r.add(metered_flow(4));
-  Bytes af21 = FrameBuilder().eth(mac(2), mac(1)).ipv4(ip4("10.0.0.1"), ip4("10.0.0.2"), 64, 18 << 2).udp(1, 2).build();
+  Bytes af21 = FrameBuilder()
+                   .eth(mac(2), mac(1))
+                   .ipv4(ip4("10.0.0.1"), ip4("10.0.0.2"), 64, 18 << 2)
+                   .udp(1, 2)
+                   .build();
   size_t passed = blast(r, af21, 1000, 1'000'000);
   EXPECT_GE(passed, 195u);
   EXPECT_LE(passed, 205u);
@@ -119,15 +136,19 @@ TEST(Meters, ModValidationConfigFeaturesAndDelete) {
     EXPECT_FALSE(res.ok());
     return res.ok() ? uint16_t(0xffff) : res.error().code;
   };
-  ASSERT_TRUE(r.dp.meter_mod(meter(1, of::meter_flags::kKbps, {band(of::MeterBandType::kDrop, 1000)}), r.now).ok());
-  EXPECT_EQ(err(meter(1, of::meter_flags::kKbps, {band(of::MeterBandType::kDrop, 5)})), uint16_t(MeterModFailedCode::kMeterExists));
+  ASSERT_TRUE(
+      r.dp.meter_mod(meter(1, of::meter_flags::kKbps, {band(of::MeterBandType::kDrop, 1000)}), r.now).ok());
+  EXPECT_EQ(err(meter(1, of::meter_flags::kKbps, {band(of::MeterBandType::kDrop, 5)})),
+            uint16_t(MeterModFailedCode::kMeterExists));
   auto mod = meter(2, 0, {});
   mod.command = of::MeterModCommand::kModify;
   EXPECT_EQ(err(mod), uint16_t(MeterModFailedCode::kUnknownMeter));
   EXPECT_EQ(err(meter(0, 0, {})), uint16_t(MeterModFailedCode::kInvalidMeter));
   EXPECT_EQ(err(meter(2, 0, {band(of::MeterBandType::kDrop, 0)})), uint16_t(MeterModFailedCode::kBadRate));
-  EXPECT_EQ(err(meter(2, of::meter_flags::kKbps | of::meter_flags::kPktps, {})), uint16_t(MeterModFailedCode::kBadFlags));
-  EXPECT_EQ(err(meter(2, 0, {band(of::MeterBandType::kExperimenter, 10)})), uint16_t(MeterModFailedCode::kBadBand));
+  EXPECT_EQ(err(meter(2, of::meter_flags::kKbps | of::meter_flags::kPktps, {})),
+            uint16_t(MeterModFailedCode::kBadFlags));
+  EXPECT_EQ(err(meter(2, 0, {band(of::MeterBandType::kExperimenter, 10)})),
+            uint16_t(MeterModFailedCode::kBadBand));
   auto cfg = r.dp.meter_config({});
   ASSERT_EQ(cfg.configs.size(), 1u);
   EXPECT_EQ(cfg.configs[0].meter_id, 1u);

@@ -59,7 +59,8 @@ TEST(Pipeline, ClearActionsAndMissInLaterTable) {
 
 TEST(Pipeline, ApplyActionsChangeWhatLaterTablesMatch) {
   Rig r;
-  of::FlowMod t0 = add_flow(0, 1, match_ip_dst("10.0.0.2"), {Action::set_field(f(OxmId::kIpv4Dst, ip4("10.0.0.5").v))});
+  of::FlowMod t0 =
+      add_flow(0, 1, match_ip_dst("10.0.0.2"), {Action::set_field(f(OxmId::kIpv4Dst, ip4("10.0.0.5").v))});
   t0.instructions.push_back(Instruction::goto_table(1));
   r.add(t0);
   r.add(add_flow(1, 1, match_ip_dst("10.0.0.5"), {Action::output(4)}));
@@ -116,7 +117,8 @@ TEST(Pipeline, ConcurrentFlowModsNeverShowTornState) {
   } out;
   CaptureCtl ctl;
   auto flow = [](uint32_t port) {
-    auto fm = add_flow(0, 10, match_ip_dst("10.0.0.2"), {Action::set_field(f(OxmId::kEthDst, port)), Action::output(port)});
+    auto fm = add_flow(0, 10, match_ip_dst("10.0.0.2"),
+                       {Action::set_field(f(OxmId::kEthDst, port)), Action::output(port)});
     // Churn: a second table and groups change too.
     return fm;
   };
@@ -152,7 +154,6 @@ TEST(Pipeline, ConcurrentFlowModsNeverShowTornState) {
   EXPECT_GE(dp.counters().packets, out.good.load());
 }
 
-
 TEST(Pipeline, DeferredPublishShowsABurstAtOnce) {
   Rig r;
   const uint64_t v0 = r.dp.version();
@@ -160,12 +161,12 @@ TEST(Pipeline, DeferredPublishShowsABurstAtOnce) {
     DeferredPublish batch(r.dp);
     r.add(add_flow(0, 1, match_ip_dst("10.0.0.2"), {Action::output(2)}));
     r.add(add_flow(0, 1, match_ip_dst("10.0.0.3"), {Action::output(3)}));
-    EXPECT_EQ(r.dp.flow_count(), 2u);      // the agent sees its changes
-    EXPECT_EQ(r.dp.version(), v0);         // forwarding does not, yet
+    EXPECT_EQ(r.dp.flow_count(), 2u);  // the agent sees its changes
+    EXPECT_EQ(r.dp.version(), v0);     // forwarding does not, yet
     r.send(tcp_frame());
     EXPECT_TRUE(r.out.sent.empty());
   }
-  EXPECT_EQ(r.dp.version(), v0 + 1);       // one publication for the burst
+  EXPECT_EQ(r.dp.version(), v0 + 1);  // one publication for the burst
   r.send(tcp_frame());
   r.send(tcp_frame("10.0.0.1", "10.0.0.3"));
   EXPECT_EQ(r.out.ports(), (std::vector<uint32_t>{2, 3}));

@@ -2,11 +2,11 @@
 // and flow-mod helpers.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <map>
 #include <set>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "datapath/datapath.h"
 #include "packet/builder.h"
@@ -55,13 +55,21 @@ inline Ipv6Addr ip6(const char* s) { return *Ipv6Addr::parse(s); }
 
 inline Bytes tcp_frame(const char* src = "10.0.0.1", const char* dst = "10.0.0.2", uint16_t sport = 1234,
                        uint16_t dport = 80, size_t payload = 20) {
-  return FrameBuilder().eth(mac(0x0a0000000002), mac(0x0a0000000001)).ipv4(ip4(src), ip4(dst))
-      .tcp(sport, dport).payload(payload).build();
+  return FrameBuilder()
+      .eth(mac(0x0a0000000002), mac(0x0a0000000001))
+      .ipv4(ip4(src), ip4(dst))
+      .tcp(sport, dport)
+      .payload(payload)
+      .build();
 }
 inline Bytes udp_frame(const char* src = "10.0.0.1", const char* dst = "10.0.0.2", uint16_t sport = 5000,
                        uint16_t dport = 53) {
-  return FrameBuilder().eth(mac(0x0a0000000002), mac(0x0a0000000001)).ipv4(ip4(src), ip4(dst))
-      .udp(sport, dport).payload(30).build();
+  return FrameBuilder()
+      .eth(mac(0x0a0000000002), mac(0x0a0000000001))
+      .ipv4(ip4(src), ip4(dst))
+      .udp(sport, dport)
+      .payload(30)
+      .build();
 }
 
 inline of::OxmField f(of::OxmId id, uint64_t v) { return of::OxmField::basic(id, v); }

@@ -19,9 +19,13 @@ json hub_case() {
 }
 
 json doc_with(double ping_ms, const json& tcp_metrics) {
-  json ping = {{"case", "hub"}, {"test", "ping"}, {"type", "ping"}, {"status", "ok"},
+  json ping = {{"case", "hub"},
+               {"test", "ping"},
+               {"type", "ping"},
+               {"status", "ok"},
                {"metrics", {{"rtt_avg_ms", ping_ms}}}};
-  json tcp = {{"case", "hub"}, {"test", "tcp"}, {"type", "iperf3-tcp"}, {"status", "ok"}, {"metrics", tcp_metrics}};
+  json tcp = {
+      {"case", "hub"}, {"test", "tcp"}, {"type", "iperf3-tcp"}, {"status", "ok"}, {"metrics", tcp_metrics}};
   return {{"cases", {hub_case()}}, {"results", {ping, tcp}}};
 }
 
@@ -33,10 +37,13 @@ std::string joined(const std::vector<std::string>& v) {
 
 TEST(ExplainBound, QueueingRttIsNotCalledARoundTripLimit) {
   // 249 KB cwnd / 43.9 ms = 0.0465 Gbit/s; ping RTT 2.62 ms: 17x, so queueing.
-  auto d = doc_with(2.62, {{"gbps", 0.0474}, {"rtt_ms", 43.9}, {"max_cwnd_bytes", 255000}, {"retransmits", 51}});
+  auto d =
+      doc_with(2.62, {{"gbps", 0.0474}, {"rtt_ms", 43.9}, {"max_cwnd_bytes", 255000}, {"retransmits", 51}});
   auto ex = joined(explain_test(d["results"][1], d["cases"][0], d));
   EXPECT_EQ(ex.find("TCP limited by controller round trip"), std::string::npos) << ex;
-  EXPECT_NE(ex.find("max cwnd 249 KB / mean RTT 43.9 ms = 0.0465 Gbit/s (measured 0.0474)"), std::string::npos) << ex;
+  EXPECT_NE(ex.find("max cwnd 249 KB / mean RTT 43.9 ms = 0.0465 Gbit/s (measured 0.0474)"),
+            std::string::npos)
+      << ex;
   EXPECT_NE(ex.find("17x the idle ping RTT (2.62 ms), so it is queueing"), std::string::npos) << ex;
   EXPECT_NE(ex.find("packet rate of the controller path"), std::string::npos) << ex;
 }
@@ -65,9 +72,14 @@ namespace {
 
 TEST(ExplainBound, UdpLossAtTheReceiverSocketIsNamed) {
   nlohmann::json c = {{"name", "l"}, {"status", "ok"}};
-  nlohmann::json r = {{"case", "l"}, {"test", "udp"}, {"type", "iperf3-udp"}, {"status", "ok"}, {"to", "h2"},
-                      {"metrics", {{"gbps", 0.18}, {"loss_pct", 80.6}, {"lost_packets", 1000}, {"offered_gbps", 0.9}}},
-                      {"receiver_stack", {{"Udp.RcvbufErrors", 900}}}};
+  nlohmann::json r = {
+      {"case", "l"},
+      {"test", "udp"},
+      {"type", "iperf3-udp"},
+      {"status", "ok"},
+      {"to", "h2"},
+      {"metrics", {{"gbps", 0.18}, {"loss_pct", 80.6}, {"lost_packets", 1000}, {"offered_gbps", 0.9}}},
+      {"receiver_stack", {{"Udp.RcvbufErrors", 900}}}};
   nlohmann::json d = {{"cases", {c}}, {"results", {r}}};
   std::string ex;
   for (const auto& s : explain_test(r, c, d)) ex += s + "\n";
@@ -95,6 +107,29 @@ TEST(ExplainBound, OvsLocalPortFloodDropsNotCounted) {
   std::string ex;
   for (const auto& s : explain_case(c)) ex += s + "\n";
   EXPECT_NE(ex.find("ports received 10 and sent 7 packets; drops rx 0 / tx 1"), std::string::npos) << ex;
+}
+
+}  // namespace
+}  // namespace flowlab::lab
+
+namespace flowlab::lab {
+namespace {
+
+// Retransmits on a host-to-host veth (no switch between) are not blamed on a
+// switch; on a switched path they point at the switch counters.
+TEST(ExplainBound, RetransmitsOnADirectPathDoNotBlameTheSwitch) {
+  nlohmann::json c = {{"name", "l"}, {"status", "ok"}, {"switches", {{"s1", {{"kind", "flowlab"}}}}}};
+  nlohmann::json r = {{"case", "l"},          {"test", "tcp-host-stack"},
+                      {"type", "iperf3-tcp"}, {"status", "ok"},
+                      {"path", "direct"},     {"metrics", {{"gbps", 9.0}, {"retransmits", 12}}}};
+  nlohmann::json doc = {{"cases", {c}}, {"results", {r}}};
+  auto direct = joined(explain_test(r, c, doc));
+  EXPECT_NE(direct.find("12 TCP retransmits"), std::string::npos) << direct;
+  EXPECT_NE(direct.find("no switch on this path"), std::string::npos) << direct;
+  EXPECT_EQ(direct.find("switch counters"), std::string::npos) << direct;
+  r["path"] = "switched";
+  auto switched = joined(explain_test(r, c, doc));
+  EXPECT_NE(switched.find("see the switch counters"), std::string::npos) << switched;
 }
 
 }  // namespace

@@ -24,7 +24,8 @@ TEST(Parsers, Ping) {
 }
 
 TEST(Parsers, PingWithoutRepliesFails) {
-  auto m = parse_ping("--- 10.0.0.2 ping statistics ---\n3 packets transmitted, 0 received, 100% packet loss\n");
+  auto m =
+      parse_ping("--- 10.0.0.2 ping statistics ---\n3 packets transmitted, 0 received, 100% packet loss\n");
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.error().message.find("no ping replies"), std::string::npos);
   EXPECT_FALSE(parse_ping("connect: Network is unreachable\n").ok());

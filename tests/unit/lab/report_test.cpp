@@ -1,8 +1,8 @@
 // Explanations, the terminal table (ratios against the first case) and the HTML
 // report (self-contained SVG charts), from results documents built here.
-#include <gtest/gtest.h>
-
 #include "lab/report.h"
+
+#include <gtest/gtest.h>
 
 namespace flowlab::lab {
 namespace {
@@ -30,14 +30,29 @@ json doc_two_cases() {
                      {"status", "ok"},
                      {"switches", {{"s1", {{"kind", "ovs"}, {"controller", "c1"}}}}},
                      {"controllers", {{"c1", {{"kind", "flowlab"}, {"apps", {"learning-switch"}}}}}}};
-  json r1 = {{"case", "learning"}, {"test", "tcp"}, {"type", "iperf3-tcp"}, {"status", "ok"},
+  json r1 = {{"case", "learning"},
+             {"test", "tcp"},
+             {"type", "iperf3-tcp"},
+             {"status", "ok"},
              {"metrics", {{"gbps", 0.8}, {"retransmits", 0}, {"rtt_ms", 0.3}}}};
-  json r2 = {{"case", "hub"}, {"test", "tcp"}, {"type", "iperf3-tcp"}, {"status", "ok"}, {"to", "h2"},
+  json r2 = {{"case", "hub"},
+             {"test", "tcp"},
+             {"type", "iperf3-tcp"},
+             {"status", "ok"},
+             {"to", "h2"},
              {"metrics", {{"gbps", 0.2}, {"retransmits", 7}, {"rtt_ms", 1.6}, {"window_bytes", 65536}}}};
-  json r3 = {{"case", "hub"}, {"test", "udp"}, {"type", "iperf3-udp"}, {"status", "failed"},
-             {"reason", "iperf3: unable to connect"}, {"to", "h2"}, {"metrics", json::object()},
+  json r3 = {{"case", "hub"},
+             {"test", "udp"},
+             {"type", "iperf3-udp"},
+             {"status", "failed"},
+             {"reason", "iperf3: unable to connect"},
+             {"to", "h2"},
+             {"metrics", json::object()},
              {"receiver_stack", {{"Tcp.InCsumErrors", 12}}}};
-  json r4 = {{"case", "learning"}, {"test", "udp"}, {"type", "iperf3-udp"}, {"status", "ok"},
+  json r4 = {{"case", "learning"},
+             {"test", "udp"},
+             {"type", "iperf3-udp"},
+             {"status", "ok"},
              {"metrics", {{"gbps", 0.9}, {"loss_pct", 0.1}, {"jitter_ms", 0.01}}}};
   return {{"scenario", {{"name", "t"}, {"description", "d <b>"}}},
           {"run_id", "abc12"},
@@ -63,7 +78,8 @@ TEST(Report, ControllerRoundTripBound) {
 TEST(Report, ChecksumDropsExplainAFailure) {
   auto d = doc_two_cases();
   auto ex = explain_test(d["results"][3], d["cases"][1], d);
-  EXPECT_TRUE(contains(ex, "receiver dropped 12 segments with bad checksums")) << ::testing::PrintToString(ex);
+  EXPECT_TRUE(contains(ex, "receiver dropped 12 segments with bad checksums"))
+      << ::testing::PrintToString(ex);
 }
 
 TEST(Report, CaseCountersSummarised) {
@@ -101,7 +117,8 @@ TEST(Report, HtmlIsSelfContainedWithSvgCharts) {
 
 TEST(Report, HeadlineMetricsPerType) {
   EXPECT_EQ(headline_metrics(json{{"type", "ping"}}).at(0), "rtt_avg_ms");
-  auto w = headline_metrics(json{{"type", "iperf2-window"}, {"metrics", {{"gbps_16K", 1.0}, {"gbps_64K", 2.0}}}});
+  auto w =
+      headline_metrics(json{{"type", "iperf2-window"}, {"metrics", {{"gbps_16K", 1.0}, {"gbps_64K", 2.0}}}});
   EXPECT_EQ(w.size(), 2u);
 }
 

@@ -1,5 +1,8 @@
 // Run state files, `lab clean` (kills exactly the recorded processes, verified by
 // start time), bounded commands, and the tcp-rr client/server over loopback.
+#include "lab/run_state.h"
+
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -8,14 +11,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <thread>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "core/clock.h"
 #include "lab/process.h"
-#include "lab/run_state.h"
 #include "lab/tcp_rr.h"
 
 extern char** environ;
@@ -107,8 +107,11 @@ TEST_F(StateDir, CleanKillsRecordedProcessesAndNothingElse) {
 TEST_F(StateDir, CleanLeavesRunsOfALiveLab) {
   // A state file owned by a live process other than us (pid 1 of this namespace).
   fs::create_directories(dir_ / "zzzzz");
-  nlohmann::json j = {{"run_id", "zzzzz"}, {"owner_pid", 1}, {"owner_start", process_start_time(1)},
-                      {"netns", nlohmann::json::array()}, {"processes", nlohmann::json::array()}};
+  nlohmann::json j = {{"run_id", "zzzzz"},
+                      {"owner_pid", 1},
+                      {"owner_start", process_start_time(1)},
+                      {"netns", nlohmann::json::array()},
+                      {"processes", nlohmann::json::array()}};
   std::ofstream(dir_ / "zzzzz" / "state.json") << j.dump();
   auto rep = clean_runs(false);
   EXPECT_EQ(rep.kept.size(), 1u);

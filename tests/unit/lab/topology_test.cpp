@@ -69,7 +69,8 @@ switches: {s1: {kind: linux-bridge}}
 links:
   - endpoints: [h1:eth0, s1:p1]
   - endpoints: [h2:eth0, s1:p2]
-)", "x.yaml");
+)",
+                          "x.yaml");
   ASSERT_TRUE(s.ok()) << s.error().message;
   ASSERT_EQ(s->cases.size(), 1u);
   EXPECT_EQ(s->cases[0].name, "default");
@@ -121,7 +122,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "key 'security_group': iptables security groups exist only on kind linux-bridge"}));
 
 TEST(Topology, ShippedScenariosValidate) {
-  for (const char* f : {"quick.yaml", "controller-path.yaml", "security-group.yaml", "container-switch.yaml"}) {
+  for (const char* f :
+       {"quick.yaml", "controller-path.yaml", "security-group.yaml", "container-switch.yaml"}) {
     auto s = load_scenario(std::string(FLOWLAB_SOURCE_DIR) + "/scenarios/" + f);
     EXPECT_TRUE(s.ok()) << f << ": " << s.error().message;
   }

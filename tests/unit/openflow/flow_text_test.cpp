@@ -1,9 +1,9 @@
 // Flow text parser and printer: the model they produce, the exact ovs-ofctl
 // text they print, round trips, and an error (with its column) for each kind of
 // bad input.
-#include <gtest/gtest.h>
-
 #include "openflow/flow_text.h"
+
+#include <gtest/gtest.h>
 
 namespace flowlab::of {
 namespace {
@@ -79,56 +79,72 @@ TEST_P(DumpFlowsFormat, MatchesOvsOfctl) {
 INSTANTIATE_TEST_SUITE_P(
     Ovs31, DumpFlowsFormat,
     ::testing::Values(
-        DumpCase{"table=0,priority=100,in_port=1,dl_type=0x0800,nw_dst=10.0.0.0/8,tcp,tp_dst=80,idle_timeout=30,"
-                 "actions=output:2,controller:128,group:1,set_field:00:11:22:33:44:55->eth_dst,push_vlan:0x8100,"
-                 "goto_table:1",
-                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, idle_timeout=30, "
-                 "priority=100,tcp,in_port=1,nw_dst=10.0.0.0/8,tp_dst=80 actions=output:2,CONTROLLER:128,group:1,"
-                 "set_field:00:11:22:33:44:55->eth_dst,push_vlan:0x8100,goto_table:1"},
-        DumpCase{"cookie=0x1234,priority=5,udp,nw_src=1.2.3.4,udp_src=53,hard_timeout=60,send_flow_rem,actions=drop",
-                 " cookie=0x1234, duration=1.234s, table=0, n_packets=0, n_bytes=0, hard_timeout=60, send_flow_rem "
+        DumpCase{
+            "table=0,priority=100,in_port=1,dl_type=0x0800,nw_dst=10.0.0.0/8,tcp,tp_dst=80,idle_timeout=30,"
+            "actions=output:2,controller:128,group:1,set_field:00:11:22:33:44:55->eth_dst,push_vlan:0x8100,"
+            "goto_table:1",
+            " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, idle_timeout=30, "
+            "priority=100,tcp,in_port=1,nw_dst=10.0.0.0/8,tp_dst=80 actions=output:2,CONTROLLER:128,group:1,"
+            "set_field:00:11:22:33:44:55->eth_dst,push_vlan:0x8100,goto_table:1"},
+        DumpCase{"cookie=0x1234,priority=5,udp,nw_src=1.2.3.4,udp_src=53,hard_timeout=60,send_flow_rem,"
+                 "actions=drop",
+                 " cookie=0x1234, duration=1.234s, table=0, n_packets=0, n_bytes=0, hard_timeout=60, "
+                 "send_flow_rem "
                  "priority=5,udp,nw_src=1.2.3.4,tp_src=53 actions=drop"},
-        DumpCase{"priority=6,arp,arp_spa=10.0.0.1,arp_op=1,actions=flood",
-                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=6,arp,arp_spa=10.0.0.1,"
-                 "arp_op=1 actions=FLOOD"},
-        DumpCase{"priority=7,dl_src=00:11:22:33:44:55,dl_dst=01:00:00:00:00:00/01:00:00:00:00:00,"
-                 "actions=all,in_port,normal,local,controller",
-                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=7,dl_src=00:11:22:33:44:55,"
-                 "dl_dst=01:00:00:00:00:00/01:00:00:00:00:00 actions=ALL,IN_PORT,NORMAL,LOCAL,CONTROLLER:65535"},
+        DumpCase{
+            "priority=6,arp,arp_spa=10.0.0.1,arp_op=1,actions=flood",
+            " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=6,arp,arp_spa=10.0.0.1,"
+            "arp_op=1 actions=FLOOD"},
+        DumpCase{
+            "priority=7,dl_src=00:11:22:33:44:55,dl_dst=01:00:00:00:00:00/01:00:00:00:00:00,"
+            "actions=all,in_port,normal,local,controller",
+            " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, "
+            "priority=7,dl_src=00:11:22:33:44:55,"
+            "dl_dst=01:00:00:00:00:00/01:00:00:00:00:00 actions=ALL,IN_PORT,NORMAL,LOCAL,CONTROLLER:65535"},
         DumpCase{"priority=8,dl_vlan=10,dl_vlan_pcp=3,actions=strip_vlan,output:3",
-                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=8,dl_vlan=10,dl_vlan_pcp=3 "
+                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, "
+                 "priority=8,dl_vlan=10,dl_vlan_pcp=3 "
                  "actions=pop_vlan,output:3"},
         DumpCase{"priority=9,ipv6,ipv6_src=2001:db8::/32,actions=dec_ttl,set_queue:3,output:1",
-                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=9,ipv6,ipv6_src=2001:db8::/32 "
+                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, "
+                 "priority=9,ipv6,ipv6_src=2001:db8::/32 "
                  "actions=dec_ttl,set_queue:3,output:1"},
         DumpCase{"priority=14,ip,nw_tos=32,nw_ecn=1,nw_proto=17,actions=mod_dl_src:00:00:00:00:00:01,"
                  "mod_dl_dst:00:00:00:00:00:02,mod_vlan_vid:5,mod_vlan_pcp:2,mod_nw_tos:16,output:1",
-                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=14,udp,nw_tos=32,nw_ecn=1 "
-                 "actions=set_field:00:00:00:00:00:01->eth_src,set_field:00:00:00:00:00:02->eth_dst,push_vlan:0x8100,"
+                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, "
+                 "priority=14,udp,nw_tos=32,nw_ecn=1 "
+                 "actions=set_field:00:00:00:00:00:01->eth_src,set_field:00:00:00:00:00:02->eth_dst,push_"
+                 "vlan:0x8100,"
                  "set_field:4101->vlan_vid,set_field:2->vlan_pcp,set_field:4->ip_dscp,output:1"},
         DumpCase{"priority=15,sctp,sctp_dst=5,actions=controller(max_len=200)",
                  " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=15,sctp,tp_dst=5 "
                  "actions=CONTROLLER:200"},
-        DumpCase{"priority=16,icmp6,icmp_type=135,nd_target=fe80::1,actions=output:1",
-                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=16,icmp6,icmp_type=135,"
-                 "nd_target=fe80::1 actions=output:1"},
+        DumpCase{
+            "priority=16,icmp6,icmp_type=135,nd_target=fe80::1,actions=output:1",
+            " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=16,icmp6,icmp_type=135,"
+            "nd_target=fe80::1 actions=output:1"},
         DumpCase{"priority=17,vlan_tci=0x1000/0x1000,actions=output:1",
-                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=17,vlan_tci=0x1000/0x1000 "
+                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, "
+                 "priority=17,vlan_tci=0x1000/0x1000 "
                  "actions=output:1"},
         DumpCase{"priority=18,eth_type=0x88cc,actions=output:controller",
                  " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=18,dl_type=0x88cc "
                  "actions=CONTROLLER:65535"},
         DumpCase{"priority=21,in_port=LOCAL,actions=output:LOCAL",
-                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=21,in_port=LOCAL actions=LOCAL"},
-        DumpCase{"priority=22,udp6,ipv6_dst=::1,ipv6_label=0x12,actions=output:1",
-                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=22,udp6,ipv6_dst=::1,"
-                 "ipv6_label=0x00012 actions=output:1"},
+                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=21,in_port=LOCAL "
+                 "actions=LOCAL"},
+        DumpCase{
+            "priority=22,udp6,ipv6_dst=::1,ipv6_label=0x12,actions=output:1",
+            " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=22,udp6,ipv6_dst=::1,"
+            "ipv6_label=0x00012 actions=output:1"},
         DumpCase{"priority=23,arp,arp_tpa=1.2.3.0/24,arp_sha=00:11:22:33:44:55,arp_tha=00:00:00:00:00:00,"
                  "actions=set_field:0x123->tun_id",
-                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=23,arp,arp_tpa=1.2.3.0/24,"
+                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, "
+                 "priority=23,arp,arp_tpa=1.2.3.0/24,"
                  "arp_sha=00:11:22:33:44:55,arp_tha=00:00:00:00:00:00 actions=set_field:0x123->tun_id"},
         DumpCase{"priority=24,dl_vlan=0xffff,actions=output:1",
-                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=24,vlan_tci=0x0000/0x1fff "
+                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, "
+                 "priority=24,vlan_tci=0x0000/0x1fff "
                  "actions=output:1"},
         DumpCase{"priority=25,vlan_vid=0x1005,actions=set_field:4101->vlan_vid",
                  " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=25,dl_vlan=5 "
@@ -137,40 +153,50 @@ INSTANTIATE_TEST_SUITE_P(
                  " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=30 actions=ALL"},
         DumpCase{"actions=output:1",
                  " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, actions=output:1"},
-        DumpCase{"priority=11,icmp,icmp_type=8,icmp_code=0,actions=mod_nw_src:1.1.1.1,output:1",
-                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=11,icmp,icmp_type=8,"
-                 "icmp_code=0 actions=set_field:1.1.1.1->ip_src,output:1"},
-        DumpCase{"priority=10,icmp6,icmp_type=136,nd_target=fe80::1,nd_tll=00:11:22:33:44:55,actions=output:1",
-                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=10,icmp6,icmp_type=136,"
-                 "nd_target=fe80::1,nd_tll=00:11:22:33:44:55 actions=output:1"},
+        DumpCase{
+            "priority=11,icmp,icmp_type=8,icmp_code=0,actions=mod_nw_src:1.1.1.1,output:1",
+            " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=11,icmp,icmp_type=8,"
+            "icmp_code=0 actions=set_field:1.1.1.1->ip_src,output:1"},
+        DumpCase{
+            "priority=10,icmp6,icmp_type=136,nd_target=fe80::1,nd_tll=00:11:22:33:44:55,actions=output:1",
+            " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=10,icmp6,icmp_type=136,"
+            "nd_target=fe80::1,nd_tll=00:11:22:33:44:55 actions=output:1"},
         DumpCase{"priority=8,mpls,mpls_label=5,mpls_tc=1,mpls_bos=1,actions=pop_mpls:0x0800,output:1",
-                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=8,mpls,mpls_label=5,mpls_tc=1,"
+                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, "
+                 "priority=8,mpls,mpls_label=5,mpls_tc=1,"
                  "mpls_bos=1 actions=pop_mpls:0x0800,output:1"},
         DumpCase{"priority=7,dl_dst=00:11:22:33:44:55/ff:ff:ff:00:00:00,dl_type=0x1234,actions=output:1",
                  " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=7,"
                  "dl_dst=00:11:22:00:00:00/ff:ff:ff:00:00:00,dl_type=0x1234 actions=output:1"},
         DumpCase{"priority=6,ip,nw_src=1.2.3.4/0.255.0.255,actions=output:1",
-                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=6,ip,nw_src=0.2.0.4/0.255.0.255 "
+                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, "
+                 "priority=6,ip,nw_src=0.2.0.4/0.255.0.255 "
                  "actions=output:1"},
-        DumpCase{"priority=5,metadata=0,tun_id=0,in_port=ANY,actions=output:1",
-                 " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=5,tun_id=0,metadata=0,"
-                 "in_port=ANY actions=output:1"},
+        DumpCase{
+            "priority=5,metadata=0,tun_id=0,in_port=ANY,actions=output:1",
+            " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=5,tun_id=0,metadata=0,"
+            "in_port=ANY actions=output:1"},
         DumpCase{"priority=1,tcp,actions=set_field:1.2.3.4->ip_src,set_field:1->nw_ecn,set_field:80->tcp_src,"
                  "set_field:81->tcp_dst",
                  " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=1,tcp "
-                 "actions=set_field:1.2.3.4->ip_src,set_field:1->nw_ecn,set_field:80->tcp_src,set_field:81->tcp_dst"},
-        DumpCase{"priority=5,icmp6,actions=set_field:::1->ipv6_src,set_field:5->ipv6_label,set_field:1->icmpv6_type",
+                 "actions=set_field:1.2.3.4->ip_src,set_field:1->nw_ecn,set_field:80->tcp_src,set_field:81->"
+                 "tcp_dst"},
+        DumpCase{"priority=5,icmp6,actions=set_field:::1->ipv6_src,set_field:5->ipv6_label,set_field:1->"
+                 "icmpv6_type",
                  " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=5,icmp6 "
                  "actions=set_field:::1->ipv6_src,set_field:0x5->ipv6_label,set_field:1->icmpv6_type"},
         DumpCase{"priority=8,actions=set_field:7->tunnel_id,set_field:0x5->metadata,set_field:3->in_port,"
                  "set_field:0->metadata",
                  " cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=8 "
-                 "actions=set_field:0x7->tun_id,set_field:0x5->metadata,set_field:3->in_port,set_field:0->metadata"},
-        DumpCase{"priority=13,udp,udp_dst=53,cookie=0x5,idle_timeout=5,hard_timeout=7,send_flow_rem,check_overlap,"
-                 "reset_counts,no_packet_counts,no_byte_counts,table=3,actions=output:1",
-                 " cookie=0x5, duration=1.234s, table=3, n_packets=0, n_bytes=0, idle_timeout=5, hard_timeout=7, "
-                 "send_flow_rem check_overlap reset_counts no_packet_counts no_byte_counts priority=13,udp,tp_dst=53 "
-                 "actions=output:1"}));
+                 "actions=set_field:0x7->tun_id,set_field:0x5->metadata,set_field:3->in_port,set_field:0->"
+                 "metadata"},
+        DumpCase{
+            "priority=13,udp,udp_dst=53,cookie=0x5,idle_timeout=5,hard_timeout=7,send_flow_rem,check_overlap,"
+            "reset_counts,no_packet_counts,no_byte_counts,table=3,actions=output:1",
+            " cookie=0x5, duration=1.234s, table=3, n_packets=0, n_bytes=0, idle_timeout=5, hard_timeout=7, "
+            "send_flow_rem check_overlap reset_counts no_packet_counts no_byte_counts "
+            "priority=13,udp,tp_dst=53 "
+            "actions=output:1"}));
 
 TEST(FlowText, NoStatsFormatLikeOvsOfctl) {
   FlowMod fm = parse_ok("table=3,cookie=0x5,idle_timeout=5,priority=13,udp,tp_dst=53,actions=output:1");
@@ -209,10 +235,11 @@ TEST(FlowText, AllActionsParseAndPrint) {
       "mpls,actions=push_mpls:0x8847,set_mpls_ttl:5,dec_mpls_ttl,copy_ttl_out,copy_ttl_in,pop_mpls:0x0800,"
       "push_vlan:0x88a8,pop_vlan,push_pbb:0x88e7,pop_pbb,set_queue:3,mod_nw_ttl:9,dec_ttl,group:7,3,"
       "enqueue:1:2,table,set_field:0x10/0xff->metadata");
-  EXPECT_EQ(format_instructions(fm.instructions),
-            "push_mpls:0x8847,set_mpls_ttl:5,dec_mpls_ttl,copy_ttl_out,copy_ttl_in,pop_mpls:0x0800,"
-            "push_vlan:0x88a8,pop_vlan,push_pbb:0x88e7,pop_pbb,set_queue:3,mod_nw_ttl:9,dec_ttl,group:7,output:3,"
-            "set_queue:2,output:1,TABLE,set_field:0x10/0xff->metadata");
+  EXPECT_EQ(
+      format_instructions(fm.instructions),
+      "push_mpls:0x8847,set_mpls_ttl:5,dec_mpls_ttl,copy_ttl_out,copy_ttl_in,pop_mpls:0x0800,"
+      "push_vlan:0x88a8,pop_vlan,push_pbb:0x88e7,pop_pbb,set_queue:3,mod_nw_ttl:9,dec_ttl,group:7,output:3,"
+      "set_queue:2,output:1,TABLE,set_field:0x10/0xff->metadata");
 }
 
 TEST(FlowText, ModTpUsesTheMatchProtocol) {
@@ -238,11 +265,13 @@ TEST(FlowText, Of10KeepsEnqueueAndRejectsInstructions) {
 TEST(FlowText, RoundTripsThroughAddFlowText) {
   const char* flows[] = {
       "table=0,priority=100,in_port=1,dl_type=0x0800,nw_dst=10.0.0.0/8,tcp,tp_dst=80,idle_timeout=30,"
-      "actions=output:2,controller:128,group:1,set_field:00:11:22:33:44:55->eth_dst,push_vlan:0x8100,goto_table:1",
+      "actions=output:2,controller:128,group:1,set_field:00:11:22:33:44:55->eth_dst,push_vlan:0x8100,goto_"
+      "table:1",
       "cookie=0x99,table=5,priority=0,actions=drop",
       "priority=1,arp,arp_op=2,nw_src=10.1.0.0/16,actions=normal",
       "priority=2,ipv6,ipv6_dst=fe80::/ffff:ffff::,ipv6_label=0x5/0xf,actions=output:1",
-      "priority=3,vlan_tci=0x1000/0x1000,dl_src=aa:bb:cc:dd:ee:ff/ff:ff:ff:00:00:00,actions=pop_vlan,output:4",
+      "priority=3,vlan_tci=0x1000/0x1000,dl_src=aa:bb:cc:dd:ee:ff/"
+      "ff:ff:ff:00:00:00,actions=pop_vlan,output:4",
       "priority=4,metadata=0x5/0xff,tun_id=0x10,actions=write_metadata:0x3,goto_table:9",
       "priority=5,icmp6,icmp_type=135,nd_target=::1,nd_sll=00:00:00:00:00:01,actions=output:1",
       "priority=6,in_phy_port=3,in_port=3,actions=meter:5,write_actions(group:2),clear_actions",
@@ -303,40 +332,44 @@ struct ErrCase {
 };
 class FlowTextErrors : public ::testing::TestWithParam<ErrCase> {};
 
-TEST_P(FlowTextErrors, PointAtTheBadToken) {
-  EXPECT_EQ(parse_err(GetParam().text), GetParam().error);
-}
+TEST_P(FlowTextErrors, PointAtTheBadToken) { EXPECT_EQ(parse_err(GetParam().text), GetParam().error); }
 
 INSTANTIATE_TEST_SUITE_P(
     All, FlowTextErrors,
     ::testing::Values(
         ErrCase{"priority=1,in_port=1,foo=3,actions=drop",
                 "bad flow \"priority=1,in_port=1,foo=3,actions=drop\": unknown field 'foo' at column 22"},
-        ErrCase{"tp_dst=80,actions=drop",
-                "bad flow \"tp_dst=80,actions=drop\": 'tp_dst' needs a transport protocol: add tcp, udp or sctp "
-                "(or tcp6/udp6/sctp6, or nw_proto=6/17/132) to the match at column 1"},
-        ErrCase{"ip,tcp_dst=80,actions=drop",
-                "bad flow \"ip,tcp_dst=80,actions=drop\": tcp_dst needs tcp or tcp6 (nw_proto=6) at column 4"},
+        ErrCase{
+            "tp_dst=80,actions=drop",
+            "bad flow \"tp_dst=80,actions=drop\": 'tp_dst' needs a transport protocol: add tcp, udp or sctp "
+            "(or tcp6/udp6/sctp6, or nw_proto=6/17/132) to the match at column 1"},
+        ErrCase{
+            "ip,tcp_dst=80,actions=drop",
+            "bad flow \"ip,tcp_dst=80,actions=drop\": tcp_dst needs tcp or tcp6 (nw_proto=6) at column 4"},
         ErrCase{"nw_dst=10.0.0.1,actions=drop",
                 "bad flow \"nw_dst=10.0.0.1,actions=drop\": ipv4_dst needs ip (dl_type=0x0800) at column 1"},
         ErrCase{"ip,nw_dst=10.0.0.300,actions=drop",
                 "bad flow \"ip,nw_dst=10.0.0.300,actions=drop\": ipv4_dst value '10.0.0.300' is not an IPv4 "
                 "address at column 11"},
-        ErrCase{"priority=70000,actions=drop",
-                "bad flow \"priority=70000,actions=drop\": priority value '70000' is not a number in 0..65535 "
-                "at column 10"},
-        ErrCase{"in_port=1,actions=output:2,frobnicate",
-                "bad flow \"in_port=1,actions=output:2,frobnicate\": unknown action 'frobnicate' at column 28"},
+        ErrCase{
+            "priority=70000,actions=drop",
+            "bad flow \"priority=70000,actions=drop\": priority value '70000' is not a number in 0..65535 "
+            "at column 10"},
+        ErrCase{
+            "in_port=1,actions=output:2,frobnicate",
+            "bad flow \"in_port=1,actions=output:2,frobnicate\": unknown action 'frobnicate' at column 28"},
         ErrCase{"in_port=1,actions=output:2,drop",
                 "bad flow \"in_port=1,actions=output:2,drop\": drop must be the only action at column 19"},
         ErrCase{"in_port=1/0xff,actions=drop",
                 "bad flow \"in_port=1/0xff,actions=drop\": in_port cannot be masked at column 10"},
-        ErrCase{"dl_src=00:11:22:33:44,actions=drop",
-                "bad flow \"dl_src=00:11:22:33:44,actions=drop\": eth_src value '00:11:22:33:44' is not a MAC "
-                "address at column 8"},
-        ErrCase{"in_port=1,in_port=2,actions=drop",
-                "bad flow \"in_port=1,in_port=2,actions=drop\": 'in_port' conflicts with an earlier in_port in "
-                "the same match at column 11"},
+        ErrCase{
+            "dl_src=00:11:22:33:44,actions=drop",
+            "bad flow \"dl_src=00:11:22:33:44,actions=drop\": eth_src value '00:11:22:33:44' is not a MAC "
+            "address at column 8"},
+        ErrCase{
+            "in_port=1,in_port=2,actions=drop",
+            "bad flow \"in_port=1,in_port=2,actions=drop\": 'in_port' conflicts with an earlier in_port in "
+            "the same match at column 11"},
         ErrCase{"actions=set_field:1->bogus",
                 "bad flow \"actions=set_field:1->bogus\": set_field: unknown field 'bogus' at column 22"},
         ErrCase{"actions=set_field:1",
@@ -348,34 +381,41 @@ INSTANTIATE_TEST_SUITE_P(
         ErrCase{"actions=write_actions(output:1",
                 "bad flow \"actions=write_actions(output:1\": unbalanced '(' at column 22"},
         ErrCase{"icmp_type=3,actions=drop",
-                "bad flow \"icmp_type=3,actions=drop\": 'icmp_type' needs icmp or icmp6 in the match at column 1"},
-        ErrCase{"ip,nw_tos=33,actions=drop",
-                "bad flow \"ip,nw_tos=33,actions=drop\": nw_tos value 33 has ECN bits set: use a multiple of 4 "
-                "(or nw_ecn) at column 11"},
+                "bad flow \"icmp_type=3,actions=drop\": 'icmp_type' needs icmp or icmp6 in the match at "
+                "column 1"},
+        ErrCase{
+            "ip,nw_tos=33,actions=drop",
+            "bad flow \"ip,nw_tos=33,actions=drop\": nw_tos value 33 has ECN bits set: use a multiple of 4 "
+            "(or nw_ecn) at column 11"},
         ErrCase{"dl_vlan_pcp=3,actions=drop",
                 "bad flow \"dl_vlan_pcp=3,actions=drop\": vlan_pcp needs dl_vlan or vlan_vid (a VLAN tag) at "
                 "column 1"},
         ErrCase{"tcp=1,actions=drop",
                 "bad flow \"tcp=1,actions=drop\": 'tcp' is a shorthand and takes no value at column 1"},
-        ErrCase{"ip,nw_ttl=3,actions=drop",
-                "bad flow \"ip,nw_ttl=3,actions=drop\": 'nw_ttl' cannot be matched with OpenFlow 1.3 OXM fields "
-                "at column 4"},
-        ErrCase{"in_port=1,actions=",
-                "bad flow \"in_port=1,actions=\": empty action list (write actions=drop to drop) at column 19"},
-        ErrCase{"in_port=bogus,actions=drop",
-                "bad flow \"in_port=bogus,actions=drop\": in_port: 'bogus' is not a port number or name (LOCAL, "
-                "CONTROLLER, IN_PORT, ...) at column 9"}));
+        ErrCase{
+            "ip,nw_ttl=3,actions=drop",
+            "bad flow \"ip,nw_ttl=3,actions=drop\": 'nw_ttl' cannot be matched with OpenFlow 1.3 OXM fields "
+            "at column 4"},
+        ErrCase{
+            "in_port=1,actions=",
+            "bad flow \"in_port=1,actions=\": empty action list (write actions=drop to drop) at column 19"},
+        ErrCase{
+            "in_port=bogus,actions=drop",
+            "bad flow \"in_port=bogus,actions=drop\": in_port: 'bogus' is not a port number or name (LOCAL, "
+            "CONTROLLER, IN_PORT, ...) at column 9"}));
 
 TEST(FlowText, RequireActions) {
   FlowParseOptions o;
   o.require_actions = true;
-  EXPECT_EQ(parse_err("in_port=1", o),
-            "bad flow \"in_port=1\": must specify an action (add actions=..., e.g. actions=drop) at column 10");
+  EXPECT_EQ(
+      parse_err("in_port=1", o),
+      "bad flow \"in_port=1\": must specify an action (add actions=..., e.g. actions=drop) at column 10");
 }
 
 TEST(FlowText, GroupsParseAndPrintLikeOvs) {
   auto g = parse_group_mod(
-      "group_id=2,type=select,bucket=weight:10,actions=output:1,bucket=weight:20,actions=set_field:10.0.0.1->ip_dst,"
+      "group_id=2,type=select,bucket=weight:10,actions=output:1,bucket=weight:20,actions=set_field:10.0.0.1->"
+      "ip_dst,"
       "output:2",
       GroupModCommand::kAdd);
   ASSERT_TRUE(g.ok()) << g.error().message;
@@ -399,14 +439,16 @@ TEST(FlowText, GroupsParseAndPrintLikeOvs) {
   auto bad = parse_group_mod("group_id=1,type=weird", GroupModCommand::kAdd);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message,
-            "bad group \"group_id=1,type=weird\": unknown group type 'weird' (all, select, indirect, ff) at column 17");
+            "bad group \"group_id=1,type=weird\": unknown group type 'weird' (all, select, indirect, ff) at "
+            "column 17");
   auto del = parse_group_mod("", GroupModCommand::kDelete);
   ASSERT_TRUE(del.ok());
   EXPECT_EQ(del->group_id, group::kAll);
 }
 
 TEST(FlowText, MetersParseAndPrintLikeOvs) {
-  auto m = parse_meter_mod("meter=1,kbps,burst,stats,bands=type=drop,rate=1000,burst_size=100", MeterModCommand::kAdd);
+  auto m = parse_meter_mod("meter=1,kbps,burst,stats,bands=type=drop,rate=1000,burst_size=100",
+                           MeterModCommand::kAdd);
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_EQ(m->meter_id, 1u);
   EXPECT_EQ(m->flags, meter_flags::kKbps | meter_flags::kBurst | meter_flags::kStats);
@@ -422,7 +464,8 @@ TEST(FlowText, MetersParseAndPrintLikeOvs) {
   auto bad = parse_meter_mod("meter=1,bands=rate=5", MeterModCommand::kAdd);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message,
-            "bad meter \"meter=1,bands=rate=5\": a band must start with type=drop or type=dscp_remark at column 15");
+            "bad meter \"meter=1,bands=rate=5\": a band must start with type=drop or type=dscp_remark at "
+            "column 15");
 }
 
 TEST(FlowText, PacketOutText) {

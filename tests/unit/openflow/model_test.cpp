@@ -1,6 +1,6 @@
-#include "openflow/message.h"
-
 #include <gtest/gtest.h>
+
+#include "openflow/message.h"
 
 namespace flowlab::of {
 namespace {

@@ -1,10 +1,11 @@
 // ofp-print: message text for hand-built messages, compared with what
 // `ovs-ofctl ofp-print` / `ovs-ofctl dump-*` of OVS 3.1 prints for the same content.
+#include "openflow/print.h"
+
 #include <gtest/gtest.h>
 
 #include "openflow/codec.h"
 #include "openflow/flow_text.h"
-#include "openflow/print.h"
 
 namespace flowlab::of {
 namespace {
@@ -12,13 +13,15 @@ namespace {
 TEST(Print, FlowModLikeOvs) {
   auto fm = parse_flow_mod(
       "priority=100,in_port=1,dl_type=0x0800,nw_dst=10.0.0.0/8,tcp,tp_dst=80,idle_timeout=30,"
-      "actions=output:2,controller:128,group:1,set_field:00:11:22:33:44:55->eth_dst,push_vlan:0x8100,goto_table:1");
+      "actions=output:2,controller:128,group:1,set_field:00:11:22:33:44:55->eth_dst,push_vlan:0x8100,goto_"
+      "table:1");
   ASSERT_TRUE(fm.ok()) << fm.error().message;
   Message m = make_message(kOf13, 6, *fm);
-  EXPECT_EQ(format_message(m),
-            "OFPT_FLOW_MOD (OF1.3) (xid=0x6): ADD priority=100,tcp,in_port=1,nw_dst=10.0.0.0/8,tp_dst=80 idle:30 "
-            "actions=output:2,CONTROLLER:128,group:1,set_field:00:11:22:33:44:55->eth_dst,push_vlan:0x8100,"
-            "goto_table:1\n");
+  EXPECT_EQ(
+      format_message(m),
+      "OFPT_FLOW_MOD (OF1.3) (xid=0x6): ADD priority=100,tcp,in_port=1,nw_dst=10.0.0.0/8,tp_dst=80 idle:30 "
+      "actions=output:2,CONTROLLER:128,group:1,set_field:00:11:22:33:44:55->eth_dst,push_vlan:0x8100,"
+      "goto_table:1\n");
 }
 
 TEST(Print, Of10HeaderHasNoVersionTag) {
@@ -99,7 +102,8 @@ TEST(Print, GroupsMetersAggregate) {
   GroupDesc g{GroupType::kAll, 1, {Bucket{0, port::kAny, group::kAny, {Action::output(1)}}}};
   EXPECT_EQ(format_message(make_message(kOf13, 2, MultipartReply{0, GroupDescReply{{g}}})),
             "OFPST_GROUP_DESC reply (OF1.3) (xid=0x2):\n group_id=1,type=all,bucket=actions=output:1\n");
-  MeterConfig mc{meter_flags::kKbps | meter_flags::kBurst | meter_flags::kStats, 1,
+  MeterConfig mc{meter_flags::kKbps | meter_flags::kBurst | meter_flags::kStats,
+                 1,
                  {MeterBand{MeterBandType::kDrop, 1000, 100, 0, 0, {}}}};
   EXPECT_EQ(format_message(make_message(kOf13, 2, MultipartReply{0, MeterConfigReply{{mc}}})),
             "OFPST_METER_CONFIG reply (OF1.3) (xid=0x2):\nmeter=1 kbps burst stats bands=\n"
@@ -127,7 +131,8 @@ TEST(Print, HelloErrorEchoAndHexdump) {
   ErrorMsg e;
   e.type = static_cast<uint16_t>(ErrorType::kBadAction);
   e.code = static_cast<uint16_t>(BadActionCode::kBadOutGroup);
-  EXPECT_EQ(format_message(make_message(kOf13, 6, e)), "OFPT_ERROR (OF1.3) (xid=0x6): OFPBAC_BAD_OUT_GROUP\n");
+  EXPECT_EQ(format_message(make_message(kOf13, 6, e)),
+            "OFPT_ERROR (OF1.3) (xid=0x6): OFPBAC_BAD_OUT_GROUP\n");
   Bytes b(24);
   for (size_t i = 0; i < b.size(); ++i) b[i] = uint8_t(0x41 + i);
   EXPECT_EQ(format_hexdump(b),
@@ -147,7 +152,8 @@ TEST(Print, StreamNamesTheBadMessageAndOffset) {
   out.clear();
   auto t = format_message_stream(truncated, out);
   ASSERT_FALSE(t.ok());
-  EXPECT_EQ(t.error().message, "message 1 (OFPT_FLOW_MOD) at byte offset 0: header length 64 but only 8 bytes left");
+  EXPECT_EQ(t.error().message,
+            "message 1 (OFPT_FLOW_MOD) at byte offset 0: header length 64 but only 8 bytes left");
 }
 
 }  // namespace

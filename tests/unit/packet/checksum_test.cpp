@@ -124,7 +124,8 @@ TEST(Checksum, CompletePartialGivesTheFullChecksum) {
       // The field holds the folded pseudo-header sum.
       auto l = *csum::locate_l4(pkt.data(), pkt.size());
       size_t field = l.l4_off + (udp ? 6 : 16);
-      EXPECT_EQ(load_be16(pkt.data() + field), csum::fold(csum::pseudo_header(pkt.data(), l, uint32_t(l.l4_len))));
+      EXPECT_EQ(load_be16(pkt.data() + field),
+                csum::fold(csum::pseudo_header(pkt.data(), l, uint32_t(l.l4_len))));
       ASSERT_TRUE(csum::complete_partial(pkt));
       EXPECT_FALSE(pkt.offload.needs_csum());
       EXPECT_TRUE(csum::checksums_ok(pkt.data(), pkt.size()));

@@ -24,8 +24,12 @@ Parsed parse(const Bytes& b, uint32_t in_port = 7) {
 }
 
 TEST(FlowKey, Ipv4Tcp) {
-  Bytes b = FrameBuilder().eth(mac(0x020000000002), mac(0x020000000001))
-                .ipv4(ip4("10.1.2.3"), ip4("10.4.5.6"), 33, 0xb9).tcp(1111, 22).payload(5).build();
+  Bytes b = FrameBuilder()
+                .eth(mac(0x020000000002), mac(0x020000000001))
+                .ipv4(ip4("10.1.2.3"), ip4("10.4.5.6"), 33, 0xb9)
+                .tcp(1111, 22)
+                .payload(5)
+                .build();
   auto [k, l] = parse(b);
   EXPECT_EQ(k.in_port, 7u);
   EXPECT_EQ(k.metadata, 0x55u);
@@ -48,8 +52,13 @@ TEST(FlowKey, Ipv4Tcp) {
 }
 
 TEST(FlowKey, DoubleVlanUdpAndIcmp) {
-  Bytes b = FrameBuilder().eth(mac(2), mac(1)).vlan(100, 3, 0x88a8).vlan(200)
-                .ipv4(ip4("1.1.1.1"), ip4("2.2.2.2")).udp(53, 5353).build();
+  Bytes b = FrameBuilder()
+                .eth(mac(2), mac(1))
+                .vlan(100, 3, 0x88a8)
+                .vlan(200)
+                .ipv4(ip4("1.1.1.1"), ip4("2.2.2.2"))
+                .udp(53, 5353)
+                .build();
   auto [k, l] = parse(b);
   EXPECT_EQ(k.vlan_vid, 0x1000 | 100);  // outermost tag
   EXPECT_EQ(k.vlan_pcp, 3);
@@ -66,7 +75,10 @@ TEST(FlowKey, DoubleVlanUdpAndIcmp) {
 }
 
 TEST(FlowKey, Arp) {
-  Bytes b = FrameBuilder().eth(mac(0xffffffffffff), mac(0x0a)).arp(1, mac(0x0a), ip4("10.0.0.1"), mac(0), ip4("10.0.0.2")).build();
+  Bytes b = FrameBuilder()
+                .eth(mac(0xffffffffffff), mac(0x0a))
+                .arp(1, mac(0x0a), ip4("10.0.0.1"), mac(0), ip4("10.0.0.2"))
+                .build();
   auto [k, l] = parse(b);
   EXPECT_EQ(k.eth_type, 0x0806);
   EXPECT_EQ(k.arp_op, 1);
@@ -77,8 +89,11 @@ TEST(FlowKey, Arp) {
 }
 
 TEST(FlowKey, Ipv6TcpAndNeighborDiscovery) {
-  Bytes b = FrameBuilder().eth(mac(2), mac(1)).ipv6(ip6("2001:db8::1"), ip6("2001:db8::2"), 60, 0x28, 0xabcde)
-                .tcp(80, 9000).build();
+  Bytes b = FrameBuilder()
+                .eth(mac(2), mac(1))
+                .ipv6(ip6("2001:db8::1"), ip6("2001:db8::2"), 60, 0x28, 0xabcde)
+                .tcp(80, 9000)
+                .build();
   auto [k, l] = parse(b);
   EXPECT_EQ(k.eth_type, 0x86dd);
   EXPECT_EQ(k.ip_proto, 6);
@@ -88,16 +103,22 @@ TEST(FlowKey, Ipv6TcpAndNeighborDiscovery) {
   EXPECT_EQ(k.ipv6_dst[15], 2);
   EXPECT_EQ(k.tp_dst, 9000);
   EXPECT_EQ(l.nw_ttl, 60);
-  Bytes ns = FrameBuilder().eth(mac(2), mac(1)).ipv6(ip6("fe80::1"), ip6("ff02::1:ff00:2"), 255)
-                 .nd(135, ip6("fe80::2"), mac(0x0a0b0c0d0e0f)).build();
+  Bytes ns = FrameBuilder()
+                 .eth(mac(2), mac(1))
+                 .ipv6(ip6("fe80::1"), ip6("ff02::1:ff00:2"), 255)
+                 .nd(135, ip6("fe80::2"), mac(0x0a0b0c0d0e0f))
+                 .build();
   auto p = parse(ns);
   EXPECT_EQ(p.k.ip_proto, 58);
   EXPECT_EQ(p.k.icmp_type, 135);
   EXPECT_EQ(p.k.nd_target[15], 2);
   EXPECT_EQ(p.k.nd_sll[5], 0x0f);
   EXPECT_EQ(p.k.nd_tll[5], 0);
-  Bytes na = FrameBuilder().eth(mac(2), mac(1)).ipv6(ip6("fe80::2"), ip6("fe80::1"), 255)
-                 .nd(136, ip6("fe80::2"), mac(0x0a0b0c0d0e0f)).build();
+  Bytes na = FrameBuilder()
+                 .eth(mac(2), mac(1))
+                 .ipv6(ip6("fe80::2"), ip6("fe80::1"), 255)
+                 .nd(136, ip6("fe80::2"), mac(0x0a0b0c0d0e0f))
+                 .build();
   EXPECT_EQ(parse(na).k.nd_tll[5], 0x0f);
 }
 
@@ -127,8 +148,13 @@ TEST(FlowKey, Ipv6ExtensionHeadersAndFragments) {
 }
 
 TEST(FlowKey, MplsStack) {
-  Bytes b = FrameBuilder().eth(mac(2), mac(1)).mpls(100, 2, 9).mpls(200, 0, 8)
-                .ipv4(ip4("1.1.1.1"), ip4("2.2.2.2"), 7).udp(1, 2).build();
+  Bytes b = FrameBuilder()
+                .eth(mac(2), mac(1))
+                .mpls(100, 2, 9)
+                .mpls(200, 0, 8)
+                .ipv4(ip4("1.1.1.1"), ip4("2.2.2.2"), 7)
+                .udp(1, 2)
+                .build();
   auto [k, l] = parse(b);
   EXPECT_EQ(k.eth_type, 0x8847);
   EXPECT_EQ(k.mpls_label, 100u);

@@ -114,7 +114,8 @@ TEST_P(GsoTcp, PartialModeLeavesValidPartialChecksums) {
 INSTANTIATE_TEST_SUITE_P(Shapes, GsoTcp,
                          ::testing::Values(Case{false, false, 10000, 1448}, Case{false, true, 65000, 1448},
                                            Case{true, false, 20000, 1428}, Case{true, true, 4096, 1024},
-                                           Case{false, false, 1448 * 3, 1448}, Case{false, false, 100, 1448}));
+                                           Case{false, false, 1448 * 3, 1448},
+                                           Case{false, false, 100, 1448}));
 
 TEST(Gso, UdpL4SegmentsAreDatagrams) {
   for (bool v6 : {false, true}) {
@@ -147,7 +148,13 @@ TEST(Gso, UdpL4SegmentsAreDatagrams) {
 TEST(Gso, UfoFragmentsReassembleToAValidDatagram) {
   Bytes data = pattern(4000);
   Packet in;
-  FrameBuilder().eth(kMacB, kMacA).ipv4(kIpA, kIpB).udp(7, 9).payload(ByteSpan(data)).partial_csum().build_into(in);
+  FrameBuilder()
+      .eth(kMacB, kMacA)
+      .ipv4(kIpA, kIpB)
+      .udp(7, 9)
+      .payload(ByteSpan(data))
+      .partial_csum()
+      .build_into(in);
   in.offload.gso_type = OffloadInfo::kGsoUdp;
   in.offload.gso_size = 1480;
   size_t n = gso::segment_count(in);

@@ -12,10 +12,10 @@
 #include <thread>
 
 #include "core/log.h"
+#include "netns_util.h"
 #include "packet/checksum.h"
 #include "port/netdev.h"
 #include "port/port.h"
-#include "netns_util.h"
 
 namespace flowlab {
 namespace {
@@ -168,20 +168,22 @@ TEST_F(AfPacketPortTest, StampsInPortAndOffloadOnReceive) {
   RxHelper rx;
   PacketBatch batch;
   bool seen = false;
-  testutil::wait_for([&] {
-    batch.clear();
-    for (auto& p : rx.pool) batch.pkts.push_back(p.get());
-    port->rx_batch(batch, 4);
-    EXPECT_LE(batch.size(), 4u);
-    for (Packet* p : batch.pkts)
-      if (is_test_frame(p->data(), p->size())) {
-        seen = true;
-        EXPECT_EQ(p->in_port, 9u);
-        EXPECT_FALSE(p->offload.is_gso());
-        EXPECT_FALSE(p->offload.needs_csum());
-      }
-    return seen;
-  }, 2000ms);
+  testutil::wait_for(
+      [&] {
+        batch.clear();
+        for (auto& p : rx.pool) batch.pkts.push_back(p.get());
+        port->rx_batch(batch, 4);
+        EXPECT_LE(batch.size(), 4u);
+        for (Packet* p : batch.pkts)
+          if (is_test_frame(p->data(), p->size())) {
+            seen = true;
+            EXPECT_EQ(p->in_port, 9u);
+            EXPECT_FALSE(p->offload.is_gso());
+            EXPECT_FALSE(p->offload.needs_csum());
+          }
+        return seen;
+      },
+      2000ms);
   EXPECT_TRUE(seen);
 }
 
@@ -205,17 +207,20 @@ TEST_F(AfPacketPortTest, TransmitsAndDoesNotReceiveItsOwnFrames) {
   EXPECT_EQ(s.tx_errors + s.tx_dropped, 0u);
   // The peer receives all ten, in order, byte for byte.
   std::vector<std::vector<uint8_t>> got;
-  testutil::wait_for([&] {
-    uint8_t buf[2048];
-    ssize_t n;
-    while ((n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT)) > 0)
-      if (is_test_frame(buf, size_t(n))) got.emplace_back(buf, buf + n);
-    return got.size() >= 10;
-  }, 2000ms);
+  testutil::wait_for(
+      [&] {
+        uint8_t buf[2048];
+        ssize_t n;
+        while ((n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT)) > 0)
+          if (is_test_frame(buf, size_t(n))) got.emplace_back(buf, buf + n);
+        return got.size() >= 10;
+      },
+      2000ms);
   ::close(fd);
   ASSERT_EQ(got.size(), 10u);
   for (int i = 0; i < 10; ++i)
-    EXPECT_EQ(got[size_t(i)], std::vector<uint8_t>(pkts[size_t(i)]->data(), pkts[size_t(i)]->data() + pkts[size_t(i)]->size()));
+    EXPECT_EQ(got[size_t(i)], std::vector<uint8_t>(pkts[size_t(i)]->data(),
+                                                   pkts[size_t(i)]->data() + pkts[size_t(i)]->size()));
   // Nothing of what we sent comes back on the port itself.
   RxHelper rx;
   EXPECT_TRUE(rx.receive(*port, 1, 300ms).empty());
@@ -254,13 +259,15 @@ TEST_F(AfPacketPortTest, TransmitsGsoSuperFrameAsOneFrame) {
   EXPECT_EQ(port->tx_one(pkt), 1u);
   // The peer's packet socket sees one 20 KB frame: no segmentation on the way.
   size_t big = 0;
-  testutil::wait_for([&] {
-    std::vector<uint8_t> buf(70000);
-    ssize_t n;
-    while ((n = ::recv(fd, buf.data(), buf.size(), MSG_DONTWAIT)) > 0)
-      if (size_t(n) == f.size() && std::memcmp(buf.data() + 54, f.data() + 54, f.size() - 54) == 0) ++big;
-    return big > 0;
-  }, 2000ms);
+  testutil::wait_for(
+      [&] {
+        std::vector<uint8_t> buf(70000);
+        ssize_t n;
+        while ((n = ::recv(fd, buf.data(), buf.size(), MSG_DONTWAIT)) > 0)
+          if (size_t(n) == f.size() && std::memcmp(buf.data() + 54, f.data() + 54, f.size() - 54) == 0) ++big;
+        return big > 0;
+      },
+      2000ms);
   ::close(fd);
   EXPECT_EQ(big, 1u);
   EXPECT_EQ(port->stats().tx_packets, 1u);
@@ -299,8 +306,9 @@ TEST_F(AfPacketPortTest, SmallRingSlotsFallBackToCopiesForBigFrames) {
   ASSERT_TRUE(port);
   int fd = testutil::raw_socket_in(*ns_a_, link_a_->host());
   ASSERT_GE(fd, 0);
-  std::vector<std::vector<uint8_t>> sent = {test_frame(3014, 1), test_frame(100, 2), test_frame(3018, 3, true),
-                                            test_frame(1500, 4), test_frame(300, 5, true)};
+  std::vector<std::vector<uint8_t>> sent = {test_frame(3014, 1), test_frame(100, 2),
+                                            test_frame(3018, 3, true), test_frame(1500, 4),
+                                            test_frame(300, 5, true)};
   for (auto& f : sent) ASSERT_EQ(::send(fd, f.data(), f.size(), 0), ssize_t(f.size()));
   ::close(fd);
   RxHelper rx;
@@ -319,20 +327,24 @@ TEST_F(AfPacketPortTest, LinkDownAndUpAreReported) {
   ASSERT_EQ(ns_a_->exec("ip link set " + link_a_->host() + " down"), 0);  // peer down: no carrier
   EXPECT_TRUE(testutil::wait_for([&] { return !port->link_up(); }, 2000ms));
   bool saw_down = false;
-  testutil::wait_for([&] {
-    for (auto& e : watcher->drain())
-      if (e.ifindex == port->ifindex() && !e.up) saw_down = true;
-    return saw_down;
-  }, 2000ms);
+  testutil::wait_for(
+      [&] {
+        for (auto& e : watcher->drain())
+          if (e.ifindex == port->ifindex() && !e.up) saw_down = true;
+        return saw_down;
+      },
+      2000ms);
   EXPECT_TRUE(saw_down);
   ASSERT_EQ(ns_a_->exec("ip link set " + link_a_->host() + " up"), 0);
   EXPECT_TRUE(testutil::wait_for([&] { return port->link_up(); }, 2000ms));
   bool saw_up = false;
-  testutil::wait_for([&] {
-    for (auto& e : watcher->drain())
-      if (e.ifindex == port->ifindex() && e.up) saw_up = true;
-    return saw_up;
-  }, 2000ms);
+  testutil::wait_for(
+      [&] {
+        for (auto& e : watcher->drain())
+          if (e.ifindex == port->ifindex() && e.up) saw_up = true;
+        return saw_up;
+      },
+      2000ms);
   EXPECT_TRUE(saw_up);
 }
 
@@ -360,7 +372,8 @@ class TestForwarder {
       for (Packet* p : batch_.pkts) {
         if (p->offload.is_gso()) gso_frames.fetch_add(1, std::memory_order_relaxed);
         if (p->offload.needs_csum()) partial_csum_frames.fetch_add(1, std::memory_order_relaxed);
-        if (p->size() > max_len.load(std::memory_order_relaxed)) max_len.store(p->size(), std::memory_order_relaxed);
+        if (p->size() > max_len.load(std::memory_order_relaxed))
+          max_len.store(p->size(), std::memory_order_relaxed);
       }
       frames.fetch_add(n, std::memory_order_relaxed);
       out.tx_batch(batch_);
@@ -405,29 +418,31 @@ TEST_F(AfPacketPortTest, ForwarderCarriesPingAndTcpWithOffloadsOn) {
   std::string ping = ns_a_->exec_out("ping -c 5 -i 0.2 -W 1 10.201.0.2");
   EXPECT_NE(ping.find(" 0% packet loss"), std::string::npos) << ping;
   auto rtt = ping.find("rtt min/avg/max");
-  if (rtt != std::string::npos) std::printf("[ port ] ping through test forwarder: %s", ping.substr(rtt).c_str());
+  if (rtt != std::string::npos)
+    std::printf("[ port ] ping through test forwarder: %s", ping.substr(rtt).c_str());
 
   testutil::Child server({"ip", "netns", "exec", ns_b_->name(), "iperf3", "-s", "-1", "-p", "5201"});
   ASSERT_TRUE(server.ok());
-  ASSERT_TRUE(testutil::wait_for([&] { return ns_b_->exec_out("ss -ltnH").find(":5201") != std::string::npos; },
-                                 3000ms));
+  ASSERT_TRUE(testutil::wait_for(
+      [&] { return ns_b_->exec_out("ss -ltnH").find(":5201") != std::string::npos; }, 3000ms));
   std::string out = ns_a_->exec_out("timeout 30 iperf3 -c 10.201.0.2 -p 5201 -t 3 -J --connect-timeout 3000");
   double bps = iperf_bits_per_second(out);
   PortStats sa = pa->stats(), sb = pb->stats();
-  std::printf("[ port ] a: rx %lu/%lu drop %lu err %lu tx %lu/%lu drop %lu err %lu\n", (unsigned long)sa.rx_packets,
-              (unsigned long)sa.rx_bytes, (unsigned long)sa.rx_dropped, (unsigned long)sa.rx_errors,
-              (unsigned long)sa.tx_packets, (unsigned long)sa.tx_bytes, (unsigned long)sa.tx_dropped,
-              (unsigned long)sa.tx_errors);
-  std::printf("[ port ] b: rx %lu/%lu drop %lu err %lu tx %lu/%lu drop %lu err %lu\n", (unsigned long)sb.rx_packets,
-              (unsigned long)sb.rx_bytes, (unsigned long)sb.rx_dropped, (unsigned long)sb.rx_errors,
-              (unsigned long)sb.tx_packets, (unsigned long)sb.tx_bytes, (unsigned long)sb.tx_dropped,
-              (unsigned long)sb.tx_errors);
+  std::printf("[ port ] a: rx %lu/%lu drop %lu err %lu tx %lu/%lu drop %lu err %lu\n",
+              (unsigned long)sa.rx_packets, (unsigned long)sa.rx_bytes, (unsigned long)sa.rx_dropped,
+              (unsigned long)sa.rx_errors, (unsigned long)sa.tx_packets, (unsigned long)sa.tx_bytes,
+              (unsigned long)sa.tx_dropped, (unsigned long)sa.tx_errors);
+  std::printf("[ port ] b: rx %lu/%lu drop %lu err %lu tx %lu/%lu drop %lu err %lu\n",
+              (unsigned long)sb.rx_packets, (unsigned long)sb.rx_bytes, (unsigned long)sb.rx_dropped,
+              (unsigned long)sb.rx_errors, (unsigned long)sb.tx_packets, (unsigned long)sb.tx_bytes,
+              (unsigned long)sb.tx_dropped, (unsigned long)sb.tx_errors);
   ASSERT_GT(bps, 0) << out.substr(0, 2000);
-  std::printf("[ port ] iperf3 TCP through AfPacketPort test forwarder: %.2f Gbit/s (%lu frames, %lu GSO, "
-              "%lu partial csum, max frame %lu B); forwarder CPU %.2f s = %.2f ns/byte\n",
-              bps / 1e9, (unsigned long)fwd.frames.load(), (unsigned long)fwd.gso_frames.load(),
-              (unsigned long)fwd.partial_csum_frames.load(), (unsigned long)fwd.max_len.load(),
-              double(fwd.cpu_ns.load()) / 1e9, double(fwd.cpu_ns.load()) / double(sa.rx_bytes + sb.rx_bytes + 1));
+  std::printf(
+      "[ port ] iperf3 TCP through AfPacketPort test forwarder: %.2f Gbit/s (%lu frames, %lu GSO, "
+      "%lu partial csum, max frame %lu B); forwarder CPU %.2f s = %.2f ns/byte\n",
+      bps / 1e9, (unsigned long)fwd.frames.load(), (unsigned long)fwd.gso_frames.load(),
+      (unsigned long)fwd.partial_csum_frames.load(), (unsigned long)fwd.max_len.load(),
+      double(fwd.cpu_ns.load()) / 1e9, double(fwd.cpu_ns.load()) / double(sa.rx_bytes + sb.rx_bytes + 1));
   // Offloads at their defaults: the veths hand over super-frames with partial checksums.
   EXPECT_GT(fwd.gso_frames.load(), 0u);
   EXPECT_GT(fwd.partial_csum_frames.load(), 0u);
@@ -465,9 +480,10 @@ TEST_F(AfPacketPortTest, ForwarderCarriesTcpOverIpv6AndSmallUdp) {
   TestForwarder fwd(*pa, *pb);
   {
     testutil::Child server({"ip", "netns", "exec", ns_b_->name(), "iperf3", "-s", "-1", "-p", "5204"});
-    ASSERT_TRUE(testutil::wait_for([&] { return ns_b_->exec_out("ss -ltnH").find(":5204") != std::string::npos; },
-                                   3000ms));
-    std::string out = ns_a_->exec_out("timeout 20 iperf3 -6 -c fd00:201::2 -p 5204 -t 2 -J --connect-timeout 3000");
+    ASSERT_TRUE(testutil::wait_for(
+        [&] { return ns_b_->exec_out("ss -ltnH").find(":5204") != std::string::npos; }, 3000ms));
+    std::string out =
+        ns_a_->exec_out("timeout 20 iperf3 -6 -c fd00:201::2 -p 5204 -t 2 -J --connect-timeout 3000");
     double bps = std::atof(iperf_json_field(out, "sum_received", "bits_per_second").c_str());
     std::printf("[ port ] iperf3 TCP/IPv6 through test forwarder: %.2f Gbit/s (%lu GSO frames)\n", bps / 1e9,
                 (unsigned long)fwd.gso_frames.load());
@@ -476,16 +492,18 @@ TEST_F(AfPacketPortTest, ForwarderCarriesTcpOverIpv6AndSmallUdp) {
   }
   {
     testutil::Child server({"ip", "netns", "exec", ns_b_->name(), "iperf3", "-s", "-1", "-p", "5205"});
-    ASSERT_TRUE(testutil::wait_for([&] { return ns_b_->exec_out("ss -ltnH").find(":5205") != std::string::npos; },
-                                   3000ms));
-    std::string out =
-        ns_a_->exec_out("timeout 20 iperf3 -u -b 0 -l 64 -c 10.201.0.2 -p 5205 -t 2 -J --connect-timeout 3000");
+    ASSERT_TRUE(testutil::wait_for(
+        [&] { return ns_b_->exec_out("ss -ltnH").find(":5205") != std::string::npos; }, 3000ms));
+    std::string out = ns_a_->exec_out(
+        "timeout 20 iperf3 -u -b 0 -l 64 -c 10.201.0.2 -p 5205 -t 2 -J --connect-timeout 3000");
     double pkts = std::atof(iperf_json_field(out, "sum", "packets").c_str());
     double lost = std::atof(iperf_json_field(out, "sum", "lost_percent").c_str());
     double secs = std::atof(iperf_json_field(out, "sum", "seconds").c_str());
-    std::printf("[ port ] iperf3 UDP 64 B through test forwarder: %.0f pkt/s sent, %.1f%% lost; rx drops a %lu b %lu\n",
-                secs > 0 ? pkts / secs : 0.0, lost, (unsigned long)pa->stats().rx_dropped,
-                (unsigned long)pb->stats().rx_dropped);
+    std::printf(
+        "[ port ] iperf3 UDP 64 B through test forwarder: %.0f pkt/s sent, %.1f%% lost; rx drops a %lu b "
+        "%lu\n",
+        secs > 0 ? pkts / secs : 0.0, lost, (unsigned long)pa->stats().rx_dropped,
+        (unsigned long)pb->stats().rx_dropped);
     EXPECT_GT(pkts, 0) << out.substr(0, 1500);
     EXPECT_LT(lost, 100.0);
   }

@@ -85,9 +85,21 @@ TEST(MemoryPort, TransmitCapturesFramesAndMetadata) {
 TEST(MemoryPort, WithoutOffloadsChecksumsAreCompletedAndGsoSegmented) {
   MemoryPort port("m3", PortCapabilities::none());
   Packet csum_only;
-  FrameBuilder().eth(kMacB, kMacA).ipv4(kIpA, kIpB).udp(1, 2).payload(300).partial_csum().build_into(csum_only);
+  FrameBuilder()
+      .eth(kMacB, kMacA)
+      .ipv4(kIpA, kIpB)
+      .udp(1, 2)
+      .payload(300)
+      .partial_csum()
+      .build_into(csum_only);
   Packet gso;
-  FrameBuilder().eth(kMacB, kMacA).ipv4(kIpA, kIpB).tcp(1, 2, 0x18, 5).payload(4000).partial_csum().build_into(gso);
+  FrameBuilder()
+      .eth(kMacB, kMacA)
+      .ipv4(kIpA, kIpB)
+      .tcp(1, 2, 0x18, 5)
+      .payload(4000)
+      .partial_csum()
+      .build_into(gso);
   gso.offload.gso_type = OffloadInfo::kGsoTcpv4;
   gso.offload.gso_size = 1000;
   PacketBatch b;

@@ -3,11 +3,11 @@
 // namespace, raw packet sockets opened inside a namespace, bounded child processes.
 #pragma once
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
-#include <arpa/inet.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>

@@ -8,9 +8,9 @@
 #include <atomic>
 #include <thread>
 
+#include "netns_util.h"
 #include "port/af_packet_port.h"
 #include "port/netdev.h"
-#include "netns_util.h"
 
 namespace flowlab {
 namespace {
@@ -32,9 +32,7 @@ std::unique_ptr<Port> open_in(const Netns& ns, const std::string& spec, std::str
   return port;
 }
 
-bool exists_in(const Netns& ns, const std::string& ifname) {
-  return ns.exec("ip link show " + ifname) == 0;
-}
+bool exists_in(const Netns& ns, const std::string& ifname) { return ns.exec("ip link show " + ifname) == 0; }
 
 class TapPortTest : public ::testing::Test {
  protected:
@@ -72,14 +70,16 @@ TEST_F(TapPortTest, CreatesCarriesFramesAndRemovesTheDevice) {
   std::vector<std::unique_ptr<Packet>> pool;
   for (int i = 0; i < 8; ++i) pool.push_back(std::make_unique<Packet>());
   bool arp = false;
-  testutil::wait_for([&] {
-    PacketBatch b;
-    for (auto& p : pool) b.pkts.push_back(p.get());
-    port->rx_batch(b, 8);
-    for (Packet* p : b.pkts)
-      if (p->size() >= 42 && p->data()[12] == 0x08 && p->data()[13] == 0x06) arp = true;
-    return arp;
-  }, 2000ms);
+  testutil::wait_for(
+      [&] {
+        PacketBatch b;
+        for (auto& p : pool) b.pkts.push_back(p.get());
+        port->rx_batch(b, 8);
+        for (Packet* p : b.pkts)
+          if (p->size() >= 42 && p->data()[12] == 0x08 && p->data()[13] == 0x06) arp = true;
+        return arp;
+      },
+      2000ms);
   EXPECT_TRUE(arp);
   EXPECT_GE(port->stats().rx_packets, 1u);
 
@@ -93,13 +93,15 @@ TEST_F(TapPortTest, CreatesCarriesFramesAndRemovesTheDevice) {
   ASSERT_TRUE(out.assign(f.data(), f.size()));
   EXPECT_EQ(port->tx_one(out), 1u);
   bool got = false;
-  testutil::wait_for([&] {
-    uint8_t buf[2048];
-    ssize_t n;
-    while ((n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT)) > 0)
-      if (size_t(n) == f.size() && std::equal(f.begin(), f.end(), buf)) got = true;
-    return got;
-  }, 2000ms);
+  testutil::wait_for(
+      [&] {
+        uint8_t buf[2048];
+        ssize_t n;
+        while ((n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT)) > 0)
+          if (size_t(n) == f.size() && std::equal(f.begin(), f.end(), buf)) got = true;
+        return got;
+      },
+      2000ms);
   ::close(fd);
   EXPECT_TRUE(got);
   EXPECT_EQ(port->stats().tx_packets, 1u);
@@ -163,8 +165,9 @@ TEST_F(TapPortTest, TcpAcrossTapAndVethWithOffloads) {
   testutil::Child server({"ip", "netns", "exec", nsb.name(), "iperf3", "-s", "-1", "-p", "5203"});
   bool listening =
       testutil::wait_for([&] { return nsb.exec_out("ss -ltnH").find(":5203") != std::string::npos; }, 3000ms);
-  std::string out = listening ? ns_->exec_out("timeout 20 iperf3 -c 10.204.0.2 -p 5203 -t 2 -J --connect-timeout 3000")
-                              : std::string();
+  std::string out =
+      listening ? ns_->exec_out("timeout 20 iperf3 -c 10.204.0.2 -p 5203 -t 2 -J --connect-timeout 3000")
+                : std::string();
   stop = true;
   fwd.join();
   ASSERT_TRUE(listening);
@@ -172,8 +175,8 @@ TEST_F(TapPortTest, TcpAcrossTapAndVethWithOffloads) {
   ASSERT_NE(pos, std::string::npos) << out.substr(0, 1500);
   pos = out.find("\"bits_per_second\"", pos);
   double bps = std::atof(out.c_str() + out.find(':', pos) + 1);
-  std::printf("[ port ] iperf3 TCP tap -> veth through test forwarder: %.2f Gbit/s, %lu GSO frames\n", bps / 1e9,
-              (unsigned long)gso.load());
+  std::printf("[ port ] iperf3 TCP tap -> veth through test forwarder: %.2f Gbit/s, %lu GSO frames\n",
+              bps / 1e9, (unsigned long)gso.load());
   EXPECT_GT(bps, 1e6);
   EXPECT_GT(gso.load(), 0u);  // the tap hands over super-frames (TUNSETOFFLOAD)
 }

@@ -55,18 +55,27 @@ TEST(BufferStore, BoundedAndTimedOut) {
 TEST(SpscRing, BoundedFifoAcrossThreads) {
   SpscRing<int> r(4);
   int v = 1;
-  for (int i = 0; i < 4; ++i) { v = i; EXPECT_TRUE(r.try_push(v)); }
+  for (int i = 0; i < 4; ++i) {
+    v = i;
+    EXPECT_TRUE(r.try_push(v));
+  }
   v = 9;
   EXPECT_FALSE(r.try_push(v));
   EXPECT_EQ(*r.try_pop(), 0);
   SpscRing<int> big(64);
   constexpr int kN = 100000;
   std::thread prod([&] {
-    for (int i = 0; i < kN;) { int x = i; if (big.try_push(x)) ++i; }
+    for (int i = 0; i < kN;) {
+      int x = i;
+      if (big.try_push(x)) ++i;
+    }
   });
   int expect = 0;
   while (expect < kN) {
-    if (auto x = big.try_pop()) { ASSERT_EQ(*x, expect); ++expect; }
+    if (auto x = big.try_pop()) {
+      ASSERT_EQ(*x, expect);
+      ++expect;
+    }
   }
   prod.join();
   EXPECT_FALSE(big.try_pop().has_value());

@@ -1,11 +1,11 @@
 // Forwarding without a controller: fail-secure keeps only flows, fail-standalone
 // learns MACs, the to-controller queue is bounded and counts overflow, and
 // offload metadata is completed in software for outputs that cannot take it.
-#include "switch_harness.h"
+#include "switch/forwarding.h"
 
 #include "datapath/datapath.h"
 #include "packet/checksum.h"
-#include "switch/forwarding.h"
+#include "switch_harness.h"
 
 namespace flowlab::sw::testing {
 namespace {
@@ -27,7 +27,8 @@ TEST(SwitchForwarding, StandaloneLearnsMacs) {
   SwitchFixture fx(o, 3);
   ASSERT_TRUE(fx.sw);
   auto deadline = std::chrono::steady_clock::now() + 2s;
-  while (!fx.sw->standalone_active() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
+  while (!fx.sw->standalone_active() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(5ms);
   ASSERT_TRUE(fx.sw->standalone_active());
   // Unknown destination: flooded to every other port.
   fx.mem[0]->inject(udp_frame(1, 2));
@@ -53,7 +54,8 @@ TEST(SwitchForwarding, StandaloneEndsWhenControllerConnects) {
   ASSERT_TRUE(fx.sw);
   ASSERT_TRUE(ctl.wait_ready());
   auto deadline = std::chrono::steady_clock::now() + 2s;
-  while (fx.sw->standalone_active() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
+  while (fx.sw->standalone_active() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(5ms);
   EXPECT_FALSE(fx.sw->standalone_active());
 }
 

@@ -2,15 +2,15 @@
 // controller (a channel::Listener the switch connects to with --controller).
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <asio.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <future>
 #include <mutex>
 #include <thread>
-
-#include <asio.hpp>
-#include <gtest/gtest.h>
 
 #include "channel/listener.h"
 #include "openflow/message.h"
@@ -119,7 +119,6 @@ class TestController {
     std::lock_guard lk(mu_);
     return closed_;
   }
-
 
  private:
   void accept(channel::ConnectionPtr c) {
