@@ -98,7 +98,8 @@ switch_up() {  # name
     sleep 0.1
   done
   ip netns exec $SW "$FLOWLAB" switch --name s1 --dpid 0x1 --port fcb${P}p1=1 --port fcb${P}p2=2 \
-      --controller tcp:127.0.0.1:6653 --fail-mode secure --log-level warn >$R/$1-switch.log 2>&1 &
+      --controller tcp:127.0.0.1:6653 --fail-mode secure --log-level warn --stats-file $R/$1-switch-stats.json \
+      >$R/$1-switch.log 2>&1 &
   SW_PID=$!
   for _ in $(seq 50); do
     ip netns exec $H1 ping -c 1 -W 0.2 10.0.0.2 >/dev/null 2>&1 && return 0
@@ -106,9 +107,20 @@ switch_up() {  # name
   done
   return 1
 }
-switch_down() {
+switch_down() {  # name
   [ -n "$SW_PID" ] || return 0
   kill $SW_PID 2>/dev/null; wait $SW_PID 2>/dev/null; SW_PID=
+  # The switch's own counters, on stderr: where packets to the controller went.
+  python3 - $R/$1-switch-stats.json <<'PY' >&2 || true
+import json, sys
+s = json.load(open(sys.argv[1]))
+q, b = s["to_controller"], s["buffers"]
+print("  %s switch: %d queued to controller, %d queue-full drops, %d packet-ins, %d packet-outs, "
+      "buffers evicted %d expired %d, errors sent %d; port rx drops %s, tx drops %s" % (
+      sys.argv[1].split("/")[-1].split("-switch")[0], q["queued"], q["dropped"], s["packet_ins"]["sent"],
+      s["packet_outs"], b["evicted"], b["expired"], s["errors_sent"], [p["rx_dropped"] for p in s["ports"]],
+      [p["tx_dropped"] for p in s["ports"]]))
+PY
 }
 
 cpu_ticks() { awk '{print $14+$15}' /proc/$1/stat 2>/dev/null || echo 0; }
@@ -151,13 +163,16 @@ pins = []; pouts = {}
 for s in streams.values():
     for t, m in s['msgs']:
         if m[0] != 4: continue
+        # A buffered packet-in and its packet-out are paired by buffer id,
+        # an unbuffered one by the frame it carries.
+        bid = struct.unpack('!I', m[8:12])[0]
         if m[1] == 10:  # packet-in
             mlen = struct.unpack('!H', m[26:28])[0]
             start = 24 + (mlen + 7) // 8 * 8 + 2
-            pins.append((t, m[start:]))
+            pins.append((t, ('b', bid) if bid != 0xffffffff else m[start:]))
         elif m[1] == 13:  # packet-out
             alen = struct.unpack('!H', m[16:18])[0]
-            pouts.setdefault(m[24 + alen:], []).append(t)
+            pouts.setdefault(('b', bid) if bid != 0xffffffff else m[24 + alen:], []).append(t)
 lat = []
 for t, d in sorted(pins):
     q = pouts.get(d)
@@ -177,7 +192,7 @@ run_one() {  # name, command...
   if ! switch_up $name; then
     echo "bench-controller: $name: the $SWITCH switch did not connect; the controller's log:" >&2; cat $R/$name.log >&2
     [ -f $R/$name-switch.log ] && cat $R/$name-switch.log >&2
-    switch_down
+    switch_down $name
     kill $CTL_PID 2>/dev/null; wait $CTL_PID 2>/dev/null; CTL_PID=
     echo "$name 0 0 100 0 n/a n/a n/a 0"; return
   fi
@@ -201,15 +216,15 @@ run_one() {  # name, command...
   local c1; c1=$(cpu_ticks $CTL_PID)
   local cpu=$(( (c1 - c0) * 100 / $(getconf CLK_TCK) / SECS ))
   kill $srv 2>/dev/null; wait $srv 2>/dev/null
-  # UDP, 1 Gbit/s offered; loss as the receiver counted it
+  # UDP, 1 Gbit/s offered; delivered = what the receiver got, loss = bytes sent but not received
   ip netns exec $H2 iperf3 -s -1 -p 5202 >/dev/null 2>&1 &
   srv=$!
   sleep 0.3
   local udp
   udp=$(ip netns exec $H1 timeout $((SECS + 15)) iperf3 -c 10.0.0.2 -p 5202 -u -b 1G -l 1470 -t $SECS -J 2>/dev/null |
-        python3 -c 'import json,sys; s=json.load(sys.stdin)["end"]["sum"]; print("%.3f %.1f" % (s["bits_per_second"]*(100-s["lost_percent"])/100/1e9, s["lost_percent"]))' 2>/dev/null || echo "0 100")
+        python3 -c 'import json,sys; e=json.load(sys.stdin)["end"]; r=e["sum_received"]; t=e["sum_sent"]; print("%.3f %.1f" % (r["bits_per_second"]/1e9, 100*(1-r["bytes"]/t["bytes"]) if t["bytes"] else 100))' 2>/dev/null || echo "0 100")
   kill $srv 2>/dev/null; wait $srv 2>/dev/null
-  switch_down
+  switch_down $name
   kill $CTL_PID 2>/dev/null; wait $CTL_PID 2>/dev/null; CTL_PID=
   echo "$name $tcp $udp $cpu ${rtt:-n/a} ${lat50:-n/a} ${lat99:-n/a} ${nlat:-0}"
 }

@@ -44,6 +44,8 @@ int run_switch(int argc, char** argv) {
   app.add_option("--tables", n_tables, "flow tables (1..254)");
   app.add_option("--protocols", protocols, "OpenFlow13,OpenFlow10");
   app.add_option("--log-level", log_level, "debug|info|warn|error");
+  std::string stats_file;
+  app.add_option("--stats-file", stats_file, "write the counters as JSON to this file every 500 ms and at exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -85,6 +87,7 @@ int run_switch(int argc, char** argv) {
   if (!pr.ok()) return error_exit(pr.error().message);
   opts.version_bitmap = *pr;
   opts.threads = threads;
+  opts.stats_file = stats_file;
   if (n_tables < 1 || n_tables > 254) return error_exit("--tables: must be 1..254");
   opts.n_tables = uint8_t(n_tables);
   if (auto st = sw::validate_options(opts); !st.ok()) return error_exit(st.error().message);

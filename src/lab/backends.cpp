@@ -245,6 +245,8 @@ Status SwitchInstance::start_flowlab(const CaseEnv& env, int controller_port) {
   if (controller_port)
     argv.insert(argv.end(), {"--controller", fmt::format("tcp:127.0.0.1:{}", controller_port)});
   argv.insert(argv.end(), {"--listen", fmt::format("ptcp:{}", listen_port_)});
+  stats_path_ = env.out_dir + "/" + spec_.name + "-switch-stats.json";
+  argv.insert(argv.end(), {"--stats-file", stats_path_});
   argv.insert(argv.end(), spec_.extra_args.begin(), spec_.extra_args.end());
   FLOWLAB_ASSIGN_OR_RETURN(auto p, Process::spawn("flowlab switch " + spec_.name, argv, in_ns(env.core_ns),
                                                   env.out_dir + "/" + spec_.name + "-switch.log", env.state));
@@ -297,6 +299,11 @@ nlohmann::json SwitchInstance::counters() const {
     std::string target = fmt::format("tcp:127.0.0.1:{}", listen_port_);
     keep("dump_ports", run_command({env_.flowlab_bin, "ofctl", "dump-ports", target}, in_ns(env_.core_ns)));
     keep("dump_flows", run_command({env_.flowlab_bin, "ofctl", "dump-flows", target}, in_ns(env_.core_ns)));
+    // The switch's own counters (to-controller queue, packet-ins, buffers),
+    // written every 500 ms by --stats-file.
+    std::ifstream in(stats_path_);
+    auto stats = nlohmann::json::parse(in, nullptr, false);
+    if (!stats.is_discarded()) j["stats"] = stats;
   } else {
     keep("dump_ports",
          run_command({"ip", "-s", "link", "show", "master", bridge_name()}, in_ns(env_.core_ns)));

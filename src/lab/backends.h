@@ -84,6 +84,7 @@ class SwitchInstance {
   int controller_port_ = 0;
   CaseEnv env_;
   std::string ovs_dir_;
+  std::string stats_path_;      // flowlab switch --stats-file
   std::vector<Process> procs_;  // in start order; stopped in reverse
 };
 

@@ -188,6 +188,21 @@ std::vector<std::string> explain_case(const json& c) {
           fmt::format("switch {}: {} packets went to the controller through the table-miss flow; {} flow(s) "
                       "in the table",
                       n, to_ctl, flows));
+    if (const json& st = member(s, "stats"); st.is_object()) {
+      const json& q = member(st, "to_controller");
+      const json& pin = member(st, "packet_ins");
+      const json& buf = member(st, "buffers");
+      if (num(q, "queued") > 0 || num(q, "dropped") > 0)
+        out.push_back(fmt::format(
+            "switch {}: {:.0f} packets queued for the controller, {:.0f} dropped because the queue was full; "
+            "{:.0f} packet-ins sent, {:.0f} packet-outs run",
+            n, num(q, "queued"), num(q, "dropped"), num(pin, "sent"), num(st, "packet_outs")));
+      if (num(buf, "evicted") > 0 || num(buf, "expired") > 0)
+        out.push_back(fmt::format(
+            "switch {}: {:.0f} buffered packet-ins were evicted (all {:.0f} buffers in use) and {:.0f} timed "
+            "out before the controller answered: their packets were lost",
+            n, num(buf, "evicted"), num(buf, "capacity"), num(buf, "expired")));
+    }
     if (s.contains("iptables"))
       out.push_back(fmt::format("switch {}: the security group dropped {} packets; conntrack held {} entries",
                                 n, sg_drops(s.value("iptables", "")),

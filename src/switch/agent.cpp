@@ -303,6 +303,7 @@ void Agent::on_packet_out(Peer& p, const of::PacketOut& po, ByteSpan raw) {
     }
   }
   owned.in_port = po.in_port;
+  ++counters_.packet_outs;
   run_packet_out(owned, po.actions);
 }
 
@@ -458,35 +459,52 @@ void Agent::deliver_packet_in(ToController item) {
   std::vector<Bytes> frames;
   uint32_t buffer_id = of::kNoBuffer;
   const bool buffered = item.info.max_len != of::kControllerMaxLenNoBuffer && buffers_.capacity() > 0;
-  Packet pkt;
-  pkt.assign(item.data.data(), item.data.size());
-  pkt.offload = item.offload;
-  pkt.in_port = item.info.in_port;
+  const size_t total_len = item.data.size();
   if (buffered) {
+    // The controller gets the first max_len bytes; the frame itself moves
+    // into the store (no copy of a 64 KB super-frame). A partial checksum is
+    // completed in the copy the controller sees; the buffered frame keeps it
+    // partial for the output port to finish.
+    Bytes& d = item.data;
+    size_t len = std::min<size_t>(d.size(), item.info.max_len);
+    const OffloadInfo& o = item.offload;
+    size_t at = size_t(o.csum_start) + o.csum_offset;
+    if (o.needs_csum() && !o.is_gso() && at + 2 <= len) {
+      uint8_t saved[2] = {d[at], d[at + 1]};
+      csum::complete_partial(d.data(), d.size(), o.csum_start, o.csum_offset);
+      frames.emplace_back(d.begin(), d.begin() + ptrdiff_t(len));
+      d[at] = saved[0];
+      d[at + 1] = saved[1];
+    } else {
+      frames.emplace_back(d.begin(), d.begin() + ptrdiff_t(len));
+    }
     BufferedPacket b;
-    b.data = item.data;
+    b.data = std::move(item.data);
     b.in_port = item.info.in_port;
     b.metadata = item.info.metadata;
     b.tunnel_id = item.info.tunnel_id;
     b.offload = item.offload;
     buffer_id = buffers_.put(std::move(b), monotonic_ns());
-  }
-  if (pkt.offload.is_gso() && !buffered) {
-    size_t n = gso::segment_count(pkt);
-    Packet seg;
-    for (size_t i = 0; i < n; ++i)
-      if (gso::build_segment(pkt, i, seg, gso::CsumMode::kFull))
-        frames.emplace_back(seg.data(), seg.data() + seg.size());
   } else {
-    if (pkt.offload.needs_csum()) csum::complete_partial(pkt);
-    size_t len = pkt.size();
-    if (buffered) len = std::min<size_t>(len, item.info.max_len);
-    frames.emplace_back(pkt.data(), pkt.data() + len);
+    Packet pkt;
+    pkt.assign(item.data.data(), item.data.size());
+    pkt.offload = item.offload;
+    pkt.in_port = item.info.in_port;
+    if (pkt.offload.is_gso()) {
+      size_t n = gso::segment_count(pkt);
+      Packet seg;
+      for (size_t i = 0; i < n; ++i)
+        if (gso::build_segment(pkt, i, seg, gso::CsumMode::kFull))
+          frames.emplace_back(seg.data(), seg.data() + seg.size());
+    } else {
+      if (pkt.offload.needs_csum()) csum::complete_partial(pkt);
+      frames.emplace_back(pkt.data(), pkt.data() + pkt.size());
+    }
   }
   for (auto& data : frames) {
     of::PacketIn pin;
     pin.buffer_id = buffer_id;
-    pin.total_len = uint16_t(std::min<size_t>(buffered ? item.data.size() : data.size(), 0xffff));
+    pin.total_len = uint16_t(std::min<size_t>(buffered ? total_len : data.size(), 0xffff));
     pin.reason = reason;
     pin.table_id = item.info.table_id;
     pin.cookie = item.info.cookie;

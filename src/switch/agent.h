@@ -44,6 +44,7 @@ struct AgentCounters {
   uint64_t errors_sent = 0;
   uint64_t packet_ins_sent = 0;
   uint64_t packet_ins_unsent = 0;  // no peer wanted it
+  uint64_t packet_outs = 0;        // packet-outs run (by buffer id or with data)
   uint64_t flow_removed_sent = 0;
   uint64_t port_status_sent = 0;
 };

@@ -8,24 +8,41 @@ namespace {
 constexpr uint32_t kNoBufferId = 0xffffffff;
 }
 
-BufferStore::BufferStore(uint32_t capacity, uint64_t timeout_ns)
-    : slots_(capacity > 0xffff ? 0xffff : capacity), timeout_ns_(timeout_ns) {}
+BufferStore::BufferStore(uint32_t capacity, uint64_t timeout_ns, size_t max_bytes)
+    : slots_(capacity > 0xffff ? 0xffff : capacity), timeout_ns_(timeout_ns), max_bytes_(max_bytes) {}
+
+void BufferStore::release(Slot& s) {
+  s.used = false;
+  bytes_ -= s.pkt.data.size();
+  --in_use_;
+  s.pkt = {};
+}
 
 uint32_t BufferStore::put(BufferedPacket pkt, uint64_t now_ns) {
   if (slots_.empty()) return kNoBufferId;
+  // Over the byte bound: evict from the oldest (the slots after next_, in
+  // ring order) until the new packet fits. Stops at a full turn, so a packet
+  // larger than the bound alone is still stored.
+  for (size_t k = 1; k < slots_.size() && bytes_ + pkt.data.size() > max_bytes_; ++k) {
+    Slot& old = slots_[(next_ + k) % slots_.size()];
+    if (!old.used) continue;
+    release(old);
+    ++evicted_;
+  }
   size_t i = next_;
   next_ = (next_ + 1) % slots_.size();
   Slot& s = slots_[i];
   if (s.used) {
+    release(s);
     ++evicted_;
-  } else {
-    ++in_use_;
   }
   s.used = true;
+  ++in_use_;
   s.gen = uint16_t(s.gen + 1);
   if (s.gen == 0xffff) s.gen = 0;  // keep ids below kNoBuffer
   s.stored_ns = now_ns;
   s.pkt = std::move(pkt);
+  bytes_ += s.pkt.data.size();
   return uint32_t(i) | uint32_t(s.gen) << 16;
 }
 
@@ -37,23 +54,24 @@ std::optional<BufferedPacket> BufferStore::take(uint32_t id, uint64_t now_ns, Mi
     return std::nullopt;
   }
   Slot& s = slots_[i];
-  s.used = false;
-  --in_use_;
   if (now_ns - s.stored_ns > timeout_ns_) {
+    release(s);
     ++expired_;
-    s.pkt = {};
     if (why) *why = Miss::kExpired;
     return std::nullopt;
   }
-  return std::move(s.pkt);
+  bytes_ -= s.pkt.data.size();
+  std::optional<BufferedPacket> out(std::move(s.pkt));
+  s.used = false;
+  s.pkt = {};
+  --in_use_;
+  return out;
 }
 
 void BufferStore::expire(uint64_t now_ns) {
   for (auto& s : slots_) {
     if (s.used && now_ns - s.stored_ns > timeout_ns_) {
-      s.used = false;
-      s.pkt = {};
-      --in_use_;
+      release(s);
       ++expired_;
     }
   }

@@ -1,8 +1,11 @@
 // BufferStore: packets held for the controller under a buffer id (packet-in
 // with buffer_id, then packet-out / flow-mod naming that id).
 //
-// Bounded: at most `capacity` packets are held; when full the oldest is
-// evicted (and counted). Each id is used once: take() removes the packet, and a
+// Bounded: at most `capacity` packets and `max_bytes` of packet data are held;
+// past either bound the oldest packets are evicted (and counted). The byte
+// bound lets the count be high enough for a deep to-controller queue of small
+// packets (a controller answers after the agent has sent a whole batch) while
+// 64 KB GSO super-frames still cannot take unbounded memory. Each id is used once: take() removes the packet, and a
 // packet older than `timeout` is gone (OFPBRC_BUFFER_UNKNOWN / BUFFER_EMPTY).
 // Ids are slot | generation << 16 so a stale id never names a newer packet.
 // Used only on the agent thread: no locking.
@@ -29,7 +32,8 @@ class BufferStore {
  public:
   enum class Miss { kUnknown, kExpired };
 
-  BufferStore(uint32_t capacity, uint64_t timeout_ns);
+  static constexpr size_t kDefaultMaxBytes = size_t(64) << 20;
+  BufferStore(uint32_t capacity, uint64_t timeout_ns, size_t max_bytes = kDefaultMaxBytes);
 
   // Stores a packet; returns its id, or kNoBuffer (0xffffffff) when capacity is 0.
   uint32_t put(BufferedPacket pkt, uint64_t now_ns);
@@ -40,6 +44,7 @@ class BufferStore {
 
   uint32_t capacity() const { return uint32_t(slots_.size()); }
   size_t in_use() const { return in_use_; }
+  size_t bytes() const { return bytes_; }
   uint64_t evicted() const { return evicted_; }
   uint64_t expired() const { return expired_; }
 
@@ -51,9 +56,13 @@ class BufferStore {
     BufferedPacket pkt;
   };
   std::vector<Slot> slots_;
+  void release(Slot& s);  // frees a used slot's packet and its accounting
+
   uint64_t timeout_ns_;
+  size_t max_bytes_;
   size_t next_ = 0;
   size_t in_use_ = 0;
+  size_t bytes_ = 0;
   uint64_t evicted_ = 0, expired_ = 0;
 };
 

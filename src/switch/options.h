@@ -50,11 +50,18 @@ struct SwitchOptions {
   int forwarding_nice = -10;
   uint32_t version_bitmap = (1u << 4) | (1u << 1);  // OF1.3 and OF1.0
   uint8_t n_tables = 64;
-  uint32_t n_buffers = 256;           // packet-in buffer ids held at once
+  // Packet-in buffer ids held at once (and at most 64 MB of their data): as
+  // many as the to-controller queue, so a controller answering a whole queued
+  // batch finds every packet still buffered.
+  uint32_t n_buffers = 4096;
   uint32_t buffer_timeout_ms = 5000;  // a buffered packet-in is dropped after this
   size_t to_controller_queue = 4096;  // packets waiting for the agent
   uint32_t echo_interval_ms = 5000;   // keepalive period; dead after 3 missed
   uint32_t reconnect_max_ms = 8000;   // backoff cap for active connections
+  // When set, the counters (ports, to-controller queue, packet-ins, buffers)
+  // are written there as JSON every 500 ms and at stop (write + rename, so a
+  // reader never sees half a file). The lab reads it to explain its figures.
+  std::string stats_file;
 };
 
 Result<PortSpec> parse_port_spec(std::string_view s);

@@ -5,6 +5,7 @@
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
 #include <asio/steady_timer.hpp>
+#include <cstdio>
 #include <map>
 
 #include "channel/connector.h"
@@ -126,15 +127,26 @@ struct Switch::Impl {
     conn->start();
   }
 
+  // Sends queued packet-ins, a bounded batch per thread per turn: with the
+  // whole queue in one go the agent would not read the controller's
+  // packet-outs until thousands more packets were buffered, and the buffers
+  // they name would be evicted before they arrive. What is left is posted
+  // again, behind the socket reads waiting in the io_context.
+  static constexpr int kDrainBatch = 128;
   void drain_packet_ins() {
     shared.agent_wake_pending.store(false, std::memory_order_release);
+    bool more = false;
     for (auto& t : threads) {
-      for (int budget = 4096; budget > 0; --budget) {
+      int budget = kDrainBatch;
+      for (; budget > 0; --budget) {
         auto item = t->to_controller().try_pop();
         if (!item) break;
         agent->deliver_packet_in(std::move(*item));
       }
+      more = more || budget == 0;
     }
+    if (more && !shared.agent_wake_pending.exchange(true, std::memory_order_acq_rel))
+      asio::post(io, [this] { drain_packet_ins(); });
   }
 
   void poll_links() {
@@ -146,6 +158,49 @@ struct Switch::Impl {
       agent->port_changed(i, of::PortStatusReason::kModify);
     }
   }
+
+  // --stats-file: the counters as JSON (see SwitchOptions::stats_file). Runs on
+  // the agent thread, or after it has stopped.
+  void write_stats() const {
+    if (opts.stats_file.empty()) return;
+    std::string ports_json;
+    for (size_t i = 0; i < ports->size(); ++i) {
+      const SwitchPort& sp = ports->at(i);
+      PortStats st = sp.port->stats();
+      ports_json += fmt::format(
+          "{}\n    {{\"port_no\": {}, \"name\": \"{}\", \"rx_packets\": {}, \"rx_bytes\": {}, "
+          "\"rx_dropped\": {}, \"tx_packets\": {}, \"tx_bytes\": {}, \"tx_dropped\": {}}}",
+          i ? "," : "", sp.port_no, sp.port->name(), st.rx_packets, st.rx_bytes, st.rx_dropped, st.tx_packets,
+          st.tx_bytes, st.tx_dropped);
+    }
+    uint64_t queued = 0, dropped = 0;
+    for (const auto& t : threads) {
+      queued += t->counters().to_controller_queued.load();
+      dropped += t->counters().to_controller_dropped.load();
+    }
+    const AgentCounters& a = agent->counters();
+    const BufferStore& b = agent->buffers();
+    std::string text = fmt::format(
+        "{{\n  \"name\": \"{}\",\n  \"dpid\": {},\n  \"ports\": [{}\n  ],\n"
+        "  \"to_controller\": {{\"queued\": {}, \"dropped\": {}}},\n"
+        "  \"packet_ins\": {{\"sent\": {}, \"unsent\": {}}},\n"
+        "  \"packet_outs\": {},\n"
+        "  \"buffers\": {{\"capacity\": {}, \"in_use\": {}, \"evicted\": {}, \"expired\": {}}},\n"
+        "  \"requests\": {},\n  \"errors_sent\": {}\n}}\n",
+        opts.name, opts.dpid, ports_json, queued, dropped, a.packet_ins_sent, a.packet_ins_unsent, a.packet_outs,
+        b.capacity(), b.in_use(), b.evicted(), b.expired(), a.requests, a.errors_sent);
+    std::string tmp = opts.stats_file + ".tmp";
+    std::FILE* f = std::fopen(tmp.c_str(), "w");
+    if (!f) {
+      if (!stats_failed_logged) log::warn("switch", "{}: cannot write --stats-file {}", opts.name, tmp);
+      stats_failed_logged = true;
+      return;
+    }
+    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    ok = std::fclose(f) == 0 && ok;
+    if (ok) std::rename(tmp.c_str(), opts.stats_file.c_str());
+  }
+  mutable bool stats_failed_logged = false;
 
   void arm_fast() {
     fast_timer->expires_after(std::chrono::milliseconds(100));
@@ -161,6 +216,7 @@ struct Switch::Impl {
       if (ec || stopped) return;
       agent->expire(monotonic_ns());
       poll_links();
+      write_stats();
       arm_slow();
     });
   }
@@ -312,6 +368,7 @@ void Switch::stop() {
   d.connectors.clear();
   d.listeners.clear();
   d.conns.clear();
+  if (d.agent) d.write_stats();
   log::info("switch", "{}: stopped", d.opts.name);
 }
 

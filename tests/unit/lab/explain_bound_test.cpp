@@ -134,3 +134,31 @@ TEST(ExplainBound, RetransmitsOnADirectPathDoNotBlameTheSwitch) {
 
 }  // namespace
 }  // namespace flowlab::lab
+
+namespace flowlab::lab {
+namespace {
+
+// flowlab switch's --stats-file counters reach the case explanation: a full
+// to-controller queue and evicted buffers are named as the loss they are.
+TEST(ExplainBound, SwitchStatsNameControllerQueueDropsAndEvictedBuffers) {
+  nlohmann::json stats = {{"to_controller", {{"queued", 5000}, {"dropped", 120}}},
+                          {"packet_ins", {{"sent", 4880}, {"unsent", 0}}},
+                          {"packet_outs", 4700},
+                          {"buffers", {{"capacity", 256}, {"in_use", 3}, {"evicted", 180}, {"expired", 2}}}};
+  nlohmann::json c = {{"name", "hub"},
+                      {"status", "ok"},
+                      {"switch_counters", {{"s1", {{"kind", "flowlab"}, {"stats", stats}}}}}};
+  auto ex = joined(explain_case(c));
+  EXPECT_NE(ex.find("switch s1: 5000 packets queued for the controller, 120 dropped because the queue was full; "
+                    "4880 packet-ins sent, 4700 packet-outs run"),
+            std::string::npos)
+      << ex;
+  EXPECT_NE(ex.find("180 buffered packet-ins were evicted (all 256 buffers in use) and 2 timed out"),
+            std::string::npos)
+      << ex;
+  c["switch_counters"]["s1"]["stats"]["buffers"] = {{"capacity", 256}, {"evicted", 0}, {"expired", 0}};
+  EXPECT_EQ(joined(explain_case(c)).find("evicted"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace flowlab::lab

@@ -52,6 +52,32 @@ TEST(BufferStore, BoundedAndTimedOut) {
   EXPECT_EQ(none.put(bp({1}, 1), 0), 0xffffffffu);
 }
 
+// The byte bound evicts the oldest packets first, keeps the accounting exact
+// across take/expire, and still stores a packet larger than the bound alone.
+TEST(BufferStore, ByteBoundEvictsOldestFirst) {
+  BufferStore bs(8, 1'000'000'000, 10);
+  uint32_t a = bs.put(bp(Bytes(4, 1), 1), 0);
+  uint32_t b = bs.put(bp(Bytes(4, 2), 1), 0);
+  EXPECT_EQ(bs.bytes(), 8u);
+  uint32_t c = bs.put(bp(Bytes(4, 3), 1), 0);  // 12 > 10: a goes
+  EXPECT_EQ(bs.evicted(), 1u);
+  EXPECT_EQ(bs.bytes(), 8u);
+  EXPECT_FALSE(bs.take(a, 1).has_value());
+  EXPECT_EQ(bs.take(b, 1)->data, Bytes(4, 2));
+  EXPECT_EQ(bs.bytes(), 4u);
+  uint32_t big = bs.put(bp(Bytes(20, 9), 1), 0);  // evicts c, then stored alone
+  EXPECT_EQ(bs.evicted(), 2u);
+  EXPECT_FALSE(bs.take(c, 1).has_value());
+  EXPECT_EQ(bs.in_use(), 1u);
+  EXPECT_EQ(bs.bytes(), 20u);
+  EXPECT_EQ(bs.take(big, 1)->data.size(), 20u);
+  EXPECT_EQ(bs.bytes(), 0u);
+  bs.put(bp(Bytes(3, 1), 1), 0);
+  bs.expire(2'000'000'000);
+  EXPECT_EQ(bs.bytes(), 0u);
+  EXPECT_EQ(bs.in_use(), 0u);
+}
+
 TEST(SpscRing, BoundedFifoAcrossThreads) {
   SpscRing<int> r(4);
   int v = 1;
