@@ -10,7 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy
   # lab, peers and traffic tools
   iproute2 iptables ethtool iputils-ping procps psmisc
-  openvswitch-switch python3-os-ken iperf3 iperf tshark
+  openvswitch-switch python3-os-ken iperf3 iperf tshark openssl
 )
 
 missing=()

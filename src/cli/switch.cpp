@@ -36,7 +36,11 @@ int run_switch(int argc, char** argv) {
   app.add_option("--name", name, "switch name (logs, desc)");
   app.add_option("--dpid", dpid, "datapath id, decimal or 0xHEX");
   app.add_option("--port", ports, "IFNAME[=N] or tap:NAME[=N]; repeatable")->take_all();
-  app.add_option("--controller", controllers, "tcp:HOST:PORT; repeatable");
+  app.add_option("--controller", controllers, "tcp:HOST:PORT or ssl:HOST:PORT; repeatable");
+  std::string cert, key, ca;
+  app.add_option("--cert", cert, "TLS: this switch's certificate (PEM), for ssl: controllers");
+  app.add_option("--key", key, "TLS: its private key (PEM)");
+  app.add_option("--ca", ca, "TLS: CA certificate (PEM) the controller's certificate is checked against");
   app.add_option("--listen", listeners, "ptcp:PORT[:IP] for ofctl / ovs-ofctl; repeatable");
   app.add_option("--fail-mode", fail_mode,
                  "secure (keep flows) or standalone (learning switch without controller)");
@@ -45,7 +49,8 @@ int run_switch(int argc, char** argv) {
   app.add_option("--protocols", protocols, "OpenFlow13,OpenFlow10");
   app.add_option("--log-level", log_level, "debug|info|warn|error");
   std::string stats_file;
-  app.add_option("--stats-file", stats_file, "write the counters as JSON to this file every 500 ms and at exit");
+  app.add_option("--stats-file", stats_file,
+                 "write the counters as JSON to this file every 500 ms and at exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -88,6 +93,9 @@ int run_switch(int argc, char** argv) {
   opts.version_bitmap = *pr;
   opts.threads = threads;
   opts.stats_file = stats_file;
+  opts.cert_file = cert;
+  opts.key_file = key;
+  opts.ca_file = ca;
   if (n_tables < 1 || n_tables > 254) return error_exit("--tables: must be 1..254");
   opts.n_tables = uint8_t(n_tables);
   if (auto st = sw::validate_options(opts); !st.ok()) return error_exit(st.error().message);

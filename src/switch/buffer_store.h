@@ -5,10 +5,9 @@
 // past either bound the oldest packets are evicted (and counted). The byte
 // bound lets the count be high enough for a deep to-controller queue of small
 // packets (a controller answers after the agent has sent a whole batch) while
-// 64 KB GSO super-frames still cannot take unbounded memory. Each id is used once: take() removes the packet, and a
-// packet older than `timeout` is gone (OFPBRC_BUFFER_UNKNOWN / BUFFER_EMPTY).
-// Ids are slot | generation << 16 so a stale id never names a newer packet.
-// Used only on the agent thread: no locking.
+// 64 KB GSO super-frames still cannot take unbounded memory. Each id is used once: take() removes the packet,
+// and a packet older than `timeout` is gone (OFPBRC_BUFFER_UNKNOWN / BUFFER_EMPTY). Ids are slot | generation
+// << 16 so a stale id never names a newer packet. Used only on the agent thread: no locking.
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,7 @@
 #include "switch/options.h"
 
 #include <net/if.h>
+#include <unistd.h>
 
 #include <charconv>
 #include <set>
@@ -55,8 +56,9 @@ static Result<uint16_t> parse_tcp_port(std::string_view whole, std::string_view 
 Result<ChannelTarget> parse_controller_target(std::string_view s) {
   ChannelTarget t;
   t.text = std::string(s);
-  if (!s.starts_with("tcp:"))
-    return fail("--controller {}: expected tcp:HOST[:PORT] (e.g. tcp:127.0.0.1:6653)", s);
+  if (!s.starts_with("tcp:") && !s.starts_with("ssl:"))
+    return fail("--controller {}: expected tcp:HOST[:PORT] or ssl:HOST[:PORT] (e.g. tcp:127.0.0.1:6653)", s);
+  t.tls = s.starts_with("ssl:");
   std::string_view rest = s.substr(4);
   std::string_view host = rest, port;
   if (rest.starts_with('[')) {  // [v6]:port
@@ -172,6 +174,13 @@ Status validate_options(SwitchOptions& opts) {
     if (if_nametoindex(p.ifname.c_str()) == 0) return fail("--port {}: no such network interface", p.ifname);
   }
   if (opts.threads == 0 || opts.threads > 64) return fail("--threads {}: must be 1..64", opts.threads);
+  for (const auto& c : opts.controllers) {
+    if (!c.tls) continue;
+    if (opts.cert_file.empty() || opts.key_file.empty() || opts.ca_file.empty())
+      return fail("--controller {}: TLS needs --cert, --key and --ca", c.text);
+    for (const auto* f : {&opts.cert_file, &opts.key_file, &opts.ca_file})
+      if (access(f->c_str(), R_OK) != 0) return fail("--controller {}: cannot read {}", c.text, *f);
+  }
   std::set<uint16_t> lports;
   for (const auto& l : opts.listeners)
     if (l.port != 0 && !lports.insert(l.port).second)

@@ -25,9 +25,11 @@ struct PortSpec {
   bool operator==(const PortSpec&) const = default;
 };
 
-// An OpenFlow endpoint: `tcp:HOST:PORT` (active) or `ptcp:PORT[:HOST]` (passive).
+// An OpenFlow endpoint: `tcp:HOST:PORT` / `ssl:HOST:PORT` (active) or
+// `ptcp:PORT[:HOST]` (passive).
 struct ChannelTarget {
   bool passive = false;
+  bool tls = false;  // ssl: (needs SwitchOptions cert/key/CA files)
   std::string host;  // IPv4/IPv6 literal or name; passive default 0.0.0.0
   uint16_t port = 6653;
   std::string text;  // as given, for logs
@@ -41,7 +43,10 @@ struct SwitchOptions {
   uint64_t dpid = 1;
   std::vector<PortSpec> ports;
   std::vector<ChannelTarget> controllers;  // active connections
-  std::vector<ChannelTarget> listeners;    // passive listeners (ofctl, ovs-ofctl)
+  // PEM files for ssl: controllers: this switch's certificate and key, and the
+  // CA the controller's certificate must be signed by (OVS's -p/-c/-C).
+  std::string cert_file, key_file, ca_file;
+  std::vector<ChannelTarget> listeners;  // passive listeners (ofctl, ovs-ofctl)
   FailMode fail_mode = FailMode::kSecure;
   unsigned threads = 1;  // forwarding threads
   // Nice value of the forwarding threads (-20..19). Below 0 they preempt
@@ -65,7 +70,7 @@ struct SwitchOptions {
 };
 
 Result<PortSpec> parse_port_spec(std::string_view s);
-Result<ChannelTarget> parse_controller_target(std::string_view s);  // tcp:HOST[:PORT]
+Result<ChannelTarget> parse_controller_target(std::string_view s);  // tcp:|ssl:HOST[:PORT]
 Result<ChannelTarget> parse_listen_target(std::string_view s);      // ptcp:PORT[:HOST]
 Result<uint64_t> parse_dpid(std::string_view s);
 Result<FailMode> parse_fail_mode(std::string_view s);

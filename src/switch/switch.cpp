@@ -10,6 +10,7 @@
 
 #include "channel/connector.h"
 #include "channel/listener.h"
+#include "channel/transport.h"
 #include "core/clock.h"
 #include "core/log.h"
 #include "switch/agent.h"
@@ -187,8 +188,8 @@ struct Switch::Impl {
         "  \"packet_outs\": {},\n"
         "  \"buffers\": {{\"capacity\": {}, \"in_use\": {}, \"evicted\": {}, \"expired\": {}}},\n"
         "  \"requests\": {},\n  \"errors_sent\": {}\n}}\n",
-        opts.name, opts.dpid, ports_json, queued, dropped, a.packet_ins_sent, a.packet_ins_unsent, a.packet_outs,
-        b.capacity(), b.in_use(), b.evicted(), b.expired(), a.requests, a.errors_sent);
+        opts.name, opts.dpid, ports_json, queued, dropped, a.packet_ins_sent, a.packet_ins_unsent,
+        a.packet_outs, b.capacity(), b.in_use(), b.evicted(), b.expired(), a.requests, a.errors_sent);
     std::string tmp = opts.stats_file + ".tmp";
     std::FILE* f = std::fopen(tmp.c_str(), "w");
     if (!f) {
@@ -240,6 +241,13 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts) {
 
 Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts,
                                                std::vector<std::unique_ptr<Port>> ports) {
+  // Certificates that do not load are a start-up error, not a retry loop.
+  for (const auto& c : opts.controllers) {
+    if (!c.tls) continue;
+    auto ctx =
+        channel::make_tls_context(channel::TlsConfig{opts.cert_file, opts.key_file, opts.ca_file}, false);
+    if (!ctx.ok()) return fail("--controller {}: {}", c.text, ctx.error().message);
+  }
   auto impl = std::make_unique<Impl>();
   Impl& d = *impl;
   d.opts = opts;
@@ -302,6 +310,7 @@ Status Switch::start() {
     channel::Endpoint ep;
     ep.host = c.host;
     ep.port = c.port;
+    ep.tls = c.tls;
     channel::BackoffOptions bo;
     bo.max = std::chrono::milliseconds(d.opts.reconnect_max_ms);
     d.connector_failing.push_back(false);
@@ -311,7 +320,7 @@ Status Switch::start() {
           ip->connector_failing[i] = false;
           ip->attach(std::move(conn), false, text);
         },
-        bo, channel::TlsConfig{},
+        bo, channel::TlsConfig{d.opts.cert_file, d.opts.key_file, d.opts.ca_file},
         [ip, i, text = c.text](const std::string& reason, std::chrono::milliseconds next) {
           if (ip->stopped) return;
           if (!ip->connector_failing[i]) {

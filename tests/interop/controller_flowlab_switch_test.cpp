@@ -5,11 +5,15 @@
 // loopback ports picked free for this run. learning-switch (OF1.3 and OF1.0):
 // ping + iperf3 and the learned priority-1 flows carry the traffic; hub: ping +
 // iperf3 with only the table-miss flow; firewall: tcp 5201 allowed, 5202 denied.
-// Flows are read with `ovs-ofctl dump-flows tcp:127.0.0.1:LISTEN`.
-// Needs root, iperf3 and ovs-ofctl; skips otherwise.
+// Flows are read with `ovs-ofctl dump-flows tcp:127.0.0.1:LISTEN`. Also: the
+// learning switch over TLS (pssl:/ssl: with certificates made by openssl for
+// the run), and a switch whose certificate another CA signed is refused.
+// Needs root, iperf3, ovs-ofctl and openssl; skips otherwise.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "switch_topology.h"
@@ -34,24 +38,53 @@ class ControllerAndSwitch {
   const TwoHosts& hosts() const { return hosts_; }
   const std::string& dir() const { return dir_; }
 
+  // TLS: a CA, a controller and a switch certificate it signed, and a switch
+  // certificate from a second CA the controller must refuse. Files in dir().
+  bool make_certs() {
+    const std::string d = dir_ + "/";
+    std::string cmd =
+        "cd " + d +
+        " && for ca in ca other; do openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=$ca"
+        " -keyout $ca.key -out $ca.pem; done"
+        " && for c in ctl:ca sw:ca bad:other; do n=${c%:*}; ca=${c#*:};"
+        " openssl req -newkey rsa:2048 -nodes -subj /CN=$n -keyout $n.key -out $n.csr"
+        " && openssl x509 -req -in $n.csr -CA $ca.pem -CAkey $ca.key -CAcreateserial -days 2"
+        " -out $n.pem || exit 1; done";
+    int st = -1;
+    std::string out = run_output("bash -c '" + cmd + "' 2>&1", &st);
+    return st == 0 || fail("openssl failed: " + out);
+  }
+
   // Starts the controller with `app_args`, then the switch with `protocols`;
-  // waits until the controller logs the switch as up.
-  bool start(const std::string& app_args, const std::string& protocols) {
+  // waits until the controller logs the switch as up. tls: pssl:/ssl: with the
+  // certificates of make_certs(), the switch presenting `sw_cert` (sw or bad).
+  bool start(const std::string& app_args, const std::string& protocols, bool tls = false,
+             const std::string& sw_cert = "sw") {
     ctl_port_ = free_tcp_port();
     sw_port_ = free_tcp_port();
     if (ctl_port_ == 0 || sw_port_ == 0 || ctl_port_ == sw_port_) return fail("no free TCP ports");
+    const std::string d = dir_ + "/";
     std::vector<std::string> argv = {FLOWLAB_BINARY, "controller", "--listen",
-                                     "ptcp:" + std::to_string(ctl_port_) + ":127.0.0.1"};
+                                     (tls ? "pssl:" : "ptcp:") + std::to_string(ctl_port_) + ":127.0.0.1"};
+    if (tls) argv.insert(argv.end(), {"--cert", d + "ctl.pem", "--key", d + "ctl.key", "--ca", d + "ca.pem"});
     std::istringstream in(app_args);
     for (std::string w; in >> w;) argv.push_back(w);
     ctl_ = std::make_unique<Process>(argv, dir_ + "/controller.log");
     if (!eventually([&] { return tcp_listening(ctl_port_); }, 10s)) return fail("controller did not listen");
-    sw_ = std::make_unique<Process>(
-        std::vector<std::string>{FLOWLAB_BINARY, "switch", "--name", "s1", "--dpid", "0x1", "--port",
-                                 hosts_.port1(), "--port", hosts_.port2(), "--controller",
-                                 "tcp:127.0.0.1:" + std::to_string(ctl_port_), "--listen",
-                                 "ptcp:" + std::to_string(sw_port_) + ":127.0.0.1", "--protocols", protocols},
-        dir_ + "/switch.log");
+    std::vector<std::string> sw = {
+        FLOWLAB_BINARY, "switch",
+        "--name",       "s1",
+        "--dpid",       "0x1",
+        "--port",       hosts_.port1(),
+        "--port",       hosts_.port2(),
+        "--controller", (tls ? "ssl:127.0.0.1:" : "tcp:127.0.0.1:") + std::to_string(ctl_port_),
+        "--listen",     "ptcp:" + std::to_string(sw_port_) + ":127.0.0.1",
+        "--protocols",  protocols,
+        "--stats-file", stats_file()};
+    if (tls)
+      sw.insert(sw.end(),
+                {"--cert", d + sw_cert + ".pem", "--key", d + sw_cert + ".key", "--ca", d + "ca.pem"});
+    sw_ = std::make_unique<Process>(sw, dir_ + "/switch.log");
     if (!eventually([&] { return ctl_->log().find("switch up") != std::string::npos; }, 15s))
       return fail("the switch did not come up at the controller");
     if (!eventually([&] { return tcp_listening(sw_port_); }, 5s)) return fail("switch did not listen");
@@ -65,6 +98,8 @@ class ControllerAndSwitch {
            (sw_ ? sw_->log() : "") + (err_.empty() ? "" : "--- error: " + err_ + "\n");
   }
   std::string ctl_log() const { return ctl_ ? ctl_->log() : ""; }
+  std::string sw_log() const { return sw_ ? sw_->log() : ""; }
+  std::string stats_file() const { return dir_ + "/switch-stats.json"; }
 
   std::string dump_flows(const std::string& version, int* st) const {
     return run_output("ovs-ofctl -O " + version + " dump-flows tcp:127.0.0.1:" + std::to_string(sw_port_),
@@ -147,6 +182,37 @@ TEST_F(ControllerFlowlabSwitch, LearningSwitchOf10PingIperfAndLearnedFlows) {
   learning_switch_case("OpenFlow10");
 }
 
+TEST_F(ControllerFlowlabSwitch, LearningSwitchOverTlsPingIperfAndLearnedFlows) {
+  ControllerAndSwitch t("cs");
+  ASSERT_TRUE(t.hosts_ok());
+  ASSERT_TRUE(t.make_certs()) << t.logs();
+  ASSERT_TRUE(t.start("--app learning-switch", "OpenFlow13", true)) << t.logs();
+  EXPECT_TRUE(t.ping()) << t.logs();
+  std::string out;
+  EXPECT_TRUE(t.iperf(5201, 1, &out)) << out << t.logs();
+  int st = -1;
+  std::string dump = t.dump_flows("OpenFlow13", &st);
+  ASSERT_EQ(st, 0) << dump << t.logs();
+  int learned_used = 0;
+  for (const auto& l : flow_lines(dump))
+    if (l.find("priority=1,") != std::string::npos && n_packets(l) > 0) ++learned_used;
+  EXPECT_GE(learned_used, 2) << dump;
+  EXPECT_EQ(t.stop_switch(), 0) << t.logs();
+  EXPECT_EQ(t.stop_controller(), 0) << t.logs();
+}
+
+TEST_F(ControllerFlowlabSwitch, TlsSwitchWithCertificateOfAnotherCaIsRefused) {
+  ControllerAndSwitch t("cs");
+  ASSERT_TRUE(t.hosts_ok());
+  ASSERT_TRUE(t.make_certs()) << t.logs();
+  EXPECT_FALSE(t.start("--app learning-switch", "OpenFlow13", true, "bad"));
+  EXPECT_NE(t.ctl_log().find("TLS handshake failed"), std::string::npos) << t.logs();
+  EXPECT_EQ(t.ctl_log().find("switch up"), std::string::npos) << t.logs();
+  EXPECT_NE(t.sw_log().find("unreachable"), std::string::npos) << t.logs();
+  EXPECT_EQ(t.stop_switch(), 0) << t.logs();  // still running, retrying; stops cleanly
+  EXPECT_EQ(t.stop_controller(), 0) << t.logs();
+}
+
 TEST_F(ControllerFlowlabSwitch, HubOf13PingIperfAndOnlyTableMissFlow) {
   ControllerAndSwitch t("cs");
   ASSERT_TRUE(t.hosts_ok());
@@ -163,6 +229,16 @@ TEST_F(ControllerFlowlabSwitch, HubOf13PingIperfAndOnlyTableMissFlow) {
   EXPECT_NE(lines[0].find("CONTROLLER"), std::string::npos) << dump;
   EXPECT_GT(n_packets(lines[0]), 0u) << dump;
   EXPECT_EQ(t.stop_switch(), 0) << t.logs();
+  // The hub answers with buffer ids (the switch buffers): every packet-in was
+  // answered by a packet-out that found its buffer (--stats-file at exit).
+  std::ifstream in(t.stats_file());
+  auto stats = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(stats.is_object()) << t.stats_file();
+  EXPECT_GT(stats["packet_ins"]["sent"].get<uint64_t>(), 100u) << stats.dump();
+  EXPECT_EQ(stats["buffers"]["evicted"].get<uint64_t>(), 0u) << stats.dump();
+  EXPECT_EQ(stats["errors_sent"].get<uint64_t>(), 0u) << stats.dump();
+  EXPECT_GE(stats["packet_outs"].get<uint64_t>() + 8, stats["packet_ins"]["sent"].get<uint64_t>())
+      << stats.dump();
   EXPECT_EQ(t.stop_controller(), 0) << t.logs();
 }
 

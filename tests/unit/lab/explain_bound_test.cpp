@@ -149,9 +149,10 @@ TEST(ExplainBound, SwitchStatsNameControllerQueueDropsAndEvictedBuffers) {
                       {"status", "ok"},
                       {"switch_counters", {{"s1", {{"kind", "flowlab"}, {"stats", stats}}}}}};
   auto ex = joined(explain_case(c));
-  EXPECT_NE(ex.find("switch s1: 5000 packets queued for the controller, 120 dropped because the queue was full; "
-                    "4880 packet-ins sent, 4700 packet-outs run"),
-            std::string::npos)
+  EXPECT_NE(
+      ex.find("switch s1: 5000 packets queued for the controller, 120 dropped because the queue was full; "
+              "4880 packet-ins sent, 4700 packet-outs run"),
+      std::string::npos)
       << ex;
   EXPECT_NE(ex.find("180 buffered packet-ins were evicted (all 256 buffers in use) and 2 timed out"),
             std::string::npos)

@@ -61,6 +61,21 @@ TEST(SwitchOptions, MissingInterfaceIsAnError) {
   EXPECT_EQ(ok.ports[0].port_no, 1u);
 }
 
+TEST(SwitchOptions, SslControllerNeedsReadableCertKeyAndCa) {
+  SwitchOptions o;
+  o.ports = {{"lo", false, 0}};
+  o.controllers = {*parse_controller_target("ssl:127.0.0.1:6653")};
+  auto st = validate_options(o);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "--controller ssl:127.0.0.1:6653: TLS needs --cert, --key and --ca");
+  o.cert_file = "/etc/hostname";
+  o.key_file = "/etc/hostname";
+  o.ca_file = "/nonexistent/ca.pem";
+  st = validate_options(o);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "--controller ssl:127.0.0.1:6653: cannot read /nonexistent/ca.pem");
+}
+
 TEST(SwitchOptions, Targets) {
   auto c = parse_controller_target("tcp:127.0.0.1:6633");
   ASSERT_TRUE(c.ok());
@@ -74,6 +89,11 @@ TEST(SwitchOptions, Targets) {
   ASSERT_TRUE(v6.ok());
   EXPECT_EQ(v6->host, "::1");
   EXPECT_EQ(v6->port, 7000);
+  EXPECT_FALSE(c->tls);
+  auto s = parse_controller_target("ssl:10.0.0.9:6653");
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(s->tls);
+  EXPECT_EQ(s->host, "10.0.0.9");
   EXPECT_FALSE(parse_controller_target("udp:1.2.3.4:5").ok());
   EXPECT_FALSE(parse_controller_target("tcp:1.2.3.4:70000").ok());
   EXPECT_FALSE(parse_controller_target("tcp::5").ok());
