@@ -9,12 +9,14 @@
 # usage: sudo [SWITCH=ovs|flowlab] scripts/bench-controller.sh [BUILD_DIR] [SECONDS]
 #   BUILD_DIR defaults to build/release (cmake -DCMAKE_BUILD_TYPE=Release).
 #   SWITCH=flowlab puts flowlab switch in OVS's place (veth offloads left at
-#   their defaults, fail-mode secure, 256 packet buffers): both controllers then
-#   drive the same flowlab switch.
+#   their defaults, fail-mode secure, 4096 packet buffers): both controllers then
+#   drive the same flowlab switch. REPEAT=N runs each controller N times,
+#   alternating, and takes the ratios from the medians.
 set -u
 BUILD=${1:-build/release}
 SECS=${2:-5}
 SWITCH=${SWITCH:-ovs}
+REPEAT=${REPEAT:-1}
 case $SWITCH in ovs|flowlab) ;; *) echo "SWITCH must be ovs or flowlab" >&2; exit 2;; esac
 FLOWLAB=$(readlink -f "$BUILD/flowlab")
 HUB_PY=$(readlink -f "$(dirname "$0")/../../shared/peers/repeater_hub_13.py")
@@ -232,17 +234,30 @@ run_one() {  # name, command...
 echo "switch: $SWITCH"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "controller tcp_gbps udp_delivered_gbps udp_loss_pct ctl_cpu_pct ping_rtt_ms pin_pout_p50_us pin_pout_p99_us samples"
-F=$(run_one flowlab "$FLOWLAB" controller --listen ptcp:6653:127.0.0.1 --app hub --log-level warn)
-echo "$F"
-O=$(run_one osken /usr/bin/osken-manager --ofp-listen-host 127.0.0.1 --ofp-tcp-listen-port 6653 "$HUB_PY")
-echo "$O"
+# REPEAT rounds, flowlab and os-ken alternating; the ratios use each column's median.
+FS=(); OS=()
+for _ in $(seq "$REPEAT"); do
+  F=$(run_one flowlab "$FLOWLAB" controller --listen ptcp:6653:127.0.0.1 --app hub --log-level warn)
+  echo "$F"; FS+=("$F")
+  O=$(run_one osken /usr/bin/osken-manager --ofp-listen-host 127.0.0.1 --ofp-tcp-listen-port 6653 "$HUB_PY")
+  echo "$O"; OS+=("$O")
+done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$F" "$O" <<'PY'
-import sys
-f = sys.argv[1].split(); o = sys.argv[2].split()
+python3 - "$REPEAT" "${FS[@]}" "${OS[@]}" <<'PY'
+import statistics, sys
+n = int(sys.argv[1]); rows = [a.split() for a in sys.argv[2:]]
+f_rows, o_rows = rows[:n], rows[n:]
+def med(rs, i):
+    try: return statistics.median(float(r[i]) for r in rs)
+    except Exception: return float("nan")
 def r(a, b):
-    try: return "%.1fx" % (float(a) / float(b))
-    except Exception: return "n/a"
+    return "%.1fx" % (a / b) if b and a == a and b == b else "n/a"
+cols = [(1, "TCP Gbit/s"), (2, "UDP delivered Gbit/s"), (3, "UDP loss %"), (4, "controller CPU %"),
+        (5, "ping ms"), (6, "pkt-in->pkt-out p50 us"), (7, "p99 us")]
+if n > 1:
+    print("medians of %d: " % n + "; ".join("%s flowlab %.3g os-ken %.3g" % (name, med(f_rows, i), med(o_rows, i))
+                                          for i, name in cols))
 print("ratio flowlab/os-ken: TCP %s, UDP delivered %s, p50 latency os-ken/flowlab %s, p99 %s" %
-      (r(f[1], o[1]), r(f[2], o[2]), r(o[6], f[6]), r(o[7], f[7])))
+      (r(med(f_rows, 1), med(o_rows, 1)), r(med(f_rows, 2), med(o_rows, 2)), r(med(o_rows, 6), med(f_rows, 6)),
+       r(med(o_rows, 7), med(f_rows, 7))))
 PY

@@ -17,6 +17,7 @@
 #include <regex>
 
 #include "switch_topology.h"
+#include "tls_certs.h"
 
 namespace flowlab::switch_interop {
 namespace {
@@ -41,18 +42,8 @@ class ControllerAndSwitch {
   // TLS: a CA, a controller and a switch certificate it signed, and a switch
   // certificate from a second CA the controller must refuse. Files in dir().
   bool make_certs() {
-    const std::string d = dir_ + "/";
-    std::string cmd =
-        "cd " + d +
-        " && for ca in ca other; do openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=$ca"
-        " -keyout $ca.key -out $ca.pem; done"
-        " && for c in ctl:ca sw:ca bad:other; do n=${c%:*}; ca=${c#*:};"
-        " openssl req -newkey rsa:2048 -nodes -subj /CN=$n -keyout $n.key -out $n.csr"
-        " && openssl x509 -req -in $n.csr -CA $ca.pem -CAkey $ca.key -CAcreateserial -days 2"
-        " -out $n.pem || exit 1; done";
-    int st = -1;
-    std::string out = run_output("bash -c '" + cmd + "' 2>&1", &st);
-    return st == 0 || fail("openssl failed: " + out);
+    std::string e;
+    return interop::make_test_certs(dir_, &e) || fail(e);
   }
 
   // Starts the controller with `app_args`, then the switch with `protocols`;

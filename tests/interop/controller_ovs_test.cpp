@@ -1,6 +1,7 @@
 // flowlab controller driving Open vSwitch (userspace, datapath_type=netdev) with
 // two hosts in namespaces the test creates: learning-switch (OF1.3 and OF1.0),
-// hub and firewall. Needs root, ovs-vswitchd, ovsdb-server, iperf3; skips otherwise.
+// hub, firewall, and the learning switch with OVS connecting over TLS. Needs
+// root, ovs-vswitchd, ovsdb-server, iperf3, openssl; skips otherwise.
 // OVS's AF_PACKET ports break TCP with veth offloads on (see peers/README.md),
 // so this test turns tx offloads off on the veths, as the README does for OVS.
 #include <fmt/format.h>
@@ -18,6 +19,8 @@
 #include <regex>
 #include <string>
 #include <thread>
+
+#include "tls_certs.h"
 
 namespace {
 
@@ -101,12 +104,30 @@ class Topology {
   bool ok() const { return ok_; }
   const std::string& error() const { return err_; }
 
-  // Starts flowlab controller in the switch namespace and waits for OVS to connect.
-  bool start_controller(const std::string& args) {
+  // Starts flowlab controller in the switch namespace and waits for OVS to
+  // connect. tls: OVS connects with ssl: (ovs-vsctl set-ssl, certificates of
+  // tls_certs.h) to the controller's pssl: listener.
+  bool start_controller(const std::string& args, bool tls = false) {
     ctl_log_ = dir_ + "/controller.log";
-    ctl_pid_ = spawn(fmt::format("ip netns exec {} {} controller --listen ptcp:6653:127.0.0.1 {}", sw_,
-                                 FLOWLAB_BINARY, args),
-                     ctl_log_);
+    std::string listen = "ptcp:6653:127.0.0.1";
+    if (tls) {
+      std::string e;
+      if (!flowlab::interop::make_test_certs(dir_, &e)) {
+        err_ = e;
+        return false;
+      }
+      const std::string d = dir_ + "/";
+      listen = fmt::format("pssl:6653:127.0.0.1 --cert {0}ctl.pem --key {0}ctl.key --ca {0}ca.pem", d);
+      auto r = vsctl(fmt::format("set-ssl {0}sw.key {0}sw.pem {0}ca.pem", d));
+      auto c = vsctl("set-controller br0 ssl:127.0.0.1:6653");
+      if (r.rc != 0 || c.rc != 0) {
+        err_ = "ovs-vsctl set-ssl/set-controller failed: " + r.out + c.out;
+        return false;
+      }
+    }
+    ctl_pid_ =
+        spawn(fmt::format("ip netns exec {} {} controller --listen {} {}", sw_, FLOWLAB_BINARY, listen, args),
+              ctl_log_);
     for (int i = 0; i < 150; ++i) {
       auto r = vsctl("--columns=is_connected list controller");
       if (r.out.find("true") != std::string::npos) {
@@ -252,6 +273,25 @@ TEST_F(ControllerOvs, LearningSwitchOf13PingIperfAndLearnedFlows) {
 }
 TEST_F(ControllerOvs, LearningSwitchOf10PingIperfAndLearnedFlows) {
   learning_switch_case("OpenFlow10", "OpenFlow10");
+}
+
+// OVS connects over TLS (ssl:) to flowlab controller's pssl: listener; the
+// learning switch works through it.
+TEST_F(ControllerOvs, LearningSwitchOverTlsFromOvs) {
+  Topology t("OpenFlow13");
+  ASSERT_TRUE(t.ok()) << t.error();
+  ASSERT_TRUE(t.start_controller("--app learning-switch", true)) << t.error();
+  EXPECT_TRUE(t.ping()) << t.log();
+  auto dump = t.ofctl("-O OpenFlow13 dump-flows br0");
+  ASSERT_EQ(dump.rc, 0) << dump.out;
+  int learned_used = 0;
+  for (const auto& l : flow_lines(dump.out))
+    if (l.find("priority=1,") != std::string::npos && n_packets(l) > 0) ++learned_used;
+  EXPECT_GE(learned_used, 2) << dump.out;
+  auto ctl = t.vsctl("--columns=target list controller");
+  EXPECT_NE(ctl.out.find("ssl:127.0.0.1:6653"), std::string::npos) << ctl.out;
+  EXPECT_NE(t.log().find("switch up"), std::string::npos) << t.log();
+  EXPECT_EQ(t.stop_controller(), 0) << t.log();
 }
 
 TEST_F(ControllerOvs, HubOf13PingAndOnlyTableMissFlow) {
