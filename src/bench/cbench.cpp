@@ -130,7 +130,7 @@ Result<CbenchResult> run_cbench(const CbenchOptions& opts, const LoopCallback& o
       if (all_features) break;  // some controllers never ask for the port description
       std::string missing;
       for (auto& s : b.sw)
-        if (!s->features_sent()) missing += (missing.empty() ? "" : ",") + std::to_string(s->dpid());
+        if (!s->features_sent()) missing += fmt::format("{}{}", missing.empty() ? "" : ",", s->dpid());
       return fail(
           "controller at tcp:{}:{} never completed the handshake (no features request) with switches {}",
           opts.host, opts.port, missing);

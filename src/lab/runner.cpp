@@ -435,8 +435,8 @@ Result<std::string> validate_scenario(const std::string& file) {
       if (!sw.controller.empty() && c.controllers.count(sw.controller)) {
         const auto& ct = c.controllers.at(sw.controller);
         parts += fmt::format("+{}", to_string(ct.kind));
-        if (!ct.apps.empty()) parts += "(" + fmt::format("{}", fmt::join(ct.apps, ",")) + ")";
-        if (!ct.app_file.empty()) parts += "(" + fs::path(ct.app_file).filename().string() + ")";
+        if (!ct.apps.empty()) parts += fmt::format("({})", fmt::join(ct.apps, ","));
+        if (!ct.app_file.empty()) parts += fmt::format("({})", fs::path(ct.app_file).filename().string());
       }
     }
     s += fmt::format("  case {}:{} offloads {}\n", c.name, parts, c.offloads ? "on" : "off");

@@ -282,6 +282,7 @@ TEST_F(ControllerOvs, LearningSwitchOverTlsFromOvs) {
   ASSERT_TRUE(t.ok()) << t.error();
   ASSERT_TRUE(t.start_controller("--app learning-switch", true)) << t.error();
   EXPECT_TRUE(t.ping()) << t.log();
+  EXPECT_TRUE(t.iperf(5201, 1)) << t.last_iperf_ << t.log();
   auto dump = t.ofctl("-O OpenFlow13 dump-flows br0");
   ASSERT_EQ(dump.rc, 0) << dump.out;
   int learned_used = 0;
