@@ -252,10 +252,11 @@ uint64_t n_packets(const std::string& line) {
   return 0;
 }
 
-void learning_switch_case(const char* protocols, const char* ofctl_version) {
+// tls: OVS connects with ssl: to the controller's pssl: listener.
+void learning_switch_case(const char* protocols, const char* ofctl_version, bool tls = false) {
   Topology t(protocols);
   ASSERT_TRUE(t.ok()) << t.error();
-  ASSERT_TRUE(t.start_controller("--app learning-switch")) << t.error();
+  ASSERT_TRUE(t.start_controller("--app learning-switch", tls)) << t.error();
   EXPECT_TRUE(t.ping()) << t.log();
   EXPECT_TRUE(t.iperf(5201)) << t.last_iperf_ << t.log();
   auto dump = t.ofctl(fmt::format("-O {} dump-flows br0", ofctl_version));
@@ -265,6 +266,10 @@ void learning_switch_case(const char* protocols, const char* ofctl_version) {
     if (l.find("priority=1,") != std::string::npos && n_packets(l) > 0) ++learned_used;
   EXPECT_GE(learned_used, 2) << dump.out;  // both directions carry traffic
   EXPECT_NE(t.log().find("switch up"), std::string::npos) << t.log();
+  if (tls) {
+    auto ctl = t.vsctl("--columns=target list controller");
+    EXPECT_NE(ctl.out.find("ssl:127.0.0.1:6653"), std::string::npos) << ctl.out;
+  }
   EXPECT_EQ(t.stop_controller(), 0) << t.log();
 }
 
@@ -278,21 +283,7 @@ TEST_F(ControllerOvs, LearningSwitchOf10PingIperfAndLearnedFlows) {
 // OVS connects over TLS (ssl:) to flowlab controller's pssl: listener; the
 // learning switch works through it.
 TEST_F(ControllerOvs, LearningSwitchOverTlsFromOvs) {
-  Topology t("OpenFlow13");
-  ASSERT_TRUE(t.ok()) << t.error();
-  ASSERT_TRUE(t.start_controller("--app learning-switch", true)) << t.error();
-  EXPECT_TRUE(t.ping()) << t.log();
-  EXPECT_TRUE(t.iperf(5201, 1)) << t.last_iperf_ << t.log();
-  auto dump = t.ofctl("-O OpenFlow13 dump-flows br0");
-  ASSERT_EQ(dump.rc, 0) << dump.out;
-  int learned_used = 0;
-  for (const auto& l : flow_lines(dump.out))
-    if (l.find("priority=1,") != std::string::npos && n_packets(l) > 0) ++learned_used;
-  EXPECT_GE(learned_used, 2) << dump.out;
-  auto ctl = t.vsctl("--columns=target list controller");
-  EXPECT_NE(ctl.out.find("ssl:127.0.0.1:6653"), std::string::npos) << ctl.out;
-  EXPECT_NE(t.log().find("switch up"), std::string::npos) << t.log();
-  EXPECT_EQ(t.stop_controller(), 0) << t.log();
+  learning_switch_case("OpenFlow13", "OpenFlow13", true);
 }
 
 TEST_F(ControllerOvs, HubOf13PingAndOnlyTableMissFlow) {
