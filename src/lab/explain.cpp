@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "lab/json_access.h"
 #include "lab/report.h"
 #include "lab/traffic.h"
 
@@ -15,27 +16,6 @@ namespace flowlab::lab {
 using nlohmann::json;
 
 namespace {
-
-// A member object of `j`, or an empty object (never a reference to a temporary).
-const json& member(const json& j, const char* key) {
-  static const json kEmpty = json::object();
-  if (!j.is_object()) return kEmpty;
-  auto it = j.find(key);
-  return it != j.end() && it->is_object() ? *it : kEmpty;
-}
-
-// A member array of `j`, or an empty array.
-const json& array_member(const json& j, const char* key) {
-  static const json kEmpty = json::array();
-  if (!j.is_object()) return kEmpty;
-  auto it = j.find(key);
-  return it != j.end() && it->is_array() ? *it : kEmpty;
-}
-
-double num(const json& j, const char* key, double dflt = 0) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return dflt;
-  return j[key].get<double>();
-}
 
 std::string human_bytes(double b) {
   if (b >= 1024 * 1024) return fmt::format("{:.1f} MB", b / (1024 * 1024));

@@ -7,27 +7,13 @@
 #include <map>
 #include <set>
 
+#include "lab/json_access.h"
+
 namespace flowlab::lab {
 
 using nlohmann::json;
 
 namespace {
-
-// A member object of `j`, or an empty object (never a reference to a temporary).
-const json& member(const json& j, const char* key) {
-  static const json kEmpty = json::object();
-  if (!j.is_object()) return kEmpty;
-  auto it = j.find(key);
-  return it != j.end() && it->is_object() ? *it : kEmpty;
-}
-
-// A member array of `j`, or an empty array.
-const json& array_member(const json& j, const char* key) {
-  static const json kEmpty = json::array();
-  if (!j.is_object()) return kEmpty;
-  auto it = j.find(key);
-  return it != j.end() && it->is_array() ? *it : kEmpty;
-}
 
 // Test names in scenario order, case names in run order.
 std::vector<std::string> ordered(const json& doc, const char* field) {

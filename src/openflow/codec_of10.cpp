@@ -224,33 +224,6 @@ Result<MessageBody, OfError> decode_body(Type type, ByteReader& r) {
       OfError::make(BadRequestCode::kBadType, fmt::format("unknown OF1.0 message type {}", int(type)), 1));
 }
 
-const char* type_name(Type t) {
-  static constexpr const char* kNames[] = {"OFPT_HELLO",
-                                           "OFPT_ERROR",
-                                           "OFPT_ECHO_REQUEST",
-                                           "OFPT_ECHO_REPLY",
-                                           "OFPT_VENDOR",
-                                           "OFPT_FEATURES_REQUEST",
-                                           "OFPT_FEATURES_REPLY",
-                                           "OFPT_GET_CONFIG_REQUEST",
-                                           "OFPT_GET_CONFIG_REPLY",
-                                           "OFPT_SET_CONFIG",
-                                           "OFPT_PACKET_IN",
-                                           "OFPT_FLOW_REMOVED",
-                                           "OFPT_PORT_STATUS",
-                                           "OFPT_PACKET_OUT",
-                                           "OFPT_FLOW_MOD",
-                                           "OFPT_PORT_MOD",
-                                           "OFPT_STATS_REQUEST",
-                                           "OFPT_STATS_REPLY",
-                                           "OFPT_BARRIER_REQUEST",
-                                           "OFPT_BARRIER_REPLY",
-                                           "OFPT_QUEUE_GET_CONFIG_REQUEST",
-                                           "OFPT_QUEUE_GET_CONFIG_REPLY"};
-  const auto i = static_cast<size_t>(t);
-  return i < std::size(kNames) ? kNames[i] : "OFPT_UNKNOWN";
-}
-
 EncodeStatus cannot_express(MsgType t) {
   return unexpected(
       OfError::make(BadRequestCode::kBadType, fmt::format("OF1.0 has no {} message", to_string(t))));
@@ -414,6 +387,33 @@ EncodeStatus encode_body(const Message& msg, Type& type, ByteWriter& w) {
 }
 
 }  // namespace
+
+const char* type_name(Type t) {
+  static constexpr const char* kNames[] = {"OFPT_HELLO",
+                                           "OFPT_ERROR",
+                                           "OFPT_ECHO_REQUEST",
+                                           "OFPT_ECHO_REPLY",
+                                           "OFPT_VENDOR",
+                                           "OFPT_FEATURES_REQUEST",
+                                           "OFPT_FEATURES_REPLY",
+                                           "OFPT_GET_CONFIG_REQUEST",
+                                           "OFPT_GET_CONFIG_REPLY",
+                                           "OFPT_SET_CONFIG",
+                                           "OFPT_PACKET_IN",
+                                           "OFPT_FLOW_REMOVED",
+                                           "OFPT_PORT_STATUS",
+                                           "OFPT_PACKET_OUT",
+                                           "OFPT_FLOW_MOD",
+                                           "OFPT_PORT_MOD",
+                                           "OFPT_STATS_REQUEST",
+                                           "OFPT_STATS_REPLY",
+                                           "OFPT_BARRIER_REQUEST",
+                                           "OFPT_BARRIER_REPLY",
+                                           "OFPT_QUEUE_GET_CONFIG_REQUEST",
+                                           "OFPT_QUEUE_GET_CONFIG_REPLY"};
+  const auto i = static_cast<size_t>(t);
+  return i < std::size(kNames) ? kNames[i] : nullptr;
+}
 }  // namespace of10
 
 Result<Message, OfError> decode_of10(ByteSpan wire) {

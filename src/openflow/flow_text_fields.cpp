@@ -178,32 +178,11 @@ size_t field_width(OxmId id) {
   return info ? info->length : 0;
 }
 
-// Largest value of fields narrower than their bytes.
+// Largest value a field can hold: its narrower legal range, else its bytes.
 uint64_t field_max(OxmId id) {
-  switch (id) {
-    case OxmId::kVlanVid:
-      return 0x1fff;
-    case OxmId::kVlanPcp:
-      return 7;
-    case OxmId::kIpDscp:
-      return 63;
-    case OxmId::kIpEcn:
-      return 3;
-    case OxmId::kIpv6Flabel:
-      return 0xfffff;
-    case OxmId::kMplsLabel:
-      return 0xfffff;
-    case OxmId::kMplsTc:
-      return 7;
-    case OxmId::kMplsBos:
-      return 1;
-    case OxmId::kIpv6Exthdr:
-      return 0x1ff;
-    default: {
-      size_t w = field_width(id);
-      return w >= 8 ? UINT64_MAX : (uint64_t{1} << (8 * w)) - 1;
-    }
-  }
+  if (uint64_t m = oxm_max_value(id)) return m;
+  size_t w = field_width(id);
+  return w >= 8 ? UINT64_MAX : (uint64_t{1} << (8 * w)) - 1;
 }
 
 Bytes be(uint64_t v, size_t len) {

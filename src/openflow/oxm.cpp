@@ -39,32 +39,6 @@ constexpr std::array<OxmFieldInfo, kNumBasicOxm> kFields = {{
     {OxmId::kTunnelId, "tunnel_id", 8, true},      {OxmId::kIpv6Exthdr, "ipv6_exthdr", 2, true},
 }};
 
-// Largest legal value of fields narrower than their byte length (0 = no limit).
-uint64_t max_value(OxmId id) {
-  switch (id) {
-    case OxmId::kVlanVid:
-      return 0x1fff;
-    case OxmId::kVlanPcp:
-      return 7;
-    case OxmId::kIpDscp:
-      return 63;
-    case OxmId::kIpEcn:
-      return 3;
-    case OxmId::kIpv6Flabel:
-      return 0xfffff;
-    case OxmId::kMplsLabel:
-      return 0xfffff;
-    case OxmId::kMplsTc:
-      return 7;
-    case OxmId::kMplsBos:
-      return 1;
-    case OxmId::kIpv6Exthdr:
-      return 0x1ff;
-    default:
-      return 0;
-  }
-}
-
 uint64_t be_value(const Bytes& b) {
   uint64_t v = 0;
   for (size_t i = 0; i < b.size() && i < 8; ++i) v = v << 8 | b[i];
@@ -255,7 +229,7 @@ std::optional<OfError> validate_match(const Match& m) {
           return OfError::make(BadMatchCode::kBadWildcards,
                                fmt::format("{}: value has bits set outside the mask", info->name), here);
     }
-    uint64_t limit = max_value(f.id());
+    uint64_t limit = oxm_max_value(f.id());
     if (limit && f.value_u64() > limit)
       return OfError::make(BadMatchCode::kBadValue,
                            fmt::format("{}: value 0x{:x} > 0x{:x}", info->name, f.value_u64(), limit), here);
@@ -270,6 +244,31 @@ std::optional<OfError> validate_match(const Match& m) {
                            fmt::format("{} needs {}", oxm_info(f.id())->name, missing), here);
   }
   return std::nullopt;
+}
+
+uint64_t oxm_max_value(OxmId id) {
+  switch (id) {
+    case OxmId::kVlanVid:
+      return 0x1fff;
+    case OxmId::kVlanPcp:
+      return 7;
+    case OxmId::kIpDscp:
+      return 63;
+    case OxmId::kIpEcn:
+      return 3;
+    case OxmId::kIpv6Flabel:
+      return 0xfffff;
+    case OxmId::kMplsLabel:
+      return 0xfffff;
+    case OxmId::kMplsTc:
+      return 7;
+    case OxmId::kMplsBos:
+      return 1;
+    case OxmId::kIpv6Exthdr:
+      return 0x1ff;
+    default:
+      return 0;
+  }
 }
 
 }  // namespace flowlab::of

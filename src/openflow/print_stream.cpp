@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "openflow/codec.h"
+#include "openflow/of10_wire.h"
 #include "openflow/print.h"
 
 namespace flowlab::of {
@@ -11,29 +12,7 @@ namespace {
 
 std::string type_name(uint8_t version, uint8_t type) {
   if (version == kOf10) {
-    static constexpr std::string_view kOf10Names[] = {"OFPT_HELLO",
-                                                      "OFPT_ERROR",
-                                                      "OFPT_ECHO_REQUEST",
-                                                      "OFPT_ECHO_REPLY",
-                                                      "OFPT_VENDOR",
-                                                      "OFPT_FEATURES_REQUEST",
-                                                      "OFPT_FEATURES_REPLY",
-                                                      "OFPT_GET_CONFIG_REQUEST",
-                                                      "OFPT_GET_CONFIG_REPLY",
-                                                      "OFPT_SET_CONFIG",
-                                                      "OFPT_PACKET_IN",
-                                                      "OFPT_FLOW_REMOVED",
-                                                      "OFPT_PORT_STATUS",
-                                                      "OFPT_PACKET_OUT",
-                                                      "OFPT_FLOW_MOD",
-                                                      "OFPT_PORT_MOD",
-                                                      "OFPT_STATS_REQUEST",
-                                                      "OFPT_STATS_REPLY",
-                                                      "OFPT_BARRIER_REQUEST",
-                                                      "OFPT_BARRIER_REPLY",
-                                                      "OFPT_QUEUE_GET_CONFIG_REQUEST",
-                                                      "OFPT_QUEUE_GET_CONFIG_REPLY"};
-    if (type < std::size(kOf10Names)) return std::string(kOf10Names[type]);
+    if (const char* name = of10::type_name(static_cast<of10::Type>(type))) return name;
   } else if (version == kOf13 && type <= static_cast<uint8_t>(MsgType::kMeterMod)) {
     return std::string(to_string(static_cast<MsgType>(type)));
   }

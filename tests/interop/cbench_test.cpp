@@ -16,6 +16,11 @@
 #include <string>
 #include <thread>
 
+#include "switch_topology.h"
+
+using flowlab::switch_interop::free_tcp_port;
+using flowlab::switch_interop::tcp_listening;
+
 namespace {
 
 struct RunResult {
@@ -33,29 +38,6 @@ RunResult run(const std::string& cmd) {
   int st = pclose(p);
   r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
   return r;
-}
-
-uint16_t free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
-bool port_listening(uint16_t port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  close(fd);
-  return ok;
 }
 
 // A child process (the controller under test), killed and reaped on scope exit.
@@ -91,7 +73,7 @@ class Child {
   Child& operator=(const Child&) = delete;
   bool wait_listening(uint16_t port, int seconds) {
     for (int i = 0; i < seconds * 10; ++i) {
-      if (port_listening(port)) return true;
+      if (tcp_listening(port)) return true;
       if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
         pid_ = -1;
         return false;
@@ -137,7 +119,7 @@ void expect_answers(const nlohmann::json& j, int switches, bool every_switch = t
 }
 
 TEST(Cbench, AbsentControllerIsAClearError) {
-  uint16_t port = free_port();
+  uint16_t port = free_tcp_port();
   auto r = run(cbench_cmd(port, "--loops 1 --ms 100"));
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("cannot connect to tcp:127.0.0.1:" + std::to_string(port)), std::string::npos)
@@ -174,7 +156,7 @@ TEST(Cbench, BadOptionsExitWithUsageError) {
 class CbenchAgainst : public ::testing::TestWithParam<std::string> {};
 
 void run_against_flowlab(const std::string& protocol, bool throughput) {
-  uint16_t port = free_port();
+  uint16_t port = free_tcp_port();
   std::string log = "/tmp/flowlab-cbench-ctl-" + std::to_string(getpid()) + ".log";
   Child ctl(
       {FLOWLAB_BINARY, "controller", "--listen", "ptcp:" + std::to_string(port), "--app", "learning-switch"},
@@ -197,7 +179,7 @@ TEST(Cbench, FlowlabLearningSwitchOpenFlow13Throughput) { run_against_flowlab("O
 TEST(Cbench, OsKenLearningSwitch13) {
   const std::string manager = "/usr/bin/osken-manager";
   if (access(manager.c_str(), X_OK) != 0) GTEST_SKIP() << "os-ken (python3-os-ken) is not installed";
-  uint16_t port = free_port();
+  uint16_t port = free_tcp_port();
   std::string log = "/tmp/flowlab-cbench-osken-" + std::to_string(getpid()) + ".log";
   Child ctl({"/usr/bin/python3", manager, "--ofp-listen-host", "127.0.0.1", "--ofp-tcp-listen-port",
              std::to_string(port), std::string(FLOWLAB_SHARED_DIR) + "/peers/learning_switch_13.py"},

@@ -24,6 +24,11 @@
 #include <thread>
 #include <vector>
 
+#include "switch_topology.h"
+
+using flowlab::switch_interop::free_tcp_port;
+using flowlab::switch_interop::tcp_listening;
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -56,31 +61,6 @@ CmdResult shell(const std::string& cmd, const fs::path& tmp) {
 bool have(const char* prog) {
   std::string c = std::string("command -v ") + prog + " >/dev/null 2>&1";
   return std::system(c.c_str()) == 0;
-}
-
-uint16_t free_loopback_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  uint16_t port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  ::close(fd);
-  return port;
-}
-
-bool connectable(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(port);
-  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  ::close(fd);
-  return ok;
 }
 
 // A private ovsdb-server + ovs-vswitchd with one netdev bridge; stopped by pid on destruction.
@@ -124,13 +104,13 @@ class Ovs {
       if (auto e = step(cmd); !e.empty()) return e;
     }
     for (int attempt = 0; attempt < 5 && port_ == 0; ++attempt) {
-      uint16_t p = free_loopback_port();
+      uint16_t p = free_tcp_port();
       if (!step("ovs-vsctl " + db() + " set-controller " + bridge_ + " ptcp:" + std::to_string(p) +
                 ":127.0.0.1")
                .empty())
         continue;
-      for (int i = 0; i < 100 && !connectable(p); ++i) std::this_thread::sleep_for(50ms);
-      if (connectable(p)) port_ = p;
+      for (int i = 0; i < 100 && !tcp_listening(p); ++i) std::this_thread::sleep_for(50ms);
+      if (tcp_listening(p)) port_ = p;
     }
     if (port_ == 0) return "OVS never listened on its OpenFlow port";
     return "";

@@ -1,0 +1,33 @@
+// Null-safe reads of the results.json document for the report and the
+// explanations: a missing or mistyped member reads as empty / a default,
+// never as an exception or a reference to a temporary.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+namespace flowlab::lab {
+
+// A member object of `j`, or an empty object.
+inline const nlohmann::json& member(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json kEmpty = nlohmann::json::object();
+  if (!j.is_object()) return kEmpty;
+  auto it = j.find(key);
+  return it != j.end() && it->is_object() ? *it : kEmpty;
+}
+
+// A member array of `j`, or an empty array.
+inline const nlohmann::json& array_member(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json kEmpty = nlohmann::json::array();
+  if (!j.is_object()) return kEmpty;
+  auto it = j.find(key);
+  return it != j.end() && it->is_array() ? *it : kEmpty;
+}
+
+// A numeric member of `j`, or `dflt`.
+inline double num(const nlohmann::json& j, const char* key, double dflt = 0) {
+  if (!j.is_object()) return dflt;
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : dflt;
+}
+
+}  // namespace flowlab::lab
