@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "openflow/codec.h"
+#include "openflow/of10_names.h"
 #include "openflow/of10_wire.h"
 
 namespace flowlab::of {
@@ -388,7 +389,7 @@ EncodeStatus encode_body(const Message& msg, Type& type, ByteWriter& w) {
 
 }  // namespace
 
-const char* type_name(Type t) {
+const char* type_name(uint8_t type) {
   static constexpr const char* kNames[] = {"OFPT_HELLO",
                                            "OFPT_ERROR",
                                            "OFPT_ECHO_REQUEST",
@@ -411,7 +412,7 @@ const char* type_name(Type t) {
                                            "OFPT_BARRIER_REPLY",
                                            "OFPT_QUEUE_GET_CONFIG_REQUEST",
                                            "OFPT_QUEUE_GET_CONFIG_REPLY"};
-  const auto i = static_cast<size_t>(t);
+  const auto i = static_cast<size_t>(type);
   return i < std::size(kNames) ? kNames[i] : nullptr;
 }
 }  // namespace of10
@@ -445,14 +446,13 @@ Result<Message, OfError> decode_of10(ByteSpan wire) {
   auto body = decode_body(static_cast<Type>(type), r);
   if (!body.ok()) {
     OfError e = std::move(body.error());
-    e.message = fmt::format("{}: {}", type_name(static_cast<Type>(type)), e.message);
+    e.message = fmt::format("{}: {}", type_name(type), e.message);
     return unexpected(std::move(e));
   }
   if (!r.empty())
-    return unexpected(OfError::make(BadRequestCode::kBadLen,
-                                    fmt::format("{}: {} trailing bytes after the body",
-                                                type_name(static_cast<Type>(type)), r.remaining()),
-                                    r.offset()));
+    return unexpected(OfError::make(
+        BadRequestCode::kBadLen,
+        fmt::format("{}: {} trailing bytes after the body", type_name(type), r.remaining()), r.offset()));
   msg.body = std::move(*body);
   return msg;
 }

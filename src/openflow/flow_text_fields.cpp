@@ -9,6 +9,7 @@
 
 #include "openflow/flow_text.h"
 #include "openflow/flow_text_internal.h"
+#include "openflow/oxm_limits.h"
 #include "packet/addr.h"
 
 namespace flowlab::of::text {

@@ -44,8 +44,6 @@ enum class Type : uint8_t {
   kQueueGetConfigRequest = 20,
   kQueueGetConfigReply = 21,
 };
-// "OFPT_FLOW_MOD" etc.; nullptr for a type OF1.0 does not define.
-const char* type_name(Type t);
 
 // OF1.0 stats types (same numbers as the OF1.3 multipart types they become).
 enum class StatsType : uint16_t {

@@ -13,6 +13,8 @@
 #include <array>
 #include <initializer_list>
 
+#include "openflow/oxm_limits.h"
+
 namespace flowlab::of {
 namespace {
 

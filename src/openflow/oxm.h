@@ -75,9 +75,6 @@ struct OxmFieldInfo {
 };
 const OxmFieldInfo* oxm_info(OxmId id);
 const OxmFieldInfo* oxm_info_by_name(std::string_view name);
-// Largest legal value of a field narrower than its byte length (VLAN VID
-// 0x1fff, IP DSCP 63, MPLS label 0xfffff, ...); 0 for every other field.
-uint64_t oxm_max_value(OxmId id);
 
 struct OxmField {
   uint16_t oxm_class = kOxmClassBasic;

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "openflow/codec.h"
-#include "openflow/of10_wire.h"
+#include "openflow/of10_names.h"
 #include "openflow/print.h"
 
 namespace flowlab::of {
@@ -12,7 +12,7 @@ namespace {
 
 std::string type_name(uint8_t version, uint8_t type) {
   if (version == kOf10) {
-    if (const char* name = of10::type_name(static_cast<of10::Type>(type))) return name;
+    if (const char* name = of10::type_name(type)) return name;
   } else if (version == kOf13 && type <= static_cast<uint8_t>(MsgType::kMeterMod)) {
     return std::string(to_string(static_cast<MsgType>(type)));
   }
