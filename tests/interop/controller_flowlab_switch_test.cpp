@@ -152,7 +152,9 @@ uint64_t n_packets(const std::string& line) {
 void learning_switch_case(const std::string& protocols, bool tls = false) {
   ControllerAndSwitch t("cs");
   ASSERT_TRUE(t.hosts_ok());
-  if (tls) ASSERT_TRUE(t.make_certs()) << t.logs();
+  if (tls) {
+    ASSERT_TRUE(t.make_certs()) << t.logs();
+  }
   ASSERT_TRUE(t.start("--app learning-switch", protocols, tls)) << t.logs();
   EXPECT_TRUE(t.ping()) << t.logs();
   std::string out;
