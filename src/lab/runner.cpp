@@ -120,13 +120,19 @@ struct RunContext {
   ProgressLine progress;
 };
 
+// Whether a switch of the case (other than a Linux bridge, which takes no
+// controller) is wired to controller `name`.
+bool controller_used(const CaseSpec& cs, const std::string& name) {
+  return std::any_of(cs.switches.begin(), cs.switches.end(), [&](const auto& kv) {
+    return kv.second.controller == name && kv.second.kind != SwitchKind::kLinuxBridge;
+  });
+}
+
 std::string case_skip_reason(const CaseSpec& cs, const std::string& bin) {
   for (const auto& [n, s] : cs.switches)
     if (auto m = missing_peer(s); !m.empty()) return m;
   for (const auto& [n, c] : cs.controllers) {
-    bool used = std::any_of(cs.switches.begin(), cs.switches.end(), [&](auto& kv) {
-      return kv.second.controller == n && kv.second.kind != SwitchKind::kLinuxBridge;
-    });
+    bool used = controller_used(cs, n);
     if (used)
       if (auto m = missing_peer(c, bin); !m.empty()) return m;
   }
@@ -201,9 +207,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     int port = c.port ? c.port : kControllerPortBase + idx;
     ++idx;
     if (c.kind == ControllerKind::kNone) continue;
-    bool used = std::any_of(cs.switches.begin(), cs.switches.end(), [&](auto& kv) {
-      return kv.second.controller == n && kv.second.kind != SwitchKind::kLinuxBridge;
-    });
+    bool used = controller_used(cs, n);
     if (!used) continue;
     topo.controllers.push_back(std::make_unique<ControllerInstance>(c, port));
     rc.progress.start(fmt::format("[{}] starting {} controller {}", cs.name, to_string(c.kind), n));

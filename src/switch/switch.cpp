@@ -283,9 +283,9 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts,
     ep.host = l.host;
     ep.port = l.port;
     auto lis = channel::Listener::open(d.io, ep, d.conn_options(opts.name + " " + l.text),
-                                       [ip, text = l.text](channel::ConnectionPtr c) {
+                                       [ip, text = l.text](const channel::ConnectionPtr& c) {
                                          std::string label = fmt::format("{} ({})", c->peer(), text);
-                                         ip->attach(std::move(c), true, label);
+                                         ip->attach(c, true, label);
                                        });
     if (!lis.ok()) return fail("--listen {}: {}", l.text, lis.error().message);
     d.listeners.push_back(std::move(*lis));
@@ -316,9 +316,9 @@ Status Switch::start() {
     d.connector_failing.push_back(false);
     d.connectors.push_back(std::make_unique<channel::Connector>(
         d.io, ep, d.conn_options(d.opts.name + " -> " + c.text),
-        [ip, i, text = c.text](channel::ConnectionPtr conn) {
+        [ip, i, text = c.text](const channel::ConnectionPtr& conn) {
           ip->connector_failing[i] = false;
-          ip->attach(std::move(conn), false, text);
+          ip->attach(conn, false, text);
         },
         bo, channel::TlsConfig{d.opts.cert_file, d.opts.key_file, d.opts.ca_file},
         [ip, i, text = c.text](const std::string& reason, std::chrono::milliseconds next) {

@@ -25,7 +25,7 @@ namespace {
 // One run: hosts, a controller on a free port, the switch connected to it.
 class ControllerAndSwitch {
  public:
-  explicit ControllerAndSwitch(std::string tag) : hosts_(tag) {
+  explicit ControllerAndSwitch(const std::string& tag) : hosts_(tag) {
     pid_ = std::to_string(::getpid());
     dir_ = "/tmp/flowlab-ctl-flsw-" + pid_;
     std::filesystem::create_directories(dir_);

@@ -24,7 +24,7 @@ struct Server {
   explicit Server(IoThread& io, ConnectionOptions opts = {}, uint16_t port = 0) : io_(io) {
     auto ep = parse_endpoint(fmt::format("ptcp:{}:127.0.0.1", port));
     EXPECT_TRUE(ep.ok());
-    auto l = Listener::open(io.io, *ep, std::move(opts), [this](ConnectionPtr c) {
+    auto l = Listener::open(io.io, *ep, std::move(opts), [this](const ConnectionPtr& c) {
       Connection::Handlers h;
       h.on_ready = [this](Connection& c) {
         version = c.version();
@@ -309,7 +309,7 @@ TEST(Connection, TwoEndsNegotiateLowestCommon) {
   auto ep = parse_endpoint(fmt::format("tcp:127.0.0.1:{}", s.listener->port()));
   ASSERT_TRUE(ep.ok());
   std::atomic<int> client_version{0};
-  auto connector = std::make_unique<Connector>(io.io, *ep, client_opts, [&](ConnectionPtr c) {
+  auto connector = std::make_unique<Connector>(io.io, *ep, client_opts, [&](const ConnectionPtr& c) {
     Connection::Handlers h;
     h.on_ready = [&](Connection& c) { client_version = c.version(); };
     c->set_handlers(std::move(h));
@@ -346,7 +346,7 @@ TEST(Connector, BacksOffExponentiallyThenConnects) {
   b.max = 80ms;
   auto connector = std::make_unique<Connector>(
       io.io, *ep, ConnectionOptions{},
-      [&](ConnectionPtr c) {
+      [&](const ConnectionPtr& c) {
         connected = true;
         c->start();
       },
@@ -389,7 +389,7 @@ TEST(Listener, PortInUseIsAClearError) {
   IoThread io;
   Server s(io);
   auto ep = parse_endpoint(fmt::format("ptcp:{}:127.0.0.1", s.listener->port()));
-  auto l = Listener::open(io.io, *ep, {}, [](ConnectionPtr) {});
+  auto l = Listener::open(io.io, *ep, {}, [](const ConnectionPtr&) {});
   ASSERT_FALSE(l.ok());
   EXPECT_NE(l.error().message.find("cannot listen"), std::string::npos) << l.error().message;
 }

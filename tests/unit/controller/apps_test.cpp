@@ -21,7 +21,7 @@ using of::OxmId;
 constexpr uint64_t kMacA = 0x0000000000aa, kMacB = 0x0000000000bb, kBcast = 0xffffffffffff;
 
 std::vector<std::unique_ptr<App>> stack_of(std::initializer_list<std::string_view> names,
-                                           AppConfig cfg = {}) {
+                                           const AppConfig& cfg = {}) {
   std::vector<std::unique_ptr<App>> v;
   for (auto n : names) {
     auto a = make_app(n, cfg);

@@ -165,7 +165,7 @@ inline Bytes eth_frame(uint64_t dst, uint64_t src, uint16_t type, size_t payload
   Bytes f(14 + payload, 0);
   for (int i = 0; i < 6; ++i) {
     f[size_t(i)] = uint8_t(dst >> (40 - 8 * i));
-    f[size_t(6 + i)] = uint8_t(src >> (40 - 8 * i));
+    f[6 + size_t(i)] = uint8_t(src >> (40 - 8 * i));
   }
   store_be16(&f[12], type);
   return f;

@@ -263,15 +263,17 @@ TEST(FlowText, Of10KeepsEnqueueAndRejectsInstructions) {
 }
 
 TEST(FlowText, RoundTripsThroughAddFlowText) {
-  const char* flows[] = {
-      "table=0,priority=100,in_port=1,dl_type=0x0800,nw_dst=10.0.0.0/8,tcp,tp_dst=80,idle_timeout=30,"
-      "actions=output:2,controller:128,group:1,set_field:00:11:22:33:44:55->eth_dst,push_vlan:0x8100,goto_"
-      "table:1",
+  // The two long flows are joined with + (not adjacent literals), so a missing
+  // comma between elements would not go unnoticed.
+  const std::string flows[] = {
+      std::string("table=0,priority=100,in_port=1,dl_type=0x0800,nw_dst=10.0.0.0/8,tcp,tp_dst=80,") +
+          "idle_timeout=30,actions=output:2,controller:128,group:1," +
+          "set_field:00:11:22:33:44:55->eth_dst,push_vlan:0x8100,goto_table:1",
       "cookie=0x99,table=5,priority=0,actions=drop",
       "priority=1,arp,arp_op=2,nw_src=10.1.0.0/16,actions=normal",
       "priority=2,ipv6,ipv6_dst=fe80::/ffff:ffff::,ipv6_label=0x5/0xf,actions=output:1",
-      "priority=3,vlan_tci=0x1000/0x1000,dl_src=aa:bb:cc:dd:ee:ff/"
-      "ff:ff:ff:00:00:00,actions=pop_vlan,output:4",
+      std::string("priority=3,vlan_tci=0x1000/0x1000,dl_src=aa:bb:cc:dd:ee:ff/") +
+          "ff:ff:ff:00:00:00,actions=pop_vlan,output:4",
       "priority=4,metadata=0x5/0xff,tun_id=0x10,actions=write_metadata:0x3,goto_table:9",
       "priority=5,icmp6,icmp_type=135,nd_target=::1,nd_sll=00:00:00:00:00:01,actions=output:1",
       "priority=6,in_phy_port=3,in_port=3,actions=meter:5,write_actions(group:2),clear_actions",
@@ -281,7 +283,7 @@ TEST(FlowText, RoundTripsThroughAddFlowText) {
       "priority=10,vlan_tci=0x6000/0xe000,dl_vlan=3,actions=drop",
       "priority=11,sctp6,tp_src=9,actions=set_field:2001:db8::1->ipv6_dst",
   };
-  for (const char* text : flows) {
+  for (const std::string& text : flows) {
     SCOPED_TRACE(text);
     FlowMod a = parse_ok(text);
     std::string printed = format_flow_mod_text(a);

@@ -445,7 +445,7 @@ TEST(VectorsOf13, EveryPacketRoundTripsAndMatchesJson) {
   if (!fs::exists(vector_dir())) GTEST_SKIP() << "no vectors at " << vector_dir();
   int passed = 0, total = 0, truncated = 0, json_only = 0;
   for (const auto& ent : fs::directory_iterator(vector_dir())) {
-    fs::path p = ent.path();
+    const fs::path& p = ent.path();
     std::string name = p.filename().string();
     bool is_packet = p.extension() == ".packet";
     bool is_trunc = name.size() > 11 && name.ends_with(".truncated64");

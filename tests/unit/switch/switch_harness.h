@@ -43,7 +43,7 @@ class TestController {
     channel::ConnectionOptions o;
     o.versions = std::move(versions);
     o.name = "test controller";
-    auto l = channel::Listener::open(io_, ep, o, [this](channel::ConnectionPtr c) { accept(std::move(c)); });
+    auto l = channel::Listener::open(io_, ep, o, [this](const channel::ConnectionPtr& c) { accept(c); });
     EXPECT_TRUE(l.ok()) << (l.ok() ? "" : l.error().message);
     if (l.ok()) {
       lis_ = std::move(*l);
@@ -121,7 +121,7 @@ class TestController {
   }
 
  private:
-  void accept(channel::ConnectionPtr c) {
+  void accept(const channel::ConnectionPtr& c) {
     conn_ = c;
     channel::Connection::Handlers h;
     h.on_ready = [this](channel::Connection&) {
@@ -168,7 +168,8 @@ inline Bytes udp_frame(uint8_t src, uint8_t dst, size_t payload = 50) {
 
 // A switch on `n` memory ports numbered 1..n.
 struct SwitchFixture {
-  explicit SwitchFixture(SwitchOptions o, size_t n = 2, PortCapabilities caps = PortCapabilities::all()) {
+  explicit SwitchFixture(const SwitchOptions& o, size_t n = 2,
+                         PortCapabilities caps = PortCapabilities::all()) {
     std::vector<std::unique_ptr<Port>> ports;
     for (size_t i = 0; i < n; ++i) {
       auto p = std::make_unique<MemoryPort>("mem" + std::to_string(i + 1), caps, mac(uint8_t(0xa0 + i)));
