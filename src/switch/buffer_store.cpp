@@ -2,6 +2,8 @@
 // in order, evicting what it holds, so the oldest packet goes first.
 #include "switch/buffer_store.h"
 
+#include <utility>
+
 namespace flowlab::sw {
 
 namespace {
@@ -11,11 +13,11 @@ constexpr uint32_t kNoBufferId = 0xffffffff;
 BufferStore::BufferStore(uint32_t capacity, uint64_t timeout_ns, size_t max_bytes)
     : slots_(capacity > 0xffff ? 0xffff : capacity), timeout_ns_(timeout_ns), max_bytes_(max_bytes) {}
 
-void BufferStore::release(Slot& s) {
+BufferedPacket BufferStore::release(Slot& s) {
   s.used = false;
   bytes_ -= s.pkt.data.size();
   --in_use_;
-  s.pkt = {};
+  return std::exchange(s.pkt, {});
 }
 
 uint32_t BufferStore::put(BufferedPacket pkt, uint64_t now_ns) {
@@ -60,12 +62,7 @@ std::optional<BufferedPacket> BufferStore::take(uint32_t id, uint64_t now_ns, Mi
     if (why) *why = Miss::kExpired;
     return std::nullopt;
   }
-  bytes_ -= s.pkt.data.size();
-  std::optional<BufferedPacket> out(std::move(s.pkt));
-  s.used = false;
-  s.pkt = {};
-  --in_use_;
-  return out;
+  return release(s);
 }
 
 void BufferStore::expire(uint64_t now_ns) {

@@ -55,7 +55,7 @@ class BufferStore {
     BufferedPacket pkt;
   };
   std::vector<Slot> slots_;
-  void release(Slot& s);  // frees a used slot's packet and its accounting
+  BufferedPacket release(Slot& s);  // empties a used slot, returns its packet
 
   uint64_t timeout_ns_;
   size_t max_bytes_;

@@ -2,6 +2,7 @@
 // and OpenFlow connections; one log line per connection and port change.
 #include "switch/switch.h"
 
+#include <algorithm>
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
 #include <asio/steady_timer.hpp>
@@ -160,6 +161,13 @@ struct Switch::Impl {
     }
   }
 
+  // One forwarding-thread counter summed over the threads.
+  uint64_t sum_threads(std::atomic<uint64_t> ForwardingCounters::*counter) const {
+    uint64_t n = 0;
+    for (const auto& t : threads) n += (t->counters().*counter).load(std::memory_order_relaxed);
+    return n;
+  }
+
   // --stats-file: the counters as JSON (see SwitchOptions::stats_file). Runs on
   // the agent thread, or after it has stopped.
   void write_stats() const {
@@ -174,11 +182,6 @@ struct Switch::Impl {
           i ? "," : "", sp.port_no, sp.port->name(), st.rx_packets, st.rx_bytes, st.rx_dropped, st.tx_packets,
           st.tx_bytes, st.tx_dropped);
     }
-    uint64_t queued = 0, dropped = 0;
-    for (const auto& t : threads) {
-      queued += t->counters().to_controller_queued.load();
-      dropped += t->counters().to_controller_dropped.load();
-    }
     const AgentCounters& a = agent->counters();
     const BufferStore& b = agent->buffers();
     std::string text = fmt::format(
@@ -188,7 +191,8 @@ struct Switch::Impl {
         "  \"packet_outs\": {},\n"
         "  \"buffers\": {{\"capacity\": {}, \"in_use\": {}, \"evicted\": {}, \"expired\": {}}},\n"
         "  \"requests\": {},\n  \"errors_sent\": {}\n}}\n",
-        opts.name, opts.dpid, ports_json, queued, dropped, a.packet_ins_sent, a.packet_ins_unsent,
+        opts.name, opts.dpid, ports_json, sum_threads(&ForwardingCounters::to_controller_queued),
+        sum_threads(&ForwardingCounters::to_controller_dropped), a.packet_ins_sent, a.packet_ins_unsent,
         a.packet_outs, b.capacity(), b.in_use(), b.evicted(), b.expired(), a.requests, a.errors_sent);
     std::string tmp = opts.stats_file + ".tmp";
     std::FILE* f = std::fopen(tmp.c_str(), "w");
@@ -242,11 +246,13 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts) {
 Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts,
                                                std::vector<std::unique_ptr<Port>> ports) {
   // Certificates that do not load are a start-up error, not a retry loop.
-  for (const auto& c : opts.controllers) {
-    if (!c.tls) continue;
+  // Every ssl: controller uses the same files: loading them once checks all.
+  auto tls =
+      std::find_if(opts.controllers.begin(), opts.controllers.end(), [](const auto& c) { return c.tls; });
+  if (tls != opts.controllers.end()) {
     auto ctx =
         channel::make_tls_context(channel::TlsConfig{opts.cert_file, opts.key_file, opts.ca_file}, false);
-    if (!ctx.ok()) return fail("--controller {}: {}", c.text, ctx.error().message);
+    if (!ctx.ok()) return fail("--controller {}: {}", tls->text, ctx.error().message);
   }
   auto impl = std::make_unique<Impl>();
   Impl& d = *impl;
@@ -389,14 +395,10 @@ SwitchPorts& Switch::ports() { return *impl_->ports; }
 bool Switch::standalone_active() const { return impl_->shared.standalone.load(); }
 
 uint64_t Switch::to_controller_queued() const {
-  uint64_t n = 0;
-  for (auto& t : impl_->threads) n += t->counters().to_controller_queued.load();
-  return n;
+  return impl_->sum_threads(&ForwardingCounters::to_controller_queued);
 }
 uint64_t Switch::to_controller_dropped() const {
-  uint64_t n = 0;
-  for (auto& t : impl_->threads) n += t->counters().to_controller_dropped.load();
-  return n;
+  return impl_->sum_threads(&ForwardingCounters::to_controller_dropped);
 }
 
 }  // namespace flowlab::sw

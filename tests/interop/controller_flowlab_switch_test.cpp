@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "firewall_rules.h"
 #include "switch_topology.h"
 #include "tls_certs.h"
 
@@ -228,17 +229,7 @@ TEST_F(ControllerFlowlabSwitch, FirewallOf13AllowsTcp5201DeniesTcp5202) {
   std::string rules = t.dir() + "/rules.yaml";
   {
     std::ofstream f(rules);
-    f << "default: deny\n"
-         "security_groups:\n"
-         "  - name: server\n"
-         "    targets: [{ip: 10.0.0.2}]\n"
-         "    ingress:\n"
-         "      - {protocol: tcp, port: 5201}\n"
-         "      - {protocol: icmp, icmp_type: 8}\n"
-         "  - name: client\n"
-         "    targets: [{ip: 10.0.0.1}]\n"
-         "    egress:\n"
-         "      - {protocol: any}\n";
+    f << interop::kAllowTcp5201Rules;
   }
   ASSERT_TRUE(t.start("--app firewall --config " + rules + " --app learning-switch", "OpenFlow13"))
       << t.logs();

@@ -20,6 +20,7 @@
 #include <string>
 #include <thread>
 
+#include "firewall_rules.h"
 #include "tls_certs.h"
 
 namespace {
@@ -307,17 +308,7 @@ TEST_F(ControllerOvs, FirewallOf13AllowsTcp5201DeniesTcp5202) {
   std::string rules = t.dir() + "/rules.yaml";
   {
     std::ofstream f(rules);
-    f << "default: deny\n"
-         "security_groups:\n"
-         "  - name: server\n"
-         "    targets: [{ip: 10.0.0.2}]\n"
-         "    ingress:\n"
-         "      - {protocol: tcp, port: 5201}\n"
-         "      - {protocol: icmp, icmp_type: 8}\n"
-         "  - name: client\n"
-         "    targets: [{ip: 10.0.0.1}]\n"
-         "    egress:\n"
-         "      - {protocol: any}\n";
+    f << flowlab::interop::kAllowTcp5201Rules;
   }
   ASSERT_TRUE(t.start_controller(fmt::format("--app firewall --config {} --app learning-switch", rules)))
       << t.error();
