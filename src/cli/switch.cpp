@@ -36,6 +36,9 @@ int run_switch(int argc, char** argv) {
   app.add_option("--name", name, "switch name (logs, desc)");
   app.add_option("--dpid", dpid, "datapath id, decimal or 0xHEX");
   app.add_option("--port", ports, "IFNAME[=N] or tap:NAME[=N]; repeatable")->take_all();
+  std::string local;
+  app.add_option("--local", local,
+                 "IFNAME or tap:NAME: the switch's LOCAL port (OFPP_LOCAL), like OVS's bridge device");
   app.add_option("--controller", controllers, "tcp:HOST:PORT or ssl:HOST:PORT; repeatable");
   std::string cert, key, ca;
   app.add_option("--cert", cert, "TLS: this switch's certificate (PEM), for ssl: controllers");
@@ -74,6 +77,11 @@ int run_switch(int argc, char** argv) {
     auto ps = sw::parse_port_spec(p);
     if (!ps.ok()) return error_exit(ps.error().message);
     opts.ports.push_back(*ps);
+  }
+  if (!local.empty()) {
+    auto ps = sw::parse_local_port_spec(local);
+    if (!ps.ok()) return error_exit(ps.error().message);
+    opts.local_port = *ps;
   }
   for (const auto& c : controllers) {
     auto t = sw::parse_controller_target(c);

@@ -26,11 +26,16 @@ ForwardingThread::ForwardingThread(unsigned index, dp::Datapath& dp, SwitchPorts
   ctx_ = std::make_unique<dp::ForwardingContext>(dp_, *this, *this);
   for (size_t i = 0; i < PacketBatch::kMax; ++i) rx_bufs_.push_back(std::make_unique<Packet>());
   uint32_t max_no = 0;
-  for (size_t i = 0; i < ports_.size(); ++i) max_no = std::max(max_no, ports_.at(i).port_no);
+  for (size_t i = 0; i < ports_.size(); ++i)
+    if (ports_.at(i).port_no <= of::port::kMax) max_no = std::max(max_no, ports_.at(i).port_no);
   port_index_by_no_.assign(max_no + 1, -1);
   staging_.resize(ports_.size());
   for (size_t i = 0; i < ports_.size(); ++i) {
-    port_index_by_no_[ports_.at(i).port_no] = int32_t(i);
+    uint32_t no = ports_.at(i).port_no;
+    if (no == of::port::kLocal)
+      local_index_ = int32_t(i);
+    else
+      port_index_by_no_[no] = int32_t(i);
     staging_[i].port = &ports_.at(i);
     staging_[i].caps = ports_.at(i).port->capabilities();
   }
@@ -154,8 +159,9 @@ void ForwardingThread::forward_standalone(PacketBatch& batch) {
 }
 
 ForwardingThread::Staging* ForwardingThread::staging_for(uint32_t port_no) {
-  if (port_no >= port_index_by_no_.size()) return nullptr;
-  int32_t i = port_index_by_no_[port_no];
+  int32_t i = port_no < port_index_by_no_.size() ? port_index_by_no_[port_no]
+              : port_no == of::port::kLocal      ? local_index_
+                                                 : -1;
   return i < 0 ? nullptr : &staging_[size_t(i)];
 }
 

@@ -143,6 +143,7 @@ class ForwardingThread final : public dp::OutputSink, public dp::ControllerSink 
   PacketBatch rx_batch_;
   std::vector<Staging> staging_;           // one per switch port (index = port index)
   std::vector<int32_t> port_index_by_no_;  // OpenFlow number -> port index, -1 if none
+  int32_t local_index_ = -1;               // index of the LOCAL port, -1 if none
   std::vector<Staging*> dirty_;            // staging batches holding packets
   bool queued_to_controller_ = false;
 

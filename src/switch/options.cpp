@@ -7,6 +7,8 @@
 #include <charconv>
 #include <set>
 
+#include "openflow/constants.h"
+
 namespace flowlab::sw {
 namespace {
 
@@ -26,7 +28,8 @@ bool valid_ifname(std::string_view n) {
 
 }  // namespace
 
-Result<PortSpec> parse_port_spec(std::string_view s) {
+// `IFNAME[=N]` / `tap:NAME[=N]`; `option` names the flag in error messages.
+static Result<PortSpec> parse_interface_spec(std::string_view option, std::string_view s) {
   PortSpec p;
   std::string_view name = s;
   if (auto eq = s.rfind('='); eq != std::string_view::npos) {
@@ -34,7 +37,7 @@ Result<PortSpec> parse_port_spec(std::string_view s) {
     std::string_view num = s.substr(eq + 1);
     uint32_t n = 0;
     if (!parse_uint(num, n) || n == 0 || n >= 0xff00)
-      return fail("--port {}: port number '{}' must be 1..65279", s, num);
+      return fail("{} {}: port number '{}' must be 1..65279", option, s, num);
     p.port_no = n;
   }
   if (name.starts_with("tap:")) {
@@ -42,8 +45,17 @@ Result<PortSpec> parse_port_spec(std::string_view s) {
     name.remove_prefix(4);
   }
   if (!valid_ifname(name))
-    return fail("--port {}: '{}' is not an interface name (1..15 chars, no '/', ':', '=')", s, name);
+    return fail("{} {}: '{}' is not an interface name (1..15 chars, no '/', ':', '=')", option, s, name);
   p.ifname = std::string(name);
+  return p;
+}
+
+Result<PortSpec> parse_port_spec(std::string_view s) { return parse_interface_spec("--port", s); }
+
+Result<PortSpec> parse_local_port_spec(std::string_view s) {
+  FLOWLAB_ASSIGN_OR_RETURN(PortSpec p, parse_interface_spec("--local", s));
+  if (p.port_no != 0) return fail("--local {}: the LOCAL port takes no number (it is always LOCAL)", s);
+  p.port_no = of::port::kLocal;
   return p;
 }
 
@@ -172,6 +184,12 @@ Status validate_options(SwitchOptions& opts) {
   for (const auto& p : opts.ports) {
     if (p.tap) continue;
     if (if_nametoindex(p.ifname.c_str()) == 0) return fail("--port {}: no such network interface", p.ifname);
+  }
+  if (const auto& l = opts.local_port) {
+    for (const auto& p : opts.ports)
+      if (p.ifname == l->ifname) return fail("--local {}: the interface is also a --port", l->ifname);
+    if (!l->tap && if_nametoindex(l->ifname.c_str()) == 0)
+      return fail("--local {}: no such network interface", l->ifname);
   }
   if (opts.threads == 0 || opts.threads > 64) return fail("--threads {}: must be 1..64", opts.threads);
   for (const auto& c : opts.controllers) {

@@ -4,12 +4,13 @@
 // The CLI (src/cli/switch.cpp) only collects strings; every rule lives here so a
 // unit test can check it: port specs `IFNAME[=N]` / `tap:NAME[=N]` (unnumbered
 // ports take the lowest free numbers 1, 2, ...), controller targets
-// `tcp:HOST[:PORT]`, listeners `ptcp:PORT[:HOST]`, `--protocols OpenFlow13,OpenFlow10`,
-// dpids in decimal or 0x-hex. validate_options() also checks what the system
-// says: every non-TAP interface exists.
+// `tcp:HOST[:PORT]`, listeners `ptcp:PORT[:HOST]`, the LOCAL port `--local IFNAME|tap:NAME`, `--protocols
+// OpenFlow13,OpenFlow10`, dpids in decimal or 0x-hex. validate_options() also checks what the system says:
+// every non-TAP interface exists.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,11 @@ struct SwitchOptions {
   std::string name = "s1";
   uint64_t dpid = 1;
   std::vector<PortSpec> ports;
+  // The switch's own port (OFPP_LOCAL, 0xfffffffe), as Open vSwitch's bridge
+  // device: usually `tap:NAME`, a TAP device the host stack sits on, so the
+  // switch's host can take an address on the switched network. FLOOD and ALL
+  // include it, as in OVS. Unset: no LOCAL port (outputs to it are dropped).
+  std::optional<PortSpec> local_port;
   std::vector<ChannelTarget> controllers;  // active connections
   // PEM files for ssl: controllers: this switch's certificate and key, and the
   // CA the controller's certificate must be signed by (OVS's -p/-c/-C).
@@ -70,6 +76,8 @@ struct SwitchOptions {
 };
 
 Result<PortSpec> parse_port_spec(std::string_view s);
+// `--local IFNAME` or `--local tap:NAME` (no `=N`: its number is LOCAL).
+Result<PortSpec> parse_local_port_spec(std::string_view s);
 Result<ChannelTarget> parse_controller_target(std::string_view s);  // tcp:|ssl:HOST[:PORT]
 Result<ChannelTarget> parse_listen_target(std::string_view s);      // ptcp:PORT[:HOST]
 Result<uint64_t> parse_dpid(std::string_view s);
@@ -83,7 +91,8 @@ std::string_view to_string(FailMode m);
 Status assign_port_numbers(std::vector<PortSpec>& ports);
 
 // assign_port_numbers() plus the checks that ask the system: every non-TAP
-// interface exists. Error messages name the offending option.
+// interface exists (the LOCAL one too, and it is not also a --port). Error
+// messages name the offending option.
 Status validate_options(SwitchOptions& opts);
 
 }  // namespace flowlab::sw

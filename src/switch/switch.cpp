@@ -233,13 +233,16 @@ Switch::~Switch() { stop(); }
 
 Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts) {
   std::vector<std::unique_ptr<Port>> ports;
-  for (const auto& ps : opts.ports) {
+  auto add = [&ports](const PortSpec& ps, std::string_view option) -> Status {
     std::string spec = ps.tap ? "tap:" + ps.ifname : ps.ifname;
     auto p = open_port(spec);
-    if (!p.ok()) return fail("--port {}: {}", spec, p.error().message);
+    if (!p.ok()) return fail("{} {}: {}", option, spec, p.error().message);
     (*p)->set_port_no(ps.port_no);
     ports.push_back(std::move(*p));
-  }
+    return ok_status();
+  };
+  for (const auto& ps : opts.ports) FLOWLAB_TRY(add(ps, "--port"));
+  if (opts.local_port) FLOWLAB_TRY(add(*opts.local_port, "--local"));
   return create(opts, std::move(ports));
 }
 
@@ -257,9 +260,12 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts,
   auto impl = std::make_unique<Impl>();
   Impl& d = *impl;
   d.opts = opts;
-  for (const auto& p : ports)
+  size_t n_local = 0;
+  for (const auto& p : ports) {
+    if (p->port_no() == of::port::kLocal && ++n_local == 1) continue;
     if (p->port_no() == 0 || p->port_no() >= of::port::kMax)
       return fail("port {}: no OpenFlow port number", p->name());
+  }
   d.ports = std::make_unique<SwitchPorts>(std::move(ports));
   dp::DatapathConfig cfg;
   cfg.of10 = !(opts.version_bitmap & (1u << of::kOf13));

@@ -89,6 +89,56 @@ TEST_F(AgentTest, FlowModForwardsAndCounts) {
   EXPECT_EQ(flows[0].byte_count, 2 * f.size());
 }
 
+// The LOCAL port (OVS's bridge device): listed in port-desc, an output and an
+// in_port for flows, in FLOOD, with its own port stats.
+TEST(AgentLocalPort, LocalPortForwardsFloodsAndCounts) {
+  TestController ctl;
+  SwitchFixture fx(options_with_controller(ctl.port()), 3, PortCapabilities::all(), true);
+  ASSERT_TRUE(fx.sw);
+  ASSERT_TRUE(ctl.wait_ready());
+  auto pd = ctl.wait_xid(ctl.send(of::MultipartRequest{0, of::PortDescRequest{}}));
+  ASSERT_TRUE(pd && pd->is<of::MultipartReply>());
+  const auto& ports = std::get<of::PortDescReply>(pd->as<of::MultipartReply>().body).ports;
+  ASSERT_EQ(ports.size(), 3u);
+  EXPECT_EQ(ports[2].port_no, of::port::kLocal);
+  EXPECT_EQ(ports[2].name, "mem3");
+
+  auto barrier = [&] { ASSERT_TRUE(ctl.wait_xid(ctl.send(of::BarrierRequest{})).has_value()); };
+  ctl.send(flow(1, {of::Action::output(of::port::kLocal)}));
+  of::FlowMod back = flow(0, {of::Action::output(1)});
+  back.match.add(of::OxmField::basic(of::OxmId::kInPort, of::port::kLocal));
+  ctl.send(back);
+  barrier();
+  Bytes f = udp_frame(1, 3);
+  fx.mem[0]->inject(f);
+  auto got = fx.wait_tx(2, 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].data, f);
+  Bytes r = udp_frame(3, 1);
+  fx.mem[2]->inject(r);
+  got = fx.wait_tx(0, 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].data, r);
+
+  // FLOOD from port 2 reaches port 1 and LOCAL.
+  of::FlowMod flood = flow(0, {of::Action::output(of::port::kFlood)});
+  flood.match.add(of::OxmField::basic(of::OxmId::kInPort, 2));
+  ctl.send(flood);
+  barrier();
+  fx.mem[1]->inject(udp_frame(2, 9));
+  EXPECT_EQ(fx.wait_tx(0, 1).size(), 1u);
+  EXPECT_EQ(fx.wait_tx(2, 1).size(), 1u);
+
+  auto ps = ctl.wait_xid(ctl.send(of::MultipartRequest{0, of::PortStatsRequest{of::port::kLocal}}));
+  ASSERT_TRUE(ps && ps->is<of::MultipartReply>());
+  const auto& st = std::get<of::PortStatsReply>(ps->as<of::MultipartReply>().body).stats;
+  ASSERT_EQ(st.size(), 1u);
+  EXPECT_EQ(st[0].port_no, of::port::kLocal);
+  EXPECT_EQ(st[0].rx_packets, 1u);
+  EXPECT_EQ(st[0].tx_packets, 2u);
+  fx.sw->stop();
+}
+
 TEST_F(AgentTest, TableMissPacketInAndPacketOut) {
   install(flow(0, {of::Action::output(of::port::kController, of::kControllerMaxLenNoBuffer)}, 0));
   Bytes f = udp_frame(1, 2);

@@ -29,6 +29,34 @@ TEST(SwitchOptions, PortSpecs) {
   EXPECT_NE(parse_port_spec("x=0").error().message.find("--port x=0"), std::string::npos);
 }
 
+TEST(SwitchOptions, LocalPortSpec) {
+  auto t = parse_local_port_spec("tap:br0");
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE(t->tap);
+  EXPECT_EQ(t->ifname, "br0");
+  EXPECT_EQ(t->port_no, 0xfffffffeu);
+  auto e = parse_local_port_spec("tap:br0=3");
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("--local tap:br0=3"), std::string::npos) << e.error().message;
+  auto bad = parse_local_port_spec("a/b");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("--local a/b"), std::string::npos) << bad.error().message;
+
+  SwitchOptions o;
+  o.ports = {PortSpec{"lo", false, 0}};
+  o.local_port = PortSpec{"lo", false, 0xfffffffe};
+  auto twice = validate_options(o);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.error().message.find("also a --port"), std::string::npos) << twice.error().message;
+  o.local_port = PortSpec{"flnosuchif0", false, 0xfffffffe};
+  auto missing = validate_options(o);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("--local flnosuchif0: no such network interface"), std::string::npos)
+      << missing.error().message;
+  o.local_port = PortSpec{"flnosuchif0", true, 0xfffffffe};  // a TAP is created at start
+  EXPECT_TRUE(validate_options(o).ok());
+}
+
 TEST(SwitchOptions, NumbersAssignedLowestFree) {
   std::vector<PortSpec> ports = {{"a", false, 0}, {"b", false, 1}, {"c", false, 0}, {"d", false, 3}};
   ASSERT_TRUE(assign_port_numbers(ports).ok());

@@ -166,14 +166,15 @@ inline Bytes udp_frame(uint8_t src, uint8_t dst, size_t payload = 50) {
       .build();
 }
 
-// A switch on `n` memory ports numbered 1..n.
+// A switch on `n` memory ports numbered 1..n (with `last_is_local`, the last
+// one is the LOCAL port instead).
 struct SwitchFixture {
   explicit SwitchFixture(const SwitchOptions& o, size_t n = 2,
-                         PortCapabilities caps = PortCapabilities::all()) {
+                         PortCapabilities caps = PortCapabilities::all(), bool last_is_local = false) {
     std::vector<std::unique_ptr<Port>> ports;
     for (size_t i = 0; i < n; ++i) {
       auto p = std::make_unique<MemoryPort>("mem" + std::to_string(i + 1), caps, mac(uint8_t(0xa0 + i)));
-      p->set_port_no(uint32_t(i + 1));
+      p->set_port_no(last_is_local && i + 1 == n ? of::port::kLocal : uint32_t(i + 1));
       mem.push_back(p.get());
       ports.push_back(std::move(p));
     }
