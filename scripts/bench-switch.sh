@@ -127,10 +127,17 @@ stop_bridge() { in_ns $SW ip link del lbr0 2>/dev/null || true; }
 # ---- measurements ---------------------------------------------------------
 json_get() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" 2>/dev/null || echo "fail"; }
 
+# Busy CPU time of the whole machine (all cores, jiffies) from /proc/stat.
+busy_jiffies() { awk '/^cpu / {print $2+$3+$4+$7+$8+$9}' /proc/stat; }
+# Prints "GBPS CORES NS_PER_KB": TCP Gbit/s received, cores busy during the
+# run (the machine's whole CPU, iperf3 included) and busy CPU ns per KB carried.
 measure_tcp() {
   in_ns $H2 iperf3 -s -1 -p 5201 -D --pidfile $RUN/iperf3.pid >/dev/null 2>&1; sleep 0.3
-  timeout $((DUR + 15)) ip netns exec $H1 iperf3 -c 10.0.0.2 -p 5201 -t "$DUR" -J 2>/dev/null |
-    json_get "'%.3f' % (d['end']['sum_received']['bits_per_second']/1e9)"
+  local hz b0 b1 t0 t1
+  hz=$(getconf CLK_TCK); b0=$(busy_jiffies); t0=$(date +%s.%N)
+  timeout $((DUR + 15)) ip netns exec $H1 iperf3 -c 10.0.0.2 -p 5201 -t "$DUR" -J 2>/dev/null > $RUN/tcp.json || true
+  b1=$(busy_jiffies); t1=$(date +%s.%N)
+  json_get "'%.3f %.2f %.1f' % (d['end']['sum_received']['bits_per_second']/1e9, ($b1-$b0)/$hz/($t1-$t0), ($b1-$b0)/$hz*1e9/(d['end']['sum_received']['bytes']/1024))" < $RUN/tcp.json
   [[ -f $RUN/iperf3.pid ]] && kill "$(cat $RUN/iperf3.pid)" 2>/dev/null; rm -f $RUN/iperf3.pid; sleep 0.2
 }
 measure_udp() {  # $1 = payload bytes; prints received packets per second
@@ -151,11 +158,14 @@ run_backend() {  # name start stop
   echo "bench-switch: $name ..." >&2
   $start
   in_ns $H1 ping -c 2 -W 2 10.0.0.2 >/dev/null 2>&1 || true   # warm up ARP / learning
-  local tcp=() u64=() u1470=() rtt=()
+  local tcp=() cores=() nskb=() u64=() u1470=() rtt=() m
   for _ in $(seq "$REPEATS"); do
-    tcp+=("$(measure_tcp)"); u64+=("$(measure_udp 18)"); u1470+=("$(measure_udp 1470)"); rtt+=("$(measure_ping)")
+    read -r -a m <<< "$(measure_tcp)"
+    tcp+=("${m[0]}"); cores+=("${m[1]:-fail}"); nskb+=("${m[2]:-fail}")
+    u64+=("$(measure_udp 18)"); u1470+=("$(measure_udp 1470)"); rtt+=("$(measure_ping)")
   done
-  R[$name,tcp]=$(median "${tcp[@]}"); R[$name,u64]=$(median "${u64[@]}")
+  R[$name,tcp]=$(median "${tcp[@]}"); R[$name,cores]=$(median "${cores[@]}"); R[$name,nskb]=$(median "${nskb[@]}")
+  R[$name,u64]=$(median "${u64[@]}")
   R[$name,u1470]=$(median "${u1470[@]}"); R[$name,rtt]=$(median "${rtt[@]}")
   $stop
 }
@@ -168,10 +178,13 @@ run_backend bridge start_bridge stop_bridge
 
 ratio() { python3 -c "import sys; a,b=sys.argv[1],sys.argv[2]; print('-' if 'fail' in (a,b) or float(b)==0 else '%.2fx' % (float(a)/float(b)))" "$1" "$2"; }
 
-printf "\n%-10s %10s %14s %14s %10s\n" backend "TCP Gbit/s" "UDP64 pps" "UDP1470 pps" "ping ms"
+printf "\n%-10s %10s %9s %11s %14s %14s %10s\n" backend "TCP Gbit/s" "TCP cores" "TCP ns/KB" "UDP64 pps" "UDP1470 pps" "ping ms"
 for b in flowlab ovs ovs-tso bridge; do
-  printf "%-10s %10s %14s %14s %10s\n" $b "${R[$b,tcp]}" "${R[$b,u64]}" "${R[$b,u1470]}" "${R[$b,rtt]}"
+  printf "%-10s %10s %9s %11s %14s %14s %10s\n" $b "${R[$b,tcp]}" "${R[$b,cores]}" "${R[$b,nskb]}" \
+    "${R[$b,u64]}" "${R[$b,u1470]}" "${R[$b,rtt]}"
 done
+printf "(TCP cores: the machine's busy cores during the TCP run, iperf3 included, of %s;\n" "$(nproc)"
+printf " TCP ns/KB: busy CPU time per KB carried, the whole path's cost)\n"
 printf "\nflowlab / other (higher is better for rates; for ping lower is better)\n"
 printf "%-10s %10s %14s %14s %10s\n" vs TCP UDP64 UDP1470 ping
 for b in ovs ovs-tso bridge; do
@@ -188,8 +201,8 @@ if [[ -n "$OUT" ]]; then
     for b in flowlab ovs ovs-tso bridge; do
       [[ $first == 1 ]] || echo ","
       first=0
-      printf '  "%s": {"tcp_gbps": "%s", "udp64_pps": "%s", "udp1470_pps": "%s", "ping_ms": "%s"}' \
-        $b "${R[$b,tcp]}" "${R[$b,u64]}" "${R[$b,u1470]}" "${R[$b,rtt]}"
+      printf '  "%s": {"tcp_gbps": "%s", "tcp_cores": "%s", "tcp_ns_per_kb": "%s", "udp64_pps": "%s", "udp1470_pps": "%s", "ping_ms": "%s"}' \
+        $b "${R[$b,tcp]}" "${R[$b,cores]}" "${R[$b,nskb]}" "${R[$b,u64]}" "${R[$b,u1470]}" "${R[$b,rtt]}"
     done
     echo; echo "}"
   } > "$OUT"
