@@ -189,6 +189,10 @@ void Datapath::set_switch_config(const of::SwitchConfig& cfg) {
   impl_->miss_send_len.store(cfg.miss_send_len, std::memory_order_relaxed);
 }
 
+void Datapath::set_of10_controllers(bool connected) {
+  impl_->of10_miss.store(connected, std::memory_order_relaxed);
+}
+
 of::SwitchConfig Datapath::switch_config() const {
   of::SwitchConfig c;
   c.flags = impl_->config_flags.load(std::memory_order_relaxed);

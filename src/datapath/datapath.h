@@ -50,7 +50,8 @@ class PortView {
  public:
   virtual ~PortView() = default;
   // Fill `out` (cleared first) with every OpenFlow port number that FLOOD/ALL
-  // should consider (not LOCAL). `out` keeps its capacity: no allocation after warm-up.
+  // should consider (LOCAL too when the switch has one, as in OVS). `out` keeps its capacity: no allocation
+  // after warm-up.
   virtual void list_ports(std::vector<uint32_t>& out) const = 0;
   // Link up and not blocked: used by fast-failover watch_port.
   virtual bool is_live(uint32_t port_no) const = 0;
@@ -80,6 +81,9 @@ struct PacketInInfo {
   uint32_t in_port = 0;
   uint64_t metadata = 0;
   uint64_t tunnel_id = 0;
+  // A table miss sent up only because OF1.0 controllers are connected to an
+  // OF1.3 pipeline (Datapath::set_of10_controllers): for OF1.0 peers only.
+  bool of10_miss = false;
 
   // OXM match for the packet-in: in_port, then metadata / tunnel_id when non-zero.
   of::Match match() const;
@@ -173,6 +177,12 @@ class Datapath {
   // set-config: OFPC_INVALID_TTL_TO_CONTROLLER (flags & 4) and miss_send_len
   // (OF1.0 table-miss packet-ins).
   void set_switch_config(const of::SwitchConfig& cfg);
+  // Whether an OF1.0 controller is connected. Table-miss behaviour is the
+  // controller's protocol's, as in Open vSwitch: OF1.3 drops a packet no flow
+  // matches, OF1.0 sends it up with miss_send_len bytes. On an OF1.3 pipeline
+  // with this set, a miss becomes a packet-in marked of10_miss (the agent
+  // gives it to OF1.0 controllers only); OF1.0 mode always sends misses up.
+  void set_of10_controllers(bool connected);
   of::SwitchConfig switch_config() const;
   // Checks a packet-out's action list (OFPP_TABLE allowed, groups must exist).
   OfStatus validate_packet_out(const of::ActionList& actions) const;

@@ -81,6 +81,7 @@ struct DatapathImpl {
   const PortView* ports = nullptr;
   std::atomic<uint16_t> config_flags{0};
   std::atomic<uint16_t> miss_send_len{128};
+  std::atomic<bool> of10_miss{false};  // see Datapath::set_of10_controllers
 
   // ---- agent state, under mu ----
   mutable std::mutex mu;

@@ -108,7 +108,7 @@ class Runner {
  private:
   bool exec(PacketContext& pc, const of::Action& a, int depth);
   void output(PacketContext& pc, uint32_t port, uint16_t max_len, int depth);
-  void to_controller(PacketContext& pc, of::PacketInReason reason, uint16_t max_len);
+  void to_controller(PacketContext& pc, of::PacketInReason reason, uint16_t max_len, bool of10_miss = false);
   void exec_group(PacketContext& pc, uint32_t id, int depth);
   void exec_bucket(PacketContext& pc, const Group& g, size_t i, int depth);
   bool bucket_live(const of::Bucket& b, int depth) const;
@@ -222,9 +222,10 @@ bool Runner::exec_list(PacketContext& pc, const of::ActionList& list, int depth)
   return true;
 }
 
-void Runner::to_controller(PacketContext& pc, of::PacketInReason reason, uint16_t max_len) {
+void Runner::to_controller(PacketContext& pc, of::PacketInReason reason, uint16_t max_len, bool of10_miss) {
   PacketInInfo info;
   info.reason = reason;
+  info.of10_miss = of10_miss;
   info.table_id = cur_table;
   info.cookie = cur_cookie;
   info.max_len = max_len;
@@ -377,11 +378,12 @@ void Runner::run_pipeline(PacketContext& pc, uint8_t table) {
       st_.cache.insert(st_.version, table, pc.key, h, flow);
     }
     if (!flow) {
-      if (st_.dp.cfg.of10) {
+      if (st_.dp.cfg.of10 || st_.dp.of10_miss.load(std::memory_order_relaxed)) {
         cur_table = table;
         cur_cookie = ~uint64_t(0);
         cur_miss = true;
-        to_controller(pc, of::PacketInReason::kNoMatch, st_.dp.miss_send_len.load(std::memory_order_relaxed));
+        to_controller(pc, of::PacketInReason::kNoMatch, st_.dp.miss_send_len.load(std::memory_order_relaxed),
+                      !st_.dp.cfg.of10);
       } else {
         bump(st_.counters.table_miss_drops);
         st_.disposed = true;

@@ -86,10 +86,20 @@ uint64_t Agent::add_peer(uint8_t version, bool service, std::string name, SendFn
   p.send = std::move(send);
   uint64_t id = p.id;
   peers_.emplace(id, std::move(p));
+  note_of10_controllers();
   return id;
 }
 
-void Agent::remove_peer(uint64_t id) { peers_.erase(id); }
+void Agent::remove_peer(uint64_t id) {
+  peers_.erase(id);
+  note_of10_controllers();
+}
+
+void Agent::note_of10_controllers() {
+  dp_.set_of10_controllers(std::any_of(peers_.begin(), peers_.end(), [](const auto& kv) {
+    return !kv.second.service && kv.second.version == of::kOf10;
+  }));
+}
 
 bool Agent::has_controller() const {
   return std::any_of(peers_.begin(), peers_.end(), [](const auto& kv) { return !kv.second.service; });
@@ -447,8 +457,11 @@ void Agent::port_changed(size_t port_index, of::PortStatusReason reason) {
 void Agent::deliver_packet_in(ToController item) {
   // Who wants it?
   const uint8_t reason = uint8_t(item.info.reason);
+  auto takes = [&](const Peer& p) {
+    return (!item.info.of10_miss || p.version == of::kOf10) && wants(p, 0, reason);
+  };
   bool any = false;
-  for (auto& [id, p] : peers_) any = any || wants(p, 0, reason);
+  for (auto& [id, p] : peers_) any = any || takes(p);
   if (!any) {
     ++counters_.packet_ins_unsent;
     return;
@@ -511,7 +524,7 @@ void Agent::deliver_packet_in(ToController item) {
     pin.match = item.info.match();
     pin.data = std::move(data);
     for (auto& [id, p] : peers_) {
-      if (!wants(p, 0, reason)) continue;
+      if (!takes(p)) continue;
       reply(p, 0, pin);
       ++counters_.packet_ins_sent;
     }

@@ -113,6 +113,8 @@ class Agent {
 
   void send_flow_removed(const std::vector<of::FlowRemoved>& frs);
   bool wants(const Peer& p, int kind, uint8_t reason) const;  // kind: 0 pin, 1 port status, 2 flow removed
+  // Tells the datapath whether an OF1.0 controller is connected (its table-miss semantics).
+  void note_of10_controllers();
   // Runs a packet through `actions` as a packet-out (on the agent thread).
   void run_packet_out(Packet& pkt, const of::ActionList& actions);
   void flush_local_packet_ins();

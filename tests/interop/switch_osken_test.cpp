@@ -1,6 +1,8 @@
 // flowlab switch between two namespace hosts, controlled by os-ken's learning
 // switch (OF1.3 and OF1.0): ping and a bounded iperf3 TCP run succeed with veth
-// offloads at their defaults. Needs root, os-ken and iperf3.
+// offloads at their defaults. The OF1.0 app also runs against a switch that
+// speaks both versions (its table misses follow OF1.0, as OVS's do). Needs
+// root, os-ken and iperf3.
 #include <gtest/gtest.h>
 
 #include "switch_topology.h"
@@ -56,6 +58,12 @@ TEST(SwitchOsken, LearningSwitch13PingAndIperf) {
 
 TEST(SwitchOsken, LearningSwitch10PingAndIperf) {
   run_learning_switch("t", "learning_switch_10.py", "OpenFlow10");
+}
+
+// The OF1.0 app installs no table-miss flow: it relies on OF1.0 sending misses
+// up. The switch offers 1.3 and 1.0 (its default), os-ken picks 1.0.
+TEST(SwitchOsken, LearningSwitch10OnDualProtocolSwitch) {
+  run_learning_switch("d", "learning_switch_10.py", "OpenFlow13,OpenFlow10");
 }
 
 }  // namespace

@@ -139,6 +139,53 @@ TEST(AgentLocalPort, LocalPortForwardsFloodsAndCounts) {
   fx.sw->stop();
 }
 
+// Table misses follow the controller's protocol, as in OVS: on the default
+// OF1.3+OF1.0 switch an OF1.0 controller gets no-match packet-ins, an OF1.3
+// one does not (OF1.3 drops a miss unless a table-miss flow says otherwise).
+TEST(AgentTableMiss, Of10ControllerGetsMissesOnDualProtocolSwitch) {
+  TestController ctl10({of::kOf10});
+  TestController ctl13({of::kOf13});
+  SwitchOptions o = options_with_controller(ctl10.port());
+  SwitchOptions o13 = options_with_controller(ctl13.port());
+  o.controllers.push_back(o13.controllers[0]);
+  SwitchFixture fx(o, 2);
+  ASSERT_TRUE(fx.sw);
+  ASSERT_TRUE(ctl10.wait_ready());
+  ASSERT_TRUE(ctl13.wait_ready());
+  EXPECT_EQ(ctl10.version(), of::kOf10);
+  EXPECT_EQ(ctl13.version(), of::kOf13);
+  of::SetConfig sc;
+  sc.miss_send_len = 64;
+  ctl10.send(sc);
+  ASSERT_TRUE(ctl10.wait_xid(ctl10.send(of::BarrierRequest{})).has_value());
+
+  Bytes f = udp_frame(1, 2, 200);
+  fx.mem[0]->inject(f);
+  auto pin = ctl10.wait_for(of::MsgType::kPacketIn);
+  ASSERT_TRUE(pin.has_value()) << "no packet-in for a table miss at the OF1.0 controller";
+  const auto& pi = pin->as<of::PacketIn>();
+  EXPECT_EQ(pi.reason, uint8_t(of::PacketInReason::kNoMatch));
+  EXPECT_EQ(pi.total_len, f.size());
+  EXPECT_EQ(pi.data.size(), 64u);  // miss_send_len, buffered
+  EXPECT_NE(pi.buffer_id, of::kNoBuffer);
+  EXPECT_FALSE(ctl13.wait_for(of::MsgType::kPacketIn, 300ms).has_value())
+      << "the OF1.3 controller got a packet-in for a miss without a table-miss flow";
+  EXPECT_TRUE(fx.mem[1]->take_tx().empty());
+  fx.sw->stop();
+}
+
+// With only an OF1.3 controller a miss is dropped (and counted), never sent up.
+TEST(AgentTableMiss, Of13ControllerAloneMissIsDropped) {
+  TestController ctl13({of::kOf13});
+  SwitchFixture fx(options_with_controller(ctl13.port()), 2);
+  ASSERT_TRUE(fx.sw);
+  ASSERT_TRUE(ctl13.wait_ready());
+  fx.mem[0]->inject(udp_frame(1, 2));
+  EXPECT_FALSE(ctl13.wait_for(of::MsgType::kPacketIn, 300ms).has_value());
+  EXPECT_TRUE(fx.mem[1]->take_tx().empty());
+  fx.sw->stop();
+}
+
 TEST_F(AgentTest, TableMissPacketInAndPacketOut) {
   install(flow(0, {of::Action::output(of::port::kController, of::kControllerMaxLenNoBuffer)}, 0));
   Bytes f = udp_frame(1, 2);
