@@ -33,6 +33,7 @@ void CounterTotals::add(const CounterShard& s) {
   dp.action_drops += ld(s.action_drops);
   dp.cache_hits += ld(s.cache_hits);
   dp.cache_misses += ld(s.cache_misses);
+  dp.frag_drops += ld(s.frag_drops);
 }
 
 ForwardingState::ForwardingState(DatapathImpl& d, OutputSink& o, ControllerSink& c)

@@ -107,6 +107,7 @@ struct DatapathCounters {
   uint64_t action_drops = 0;      // no output at all after the action set (explicit drop)
   uint64_t cache_hits = 0;        // exact-match flow cache hits
   uint64_t cache_misses = 0;
+  uint64_t frag_drops = 0;  // IP fragments dropped before the tables (set-config OFPC_FRAG_DROP)
 };
 
 class Datapath;
@@ -174,8 +175,10 @@ class Datapath {
   // Idle/hard timeouts: removes expired flows, returns those with
   // OFPFF_SEND_FLOW_REM as flow-removed messages. Call about once a second.
   std::vector<of::FlowRemoved> expire(uint64_t now_ns);
-  // set-config: OFPC_INVALID_TTL_TO_CONTROLLER (flags & 4) and miss_send_len
-  // (OF1.0 table-miss packet-ins).
+  // set-config: OFPC_FRAG_DROP (IP fragments are dropped before the tables;
+  // OFPC_FRAG_NORMAL matches later fragments with L4 ports 0),
+  // OFPC_INVALID_TTL_TO_CONTROLLER (flags & 4) and miss_send_len (OF1.0
+  // table-miss packet-ins).
   void set_switch_config(const of::SwitchConfig& cfg);
   // Whether an OF1.0 controller is connected. Table-miss behaviour is the
   // controller's protocol's, as in Open vSwitch: OF1.3 drops a packet no flow

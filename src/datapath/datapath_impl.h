@@ -54,6 +54,7 @@ struct CounterShard {
   std::vector<std::atomic<uint64_t>> lookups, matches;
   std::atomic<uint64_t> packets{0}, table_miss_drops{0}, to_controller{0}, invalid_ttl{0};
   std::atomic<uint64_t> meter_drops{0}, action_drops{0}, cache_hits{0}, cache_misses{0};
+  std::atomic<uint64_t> frag_drops{0};
 };
 
 struct CounterTotals {

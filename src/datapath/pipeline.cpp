@@ -442,12 +442,18 @@ void Datapath::process_batch(ForwardingContext& ctx, PacketBatch& batch, uint64_
   pin(st);
   Runner r(st, *st.snap, now_ns, false);
   PacketContext pc;
+  const bool frag_drop = (st.dp.config_flags.load(std::memory_order_relaxed) & of::config_flags::kFragMask) ==
+                         of::config_flags::kFragDrop;
   for (Packet* pkt : batch.pkts) {
     bump(st.counters.packets);
     st.disposed = false;
     pc.pkt = pkt;
     pc.queue_id = 0;
     pc.reparse();
+    if (frag_drop && pc.layers.frag) {
+      bump(st.counters.frag_drops);
+      continue;
+    }
     r.cur_cookie = ~uint64_t(0);
     r.cur_miss = false;
     r.run_pipeline(pc, 0);

@@ -174,3 +174,40 @@ TEST(Pipeline, DeferredPublishShowsABurstAtOnce) {
 
 }  // namespace
 }  // namespace flowlab::dp
+
+namespace flowlab::dp {
+namespace {
+
+using namespace testing;
+
+// set-config frag flags: NORMAL runs fragments through the tables (a later
+// fragment has no L4 ports), DROP drops every IPv4 fragment before them.
+TEST(Pipeline, FragDropDropsFragmentsBeforeTheTables) {
+  Rig r;
+  r.add(add_flow(0, 1, {}, {of::Action::output(2)}));
+  Bytes first = udp_frame();
+  first[20] = 0x20;  // flags/offset: MF set, offset 0 (a first fragment)
+  Bytes later = udp_frame();
+  later[20] = 0x00;
+  later[21] = 0x10;  // offset 16 x 8 bytes, last fragment
+  r.send(first);
+  r.send(later);
+  r.send(udp_frame());
+  EXPECT_EQ(r.out.sent.size(), 3u);  // OFPC_FRAG_NORMAL (default): all forwarded
+  EXPECT_EQ(r.dp.counters().frag_drops, 0u);
+
+  of::SwitchConfig c;
+  c.flags = of::config_flags::kFragDrop;
+  r.dp.set_switch_config(c);
+  r.out.sent.clear();
+  r.send(first);
+  r.send(later);
+  r.send(udp_frame());
+  ASSERT_EQ(r.out.sent.size(), 1u);  // only the unfragmented datagram
+  EXPECT_EQ(r.out.sent[0].data, udp_frame());
+  EXPECT_EQ(r.dp.counters().frag_drops, 2u);
+  EXPECT_EQ(r.dp.table_stats().stats[0].lookup_count, 4u);  // fragments never reached table 0
+}
+
+}  // namespace
+}  // namespace flowlab::dp
