@@ -14,6 +14,7 @@
 #include "channel/transport.h"
 #include "core/clock.h"
 #include "core/log.h"
+#include "openflow/flow_text.h"
 #include "switch/agent.h"
 #include "switch/forwarding.h"
 #include "switch/switch_ports.h"
@@ -154,8 +155,8 @@ struct Switch::Impl {
   void poll_links() {
     for (size_t i : ports->poll_links()) {
       const SwitchPort& sp = ports->at(i);
-      log::info("switch", "{}: port {} ({}): link {}", opts.name, sp.port->name(), sp.port_no,
-                sp.link_up.load() ? "up" : "down");
+      log::info("switch", "{}: port {} ({}): link {}", opts.name, sp.port->name(),
+                of::format_port(sp.port_no), sp.link_up.load() ? "up" : "down");
       if (!sp.link_up.load()) shared.macs.forget_port(sp.port_no);
       agent->port_changed(i, of::PortStatusReason::kModify);
     }
@@ -312,7 +313,7 @@ Status Switch::start() {
   for (size_t i = 0; i < d.ports->size(); ++i) {
     const SwitchPort& sp = d.ports->at(i);
     log::info("switch", "{}: port {} added as OpenFlow port {} (link {}, offloads {})", d.opts.name,
-              sp.port->name(), sp.port_no, sp.link_up.load() ? "up" : "down",
+              sp.port->name(), of::format_port(sp.port_no), sp.link_up.load() ? "up" : "down",
               offload_summary(sp.port->capabilities()));
   }
   for (auto& t : d.threads) FLOWLAB_TRY(t->start());

@@ -99,6 +99,7 @@ TEST(SwitchOvsOfctl, LocalPortIsATapForTheSwitchHost) {
       << out << sw.log();
   EXPECT_NE(out.find("LOCAL(" + tap + "): addr:"), std::string::npos) << out;
   EXPECT_NE(out.find(" 1(" + p1 + "): addr:"), std::string::npos) << out;
+  EXPECT_NE(sw.log().find("port " + tap + " added as OpenFlow port LOCAL"), std::string::npos) << sw.log();
   ASSERT_EQ(run_quiet(in_sw("ip addr add 10.0.0.254/24 dev " + tap)), 0) << sw.log();
   auto ping = [&](int n) {
     return run_quiet("ip netns exec " + h1 + " ping -c " + std::to_string(n) + " -i 0.2 -W 1 10.0.0.254") ==
