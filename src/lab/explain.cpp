@@ -177,6 +177,20 @@ std::vector<std::string> explain_case(const json& c) {
             "switch {}: {:.0f} packets queued for the controller, {:.0f} dropped because the queue was full; "
             "{:.0f} packet-ins sent, {:.0f} packet-outs run",
             n, num(q, "queued"), num(q, "dropped"), num(pin, "sent"), num(st, "packet_outs")));
+      const json& dpc = member(st, "datapath");
+      std::string drops;
+      for (const auto& [key, what] :
+           {std::pair<const char*, const char*>{"action_drops", "by flows that output nothing"},
+            {"table_miss_drops", "by table misses (no flow matched)"},
+            {"meter_drops", "by meter bands"},
+            {"invalid_ttl", "for an invalid TTL"},
+            {"frag_drops", "as IP fragments (OFPC_FRAG_DROP)"}}) {
+        if (num(dpc, key) > 0)
+          drops += fmt::format("{}{:.0f} {}", drops.empty() ? "" : ", ", num(dpc, key), what);
+      }
+      if (!drops.empty())
+        out.push_back(fmt::format("switch {}: of {:.0f} packets its pipeline took, it dropped {}", n,
+                                  num(dpc, "packets"), drops));
       if (num(buf, "evicted") > 0 || num(buf, "expired") > 0)
         out.push_back(fmt::format(
             "switch {}: {:.0f} buffered packet-ins were evicted (all {:.0f} buffers in use) and {:.0f} timed "

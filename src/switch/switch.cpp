@@ -185,14 +185,21 @@ struct Switch::Impl {
     }
     const AgentCounters& a = agent->counters();
     const BufferStore& b = agent->buffers();
+    const dp::DatapathCounters c = dp->counters();
+    std::string datapath_json = fmt::format(
+        "{{\"packets\": {}, \"table_miss_drops\": {}, \"action_drops\": {}, \"meter_drops\": {}, "
+        "\"invalid_ttl\": {}, \"frag_drops\": {}, \"to_controller\": {}}}",
+        c.packets, c.table_miss_drops, c.action_drops, c.meter_drops, c.invalid_ttl, c.frag_drops,
+        c.to_controller);
     std::string text = fmt::format(
-        "{{\n  \"name\": \"{}\",\n  \"dpid\": {},\n  \"ports\": [{}\n  ],\n"
+        "{{\n  \"name\": \"{}\",\n  \"dpid\": {},\n  \"ports\": [{}\n  ],\n  \"datapath\": {},\n"
         "  \"to_controller\": {{\"queued\": {}, \"dropped\": {}}},\n"
         "  \"packet_ins\": {{\"sent\": {}, \"unsent\": {}}},\n"
         "  \"packet_outs\": {},\n"
         "  \"buffers\": {{\"capacity\": {}, \"in_use\": {}, \"evicted\": {}, \"expired\": {}}},\n"
         "  \"requests\": {},\n  \"errors_sent\": {}\n}}\n",
-        opts.name, opts.dpid, ports_json, sum_threads(&ForwardingCounters::to_controller_queued),
+        opts.name, opts.dpid, ports_json, datapath_json,
+        sum_threads(&ForwardingCounters::to_controller_queued),
         sum_threads(&ForwardingCounters::to_controller_dropped), a.packet_ins_sent, a.packet_ins_unsent,
         a.packet_outs, b.capacity(), b.in_use(), b.evicted(), b.expired(), a.requests, a.errors_sent);
     std::string tmp = opts.stats_file + ".tmp";

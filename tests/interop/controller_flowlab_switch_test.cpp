@@ -242,6 +242,12 @@ TEST_F(ControllerFlowlabSwitch, FirewallOf13AllowsTcp5201DeniesTcp5202) {
   ASSERT_EQ(st, 0) << dump << t.logs();
   EXPECT_NE(dump.find("tp_dst=5202"), std::string::npos) << dump;  // the drop flow
   EXPECT_EQ(t.stop_switch(), 0) << t.logs();
+  // The denied SYNs died in the switch's pipeline, on the drop flow (--stats-file at exit).
+  std::ifstream in(t.stats_file());
+  auto stats = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(stats.is_object()) << t.stats_file();
+  EXPECT_GT(stats["datapath"]["action_drops"].get<uint64_t>(), 0u) << stats.dump();
+  EXPECT_GT(stats["datapath"]["packets"].get<uint64_t>(), 1000u) << stats.dump();
   EXPECT_EQ(t.stop_controller(), 0) << t.logs();
 }
 

@@ -161,5 +161,31 @@ TEST(ExplainBound, SwitchStatsNameControllerQueueDropsAndEvictedBuffers) {
   EXPECT_EQ(joined(explain_case(c)).find("evicted"), std::string::npos);
 }
 
+// The pipeline's own drops (a firewall's drop flows, table misses, meters) are
+// named with their cause; none are mentioned when there were none.
+TEST(ExplainBound, SwitchStatsNamePipelineDrops) {
+  nlohmann::json stats = {{"datapath",
+                           {{"packets", 9000},
+                            {"table_miss_drops", 3},
+                            {"action_drops", 41},
+                            {"meter_drops", 0},
+                            {"invalid_ttl", 0},
+                            {"frag_drops", 0},
+                            {"to_controller", 12}}}};
+  nlohmann::json c = {{"name", "firewall"},
+                      {"status", "ok"},
+                      {"switch_counters", {{"s1", {{"kind", "flowlab"}, {"stats", stats}}}}}};
+  auto ex = joined(explain_case(c));
+  EXPECT_NE(
+      ex.find("switch s1: of 9000 packets its pipeline took, it dropped 41 by flows that output nothing, 3 "
+              "by table misses (no flow matched)"),
+      std::string::npos)
+      << ex;
+  EXPECT_EQ(ex.find("meter"), std::string::npos) << ex;
+  c["switch_counters"]["s1"]["stats"]["datapath"]["action_drops"] = 0;
+  c["switch_counters"]["s1"]["stats"]["datapath"]["table_miss_drops"] = 0;
+  EXPECT_EQ(joined(explain_case(c)).find("pipeline took"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace flowlab::lab
