@@ -179,17 +179,20 @@ Status assign_port_numbers(std::vector<PortSpec>& ports) {
   return ok_status();
 }
 
+// A port's interface exists (a TAP is created at start, so it need not);
+// `option` names the flag in the error.
+static Status check_interface(std::string_view option, const PortSpec& p) {
+  if (p.tap || if_nametoindex(p.ifname.c_str()) != 0) return ok_status();
+  return fail("{} {}: no such network interface", option, p.ifname);
+}
+
 Status validate_options(SwitchOptions& opts) {
   FLOWLAB_TRY(assign_port_numbers(opts.ports));
-  for (const auto& p : opts.ports) {
-    if (p.tap) continue;
-    if (if_nametoindex(p.ifname.c_str()) == 0) return fail("--port {}: no such network interface", p.ifname);
-  }
+  for (const auto& p : opts.ports) FLOWLAB_TRY(check_interface("--port", p));
   if (const auto& l = opts.local_port) {
     for (const auto& p : opts.ports)
       if (p.ifname == l->ifname) return fail("--local {}: the interface is also a --port", l->ifname);
-    if (!l->tap && if_nametoindex(l->ifname.c_str()) == 0)
-      return fail("--local {}: no such network interface", l->ifname);
+    FLOWLAB_TRY(check_interface("--local", *l));
   }
   if (opts.threads == 0 || opts.threads > 64) return fail("--threads {}: must be 1..64", opts.threads);
   for (const auto& c : opts.controllers) {

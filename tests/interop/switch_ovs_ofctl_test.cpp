@@ -4,7 +4,8 @@
 // uses. Needs root and ovs-ofctl.
 #include <gtest/gtest.h>
 
-#include <functional>
+#include <string>
+#include <vector>
 
 #include "switch_topology.h"
 
@@ -66,15 +67,15 @@ TEST(SwitchOvsOfctl, LocalPortIsATapForTheSwitchHost) {
   std::string id = "l" + std::to_string(::getpid() % 100000);
   std::string swns = "fl" + id + "sw", h1 = "fl" + id + "h1", p1 = "fl" + id + "p1", tap = "fl" + id + "lt";
   auto in_sw = [&](const std::string& cmd) { return "ip netns exec " + swns + " " + cmd; };
-  auto cleanup = [&] {
-    run_quiet("ip netns del " + swns);
-    run_quiet("ip netns del " + h1);
-  };
-  cleanup();
-  struct Cleanup {
-    std::function<void()> fn;
-    ~Cleanup() { fn(); }
-  } guard{cleanup};
+  // Removed now (what a crashed run left) and when the test ends, pass or fail.
+  struct Namespaces {
+    std::vector<std::string> names;
+    void remove() const {
+      for (const auto& n : names) run_quiet("ip netns del " + n);
+    }
+    ~Namespaces() { remove(); }
+  } namespaces{{swns, h1}};
+  namespaces.remove();
   ASSERT_EQ(run_quiet("ip netns add " + swns), 0);
   ASSERT_EQ(run_quiet("ip netns add " + h1), 0);
   ASSERT_EQ(run_quiet(in_sw("ip link set lo up")), 0);
