@@ -8,6 +8,10 @@ PACKAGES=(
   build-essential cmake ccache pkg-config clang libclang-rt-14-dev
   libasio-dev libssl-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy
+  # REST API (src/rest, `flowlab controller --rest`): cpp-httplib, a maintained HTTP/1.1 server
+  # that needs no Boost (Beast needs Boost.Asio, the project uses standalone asio); its request
+  # threads hand work to the controller's io_contexts, so requests never block the OpenFlow path.
+  libcpp-httplib-dev
   # lab, peers and traffic tools
   iproute2 iptables ethtool iputils-ping procps psmisc
   openvswitch-switch python3-os-ken iperf3 iperf tshark openssl
