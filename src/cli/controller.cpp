@@ -10,6 +10,9 @@
 #include "cli/commands.h"
 #include "controller/app_registry.h"
 #include "core/log.h"
+#include "rest/api.h"
+#include "rest/http_server.h"
+#include "rest/switch_directory.h"
 
 namespace flowlab::cli {
 
@@ -22,6 +25,8 @@ int run_controller(int argc, char** argv) {
   std::string log_level = "info";
   double stats_every = 0, echo_interval = 5, dead_peer = 15;
   std::vector<std::string> protocols;
+  std::string rest;
+  double rest_timeout = 5;
   app.add_option("-l,--listen", o.listen,
                  "passive endpoint(s): ptcp:PORT[:IP] or pssl:PORT[:IP] (repeatable)");
   app.add_option("-c,--connect", o.connect,
@@ -47,6 +52,12 @@ int run_controller(int argc, char** argv) {
   app.add_option("--cert", o.tls.cert_file, "TLS certificate (PEM) for pssl:/ssl:");
   app.add_option("--key", o.tls.key_file, "TLS private key (PEM)");
   app.add_option("--ca", o.tls.ca_file, "CA certificate (PEM) that switch certificates are checked against");
+  app.add_option("--rest", rest,
+                 "serve the REST API (Ryu ofctl_rest / rest_topology endpoints, /v1/stats) on HOST:PORT, "
+                 "e.g. 127.0.0.1:8080 (off by default)");
+  app.add_option("--rest-timeout", rest_timeout, "seconds a REST request waits for a switch's reply")
+      ->capture_default_str()
+      ->check(CLI::Range(0.05, 600.0));
   app.add_option("--log-level", log_level, "debug, info, warn, error")->capture_default_str();
   try {
     app.parse(argc, argv);
@@ -73,6 +84,17 @@ int run_controller(int argc, char** argv) {
     return 2;
   }
   std::vector<std::unique_ptr<controller::App>> stack;
+  // The REST API's view of the switches: first in the stack, no tables, consumes nothing.
+  rest::SwitchDirectory* directory = nullptr;
+  if (!rest.empty()) {
+    if (auto hp = rest::parse_host_port(rest); !hp.ok()) {
+      std::fprintf(stderr, "flowlab controller: error: %s\n", hp.error().message.c_str());
+      return 2;
+    }
+    auto d = std::make_unique<rest::SwitchDirectory>(std::chrono::milliseconds(int64_t(rest_timeout * 1000)));
+    directory = d.get();
+    stack.push_back(std::move(d));
+  }
   for (const auto& name : apps) {
     auto a = controller::make_app(name, cfg);
     if (!a.ok()) {
@@ -88,7 +110,20 @@ int run_controller(int argc, char** argv) {
     std::fprintf(stderr, "flowlab controller: error: %s\n", st.error().message.c_str());
     return 2;
   }
+  std::unique_ptr<rest::RuntimeTopology> topology;
+  std::unique_ptr<rest::RestApi> api;
+  std::unique_ptr<rest::HttpServer> server;
+  if (directory) {
+    topology = std::make_unique<rest::RuntimeTopology>(*directory);
+    api = std::make_unique<rest::RestApi>(*directory, *topology, [&c] { return c.stats().to_json(); });
+    server = std::make_unique<rest::HttpServer>(*api);
+    if (auto rs = server->start(rest); !rs.ok()) {
+      std::fprintf(stderr, "flowlab controller: error: %s\n", rs.error().message.c_str());
+      return 2;
+    }
+  }
   c.run();
+  if (server) server->stop();
   return 0;
 }
 

@@ -18,6 +18,13 @@ uint64_t wire_length(uint8_t version, const Entry& e, std::vector<Entry> Reply::
   return bytes.ok() && bytes->size() >= header ? bytes->size() - header : 0;
 }
 
+// Ryu names the reserved group numbers.
+Json group_to_json(uint32_t g) {
+  if (g == of::group::kAny) return "ANY";
+  if (g == of::group::kAll) return "ALL";
+  return g;
+}
+
 }  // namespace
 
 Json desc_to_json(const of::DescReply& d) {
@@ -141,7 +148,7 @@ Json group_desc_to_json(const std::vector<of::GroupDesc>& groups) {
     for (const auto& b : g.buckets)
       buckets.push_back({{"weight", b.weight},
                          {"watch_port", port_to_json(b.watch_port)},
-                         {"watch_group", b.watch_group},
+                         {"watch_group", group_to_json(b.watch_group)},
                          {"actions", actions_to_json(b.actions)}});
     out.push_back(
         {{"type", group_type_name(g.type)}, {"group_id", g.group_id}, {"buckets", std::move(buckets)}});

@@ -1,0 +1,45 @@
+// HttpServer: puts a RestApi on HOST:PORT (flowlab controller --rest).
+//
+// The HTTP library is cpp-httplib (Debian's libcpp-httplib-dev): small, kept up
+// to date, no Boost. It runs its own accept thread and a small pool of request
+// threads; a request thread calls RestApi, which posts switch work to the
+// controller's io_contexts and waits there (with a timeout), so a slow or dead
+// switch or a slow HTTP client never holds up an OpenFlow event loop.
+// Boost.Beast would fit an asio loop directly but needs Boost.Asio, and the
+// project builds on standalone asio; libmicrohttpd is C with the same thread
+// model as cpp-httplib.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/result.h"
+#include "rest/api.h"
+
+namespace flowlab::rest {
+
+class HttpServer {
+ public:
+  explicit HttpServer(RestApi& api);
+  ~HttpServer();  // stops
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // "HOST:PORT" ("127.0.0.1:8080", "[::1]:8080", ":0" = all addresses, any port).
+  // Binds now (errors: bad address, port in use) and serves on its own thread.
+  Status start(const std::string& host_port);
+  uint16_t port() const { return port_; }
+  // Idempotent; returns when the server thread has ended.
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  uint16_t port_ = 0;
+};
+
+// Splits "HOST:PORT"; the port must be 0..65535, the host may be empty (all addresses).
+Result<std::pair<std::string, uint16_t>> parse_host_port(const std::string& s);
+
+}  // namespace flowlab::rest
