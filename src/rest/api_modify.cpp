@@ -58,10 +58,11 @@ std::optional<HttpResponse> handle_modify(SwitchAccess& sw, const Request& r) {
   }
   if (r.seg.size() != 3) return std::nullopt;
   std::optional<uint8_t> c = what == "flowentry" ? command(kFlowCommands, cmd)
-                             : portmod          ? std::optional<uint8_t>(0)
-                                                : command(kEntryCommands, cmd);
+                             : portmod           ? std::optional<uint8_t>(0)
+                                                 : command(kEntryCommands, cmd);
   if (!c) return error_response(404, fmt::format("/stats/{}: unknown command '{}'", what, cmd));
-  if (r.method != "POST") return error_response(405, fmt::format("/stats/{}/{} answers POST only", what, cmd));
+  if (r.method != "POST")
+    return error_response(405, fmt::format("/stats/{}/{} answers POST only", what, cmd));
   auto b = body_object(r.body);
   if (!b.ok()) return error_response(b.error());
   auto dpid = body_dpid(*b);

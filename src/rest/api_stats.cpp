@@ -35,7 +35,9 @@ HttpResult<Reply> ask_one(SwitchAccess& sw, uint64_t dpid, of::MultipartRequestB
   return std::get<Reply>(parts->front());
 }
 
-HttpResponse wrap(uint64_t dpid, Json value) { return json_response(Json{{std::to_string(dpid), std::move(value)}}); }
+HttpResponse wrap(uint64_t dpid, Json value) {
+  return json_response(Json{{std::to_string(dpid), std::move(value)}});
+}
 
 template <typename T, typename F>
 HttpResponse reply(uint64_t dpid, const HttpResult<T>& r, F&& to_json) {
@@ -52,7 +54,8 @@ HttpResult<uint32_t> id_arg(const Request& r, uint32_t all, std::string_view wha
     return *p;
   }
   auto v = path_dpid(r.seg[3]);
-  if (!v.ok() || *v > 0xffffffff) return http_fail(400, fmt::format("{} '{}' is not a number", what, r.seg[3]));
+  if (!v.ok() || *v > 0xffffffff)
+    return http_fail(400, fmt::format("{} '{}' is not a number", what, r.seg[3]));
   return uint32_t(*v);
 }
 
@@ -61,15 +64,15 @@ HttpResult<uint32_t> id_arg(const Request& r, uint32_t all, std::string_view wha
 std::optional<HttpResponse> handle_stats(SwitchAccess& sw, const Request& r) {
   if (r.seg.size() < 3 || r.seg.size() > 4 || r.seg[0] != "stats") return std::nullopt;
   std::string_view kind = r.seg[1];
-  static constexpr std::string_view kKinds[] = {"desc",  "flow",       "aggregateflow", "table",
-                                                "port",  "portdesc",   "group",         "groupdesc",
-                                                "meter", "meterconfig"};
+  static constexpr std::string_view kKinds[] = {"desc",     "flow",  "aggregateflow", "table", "port",
+                                                "portdesc", "group", "groupdesc",     "meter", "meterconfig"};
   if (std::find(std::begin(kKinds), std::end(kKinds), kind) == std::end(kKinds)) return std::nullopt;
   bool filterable = kind == "flow" || kind == "aggregateflow";
   bool with_id = kind == "port" || kind == "group" || kind == "meter" || kind == "meterconfig";
   if (r.seg.size() == 4 && !with_id) return std::nullopt;
   if (r.method != "GET" && !(filterable && r.method == "POST"))
-    return error_response(405, fmt::format("/stats/{} answers GET{}", kind, filterable ? " and POST" : " only"));
+    return error_response(405,
+                          fmt::format("/stats/{} answers GET{}", kind, filterable ? " and POST" : " only"));
   auto s = switch_at(sw, r.seg[2]);
   if (!s.ok()) return error_response(s.error());
   uint64_t dpid = s->dpid;
@@ -109,7 +112,10 @@ std::optional<HttpResponse> handle_stats(SwitchAccess& sw, const Request& r) {
     return reply(dpid, ask(sw, dpid, of::GroupDescRequest{}, &of::GroupDescReply::groups),
                  [](const auto& g) { return group_desc_to_json(g); });
   // port, group, meter, meterconfig: optionally one id.
-  auto id = id_arg(r, kind == "port" ? of::port::kAny : kind == "group" ? of::group::kAll : of::meter::kAll,
+  auto id = id_arg(r,
+                   kind == "port"    ? of::port::kAny
+                   : kind == "group" ? of::group::kAll
+                                     : of::meter::kAll,
                    kind == "port" ? "port" : kind);
   if (!id.ok()) return error_response(id.error());
   if (kind == "port")

@@ -20,7 +20,10 @@ std::optional<uint64_t> hex_dpid(std::string_view s) {
   if (s.size() != 16) return std::nullopt;
   uint64_t v = 0;
   for (char c : s) {
-    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    int d = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
     if (d < 0) return std::nullopt;
     v = v << 4 | uint64_t(d);
   }
@@ -30,7 +33,8 @@ std::optional<uint64_t> hex_dpid(std::string_view s) {
 }  // namespace
 
 std::optional<HttpResponse> handle_topology(const TopologySource& topo, const Request& r) {
-  if (r.seg.size() < 3 || r.seg.size() > 4 || r.seg[0] != "v1.0" || r.seg[1] != "topology") return std::nullopt;
+  if (r.seg.size() < 3 || r.seg.size() > 4 || r.seg[0] != "v1.0" || r.seg[1] != "topology")
+    return std::nullopt;
   std::string_view what = r.seg[2];
   if (what != "switches" && what != "links" && what != "hosts") return std::nullopt;
   if (r.method != "GET") return error_response(405, fmt::format("/v1.0/topology/{} answers GET only", what));
@@ -56,7 +60,10 @@ std::optional<HttpResponse> handle_topology(const TopologySource& topo, const Re
       Json v4 = Json::array(), v6 = Json::array();
       for (const auto& a : h.ipv4) v4.push_back(a.to_string());
       for (const auto& a : h.ipv6) v6.push_back(a.to_string());
-      out.push_back({{"mac", h.mac.to_string()}, {"ipv4", std::move(v4)}, {"ipv6", std::move(v6)}, {"port", port_json(h.port)}});
+      out.push_back({{"mac", h.mac.to_string()},
+                     {"ipv4", std::move(v4)},
+                     {"ipv6", std::move(v6)},
+                     {"port", port_json(h.port)}});
     }
   }
   return json_response(out);

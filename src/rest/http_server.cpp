@@ -67,15 +67,16 @@ Status HttpServer::start(const std::string& host_port) {
     port = srv.bind_to_any_port(hp.first);
     if (port < 0) return fail("--rest {}: cannot bind {}", host_port, hp.first);
   } else if (!srv.bind_to_port(hp.first, port)) {
-    return fail("--rest {}: cannot bind {} port {} (in use, or not an address of this host)", host_port, hp.first,
-                port);
+    return fail("--rest {}: cannot bind {} port {} (in use, or not an address of this host)", host_port,
+                hp.first, port);
   }
   port_ = uint16_t(port);
   impl_->thread = std::thread([&srv] { srv.listen_after_bind(); });
   // stop() before the accept loop runs would be lost; wait until it does.
-  for (int i = 0; i < 2000 && !srv.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  log::info("rest", "REST API on http://{}:{}/ (Ryu ofctl_rest and rest_topology endpoints, /v1/stats)", hp.first,
-            port_);
+  for (int i = 0; i < 2000 && !srv.is_running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  log::info("rest", "REST API on http://{}:{}/ (Ryu ofctl_rest and rest_topology endpoints, /v1/stats)",
+            hp.first, port_);
   return {};
 }
 

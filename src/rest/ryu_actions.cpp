@@ -37,10 +37,14 @@ struct TextAction {
   std::string_view type, verb, key;
 };
 constexpr std::array kTextActions = {
-    TextAction{"SET_VLAN_VID", "mod_vlan_vid", "vlan_vid"}, TextAction{"SET_VLAN_PCP", "mod_vlan_pcp", "vlan_pcp"},
-    TextAction{"SET_DL_SRC", "mod_dl_src", "dl_src"},       TextAction{"SET_DL_DST", "mod_dl_dst", "dl_dst"},
-    TextAction{"SET_NW_SRC", "mod_nw_src", "nw_src"},       TextAction{"SET_NW_DST", "mod_nw_dst", "nw_dst"},
-    TextAction{"SET_NW_TOS", "mod_nw_tos", "nw_tos"},       TextAction{"SET_TP_SRC", "mod_tp_src", "tp_src"},
+    TextAction{"SET_VLAN_VID", "mod_vlan_vid", "vlan_vid"},
+    TextAction{"SET_VLAN_PCP", "mod_vlan_pcp", "vlan_pcp"},
+    TextAction{"SET_DL_SRC", "mod_dl_src", "dl_src"},
+    TextAction{"SET_DL_DST", "mod_dl_dst", "dl_dst"},
+    TextAction{"SET_NW_SRC", "mod_nw_src", "nw_src"},
+    TextAction{"SET_NW_DST", "mod_nw_dst", "nw_dst"},
+    TextAction{"SET_NW_TOS", "mod_nw_tos", "nw_tos"},
+    TextAction{"SET_TP_SRC", "mod_tp_src", "tp_src"},
     TextAction{"SET_TP_DST", "mod_tp_dst", "tp_dst"},
 };
 
@@ -147,13 +151,20 @@ Status append_action(const Json& a, const of::Match& match, uint8_t version, of:
 int instruction_rank(of::InstructionType t) {
   using of::InstructionType;
   switch (t) {
-    case InstructionType::kMeter: return 0;
-    case InstructionType::kApplyActions: return 1;
-    case InstructionType::kClearActions: return 2;
-    case InstructionType::kWriteActions: return 3;
-    case InstructionType::kWriteMetadata: return 4;
-    case InstructionType::kGotoTable: return 5;
-    default: return 6;
+    case InstructionType::kMeter:
+      return 0;
+    case InstructionType::kApplyActions:
+      return 1;
+    case InstructionType::kClearActions:
+      return 2;
+    case InstructionType::kWriteActions:
+      return 3;
+    case InstructionType::kWriteMetadata:
+      return 4;
+    case InstructionType::kGotoTable:
+      return 5;
+    default:
+      return 6;
   }
 }
 
@@ -171,7 +182,7 @@ Result<uint64_t> uint_field(const Json& obj, std::string_view key, uint64_t def,
     std::string_view digits = hex ? std::string_view(s).substr(2) : std::string_view(s);
     if (digits.empty() || digits.size() > 20) return fail("'{}': '{}' is not a number", key, s);
     for (char c : digits) {
-      int d = c >= '0' && c <= '9' ? c - '0'
+      int d = c >= '0' && c <= '9'          ? c - '0'
               : hex && c >= 'a' && c <= 'f' ? c - 'a' + 10
               : hex && c >= 'A' && c <= 'F' ? c - 'A' + 10
                                             : -1;
@@ -198,8 +209,11 @@ Result<uint32_t> port_from_json(const Json& j, std::string_view what) {
   }
   Json wrap = {{"port", j}};
   auto v = uint_field(wrap, "port", 0, 0xffffffff);
-  if (!v.ok()) return fail("{}: expected a port number or one of IN_PORT, TABLE, NORMAL, FLOOD, ALL, "
-                           "CONTROLLER, LOCAL, ANY", what);
+  if (!v.ok())
+    return fail(
+        "{}: expected a port number or one of IN_PORT, TABLE, NORMAL, FLOOD, ALL, "
+        "CONTROLLER, LOCAL, ANY",
+        what);
   return uint32_t(*v);
 }
 
@@ -217,7 +231,8 @@ Result<of::ActionList> actions_from_json(const Json& actions, uint8_t version) {
   return out;
 }
 
-Result<of::InstructionList> instructions_from_json(const Json& actions, const of::Match& match, uint8_t version) {
+Result<of::InstructionList> instructions_from_json(const Json& actions, const of::Match& match,
+                                                   uint8_t version) {
   if (actions.is_null()) return of::InstructionList{};
   if (!actions.is_array()) return fail("actions: expected a list, got {}", actions.type_name());
   of::InstructionList out;
@@ -229,7 +244,8 @@ Result<of::InstructionList> instructions_from_json(const Json& actions, const of
     return {};
   };
   for (const auto& a : actions) {
-    std::string type = a.is_object() && a.contains("type") && a["type"].is_string() ? a["type"].get<std::string>() : "";
+    std::string type =
+        a.is_object() && a.contains("type") && a["type"].is_string() ? a["type"].get<std::string>() : "";
     if (type == "WRITE_ACTIONS") {
       FLOWLAB_TRY(once(of::InstructionType::kWriteActions, type));
       if (!a.contains("actions")) return fail("WRITE_ACTIONS needs 'actions'");
@@ -274,22 +290,38 @@ std::string action_to_string(const of::Action& a) {
     return j.is_string() ? j.get<std::string>() : std::to_string(p);
   };
   switch (a.type) {
-    case ActionType::kOutput: return "OUTPUT:" + port(a.port);
-    case ActionType::kCopyTtlOut: return "COPY_TTL_OUT";
-    case ActionType::kCopyTtlIn: return "COPY_TTL_IN";
-    case ActionType::kSetMplsTtl: return fmt::format("SET_MPLS_TTL:{}", a.ttl);
-    case ActionType::kDecMplsTtl: return "DEC_MPLS_TTL";
-    case ActionType::kPushVlan: return fmt::format("PUSH_VLAN:{}", a.ethertype);
-    case ActionType::kPopVlan: return "POP_VLAN";
-    case ActionType::kPushMpls: return fmt::format("PUSH_MPLS:{}", a.ethertype);
-    case ActionType::kPopMpls: return fmt::format("POP_MPLS:{}", a.ethertype);
-    case ActionType::kSetQueue: return fmt::format("SET_QUEUE:{}", a.queue_id);
-    case ActionType::kGroup: return fmt::format("GROUP:{}", a.group_id);
-    case ActionType::kSetNwTtl: return fmt::format("SET_NW_TTL:{}", a.ttl);
-    case ActionType::kDecNwTtl: return "DEC_NW_TTL";
-    case ActionType::kPushPbb: return fmt::format("PUSH_PBB:{}", a.ethertype);
-    case ActionType::kPopPbb: return "POP_PBB";
-    case ActionType::kEnqueue: return fmt::format("ENQUEUE:{}:{}", port(a.port), a.queue_id);
+    case ActionType::kOutput:
+      return "OUTPUT:" + port(a.port);
+    case ActionType::kCopyTtlOut:
+      return "COPY_TTL_OUT";
+    case ActionType::kCopyTtlIn:
+      return "COPY_TTL_IN";
+    case ActionType::kSetMplsTtl:
+      return fmt::format("SET_MPLS_TTL:{}", a.ttl);
+    case ActionType::kDecMplsTtl:
+      return "DEC_MPLS_TTL";
+    case ActionType::kPushVlan:
+      return fmt::format("PUSH_VLAN:{}", a.ethertype);
+    case ActionType::kPopVlan:
+      return "POP_VLAN";
+    case ActionType::kPushMpls:
+      return fmt::format("PUSH_MPLS:{}", a.ethertype);
+    case ActionType::kPopMpls:
+      return fmt::format("POP_MPLS:{}", a.ethertype);
+    case ActionType::kSetQueue:
+      return fmt::format("SET_QUEUE:{}", a.queue_id);
+    case ActionType::kGroup:
+      return fmt::format("GROUP:{}", a.group_id);
+    case ActionType::kSetNwTtl:
+      return fmt::format("SET_NW_TTL:{}", a.ttl);
+    case ActionType::kDecNwTtl:
+      return "DEC_NW_TTL";
+    case ActionType::kPushPbb:
+      return fmt::format("PUSH_PBB:{}", a.ethertype);
+    case ActionType::kPopPbb:
+      return "POP_PBB";
+    case ActionType::kEnqueue:
+      return fmt::format("ENQUEUE:{}:{}", port(a.port), a.queue_id);
     case ActionType::kSetField: {
       of::Match m;
       m.add(a.field);
@@ -298,11 +330,12 @@ std::string action_to_string(const of::Action& a) {
       if (!info || j.empty()) return "SET_FIELD: {unknown}";
       // Ryu prints the OXM name with the value; vlan_vid keeps OFPVID_PRESENT.
       std::string value = a.field.id() == of::OxmId::kVlanVid ? std::to_string(a.field.value_u64())
-                          : j.begin()->is_string() ? j.begin()->get<std::string>()
-                                                   : j.begin()->dump();
+                          : j.begin()->is_string()            ? j.begin()->get<std::string>()
+                                                              : j.begin()->dump();
       return fmt::format("SET_FIELD: {{{}:{}}}", info->name, value);
     }
-    case ActionType::kExperimenter: return fmt::format("EXPERIMENTER: {{experimenter:{}}}", a.experimenter);
+    case ActionType::kExperimenter:
+      return fmt::format("EXPERIMENTER: {{experimenter:{}}}", a.experimenter);
   }
   return "UNKNOWN";
 }
@@ -323,14 +356,22 @@ Json instructions_to_json(const of::InstructionList& insts) {
       case of::InstructionType::kWriteActions:
         if (!i.actions.empty()) out.push_back(Json{{"WRITE_ACTIONS", actions_to_json(i.actions)}});
         break;
-      case of::InstructionType::kClearActions: out.push_back("CLEAR_ACTIONS"); break;
-      case of::InstructionType::kGotoTable: out.push_back(fmt::format("GOTO_TABLE:{}", i.table_id)); break;
-      case of::InstructionType::kWriteMetadata:
-        out.push_back(i.metadata_mask ? fmt::format("WRITE_METADATA:0x{:x}/0x{:x}", i.metadata, i.metadata_mask)
-                                      : fmt::format("WRITE_METADATA:0x{:x}", i.metadata));
+      case of::InstructionType::kClearActions:
+        out.push_back("CLEAR_ACTIONS");
         break;
-      case of::InstructionType::kMeter: out.push_back(fmt::format("METER:{}", i.meter_id)); break;
-      default: break;
+      case of::InstructionType::kGotoTable:
+        out.push_back(fmt::format("GOTO_TABLE:{}", i.table_id));
+        break;
+      case of::InstructionType::kWriteMetadata:
+        out.push_back(i.metadata_mask
+                          ? fmt::format("WRITE_METADATA:0x{:x}/0x{:x}", i.metadata, i.metadata_mask)
+                          : fmt::format("WRITE_METADATA:0x{:x}", i.metadata));
+        break;
+      case of::InstructionType::kMeter:
+        out.push_back(fmt::format("METER:{}", i.meter_id));
+        break;
+      default:
+        break;
     }
   }
   return out;

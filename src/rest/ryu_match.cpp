@@ -18,23 +18,23 @@ struct RyuField {
   int rank;
 };
 constexpr std::array kRyuFields = {
-    RyuField{"dl_type", 0},       RyuField{"eth_type", 0},       RyuField{"nw_proto", 1},
-    RyuField{"ip_proto", 1},      RyuField{"in_port", 2},        RyuField{"in_phy_port", 2},
-    RyuField{"metadata", 2},      RyuField{"dl_dst", 2},         RyuField{"dl_src", 2},
-    RyuField{"eth_dst", 2},       RyuField{"eth_src", 2},        RyuField{"dl_vlan", 2},
-    RyuField{"vlan_vid", 2},      RyuField{"vlan_pcp", 2},       RyuField{"dl_vlan_pcp", 2},
-    RyuField{"ip_dscp", 2},       RyuField{"ip_ecn", 2},         RyuField{"nw_tos", 2},
-    RyuField{"nw_src", 2},        RyuField{"nw_dst", 2},         RyuField{"ipv4_src", 2},
-    RyuField{"ipv4_dst", 2},      RyuField{"tp_src", 2},         RyuField{"tp_dst", 2},
-    RyuField{"tcp_src", 2},       RyuField{"tcp_dst", 2},        RyuField{"udp_src", 2},
-    RyuField{"udp_dst", 2},       RyuField{"sctp_src", 2},       RyuField{"sctp_dst", 2},
-    RyuField{"icmpv4_type", 2},   RyuField{"icmpv4_code", 2},    RyuField{"arp_op", 2},
-    RyuField{"arp_spa", 2},       RyuField{"arp_tpa", 2},        RyuField{"arp_sha", 2},
-    RyuField{"arp_tha", 2},       RyuField{"ipv6_src", 2},       RyuField{"ipv6_dst", 2},
-    RyuField{"ipv6_flabel", 2},   RyuField{"icmpv6_type", 2},    RyuField{"icmpv6_code", 2},
-    RyuField{"ipv6_nd_target", 2}, RyuField{"ipv6_nd_sll", 2},   RyuField{"ipv6_nd_tll", 2},
-    RyuField{"mpls_label", 2},    RyuField{"mpls_tc", 2},        RyuField{"mpls_bos", 2},
-    RyuField{"pbb_isid", 2},      RyuField{"tunnel_id", 2},      RyuField{"ipv6_exthdr", 2},
+    RyuField{"dl_type", 0},        RyuField{"eth_type", 0},    RyuField{"nw_proto", 1},
+    RyuField{"ip_proto", 1},       RyuField{"in_port", 2},     RyuField{"in_phy_port", 2},
+    RyuField{"metadata", 2},       RyuField{"dl_dst", 2},      RyuField{"dl_src", 2},
+    RyuField{"eth_dst", 2},        RyuField{"eth_src", 2},     RyuField{"dl_vlan", 2},
+    RyuField{"vlan_vid", 2},       RyuField{"vlan_pcp", 2},    RyuField{"dl_vlan_pcp", 2},
+    RyuField{"ip_dscp", 2},        RyuField{"ip_ecn", 2},      RyuField{"nw_tos", 2},
+    RyuField{"nw_src", 2},         RyuField{"nw_dst", 2},      RyuField{"ipv4_src", 2},
+    RyuField{"ipv4_dst", 2},       RyuField{"tp_src", 2},      RyuField{"tp_dst", 2},
+    RyuField{"tcp_src", 2},        RyuField{"tcp_dst", 2},     RyuField{"udp_src", 2},
+    RyuField{"udp_dst", 2},        RyuField{"sctp_src", 2},    RyuField{"sctp_dst", 2},
+    RyuField{"icmpv4_type", 2},    RyuField{"icmpv4_code", 2}, RyuField{"arp_op", 2},
+    RyuField{"arp_spa", 2},        RyuField{"arp_tpa", 2},     RyuField{"arp_sha", 2},
+    RyuField{"arp_tha", 2},        RyuField{"ipv6_src", 2},    RyuField{"ipv6_dst", 2},
+    RyuField{"ipv6_flabel", 2},    RyuField{"icmpv6_type", 2}, RyuField{"icmpv6_code", 2},
+    RyuField{"ipv6_nd_target", 2}, RyuField{"ipv6_nd_sll", 2}, RyuField{"ipv6_nd_tll", 2},
+    RyuField{"mpls_label", 2},     RyuField{"mpls_tc", 2},     RyuField{"mpls_bos", 2},
+    RyuField{"pbb_isid", 2},       RyuField{"tunnel_id", 2},   RyuField{"ipv6_exthdr", 2},
 };
 
 const RyuField* ryu_field(std::string_view name) {
@@ -96,7 +96,8 @@ Result<of::Match> match_from_json(const Json& j, uint8_t version) {
     }
     pieces.push_back({f->rank, key, name + "=" + text});
   }
-  std::stable_sort(pieces.begin(), pieces.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
+  std::stable_sort(pieces.begin(), pieces.end(),
+                   [](const auto& a, const auto& b) { return a.rank < b.rank; });
   if (pieces.empty()) return of::Match{};
   std::string text;
   for (const auto& p : pieces) text += (text.empty() ? "" : ",") + p.text;
@@ -146,7 +147,8 @@ std::string bytes_text(Kind k, const Bytes& b) {
     std::copy(b.begin(), b.end(), m.b.begin());
     return m.to_string();
   }
-  if (k == Kind::kIpv4 && b.size() == 4) return Ipv4Addr{uint32_t(b[0]) << 24 | b[1] << 16 | b[2] << 8 | b[3]}.to_string();
+  if (k == Kind::kIpv4 && b.size() == 4)
+    return Ipv4Addr{uint32_t(b[0]) << 24 | b[1] << 16 | b[2] << 8 | b[3]}.to_string();
   if (k == Kind::kIpv6 && b.size() == 16) {
     Ipv6Addr a;
     std::copy(b.begin(), b.end(), a.b.begin());
@@ -161,18 +163,28 @@ std::string bytes_text(Kind k, const Bytes& b) {
 std::string_view ryu_name(of::OxmId id, std::string_view oxm_name) {
   using of::OxmId;
   switch (id) {
-    case OxmId::kEthSrc: return "dl_src";
-    case OxmId::kEthDst: return "dl_dst";
-    case OxmId::kEthType: return "dl_type";
-    case OxmId::kVlanVid: return "dl_vlan";
-    case OxmId::kIpv4Src: return "nw_src";
-    case OxmId::kIpv4Dst: return "nw_dst";
-    case OxmId::kIpProto: return "nw_proto";
+    case OxmId::kEthSrc:
+      return "dl_src";
+    case OxmId::kEthDst:
+      return "dl_dst";
+    case OxmId::kEthType:
+      return "dl_type";
+    case OxmId::kVlanVid:
+      return "dl_vlan";
+    case OxmId::kIpv4Src:
+      return "nw_src";
+    case OxmId::kIpv4Dst:
+      return "nw_dst";
+    case OxmId::kIpProto:
+      return "nw_proto";
     case OxmId::kTcpSrc:
-    case OxmId::kUdpSrc: return "tp_src";
+    case OxmId::kUdpSrc:
+      return "tp_src";
     case OxmId::kTcpDst:
-    case OxmId::kUdpDst: return "tp_dst";
-    default: return oxm_name;
+    case OxmId::kUdpDst:
+      return "tp_dst";
+    default:
+      return oxm_name;
   }
 }
 

@@ -96,7 +96,8 @@ Result<of::FlowMod> flow_mod_from_json(const Json& body, of::FlowModCommand cmd,
     FLOWLAB_ASSIGN_OR_RETURN(fm.out_port, port_from_json(body["out_port"], "'out_port'"));
   }
   FLOWLAB_ASSIGN_OR_RETURN(fm.match, match_from_json(body.value("match", Json()), version));
-  FLOWLAB_ASSIGN_OR_RETURN(fm.instructions, instructions_from_json(body.value("actions", Json()), fm.match, version));
+  FLOWLAB_ASSIGN_OR_RETURN(fm.instructions,
+                           instructions_from_json(body.value("actions", Json()), fm.match, version));
   if (version == of::kOf10 && table != 0 && table != of::table::kAll)
     return fail("'table_id': OpenFlow 1.0 switches have one table (0)");
   return fm;
@@ -176,7 +177,8 @@ Result<of::PortMod> port_mod_from_json(const Json& body, const MacAddr& current_
   FLOWLAB_ASSIGN_OR_RETURN(pm.advertise, uint_field(body, "advertise", 0, k32));
   pm.hw_addr = current_hw_addr;
   if (body.contains("hw_addr")) {
-    auto mac = body["hw_addr"].is_string() ? MacAddr::parse(body["hw_addr"].get<std::string>()) : std::nullopt;
+    auto mac =
+        body["hw_addr"].is_string() ? MacAddr::parse(body["hw_addr"].get<std::string>()) : std::nullopt;
     if (!mac) return fail("'hw_addr': expected a MAC address like \"00:11:22:33:44:55\"");
     pm.hw_addr = *mac;
   }
@@ -185,10 +187,14 @@ Result<of::PortMod> port_mod_from_json(const Json& body, const MacAddr& current_
 
 std::string_view group_type_name(of::GroupType t) {
   switch (t) {
-    case of::GroupType::kAll: return "ALL";
-    case of::GroupType::kSelect: return "SELECT";
-    case of::GroupType::kIndirect: return "INDIRECT";
-    case of::GroupType::kFastFailover: return "FF";
+    case of::GroupType::kAll:
+      return "ALL";
+    case of::GroupType::kSelect:
+      return "SELECT";
+    case of::GroupType::kIndirect:
+      return "INDIRECT";
+    case of::GroupType::kFastFailover:
+      return "FF";
   }
   return "UNKNOWN";
 }
@@ -202,9 +208,12 @@ Json meter_flags_to_json(uint16_t flags) {
 
 std::string_view meter_band_name(of::MeterBandType t) {
   switch (t) {
-    case of::MeterBandType::kDrop: return "DROP";
-    case of::MeterBandType::kDscpRemark: return "DSCP_REMARK";
-    case of::MeterBandType::kExperimenter: return "EXPERIMENTER";
+    case of::MeterBandType::kDrop:
+      return "DROP";
+    case of::MeterBandType::kDscpRemark:
+      return "DSCP_REMARK";
+    case of::MeterBandType::kExperimenter:
+      return "EXPERIMENTER";
   }
   return "UNKNOWN";
 }

@@ -128,7 +128,8 @@ Json group_stats_to_json(const std::vector<of::GroupStats>& groups) {
   Json out = Json::array();
   for (const auto& g : groups) {
     Json buckets = Json::array();
-    for (const auto& b : g.buckets) buckets.push_back({{"packet_count", b.packet_count}, {"byte_count", b.byte_count}});
+    for (const auto& b : g.buckets)
+      buckets.push_back({{"packet_count", b.packet_count}, {"byte_count", b.byte_count}});
     out.push_back({{"length", wire_length(of::kOf13, g, &of::GroupStatsReply::stats)},
                    {"group_id", g.group_id},
                    {"ref_count", g.ref_count},
@@ -183,7 +184,8 @@ Json meter_config_to_json(const std::vector<of::MeterConfig>& configs) {
       if (b.type == of::MeterBandType::kDscpRemark) j["prec_level"] = b.prec_level;
       bands.push_back(std::move(j));
     }
-    out.push_back({{"flags", meter_flags_to_json(c.flags)}, {"meter_id", c.meter_id}, {"bands", std::move(bands)}});
+    out.push_back(
+        {{"flags", meter_flags_to_json(c.flags)}, {"meter_id", c.meter_id}, {"bands", std::move(bands)}});
   }
   return out;
 }

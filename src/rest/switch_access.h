@@ -44,7 +44,8 @@ class SwitchAccess {
   virtual std::vector<SwitchSummary> switches() const = 0;
   virtual std::optional<SwitchSummary> find(uint64_t dpid) const = 0;
   // Every part of the reply, in order.
-  virtual HttpResult<std::vector<of::MultipartReplyBody>> multipart(uint64_t dpid, of::MultipartRequestBody body) = 0;
+  virtual HttpResult<std::vector<of::MultipartReplyBody>> multipart(uint64_t dpid,
+                                                                    of::MultipartRequestBody body) = 0;
   // Sends a modification (flow-mod, group-mod, meter-mod, port-mod) followed by
   // a barrier; returns when the barrier reply came (the change is in place), or
   // with the switch's error if it refused the change.

@@ -148,7 +148,8 @@ HttpResult<std::vector<of::MultipartReplyBody>> SwitchDirectory::multipart(uint6
     auto r = dp->multipart(std::move(body), [guard](Datapath& d, const of::Message& reply) {
       auto& wt = *guard->w;
       if (reply.is<of::ErrorMsg>()) return wt.finish({400, describe(reply.as<of::ErrorMsg>(), d.version())});
-      if (!reply.is<of::MultipartReply>()) return wt.finish({502, "the switch answered with an unexpected message"});
+      if (!reply.is<of::MultipartReply>())
+        return wt.finish({502, "the switch answered with an unexpected message"});
       const auto& mp = reply.as<of::MultipartReply>();
       {
         std::lock_guard lock(wt.mu);

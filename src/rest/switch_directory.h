@@ -41,7 +41,8 @@ class SwitchDirectory : public controller::App, public SwitchAccess {
   // ---- SwitchAccess (any thread but a connection's) ----
   std::vector<SwitchSummary> switches() const override;
   std::optional<SwitchSummary> find(uint64_t dpid) const override;
-  HttpResult<std::vector<of::MultipartReplyBody>> multipart(uint64_t dpid, of::MultipartRequestBody body) override;
+  HttpResult<std::vector<of::MultipartReplyBody>> multipart(uint64_t dpid,
+                                                            of::MultipartRequestBody body) override;
   HttpStatus modify(uint64_t dpid, of::MessageBody body) override;
 
   struct Waiter;

@@ -120,7 +120,8 @@ bool prerequisites(std::string* why) {
 // The keys of Ryu's documented example for an entry.
 void expect_keys(const Json& entry, std::initializer_list<const char*> keys, const std::string& what) {
   ASSERT_TRUE(entry.is_object()) << what << ": " << entry.dump();
-  for (const char* k : keys) EXPECT_TRUE(entry.contains(k)) << what << " lacks '" << k << "': " << entry.dump();
+  for (const char* k : keys)
+    EXPECT_TRUE(entry.contains(k)) << what << " lacks '" << k << "': " << entry.dump();
 }
 
 // {"1": [...]} with a non-empty list; returns the first entry.
@@ -153,8 +154,8 @@ TEST(RestInterop, EveryEndpointOf13) {
   EXPECT_EQ(desc.json["1"]["dp_desc"], "s1");
 
   expect_keys(first_of(run.get("/stats/flow/1"), "flow"),
-              {"priority", "cookie", "idle_timeout", "hard_timeout", "byte_count", "duration_sec", "duration_nsec",
-               "packet_count", "length", "flags", "actions", "match", "table_id"},
+              {"priority", "cookie", "idle_timeout", "hard_timeout", "byte_count", "duration_sec",
+               "duration_nsec", "packet_count", "length", "flags", "actions", "match", "table_id"},
               "flow");
   expect_keys(first_of(run.get("/stats/aggregateflow/1"), "aggregateflow"),
               {"packet_count", "byte_count", "flow_count"}, "aggregateflow");
@@ -180,53 +181,68 @@ TEST(RestInterop, EveryEndpointOf13) {
   // Flow entries: add, read back (REST filter and dump-flows), traffic, modify, delete.
   auto add = run.post("/stats/flowentry/add", kFlowAdd);
   EXPECT_EQ(add.status, 200) << add.body;
-  EXPECT_NE(run.dump_flows("OpenFlow13").find("cookie=0x7"), std::string::npos) << run.dump_flows("OpenFlow13");
+  EXPECT_NE(run.dump_flows("OpenFlow13").find("cookie=0x7"), std::string::npos)
+      << run.dump_flows("OpenFlow13");
   EXPECT_NE(run.dump_flows("OpenFlow13").find("priority=11111,ip,in_port=1,nw_dst=10.0.0.2 actions=output:2"),
             std::string::npos)
       << run.dump_flows("OpenFlow13");
   auto filtered = run.post("/stats/flow/1", R"({"cookie": 7, "cookie_mask": 255, "match": {"in_port": 1}})");
   ASSERT_EQ(filtered.status, 200) << filtered.body;
   ASSERT_EQ(filtered.json["1"].size(), 1u) << filtered.body;
-  EXPECT_EQ(filtered.json["1"][0]["match"], Json::parse(R"({"in_port": 1, "dl_type": 2048, "nw_dst": "10.0.0.2"})"));
+  EXPECT_EQ(filtered.json["1"][0]["match"],
+            Json::parse(R"({"in_port": 1, "dl_type": 2048, "nw_dst": "10.0.0.2"})"));
   EXPECT_EQ(filtered.json["1"][0]["actions"], Json::parse(R"(["OUTPUT:2"])"));
   EXPECT_EQ(filtered.json["1"][0]["priority"], 11111);
 
-  auto mod = run.post("/stats/flowentry/modify_strict",
-                      R"({"dpid": 1, "priority": 11111, "match": {"in_port": 1, "dl_type": 2048, "nw_dst": "10.0.0.2"},
+  auto mod = run.post(
+      "/stats/flowentry/modify_strict",
+      R"({"dpid": 1, "priority": 11111, "match": {"in_port": 1, "dl_type": 2048, "nw_dst": "10.0.0.2"},
                           "actions": [{"type": "SET_FIELD", "field": "ip_dscp", "value": 8}, {"type": "OUTPUT", "port": 2}]})");
   EXPECT_EQ(mod.status, 200) << mod.body;
   EXPECT_NE(run.dump_flows("OpenFlow13").find("actions=set_field:8->ip_dscp,output:2"), std::string::npos)
       << run.dump_flows("OpenFlow13");
-  auto del = run.post("/stats/flowentry/delete_strict",
-                      R"({"dpid": 1, "priority": 11111, "match": {"in_port": 1, "dl_type": 2048, "nw_dst": "10.0.0.2"}})");
+  auto del = run.post(
+      "/stats/flowentry/delete_strict",
+      R"({"dpid": 1, "priority": 11111, "match": {"in_port": 1, "dl_type": 2048, "nw_dst": "10.0.0.2"}})");
   EXPECT_EQ(del.status, 200) << del.body;
-  EXPECT_EQ(run.dump_flows("OpenFlow13").find("priority=11111"), std::string::npos) << run.dump_flows("OpenFlow13");
+  EXPECT_EQ(run.dump_flows("OpenFlow13").find("priority=11111"), std::string::npos)
+      << run.dump_flows("OpenFlow13");
   EXPECT_EQ(run.post("/stats/flowentry/add", kFlowAdd).status, 200);
-  EXPECT_EQ(run.post("/stats/flowentry/delete", R"({"dpid": 1, "cookie": 7, "cookie_mask": 255})").status, 200);
-  EXPECT_EQ(run.dump_flows("OpenFlow13").find("priority=11111"), std::string::npos) << run.dump_flows("OpenFlow13");
+  EXPECT_EQ(run.post("/stats/flowentry/delete", R"({"dpid": 1, "cookie": 7, "cookie_mask": 255})").status,
+            200);
+  EXPECT_EQ(run.dump_flows("OpenFlow13").find("priority=11111"), std::string::npos)
+      << run.dump_flows("OpenFlow13");
 
   // Groups.
   EXPECT_EQ(run.post("/stats/groupentry/add", R"({"dpid": 1, "type": "ALL", "group_id": 1,
-      "buckets": [{"actions": [{"type": "OUTPUT", "port": 1}]}]})").status, 200);
+      "buckets": [{"actions": [{"type": "OUTPUT", "port": 1}]}]})")
+                .status,
+            200);
   EXPECT_EQ(run.post("/stats/groupentry/modify", R"({"dpid": 1, "type": "ALL", "group_id": 1,
-      "buckets": [{"actions": [{"type": "OUTPUT", "port": 2}]}]})").status, 200);
+      "buckets": [{"actions": [{"type": "OUTPUT", "port": 2}]}]})")
+                .status,
+            200);
   EXPECT_NE(run.dump_groups().find("group_id=1,type=all,bucket=actions=output:2"), std::string::npos)
       << run.dump_groups();
   auto gd = first_of(run.get("/stats/groupdesc/1"), "groupdesc");
   expect_keys(gd, {"type", "group_id", "buckets"}, "groupdesc");
   EXPECT_EQ(gd["buckets"][0]["actions"], Json::parse(R"(["OUTPUT:2"])"));
   expect_keys(first_of(run.get("/stats/group/1"), "group"),
-              {"length", "group_id", "ref_count", "packet_count", "byte_count", "duration_sec", "duration_nsec",
-               "bucket_stats"},
+              {"length", "group_id", "ref_count", "packet_count", "byte_count", "duration_sec",
+               "duration_nsec", "bucket_stats"},
               "group");
   EXPECT_EQ(run.post("/stats/groupentry/delete", R"({"dpid": 1, "group_id": 1})").status, 200);
   EXPECT_EQ(run.get("/stats/groupdesc/1").json, Json::parse(R"({"1": []})"));
 
   // Meters.
   EXPECT_EQ(run.post("/stats/meterentry/add", R"({"dpid": 1, "flags": "KBPS", "meter_id": 1,
-      "bands": [{"type": "DROP", "rate": 1000}]})").status, 200);
+      "bands": [{"type": "DROP", "rate": 1000}]})")
+                .status,
+            200);
   EXPECT_EQ(run.post("/stats/meterentry/modify", R"({"dpid": 1, "flags": "KBPS", "meter_id": 1,
-      "bands": [{"type": "DROP", "rate": 2000}]})").status, 200);
+      "bands": [{"type": "DROP", "rate": 2000}]})")
+                .status,
+            200);
   auto mc = first_of(run.get("/stats/meterconfig/1"), "meterconfig");
   EXPECT_EQ(mc, Json::parse(R"({"flags": ["KBPS"], "meter_id": 1, "bands": [{"type": "DROP", "rate": 2000,
       "burst_size": 0}]})"));
@@ -238,11 +254,15 @@ TEST(RestInterop, EveryEndpointOf13) {
   EXPECT_EQ(run.get("/stats/meter/1").json, Json::parse(R"({"1": []})"));
 
   // Port mod: OFPPC_NO_FWD on port 2, seen in the port description, then cleared.
-  EXPECT_EQ(run.post("/stats/portdesc/modify", R"({"dpid": 1, "port_no": 2, "config": 32, "mask": 32})").status, 200);
+  EXPECT_EQ(
+      run.post("/stats/portdesc/modify", R"({"dpid": 1, "port_no": 2, "config": 32, "mask": 32})").status,
+      200);
   auto pd2 = run.get("/stats/portdesc/1");
   ASSERT_EQ(pd2.json["1"].size(), 2u) << pd2.body;
   EXPECT_EQ(pd2.json["1"][1]["config"], 32) << pd2.body;
-  EXPECT_EQ(run.post("/stats/portdesc/modify", R"({"dpid": 1, "port_no": 2, "config": 0, "mask": 32})").status, 200);
+  EXPECT_EQ(
+      run.post("/stats/portdesc/modify", R"({"dpid": 1, "port_no": 2, "config": 0, "mask": 32})").status,
+      200);
 
   // Topology: the connected switch and its ports, in rest_topology's shapes.
   auto topo = run.get("/v1.0/topology/switches");
@@ -274,8 +294,10 @@ TEST(RestInterop, RestFlowsCarryTrafficAndClearRemovesThem) {
   EXPECT_EQ(clear.status, 200) << clear.body;
   EXPECT_EQ(run.get("/stats/flow/1").json, Json::parse(R"({"1": []})"));
   EXPECT_FALSE(run.hosts().ping(2)) << run.dump_flows("OpenFlow13");
-  for (const char* f : {R"({"dpid": 1, "priority": 100, "match": {"in_port": 1}, "actions": [{"type": "OUTPUT", "port": 2}]})",
-                        R"({"dpid": 1, "priority": 100, "match": {"in_port": 2}, "actions": [{"type": "OUTPUT", "port": 1}]})"})
+  for (
+      const char* f :
+      {R"({"dpid": 1, "priority": 100, "match": {"in_port": 1}, "actions": [{"type": "OUTPUT", "port": 2}]})",
+       R"({"dpid": 1, "priority": 100, "match": {"in_port": 2}, "actions": [{"type": "OUTPUT", "port": 1}]})"})
     EXPECT_EQ(run.post("/stats/flowentry/add", f).status, 200);
   EXPECT_TRUE(run.ping()) << run.dump_flows("OpenFlow13") << run.logs();
   auto flows = run.get("/stats/flow/1");
@@ -299,9 +321,11 @@ TEST(RestInterop, BadRequestsAreRefusedAndOpenFlowKeepsWorking) {
       {"POST", "/stats/flowentry/add", R"([1, 2])", 400, "JSON object"},
       {"POST", "/stats/flowentry/add", R"({"match": {}})", 400, "'dpid' is missing"},
       {"POST", "/stats/flowentry/add", R"({"dpid": 99, "match": {}})", 404, "dpid 99"},
-      {"POST", "/stats/flowentry/add", R"({"dpid": 1, "match": {"nw_bogus": 1}})", 400, "unknown field 'nw_bogus'"},
+      {"POST", "/stats/flowentry/add", R"({"dpid": 1, "match": {"nw_bogus": 1}})", 400,
+       "unknown field 'nw_bogus'"},
       {"POST", "/stats/flowentry/add", R"({"dpid": 1, "match": {"nw_dst": "10.0.0.1"}})", 400, "nw_dst"},
-      {"POST", "/stats/flowentry/add", R"({"dpid": 1, "actions": [{"type": "FLY"}]})", 400, "unknown type 'FLY'"},
+      {"POST", "/stats/flowentry/add", R"({"dpid": 1, "actions": [{"type": "FLY"}]})", 400,
+       "unknown type 'FLY'"},
       {"POST", "/stats/flowentry/add", R"({"dpid": 1, "priority": 70000})", 400, "priority"},
       {"POST", "/stats/flowentry/jump", R"({"dpid": 1})", 404, "unknown command 'jump'"},
       {"GET", "/stats/flowentry/add", "", 405, "POST"},
@@ -318,7 +342,8 @@ TEST(RestInterop, BadRequestsAreRefusedAndOpenFlowKeepsWorking) {
     auto r = run.call(c.method, c.path, c.body);
     EXPECT_EQ(r.status, c.status) << c.method << " " << c.path << " " << c.body << " -> " << r.body;
     ASSERT_TRUE(r.json.is_object()) << c.path << ": " << r.body;
-    EXPECT_NE(r.json.value("error", "").find(c.says), std::string::npos) << c.path << " " << c.body << " -> " << r.body;
+    EXPECT_NE(r.json.value("error", "").find(c.says), std::string::npos)
+        << c.path << " " << c.body << " -> " << r.body;
   }
   // The switch never left, and the learning switch still forwards.
   EXPECT_EQ(run.get("/stats/switches").json, Json::parse("[1]"));
@@ -334,22 +359,27 @@ TEST(RestInterop, Of10Switch) {
   ASSERT_TRUE(run.hosts_ok());
   ASSERT_TRUE(run.start("OpenFlow10")) << run.logs();
   EXPECT_EQ(run.get("/stats/switches").json, Json::parse("[1]"));
-  auto add = run.post("/stats/flowentry/add", R"({"dpid": 1, "priority": 11111, "match": {"in_port": 1, "dl_type": 2048,
+  auto add = run.post("/stats/flowentry/add",
+                      R"({"dpid": 1, "priority": 11111, "match": {"in_port": 1, "dl_type": 2048,
       "nw_dst": "10.0.0.2"}, "actions": [{"type": "SET_NW_TOS", "nw_tos": 32}, {"type": "OUTPUT", "port": 2}]})");
   EXPECT_EQ(add.status, 200) << add.body;
-  EXPECT_NE(run.dump_flows("OpenFlow10").find("priority=11111,ip,in_port=1,nw_dst=10.0.0.2 actions=mod_nw_tos:32,output:2"),
+  EXPECT_NE(run.dump_flows("OpenFlow10")
+                .find("priority=11111,ip,in_port=1,nw_dst=10.0.0.2 actions=mod_nw_tos:32,output:2"),
             std::string::npos)
       << run.dump_flows("OpenFlow10");
-  expect_keys(first_of(run.get("/stats/table/1"), "table"),
-              {"table_id", "active_count", "lookup_count", "matched_count", "name", "wildcards", "max_entries"},
-              "table (OF1.0)");
+  expect_keys(
+      first_of(run.get("/stats/table/1"), "table"),
+      {"table_id", "active_count", "lookup_count", "matched_count", "name", "wildcards", "max_entries"},
+      "table (OF1.0)");
   expect_keys(first_of(run.get("/stats/portdesc/1"), "portdesc"),
               {"port_no", "hw_addr", "name", "config", "state", "curr", "advertised", "supported", "peer"},
               "portdesc (OF1.0)");
   auto group = run.get("/stats/group/1");
   EXPECT_EQ(group.status, 400) << group.body;
-  EXPECT_EQ(run.post("/stats/flowentry/add", R"({"dpid": 1, "actions": [{"type": "GOTO_TABLE", "table_id": 1}]})").status,
-            400);
+  EXPECT_EQ(
+      run.post("/stats/flowentry/add", R"({"dpid": 1, "actions": [{"type": "GOTO_TABLE", "table_id": 1}]})")
+          .status,
+      400);
   EXPECT_TRUE(run.ping()) << run.logs();
 }
 

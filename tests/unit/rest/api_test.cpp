@@ -1,10 +1,10 @@
 // RestApi over a fake SwitchAccess and TopologySource: routing, the requests
 // that reach the switch for each endpoint, Ryu's response shapes (topology
 // links and hosts included), and the error statuses.
+#include "rest/api.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
-#include "rest/api.h"
 
 namespace flowlab::rest {
 namespace {
@@ -29,7 +29,8 @@ class FakeSwitches : public SwitchAccess {
       if (s.dpid == dpid) return s;
     return std::nullopt;
   }
-  HttpResult<std::vector<of::MultipartReplyBody>> multipart(uint64_t dpid, of::MultipartRequestBody body) override {
+  HttpResult<std::vector<of::MultipartReplyBody>> multipart(uint64_t dpid,
+                                                            of::MultipartRequestBody body) override {
     requests.push_back({dpid, body});
     if (timeout) return http_fail(504, "no reply");
     return replies;
@@ -125,7 +126,8 @@ TEST_F(ApiTest, FlowEntryCommands) {
                  Case{"/stats/flowentry/modify_strict", of::FlowModCommand::kModifyStrict},
                  Case{"/stats/flowentry/delete", of::FlowModCommand::kDelete},
                  Case{"/stats/flowentry/delete_strict", of::FlowModCommand::kDeleteStrict}}) {
-    auto r = call("POST", c.path, R"({"dpid": 1, "match": {"in_port": 1}, "actions": [{"type": "OUTPUT", "port": 2}]})");
+    auto r = call("POST", c.path,
+                  R"({"dpid": 1, "match": {"in_port": 1}, "actions": [{"type": "OUTPUT", "port": 2}]})");
     EXPECT_EQ(r.status, 200) << c.path << r.body;
     EXPECT_TRUE(r.body.empty());
     ASSERT_FALSE(sw.mods.empty());
@@ -142,8 +144,9 @@ TEST_F(ApiTest, GroupMeterAndPortEntries) {
   EXPECT_EQ(std::get<of::GroupMod>(sw.mods.back().second).command, of::GroupModCommand::kDelete);
   EXPECT_EQ(call("POST", "/stats/meterentry/modify", R"({"dpid": 1, "meter_id": 3})").status, 200);
   EXPECT_EQ(std::get<of::MeterMod>(sw.mods.back().second).command, of::MeterModCommand::kModify);
-  EXPECT_EQ(call("POST", "/stats/portdesc/modify", R"({"dpid": 1, "port_no": 1, "config": 1, "mask": 1})").status,
-            200);
+  EXPECT_EQ(
+      call("POST", "/stats/portdesc/modify", R"({"dpid": 1, "port_no": 1, "config": 1, "mask": 1})").status,
+      200);
   const auto& pm = std::get<of::PortMod>(sw.mods.back().second);
   EXPECT_EQ(pm.hw_addr, *MacAddr::parse("00:00:00:00:00:01"));  // the port's own, as Ryu fills it in
   EXPECT_EQ(call("POST", "/stats/portdesc/modify", R"({"dpid": 1, "port_no": 9, "config": 1})").status, 404);

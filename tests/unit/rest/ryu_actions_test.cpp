@@ -136,8 +136,10 @@ TEST(RyuActions, Errors) {
   EXPECT_THAT(error_of(R"([{"type": "OUTPUT", "port": 1, "max_len": 70000}])"), HasSubstr("max_len"));
   EXPECT_THAT(error_of(R"([{"type": "PUSH_VLAN"}])"), HasSubstr("ethertype"));
   EXPECT_THAT(error_of(R"([{"type": "GROUP"}])"), HasSubstr("group_id"));
-  EXPECT_THAT(error_of(R"([{"type": "SET_FIELD", "field": "nope", "value": 1}])"), HasSubstr("unknown field 'nope'"));
-  EXPECT_THAT(error_of(R"([{"type": "SET_FIELD", "field": "eth_dst", "value": "1,output:3"}])"), HasSubstr("value"));
+  EXPECT_THAT(error_of(R"([{"type": "SET_FIELD", "field": "nope", "value": 1}])"),
+              HasSubstr("unknown field 'nope'"));
+  EXPECT_THAT(error_of(R"([{"type": "SET_FIELD", "field": "eth_dst", "value": "1,output:3"}])"),
+              HasSubstr("value"));
   EXPECT_THAT(error_of(R"([{"type": "GOTO_TABLE"}])"), HasSubstr("table_id"));
   EXPECT_THAT(error_of(R"([{"type": "GOTO_TABLE", "table_id": 1}])", of::kOf10), HasSubstr("OpenFlow 1.3"));
   EXPECT_THAT(error_of(R"([{"type": "CLEAR_ACTIONS"}, {"type": "CLEAR_ACTIONS"}])"), HasSubstr("twice"));

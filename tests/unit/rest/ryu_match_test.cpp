@@ -105,11 +105,13 @@ TEST(RyuMatch, EveryDocumentedField) {
 }
 
 TEST(RyuMatch, Ipv6Addresses) {
-  auto m = decode(R"({"eth_type": 34525, "ipv6_src": "2001::aaaa:bbbb:cccc:1111", "ipv6_dst": "2001::ffff:cccc:bbbb:1111/64"})");
+  auto m = decode(
+      R"({"eth_type": 34525, "ipv6_src": "2001::aaaa:bbbb:cccc:1111", "ipv6_dst": "2001::ffff:cccc:bbbb:1111/64"})");
   ASSERT_NE(m.find(OxmId::kIpv6Src), nullptr);
   ASSERT_NE(m.find(OxmId::kIpv6Dst), nullptr);
   EXPECT_TRUE(m.find(OxmId::kIpv6Dst)->has_mask);
-  auto nd = decode(R"({"eth_type": 34525, "ip_proto": 58, "icmpv6_type": 135, "ipv6_nd_target": "2001::ffff:cccc:bbbb:1111"})");
+  auto nd = decode(
+      R"({"eth_type": 34525, "ip_proto": 58, "icmpv6_type": 135, "ipv6_nd_target": "2001::ffff:cccc:bbbb:1111"})");
   EXPECT_NE(nd.find(OxmId::kIpv6NdTarget), nullptr);
 }
 

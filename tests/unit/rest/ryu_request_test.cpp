@@ -1,9 +1,10 @@
 // Ryu request bodies -> OpenFlow messages: flow entries (the docs' examples),
 // flow-stats filters, group and meter entries, port mods, and the errors.
+#include "rest/ryu_request.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "rest/ryu_request.h"
 #include "rest/ryu_stats.h"
 
 namespace flowlab::rest {
@@ -49,7 +50,8 @@ TEST(RyuRequest, DeleteWithOutPortAndDefaults) {
 
 TEST(RyuRequest, FlowStatsFilter) {
   auto r = flow_stats_request_from_json(
-      body(R"({"table_id": 0, "out_port": 2, "cookie": 1, "cookie_mask": 1, "match": {"in_port": 1}})"), of::kOf13);
+      body(R"({"table_id": 0, "out_port": 2, "cookie": 1, "cookie_mask": 1, "match": {"in_port": 1}})"),
+      of::kOf13);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->table_id, 0);
   EXPECT_EQ(r->out_port, 2u);
@@ -73,8 +75,9 @@ TEST(RyuRequest, GroupEntryFromDocs) {
   EXPECT_EQ(gm->buckets[1].watch_port, of::port::kAny);
   EXPECT_EQ(gm->buckets[1].actions, of::ActionList{of::Action::output(2, 0xffe5)});
   EXPECT_FALSE(group_mod_from_json(body(R"({"group_id": 1})"), of::GroupModCommand::kAdd, of::kOf10).ok());
-  EXPECT_FALSE(group_mod_from_json(body(R"({"group_id": 1, "type": "RANDOM"})"), of::GroupModCommand::kAdd,
-                                   of::kOf13).ok());
+  EXPECT_FALSE(
+      group_mod_from_json(body(R"({"group_id": 1, "type": "RANDOM"})"), of::GroupModCommand::kAdd, of::kOf13)
+          .ok());
 }
 
 TEST(RyuRequest, MeterEntryFromDocs) {
@@ -94,9 +97,11 @@ TEST(RyuRequest, MeterEntryFromDocs) {
   EXPECT_EQ(list->flags, 2 | 4 | 8);
   EXPECT_EQ(list->bands[0].prec_level, 1);
   EXPECT_EQ(meter_flags_to_json(list->flags), Json::parse(R"(["PKTPS", "BURST", "STATS"])"));
-  EXPECT_FALSE(meter_mod_from_json(body(R"({"meter_id": 1, "flags": "FAST"})"), of::MeterModCommand::kAdd).ok());
-  EXPECT_FALSE(meter_mod_from_json(body(R"({"meter_id": 1, "bands": [{"type": "BURN"}]})"),
-                                   of::MeterModCommand::kAdd).ok());
+  EXPECT_FALSE(
+      meter_mod_from_json(body(R"({"meter_id": 1, "flags": "FAST"})"), of::MeterModCommand::kAdd).ok());
+  EXPECT_FALSE(
+      meter_mod_from_json(body(R"({"meter_id": 1, "bands": [{"type": "BURN"}]})"), of::MeterModCommand::kAdd)
+          .ok());
 }
 
 TEST(RyuRequest, PortMod) {
@@ -161,7 +166,8 @@ TEST(RyuStats, PortDescAndTableShapes) {
   of::TableStats t;
   t.active_count = 3;
   Json ts = table_stats_to_json({t}, of::kOf13);
-  EXPECT_EQ(ts[0], Json::parse(R"({"table_id": 0, "active_count": 3, "lookup_count": 0, "matched_count": 0})"));
+  EXPECT_EQ(ts[0],
+            Json::parse(R"({"table_id": 0, "active_count": 3, "lookup_count": 0, "matched_count": 0})"));
 }
 
 }  // namespace

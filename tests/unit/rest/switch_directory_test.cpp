@@ -69,10 +69,12 @@ TEST(SwitchDirectory, MultipartAndModify) {
   ASSERT_TRUE(st.ok()) << st.error().message;
   // The flow-mod reached the switch before the barrier that confirmed it.
   auto msgs = sw.messages();
-  auto fm_at = std::find_if(msgs.begin(), msgs.end(),
-                            [](const auto& m) { return m.template is<of::FlowMod>() && m.template as<of::FlowMod>().priority == 77; });
+  auto fm_at = std::find_if(msgs.begin(), msgs.end(), [](const auto& m) {
+    return m.template is<of::FlowMod>() && m.template as<of::FlowMod>().priority == 77;
+  });
   ASSERT_NE(fm_at, msgs.end());
-  EXPECT_TRUE(std::any_of(fm_at, msgs.end(), [](const auto& m) { return m.template is<of::BarrierRequest>(); }));
+  EXPECT_TRUE(
+      std::any_of(fm_at, msgs.end(), [](const auto& m) { return m.template is<of::BarrierRequest>(); }));
 }
 
 TEST(SwitchDirectory, Errors) {
@@ -95,8 +97,10 @@ TEST(SwitchDirectory, SwitchLeavingAnswers404) {
   ASSERT_TRUE(rt.wait_switches(1));
   auto pending = std::async(std::launch::async, [&] { return rt.dir->multipart(1, of::DescRequest{}); });
   ASSERT_TRUE(sw->wait([](const auto& ms) {
-    return std::any_of(ms.begin(), ms.end(), [](const auto& m) { return m.template is<of::MultipartRequest>() &&
-                                                                        std::holds_alternative<of::DescRequest>(m.template as<of::MultipartRequest>().body); });
+    return std::any_of(ms.begin(), ms.end(), [](const auto& m) {
+      return m.template is<of::MultipartRequest>() &&
+             std::holds_alternative<of::DescRequest>(m.template as<of::MultipartRequest>().body);
+    });
   }));
   sw.reset();  // the switch disconnects with the request unanswered
   auto r = pending.get();
