@@ -205,6 +205,9 @@ ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
     case OxmId::kUdpDst:
     case OxmId::kSctpDst: {
       if (l.l4 == kNone || l.later_frag || n != 2) return ActionResult::kSkipped;
+      // OF1.0's set_tp_src/dst arrive as tcp_src/dst whatever the transport.
+      if (pc.key.ip_proto != kProtoTcp && pc.key.ip_proto != kProtoUdp && pc.key.ip_proto != kProtoSctp)
+        return ActionResult::kSkipped;
       bool src = f.is(OxmId::kTcpSrc) || f.is(OxmId::kUdpSrc) || f.is(OxmId::kSctpSrc);
       return write_bytes(pc, l.l4 + (src ? kL4SrcOff : kL4DstOff), v, 2, Covers::kL4Data);
     }
@@ -323,7 +326,9 @@ ActionResult push_mpls(PacketContext& pc, uint16_t ethertype) {
     uint32_t outer = load_be32(pkt.data() + l.l2_5);
     lse = make_mpls(mpls_label(outer), mpls_tc(outer), false, mpls_ttl(outer));
   } else {
-    lse = make_mpls(0, 0, true, is_ip(pc) ? l.nw_ttl : 64);
+    // OF1.3 5.12.1: the new label's TTL is copied from the IP TTL; with no IP
+    // header there is nothing to copy and a field not copied is zero.
+    lse = make_mpls(0, 0, true, is_ip(pc) ? l.nw_ttl : 0);
   }
   uint8_t* d = pkt.push_front(kMplsLen);
   if (!d) return ActionResult::kSkipped;

@@ -117,6 +117,21 @@ Result<MaskedKey, of::OfError> compile_match(const of::Match& m) {
   return mk;
 }
 
+of::Match of10_effective_match(const of::Match& m) {
+  of::Match out;
+  for (const of::OxmField& f : m.fields) {
+    if (f.is(of::OxmId::kVlanPcp)) {
+      const of::OxmField* vid = out.find(of::OxmId::kVlanVid);
+      if (vid && !vid->has_mask && vid->value_u64() == of::kVlanNone) continue;
+      if (!vid) out.add(of::OxmField::basic_masked(of::OxmId::kVlanVid, of::kVlanPresent, of::kVlanPresent));
+    }
+    out.add(f);
+    if (auto err = of::validate_match(out); err && err->code == uint16_t(of::BadMatchCode::kBadPrereq))
+      out.fields.pop_back();
+  }
+  return out;
+}
+
 bool MaskedKey::covered_by(const MaskedKey& f) const {
   for (size_t i = 0; i < kFlowKeyWords; ++i) {
     uint64_t fm = key_word(f.mask, i);

@@ -13,6 +13,7 @@ namespace {
 using of::ActionType;
 constexpr int kMaxDepth = 8;                     // group nesting / clone levels
 constexpr uint16_t kInvalidTtlToController = 4;  // OFPC_INVALID_TTL_TO_CONTROLLER
+constexpr size_t kEthMinFrame = 60;              // Ethernet minimum without the FCS
 
 // The OF1.3 action set: at most one action of each kind, one set-field per field.
 struct ActionSet {
@@ -108,6 +109,7 @@ class Runner {
  private:
   bool exec(PacketContext& pc, const of::Action& a, int depth);
   void output(PacketContext& pc, uint32_t port, uint16_t max_len, int depth);
+  void send(Packet& pkt, uint32_t port, uint32_t queue);
   void to_controller(PacketContext& pc, of::PacketInReason reason, uint16_t max_len, bool of10_miss = false);
   void exec_group(PacketContext& pc, uint32_t id, int depth);
   void exec_bucket(PacketContext& pc, const Group& g, size_t i, int depth);
@@ -177,6 +179,10 @@ bool Runner::exec(PacketContext& pc, const of::Action& a, int depth) {
       exec_group(pc, a.group_id, depth);
       break;
     case ActionType::kSetField:
+      // OF1.0 set_vlan_vid / set_vlan_pcp on an untagged frame add a tag (VID 0, PCP 0).
+      if (st_.dp.cfg.of10 && pc.layers.vlan == PacketLayers::kNone &&
+          (a.field.is(of::OxmId::kVlanVid) || a.field.is(of::OxmId::kVlanPcp)))
+        push_vlan(pc, hdr::kEthTypeVlan);
       r = set_field(pc, a.field);
       break;
     case ActionType::kPushVlan:
@@ -237,13 +243,28 @@ void Runner::to_controller(PacketContext& pc, of::PacketInReason reason, uint16_
   st_.ctl.packet_in(info, *pc.pkt);
 }
 
+// A frame shorter than the Ethernet minimum (60 bytes without FCS) leaves
+// zero-padded, as a NIC pads it; the packet itself keeps its size (packet-ins
+// and later actions see the frame as the switch holds it).
+void Runner::send(Packet& pkt, uint32_t port, uint32_t queue) {
+  const size_t len = pkt.size();
+  if (len >= kEthMinFrame || pkt.tailroom() < kEthMinFrame - len) {
+    st_.out.output(pkt, port, queue);
+    return;
+  }
+  std::memset(pkt.data() + len, 0, kEthMinFrame - len);
+  pkt.set_size(kEthMinFrame);
+  st_.out.output(pkt, port, queue);
+  pkt.truncate(len);
+}
+
 void Runner::output(PacketContext& pc, uint32_t port, uint16_t max_len, int depth) {
   const uint32_t in_port = pc.pkt->in_port;
   st_.disposed = true;
   switch (port) {
     case of::port::kInPort:
       if (in_port != 0 && (in_port <= of::port::kMax || in_port == of::port::kLocal))
-        st_.out.output(*pc.pkt, in_port, pc.queue_id);
+        send(*pc.pkt, in_port, pc.queue_id);
       return;
     case of::port::kFlood:
     case of::port::kAll:
@@ -251,7 +272,7 @@ void Runner::output(PacketContext& pc, uint32_t port, uint16_t max_len, int dept
       if (!st_.dp.ports) return;
       st_.dp.ports->list_ports(st_.port_list);
       for (uint32_t p : st_.port_list)
-        if (p != in_port) st_.out.output(*pc.pkt, p, pc.queue_id);
+        if (p != in_port) send(*pc.pkt, p, pc.queue_id);
       return;
     case of::port::kController:
       to_controller(pc, cur_miss ? of::PacketInReason::kNoMatch : of::PacketInReason::kAction, max_len);
@@ -268,7 +289,7 @@ void Runner::output(PacketContext& pc, uint32_t port, uint16_t max_len, int dept
     case 0:
       return;
     default:
-      if (port != in_port) st_.out.output(*pc.pkt, port, pc.queue_id);
+      if (port != in_port) send(*pc.pkt, port, pc.queue_id);
       return;
   }
 }

@@ -75,7 +75,7 @@ OfStatus validate_set_field(const of::OxmField& f, const ValidationContext& vc, 
   if (f.has_mask)
     return unexpected(
         ba(BadActionCode::kBadSetArgument, fmt::format("set_field {}: masks are not allowed", info->name)));
-  if (vc.match && !headers_changed && needs_prereq_check(f.id())) {
+  if (vc.match && !vc.of10 && !headers_changed && needs_prereq_check(f.id())) {
     of::Match m;
     for (const of::OxmField& mf : vc.match->fields)
       if (!mf.is(f.id())) m.fields.push_back(mf);
