@@ -124,23 +124,32 @@ class Runner {
   bool packet_out_;
 };
 
+// Select-group bucket choice: a hash over what tells one flow from another at
+// every layer the frame has: L2 (MACs, VLAN, ethertype), ARP sender/target
+// addresses, IPv4/IPv6 addresses, protocol and transport ports (ICMP type and
+// code). Only parsed fields, so one flow always hashes the same, and traffic
+// that differs only in MACs or in ARP addresses spreads too.
 uint64_t select_hash(PacketContext& pc) {
   pc.refresh();
   const FlowKey& k = pc.key;
-  uint64_t h = hash_mix(0, k.ipv4_src ^ uint64_t(k.ipv4_dst) << 32);
+  uint64_t s = 0, d = 0;
+  std::memcpy(&s, k.eth_src, 6);
+  std::memcpy(&d, k.eth_dst, 6);
+  uint64_t h = hash_mix(0, s);
+  h = hash_mix(h, d);
+  h = hash_mix(h, uint64_t(k.vlan_vid) << 32 | uint64_t(k.eth_type) << 16 | k.vlan_pcp);
+  h = hash_mix(h, uint64_t(k.arp_spa) << 32 | k.arp_tpa);
+  h = hash_mix(h, uint64_t(k.ipv4_src) << 32 | k.ipv4_dst);
   for (int i = 0; i < 16; i += 8) {
     uint64_t a, b;
     std::memcpy(&a, k.ipv6_src + i, 8);
     std::memcpy(&b, k.ipv6_dst + i, 8);
-    h = hash_mix(h, a ^ b * 3);
+    h = hash_mix(h, a);
+    h = hash_mix(h, b);
   }
-  h = hash_mix(h, uint64_t(k.ip_proto) << 32 | uint64_t(k.tp_src) << 16 | k.tp_dst);
-  if (!k.ip_proto) {
-    uint64_t s = 0, d = 0;
-    std::memcpy(&s, k.eth_src, 6);
-    std::memcpy(&d, k.eth_dst, 6);
-    h = hash_mix(h, s ^ d * 5);
-  }
+  h = hash_mix(h, uint64_t(k.ip_proto) << 48 | uint64_t(k.tp_src) << 32 | uint64_t(k.tp_dst) << 16 |
+                      uint64_t(k.icmp_type) << 8 | k.icmp_code);
+  h = hash_mix(h, uint64_t(k.mpls_label) << 32 | k.pbb_isid);
   return h;
 }
 
