@@ -164,6 +164,22 @@ ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
       pc.key_stale = true;
       return ActionResult::kOk;
     }
+    case OxmId::kEthType:
+      // The ethertype after the VLAN tags; what follows is parsed anew as the new type.
+      return n == 2 ? write_bytes(pc, l.eth_type_off, v, 2, Covers::kNone) : ActionResult::kSkipped;
+    case OxmId::kIpProto: {
+      if (!is_ip(pc) || l.ip_proto_off == kNone || n != 1) return ActionResult::kSkipped;
+      uint8_t* p = pc.pkt->data() + l.ip_proto_off;
+      // The protocol is in the transport checksum's pseudo-header as the word (0, proto).
+      const uint8_t old_w[2] = {0, *p}, new_w[2] = {0, v[0]};
+      l4_pseudo_changed(pc, old_w, new_w, 2);
+      if (l.ipv4)
+        ipv4_word(pc, kIpv4TtlOff, uint16_t(p[-1] << 8 | v[0]));
+      else
+        *p = v[0];
+      pc.key_stale = true;
+      return ActionResult::kOk;
+    }
     case OxmId::kIpDscp:
     case OxmId::kIpEcn: {
       if (!is_ip(pc) || n != 1) return ActionResult::kSkipped;
@@ -269,6 +285,13 @@ ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
     case OxmId::kPbbIsid:
       if (l.l2_5 == kNone || pc.key.eth_type != kEthTypePbb || n != 3) return ActionResult::kSkipped;
       return write_bytes(pc, l.l2_5 + 1, v, 3, Covers::kNone);
+    case OxmId::kPbbUca: {
+      if (l.l2_5 == kNone || pc.key.eth_type != kEthTypePbb || n != 1) return ActionResult::kSkipped;
+      uint8_t* t = pc.pkt->data() + l.l2_5;
+      *t = uint8_t((*t & ~kPbbUcaBit) | (v[0] & 1 ? kPbbUcaBit : 0));
+      pc.key_stale = true;
+      return ActionResult::kOk;
+    }
     case OxmId::kTunnelId:
       pc.pkt->tunnel_id = f.value_u64();
       pc.key.tunnel_id = pc.pkt->tunnel_id;
@@ -350,6 +373,33 @@ ActionResult pop_mpls(PacketContext& pc, uint16_t ethertype) {
   pkt.pull_front(kMplsLen);
   store_be16(pkt.data() + l.eth_type_off, ethertype);
   shift_offload(pkt, -int(kMplsLen));
+  pc.reparse();
+  return ActionResult::kOk;
+}
+
+ActionResult push_pbb(PacketContext& pc, uint16_t ethertype) {
+  Packet& pkt = *pc.pkt;
+  if (pkt.size() < kEthLen) return ActionResult::kSkipped;
+  const uint8_t pcp = pc.layers.vlan != kNone ? pc.key.vlan_pcp : 0;
+  const uint32_t isid = pc.key.eth_type == kEthTypePbb ? pc.key.pbb_isid : 0;
+  uint8_t* d = pkt.push_front(kPbbEncapLen);
+  if (!d) return ActionResult::kSkipped;
+  std::memcpy(d, d + kPbbEncapLen, kEthAddrsLen);
+  store_be16(d + kEthTypeOff, ethertype);
+  store_be32(d + kEthLen, uint32_t(pcp) << (24 + kPbbPcpShift) | isid);
+  shift_offload(pkt, int(kPbbEncapLen));
+  pc.reparse();
+  return ActionResult::kOk;
+}
+
+ActionResult pop_pbb(PacketContext& pc) {
+  Packet& pkt = *pc.pkt;
+  const PacketLayers& l = pc.layers;
+  if (pc.key.eth_type != kEthTypePbb || l.l2_5 == kNone) return ActionResult::kSkipped;
+  const size_t cut = size_t(l.l2_5) + kPbbItagLen;  // B-DA B-SA [B-TAG] 0x88e7 I-TAG
+  if (cut + kEthLen > pkt.size()) return ActionResult::kSkipped;
+  pkt.pull_front(cut);
+  shift_offload(pkt, -int(cut));
   pc.reparse();
   return ActionResult::kOk;
 }

@@ -23,6 +23,7 @@ const std::array<FieldSlot, of::kNumBasicOxm> kSlots = {
     SLOT(ipv6_flabel, false), SLOT(icmp_type, false),   SLOT(icmp_code, false),  SLOT(nd_target, true),
     SLOT(nd_sll, true),       SLOT(nd_tll, true),       SLOT(mpls_label, false), SLOT(mpls_tc, false),
     SLOT(mpls_bos, false),    SLOT(pbb_isid, false),    SLOT(tunnel_id, false),  SLOT(ipv6_exthdr, false),
+    FieldSlot{},              SLOT(pbb_uca, false),
 };
 #undef SLOT
 
@@ -65,7 +66,7 @@ void put(FlowKey& k, const FieldSlot& s, const Bytes& wire) {
 
 const FieldSlot* field_slot(of::OxmId id) {
   size_t i = static_cast<size_t>(id);
-  return i < kSlots.size() ? &kSlots[i] : nullptr;
+  return i < kSlots.size() && kSlots[i].width ? &kSlots[i] : nullptr;
 }
 
 uint64_t get_key_field(const FlowKey& k, of::OxmId id) {

@@ -20,7 +20,9 @@ struct ActionSet {
   const of::Action* copy_ttl_in = nullptr;
   const of::Action* pop_vlan = nullptr;
   const of::Action* pop_mpls = nullptr;
+  const of::Action* pop_pbb = nullptr;
   const of::Action* push_mpls = nullptr;
+  const of::Action* push_pbb = nullptr;
   const of::Action* push_vlan = nullptr;
   const of::Action* copy_ttl_out = nullptr;
   const of::Action* dec_mpls_ttl = nullptr;
@@ -52,6 +54,12 @@ struct ActionSet {
           break;
         case ActionType::kPushMpls:
           push_mpls = &a;
+          break;
+        case ActionType::kPopPbb:
+          pop_pbb = &a;
+          break;
+        case ActionType::kPushPbb:
+          push_pbb = &a;
           break;
         case ActionType::kPushVlan:
           push_vlan = &a;
@@ -206,6 +214,12 @@ bool Runner::exec(PacketContext& pc, const of::Action& a, int depth) {
     case ActionType::kPopMpls:
       r = pop_mpls(pc, a.ethertype);
       break;
+    case ActionType::kPushPbb:
+      r = push_pbb(pc, a.ethertype);
+      break;
+    case ActionType::kPopPbb:
+      r = pop_pbb(pc);
+      break;
     case ActionType::kSetMplsTtl:
       r = set_mpls_ttl(pc, a.ttl);
       break;
@@ -225,7 +239,7 @@ bool Runner::exec(PacketContext& pc, const of::Action& a, int depth) {
       r = copy_ttl_in(pc);
       break;
     default:
-      break;  // rejected by validation (PBB, experimenter)
+      break;  // rejected by validation (experimenter)
   }
   if (r == ActionResult::kInvalidTtl) return invalid_ttl(pc);
   return true;
@@ -380,8 +394,9 @@ void Runner::exec_group(PacketContext& pc, uint32_t id, int depth) {
 
 bool Runner::exec_action_set(PacketContext& pc, const ActionSet& as) {
   auto run = [&](const of::Action* a) { return !a || exec(pc, *a, 0); };
-  if (!run(as.copy_ttl_in) || !run(as.pop_vlan) || !run(as.pop_mpls) || !run(as.push_mpls) ||
-      !run(as.push_vlan) || !run(as.copy_ttl_out) || !run(as.dec_mpls_ttl) || !run(as.dec_nw_ttl) ||
+  // OF1.3 5.10 order: copy TTL in, pops, push MPLS, push PBB, push VLAN, copy TTL out, ...
+  if (!run(as.copy_ttl_in) || !run(as.pop_vlan) || !run(as.pop_mpls) || !run(as.pop_pbb) ||
+      !run(as.push_mpls) || !run(as.push_pbb) || !run(as.push_vlan) || !run(as.copy_ttl_out) || !run(as.dec_mpls_ttl) || !run(as.dec_nw_ttl) ||
       !run(as.set_mpls_ttl) || !run(as.set_nw_ttl))
     return false;
   for (uint64_t m = as.set_mask; m; m &= m - 1)

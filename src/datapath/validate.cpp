@@ -36,8 +36,6 @@ bool settable(OxmId id) {
     case OxmId::kInPort:
     case OxmId::kInPhyPort:
     case OxmId::kMetadata:
-    case OxmId::kEthType:
-    case OxmId::kIpProto:
     case OxmId::kIpv6Exthdr:
       return false;
     default:
@@ -50,6 +48,7 @@ bool needs_prereq_check(OxmId id) {
   switch (id) {
     case OxmId::kEthDst:
     case OxmId::kEthSrc:
+    case OxmId::kEthType:
     case OxmId::kVlanVid:
     case OxmId::kVlanPcp:
     case OxmId::kMplsLabel:
@@ -57,6 +56,7 @@ bool needs_prereq_check(OxmId id) {
     case OxmId::kMplsBos:
     case OxmId::kTunnelId:
     case OxmId::kPbbIsid:
+    case OxmId::kPbbUca:
       return false;
     default:
       return true;
@@ -135,8 +135,14 @@ OfStatus validate_actions(const of::ActionList& actions, const ValidationContext
       case ActionType::kDecNwTtl:
         break;
       case ActionType::kPushPbb:
+        if (a.ethertype != 0x88e7)
+          return unexpected(ba(BadActionCode::kBadArgument,
+                               fmt::format("push_pbb: ethertype 0x{:04x} is not 0x88e7", a.ethertype)));
+        headers_changed = true;
+        break;
       case ActionType::kPopPbb:
-        return unexpected(ba(BadActionCode::kBadType, "PBB push/pop is not supported"));
+        headers_changed = true;
+        break;
       case ActionType::kExperimenter:
         return unexpected(ba(BadActionCode::kBadExperimenter,
                              fmt::format("experimenter action 0x{:08x} not supported", a.experimenter)));

@@ -39,6 +39,8 @@ constexpr std::array<OxmFieldInfo, kNumBasicOxm> kFields = {{
     {OxmId::kMplsLabel, "mpls_label", 4, false},   {OxmId::kMplsTc, "mpls_tc", 1, false},
     {OxmId::kMplsBos, "mpls_bos", 1, false},       {OxmId::kPbbIsid, "pbb_isid", 3, true},
     {OxmId::kTunnelId, "tunnel_id", 8, true},      {OxmId::kIpv6Exthdr, "ipv6_exthdr", 2, true},
+    {OxmId(40), "", 0, false},  // unassigned
+    {OxmId::kPbbUca, "pbb_uca", 1, false},
 }};
 
 uint64_t be_value(const Bytes& b) {
@@ -142,6 +144,7 @@ std::string prereq_missing(const Match& m, OxmId id) {
     case OxmId::kMplsBos:
       return need_eth({kEthMpls, kEthMplsMc}, "eth_type=0x8847 or 0x8848");
     case OxmId::kPbbIsid:
+    case OxmId::kPbbUca:
       return need_eth({kEthPbb}, "eth_type=0x88e7");
     default:
       return {};
@@ -152,12 +155,12 @@ std::string prereq_missing(const Match& m, OxmId id) {
 
 const OxmFieldInfo* oxm_info(OxmId id) {
   auto i = static_cast<size_t>(id);
-  return i < kFields.size() ? &kFields[i] : nullptr;
+  return i < kFields.size() && kFields[i].length ? &kFields[i] : nullptr;
 }
 
 const OxmFieldInfo* oxm_info_by_name(std::string_view name) {
   for (const auto& f : kFields)
-    if (f.name == name) return &f;
+    if (f.length && f.name == name) return &f;
   return nullptr;
 }
 
@@ -265,6 +268,7 @@ uint64_t oxm_max_value(OxmId id) {
     case OxmId::kMplsTc:
       return 7;
     case OxmId::kMplsBos:
+    case OxmId::kPbbUca:
       return 1;
     case OxmId::kIpv6Exthdr:
       return 0x1ff;

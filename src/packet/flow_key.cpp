@@ -60,6 +60,7 @@ void parse_ipv4(const uint8_t* p, size_t len, size_t off, FlowKey& k, PacketLaye
   k.ip_dscp = ip[kIpv4TosOff] >> 2;
   k.ip_ecn = ip[kIpv4TosOff] & 3;
   k.ip_proto = ip[kIpv4ProtoOff];
+  l.ip_proto_off = uint16_t(off + kIpv4ProtoOff);
   k.ipv4_src = load_be32(ip + kIpv4SrcOff);
   k.ipv4_dst = load_be32(ip + kIpv4DstOff);
   uint16_t frag = load_be16(ip + kIpv4FragOff);
@@ -87,6 +88,7 @@ void parse_ipv6(const uint8_t* p, size_t len, size_t off, FlowKey& k, PacketLaye
   std::memcpy(k.ipv6_src, ip + kIpv6SrcOff, 16);
   std::memcpy(k.ipv6_dst, ip + kIpv6DstOff, 16);
   uint8_t next = ip[kIpv6NextOff];
+  l.ip_proto_off = uint16_t(off + kIpv6NextOff);
   size_t o = off + kIpv6Len;
   uint16_t seen = 0;
   for (int guard = 0; guard < 16; ++guard) {
@@ -139,6 +141,7 @@ void parse_ipv6(const uint8_t* p, size_t len, size_t off, FlowKey& k, PacketLaye
       elen = (size_t(e[1]) + 1) * 8;
     }
     if (len - o < elen) return;
+    l.ip_proto_off = uint16_t(o);  // the extension header's own next-header byte
     o += elen;
     next = nh;
   }
@@ -227,6 +230,7 @@ void extract_flow_key(const uint8_t* p, size_t len, uint32_t in_port, uint64_t m
     if (len - off < kPbbItagLen) return;
     l.l2_5 = uint16_t(off);
     k.pbb_isid = load_be32(p + off) & 0xffffff;
+    k.pbb_uca = (p[off] & kPbbUcaBit) ? 1 : 0;
     return;
   }
   switch (type) {
