@@ -140,7 +140,10 @@ bool is_ip(const PacketContext& pc) { return (pc.layers.ipv4 || pc.layers.ipv6) 
 }  // namespace
 
 ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
-  if (!f.is_basic()) return ActionResult::kSkipped;
+  if (!f.is_basic()) {
+    if (auto uca = of::onf_pbb_uca_as_basic(f)) return set_field(pc, *uca);  // EXT-256 form
+    return ActionResult::kSkipped;
+  }
   const uint8_t* v = f.value.data();
   const size_t n = f.value.size();
   const PacketLayers& l = pc.layers;

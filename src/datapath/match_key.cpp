@@ -98,7 +98,9 @@ uint64_t get_key_field(const FlowKey& k, of::OxmId id) {
 Result<MaskedKey, of::OfError> compile_match(const of::Match& m) {
   if (auto err = of::validate_match(m)) return unexpected(std::move(*err));
   MaskedKey mk;
-  for (const of::OxmField& f : m.fields) {
+  for (const of::OxmField& wire : m.fields) {
+    const std::optional<of::OxmField> uca = of::onf_pbb_uca_as_basic(wire);
+    const of::OxmField& f = uca ? *uca : wire;
     const FieldSlot* s = field_slot(f.id());
     if (!s)
       return unexpected(

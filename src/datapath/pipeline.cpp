@@ -93,6 +93,10 @@ struct ActionSet {
           if (a.field.is_basic() && a.field.field < of::kNumBasicOxm) {
             set_field[a.field.field] = &a;
             set_mask |= uint64_t{1} << a.field.field;
+          } else if (of::onf_pbb_uca_as_basic(a.field)) {  // EXT-256 pbb_uca (rare: not the fast path)
+            const auto i = size_t(of::OxmId::kPbbUca);
+            set_field[i] = &a;
+            set_mask |= uint64_t{1} << i;
           }
           break;
         default:

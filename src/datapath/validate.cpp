@@ -63,7 +63,9 @@ bool needs_prereq_check(OxmId id) {
   }
 }
 
-OfStatus validate_set_field(const of::OxmField& f, const ValidationContext& vc, bool headers_changed) {
+OfStatus validate_set_field(const of::OxmField& wire, const ValidationContext& vc, bool headers_changed) {
+  const std::optional<of::OxmField> uca = of::onf_pbb_uca_as_basic(wire);
+  const of::OxmField& f = uca ? *uca : wire;
   if (!f.is_basic() || !of::oxm_info(f.id()))
     return unexpected(ba(BadActionCode::kBadSetType, "set_field: unknown or experimenter field"));
   const of::OxmFieldInfo* info = of::oxm_info(f.id());

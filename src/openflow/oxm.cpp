@@ -206,7 +206,27 @@ OxmField OxmField::basic_bytes_masked(OxmId id, ByteSpan value, ByteSpan mask) {
   return f;
 }
 
-std::optional<OfError> validate_match(const Match& m) {
+std::optional<OxmField> onf_pbb_uca_as_basic(const OxmField& f) {
+  if (f.oxm_class != kOxmClassExperimenter || f.field != 0 || f.value.size() != 7) return std::nullopt;
+  if (load_be32(f.value.data()) != kOnfExperimenterId || load_be16(f.value.data() + 4) != kOnfExtPbbUca)
+    return std::nullopt;
+  if (f.has_mask) return std::nullopt;
+  return OxmField::basic(OxmId::kPbbUca, f.value[6]);
+}
+
+std::optional<OfError> validate_match(const Match& in) {
+  // EXT-256 pbb_uca is checked (prerequisite included) as the basic field.
+  Match canon;
+  const Match* mp = &in;
+  for (const OxmField& f : in.fields)
+    if (onf_pbb_uca_as_basic(f)) {
+      canon = in;
+      for (OxmField& g : canon.fields)
+        if (auto b = onf_pbb_uca_as_basic(g)) g = *b;
+      mp = &canon;
+      break;
+    }
+  const Match& m = *mp;
   uint64_t seen = 0;  // bit n = basic field n already present
   size_t offset = 0;  // byte offset of the field within the OXM list
   for (const OxmField& f : m.fields) {

@@ -129,6 +129,15 @@ struct Match {
   bool operator==(const Match& o) const { return fields == o.fields; }
 };
 
+// OF1.3 itself has no pbb_uca: the ONF extension EXT-256 carries it as an
+// experimenter OXM (class 0xffff, field 0, experimenter 0x4f4e4600, exp_type
+// 2560, then the 1-byte value), the form os-ken sends in OF1.3 messages. For
+// such a field this returns its basic form (kPbbUca, OF1.4's number); for any
+// other field, nullopt. The match keeps the wire form (re-encoding is identical).
+std::optional<OxmField> onf_pbb_uca_as_basic(const OxmField& f);
+inline constexpr uint32_t kOnfExperimenterId = 0x4f4e4600;
+inline constexpr uint16_t kOnfExtPbbUca = 2560;
+
 // Checks OF1.3 match rules: known lengths, masks only on maskable fields, no
 // value bits outside the mask, no duplicates, prerequisites (e.g. tcp_dst needs
 // eth_type=0x0800/0x86dd and ip_proto=6). Errors carry OFPBMC_* codes.

@@ -104,6 +104,30 @@ TEST(Pbb, MatchIsidMaskedAndUcaSetFieldsAndInnerMatchAfterPop) {
   }
 }
 
+// os-ken sends pbb_uca in OF1.3 as ONF EXT-256 (an experimenter OXM): match
+// and set-field in that form behave as the basic field, prerequisite included.
+TEST(Pbb, OnfExt256PbbUcaMatchAndSetField) {
+  auto ext256 = [](uint8_t v) {
+    of::OxmField x;
+    x.oxm_class = of::kOxmClassExperimenter;
+    x.field = 0;
+    x.value = {0x4f, 0x4e, 0x46, 0x00, 0x0a, 0x00, v};
+    return x;
+  };
+  Rig rig;
+  of::Match m = pbb_match();
+  m.add(ext256(1));
+  rig.add(add_flow(0, 10, m, {Action::set_field(ext256(0)), Action::output(2)}));
+  const Bytes cust = tcp_frame();
+  rig.send(pbb_frame(cust, 0x42, 0, false), 1);  // UCA 0: no match
+  rig.send(pbb_frame(cust, 0x42, 0, true), 1);
+  ASSERT_EQ(rig.out.sent.size(), 1u);
+  EXPECT_EQ(rig.out.sent[0].data, pbb_frame(cust, 0x42, 0, false));
+  of::Match no_pre;
+  no_pre.add(ext256(1));
+  EXPECT_FALSE(rig.dp.flow_mod(add_flow(0, 1, no_pre, {Action::output(2)}), rig.now).ok());
+}
+
 TEST(Pbb, ValidationAndFieldsParse) {
   Rig rig;
   auto bad = rig.dp.flow_mod(add_flow(0, 1, {}, {push_pbb(0x8100)}),
