@@ -496,22 +496,24 @@ FILES["issue13"] = ["issue 13: pbb, more set-field, push_mpls on non-ip, short f
                            "ext_hdrs=[hop_opts(nxt=17,data=[ipv6option(type_=1,len_=4,data=b'\\x00'*4)])])",
             udp(), PAYLOAD],
            V6),
-    case("drop band 1000 pktps, small burst (2000 pktps asked)", [
-        meter(1, MFL_PKTPS | MFL_BURST, [{"OFPMeterBandDrop": {"rate": 1000, "burst_size": 5}}]),
+    # The tester's send rate sags on a loaded machine (2000 asked, 900 seen),
+    # so the bands stay well below what it manages.
+    case("drop band 500 pktps, small burst (2000 pktps asked)", [
+        meter(1, MFL_PKTPS | MFL_BURST, [{"OFPMeterBandDrop": {"rate": 500, "burst_size": 5}}]),
         flow(match(IN1), [{"OFPInstructionMeter": {"meter_id": 1}}, apply(out())])],
-        [{"ingress": stream(P, pktps=2000), "egress": {"throughput": [tput([IN_T2], pktps=1000)]}}]),
+        [{"ingress": stream(P, pktps=2000), "egress": {"throughput": [tput([IN_T2], pktps=500)]}}]),
     # As above, the remarked AF12 packets are counted through a second meter
     # (the tester counts only what a measuring flow matches).
-    case("dscp_remark band 500 pktps, small burst, AF11 share", [
+    case("dscp_remark band 300 pktps, small burst, AF11 share", [
         meter(1, MFL_PKTPS | MFL_BURST,
-              [{"OFPMeterBandDscpRemark": {"rate": 500, "burst_size": 5, "prec_level": 1}}]),
+              [{"OFPMeterBandDscpRemark": {"rate": 300, "burst_size": 5, "prec_level": 1}}]),
         meter(2, MFL_PKTPS | MFL_BURST, [{"OFPMeterBandDrop": {"rate": 100, "burst_size": 5}}]),
         flow(match(IN1), [{"OFPInstructionMeter": {"meter_id": 1}}, {"OFPInstructionGotoTable": {"table_id": 1}}]),
         flow(match(IN1, IPV4, oxm("ip_dscp", 12)), [{"OFPInstructionMeter": {"meter_id": 2}}, apply(out())],
              table_id=1),
         flow(match(IN1, IPV4, oxm("ip_dscp", 10)), [apply(out())], table_id=1)],
         [{"ingress": stream(DSCP_P), "egress": {"throughput": [
-            tput([IN_T2, IPV4, oxm("ip_dscp", 10)], pktps=500),
+            tput([IN_T2, IPV4, oxm("ip_dscp", 10)], pktps=300),
             tput([IN_T2, IPV4, oxm("ip_dscp", 12)], pktps=100)]}}]),
 ]]
 
