@@ -140,7 +140,10 @@ bool is_ip(const PacketContext& pc) { return (pc.layers.ipv4 || pc.layers.ipv6) 
 }  // namespace
 
 ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
-  if (!f.is_basic()) return ActionResult::kSkipped;
+  if (!f.is_basic()) {
+    if (auto uca = of::onf_pbb_uca_as_basic(f)) return set_field(pc, *uca);  // EXT-256 form
+    return ActionResult::kSkipped;
+  }
   const uint8_t* v = f.value.data();
   const size_t n = f.value.size();
   const PacketLayers& l = pc.layers;
@@ -161,6 +164,22 @@ ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
       if (l.vlan == kNone || n != 1) return ActionResult::kSkipped;
       uint8_t* t = pc.pkt->data() + l.vlan + 2;
       store_be16(t, uint16_t((load_be16(t) & 0x1fff) | (v[0] & 7) << kVlanPcpShift));
+      pc.key_stale = true;
+      return ActionResult::kOk;
+    }
+    case OxmId::kEthType:
+      // The ethertype after the VLAN tags; what follows is parsed anew as the new type.
+      return n == 2 ? write_bytes(pc, l.eth_type_off, v, 2, Covers::kNone) : ActionResult::kSkipped;
+    case OxmId::kIpProto: {
+      if (!is_ip(pc) || l.ip_proto_off == kNone || n != 1) return ActionResult::kSkipped;
+      uint8_t* p = pc.pkt->data() + l.ip_proto_off;
+      // The protocol is in the transport checksum's pseudo-header as the word (0, proto).
+      const uint8_t old_w[2] = {0, *p}, new_w[2] = {0, v[0]};
+      l4_pseudo_changed(pc, old_w, new_w, 2);
+      if (l.ipv4)
+        ipv4_word(pc, kIpv4TtlOff, uint16_t(p[-1] << 8 | v[0]));
+      else
+        *p = v[0];
       pc.key_stale = true;
       return ActionResult::kOk;
     }
@@ -205,6 +224,9 @@ ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
     case OxmId::kUdpDst:
     case OxmId::kSctpDst: {
       if (l.l4 == kNone || l.later_frag || n != 2) return ActionResult::kSkipped;
+      // OF1.0's set_tp_src/dst arrive as tcp_src/dst whatever the transport.
+      if (pc.key.ip_proto != kProtoTcp && pc.key.ip_proto != kProtoUdp && pc.key.ip_proto != kProtoSctp)
+        return ActionResult::kSkipped;
       bool src = f.is(OxmId::kTcpSrc) || f.is(OxmId::kUdpSrc) || f.is(OxmId::kSctpSrc);
       return write_bytes(pc, l.l4 + (src ? kL4SrcOff : kL4DstOff), v, 2, Covers::kL4Data);
     }
@@ -266,6 +288,13 @@ ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
     case OxmId::kPbbIsid:
       if (l.l2_5 == kNone || pc.key.eth_type != kEthTypePbb || n != 3) return ActionResult::kSkipped;
       return write_bytes(pc, l.l2_5 + 1, v, 3, Covers::kNone);
+    case OxmId::kPbbUca: {
+      if (l.l2_5 == kNone || pc.key.eth_type != kEthTypePbb || n != 1) return ActionResult::kSkipped;
+      uint8_t* t = pc.pkt->data() + l.l2_5;
+      *t = uint8_t((*t & ~kPbbUcaBit) | (v[0] & 1 ? kPbbUcaBit : 0));
+      pc.key_stale = true;
+      return ActionResult::kOk;
+    }
     case OxmId::kTunnelId:
       pc.pkt->tunnel_id = f.value_u64();
       pc.key.tunnel_id = pc.pkt->tunnel_id;
@@ -323,7 +352,9 @@ ActionResult push_mpls(PacketContext& pc, uint16_t ethertype) {
     uint32_t outer = load_be32(pkt.data() + l.l2_5);
     lse = make_mpls(mpls_label(outer), mpls_tc(outer), false, mpls_ttl(outer));
   } else {
-    lse = make_mpls(0, 0, true, is_ip(pc) ? l.nw_ttl : 64);
+    // OF1.3 5.12.1: the new label's TTL is copied from the IP TTL; with no IP
+    // header there is nothing to copy and a field not copied is zero.
+    lse = make_mpls(0, 0, true, is_ip(pc) ? l.nw_ttl : 0);
   }
   uint8_t* d = pkt.push_front(kMplsLen);
   if (!d) return ActionResult::kSkipped;
@@ -345,6 +376,33 @@ ActionResult pop_mpls(PacketContext& pc, uint16_t ethertype) {
   pkt.pull_front(kMplsLen);
   store_be16(pkt.data() + l.eth_type_off, ethertype);
   shift_offload(pkt, -int(kMplsLen));
+  pc.reparse();
+  return ActionResult::kOk;
+}
+
+ActionResult push_pbb(PacketContext& pc, uint16_t ethertype) {
+  Packet& pkt = *pc.pkt;
+  if (pkt.size() < kEthLen) return ActionResult::kSkipped;
+  const uint8_t pcp = pc.layers.vlan != kNone ? pc.key.vlan_pcp : 0;
+  const uint32_t isid = pc.key.eth_type == kEthTypePbb ? pc.key.pbb_isid : 0;
+  uint8_t* d = pkt.push_front(kPbbEncapLen);
+  if (!d) return ActionResult::kSkipped;
+  std::memcpy(d, d + kPbbEncapLen, kEthAddrsLen);
+  store_be16(d + kEthTypeOff, ethertype);
+  store_be32(d + kEthLen, uint32_t(pcp) << (24 + kPbbPcpShift) | isid);
+  shift_offload(pkt, int(kPbbEncapLen));
+  pc.reparse();
+  return ActionResult::kOk;
+}
+
+ActionResult pop_pbb(PacketContext& pc) {
+  Packet& pkt = *pc.pkt;
+  const PacketLayers& l = pc.layers;
+  if (pc.key.eth_type != kEthTypePbb || l.l2_5 == kNone) return ActionResult::kSkipped;
+  const size_t cut = size_t(l.l2_5) + kPbbItagLen;  // B-DA B-SA [B-TAG] 0x88e7 I-TAG
+  if (cut + kEthLen > pkt.size()) return ActionResult::kSkipped;
+  pkt.pull_front(cut);
+  shift_offload(pkt, -int(cut));
   pc.reparse();
   return ActionResult::kOk;
 }

@@ -1,5 +1,5 @@
 // Header-rewriting actions on one packet: set-field on every settable field with
-// checksum fix-ups, push/pop VLAN and MPLS, TTL set/decrement/copy, DSCP remark.
+// checksum fix-ups, push/pop VLAN, MPLS and PBB, TTL set/decrement/copy, DSCP remark.
 //
 // Checksums are updated incrementally (RFC 1624). When the frame carries a
 // partial checksum (offload kNeedsCsum with csum_start at the L4 header), the
@@ -41,6 +41,12 @@ ActionResult push_vlan(PacketContext& pc, uint16_t tpid);
 ActionResult pop_vlan(PacketContext& pc);
 ActionResult push_mpls(PacketContext& pc, uint16_t ethertype);
 ActionResult pop_mpls(PacketContext& pc, uint16_t ethertype);
+// PBB (802.1ah): push puts B-DA B-SA 0x88e7 I-TAG in front of the frame, which
+// becomes the customer frame (C-DA C-SA ...); B-DA/B-SA are copied from it, the
+// I-TAG's PCP from its outer VLAN tag and the I-SID from an I-TAG it already
+// carries (0 otherwise). Pop removes everything up to the customer frame.
+ActionResult push_pbb(PacketContext& pc, uint16_t ethertype);
+ActionResult pop_pbb(PacketContext& pc);
 ActionResult set_mpls_ttl(PacketContext& pc, uint8_t ttl);
 ActionResult dec_mpls_ttl(PacketContext& pc);
 ActionResult set_nw_ttl(PacketContext& pc, uint8_t ttl);

@@ -128,7 +128,9 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(c
     return unexpected(
         of::OfError::make(FlowModFailedCode::kBadTableId,
                           fmt::format("table {} does not exist (tables 0..{})", fm.table_id, n - 1)));
-  FLOWLAB_ASSIGN_OR_RETURN(MaskedKey mk, compile_match(fm.match));
+  const of::Match of10_match = cfg.of10 ? of10_effective_match(fm.match) : of::Match{};
+  const of::Match& match = cfg.of10 ? of10_match : fm.match;
+  FLOWLAB_ASSIGN_OR_RETURN(MaskedKey mk, compile_match(match));
   const bool strict = cmd == FlowModCommand::kModifyStrict || cmd == FlowModCommand::kDeleteStrict;
   auto selected = [&](const FlowEntry& e) {
     if (strict ? !(e.priority == fm.priority && e.key == mk) : !e.key.covered_by(mk)) return false;
@@ -151,7 +153,8 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(c
   vc.table_id = fm.table_id;
   vc.groups = &groups;
   vc.meters = &meters;
-  vc.match = &fm.match;
+  vc.match = &match;
+  vc.of10 = cfg.of10;
   FLOWLAB_TRY(validate_instructions(fm.instructions, vc));
   auto& table = flows[fm.table_id];
 

@@ -23,6 +23,7 @@ const std::array<FieldSlot, of::kNumBasicOxm> kSlots = {
     SLOT(ipv6_flabel, false), SLOT(icmp_type, false),   SLOT(icmp_code, false),  SLOT(nd_target, true),
     SLOT(nd_sll, true),       SLOT(nd_tll, true),       SLOT(mpls_label, false), SLOT(mpls_tc, false),
     SLOT(mpls_bos, false),    SLOT(pbb_isid, false),    SLOT(tunnel_id, false),  SLOT(ipv6_exthdr, false),
+    FieldSlot{},              SLOT(pbb_uca, false),
 };
 #undef SLOT
 
@@ -65,7 +66,7 @@ void put(FlowKey& k, const FieldSlot& s, const Bytes& wire) {
 
 const FieldSlot* field_slot(of::OxmId id) {
   size_t i = static_cast<size_t>(id);
-  return i < kSlots.size() ? &kSlots[i] : nullptr;
+  return i < kSlots.size() && kSlots[i].width ? &kSlots[i] : nullptr;
 }
 
 uint64_t get_key_field(const FlowKey& k, of::OxmId id) {
@@ -97,7 +98,9 @@ uint64_t get_key_field(const FlowKey& k, of::OxmId id) {
 Result<MaskedKey, of::OfError> compile_match(const of::Match& m) {
   if (auto err = of::validate_match(m)) return unexpected(std::move(*err));
   MaskedKey mk;
-  for (const of::OxmField& f : m.fields) {
+  for (const of::OxmField& wire : m.fields) {
+    const std::optional<of::OxmField> uca = of::onf_pbb_uca_as_basic(wire);
+    const of::OxmField& f = uca ? *uca : wire;
     const FieldSlot* s = field_slot(f.id());
     if (!s)
       return unexpected(
@@ -115,6 +118,21 @@ Result<MaskedKey, of::OfError> compile_match(const of::Match& m) {
   const uint8_t* mm = reinterpret_cast<const uint8_t*>(&mk.mask);
   for (size_t i = 0; i < sizeof(FlowKey); ++i) v[i] &= mm[i];
   return mk;
+}
+
+of::Match of10_effective_match(const of::Match& m) {
+  of::Match out;
+  for (const of::OxmField& f : m.fields) {
+    if (f.is(of::OxmId::kVlanPcp)) {
+      const of::OxmField* vid = out.find(of::OxmId::kVlanVid);
+      if (vid && !vid->has_mask && vid->value_u64() == of::kVlanNone) continue;
+      if (!vid) out.add(of::OxmField::basic_masked(of::OxmId::kVlanVid, of::kVlanPresent, of::kVlanPresent));
+    }
+    out.add(f);
+    if (auto err = of::validate_match(out); err && err->code == uint16_t(of::BadMatchCode::kBadPrereq))
+      out.fields.pop_back();
+  }
+  return out;
 }
 
 bool MaskedKey::covered_by(const MaskedKey& f) const {

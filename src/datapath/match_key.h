@@ -45,6 +45,14 @@ const FieldSlot* field_slot(of::OxmId id);
 // Compiles a match that of::validate_match accepted (validation is run here too).
 Result<MaskedKey, of::OfError> compile_match(const of::Match& m);
 
+// The match an OF1.0 flow means, in OF1.3 terms. OF1.0 has no prerequisites:
+// "protocol-specific fields are ignored when the protocol is not specified"
+// (OF1.0 spec 3.4), so a field whose prerequisite the match lacks is dropped
+// (tp_src without nw_proto, nw_tos without dl_type=0x0800, ...); dl_vlan_pcp
+// without dl_vlan means "tagged, with this PCP" (vlan_vid=0x1000/0x1000, as
+// Open vSwitch reads it), and with dl_vlan=OFP_VLAN_NONE the PCP is ignored.
+of::Match of10_effective_match(const of::Match& m);
+
 // Reads / writes a field of a FlowKey as an integer (fields up to 8 bytes).
 uint64_t get_key_field(const FlowKey& k, of::OxmId id);
 

@@ -3,6 +3,7 @@
 // against one pinned Snapshot per batch; no locks, no allocation per packet.
 #include <array>
 
+#include "datapath/action_set.h"
 #include "datapath/actions.h"
 #include "datapath/datapath_impl.h"
 #include "packet/headers.h"
@@ -13,85 +14,7 @@ namespace {
 using of::ActionType;
 constexpr int kMaxDepth = 8;                     // group nesting / clone levels
 constexpr uint16_t kInvalidTtlToController = 4;  // OFPC_INVALID_TTL_TO_CONTROLLER
-
-// The OF1.3 action set: at most one action of each kind, one set-field per field.
-struct ActionSet {
-  const of::Action* copy_ttl_in = nullptr;
-  const of::Action* pop_vlan = nullptr;
-  const of::Action* pop_mpls = nullptr;
-  const of::Action* push_mpls = nullptr;
-  const of::Action* push_vlan = nullptr;
-  const of::Action* copy_ttl_out = nullptr;
-  const of::Action* dec_mpls_ttl = nullptr;
-  const of::Action* dec_nw_ttl = nullptr;
-  const of::Action* set_mpls_ttl = nullptr;
-  const of::Action* set_nw_ttl = nullptr;
-  const of::Action* set_queue = nullptr;
-  const of::Action* group = nullptr;
-  const of::Action* output = nullptr;
-  std::array<const of::Action*, of::kNumBasicOxm> set_field{};
-  uint64_t set_mask = 0;
-  bool used = false;
-
-  void clear() {
-    if (used) *this = ActionSet{};
-  }
-  void write(const of::ActionList& list) {
-    for (const of::Action& a : list) {
-      used = true;
-      switch (a.type) {
-        case ActionType::kCopyTtlIn:
-          copy_ttl_in = &a;
-          break;
-        case ActionType::kPopVlan:
-          pop_vlan = &a;
-          break;
-        case ActionType::kPopMpls:
-          pop_mpls = &a;
-          break;
-        case ActionType::kPushMpls:
-          push_mpls = &a;
-          break;
-        case ActionType::kPushVlan:
-          push_vlan = &a;
-          break;
-        case ActionType::kCopyTtlOut:
-          copy_ttl_out = &a;
-          break;
-        case ActionType::kDecMplsTtl:
-          dec_mpls_ttl = &a;
-          break;
-        case ActionType::kDecNwTtl:
-          dec_nw_ttl = &a;
-          break;
-        case ActionType::kSetMplsTtl:
-          set_mpls_ttl = &a;
-          break;
-        case ActionType::kSetNwTtl:
-          set_nw_ttl = &a;
-          break;
-        case ActionType::kSetQueue:
-          set_queue = &a;
-          break;
-        case ActionType::kGroup:
-          group = &a;
-          break;
-        case ActionType::kOutput:
-        case ActionType::kEnqueue:
-          output = &a;
-          break;
-        case ActionType::kSetField:
-          if (a.field.is_basic() && a.field.field < of::kNumBasicOxm) {
-            set_field[a.field.field] = &a;
-            set_mask |= uint64_t{1} << a.field.field;
-          }
-          break;
-        default:
-          break;
-      }
-    }
-  }
-};
+constexpr size_t kEthMinFrame = 60;              // Ethernet minimum without the FCS
 
 class Runner {
  public:
@@ -108,6 +31,7 @@ class Runner {
  private:
   bool exec(PacketContext& pc, const of::Action& a, int depth);
   void output(PacketContext& pc, uint32_t port, uint16_t max_len, int depth);
+  void send(Packet& pkt, uint32_t port, uint32_t queue);
   void to_controller(PacketContext& pc, of::PacketInReason reason, uint16_t max_len, bool of10_miss = false);
   void exec_group(PacketContext& pc, uint32_t id, int depth);
   void exec_bucket(PacketContext& pc, const Group& g, size_t i, int depth);
@@ -122,23 +46,32 @@ class Runner {
   bool packet_out_;
 };
 
+// Select-group bucket choice: a hash over what tells one flow from another at
+// every layer the frame has: L2 (MACs, VLAN, ethertype), ARP sender/target
+// addresses, IPv4/IPv6 addresses, protocol and transport ports (ICMP type and
+// code). Only parsed fields, so one flow always hashes the same, and traffic
+// that differs only in MACs or in ARP addresses spreads too.
 uint64_t select_hash(PacketContext& pc) {
   pc.refresh();
   const FlowKey& k = pc.key;
-  uint64_t h = hash_mix(0, k.ipv4_src ^ uint64_t(k.ipv4_dst) << 32);
+  uint64_t s = 0, d = 0;
+  std::memcpy(&s, k.eth_src, 6);
+  std::memcpy(&d, k.eth_dst, 6);
+  uint64_t h = hash_mix(0, s);
+  h = hash_mix(h, d);
+  h = hash_mix(h, uint64_t(k.vlan_vid) << 32 | uint64_t(k.eth_type) << 16 | k.vlan_pcp);
+  h = hash_mix(h, uint64_t(k.arp_spa) << 32 | k.arp_tpa);
+  h = hash_mix(h, uint64_t(k.ipv4_src) << 32 | k.ipv4_dst);
   for (int i = 0; i < 16; i += 8) {
     uint64_t a, b;
     std::memcpy(&a, k.ipv6_src + i, 8);
     std::memcpy(&b, k.ipv6_dst + i, 8);
-    h = hash_mix(h, a ^ b * 3);
+    h = hash_mix(h, a);
+    h = hash_mix(h, b);
   }
-  h = hash_mix(h, uint64_t(k.ip_proto) << 32 | uint64_t(k.tp_src) << 16 | k.tp_dst);
-  if (!k.ip_proto) {
-    uint64_t s = 0, d = 0;
-    std::memcpy(&s, k.eth_src, 6);
-    std::memcpy(&d, k.eth_dst, 6);
-    h = hash_mix(h, s ^ d * 5);
-  }
+  h = hash_mix(h, uint64_t(k.ip_proto) << 48 | uint64_t(k.tp_src) << 32 | uint64_t(k.tp_dst) << 16 |
+                      uint64_t(k.icmp_type) << 8 | k.icmp_code);
+  h = hash_mix(h, uint64_t(k.mpls_label) << 32 | k.pbb_isid);
   return h;
 }
 
@@ -177,6 +110,10 @@ bool Runner::exec(PacketContext& pc, const of::Action& a, int depth) {
       exec_group(pc, a.group_id, depth);
       break;
     case ActionType::kSetField:
+      // OF1.0 set_vlan_vid / set_vlan_pcp on an untagged frame add a tag (VID 0, PCP 0).
+      if (st_.dp.cfg.of10 && pc.layers.vlan == PacketLayers::kNone &&
+          (a.field.is(of::OxmId::kVlanVid) || a.field.is(of::OxmId::kVlanPcp)))
+        push_vlan(pc, hdr::kEthTypeVlan);
       r = set_field(pc, a.field);
       break;
     case ActionType::kPushVlan:
@@ -190,6 +127,12 @@ bool Runner::exec(PacketContext& pc, const of::Action& a, int depth) {
       break;
     case ActionType::kPopMpls:
       r = pop_mpls(pc, a.ethertype);
+      break;
+    case ActionType::kPushPbb:
+      r = push_pbb(pc, a.ethertype);
+      break;
+    case ActionType::kPopPbb:
+      r = pop_pbb(pc);
       break;
     case ActionType::kSetMplsTtl:
       r = set_mpls_ttl(pc, a.ttl);
@@ -210,7 +153,7 @@ bool Runner::exec(PacketContext& pc, const of::Action& a, int depth) {
       r = copy_ttl_in(pc);
       break;
     default:
-      break;  // rejected by validation (PBB, experimenter)
+      break;  // rejected by validation (experimenter)
   }
   if (r == ActionResult::kInvalidTtl) return invalid_ttl(pc);
   return true;
@@ -237,13 +180,28 @@ void Runner::to_controller(PacketContext& pc, of::PacketInReason reason, uint16_
   st_.ctl.packet_in(info, *pc.pkt);
 }
 
+// A frame shorter than the Ethernet minimum (60 bytes without FCS) leaves
+// zero-padded, as a NIC pads it; the packet itself keeps its size (packet-ins
+// and later actions see the frame as the switch holds it).
+void Runner::send(Packet& pkt, uint32_t port, uint32_t queue) {
+  const size_t len = pkt.size();
+  if (len >= kEthMinFrame || pkt.tailroom() < kEthMinFrame - len) {
+    st_.out.output(pkt, port, queue);
+    return;
+  }
+  std::memset(pkt.data() + len, 0, kEthMinFrame - len);
+  pkt.set_size(kEthMinFrame);
+  st_.out.output(pkt, port, queue);
+  pkt.truncate(len);
+}
+
 void Runner::output(PacketContext& pc, uint32_t port, uint16_t max_len, int depth) {
   const uint32_t in_port = pc.pkt->in_port;
   st_.disposed = true;
   switch (port) {
     case of::port::kInPort:
       if (in_port != 0 && (in_port <= of::port::kMax || in_port == of::port::kLocal))
-        st_.out.output(*pc.pkt, in_port, pc.queue_id);
+        send(*pc.pkt, in_port, pc.queue_id);
       return;
     case of::port::kFlood:
     case of::port::kAll:
@@ -251,7 +209,7 @@ void Runner::output(PacketContext& pc, uint32_t port, uint16_t max_len, int dept
       if (!st_.dp.ports) return;
       st_.dp.ports->list_ports(st_.port_list);
       for (uint32_t p : st_.port_list)
-        if (p != in_port) st_.out.output(*pc.pkt, p, pc.queue_id);
+        if (p != in_port) send(*pc.pkt, p, pc.queue_id);
       return;
     case of::port::kController:
       to_controller(pc, cur_miss ? of::PacketInReason::kNoMatch : of::PacketInReason::kAction, max_len);
@@ -268,7 +226,7 @@ void Runner::output(PacketContext& pc, uint32_t port, uint16_t max_len, int dept
     case 0:
       return;
     default:
-      if (port != in_port) st_.out.output(*pc.pkt, port, pc.queue_id);
+      if (port != in_port) send(*pc.pkt, port, pc.queue_id);
       return;
   }
 }
@@ -350,8 +308,9 @@ void Runner::exec_group(PacketContext& pc, uint32_t id, int depth) {
 
 bool Runner::exec_action_set(PacketContext& pc, const ActionSet& as) {
   auto run = [&](const of::Action* a) { return !a || exec(pc, *a, 0); };
-  if (!run(as.copy_ttl_in) || !run(as.pop_vlan) || !run(as.pop_mpls) || !run(as.push_mpls) ||
-      !run(as.push_vlan) || !run(as.copy_ttl_out) || !run(as.dec_mpls_ttl) || !run(as.dec_nw_ttl) ||
+  // OF1.3 5.10 order: copy TTL in, pops, push MPLS, push PBB, push VLAN, copy TTL out, ...
+  if (!run(as.copy_ttl_in) || !run(as.pop_vlan) || !run(as.pop_mpls) || !run(as.pop_pbb) ||
+      !run(as.push_mpls) || !run(as.push_pbb) || !run(as.push_vlan) || !run(as.copy_ttl_out) || !run(as.dec_mpls_ttl) || !run(as.dec_nw_ttl) ||
       !run(as.set_mpls_ttl) || !run(as.set_nw_ttl))
     return false;
   for (uint64_t m = as.set_mask; m; m &= m - 1)

@@ -32,7 +32,7 @@ Result<MaskedKey, of::OfError> stats_filter(const DatapathImpl& d, const of::Flo
   if (req.table_id != of::table::kAll && req.table_id >= d.flows.size())
     return unexpected(of::OfError::make(of::BadRequestCode::kBadTableId,
                                         fmt::format("table {} does not exist", req.table_id)));
-  return compile_match(req.match);
+  return compile_match(d.cfg.of10 ? of10_effective_match(req.match) : req.match);
 }
 
 }  // namespace

@@ -36,8 +36,6 @@ bool settable(OxmId id) {
     case OxmId::kInPort:
     case OxmId::kInPhyPort:
     case OxmId::kMetadata:
-    case OxmId::kEthType:
-    case OxmId::kIpProto:
     case OxmId::kIpv6Exthdr:
       return false;
     default:
@@ -50,6 +48,7 @@ bool needs_prereq_check(OxmId id) {
   switch (id) {
     case OxmId::kEthDst:
     case OxmId::kEthSrc:
+    case OxmId::kEthType:
     case OxmId::kVlanVid:
     case OxmId::kVlanPcp:
     case OxmId::kMplsLabel:
@@ -57,13 +56,16 @@ bool needs_prereq_check(OxmId id) {
     case OxmId::kMplsBos:
     case OxmId::kTunnelId:
     case OxmId::kPbbIsid:
+    case OxmId::kPbbUca:
       return false;
     default:
       return true;
   }
 }
 
-OfStatus validate_set_field(const of::OxmField& f, const ValidationContext& vc, bool headers_changed) {
+OfStatus validate_set_field(const of::OxmField& wire, const ValidationContext& vc, bool headers_changed) {
+  const std::optional<of::OxmField> uca = of::onf_pbb_uca_as_basic(wire);
+  const of::OxmField& f = uca ? *uca : wire;
   if (!f.is_basic() || !of::oxm_info(f.id()))
     return unexpected(ba(BadActionCode::kBadSetType, "set_field: unknown or experimenter field"));
   const of::OxmFieldInfo* info = of::oxm_info(f.id());
@@ -75,7 +77,7 @@ OfStatus validate_set_field(const of::OxmField& f, const ValidationContext& vc, 
   if (f.has_mask)
     return unexpected(
         ba(BadActionCode::kBadSetArgument, fmt::format("set_field {}: masks are not allowed", info->name)));
-  if (vc.match && !headers_changed && needs_prereq_check(f.id())) {
+  if (vc.match && !vc.of10 && !headers_changed && needs_prereq_check(f.id())) {
     of::Match m;
     for (const of::OxmField& mf : vc.match->fields)
       if (!mf.is(f.id())) m.fields.push_back(mf);
@@ -135,8 +137,14 @@ OfStatus validate_actions(const of::ActionList& actions, const ValidationContext
       case ActionType::kDecNwTtl:
         break;
       case ActionType::kPushPbb:
+        if (a.ethertype != 0x88e7)
+          return unexpected(ba(BadActionCode::kBadArgument,
+                               fmt::format("push_pbb: ethertype 0x{:04x} is not 0x88e7", a.ethertype)));
+        headers_changed = true;
+        break;
       case ActionType::kPopPbb:
-        return unexpected(ba(BadActionCode::kBadType, "PBB push/pop is not supported"));
+        headers_changed = true;
+        break;
       case ActionType::kExperimenter:
         return unexpected(ba(BadActionCode::kBadExperimenter,
                              fmt::format("experimenter action 0x{:08x} not supported", a.experimenter)));

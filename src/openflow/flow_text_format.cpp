@@ -194,6 +194,7 @@ struct MatchPrinter {
     if (const OxmField* f = get(OxmId::kInPhyPort))
       put("in_phy_port=" + format_port(uint32_t(f->value_u64())));
     hex64_field("pbb_isid", OxmId::kPbbIsid);
+    uint_field("pbb_uca", OxmId::kPbbUca);
     hex64_field("ipv6_exthdr", OxmId::kIpv6Exthdr);
     for (const OxmField& f : m.fields) {
       if (f.is_basic() && f.field < kNumBasicOxm) continue;

@@ -162,6 +162,7 @@ std::optional<TextError> MatchBuilder::check_prerequisites() const {
         if (!eth_is({0x8847, 0x8848})) need = "mpls or mplsm";
         break;
       case OxmId::kPbbIsid:
+      case OxmId::kPbbUca:
         if (!eth_is({0x88e7})) need = "dl_type=0x88e7";
         break;
       case OxmId::kVlanPcp: {

@@ -39,6 +39,8 @@ constexpr std::array<OxmFieldInfo, kNumBasicOxm> kFields = {{
     {OxmId::kMplsLabel, "mpls_label", 4, false},   {OxmId::kMplsTc, "mpls_tc", 1, false},
     {OxmId::kMplsBos, "mpls_bos", 1, false},       {OxmId::kPbbIsid, "pbb_isid", 3, true},
     {OxmId::kTunnelId, "tunnel_id", 8, true},      {OxmId::kIpv6Exthdr, "ipv6_exthdr", 2, true},
+    {OxmId(40), "", 0, false},  // unassigned
+    {OxmId::kPbbUca, "pbb_uca", 1, false},
 }};
 
 uint64_t be_value(const Bytes& b) {
@@ -142,6 +144,7 @@ std::string prereq_missing(const Match& m, OxmId id) {
     case OxmId::kMplsBos:
       return need_eth({kEthMpls, kEthMplsMc}, "eth_type=0x8847 or 0x8848");
     case OxmId::kPbbIsid:
+    case OxmId::kPbbUca:
       return need_eth({kEthPbb}, "eth_type=0x88e7");
     default:
       return {};
@@ -152,12 +155,12 @@ std::string prereq_missing(const Match& m, OxmId id) {
 
 const OxmFieldInfo* oxm_info(OxmId id) {
   auto i = static_cast<size_t>(id);
-  return i < kFields.size() ? &kFields[i] : nullptr;
+  return i < kFields.size() && kFields[i].length ? &kFields[i] : nullptr;
 }
 
 const OxmFieldInfo* oxm_info_by_name(std::string_view name) {
   for (const auto& f : kFields)
-    if (f.name == name) return &f;
+    if (f.length && f.name == name) return &f;
   return nullptr;
 }
 
@@ -203,7 +206,27 @@ OxmField OxmField::basic_bytes_masked(OxmId id, ByteSpan value, ByteSpan mask) {
   return f;
 }
 
-std::optional<OfError> validate_match(const Match& m) {
+std::optional<OxmField> onf_pbb_uca_as_basic(const OxmField& f) {
+  if (f.oxm_class != kOxmClassExperimenter || f.field != 0 || f.value.size() != 7) return std::nullopt;
+  if (load_be32(f.value.data()) != kOnfExperimenterId || load_be16(f.value.data() + 4) != kOnfExtPbbUca)
+    return std::nullopt;
+  if (f.has_mask) return std::nullopt;
+  return OxmField::basic(OxmId::kPbbUca, f.value[6]);
+}
+
+std::optional<OfError> validate_match(const Match& in) {
+  // EXT-256 pbb_uca is checked (prerequisite included) as the basic field.
+  Match canon;
+  const Match* mp = &in;
+  for (const OxmField& f : in.fields)
+    if (onf_pbb_uca_as_basic(f)) {
+      canon = in;
+      for (OxmField& g : canon.fields)
+        if (auto b = onf_pbb_uca_as_basic(g)) g = *b;
+      mp = &canon;
+      break;
+    }
+  const Match& m = *mp;
   uint64_t seen = 0;  // bit n = basic field n already present
   size_t offset = 0;  // byte offset of the field within the OXM list
   for (const OxmField& f : m.fields) {
@@ -265,6 +288,7 @@ uint64_t oxm_max_value(OxmId id) {
     case OxmId::kMplsTc:
       return 7;
     case OxmId::kMplsBos:
+    case OxmId::kPbbUca:
       return 1;
     case OxmId::kIpv6Exthdr:
       return 0x1ff;

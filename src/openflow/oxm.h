@@ -61,8 +61,10 @@ enum class OxmId : uint8_t {
   kPbbIsid = 37,
   kTunnelId = 38,
   kIpv6Exthdr = 39,
+  // 40 is unassigned; pbb_uca is OF1.4's OFPXMT_OFB_PBB_UCA, accepted in 1.3 messages as OVS does.
+  kPbbUca = 41,
 };
-inline constexpr int kNumBasicOxm = 40;
+inline constexpr int kNumBasicOxm = 42;  // ids 0..41 (oxm_info(40) is nullptr)
 inline constexpr uint16_t kVlanPresent = 0x1000;  // OFPVID_PRESENT
 inline constexpr uint16_t kVlanNone = 0x0000;     // OFPVID_NONE
 
@@ -126,6 +128,15 @@ struct Match {
 
   bool operator==(const Match& o) const { return fields == o.fields; }
 };
+
+// OF1.3 itself has no pbb_uca: the ONF extension EXT-256 carries it as an
+// experimenter OXM (class 0xffff, field 0, experimenter 0x4f4e4600, exp_type
+// 2560, then the 1-byte value), the form os-ken sends in OF1.3 messages. For
+// such a field this returns its basic form (kPbbUca, OF1.4's number); for any
+// other field, nullopt. The match keeps the wire form (re-encoding is identical).
+std::optional<OxmField> onf_pbb_uca_as_basic(const OxmField& f);
+inline constexpr uint32_t kOnfExperimenterId = 0x4f4e4600;
+inline constexpr uint16_t kOnfExtPbbUca = 2560;
 
 // Checks OF1.3 match rules: known lengths, masks only on maskable fields, no
 // value bits outside the mask, no duplicates, prerequisites (e.g. tcp_dst needs

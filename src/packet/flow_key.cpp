@@ -1,6 +1,8 @@
 // Flow-key extraction: one bounds-checked pass over the headers of a frame.
 #include "packet/flow_key.h"
 
+#include <algorithm>
+
 #include "packet/headers.h"
 
 namespace flowlab {
@@ -60,6 +62,7 @@ void parse_ipv4(const uint8_t* p, size_t len, size_t off, FlowKey& k, PacketLaye
   k.ip_dscp = ip[kIpv4TosOff] >> 2;
   k.ip_ecn = ip[kIpv4TosOff] & 3;
   k.ip_proto = ip[kIpv4ProtoOff];
+  l.ip_proto_off = uint16_t(off + kIpv4ProtoOff);
   k.ipv4_src = load_be32(ip + kIpv4SrcOff);
   k.ipv4_dst = load_be32(ip + kIpv4DstOff);
   uint16_t frag = load_be16(ip + kIpv4FragOff);
@@ -71,6 +74,58 @@ void parse_ipv4(const uint8_t* p, size_t len, size_t off, FlowKey& k, PacketLaye
     }
   }
   parse_l4(p, len, off + ihl, k.ip_proto, k, l);
+}
+
+// OFPIEH_UNREP / OFPIEH_UNSEQ against the order RFC 8200 4.1 recommends:
+// hop-by-hop, destination options (before a routing header), routing,
+// fragment, authentication, ESP, destination options (before the upper
+// layer). Each header once, except destination options: twice, one on each
+// side of the routing/fragment/auth/ESP part. A header ranked below one seen
+// before it is out of sequence.
+struct ExthdrOrder {
+  uint16_t seen = 0;
+  int last_rank = -1;
+  int dest_count = 0;
+  int dest_rank = 0;  // rank of the first destination-options header
+};
+void note_exthdr(uint16_t bit, ExthdrOrder& o, FlowKey& k) {
+  int rank;
+  switch (bit) {
+    case kIehHop:
+      rank = 0;
+      break;
+    case kIehDest:
+      rank = o.dest_count == 0 && o.last_rank < 2 ? 1 : 6;
+      break;
+    case kIehRouter:
+      rank = 2;
+      break;
+    case kIehFrag:
+      rank = 3;
+      break;
+    case kIehAuth:
+      rank = 4;
+      break;
+    case kIehEsp:
+      rank = 5;
+      break;
+    default:  // no next header: ends the chain wherever it is
+      rank = 7;
+      break;
+  }
+  if (bit == kIehDest) {
+    // A second one is a repeat unless the first came before a routing..ESP part and that part came since.
+    if (o.dest_count >= 2 || (o.dest_count == 1 && (o.dest_rank == 6 || o.last_rank < 2)))
+      k.ipv6_exthdr |= kIehUnrep;
+    if (o.dest_count == 0) o.dest_rank = rank;
+    ++o.dest_count;
+  } else if (o.seen & bit) {
+    k.ipv6_exthdr |= kIehUnrep;
+  }
+  // Hop-by-hop only ever right after the IPv6 header (so a second one is out of sequence too).
+  if (rank < o.last_rank || (bit == kIehHop && o.seen)) k.ipv6_exthdr |= kIehUnseq;
+  o.last_rank = std::max(o.last_rank, rank);
+  o.seen |= bit;
 }
 
 void parse_ipv6(const uint8_t* p, size_t len, size_t off, FlowKey& k, PacketLayers& l) {
@@ -87,8 +142,9 @@ void parse_ipv6(const uint8_t* p, size_t len, size_t off, FlowKey& k, PacketLaye
   std::memcpy(k.ipv6_src, ip + kIpv6SrcOff, 16);
   std::memcpy(k.ipv6_dst, ip + kIpv6DstOff, 16);
   uint8_t next = ip[kIpv6NextOff];
+  l.ip_proto_off = uint16_t(off + kIpv6NextOff);
   size_t o = off + kIpv6Len;
-  uint16_t seen = 0;
+  ExthdrOrder order;
   for (int guard = 0; guard < 16; ++guard) {
     uint16_t bit = 0;
     switch (next) {
@@ -117,9 +173,7 @@ void parse_ipv6(const uint8_t* p, size_t len, size_t off, FlowKey& k, PacketLaye
         break;
     }
     if (!bit) break;
-    if (seen & bit) k.ipv6_exthdr |= kIehUnrep;
-    if (bit == kIehHop && seen) k.ipv6_exthdr |= kIehUnseq;
-    seen |= bit;
+    note_exthdr(bit, order, k);
     k.ipv6_exthdr |= bit;
     if (bit == kIehEsp || bit == kIehNoNext) {
       k.ip_proto = next;
@@ -139,6 +193,7 @@ void parse_ipv6(const uint8_t* p, size_t len, size_t off, FlowKey& k, PacketLaye
       elen = (size_t(e[1]) + 1) * 8;
     }
     if (len - o < elen) return;
+    l.ip_proto_off = uint16_t(o);  // the extension header's own next-header byte
     o += elen;
     next = nh;
   }
@@ -227,6 +282,7 @@ void extract_flow_key(const uint8_t* p, size_t len, uint32_t in_port, uint64_t m
     if (len - off < kPbbItagLen) return;
     l.l2_5 = uint16_t(off);
     k.pbb_isid = load_be32(p + off) & 0xffffff;
+    k.pbb_uca = (p[off] & kPbbUcaBit) ? 1 : 0;
     return;
   }
   switch (type) {

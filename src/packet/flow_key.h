@@ -54,7 +54,8 @@ struct FlowKey {
   uint8_t nd_target[16];
   uint8_t nd_sll[6];
   uint8_t nd_tll[6];
-  uint8_t pad_[4];
+  uint8_t pbb_uca;  // the I-TAG's use-customer-address bit
+  uint8_t pad_[3];
 
   void clear() { std::memset(this, 0, sizeof(*this)); }
   bool operator==(const FlowKey& o) const { return std::memcmp(this, &o, sizeof(*this)) == 0; }
@@ -77,6 +78,7 @@ struct PacketLayers {
   uint16_t l2_5 = kNone;       // outermost MPLS shim or PBB I-TAG
   uint16_t l3 = kNone;         // IPv4 / IPv6 / ARP header
   uint16_t l4 = kNone;         // TCP / UDP / SCTP / ICMP / ICMPv6 header
+  uint16_t ip_proto_off = kNone;  // the byte naming the transport: IPv4 protocol / last IPv6 next header
   uint8_t n_vlans = 0;
   uint8_t n_mpls = 0;
   uint8_t nw_ttl = 0;  // IPv4 TTL or IPv6 hop limit

@@ -51,8 +51,12 @@ inline uint32_t make_mpls(uint32_t label, uint8_t tc, bool bos, uint8_t ttl) {
   return (label & 0xfffff) << 12 | uint32_t(tc & 7) << 9 | uint32_t(bos) << 8 | ttl;
 }
 
-// ---- PBB I-TAG (after ethertype 0x88e7): flags(1) I-SID(3) ----------------------
+// ---- PBB I-TAG (after ethertype 0x88e7): PCP(3) DEI(1) UCA(1) res(3) I-SID(24) ---
+// 802.1ah frame: B-DA B-SA [B-TAG] 0x88e7 I-TAG C-DA C-SA [C-tags] type payload.
 inline constexpr size_t kPbbItagLen = 4;
+inline constexpr size_t kPbbEncapLen = kEthAddrsLen + 2 + kPbbItagLen;  // B-DA B-SA type I-TAG: 18
+inline constexpr uint8_t kPbbUcaBit = 0x08;
+inline constexpr int kPbbPcpShift = 5;
 
 // ---- ARP (Ethernet/IPv4) ---------------------------------------------------------
 inline constexpr size_t kArpLen = 28;

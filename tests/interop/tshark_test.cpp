@@ -59,6 +59,35 @@ std::vector<MessageBody> sample_bodies() {
       Instruction::apply({Action::set_field(OxmField::basic(OxmId::kEthDst, 0x001122334455)),
                           Action::push_vlan(), Action::output(2), Action::output(port::kController, 128)}),
       Instruction::write_metadata(1, 0xff), Instruction::goto_table(1)};
+  FlowMod pbb;  // PBB push/pop, pbb_isid (masked) + pbb_uca, set-field on the newly settable fields
+  pbb.priority = 300;
+  pbb.match.add(OxmField::basic(OxmId::kEthType, 0x88e7));
+  pbb.match.add(OxmField::basic_masked(OxmId::kPbbIsid, 0x100000, 0xffff00));
+  pbb.match.add(OxmField::basic(OxmId::kPbbUca, 1));
+  {
+    Action push = Action::simple(ActionType::kPushPbb);
+    push.ethertype = 0x88e7;
+    pbb.instructions = {Instruction::apply(
+        {Action::simple(ActionType::kPopPbb), push, Action::set_field(OxmField::basic(OxmId::kPbbIsid, 0x200001)),
+         Action::set_field(OxmField::basic(OxmId::kPbbUca, 0)),
+         Action::set_field(OxmField::basic(OxmId::kEthType, 0x88b5)),
+         Action::set_field(OxmField::basic(OxmId::kIpProto, 17)), Action::output(2)})};
+  }
+  FlowMod exthdr;  // ipv6_exthdr with UNSEQ/UNREP flags, masked
+  exthdr.priority = 301;
+  exthdr.match.add(OxmField::basic(OxmId::kEthType, 0x86dd));
+  exthdr.match.add(OxmField::basic_masked(OxmId::kIpv6Exthdr, 0x0180, 0x01c0));
+  exthdr.instructions = {Instruction::apply({Action::output(2)})};
+  FlowMod of10_pcp;  // the OF1.0 forms: dl_vlan_pcp match, set_vlan_pcp, set_tp_src/dst on UDP
+  of10_pcp.priority = 302;
+  of10_pcp.match.add(OxmField::basic(OxmId::kVlanPcp, 3));
+  of10_pcp.match.add(OxmField::basic(OxmId::kEthType, 0x0800));
+  of10_pcp.match.add(OxmField::basic(OxmId::kIpProto, 17));
+  of10_pcp.match.add(OxmField::basic(OxmId::kUdpDst, 53));
+  of10_pcp.instructions = {Instruction::apply({Action::set_field(OxmField::basic(OxmId::kVlanPcp, 5)),
+                                               Action::set_field(OxmField::basic(OxmId::kUdpSrc, 4000)),
+                                               Action::set_field(OxmField::basic(OxmId::kUdpDst, 5000)),
+                                               Action::output(2)})};
   FlowMod simple;  // also expressible in OF1.0
   simple.priority = 200;
   simple.match = tcp_match();
@@ -122,6 +151,9 @@ std::vector<MessageBody> sample_bodies() {
       PortStatus{static_cast<uint8_t>(PortStatusReason::kModify), port_desc()},
       PacketOut{kNoBuffer, port::kController, {Action::output(port::kFlood)}, sample_frame()},
       fm,
+      pbb,
+      exthdr,
+      of10_pcp,
       simple,
       GroupMod{GroupModCommand::kAdd, GroupType::kSelect, 1, {b, b}},
       PortMod{1, *MacAddr::parse("02:00:00:00:00:01"), port_config::kPortDown, port_config::kPortDown, 0},

@@ -2,6 +2,7 @@
 // chaining, deletion removing flows, and group stats/desc/features.
 #include <gtest/gtest.h>
 
+#include "packet/headers.h"
 #include "test_support.h"
 
 namespace flowlab::dp {
@@ -85,6 +86,57 @@ TEST(Groups, SelectSpreadsFlowsByWeightAndKeepsFlowsSticky) {
   r.out.sent.clear();
   for (int i = 0; i < 20; ++i) r.send(tcp_frame("10.0.0.1", "10.0.0.2", uint16_t(i)));
   for (const auto& s : r.out.sent) EXPECT_EQ(s.port, 2u);
+}
+
+// Traffic that differs only in MACs (non-IP and IP alike), in VLAN, or in ARP
+// addresses spreads over the buckets by weight; each flow keeps its bucket.
+TEST(Groups, SelectHashCoversL2VlanAndArp) {
+  Rig r;
+  add_group(
+      r, group(3, of::GroupType::kSelect, {bucket({Action::output(2)}, 1), bucket({Action::output(3)}, 1)}));
+  r.add(add_flow(0, 1, {}, {Action::group(3)}));
+  auto spread = [&](auto make) {
+    std::map<uint32_t, int> hits;
+    for (int i = 0; i < 200; ++i) {
+      r.out.sent.clear();
+      const Bytes fr = make(i);
+      r.send(fr);
+      r.send(fr);
+      EXPECT_EQ(r.out.sent.size(), 2u);
+      if (r.out.sent.size() != 2) return hits;
+      EXPECT_EQ(r.out.sent[0].port, r.out.sent[1].port);  // one flow, one bucket
+      ++hits[r.out.sent[0].port];
+    }
+    return hits;
+  };
+  auto l2 = spread([](int i) {
+    return FrameBuilder().eth(mac(0x020000000000 + uint64_t(i)), mac(1)).eth_type(0x88b5).payload(46).build();
+  });
+  EXPECT_GT(l2[2], 60);
+  EXPECT_GT(l2[3], 60);
+  auto ip_macs = spread([](int i) {
+    return FrameBuilder()
+        .eth(mac(2), mac(0x020000000000 + uint64_t(i)))
+        .ipv4(ip4("10.0.0.1"), ip4("10.0.0.2"))
+        .udp(1, 2)
+        .payload(20)
+        .build();
+  });
+  EXPECT_GT(ip_macs[2], 60);
+  EXPECT_GT(ip_macs[3], 60);
+  auto vlans = spread([](int i) {
+    return FrameBuilder().eth(mac(2), mac(1)).vlan(uint16_t(i + 1)).eth_type(0x88b5).payload(46).build();
+  });
+  EXPECT_GT(vlans[2], 60);
+  EXPECT_GT(vlans[3], 60);
+  auto arp = spread([](int i) {
+    return FrameBuilder()
+        .eth(mac(0xffffffffffff), mac(1))
+        .arp(hdr::kArpRequest, mac(1), Ipv4Addr{0x0a000000u + uint32_t(i)}, mac(0), ip4("10.0.0.254"))
+        .build();
+  });
+  EXPECT_GT(arp[2], 60);
+  EXPECT_GT(arp[3], 60);
 }
 
 TEST(Groups, IndirectAndChaining) {

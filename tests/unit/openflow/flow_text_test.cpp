@@ -278,6 +278,10 @@ TEST(FlowText, RoundTripsThroughAddFlowText) {
       "priority=5,icmp6,icmp_type=135,nd_target=::1,nd_sll=00:00:00:00:00:01,actions=output:1",
       "priority=6,in_phy_port=3,in_port=3,actions=meter:5,write_actions(group:2),clear_actions",
       "priority=7,dl_type=0x88e7,pbb_isid=0x10/0xff,actions=output:1",
+      std::string("priority=12,dl_type=0x88e7,pbb_isid=0x100,pbb_uca=1,actions=pop_pbb,push_pbb:0x88e7,") +
+          "set_field:1->pbb_uca,set_field:0x20->pbb_isid,output:2",
+      "priority=13,ip,actions=set_field:0x88b5->eth_type,set_field:17->ip_proto,output:2",
+      "priority=14,ipv6,ipv6_exthdr=0x180/0x1c0,actions=output:1",
       "priority=8,ipv6,ipv6_exthdr=0x1/0x1,ip_dscp=10,nw_ecn=2,actions=output:1",
       "priority=9,dl_vlan=7,dl_vlan_pcp=2,send_flow_rem,check_overlap,hard_timeout=9,actions=output:1",
       "priority=10,vlan_tci=0x6000/0xe000,dl_vlan=3,actions=drop",

@@ -147,6 +147,73 @@ TEST(FlowKey, Ipv6ExtensionHeadersAndFragments) {
   EXPECT_EQ(p.k.ip_proto, 17);
 }
 
+// IPv6 with a chain of extension headers (protocol numbers), then UDP 7 -> 9.
+Bytes ipv6_chain(std::initializer_list<uint8_t> chain) {
+  Bytes b = FrameBuilder().eth(mac(2), mac(1)).ipv6(ip6("::1"), ip6("::2")).build();
+  const size_t next_at = 14 + 6;
+  std::vector<uint8_t> types(chain);
+  b[next_at] = types.empty() ? 17 : types[0];
+  for (size_t i = 0; i < types.size(); ++i) {
+    const uint8_t nh = i + 1 < types.size() ? types[i + 1] : 17;
+    if (types[i] == 51) {  // AH: (len + 2) * 4 bytes
+      Bytes ah = {nh, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1};
+      b.insert(b.end(), ah.begin(), ah.end());
+    } else if (types[i] == 50 || types[i] == 59) {
+      Bytes rest(16, 0xee);  // ESP payload / nothing parsed after no-next-header
+      b.insert(b.end(), rest.begin(), rest.end());
+      return b;
+    } else {  // hop-by-hop, routing, destination options, fragment (offset 0): 8 bytes
+      Bytes e = {nh, 0, 0, 0, 0, 0, 0, 0};
+      b.insert(b.end(), e.begin(), e.end());
+    }
+  }
+  Bytes udp = {0, 7, 0, 9, 0, 8, 0, 0};
+  b.insert(b.end(), udp.begin(), udp.end());
+  return b;
+}
+
+TEST(FlowKey, Ipv6ExthdrEveryFlagOfTheSpec) {
+  constexpr uint16_t kNoNext = 1, kEsp = 2, kAuth = 4, kDest = 8, kFrag = 16, kRouter = 32, kHop = 64;
+  constexpr uint16_t kUnrep = 128, kUnseq = 256;
+  struct C {
+    std::initializer_list<uint8_t> chain;
+    uint16_t want;
+    bool udp;
+  };
+  const C cases[] = {
+      {{}, 0, true},
+      {{0}, kHop, true},
+      {{0, 60, 43, 44, 51, 60}, kHop | kDest | kRouter | kFrag | kAuth, true},  // the preferred order, dest twice
+      {{60}, kDest, true},
+      {{51}, kAuth, true},
+      {{44}, kFrag, true},
+      {{43}, kRouter, true},
+      {{50}, kEsp, false},
+      {{59}, kNoNext, false},
+      {{0, 59}, kHop | kNoNext, false},
+      {{60, 0}, kDest | kHop | kUnseq, true},  // hop-by-hop must come first
+      {{44, 43}, kFrag | kRouter | kUnseq, true},
+      {{51, 44}, kAuth | kFrag | kUnseq, true},
+      {{43, 43}, kRouter | kUnrep, true},
+      {{0, 0}, kHop | kUnrep | kUnseq, true},  // a second hop-by-hop is also not first
+      {{60, 60}, kDest | kUnrep, true},        // twice, nothing between
+      {{60, 43, 60, 60}, kDest | kRouter | kUnrep, true},
+      {{44, 60, 43}, kFrag | kDest | kRouter | kUnseq, true},
+  };
+  for (const C& c : cases) {
+    const Bytes b = ipv6_chain(c.chain);
+    auto [k, l] = parse(b);
+    std::string chain;
+    for (uint8_t t : c.chain) chain += std::to_string(t) + " ";
+    EXPECT_EQ(k.ipv6_exthdr, c.want) << "chain " << chain;
+    if (c.udp) {
+      EXPECT_EQ(k.ip_proto, 17) << "chain " << chain;
+      EXPECT_EQ(k.tp_src, 7) << "chain " << chain;
+      EXPECT_EQ(k.tp_dst, 9) << "chain " << chain;
+    }
+  }
+}
+
 TEST(FlowKey, MplsStack) {
   Bytes b = FrameBuilder()
                 .eth(mac(2), mac(1))
