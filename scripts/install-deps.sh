@@ -8,6 +8,9 @@ PACKAGES=(
   build-essential cmake ccache pkg-config clang libclang-rt-14-dev
   libasio-dev libssl-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy
+  # the eBPF fast path (src/kernel): libbpf to load/attach, bpftool to embed the
+  # program as a skeleton, clang (above) compiles it with -target bpf
+  libbpf-dev bpftool
   # lab, peers and traffic tools
   iproute2 iptables ethtool iputils-ping procps psmisc
   openvswitch-switch python3-os-ken iperf3 iperf tshark openssl

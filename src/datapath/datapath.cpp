@@ -73,6 +73,7 @@ void DatapathImpl::publish() {
   last = s;
   current.store(s, std::memory_order_release);
   version.store(s->version, std::memory_order_release);
+  if (publish_hook) publish_hook(s->version);
 }
 
 void DatapathImpl::maybe_publish() {
@@ -175,6 +176,7 @@ OfStatus Datapath::table_mod(const of::TableMod& tm) {
 }
 
 std::vector<of::FlowRemoved> Datapath::expire(uint64_t now_ns) {
+  impl_->sync_stats();  // idle timeouts see kernel fast-path hits
   std::lock_guard lk(impl_->mu);
   auto out = impl_->expire_locked(now_ns);
   for (bool d : impl_->dirty)
@@ -217,6 +219,13 @@ size_t Datapath::flow_count() const {
   std::lock_guard lk(impl_->mu);
   return impl_->flow_count_locked();
 }
+
+void Datapath::set_publish_hook(std::function<void(uint64_t)> fn) {
+  std::lock_guard lk(impl_->mu);
+  impl_->publish_hook = std::move(fn);
+}
+
+void Datapath::set_stats_sync_hook(std::function<void()> fn) { impl_->stats_sync_hook = std::move(fn); }
 
 uint64_t Datapath::version() const { return impl_->version.load(std::memory_order_acquire); }
 
