@@ -12,7 +12,7 @@
 namespace flowlab::sw {
 namespace {
 
-kernel::KernelPort* kport(SwitchPort& sp) { return static_cast<kernel::KernelPort*>(sp.port.get()); }
+kernel::KernelPort* kport(const SwitchPort& sp) { return dynamic_cast<kernel::KernelPort*>(sp.port.get()); }
 
 uint16_t be16(uint64_t v) { return uint16_t(((v >> 8) & 0xff) | ((v & 0xff) << 8)); }
 uint32_t be32(uint64_t v) { return __builtin_bswap32(uint32_t(v)); }
@@ -43,6 +43,7 @@ Result<std::unique_ptr<KernelDatapath>> KernelDatapath::create(std::unique_ptr<k
   for (size_t i = 0; i < ports.size(); ++i) {
     SwitchPort& sp = ports.at(i);
     kernel::KernelPort* kp = kport(sp);
+    if (!kp) continue;  // a TAP port: served by the slow path only
     int ifx = kp->ifindex();
     if (ifx >= int(kd->ifindex_to_port_.size())) kd->ifindex_to_port_.resize(size_t(ifx) + 1, -1);
     kd->ifindex_to_port_[size_t(ifx)] = int(i);
@@ -61,7 +62,7 @@ KernelDatapath::~KernelDatapath() {
 
 bool KernelDatapath::port_usable(uint32_t port_no) const {
   const SwitchPort* sp = ports_.find(port_no);
-  return sp && sp->config.load(std::memory_order_acquire) == 0;
+  return sp && kport(*sp) && sp->config.load(std::memory_order_acquire) == 0;
 }
 
 void KernelDatapath::prepare(const PacketBatch& batch, std::vector<Pending>& out) const {
@@ -175,7 +176,7 @@ void KernelDatapath::fold_entry(Entry& e, uint64_t now_ns) {
   dp::account_fast_path_hits(dp_, e.decision, pk, by, now_ns);
   if (e.in_port >= 0) kport(ports_.at(size_t(e.in_port)))->add_fast_path_rx(pk, by);
   for (int o : e.out_ports)
-    if (o >= 0) kport(ports_.at(size_t(o)))->add_fast_path_tx(pk, by);
+    if (o >= 0) kport(ports_.at(size_t(o)))->add_fast_path_tx(pk, by);  // outputs are kernel ports
 }
 
 void KernelDatapath::retire(Entry& e, uint64_t now_ns) {

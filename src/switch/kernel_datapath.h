@@ -47,7 +47,8 @@ class KernelDatapath {
     FlowKey flow_key{};
   };
 
-  // Every port of `ports` must be a kernel::KernelPort.
+  // Attaches to every kernel::KernelPort of `ports`; other ports (TAP) are
+  // served by the slow path only, and decisions involving them stay there.
   static Result<std::unique_ptr<KernelDatapath>> create(std::unique_ptr<kernel::FastPath> fp, dp::Datapath& dp,
                                                         SwitchPorts& ports);
   ~KernelDatapath();

@@ -258,40 +258,22 @@ Switch::Switch(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) { impl_->own
 
 Switch::~Switch() { stop(); }
 
-namespace {
-
-// Why the tc datapath cannot serve these options ("" when it can, as far as
-// the options tell).
-std::string tc_unsupported(const SwitchOptions& opts) {
-  bool tap = opts.local_port && opts.local_port->tap;
-  for (const auto& ps : opts.ports) tap = tap || ps.tap;
-  if (tap) return "TAP ports (tap:NAME) are not served by the TC program";
-  return "";
-}
-
-}  // namespace
-
 Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts) {
   std::unique_ptr<kernel::FastPath> fp;
   if (opts.datapath != DatapathKind::kAfPacket) {
-    std::string why = tc_unsupported(opts);
-    if (why.empty()) {
-      auto loaded = kernel::FastPath::load();
-      if (loaded.ok())
-        fp = std::move(*loaded);
-      else
-        why = loaded.error().message;
-    }
-    if (!fp) {
-      if (opts.datapath == DatapathKind::kTc) return fail("--datapath tc: {}", why);
-      log::info("switch", "{}: datapath tc unavailable ({}); using af-packet", opts.name, why);
+    auto loaded = kernel::FastPath::load();
+    if (loaded.ok()) {
+      fp = std::move(*loaded);
+    } else {
+      if (opts.datapath == DatapathKind::kTc) return fail("--datapath tc: {}", loaded.error().message);
+      log::info("switch", "{}: datapath tc unavailable ({}); using af-packet", opts.name, loaded.error().message);
     }
   }
   std::vector<std::unique_ptr<Port>> ports;
   auto add = [&ports, &fp](const PortSpec& ps, std::string_view option) -> Status {
     std::string spec = ps.tap ? "tap:" + ps.ifname : ps.ifname;
     std::unique_ptr<Port> port;
-    if (fp) {
+    if (fp && !ps.tap) {  // TAP ports stay in the slow path (no TC program on them)
       auto kp = kernel::KernelPort::open(ps.ifname);
       if (!kp.ok()) return fail("{} {}: {}", option, spec, kp.error().message);
       port = std::move(*kp);
