@@ -7,7 +7,7 @@
 namespace flowlab::kernel {
 namespace {
 constexpr size_t kEth = 14;
-constexpr uint8_t kTcp = 6, kUdp = 17, kSctp = 132, kIcmp = 1;
+constexpr uint8_t kTcp = 6, kUdp = 17, kSctp = 132, kIcmp = 1, kIcmpv6 = 58;
 }  // namespace
 
 bool extract_cache_key(const uint8_t* p, size_t len, uint32_t ifindex, fl_key& k) {
@@ -19,6 +19,7 @@ bool extract_cache_key(const uint8_t* p, size_t len, uint32_t ifindex, fl_key& k
   size_t ihl = size_t(ip[0] & 0xf) * 4;
   if (len < kEth + ihl) return false;
   if (((ip[6] << 8) | ip[7]) & 0x3fff) return false;  // MF or a fragment offset
+  if (ip[9] == kIcmpv6) return false;  // the OpenFlow key reads ICMPv6 fields for it even in IPv4
   std::memcpy(k.eth_dst, p, 6);
   std::memcpy(k.eth_src, p + 6, 6);
   k.ifindex = ifindex;

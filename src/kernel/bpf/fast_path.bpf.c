@@ -59,6 +59,7 @@ volatile __u64 fl_epoch = 0;
 #define IP_SRC_OFF (ETH_LEN + 12)
 #define IP_DST_OFF (ETH_LEN + 16)
 #define PROTO_SCTP 132
+#define PROTO_ICMPV6 58
 
 static __always_inline void count_stat(__u32 i) {
   __u64 *c = bpf_map_lookup_elem(&fl_stats, &i);
@@ -78,6 +79,8 @@ static __always_inline int extract(struct __sk_buff *skb, struct fl_key *k, __u3
   __u32 ihl = ip.ihl * 4;
   if (skb->len < ETH_LEN + ihl) return -1;
   if (ip.frag_off & bpf_htons(0x3fff)) return -1;
+  /* The OpenFlow key reads ICMPv6 fields for protocol 58 even in IPv4. */
+  if (ip.protocol == PROTO_ICMPV6) return -1;
   __builtin_memcpy(k->eth_dst, eth.h_dest, 6);
   __builtin_memcpy(k->eth_src, eth.h_source, 6);
   k->ifindex = skb->ingress_ifindex;
