@@ -1,12 +1,50 @@
 // KernelPort (see kernel_port.h).
 #include "kernel/kernel_port.h"
 
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 
 #include "core/log.h"
 #include "port/netdev.h"
 
 namespace flowlab::kernel {
+namespace {
+
+std::string driver_of(std::string_view ifname) {
+  auto sock = netdev::control_socket();
+  if (!sock.ok()) return "";
+  ethtool_drvinfo info{};
+  info.cmd = ETHTOOL_GDRVINFO;
+  ifreq ifr{};
+  std::memcpy(ifr.ifr_name, ifname.data(), std::min(ifname.size(), size_t(IFNAMSIZ - 1)));
+  ifr.ifr_data = reinterpret_cast<char*>(&info);
+  if (::ioctl(sock->get(), SIOCETHTOOL, &ifr) != 0) return "";
+  return info.driver;
+}
+
+int read_iflink(std::string_view ifname) {
+  std::ifstream f("/sys/class/net/" + std::string(ifname) + "/iflink");
+  int v = 0;
+  return f >> v ? v : 0;
+}
+
+// A veth's iflink is its peer's ifindex; when no interface here has that
+// index and points back, the peer lives in another namespace.
+bool peer_elsewhere(std::string_view ifname, int ifindex) {
+  if (driver_of(ifname) != "veth") return false;
+  int peer = read_iflink(ifname);
+  if (peer <= 0) return false;
+  auto name = netdev::name_of(peer);
+  return !name.ok() || read_iflink(*name) != ifindex;
+}
+
+}  // namespace
 
 Result<std::unique_ptr<KernelPort>> KernelPort::open(std::string_view ifname) {
   std::unique_ptr<KernelPort> p(new KernelPort());
@@ -29,6 +67,9 @@ Result<std::unique_ptr<KernelPort>> KernelPort::open(std::string_view ifname) {
     std::fclose(f);
   }
   FLOWLAB_TRY(netdev::set_up(up, true));
+  p->veth_peer_elsewhere_ = peer_elsewhere(ifname, p->tx_->ifindex());
+  log::debug("kernel", "{}: upcall device {}{}", ifname, up,
+             p->veth_peer_elsewhere_ ? ", veth peer in another namespace (redirect_peer)" : "");
   return p;
 }
 

@@ -34,6 +34,9 @@ class KernelPort final : public Port {
   size_t tx_batch(PacketBatch& batch) override;
 
   int upcall_ifindex() const { return upcall_->ifindex(); }
+  // A veth whose peer is in another network namespace: the fast path can hand
+  // packets straight to the peer's ingress (bpf_redirect_peer).
+  bool veth_peer_elsewhere() const { return veth_peer_elsewhere_; }
   std::string_view upcall_name() const { return upcall_->name(); }
   void add_fast_path_rx(uint64_t pkts, uint64_t bytes) { counters_.add_rx(pkts, bytes); }
   void add_fast_path_tx(uint64_t pkts, uint64_t bytes) { counters_.add_tx(pkts, bytes); }
@@ -42,6 +45,7 @@ class KernelPort final : public Port {
   KernelPort() = default;
   std::unique_ptr<AfPacketPort> tx_;
   std::unique_ptr<TapPort> upcall_;
+  bool veth_peer_elsewhere_ = false;
 };
 
 }  // namespace flowlab::kernel

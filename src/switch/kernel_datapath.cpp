@@ -106,6 +106,9 @@ void KernelDatapath::learn(dp::ForwardingContext& ctx, const std::vector<Pending
     fl_value v{};
     v.epoch = epoch;
     bool ok = true;
+    int last_out = -1;
+    for (size_t i = 0; i < d->n_ops; ++i)
+      if (d->ops[i].kind == dp::FastPathOp::Kind::kOutput) last_out = int(i);
     for (size_t i = 0; i < d->n_ops && ok; ++i) {
       const dp::FastPathOp& op = d->ops[i];
       fl_op& k = v.ops[v.n_ops++];
@@ -117,7 +120,10 @@ void KernelDatapath::learn(dp::ForwardingContext& ctx, const std::vector<Pending
             ok = false;
             break;
           }
-          k.kind = FL_OP_OUTPUT;
+          // The last output can skip the veth's backlog when its peer is in
+          // another namespace; earlier ones are clones (plain redirect).
+          kernel::KernelPort* kp = kport(*sp);
+          k.kind = int(i) == last_out && kp && kp->veth_peer_elsewhere() ? FL_OP_OUTPUT_PEER : FL_OP_OUTPUT;
           k.arg32 = uint32_t(sp->port->ifindex());
           e.out_ports.push_back(ifindex_to_port_[k.arg32]);
           break;
