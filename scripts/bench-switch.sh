@@ -85,17 +85,21 @@ setup_topology() {
 }
 
 # ---- backends -------------------------------------------------------------
+OF_PORT=6633
 start_flowlab() {  # $1 = tc | af-packet
-  in_ns $SW "$BIN" switch --name bench --port p1 --port p2 --threads "$THREADS" --datapath "$1" \
-      --listen ptcp:6634:127.0.0.1 --log-level warn --stats-file $RUN/flowlab-$1.json &
+  OF_PORT=$((OF_PORT + 1))  # a fresh port per run: the last one may still be in TIME_WAIT
+  # Not through in_ns: $! must be the switch itself (ip netns exec execs it),
+  # not a subshell that a kill would leave the switch running behind.
+  ip netns exec $SW "$BIN" switch --name bench --port p1 --port p2 --threads "$THREADS" --datapath "$1" \
+      --listen ptcp:$OF_PORT:127.0.0.1 --log-level warn --stats-file $RUN/flowlab-$1.json &
   FLOWLAB_PID=$!
-  for _ in $(seq 50); do in_ns $SW ovs-ofctl -O OpenFlow13 show tcp:127.0.0.1:6634 >/dev/null 2>&1 && break; sleep 0.1; done
-  in_ns $SW ovs-ofctl -O OpenFlow13 add-flow tcp:127.0.0.1:6634 in_port=1,actions=output:2
-  in_ns $SW ovs-ofctl -O OpenFlow13 add-flow tcp:127.0.0.1:6634 in_port=2,actions=output:1
+  for _ in $(seq 50); do in_ns $SW ovs-ofctl -O OpenFlow13 show tcp:127.0.0.1:$OF_PORT >/dev/null 2>&1 && break; sleep 0.1; done
+  in_ns $SW ovs-ofctl -O OpenFlow13 add-flow tcp:127.0.0.1:$OF_PORT in_port=1,actions=output:2
+  in_ns $SW ovs-ofctl -O OpenFlow13 add-flow tcp:127.0.0.1:$OF_PORT in_port=2,actions=output:1
 }
 stop_flowlab() {
   [[ -n "$FLOWLAB_PID" ]] || return 0
-  kill "$FLOWLAB_PID"; wait "$FLOWLAB_PID" || true
+  kill "$FLOWLAB_PID" 2>/dev/null || true; wait "$FLOWLAB_PID" || true
   FLOWLAB_PID=""
   for f in $RUN/flowlab-*.json; do
     [[ -f $f ]] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('bench-switch:', d['name'], 'fast_path', json.dumps(d.get('fast_path')))" "$f" >&2
