@@ -122,6 +122,9 @@ Datapath::Datapath(DatapathConfig cfg, const PortView* ports)
 Datapath::~Datapath() = default;
 
 Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::flow_mod(const of::FlowMod& fm, uint64_t now_ns) {
+  // Flow-removed messages of a delete count the kernel fast path's hits too.
+  if (fm.command == of::FlowModCommand::kDelete || fm.command == of::FlowModCommand::kDeleteStrict)
+    impl_->sync_stats();
   std::lock_guard lk(impl_->mu);
   auto r = impl_->apply_flow_mod(fm, now_ns);
   if (r.ok()) impl_->maybe_publish();

@@ -223,8 +223,8 @@ class Datapath {
   // entry of older versions stale there, so a barrier reply after a change
   // means no packet meets a stale entry.
   void set_publish_hook(std::function<void(uint64_t version)> fn);
-  // Called (agent thread) before flow/aggregate/table stats and expire():
-  // folds the kernel's hit counters into flows and tables.
+  // Called (agent thread) before flow/aggregate/table stats, expire() and
+  // delete flow-mods: folds the kernel's hit counters into flows and tables.
   void set_stats_sync_hook(std::function<void()> fn);
 
   DatapathImpl& impl() { return *impl_; }

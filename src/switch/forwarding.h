@@ -22,6 +22,10 @@
 //     flush every staging batch with Port::tx_batch (one send per port per batch)
 //   wake the agent once if anything was queued for the controller.
 //
+// With --datapath tc the ports' rx fds are their upcall devices: the thread
+// only sees the kernel fast path's misses; around process_batch it captures
+// their cache keys and installs what the pipeline decided (kernel_datapath.h).
+//
 // Invariants
 // - The forwarding thread never blocks on the agent or a controller: the
 //   to-controller ring is bounded (SwitchOptions::to_controller_queue); when
