@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# bench-switch.sh: the two-host topology through four switches in one run —
-# flowlab switch (static flows via ovs-ofctl, no controller), Open vSwitch
-# userspace (datapath_type=netdev) without and with userspace-tso-enable, and a
-# Linux bridge — with veth offloads at their defaults. Prints TCP Gbit/s, UDP
-# 64-byte and 1470-byte packet rates (received), ping RTT, and flowlab's ratio
-# to each. Not a test: needs root, iperf3, ovs-vswitchd/ovsdb-server/ovs-ofctl.
+# bench-switch.sh: the two-host topology through each switch in one run —
+# flowlab switch on its eBPF/TC fast path (--datapath tc) and on AF_PACKET
+# (--datapath af-packet), static flows via ovs-ofctl and no controller; Open
+# vSwitch userspace (datapath_type=netdev) with userspace-tso-enable (and
+# without, with -a); a Linux bridge — plus "direct", the two hosts on one veth
+# pair (the senders' own ceiling) — with veth offloads at their defaults.
+# Prints TCP Gbit/s, CPU ns per KB, UDP 64-byte and 1470-byte packet rates
+# received (flowlab pktgen as the sender: sendmmsg, 64 flows), ping RTT and
+# tcp-rr latency (p50), medians of -r repeats, and each one's ratio to the
+# bridge. Not a test: needs root, iperf3, ovs-vswitchd/ovsdb-server/ovs-ofctl.
 #
-#   sudo scripts/bench-switch.sh [-b path/to/flowlab] [-t seconds] [-r repeats] [-o results.json]
+#   sudo scripts/bench-switch.sh [-b path/to/flowlab] [-t seconds] [-r repeats] [-o results.json] [-a]
 #
 # Layout: namespaces h1 (10.0.0.1) and h2 (10.0.0.2), and a switch namespace
 # holding the other ends of their veths (p1, p2). Every backend runs in the
@@ -15,17 +19,19 @@ set -euo pipefail
 
 BIN="${FLOWLAB_BINARY:-}"
 DUR=5
-REPEATS=1
+REPEATS=3
 OUT=""
 THREADS=1
-while getopts "b:t:r:o:j:h" opt; do
+ALL_OVS=0
+while getopts "b:t:r:o:j:ah" opt; do
   case $opt in
     b) BIN=$OPTARG ;;
     t) DUR=$OPTARG ;;
     r) REPEATS=$OPTARG ;;
     o) OUT=$OPTARG ;;
     j) THREADS=$OPTARG ;;
-    *) sed -n '2,14p' "$0"; exit 2 ;;
+    a) ALL_OVS=1 ;;
+    *) sed -n '2,18p' "$0"; exit 2 ;;
   esac
 done
 if [[ -z "$BIN" ]]; then
@@ -40,7 +46,7 @@ for t in iperf3 ping ip ovs-vsctl ovs-vswitchd ovsdb-server ovsdb-tool ovs-ofctl
 done
 
 TAG="fb$$"
-H1="${TAG}h1"; H2="${TAG}h2"; SW="${TAG}sw"
+H1="${TAG}h1"; H2="${TAG}h2"; SW="${TAG}sw"; D1="${TAG}d1"; D2="${TAG}d2"
 RUN=$(mktemp -d /tmp/flowlab-bench.XXXXXX)
 FLOWLAB_PID=""
 
@@ -48,7 +54,7 @@ cleanup() {
   set +e
   [[ -n "$FLOWLAB_PID" ]] && kill "$FLOWLAB_PID" 2>/dev/null && wait "$FLOWLAB_PID" 2>/dev/null
   stop_ovs
-  for ns in $H1 $H2 $SW; do ip netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null; ip netns del $ns 2>/dev/null; done
+  for ns in $H1 $H2 $SW $D1 $D2; do ip netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null; ip netns del $ns 2>/dev/null; done
   rm -rf "$RUN"
 }
 trap cleanup EXIT
@@ -68,21 +74,37 @@ setup_topology() {
     in_ns $SW ip link set p$i up
   done
   in_ns $SW ip link set lo up
+  # "direct": the same two hosts' addresses on one veth pair, no switch.
+  ip netns add $D1; ip netns add $D2
+  ip link add eth0 netns $D1 type veth peer name eth0 netns $D2
+  for i in 1 2; do
+    in_ns ${TAG}d$i ip addr add 10.0.0.$i/24 dev eth0
+    in_ns ${TAG}d$i ip link set eth0 up
+    in_ns ${TAG}d$i ip link set lo up
+  done
 }
 
 # ---- backends -------------------------------------------------------------
-start_flowlab() {
-  in_ns $SW "$BIN" switch --name bench --port p1 --port p2 --threads "$THREADS" \
-      --listen ptcp:6634:127.0.0.1 --log-level warn &
+OF_PORT=6633
+start_flowlab() {  # $1 = tc | af-packet
+  OF_PORT=$((OF_PORT + 1))  # a fresh port per run: the last one may still be in TIME_WAIT
+  # Not through in_ns: $! must be the switch itself (ip netns exec execs it),
+  # not a subshell that a kill would leave the switch running behind.
+  ip netns exec $SW "$BIN" switch --name bench --port p1 --port p2 --threads "$THREADS" --datapath "$1" \
+      --listen ptcp:$OF_PORT:127.0.0.1 --log-level warn --stats-file $RUN/flowlab-$1.json &
   FLOWLAB_PID=$!
-  for _ in $(seq 50); do in_ns $SW ovs-ofctl -O OpenFlow13 show tcp:127.0.0.1:6634 >/dev/null 2>&1 && break; sleep 0.1; done
-  in_ns $SW ovs-ofctl -O OpenFlow13 add-flow tcp:127.0.0.1:6634 in_port=1,actions=output:2
-  in_ns $SW ovs-ofctl -O OpenFlow13 add-flow tcp:127.0.0.1:6634 in_port=2,actions=output:1
+  for _ in $(seq 50); do in_ns $SW ovs-ofctl -O OpenFlow13 show tcp:127.0.0.1:$OF_PORT >/dev/null 2>&1 && break; sleep 0.1; done
+  in_ns $SW ovs-ofctl -O OpenFlow13 add-flow tcp:127.0.0.1:$OF_PORT in_port=1,actions=output:2
+  in_ns $SW ovs-ofctl -O OpenFlow13 add-flow tcp:127.0.0.1:$OF_PORT in_port=2,actions=output:1
 }
 stop_flowlab() {
   [[ -n "$FLOWLAB_PID" ]] || return 0
-  kill "$FLOWLAB_PID"; wait "$FLOWLAB_PID" || true
+  kill "$FLOWLAB_PID" 2>/dev/null || true; wait "$FLOWLAB_PID" || true
   FLOWLAB_PID=""
+  for f in $RUN/flowlab-*.json; do
+    [[ -f $f ]] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('bench-switch:', d['name'], 'fast_path', json.dumps(d.get('fast_path')))" "$f" >&2
+    rm -f "$f"
+  done
 }
 
 ovs_env() { export OVS_RUNDIR=$RUN/ovs OVS_LOGDIR=$RUN/ovs OVS_DBDIR=$RUN/ovs; }
@@ -140,14 +162,26 @@ measure_tcp() {
   json_get "'%.3f %.2f %.1f' % (d['end']['sum_received']['bits_per_second']/1e9, ($b1-$b0)/$hz/($t1-$t0), ($b1-$b0)/$hz*1e9/(d['end']['sum_received']['bytes']/1024))" < $RUN/tcp.json
   [[ -f $RUN/iperf3.pid ]] && kill "$(cat $RUN/iperf3.pid)" 2>/dev/null; rm -f $RUN/iperf3.pid; sleep 0.2
 }
-measure_udp() {  # $1 = payload bytes; prints received packets per second
-  in_ns $H2 iperf3 -s -1 -p 5202 -D --pidfile $RUN/iperf3u.pid >/dev/null 2>&1; sleep 0.3
-  timeout $((DUR + 15)) ip netns exec $H1 iperf3 -c 10.0.0.2 -p 5202 -u -b 0 -l "$1" -t "$DUR" -J 2>/dev/null |
-    json_get "'%.0f' % (d['end']['sum_received']['bytes']/$1/d['end']['sum_received']['seconds'])"
-  [[ -f $RUN/iperf3u.pid ]] && kill "$(cat $RUN/iperf3u.pid)" 2>/dev/null; rm -f $RUN/iperf3u.pid; sleep 0.2
+# Received packets per second at h2's eth0 while `flowlab pktgen` sends from
+# h1 (64 UDP flows, sendmmsg). $1 = payload bytes.
+measure_udp() {
+  local r0 r1 t0 t1
+  r0=$(in_ns $H2 cat /sys/class/net/eth0/statistics/rx_packets); t0=$(date +%s.%N)
+  timeout $((DUR + 15)) ip netns exec $H1 "$BIN" pktgen --dst 10.0.0.2 --size "$1" --flows 64 --seconds "$DUR" >/dev/null 2>&1 || true
+  sleep 0.1
+  r1=$(in_ns $H2 cat /sys/class/net/eth0/statistics/rx_packets); t1=$(date +%s.%N)
+  python3 -c "print('%.0f' % (($r1-$r0)/($t1-$t0-0.1)))" 2>/dev/null || echo fail
 }
 measure_ping() {
   in_ns $H1 ping -c 20 -i 0.05 -q 10.0.0.2 2>/dev/null | awk -F/ '/rtt|round-trip/ {printf "%.3f\n", $5; found=1} END {if (!found) print "fail"}'
+}
+# tcp-rr: 1-byte request/response over one TCP connection; p50 in microseconds.
+measure_rr() {
+  in_ns $H2 "$BIN" lab tcp-rr-server --port 7001 --timeout 20 >/dev/null 2>&1 &
+  local srv=$!; sleep 0.3
+  timeout 30 ip netns exec $H1 "$BIN" lab tcp-rr-client --host 10.0.0.2 --port 7001 --count 3000 --size 1 2>/dev/null |
+    json_get "'%.1f' % d['rtt_p50_us']"
+  kill $srv 2>/dev/null; wait $srv 2>/dev/null || true
 }
 
 median() { python3 -c "import sys,statistics as s; v=[float(x) for x in sys.argv[1:] if x!='fail']; print(('%.3f' % s.median(v)) if v else 'fail')" "$@"; }
@@ -158,51 +192,60 @@ run_backend() {  # name start stop
   echo "bench-switch: $name ..." >&2
   $start
   in_ns $H1 ping -c 2 -W 2 10.0.0.2 >/dev/null 2>&1 || true   # warm up ARP / learning
-  local tcp=() cores=() nskb=() u64=() u1470=() rtt=() m
+  local tcp=() cores=() nskb=() u64=() u1470=() rtt=() rr=() m
   for _ in $(seq "$REPEATS"); do
     read -r -a m <<< "$(measure_tcp)"
     tcp+=("${m[0]}"); cores+=("${m[1]:-fail}"); nskb+=("${m[2]:-fail}")
-    u64+=("$(measure_udp 18)"); u1470+=("$(measure_udp 1470)"); rtt+=("$(measure_ping)")
+    u64+=("$(measure_udp 18)"); u1470+=("$(measure_udp 1470)"); rtt+=("$(measure_ping)"); rr+=("$(measure_rr)")
   done
   R[$name,tcp]=$(median "${tcp[@]}"); R[$name,cores]=$(median "${cores[@]}"); R[$name,nskb]=$(median "${nskb[@]}")
   R[$name,u64]=$(median "${u64[@]}")
-  R[$name,u1470]=$(median "${u1470[@]}"); R[$name,rtt]=$(median "${rtt[@]}")
+  R[$name,u1470]=$(median "${u1470[@]}"); R[$name,rtt]=$(median "${rtt[@]}"); R[$name,rr]=$(median "${rr[@]}")
   $stop
 }
 
 setup_topology
-run_backend flowlab start_flowlab stop_flowlab
-run_backend ovs "start_ovs false" stop_ovs
+BACKENDS=(flowlab-tc flowlab-afp)
+run_backend flowlab-tc "start_flowlab tc" stop_flowlab
+run_backend flowlab-afp "start_flowlab af-packet" stop_flowlab
+if [[ $ALL_OVS == 1 ]]; then run_backend ovs "start_ovs false" stop_ovs; BACKENDS+=(ovs); fi
 run_backend ovs-tso "start_ovs true" stop_ovs
 run_backend bridge start_bridge stop_bridge
+# The senders' ceiling: the same measurements on a direct veth pair.
+H1_SAVED=$H1; H2_SAVED=$H2; H1=$D1; H2=$D2
+run_backend direct true true
+H1=$H1_SAVED; H2=$H2_SAVED
+BACKENDS+=(ovs-tso bridge direct)
 
 ratio() { python3 -c "import sys; a,b=sys.argv[1],sys.argv[2]; print('-' if 'fail' in (a,b) or float(b)==0 else '%.2fx' % (float(a)/float(b)))" "$1" "$2"; }
 
-printf "\n%-10s %10s %9s %11s %14s %14s %10s\n" backend "TCP Gbit/s" "TCP cores" "TCP ns/KB" "UDP64 pps" "UDP1470 pps" "ping ms"
-for b in flowlab ovs ovs-tso bridge; do
-  printf "%-10s %10s %9s %11s %14s %14s %10s\n" $b "${R[$b,tcp]}" "${R[$b,cores]}" "${R[$b,nskb]}" \
-    "${R[$b,u64]}" "${R[$b,u1470]}" "${R[$b,rtt]}"
+printf "\n%-12s %10s %9s %10s %12s %12s %9s %10s\n" backend "TCP Gbit/s" "TCP cores" "TCP ns/KB" "UDP64 pps" "UDP1470 pps" "ping ms" "rr p50 us"
+for b in "${BACKENDS[@]}"; do
+  printf "%-12s %10s %9s %10s %12s %12s %9s %10s\n" $b "${R[$b,tcp]}" "${R[$b,cores]}" "${R[$b,nskb]}" \
+    "${R[$b,u64]}" "${R[$b,u1470]}" "${R[$b,rtt]}" "${R[$b,rr]}"
 done
-printf "(TCP cores: the machine's busy cores during the TCP run, iperf3 included, of %s;\n" "$(nproc)"
-printf " TCP ns/KB: busy CPU time per KB carried, the whole path's cost)\n"
-printf "\nflowlab / other (higher is better for rates; for ping lower is better)\n"
-printf "%-10s %10s %14s %14s %10s\n" vs TCP UDP64 UDP1470 ping
-for b in ovs ovs-tso bridge; do
-  printf "%-10s %10s %14s %14s %10s\n" $b "$(ratio "${R[flowlab,tcp]}" "${R[$b,tcp]}")" \
-    "$(ratio "${R[flowlab,u64]}" "${R[$b,u64]}")" "$(ratio "${R[flowlab,u1470]}" "${R[$b,u1470]}")" \
-    "$(ratio "${R[flowlab,rtt]}" "${R[$b,rtt]}")"
+printf "(medians of %s; TCP cores: the machine's busy cores during the TCP run, iperf3 included, of %s;\n" "$REPEATS" "$(nproc)"
+printf " TCP ns/KB: busy CPU time per KB carried, the whole path's cost; direct: no switch, the senders' ceiling)\n"
+printf "\nratio to the Linux bridge (rates: higher is better; ping, rr, ns/KB: lower is better)\n"
+printf "%-12s %8s %8s %8s %9s %8s %8s\n" backend TCP ns/KB UDP64 UDP1470 ping rr
+for b in "${BACKENDS[@]}"; do
+  [[ $b == bridge ]] && continue
+  printf "%-12s %8s %8s %8s %9s %8s %8s\n" $b "$(ratio "${R[$b,tcp]}" "${R[bridge,tcp]}")" \
+    "$(ratio "${R[$b,nskb]}" "${R[bridge,nskb]}")" "$(ratio "${R[$b,u64]}" "${R[bridge,u64]}")" \
+    "$(ratio "${R[$b,u1470]}" "${R[bridge,u1470]}")" "$(ratio "${R[$b,rtt]}" "${R[bridge,rtt]}")" \
+    "$(ratio "${R[$b,rr]}" "${R[bridge,rr]}")"
 done
-printf "\ntargets: TCP >= 1.3x ovs-tso and >= 0.8x bridge\n"
+printf "\ntargets (flowlab-tc vs bridge): TCP >= 1.2x, UDP64 >= 1.5x, ping <= 1.0x, ns/KB <= 1.0x\n"
 
 if [[ -n "$OUT" ]]; then
   {
     echo "{"
     first=1
-    for b in flowlab ovs ovs-tso bridge; do
+    for b in "${BACKENDS[@]}"; do
       [[ $first == 1 ]] || echo ","
       first=0
-      printf '  "%s": {"tcp_gbps": "%s", "tcp_cores": "%s", "tcp_ns_per_kb": "%s", "udp64_pps": "%s", "udp1470_pps": "%s", "ping_ms": "%s"}' \
-        $b "${R[$b,tcp]}" "${R[$b,cores]}" "${R[$b,nskb]}" "${R[$b,u64]}" "${R[$b,u1470]}" "${R[$b,rtt]}"
+      printf '  "%s": {"tcp_gbps": "%s", "tcp_cores": "%s", "tcp_ns_per_kb": "%s", "udp64_pps": "%s", "udp1470_pps": "%s", "ping_ms": "%s", "tcp_rr_p50_us": "%s"}' \
+        $b "${R[$b,tcp]}" "${R[$b,cores]}" "${R[$b,nskb]}" "${R[$b,u64]}" "${R[$b,u1470]}" "${R[$b,rtt]}" "${R[$b,rr]}"
     done
     echo; echo "}"
   } > "$OUT"

@@ -12,6 +12,9 @@ PACKAGES=(
   # that needs no Boost (Beast needs Boost.Asio, the project uses standalone asio); its request
   # threads hand work to the controller's io_contexts, so requests never block the OpenFlow path.
   libcpp-httplib-dev
+  # the eBPF fast path (src/kernel): libbpf to load/attach, bpftool to embed the
+  # program as a skeleton, clang (above) compiles it with -target bpf
+  libbpf-dev bpftool
   # lab, peers and traffic tools
   iproute2 iptables ethtool iputils-ping procps psmisc
   openvswitch-switch python3-os-ken iperf3 iperf tshark openssl

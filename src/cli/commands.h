@@ -19,5 +19,6 @@ int run_controller(int argc, char** argv);
 int run_ofctl(int argc, char** argv);
 int run_lab(int argc, char** argv);
 int run_cbench(int argc, char** argv);
+int run_pktgen(int argc, char** argv);
 
 }  // namespace flowlab::cli

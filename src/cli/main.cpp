@@ -19,6 +19,7 @@ void usage() {
       "  ofctl       management client in ovs-ofctl style\n"
       "  lab         build topologies in namespaces, run traffic, report\n"
       "  cbench      controller benchmark\n"
+      "  pktgen      UDP packet generator for switch benchmarks\n"
       "run 'flowlab COMMAND --help' for a command's options\n",
       stderr);
 }

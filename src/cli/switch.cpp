@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -47,6 +48,13 @@ int run_switch(int argc, char** argv) {
   app.add_option("--listen", listeners, "ptcp:PORT[:IP] for ofctl / ovs-ofctl; repeatable");
   app.add_option("--fail-mode", fail_mode,
                  "secure (keep flows) or standalone (learning switch without controller)");
+  // FLOWLAB_DATAPATH sets the default (the test suites run once per datapath with it).
+  const char* dp_env = std::getenv("FLOWLAB_DATAPATH");
+  std::string datapath = dp_env && *dp_env ? dp_env : "auto";
+  app.add_option("--datapath", datapath,
+                 "tc: eBPF fast path at TC ingress in front of the user-space pipeline (the default where "
+                 "the kernel allows it; falls back to af-packet with a log line, explicit tc exits 2); "
+                 "af-packet: the user-space pipeline on AF_PACKET rings only; auto (default, or $FLOWLAB_DATAPATH)");
   app.add_option("--threads", threads, "forwarding threads");
   app.add_option("--tables", n_tables, "flow tables (1..254)");
   app.add_option("--protocols", protocols, "OpenFlow13,OpenFlow10");
@@ -99,6 +107,9 @@ int run_switch(int argc, char** argv) {
   auto pr = sw::parse_protocols(protocols);
   if (!pr.ok()) return error_exit(pr.error().message);
   opts.version_bitmap = *pr;
+  auto dk = sw::parse_datapath(datapath);
+  if (!dk.ok()) return error_exit(dk.error().message);
+  opts.datapath = *dk;
   opts.threads = threads;
   opts.stats_file = stats_file;
   opts.cert_file = cert;

@@ -73,6 +73,7 @@ void DatapathImpl::publish() {
   last = s;
   current.store(s, std::memory_order_release);
   version.store(s->version, std::memory_order_release);
+  if (publish_hook) publish_hook(s->version);
 }
 
 void DatapathImpl::maybe_publish() {
@@ -121,6 +122,9 @@ Datapath::Datapath(DatapathConfig cfg, const PortView* ports)
 Datapath::~Datapath() = default;
 
 Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::flow_mod(const of::FlowMod& fm, uint64_t now_ns) {
+  // Flow-removed messages of a delete count the kernel fast path's hits too.
+  if (fm.command == of::FlowModCommand::kDelete || fm.command == of::FlowModCommand::kDeleteStrict)
+    impl_->sync_stats();
   std::lock_guard lk(impl_->mu);
   auto r = impl_->apply_flow_mod(fm, now_ns);
   if (r.ok()) impl_->maybe_publish();
@@ -175,6 +179,7 @@ OfStatus Datapath::table_mod(const of::TableMod& tm) {
 }
 
 std::vector<of::FlowRemoved> Datapath::expire(uint64_t now_ns) {
+  impl_->sync_stats();  // idle timeouts see kernel fast-path hits
   std::lock_guard lk(impl_->mu);
   auto out = impl_->expire_locked(now_ns);
   for (bool d : impl_->dirty)
@@ -217,6 +222,13 @@ size_t Datapath::flow_count() const {
   std::lock_guard lk(impl_->mu);
   return impl_->flow_count_locked();
 }
+
+void Datapath::set_publish_hook(std::function<void(uint64_t)> fn) {
+  std::lock_guard lk(impl_->mu);
+  impl_->publish_hook = std::move(fn);
+}
+
+void Datapath::set_stats_sync_hook(std::function<void()> fn) { impl_->stats_sync_hook = std::move(fn); }
 
 uint64_t Datapath::version() const { return impl_->version.load(std::memory_order_acquire); }
 

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -215,6 +216,16 @@ class Datapath {
   // pkt.in_port must hold the packet-out's in_port (of::port::kController when none).
   // OFPP_TABLE submits the packet to table 0.
   void packet_out(ForwardingContext& ctx, Packet& pkt, const of::ActionList& actions, uint64_t now_ns);
+
+  // ---- kernel fast path hooks (the switch sets them before it starts) ------
+  // Called after every publish, on the publishing thread and under the
+  // datapath's lock, with the new version: the switch makes every kernel cache
+  // entry of older versions stale there, so a barrier reply after a change
+  // means no packet meets a stale entry.
+  void set_publish_hook(std::function<void(uint64_t version)> fn);
+  // Called (agent thread) before flow/aggregate/table stats, expire() and
+  // delete flow-mods: folds the kernel's hit counters into flows and tables.
+  void set_stats_sync_hook(std::function<void()> fn);
 
   DatapathImpl& impl() { return *impl_; }
   const DatapathImpl& impl() const { return *impl_; }

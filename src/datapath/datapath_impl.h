@@ -95,6 +95,12 @@ struct DatapathImpl {
   int defer_depth = 0;                   // DeferredPublish guards alive
   bool publish_pending = false;
 
+  std::function<void(uint64_t)> publish_hook;  // Datapath::set_publish_hook
+  std::function<void()> stats_sync_hook;       // Datapath::set_stats_sync_hook
+  void sync_stats() const {
+    if (stats_sync_hook) stats_sync_hook();
+  }
+
   // ---- published ----
   std::atomic<std::shared_ptr<const Snapshot>> current;
   std::atomic<uint64_t> version{0};

@@ -40,6 +40,7 @@ Result<MaskedKey, of::OfError> stats_filter(const DatapathImpl& d, const of::Flo
 Result<of::FlowStatsReply, of::OfError> Datapath::flow_stats(const of::FlowStatsRequest& req,
                                                              uint64_t now_ns) const {
   const DatapathImpl& d = *impl_;
+  d.sync_stats();
   std::lock_guard lk(d.mu);
   FLOWLAB_ASSIGN_OR_RETURN(MaskedKey filter, stats_filter(d, req));
   of::FlowStatsReply reply;
@@ -65,6 +66,7 @@ Result<of::FlowStatsReply, of::OfError> Datapath::flow_stats(const of::FlowStats
 Result<of::AggregateStatsReply, of::OfError> Datapath::aggregate_stats(
     const of::FlowStatsRequest& req) const {
   const DatapathImpl& d = *impl_;
+  d.sync_stats();
   std::lock_guard lk(d.mu);
   FLOWLAB_ASSIGN_OR_RETURN(MaskedKey filter, stats_filter(d, req));
   of::AggregateStatsReply reply;
@@ -79,6 +81,7 @@ Result<of::AggregateStatsReply, of::OfError> Datapath::aggregate_stats(
 
 of::TableStatsReply Datapath::table_stats() const {
   const DatapathImpl& d = *impl_;
+  d.sync_stats();
   CounterTotals totals;
   {
     std::lock_guard lk(d.reg_mu);

@@ -303,7 +303,11 @@ nlohmann::json SwitchInstance::counters() const {
     // written every 500 ms by --stats-file.
     std::ifstream in(stats_path_);
     auto stats = nlohmann::json::parse(in, nullptr, false);
-    if (!stats.is_discarded()) j["stats"] = stats;
+    if (!stats.is_discarded()) {
+      // Which datapath ran (tc: eBPF fast path, af-packet) and packets per path.
+      if (stats.contains("fast_path")) j["datapath"] = stats["fast_path"].value("datapath", "");
+      j["stats"] = stats;
+    }
   } else {
     keep("dump_ports",
          run_command({"ip", "-s", "link", "show", "master", bridge_name()}, in_ns(env_.core_ns)));

@@ -123,6 +123,20 @@ Status AfPacketPort::setup(std::string_view ifname, const PortOptions& opts) {
   if (::setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &kSockBuf, sizeof kSockBuf) < 0)
     (void)::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &kSockBuf, sizeof kSockBuf);
 
+  receive_ = opts.receive;
+  if (receive_) FLOWLAB_TRY(setup_ring(ifname, opts));
+
+  sockaddr_ll sll{};
+  sll.sll_family = AF_PACKET;
+  sll.sll_protocol = receive_ ? htons(ETH_P_ALL) : 0;  // protocol 0: transmit only
+  sll.sll_ifindex = ifindex_;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&sll), sizeof sll) < 0)
+    return fail("{}: bind failed: {}", ifname, std::strerror(errno));
+  return finish_setup(ifname, opts);
+}
+
+Status AfPacketPort::setup_ring(std::string_view ifname, const PortOptions& opts) {
+  int fd = fd_.get();
   frame_size_ = opts.ring_frame_size ? TPACKET_ALIGN(opts.ring_frame_size) : kDefaultFrameSize;
   if (frame_size_ < 2048 || frame_size_ > kBlockSize)
     return fail("{}: ring frame size {} out of range [2048, {}]", ifname, frame_size_, kBlockSize);
@@ -148,14 +162,11 @@ Status AfPacketPort::setup(std::string_view ifname, const PortOptions& opts) {
   slots_.resize(frame_nr_);
   for (uint32_t i = 0; i < frame_nr_; ++i)
     slots_[i] = ring_ + size_t(i / per_block) * kBlockSize + size_t(i % per_block) * frame_size_;
+  return ok_status();
+}
 
-  sockaddr_ll sll{};
-  sll.sll_family = AF_PACKET;
-  sll.sll_protocol = htons(ETH_P_ALL);
-  sll.sll_ifindex = ifindex_;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&sll), sizeof sll) < 0)
-    return fail("{}: bind failed: {}", ifname, std::strerror(errno));
-
+Status AfPacketPort::finish_setup(std::string_view ifname, const PortOptions& opts) {
+  int fd = fd_.get();
   if (opts.promiscuous) {
     packet_mreq mr{};
     mr.mr_ifindex = ifindex_;
@@ -286,6 +297,10 @@ bool AfPacketPort::receive_one(void* slot, uint32_t status, Packet& pkt) {
 }
 
 size_t AfPacketPort::rx_batch(PacketBatch& batch, size_t max) {
+  if (!receive_) {
+    batch.pkts.clear();
+    return 0;
+  }
   size_t limit = std::min(max, batch.pkts.size());
   size_t n = 0;
   uint64_t bytes = 0;

@@ -29,7 +29,7 @@ class AfPacketPort final : public Port {
   uint32_t mtu() const override;
   bool link_up() const override;
   uint32_t speed_mbps() const override;
-  int poll_fd() const override { return fd_.get(); }
+  int poll_fd() const override { return receive_ ? fd_.get() : -1; }
   PortCapabilities capabilities() const override { return caps_; }
 
   size_t rx_batch(PacketBatch& batch, size_t max) override;
@@ -42,6 +42,8 @@ class AfPacketPort final : public Port {
  private:
   AfPacketPort() = default;
   Status setup(std::string_view ifname, const PortOptions& opts);
+  Status setup_ring(std::string_view ifname, const PortOptions& opts);
+  Status finish_setup(std::string_view ifname, const PortOptions& opts);
   bool receive_one(void* slot, uint32_t status, Packet& pkt);
   bool receive_copied(Packet& pkt);
   void account_kernel_drops();
@@ -66,6 +68,7 @@ class AfPacketPort final : public Port {
   std::string name_;
   int ifindex_ = 0;
   bool vnet_ = false;
+  bool receive_ = true;
   PortCapabilities caps_;
 
   // Transmit state, guarded by tx_mu_.

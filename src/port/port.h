@@ -89,6 +89,11 @@ struct PortOptions {
   bool create_tap = true;        // TAP: create the device if it does not exist
   uint32_t ring_blocks = 0;      // AF_PACKET RX ring size in blocks (0: default)
   uint32_t ring_frame_size = 0;  // AF_PACKET ring slot size in bytes (0: default, fits 64 KB)
+  // AF_PACKET: false opens a transmit-only socket (bound to no protocol, no
+  // ring, poll_fd() -1): the kernel fast path receives the port at TC ingress
+  // and an ETH_P_ALL socket would see every packet before it.
+  bool receive = true;
+  bool tap_up = true;  // TAP: bring a created device up (false: the caller does)
 };
 
 class Port {

@@ -68,7 +68,7 @@ Status TapPort::setup(std::string_view tapname, const PortOptions& opts) {
     }
   }
   FLOWLAB_ASSIGN_OR_RETURN(ifindex_, netdev::ifindex(tapname, ctl_.get()));
-  if (created_) {
+  if (created_ && opts.tap_up) {
     auto st = netdev::set_up(tapname, true, ctl_.get());
     if (!st.ok()) log::warn("port", "{}: cannot bring the new tap up: {}", tapname, st.error().message);
   }

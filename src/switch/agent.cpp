@@ -444,6 +444,7 @@ void Agent::expire(uint64_t now_ns) {
 }
 
 void Agent::port_changed(size_t port_index, of::PortStatusReason reason) {
+  if (shared_.on_port_change) shared_.on_port_change();  // kernel fast path: entries become stale
   of::PortStatus ps;
   ps.reason = uint8_t(reason);
   ps.desc = ports_.desc(ports_.at(port_index));

@@ -98,6 +98,7 @@ void Agent::on_multipart(Peer& p, const of::Message& m, ByteSpan raw) {
           send_chunked(p, xid, std::move(r), &of::TableStatsReply::stats);
         } else if constexpr (std::is_same_v<T, of::PortStatsRequest>) {
           of::PortStatsReply r;
+          if (shared_.sync_counters) shared_.sync_counters();  // kernel fast-path hits
           for (size_t i = 0; i < ports_.size(); ++i) {
             const SwitchPort& sp = ports_.at(i);
             if (body.port_no == of::port::kAny || body.port_no == sp.port_no)

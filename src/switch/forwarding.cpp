@@ -128,6 +128,12 @@ size_t ForwardingThread::receive_from(size_t pi) {
       sp.config_drops.fetch_add(n, std::memory_order_relaxed);
     } else if (shared_.standalone.load(std::memory_order_relaxed)) {
       forward_standalone(rx_batch_);
+    } else if (kernel_) {
+      // Epoch first, then the snapshot (pinned in process_batch): see kernel_datapath.h.
+      const uint64_t epoch = kernel_->epoch();
+      kernel_->prepare(rx_batch_, pending_);
+      dp_.process_batch(*ctx_, rx_batch_, monotonic_ns());
+      kernel_->learn(*ctx_, pending_, epoch);
     } else {
       dp_.process_batch(*ctx_, rx_batch_, monotonic_ns());
     }

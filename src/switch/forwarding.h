@@ -22,6 +22,10 @@
 //     flush every staging batch with Port::tx_batch (one send per port per batch)
 //   wake the agent once if anything was queued for the controller.
 //
+// With --datapath tc the ports' rx fds are their upcall devices: the thread
+// only sees the kernel fast path's misses; around process_batch it captures
+// their cache keys and installs what the pipeline decided (kernel_datapath.h).
+//
 // Invariants
 // - The forwarding thread never blocks on the agent or a controller: the
 //   to-controller ring is bounded (SwitchOptions::to_controller_queue); when
@@ -53,6 +57,7 @@
 #include "core/bytes.h"
 #include "core/result.h"
 #include "datapath/datapath.h"
+#include "switch/kernel_datapath.h"
 #include "switch/mac_table.h"
 #include "switch/spsc_ring.h"
 #include "switch/switch_ports.h"
@@ -74,6 +79,10 @@ struct ForwardingShared {
   std::atomic<bool> agent_wake_pending{false};
   std::function<void()> wake_agent;  // thread-safe (posts to the agent's loop)
   int forwarding_nice = 0;           // SwitchOptions::forwarding_nice, applied by each thread
+  // --datapath tc (agent thread): a port's config or link changed (kernel
+  // entries become stale), and fold kernel hits into the counters.
+  std::function<void()> on_port_change;
+  std::function<void()> sync_counters;
 };
 
 struct ForwardingCounters {
@@ -84,6 +93,8 @@ struct ForwardingCounters {
   std::atomic<uint64_t> output_dropped{0};  // unknown port, NO_FWD, PORT_DOWN, LOCAL
   std::atomic<uint64_t> standalone_packets{0};
 };
+
+class KernelDatapath;
 
 class ForwardingThread final : public dp::OutputSink, public dp::ControllerSink {
  public:
@@ -101,6 +112,10 @@ class ForwardingThread final : public dp::OutputSink, public dp::ControllerSink 
   // Runs one poll round without a thread (unit tests): receives what is
   // waiting on this thread's ports and forwards it. Returns packets received.
   size_t poll_once(int timeout_ms);
+
+  // --datapath tc: the packets this thread receives are the kernel's misses;
+  // what the pipeline decides for them is installed in the kernel cache.
+  void set_kernel_datapath(KernelDatapath* kd) { kernel_ = kd; }
 
   SpscRing<ToController>& to_controller() { return ring_; }
   const ForwardingCounters& counters() const { return counters_; }
@@ -146,6 +161,8 @@ class ForwardingThread final : public dp::OutputSink, public dp::ControllerSink 
   int32_t local_index_ = -1;               // index of the LOCAL port, -1 if none
   std::vector<Staging*> dirty_;            // staging batches holding packets
   bool queued_to_controller_ = false;
+  KernelDatapath* kernel_ = nullptr;
+  std::vector<KernelDatapath::Pending> pending_;
 
   UniqueFd epoll_fd_;
   UniqueFd stop_fd_;

@@ -141,6 +141,17 @@ Result<FailMode> parse_fail_mode(std::string_view s) {
 
 std::string_view to_string(FailMode m) { return m == FailMode::kSecure ? "secure" : "standalone"; }
 
+Result<DatapathKind> parse_datapath(std::string_view s) {
+  if (s == "tc") return DatapathKind::kTc;
+  if (s == "af-packet") return DatapathKind::kAfPacket;
+  if (s == "auto") return DatapathKind::kAuto;
+  return fail("--datapath {}: expected 'tc', 'af-packet' or 'auto'", s);
+}
+
+std::string_view to_string(DatapathKind k) {
+  return k == DatapathKind::kTc ? "tc" : k == DatapathKind::kAfPacket ? "af-packet" : "auto";
+}
+
 Result<uint32_t> parse_protocols(std::string_view s) {
   uint32_t bitmap = 0;
   while (!s.empty()) {

@@ -39,6 +39,12 @@ struct ChannelTarget {
 
 enum class FailMode { kSecure, kStandalone };
 
+// Which datapath forwards: the eBPF/TC kernel fast path in front of the
+// user-space pipeline, or the pipeline alone on AF_PACKET rings. kAuto is tc
+// where the kernel allows it, else af-packet with one log line saying why;
+// an explicit kTc that cannot run is a start-up error.
+enum class DatapathKind { kAuto, kTc, kAfPacket };
+
 struct SwitchOptions {
   std::string name = "s1";
   uint64_t dpid = 1;
@@ -54,6 +60,7 @@ struct SwitchOptions {
   std::string cert_file, key_file, ca_file;
   std::vector<ChannelTarget> listeners;  // passive listeners (ofctl, ovs-ofctl)
   FailMode fail_mode = FailMode::kSecure;
+  DatapathKind datapath = DatapathKind::kAuto;
   unsigned threads = 1;  // forwarding threads
   // Nice value of the forwarding threads (-20..19). Below 0 they preempt
   // ordinary processes on wakeup, the way the kernel's softirq forwarding of a
@@ -85,6 +92,8 @@ Result<FailMode> parse_fail_mode(std::string_view s);
 // "OpenFlow13,OpenFlow10" -> bitmap (bit n = wire version n).
 Result<uint32_t> parse_protocols(std::string_view s);
 std::string_view to_string(FailMode m);
+Result<DatapathKind> parse_datapath(std::string_view s);  // tc | af-packet | auto
+std::string_view to_string(DatapathKind k);
 
 // Assigns numbers to unnumbered ports, rejects duplicates (interface or
 // number), reserved numbers and a switch with no port. Pure: no system calls.

@@ -14,9 +14,12 @@
 #include "channel/transport.h"
 #include "core/clock.h"
 #include "core/log.h"
+#include "kernel/fast_path.h"
+#include "kernel/kernel_port.h"
 #include "openflow/flow_text.h"
 #include "switch/agent.h"
 #include "switch/forwarding.h"
+#include "switch/kernel_datapath.h"
 #include "switch/switch_ports.h"
 
 namespace flowlab::sw {
@@ -51,6 +54,7 @@ struct Switch::Impl {
   std::unique_ptr<dp::Datapath> dp;
   ForwardingShared shared;
   std::vector<std::unique_ptr<ForwardingThread>> threads;
+  std::unique_ptr<KernelDatapath> kernel;  // --datapath tc; before dp in destruction
   std::unique_ptr<Agent> agent;
 
   asio::io_context io;
@@ -191,14 +195,29 @@ struct Switch::Impl {
         "\"invalid_ttl\": {}, \"frag_drops\": {}, \"to_controller\": {}}}",
         c.packets, c.table_miss_drops, c.action_drops, c.meter_drops, c.invalid_ttl, c.frag_drops,
         c.to_controller);
+    std::string fast_path_json;
+    if (kernel) {
+      kernel::FastPathStats k = kernel->kernel_stats();
+      const KernelDatapathCounters& kc = kernel->counters();
+      fast_path_json = fmt::format(
+          "{{\"datapath\": \"tc\", \"attach\": \"{}\", \"kernel_packets\": {}, \"upcalls\": {}, "
+          "\"kernel_drops\": {}, \"kernel_errors\": {}, \"entries\": {}, \"installs\": {}, "
+          "\"uncacheable\": {}, \"install_skipped\": {}}}",
+          kernel->attach_mode(), k.hits, k.upcalls, k.drops, k.errors, kernel->entries(),
+          kc.installs.load(), kc.uncacheable.load(), kc.install_skipped.load());
+    } else {
+      fast_path_json = fmt::format("{{\"datapath\": \"af-packet\", \"kernel_packets\": 0, \"upcalls\": {}}}",
+                                   c.packets);
+    }
     std::string text = fmt::format(
-        "{{\n  \"name\": \"{}\",\n  \"dpid\": {},\n  \"ports\": [{}\n  ],\n  \"datapath\": {},\n"
+        "{{\n  \"name\": \"{}\",\n  \"dpid\": {},\n  \"fast_path\": {},\n  \"ports\": [{}\n  ],\n"
+        "  \"datapath\": {},\n"
         "  \"to_controller\": {{\"queued\": {}, \"dropped\": {}}},\n"
         "  \"packet_ins\": {{\"sent\": {}, \"unsent\": {}}},\n"
         "  \"packet_outs\": {},\n"
         "  \"buffers\": {{\"capacity\": {}, \"in_use\": {}, \"evicted\": {}, \"expired\": {}}},\n"
         "  \"requests\": {},\n  \"errors_sent\": {}\n}}\n",
-        opts.name, opts.dpid, ports_json, datapath_json,
+        opts.name, opts.dpid, fast_path_json, ports_json, datapath_json,
         sum_threads(&ForwardingCounters::to_controller_queued),
         sum_threads(&ForwardingCounters::to_controller_dropped), a.packet_ins_sent, a.packet_ins_unsent,
         a.packet_outs, b.capacity(), b.in_use(), b.evicted(), b.expired(), a.requests, a.errors_sent);
@@ -240,18 +259,54 @@ Switch::Switch(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) { impl_->own
 Switch::~Switch() { stop(); }
 
 Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts) {
+  std::unique_ptr<kernel::FastPath> fp;
+  if (opts.datapath != DatapathKind::kAfPacket) {
+    auto loaded = kernel::FastPath::load();
+    if (loaded.ok()) {
+      fp = std::move(*loaded);
+    } else {
+      if (opts.datapath == DatapathKind::kTc) return fail("--datapath tc: {}", loaded.error().message);
+      log::info("switch", "{}: datapath tc unavailable ({}); using af-packet", opts.name, loaded.error().message);
+    }
+  }
   std::vector<std::unique_ptr<Port>> ports;
-  auto add = [&ports](const PortSpec& ps, std::string_view option) -> Status {
+  auto add = [&ports, &fp](const PortSpec& ps, std::string_view option) -> Status {
     std::string spec = ps.tap ? "tap:" + ps.ifname : ps.ifname;
-    auto p = open_port(spec);
-    if (!p.ok()) return fail("{} {}: {}", option, spec, p.error().message);
-    (*p)->set_port_no(ps.port_no);
-    ports.push_back(std::move(*p));
+    std::unique_ptr<Port> port;
+    if (fp && !ps.tap) {  // TAP ports stay in the slow path (no TC program on them)
+      auto kp = kernel::KernelPort::open(ps.ifname);
+      if (!kp.ok()) return fail("{} {}: {}", option, spec, kp.error().message);
+      port = std::move(*kp);
+    } else {
+      auto p = open_port(spec);
+      if (!p.ok()) return fail("{} {}: {}", option, spec, p.error().message);
+      port = std::move(*p);
+    }
+    port->set_port_no(ps.port_no);
+    ports.push_back(std::move(port));
     return ok_status();
   };
   for (const auto& ps : opts.ports) FLOWLAB_TRY(add(ps, "--port"));
   if (opts.local_port) FLOWLAB_TRY(add(*opts.local_port, "--local"));
-  return create(opts, std::move(ports));
+  if (!fp) return create(opts, std::move(ports));
+
+  FLOWLAB_ASSIGN_OR_RETURN(auto sw, create(opts, std::move(ports)));
+  Impl& d = *sw->impl_;
+  auto kd = KernelDatapath::create(std::move(fp), *d.dp, *d.ports);
+  if (!kd.ok()) {
+    if (opts.datapath == DatapathKind::kTc) return fail("--datapath tc: {}", kd.error().message);
+    log::info("switch", "{}: datapath tc unavailable ({}); using af-packet", opts.name, kd.error().message);
+    sw.reset();  // closes the kernel ports and their upcall devices first
+    SwitchOptions af = opts;
+    af.datapath = DatapathKind::kAfPacket;
+    return create(af);
+  }
+  d.kernel = std::move(*kd);
+  KernelDatapath* k = d.kernel.get();
+  d.shared.on_port_change = [k] { k->invalidate(); };
+  d.shared.sync_counters = [k] { k->fold(monotonic_ns()); };
+  for (auto& t : d.threads) t->set_kernel_datapath(k);
+  return sw;
 }
 
 Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts,
@@ -368,8 +423,10 @@ Status Switch::start() {
   std::string lis;
   for (size_t i = 0; i < d.listeners.size(); ++i)
     lis += fmt::format("{}ptcp:{}", lis.empty() ? "" : ",", d.listeners[i]->port());
-  log::info("switch", "{}: started, dpid {:#018x}, {} port(s), {} forwarding thread(s), fail-mode {}{}{}",
-            d.opts.name, d.opts.dpid, d.ports->size(), d.threads.size(), to_string(d.opts.fail_mode),
+  std::string datapath =
+      d.kernel ? fmt::format("tc (eBPF at TC ingress, {})", d.kernel->attach_mode()) : std::string("af-packet");
+  log::info("switch", "{}: started, dpid {:#018x}, datapath {}, {} port(s), {} forwarding thread(s), fail-mode {}{}{}",
+            d.opts.name, d.opts.dpid, datapath, d.ports->size(), d.threads.size(), to_string(d.opts.fail_mode),
             ctl.empty() ? "" : ", controllers " + ctl, lis.empty() ? "" : ", listening on " + lis);
   return ok_status();
 }
@@ -405,6 +462,7 @@ uint16_t Switch::listen_port(size_t i) const {
   return i < impl_->listeners.size() ? impl_->listeners[i]->port() : 0;
 }
 dp::Datapath& Switch::datapath() { return *impl_->dp; }
+bool Switch::kernel_fast_path() const { return impl_->kernel != nullptr; }
 SwitchPorts& Switch::ports() { return *impl_->ports; }
 bool Switch::standalone_active() const { return impl_->shared.standalone.load(); }
 

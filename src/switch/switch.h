@@ -50,6 +50,8 @@ class Switch {
   // The bound TCP port of listener i (useful with ptcp:0).
   uint16_t listen_port(size_t i) const;
   dp::Datapath& datapath();
+  // True when the eBPF/TC fast path runs (--datapath tc, or auto where it could).
+  bool kernel_fast_path() const;
   SwitchPorts& ports();
   // Counters of the to-controller path, summed over forwarding threads.
   uint64_t to_controller_queued() const;

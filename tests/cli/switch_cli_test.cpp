@@ -49,7 +49,8 @@ TEST(SwitchCli, BadOptionsExit2) {
        {"--port lo --fail-mode open", "--port lo --dpid zz", "--port lo --protocols OpenFlow15",
         "--port lo --controller udp:1.2.3.4:5", "--port lo --listen 6634", "--port lo=1 --port lo2=1",
         "--port lo --bogus", "", "--port lo=0", "--port lo --threads 0", "--port lo --log-level loud",
-        "--port lo --local tap:fll0=3", "--port lo --local flnosuchif9", "--port lo --local lo"}) {
+        "--port lo --local tap:fll0=3", "--port lo --local flnosuchif9", "--port lo --local lo",
+        "--port lo --datapath xdp"}) {
     CliRun r = run(args);
     EXPECT_EQ(r.status, 2) << args << ": " << r.out;
     EXPECT_EQ(lines(r.out), 1u) << args << ": " << r.out;
@@ -67,6 +68,8 @@ TEST(SwitchCli, HelpExits0) {
   CliRun r = run("--help");
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("--controller"), std::string::npos);
+  EXPECT_NE(r.out.find("--datapath"), std::string::npos);  // says which datapaths exist
+  EXPECT_NE(r.out.find("af-packet"), std::string::npos);
 }
 
 TEST(SwitchCli, BusyListenPortExits2) {

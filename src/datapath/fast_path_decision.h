@@ -1,0 +1,66 @@
+// FastPathDecision: the translation of a pipeline decision into a cache entry
+// a kernel fast path can run (src/kernel runs it; see its design comment).
+//
+// Idea. For a packet key the slow path walks the same pinned snapshot the
+// pipeline used (table 0, then goto-table) and, instead of acting on a
+// packet, records what it would do: an ordered list of simple ops (outputs to
+// real ports, set-field of Ethernet/IPv4/TCP/UDP fields, IPv4 TTL decrement)
+// and the flows and tables it went through (their counters get the kernel's
+// hits). Anything the kernel cannot run exactly — meters, groups, packet-in,
+// FLOOD/ALL, LOCAL, VLAN/MPLS/PBB push/pop, set-queue aside, a table miss that
+// goes to the controller, a port whose config would drop or divert the packet
+// — makes decide() return nullopt: such packets stay in the slow path.
+//
+// Invariant. The caller gives a key for which every FlowKey field that is
+// not in the kernel's cache key is constant (untagged, unfragmented IPv4, see
+// kernel/cache_key.h): the decision is then a function of the kernel key.
+// The decision is only valid for the snapshot version it was made at.
+//
+// Cost. One classifier lookup per table visited, no allocation.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "datapath/datapath.h"
+#include "datapath/flow_entry.h"
+
+namespace flowlab::dp {
+
+struct FastPathOp {
+  enum class Kind : uint8_t { kOutput, kSetEthSrc, kSetEthDst, kSetIpv4Src, kSetIpv4Dst, kSetTpSrc, kSetTpDst, kDecTtl };
+  Kind kind = Kind::kOutput;
+  uint32_t port = 0;   // kOutput: OpenFlow port number (a real port)
+  uint64_t value = 0;  // set-field value, host order (a MAC in the low 48 bits)
+};
+
+struct FastPathDecision {
+  static constexpr size_t kMaxOps = 8;
+  static constexpr size_t kMaxFlows = 8;
+  std::array<FastPathOp, kMaxOps> ops{};
+  size_t n_ops = 0;
+  // Flows matched on the way (their counters and idle timers get the hits) and
+  // the tables they are in (lookups and matches).
+  std::array<std::shared_ptr<FlowCounters>, kMaxFlows> flows{};
+  std::array<uint8_t, kMaxFlows> tables{};
+  size_t n_flows = 0;
+  uint8_t miss_table = 0xff;  // a table whose lookup missed (drop), 0xff when none
+  uint64_t version = 0;       // snapshot version the decision was made at
+};
+
+// What the pipeline would do with packets of `key` (in_port set, metadata 0)
+// under the snapshot `ctx` pinned for its last batch. `port_usable(no)` says
+// whether an output to / input from OpenFlow port `no` can bypass the slow
+// path (exists, no PORT_DOWN / NO_FWD / NO_RECV).
+std::optional<FastPathDecision> decide_for_fast_path(ForwardingContext& ctx, const FlowKey& key,
+                                                     const std::function<bool(uint32_t)>& port_usable);
+
+// Kernel hits of a decision's entry, folded into flow, table and datapath
+// counters; the flows' last-used time becomes now_ns (idle timeouts).
+void account_fast_path_hits(Datapath& dp, const FastPathDecision& d, uint64_t packets, uint64_t bytes,
+                            uint64_t now_ns);
+
+}  // namespace flowlab::dp

@@ -1,0 +1,170 @@
+// FastPath (see the design comment in fast_path.h): skeleton load, TC
+// attachment (tcx link, else clsact + cls_bpf direct-action), map access.
+#include "kernel/fast_path.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/pkt_cls.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "core/log.h"
+#include "kernel/fast_path.skel.h"
+
+namespace flowlab::kernel {
+namespace {
+
+// BPF_TCX_INGRESS (Linux 6.6) is newer than the uapi headers of Debian 12;
+// its value is fixed by the kernel ABI.
+constexpr int kTcxIngress = 46;
+
+int libbpf_to_log(enum libbpf_print_level level, const char* fmt, va_list ap) {
+  if (level == LIBBPF_DEBUG) return 0;
+  char buf[512];
+  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
+  std::string_view s(buf, n > 0 ? std::min<size_t>(size_t(n), sizeof buf - 1) : 0);
+  while (!s.empty() && s.back() == '\n') s.remove_suffix(1);
+  log::debug("kernel", "libbpf: {}", s);
+  return n;
+}
+
+std::string refusal(int err) {
+  if (err == EPERM || err == EACCES)
+    return "the kernel refused to load BPF (needs CAP_BPF + CAP_NET_ADMIN, or root)";
+  return fmt::format("the kernel refused the BPF program: {}", std::strerror(err));
+}
+
+}  // namespace
+
+struct FastPath::Attachment {
+  int ifindex = 0;
+  int link_fd = -1;       // tcx link
+  bool tc_filter = false;  // cls_bpf filter on clsact
+  bool created_qdisc = false;
+
+  ~Attachment() {
+    if (link_fd >= 0) ::close(link_fd);
+    if (tc_filter) {
+      bpf_tc_hook hook{};
+      hook.sz = sizeof hook;
+      hook.ifindex = ifindex;
+      hook.attach_point = BPF_TC_INGRESS;
+      bpf_tc_opts opts{};
+      opts.sz = sizeof opts;
+      opts.handle = 1;
+      opts.priority = 1;
+      (void)bpf_tc_detach(&hook, &opts);
+      if (created_qdisc) {
+        hook.attach_point = static_cast<bpf_tc_attach_point>(BPF_TC_INGRESS | BPF_TC_EGRESS);
+        (void)bpf_tc_hook_destroy(&hook);
+      }
+    }
+  }
+};
+
+Result<std::unique_ptr<FastPath>> FastPath::load() {
+  libbpf_set_print(libbpf_to_log);
+  std::unique_ptr<FastPath> fp(new FastPath());
+  fp->skel_ = fast_path_bpf__open();
+  if (!fp->skel_) return fail("cannot open the BPF object: {}", std::strerror(errno));
+  if (int err = fast_path_bpf__load(fp->skel_); err != 0) return fail("{}", refusal(-err));
+  int n = libbpf_num_possible_cpus();
+  fp->ncpus_ = n > 0 ? n : 1;
+  log::debug("kernel", "fast path loaded: program fd {}, {} possible CPUs",
+             bpf_program__fd(fp->skel_->progs.fl_ingress), fp->ncpus_);
+  return fp;
+}
+
+FastPath::~FastPath() {
+  attachments_.clear();  // detach before the program goes
+  if (skel_) fast_path_bpf__destroy(skel_);
+}
+
+Status FastPath::set_port_active(int ifindex, int upcall_ifindex, bool active) {
+  uint32_t key = uint32_t(ifindex);
+  fl_port v{uint32_t(upcall_ifindex), active ? FL_PORT_ACTIVE : 0u};
+  if (bpf_map_update_elem(bpf_map__fd(skel_->maps.fl_ports), &key, &v, BPF_ANY) != 0)
+    return fail("cannot register port ifindex {} in the fast path: {}", ifindex, std::strerror(errno));
+  return ok_status();
+}
+
+Status FastPath::attach(int ifindex, std::string_view name, int upcall_ifindex) {
+  FLOWLAB_TRY(set_port_active(ifindex, upcall_ifindex, true));
+  int prog = bpf_program__fd(skel_->progs.fl_ingress);
+  auto a = std::make_unique<Attachment>();
+  a->ifindex = ifindex;
+  a->link_fd = bpf_link_create(prog, ifindex, static_cast<bpf_attach_type>(kTcxIngress), nullptr);
+  if (a->link_fd >= 0) {
+    attach_mode_ = "tcx";
+  } else {
+    int tcx_err = errno;
+    bpf_tc_hook hook{};
+    hook.sz = sizeof hook;
+    hook.ifindex = ifindex;
+    hook.attach_point = BPF_TC_INGRESS;
+    int r = bpf_tc_hook_create(&hook);
+    if (r != 0 && r != -EEXIST)
+      return fail("{}: cannot create a clsact qdisc: {} (tcx: {})", name, std::strerror(-r),
+                  std::strerror(tcx_err));
+    a->created_qdisc = r == 0;
+    bpf_tc_opts opts{};
+    opts.sz = sizeof opts;
+    opts.handle = 1;
+    opts.priority = 1;
+    opts.prog_fd = prog;
+    opts.flags = BPF_TC_F_REPLACE;
+    r = bpf_tc_attach(&hook, &opts);
+    a->tc_filter = r == 0 || a->created_qdisc;
+    if (r != 0) return fail("{}: cannot attach the TC program: {}", name, std::strerror(-r));
+    a->tc_filter = true;
+    attach_mode_ = "clsact";
+  }
+  log::debug("kernel", "{}: fast path attached at TC ingress ({}), misses to ifindex {}", name, attach_mode_,
+             upcall_ifindex);
+  attachments_.push_back(std::move(a));
+  return ok_status();
+}
+
+void FastPath::set_epoch(uint64_t e) { skel_->bss->fl_epoch = e; }
+uint64_t FastPath::epoch() const { return skel_->bss->fl_epoch; }
+
+Status FastPath::install(const fl_key& k, const fl_value& v) {
+  if (bpf_map_update_elem(bpf_map__fd(skel_->maps.fl_cache), &k, &v, BPF_ANY) != 0)
+    return fail("fast path cache update: {}", std::strerror(errno));
+  return ok_status();
+}
+
+void FastPath::remove(const fl_key& k) { (void)bpf_map_delete_elem(bpf_map__fd(skel_->maps.fl_cache), &k); }
+
+fl_count FastPath::read_counter(uint32_t slot) const {
+  std::vector<fl_count> per_cpu(static_cast<size_t>(ncpus_));
+  fl_count sum{};
+  if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.fl_counters), &slot, per_cpu.data()) != 0) return sum;
+  for (const fl_count& c : per_cpu) {
+    sum.packets += c.packets;
+    sum.bytes += c.bytes;
+  }
+  return sum;
+}
+
+void FastPath::reset_counter(uint32_t slot) {
+  std::vector<fl_count> zero(static_cast<size_t>(ncpus_));
+  (void)bpf_map_update_elem(bpf_map__fd(skel_->maps.fl_counters), &slot, zero.data(), BPF_ANY);
+}
+
+FastPathStats FastPath::stats() const {
+  FastPathStats s;
+  std::vector<uint64_t> per_cpu(static_cast<size_t>(ncpus_));
+  uint64_t* out[FL_STAT_COUNT] = {&s.hits, &s.upcalls, &s.drops, &s.errors};
+  for (uint32_t i = 0; i < FL_STAT_COUNT; ++i) {
+    if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.fl_stats), &i, per_cpu.data()) != 0) continue;
+    for (uint64_t v : per_cpu) *out[i] += v;
+  }
+  return s;
+}
+
+}  // namespace flowlab::kernel

@@ -1,0 +1,87 @@
+// FastPath: the loaded eBPF fast path of one switch — the TC program, its
+// maps, and its attachments to the switch's ports. Move-free RAII owner:
+// destroying it detaches the program from every port (tcx link closed, or the
+// cls_bpf filter and the clsact qdisc we created removed) and frees the maps.
+//
+// Design (the kernel fast path as a whole)
+// ----------------------------------------
+// The OpenFlow pipeline in user space stays the only source of truth; the
+// kernel caches what it decided per microflow and forwards hits itself.
+//  * Hook: TC ingress of every port (tcx link where the kernel has it, else a
+//    clsact qdisc + cls_bpf in direct-action mode). Not XDP: at TC the skb
+//    keeps its GSO super-frame and CHECKSUM_PARTIAL, so offloads stay on end
+//    to end through bpf_redirect.
+//  * Cache (fl_cache): exact match on the fields of an untagged, unfragmented
+//    IPv4 packet the OpenFlow key depends on (fast_path_abi.h). For such a
+//    packet every other FlowKey field is constant, so the decision is a
+//    function of this one key: one mask, no per-field megaflow masks (a
+//    deliberate simplification; every microflow pays one upcall).
+//  * Value: an epoch and an op list (outputs, set-field with incremental
+//    checksum updates, TTL decrement, or drop; dp::FastPathDecision says what
+//    the pipeline can hand over). Several outputs: clone-redirect, the last
+//    one redirect.
+//  * Misses go to user space through a per-port upcall TAP device the program
+//    redirects to (the port itself is opened transmit-only: an ETH_P_ALL
+//    packet socket on it would see every packet before TC ingress, a second
+//    copy of each hit). See kernel_port.h.
+//  * Invalidation: one global epoch (mmap'd .bss, no system call). Every
+//    datapath publish, port-mod and port status change bumps it before the
+//    barrier reply; an entry of another epoch is a miss. Stale entries are
+//    pruned later by the switch.
+//  * Counters: per-CPU per-entry packets/bytes (fl_counters[slot]), folded
+//    into flow, table and port counters on read (and before idle expiry).
+// Costs: a hit is one hash lookup plus the ops in the kernel, no copy to user
+// space. A miss costs what the af-packet datapath costs plus one map update.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "kernel/fast_path_abi.h"
+
+struct fast_path_bpf;
+
+namespace flowlab::kernel {
+
+struct FastPathStats {
+  uint64_t hits = 0, upcalls = 0, drops = 0, errors = 0;
+};
+
+class FastPath {
+ public:
+  // Opens, verifies and loads the program and its maps. The error says why the
+  // kernel refused (no CAP_BPF / CAP_SYS_ADMIN, verifier, missing BTF ...).
+  static Result<std::unique_ptr<FastPath>> load();
+  ~FastPath();
+  FastPath(const FastPath&) = delete;
+  FastPath& operator=(const FastPath&) = delete;
+
+  // Attaches to TC ingress of `ifindex`; its misses go to `upcall_ifindex`.
+  Status attach(int ifindex, std::string_view name, int upcall_ifindex);
+  // Inactive ports send every packet up (port config the kernel does not model).
+  Status set_port_active(int ifindex, int upcall_ifindex, bool active);
+  std::string_view attach_mode() const { return attach_mode_; }  // "tcx", "clsact" or ""
+
+  void set_epoch(uint64_t e);
+  uint64_t epoch() const;
+
+  Status install(const fl_key& k, const fl_value& v);
+  void remove(const fl_key& k);
+  fl_count read_counter(uint32_t slot) const;  // summed over CPUs
+  void reset_counter(uint32_t slot);
+  FastPathStats stats() const;
+
+ private:
+  FastPath() = default;
+  struct Attachment;
+  fast_path_bpf* skel_ = nullptr;
+  std::vector<std::unique_ptr<Attachment>> attachments_;
+  std::string attach_mode_;
+  int ncpus_ = 1;
+};
+
+}  // namespace flowlab::kernel

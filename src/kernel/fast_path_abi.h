@@ -1,0 +1,96 @@
+/* The fast path's map layout, shared by the BPF program (C, clang -target bpf)
+ * and the user-space loader (C++). Plain fixed-width types, no implicit
+ * padding: both sides see the same bytes.
+ *
+ * fl_cache    hash   fl_key -> fl_value      what the slow path decided for one microflow
+ * fl_counters percpu array[slot] -> fl_count  packets/bytes hit in the kernel per entry
+ * fl_ports    hash   ingress ifindex -> fl_port  the switch's ports and their upcall devices
+ * fl_stats    percpu array[FL_STAT_*] -> u64   hits, upcalls, drops of the program itself
+ * fl_epoch    global (.bss)                   entries with another epoch are stale (= miss)
+ */
+#ifndef FLOWLAB_KERNEL_FAST_PATH_ABI_H
+#define FLOWLAB_KERNEL_FAST_PATH_ABI_H
+
+#ifdef __cplusplus
+#include <cstdint>
+#define FL_U8 uint8_t
+#define FL_U16 uint16_t
+#define FL_U32 uint32_t
+#define FL_U64 uint64_t
+#else
+#define FL_U8 __u8
+#define FL_U16 __u16
+#define FL_U32 __u32
+#define FL_U64 __u64
+#endif
+
+#define FL_MAX_ENTRIES 65536
+#define FL_MAX_PORTS 1024
+#define FL_MAX_OPS 8
+
+/* Key: the fields of an untagged, unfragmented IPv4 packet that the OpenFlow
+ * key depends on. Every other FlowKey field is constant for such packets, so
+ * the slow path's decision is a function of this key. Addresses and ports in
+ * network byte order, as on the wire. */
+struct fl_key {
+  FL_U32 ifindex; /* ingress port */
+  FL_U32 ipv4_src;
+  FL_U32 ipv4_dst;
+  FL_U16 tp_src; /* TCP/UDP/SCTP source port; ICMP type (low byte) */
+  FL_U16 tp_dst; /* destination port; ICMP code (low byte) */
+  FL_U8 eth_dst[6];
+  FL_U8 eth_src[6];
+  FL_U8 ip_proto;
+  FL_U8 ip_tos; /* DSCP << 2 | ECN */
+  FL_U16 pad;
+};
+
+enum fl_op_kind {
+  FL_OP_OUTPUT = 1,      /* arg32: ifindex, bpf_redirect (egress) */
+  FL_OP_OUTPUT_PEER = 2, /* arg32: ifindex of a veth, bpf_redirect_peer (ingress of its peer) */
+  FL_OP_SET_ETH_SRC = 3, /* mac */
+  FL_OP_SET_ETH_DST = 4, /* mac */
+  FL_OP_SET_IPV4_SRC = 5, /* arg32 (network order) */
+  FL_OP_SET_IPV4_DST = 6, /* arg32 (network order) */
+  FL_OP_SET_TP_SRC = 7,  /* arg16 (network order), TCP or UDP */
+  FL_OP_SET_TP_DST = 8,  /* arg16 (network order), TCP or UDP */
+  FL_OP_DEC_TTL = 9,     /* TTL <= 1 makes the packet a miss (the slow path handles it) */
+};
+
+struct fl_op {
+  FL_U8 kind;
+  FL_U8 pad;
+  FL_U16 arg16;
+  FL_U32 arg32;
+  FL_U8 mac[6];
+  FL_U8 pad2[2];
+};
+
+struct fl_value {
+  FL_U64 epoch;
+  FL_U32 slot;  /* index into fl_counters */
+  FL_U32 n_ops; /* 0: drop */
+  struct fl_op ops[FL_MAX_OPS];
+};
+
+struct fl_count {
+  FL_U64 packets;
+  FL_U64 bytes;
+};
+
+struct fl_port {
+  FL_U32 upcall_ifindex; /* misses are redirected to this device (its reader is the switch) */
+  FL_U32 flags;          /* FL_PORT_* */
+};
+
+#define FL_PORT_ACTIVE 1u /* 0: every packet is a miss (port config, not yet known) */
+
+enum fl_stat {
+  FL_STAT_HITS = 0,
+  FL_STAT_UPCALLS = 1,
+  FL_STAT_DROPS = 2,        /* dropped by a cached drop decision */
+  FL_STAT_REDIRECT_ERR = 3, /* a redirect the kernel refused */
+  FL_STAT_COUNT = 4,
+};
+
+#endif

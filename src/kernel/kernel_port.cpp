@@ -1,0 +1,97 @@
+// KernelPort (see kernel_port.h).
+#include "kernel/kernel_port.h"
+
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "core/log.h"
+#include "port/netdev.h"
+
+namespace flowlab::kernel {
+namespace {
+
+std::string driver_of(std::string_view ifname) {
+  auto sock = netdev::control_socket();
+  if (!sock.ok()) return "";
+  ethtool_drvinfo info{};
+  info.cmd = ETHTOOL_GDRVINFO;
+  ifreq ifr{};
+  std::memcpy(ifr.ifr_name, ifname.data(), std::min(ifname.size(), size_t(IFNAMSIZ - 1)));
+  ifr.ifr_data = reinterpret_cast<char*>(&info);
+  if (::ioctl(sock->get(), SIOCETHTOOL, &ifr) != 0) return "";
+  return info.driver;
+}
+
+int read_iflink(std::string_view ifname) {
+  std::ifstream f("/sys/class/net/" + std::string(ifname) + "/iflink");
+  int v = 0;
+  return f >> v ? v : 0;
+}
+
+// A veth's iflink is its peer's ifindex; when no interface here has that
+// index and points back, the peer lives in another namespace.
+bool peer_elsewhere(std::string_view ifname, int ifindex) {
+  if (driver_of(ifname) != "veth") return false;
+  int peer = read_iflink(ifname);
+  if (peer <= 0) return false;
+  auto name = netdev::name_of(peer);
+  return !name.ok() || read_iflink(*name) != ifindex;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<KernelPort>> KernelPort::open(std::string_view ifname) {
+  std::unique_ptr<KernelPort> p(new KernelPort());
+  PortOptions tx_opts;
+  tx_opts.receive = false;
+  FLOWLAB_ASSIGN_OR_RETURN(p->tx_, AfPacketPort::open(ifname, tx_opts));
+  std::string up = fmt::format("flup{}", p->tx_->ifindex());
+  if (netdev::exists(up))
+    return fail("{}: upcall device {} already exists (another switch on this port?)", ifname, up);
+  PortOptions up_opts;
+  up_opts.tap_up = false;
+  auto tap = TapPort::open(up, up_opts);
+  if (!tap.ok()) return fail("{}: cannot create the upcall device {}: {}", ifname, up, tap.error().message);
+  p->upcall_ = std::move(*tap);
+  // The host stack must never transmit into the upcall device: no IPv6 (no
+  // router solicitations, MLD reports), no address.
+  std::string sysctl = fmt::format("/proc/sys/net/ipv6/conf/{}/disable_ipv6", up);
+  if (std::FILE* f = std::fopen(sysctl.c_str(), "w")) {
+    std::fputs("1", f);
+    std::fclose(f);
+  }
+  FLOWLAB_TRY(netdev::set_up(up, true));
+  p->veth_peer_elsewhere_ = peer_elsewhere(ifname, p->tx_->ifindex());
+  log::debug("kernel", "{}: upcall device {}{}", ifname, up,
+             p->veth_peer_elsewhere_ ? ", veth peer in another namespace (redirect_peer)" : "");
+  return p;
+}
+
+size_t KernelPort::rx_batch(PacketBatch& batch, size_t max) {
+  size_t n = upcall_->rx_batch(batch, max);
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < n; ++i) {
+    batch.pkts[i]->in_port = port_no_;
+    bytes += batch.pkts[i]->size();
+  }
+  counters_.add_rx(n, bytes);
+  return n;
+}
+
+size_t KernelPort::tx_batch(PacketBatch& batch) {
+  PortStats before = tx_->stats();
+  size_t n = tx_->tx_batch(batch);
+  PortStats after = tx_->stats();
+  counters_.add_tx(after.tx_packets - before.tx_packets, after.tx_bytes - before.tx_bytes);
+  counters_.add_tx_dropped(after.tx_dropped - before.tx_dropped);
+  counters_.add_tx_errors(after.tx_errors - before.tx_errors);
+  return n;
+}
+
+}  // namespace flowlab::kernel

@@ -1,0 +1,200 @@
+// The kernel fast path's exactness (runs on whichever datapath FLOWLAB_DATAPATH
+// selects, so each property is checked on tc and on af-packet): a flow-mod
+// between two packets changes the second one's fate; after a delete and its
+// barrier no packet is forwarded by the old entry; flow counters of packets
+// forwarded in the kernel match what was sent; an idle timeout with fast-path
+// traffic keeps the flow. Plus the fallback when the kernel refuses BPF.
+// Needs root (namespaces, BPF).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "switch_topology.h"
+
+namespace flowlab::switch_interop {
+namespace {
+
+std::string datapath() {
+  const char* e = std::getenv("FLOWLAB_DATAPATH");
+  return e && *e ? e : "auto";
+}
+
+uint64_t rx_packets(const TwoHosts& h, bool host2) {
+  std::string out = run_output((host2 ? h.in2("cat") : h.in1("cat")) + " /sys/class/net/eth0/statistics/rx_packets");
+  return std::strtoull(out.c_str(), nullptr, 10);
+}
+
+// One switch on the two hosts' ports with an OpenFlow listener for ofctl.
+class FastPathSwitch {
+ public:
+  explicit FastPathSwitch(const std::string& tag) : hosts_(tag) {
+    std::string pid = std::to_string(::getpid());
+    port_ = free_tcp_port();
+    stats_ = "/tmp/flowlab-fp-" + tag + pid + ".json";
+    if (!hosts_.ok()) return;
+    sw_ = std::make_unique<Process>(
+        std::vector<std::string>{FLOWLAB_BINARY, "switch", "--port", hosts_.port1(), "--port", hosts_.port2(),
+                                 "--listen", "ptcp:" + std::to_string(port_) + ":127.0.0.1", "--stats-file",
+                                 stats_, "--log-level", "debug"},
+        "/tmp/flowlab-fp-" + tag + pid + ".log");
+    ok_ = eventually([&] { return tcp_listening(port_); }, 10s);
+  }
+  ~FastPathSwitch() {
+    if (sw_) sw_->stop();
+    ::unlink(stats_.c_str());
+  }
+  bool ok() const { return ok_; }
+  const TwoHosts& hosts() const { return hosts_; }
+  int ofctl(const std::string& args, std::string* out = nullptr) {
+    int st = -1;
+    std::string o = run_output(std::string(FLOWLAB_BINARY) + " ofctl " + args, &st);
+    if (out) *out = o;
+    return st;
+  }
+  std::string target() const { return "tcp:127.0.0.1:" + std::to_string(port_); }
+  // Flood for ARP, IPv4 by port: h1 -> h2 and back.
+  bool base_flows(const std::string& extra = "") {
+    return ofctl("add-flow " + target() + " 'priority=1,arp,actions=flood'") == 0 &&
+           ofctl("add-flow " + target() + " 'priority=10,ip,in_port=1" + extra + ",actions=output:2'") == 0 &&
+           ofctl("add-flow " + target() + " 'priority=10,ip,in_port=2,actions=output:1'") == 0;
+  }
+  nlohmann::json stats() const {
+    std::ifstream f(stats_);
+    auto j = nlohmann::json::parse(f, nullptr, false);
+    return j.is_discarded() ? nlohmann::json::object() : j;
+  }
+  uint64_t kernel_packets() const {
+    auto j = stats();
+    return j.contains("fast_path") ? j["fast_path"].value("kernel_packets", uint64_t(0)) : 0;
+  }
+  std::string log() const { return sw_ ? sw_->log() : ""; }
+  Process& process() { return *sw_; }
+
+ private:
+  TwoHosts hosts_;
+  uint16_t port_ = 0;
+  std::string stats_;
+  std::unique_ptr<Process> sw_;
+  bool ok_ = false;
+};
+
+#define NEED_ROOT() \
+  if (!is_root()) GTEST_SKIP() << "needs root (namespaces, BPF)"
+
+// In the tc runs the packets must really take the kernel path.
+void expect_kernel_used(const FastPathSwitch& s) {
+  if (datapath() != "tc") return;
+  EXPECT_TRUE(eventually([&] { return s.kernel_packets() > 0; }, 3s)) << s.stats().dump(2) << s.log();
+}
+
+TEST(SwitchFastPath, FlowModBetweenTwoPacketsChangesTheSecondPacketsFate) {
+  NEED_ROOT();
+  FastPathSwitch s("fm");
+  ASSERT_TRUE(s.ok()) << s.log();
+  ASSERT_TRUE(s.base_flows());
+  ASSERT_TRUE(eventually([&] { return s.hosts().ping(1); }, 5s)) << s.log();
+  ASSERT_TRUE(s.hosts().ping(3)) << s.log();  // cached now
+  expect_kernel_used(s);
+  // A higher-priority drop for h1's ICMP: the very next ping must die.
+  ASSERT_EQ(s.ofctl("add-flow " + s.target() + " 'priority=20,icmp,in_port=1,actions=drop'"), 0);
+  EXPECT_FALSE(s.hosts().ping(1)) << "a ping crossed after the drop flow was installed\n" << s.log();
+  // And removing it restores forwarding.
+  ASSERT_EQ(s.ofctl("del-flows " + s.target() + " 'priority=20,icmp,in_port=1' --strict"), 0);
+  EXPECT_TRUE(s.hosts().ping(1)) << s.log();
+}
+
+TEST(SwitchFastPath, NoPacketForwardedByADeletedEntryAfterTheBarrier) {
+  NEED_ROOT();
+  FastPathSwitch s("bd");
+  ASSERT_TRUE(s.ok()) << s.log();
+  ASSERT_TRUE(s.base_flows());
+  ASSERT_TRUE(eventually([&] { return s.hosts().ping(1); }, 5s)) << s.log();
+  // A fast ping stream (the switch forwards it in the kernel), then delete the
+  // h1 -> h2 flow: ofctl returns after the barrier reply.
+  Process flood({"ip", "netns", "exec", s.hosts().ns1(), "ping", "-q", "-i", "0.002", "-w", "6", "10.0.0.2"},
+                "/tmp/flowlab-fp-flood" + std::to_string(::getpid()) + ".log");
+  std::this_thread::sleep_for(1s);
+  expect_kernel_used(s);
+  uint64_t before = rx_packets(s.hosts(), true);
+  ASSERT_EQ(s.ofctl("del-flows " + s.target() + " 'ip,in_port=1'"), 0);
+  uint64_t at_barrier = rx_packets(s.hosts(), true);
+  std::this_thread::sleep_for(500ms);
+  uint64_t after = rx_packets(s.hosts(), true);
+  EXPECT_GT(at_barrier, before) << "the stream was not flowing before the delete";
+  // Packets already on the wire when the reply left may land; nothing later.
+  EXPECT_LE(after - at_barrier, 2u) << "h2 kept receiving after the barrier\n" << s.log();
+}
+
+TEST(SwitchFastPath, CountersOfKernelHitsMatchThePacketsSent) {
+  NEED_ROOT();
+  FastPathSwitch s("ct");
+  ASSERT_TRUE(s.ok()) << s.log();
+  ASSERT_TRUE(s.base_flows(",icmp"));
+  ASSERT_TRUE(s.hosts().ping(1)) << s.log();  // warm: ARP, first upcall
+  uint64_t k0 = s.kernel_packets();
+  ASSERT_EQ(run_quiet(s.hosts().in1("ping -c 40 -i 0.01 -W 2 10.0.0.2")), 0);
+  std::string out;
+  ASSERT_EQ(s.ofctl("dump-flows " + s.target(), &out), 0);
+  // 1 warm-up + 40 echo requests matched the h1 -> h2 ICMP flow.
+  EXPECT_NE(out.find("n_packets=41,"), std::string::npos) << out;
+  if (datapath() == "tc") {
+    EXPECT_TRUE(eventually([&] { return s.kernel_packets() >= k0 + 70; }, 3s))
+        << "most of the 80 packets should have been kernel hits: " << s.stats().dump(2);
+  }
+  std::string ports;
+  ASSERT_EQ(s.ofctl("dump-ports " + s.target() + " 2", &ports), 0);
+  EXPECT_NE(ports.find("tx pkts=4"), std::string::npos) << ports;  // 41 + ARP, folded kernel hits included
+}
+
+TEST(SwitchFastPath, IdleTimeoutSeesFastPathTraffic) {
+  NEED_ROOT();
+  FastPathSwitch s("it");
+  ASSERT_TRUE(s.ok()) << s.log();
+  ASSERT_TRUE(s.base_flows());
+  ASSERT_EQ(s.ofctl("add-flow " + s.target() + " 'priority=15,icmp,in_port=1,idle_timeout=2,actions=output:2'"), 0);
+  // Five seconds of pings every 200 ms: the flow is used all the time, in the kernel.
+  ASSERT_EQ(run_quiet(s.hosts().in1("ping -c 25 -i 0.2 -W 2 10.0.0.2")), 0);
+  expect_kernel_used(s);
+  std::string out;
+  ASSERT_EQ(s.ofctl("dump-flows " + s.target(), &out), 0);
+  EXPECT_NE(out.find("idle_timeout=2"), std::string::npos) << "the busy flow expired\n" << out;
+  // Without traffic it goes.
+  EXPECT_TRUE(eventually(
+      [&] {
+        s.ofctl("dump-flows " + s.target(), &out);
+        return out.find("idle_timeout=2") == std::string::npos;
+      },
+      6s))
+      << out;
+}
+
+// The kernel refuses BPF without CAP_BPF / CAP_SYS_ADMIN: the default falls
+// back to af-packet with one log line and still forwards; an explicit
+// --datapath tc exits 2.
+TEST(SwitchFastPath, FallbackWhenBpfIsRefused) {
+  NEED_ROOT();
+  if (!have("/usr/bin/setpriv")) GTEST_SKIP() << "setpriv is not installed";
+  TwoHosts hosts("fb");
+  ASSERT_TRUE(hosts.ok());
+  const std::vector<std::string> drop = {"setpriv", "--inh-caps=-bpf,-sys_admin,-perfmon",
+                                         "--bounding-set=-bpf,-sys_admin,-perfmon", "--"};
+  std::vector<std::string> argv = drop;
+  argv.insert(argv.end(), {FLOWLAB_BINARY, "switch", "--datapath", "auto", "--fail-mode", "standalone", "--port",
+                           hosts.port1(), "--port", hosts.port2()});
+  Process sw(argv, "/tmp/flowlab-fp-fb" + std::to_string(::getpid()) + ".log");
+  ASSERT_TRUE(eventually([&] { return sw.log().find("started") != std::string::npos; }, 10s)) << sw.log();
+  EXPECT_NE(sw.log().find("datapath tc unavailable"), std::string::npos) << sw.log();
+  EXPECT_NE(sw.log().find("datapath af-packet"), std::string::npos) << sw.log();
+  EXPECT_TRUE(eventually([&] { return hosts.ping(1); }, 10s)) << sw.log();
+  EXPECT_EQ(sw.stop(), 0);
+
+  std::string cmd;
+  for (const auto& a : drop) cmd += a + " ";
+  int st = -1;
+  std::string out = run_output(cmd + FLOWLAB_BINARY + " switch --datapath tc --port " + hosts.port1(), &st);
+  EXPECT_EQ(st, 2) << out;
+  EXPECT_NE(out.find("--datapath tc"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace flowlab::switch_interop
