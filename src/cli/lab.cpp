@@ -1,6 +1,7 @@
 // `flowlab lab`: argument parsing only; the lab itself is in src/lab (runner.h).
 //   flowlab lab run FILE [--out DIR] [--only CASE] [--quick]
-//   flowlab lab validate FILE
+//   flowlab lab run --topo tree,2,3 [--switch K] [--controller C] [--test T] [--out DIR]
+//   flowlab lab validate FILE | --topo ... [--switch K] [--controller C] [--test T]
 //   flowlab lab clean [--force]
 //   flowlab lab report DIR
 // Hidden helpers the lab runs inside host namespaces (tcp-rr test):
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "lab/mininet_args.h"
 #include "lab/run_state.h"
 #include "lab/runner.h"
 #include "lab/tcp_rr.h"
@@ -26,6 +28,28 @@ int error_exit(const std::string& msg, int code = 1) {
 
 }  // namespace
 
+// FILE, or the scenario the Mininet-style options describe: (label, text) for the runner.
+struct ScenarioSource {
+  std::string file, text;
+};
+
+Result<ScenarioSource> scenario_source(const std::string& file, const lab::MininetArgs& m, bool mininet_given) {
+  if (!file.empty() && mininet_given) return fail("give a scenario FILE or --topo, not both");
+  if (!file.empty()) return ScenarioSource{file, {}};
+  if (m.topo.empty()) return fail("give a scenario FILE or --topo TYPE[,ARGS] (e.g. --topo tree,2,3)");
+  FLOWLAB_ASSIGN_OR_RETURN(auto sc, lab::scenario_from_mininet_args(m));
+  return ScenarioSource{sc.label, sc.yaml};
+}
+
+void add_mininet_options(CLI::App* cmd, lab::MininetArgs& m) {
+  cmd->add_option("--topo", m.topo, "Mininet topology instead of FILE: single,K linear,K[,N] tree,DEPTH[,FANOUT] "
+                                    "torus,X,Y[,N] fat-tree,K");
+  cmd->add_option("--switch", m.switch_kind, "with --topo: flowlab|ovs|ovs-tso|linux-bridge[,stp=1]");
+  cmd->add_option("--controller", m.controller,
+                  "with --topo: none|flowlab:APP[,APP]|os-ken:FILE.py (default flowlab:learning-switch)");
+  cmd->add_option("--test", m.test, "with --topo: none|pingall|pingpair|iperf (default pingall)");
+}
+
 int run_lab(int argc, char** argv) {
   CLI::App app{
       "flowlab lab: build topologies in namespaces, run traffic against flowlab and its peers, report",
@@ -36,13 +60,16 @@ int run_lab(int argc, char** argv) {
       "run", "run a scenario: every case x every test; writes results.json and report.html");
   std::string file, out, only;
   bool quick = false;
-  run->add_option("FILE", file, "scenario YAML")->required();
+  lab::MininetArgs mn;
+  run->add_option("FILE", file, "scenario YAML (or --topo)");
+  add_mininet_options(run, mn);
   run->add_option("--out", out, "output directory (default lab-results/<scenario>-<runid>)");
   run->add_option("--only", only, "run only this case");
   run->add_flag("--quick", quick, "shorter tests (smoke run)");
 
   auto* validate = app.add_subcommand("validate", "check a scenario file without side effects");
-  validate->add_option("FILE", file, "scenario YAML")->required();
+  validate->add_option("FILE", file, "scenario YAML (or --topo)");
+  add_mininet_options(validate, mn);
 
   auto* clean = app.add_subcommand("clean", "remove namespaces/processes that crashed runs left");
   bool force = false;
@@ -73,8 +100,15 @@ int run_lab(int argc, char** argv) {
     return app.exit(e);
   }
 
+  auto* sub = *run ? run : validate;
+  bool mininet_given = sub->count("--topo") || sub->count("--switch") || sub->count("--controller") ||
+                       sub->count("--test");
   if (*run) {
+    auto src = scenario_source(file, mn, mininet_given);
+    if (!src.ok()) return error_exit(src.error().message, 2);
+    file = src->file;
     lab::RunOptions o;
+    o.scenario_text = src->text;
     o.out_dir = out;
     o.only_case = only;
     o.quick = quick;
@@ -83,7 +117,9 @@ int run_lab(int argc, char** argv) {
     return *r;
   }
   if (*validate) {
-    auto r = lab::validate_scenario(file);
+    auto src = scenario_source(file, mn, mininet_given);
+    if (!src.ok()) return error_exit(src.error().message, 2);
+    auto r = lab::validate_scenario(src->file, src->text);
     if (!r.ok()) return error_exit(r.error().message, 2);
     std::fputs(r->c_str(), stdout);
     return 0;

@@ -206,7 +206,11 @@ Status SwitchInstance::start_ovs(const CaseEnv& env, int controller_port) {
 Status SwitchInstance::start_bridge(const CaseEnv& env) {
   auto o = in_ns(env.core_ns);
   std::string br = bridge_name();
-  FLOWLAB_TRY(run_checked({"ip", "link", "add", br, "type", "bridge"}, o));
+  std::vector<std::string> add = {"ip", "link", "add", br, "type", "bridge"};
+  // Kernel STP (in a namespace other than the first the kernel runs it itself, no
+  // userspace helper); timers in 1/100 s: 2 s forward delay, the least STP allows.
+  if (spec_.stp) add.insert(add.end(), {"stp_state", "1", "forward_delay", "200", "hello_time", "100"});
+  FLOWLAB_TRY(run_checked(add, o));
   for (const auto& p : ports_) FLOWLAB_TRY(run_checked({"ip", "link", "set", p, "master", br}, o));
   FLOWLAB_TRY(run_checked({"ip", "link", "set", br, "up"}, o));
   if (!spec_.security_group) return ok_status();
@@ -276,6 +280,35 @@ Status SwitchInstance::wait_connected(double timeout_s) {
           if (auto m = exited_msg(p); !m.empty()) return m;
         return {};
       });
+}
+
+Status SwitchInstance::wait_stp_settled(double timeout_s) {
+  if (spec_.kind != SwitchKind::kLinuxBridge || !spec_.stp) return ok_status();
+  int settled = 0;
+  std::string last;
+  auto ready = [&] {
+    auto r = run_command({"bridge", "-j", "link", "show"}, in_ns(env_.core_ns, 5));
+    if (!r.ok()) return false;
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    if (!j.is_array()) return false;
+    bool ok = true;
+    last.clear();
+    for (const auto& p : j) {
+      if (p.value("master", "") != bridge_name()) continue;
+      std::string st = p.value("state", "");
+      last += p.value("ifname", "") + "=" + st + " ";
+      if (st != "forwarding" && st != "blocking" && st != "disabled") ok = false;
+    }
+    settled = ok ? settled + 1 : 0;
+    return settled >= 2;
+  };
+  uint64_t deadline = monotonic_ns() + uint64_t(timeout_s * 1e9);
+  while (!ready()) {
+    if (monotonic_ns() > deadline)
+      return fail("bridge {}: STP did not settle in {:.0f} s ({})", bridge_name(), timeout_s, last);
+    if (!sleep_unless_interrupted(0.5)) return fail("interrupted");
+  }
+  return ok_status();
 }
 
 void SwitchInstance::stop() {

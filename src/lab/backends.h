@@ -67,6 +67,9 @@ class SwitchInstance {
   Status wait_connected(double timeout_s);
   void stop();
   const SwitchSpec& spec() const { return spec_; }
+  // linux-bridge with stp: waits until every port is forwarding or blocking (no port
+  // listening or learning) on two polls in a row; ok at once for other switches.
+  Status wait_stp_settled(double timeout_s);
   // Raw per-port counters (ovs-ofctl/flowlab ofctl dump-ports, ip -s link) and flows.
   nlohmann::json counters() const;
 

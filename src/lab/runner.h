@@ -11,6 +11,9 @@ struct RunOptions {
   std::string out_dir;    // default: lab-results/<scenario>-<runid>
   std::string only_case;  // run one case
   bool quick = false;     // shorter tests (make_quick)
+  // The scenario itself, when it comes from the command line (`--topo ...`); `file`
+  // is then only its label in messages and results.
+  std::string scenario_text;
 };
 
 // Runs every case of the scenario and writes results.json + report.html into the
@@ -18,8 +21,9 @@ struct RunOptions {
 // failed (skipped is fine), 1 when a case or test failed, 130/143 when interrupted.
 // Errors: invalid scenario, or the lab cannot start at all (not root, no state dir).
 Result<int> run_scenario(const std::string& file, const RunOptions& opts);
-// Parses and checks; prints a summary. Errors carry file:line.
-Result<std::string> validate_scenario(const std::string& file);
+// Parses and checks; returns a summary and the warnings (loops). Errors carry file:line.
+// With `text`, checks that instead of reading `file`.
+Result<std::string> validate_scenario(const std::string& file, const std::string& text = {});
 // Re-renders report.html and prints the table from DIR/results.json.
 Status rerender_report(const std::string& dir);
 

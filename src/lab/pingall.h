@@ -1,0 +1,38 @@
+// The pingall test (Mininet's pingallfull): every ordered pair of hosts pings, `count`
+// echoes each; loss and RTT per pair make a matrix. Pings run concurrently, at most
+// `parallel` at a time, so a few hundred hosts finish in seconds, not minutes.
+//
+// Result record additions (results.json): metrics {pairs, pairs_reached, dropped_pct,
+// rtt_avg_ms, rtt_max_ms}, and "matrix": {hosts: [names], loss_pct: [[row = from]],
+// rtt_ms: [[...]]} (null on the diagonal and where no echo came back).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "lab/topology.h"
+#include "lab/traffic.h"
+
+namespace flowlab::lab {
+
+struct PingallHost {
+  std::string name, ns, addr;
+};
+
+struct PingallOutcome {
+  TestOutcome outcome;  // failed when a pair got no echo at all
+  nlohmann::json matrix;
+};
+
+PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& hosts, int parallel = 32);
+// Metrics and status from a filled matrix (exposed for tests).
+PingallOutcome summarize_pingall(const std::vector<std::string>& hosts,
+                                 const std::vector<std::vector<nlohmann::json>>& per_pair);
+
+// Report pieces: an HTML loss/RTT matrix (hosts beyond `max_hosts` listed only when
+// unreachable) and terminal lines for pairs that got nothing.
+std::string render_pingall_html(const nlohmann::json& result, size_t max_hosts = 40);
+std::string render_pingall_text(const nlohmann::json& result, size_t max_pairs = 10);
+
+}  // namespace flowlab::lab
