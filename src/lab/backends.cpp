@@ -140,49 +140,12 @@ Status SwitchInstance::start(const CaseEnv& env, int controller_port) {
   return ok_status();
 }
 
-std::vector<std::pair<std::string, std::string>> SwitchInstance::ovs_env() const {
-  return {{"OVS_RUNDIR", ovs_dir_}, {"OVS_LOGDIR", ovs_dir_}, {"OVS_DBDIR", ovs_dir_}};
-}
-
-std::vector<std::string> SwitchInstance::vsctl(std::vector<std::string> args) const {
-  std::vector<std::string> a = {"ovs-vsctl", "--db=unix:" + ovs_dir_ + "/db.sock", "--timeout=10"};
-  a.insert(a.end(), args.begin(), args.end());
-  return a;
-}
-
 Status SwitchInstance::start_ovs(const CaseEnv& env, int controller_port) {
-  ovs_dir_ = env.scratch_dir + "/ovs-" + spec_.name;
-  std::error_code ec;
-  fs::create_directories(ovs_dir_, ec);
-  if (ec) return fail("cannot create {}: {}", ovs_dir_, ec.message());
-  CommandOptions o = in_ns(env.core_ns, 15);
-  o.env = ovs_env();
+  if (!env.ovs) return fail("switch {}: no Open vSwitch for the case", spec_.name);
+  FLOWLAB_TRY(env.ovs->ensure_started(env, spec_.kind == SwitchKind::kOvsTso));
   CommandOptions here = with_timeout(15);
-  here.env = ovs_env();
-  const std::string& R = ovs_dir_;
-  FLOWLAB_TRY(run_checked(
-      {"ovsdb-tool", "create", R + "/conf.db", "/usr/share/openvswitch/vswitch.ovsschema"}, here));
-  FLOWLAB_ASSIGN_OR_RETURN(
-      auto db, Process::spawn("ovsdb-server " + spec_.name,
-                              {"ovsdb-server", R + "/conf.db", "--remote=punix:" + R + "/db.sock",
-                               "--pidfile=" + R + "/ovsdb-server.pid", "--unixctl=" + R + "/ovsdb-server.ctl",
-                               "--log-file=" + env.out_dir + "/" + spec_.name + "-ovsdb-server.log"},
-                              o, env.out_dir + "/" + spec_.name + "-ovsdb-server.out", env.state));
-  procs_.push_back(std::move(db));
-  FLOWLAB_TRY(wait_until(
-      10, "ovsdb-server socket", [&] { return fs::exists(R + "/db.sock"); },
-      [&] { return exited_msg(procs_.back()); }));
-  FLOWLAB_TRY(run_checked(vsctl({"--no-wait", "init"}), here));
-  if (spec_.kind == SwitchKind::kOvsTso)
-    FLOWLAB_TRY(run_checked(
-        vsctl({"--no-wait", "set", "Open_vSwitch", ".", "other_config:userspace-tso-enable=true"}), here));
-  FLOWLAB_ASSIGN_OR_RETURN(
-      auto vs, Process::spawn("ovs-vswitchd " + spec_.name,
-                              {"ovs-vswitchd", "unix:" + R + "/db.sock",
-                               "--pidfile=" + R + "/ovs-vswitchd.pid", "--unixctl=" + R + "/ovs-vswitchd.ctl",
-                               "--log-file=" + env.out_dir + "/" + spec_.name + "-ovs-vswitchd.log"},
-                              o, env.out_dir + "/" + spec_.name + "-ovs-vswitchd.out", env.state));
-  procs_.push_back(std::move(vs));
+  here.env = env.ovs->env();
+  auto vsctl = [&](std::vector<std::string> args) { return env.ovs->vsctl(std::move(args)); };
   std::string br = bridge_name();
   FLOWLAB_TRY(run_checked(
       vsctl({"add-br", br, "--", "set", "bridge", br, "datapath_type=netdev",
@@ -278,7 +241,8 @@ Status SwitchInstance::wait_connected(double timeout_s) {
       [&]() -> std::string {
         for (auto& p : procs_)
           if (auto m = exited_msg(p); !m.empty()) return m;
-        return {};
+        return env_.ovs && (spec_.kind == SwitchKind::kOvs || spec_.kind == SwitchKind::kOvsTso) ? env_.ovs->dead()
+                                                                                                 : std::string();
       });
 }
 
@@ -324,8 +288,8 @@ nlohmann::json SwitchInstance::counters() const {
   };
   if (spec_.kind == SwitchKind::kOvs || spec_.kind == SwitchKind::kOvsTso) {
     CommandOptions o = with_timeout(10);
-    o.env = ovs_env();
-    std::string mgmt = "unix:" + ovs_dir_ + "/" + bridge_name() + ".mgmt";
+    o.env = env_.ovs->env();
+    std::string mgmt = "unix:" + env_.ovs->dir() + "/" + bridge_name() + ".mgmt";
     keep("dump_ports", run_command({"ovs-ofctl", "-O", "OpenFlow13", "dump-ports", mgmt}, o));
     keep("dump_flows", run_command({"ovs-ofctl", "-O", "OpenFlow13", "dump-flows", mgmt}, o));
   } else if (spec_.kind == SwitchKind::kFlowlab) {
@@ -340,6 +304,7 @@ nlohmann::json SwitchInstance::counters() const {
   } else {
     keep("dump_ports",
          run_command({"ip", "-s", "link", "show", "master", bridge_name()}, in_ns(env_.core_ns)));
+    if (spec_.stp) keep("stp_ports", run_command({"bridge", "link", "show"}, in_ns(env_.core_ns)));
     if (spec_.security_group) {
       keep("iptables", run_command({"iptables", "-L", "-v", "-n", "-x"}, in_ns(env_.core_ns)));
       keep("conntrack_count",

@@ -199,6 +199,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     }
 
   CaseEnv env;
+  env.ovs = std::make_shared<OvsDaemon>();
   env.core_ns = topo.core_ns;
   env.out_dir = case_out;
   env.scratch_dir = rc.state.dir() + "/" + std::to_string(ci);

@@ -152,7 +152,14 @@ Status semantic_checks(const Ctx& c, const YAML::Node& root, Scenario& s,
   for (size_t i = 0; i < s.cases.size(); ++i) {
     auto& cs = s.cases[i];
     auto node = root["cases"] ? root["cases"][i] : root;
+    bool ovs = false, ovs_tso = false;
     for (const auto& [n, sw] : cs.switches) {
+      ovs |= sw.kind == SwitchKind::kOvs;
+      ovs_tso |= sw.kind == SwitchKind::kOvsTso;
+      if (ovs && ovs_tso)
+        return c.err(node, "switches",
+                     fmt::format("case '{}' mixes ovs and ovs-tso switches (one ovs-vswitchd per case; TSO is "
+                                 "a global setting)", cs.name));
       if (!sw.controller.empty() && !cs.controllers.count(sw.controller))
         return c.err(node, "controller",
                      fmt::format("switch '{}' names unknown controller '{}'", n, sw.controller));

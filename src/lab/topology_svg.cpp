@@ -25,6 +25,8 @@ std::string esc(const std::string& s) {
   return o;
 }
 
+constexpr double kMinColouredGbps = 0.001;
+
 std::string node_of(const std::string& endpoint) { return endpoint.substr(0, endpoint.find(':')); }
 
 struct Graph {
@@ -163,14 +165,19 @@ std::string render_topology_svg(const json& topo, const json& case_rec) {
     size_t a = g.index[node_of(l.value("a", ""))], b = g.index[node_of(l.value("b", ""))];
     std::string params;
     if (l.value("mtu", 0) > 0) params += fmt::format("mtu {} ", l.value("mtu", 0));
-    for (const auto& [k, v] : l.value("params", json::object()).items())
+    json link_params = l.value("params", json::object());
+    for (const auto& [k, v] : link_params.items())
       params += k + " " + (v.is_string() ? v.get<std::string>() : v.dump()) + " ";
     std::string colour = "#999";
     double w = 1.5;
     std::string load;
     if (auto it = gbps.find(i); it != gbps.end()) {
-      double frac = max_gbps > 0 ? it->second / max_gbps : 0;
-      if (it->second > 0) colour = load_colour(frac), w = 1.5 + 3.5 * frac;
+      // Below 1 Mbit/s on the busiest link (pings only) colours would only show noise.
+      double frac = max_gbps >= kMinColouredGbps ? it->second / max_gbps : 0;
+      if (frac > 0) {
+        colour = load_colour(frac);
+        w = 1.5 + 3.5 * frac;
+      }
       load = fmt::format(", load {:.3g} Gbit/s", it->second);
     }
     s += fmt::format(
@@ -203,9 +210,9 @@ std::string render_topology_svg(const json& topo, const json& case_rec) {
   std::string legend = fmt::format("{} switches, {} hosts, {} links", topo.value("switches", json::array()).size(),
                                    topo.value("hosts", json::array()).size(), links.size());
   if (topo.contains("generator")) legend = topo.value("generator", "") + ": " + legend;
-  legend += max_gbps > 0 ? fmt::format("; link colour and width: mean load over the tests (busiest {:.3g} Gbit/s)",
+  legend += max_gbps >= kMinColouredGbps ? fmt::format("; link colour and width: mean load over the tests (busiest {:.3g} Gbit/s)",
                                        max_gbps)
-                         : "; no load measured";
+                         : max_gbps > 0 ? "; link load below 1 Mbit/s (not coloured)" : "; no load measured";
   s += fmt::format("<text x=\"8\" y=\"{:.0f}\" class=\"l\">{}</text>", height - 10, esc(legend));
   return s + "</svg>";
 }
