@@ -1,7 +1,9 @@
 // pingall: every ordered host pair, concurrently in bounded batches (see pingall.h).
 #include "lab/pingall.h"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include "lab/process.h"
@@ -116,6 +118,28 @@ PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& ho
     out.outcome.reason = "interrupted";
   }
   return out;
+}
+
+double wait_reachable(const std::vector<PingallHost>& hosts, double timeout_s, int parallel) {
+  if (hosts.size() < 2) return 0;
+  auto t0 = std::chrono::steady_clock::now();
+  auto since = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  std::vector<char> answered(hosts.size(), 0);
+  answered[0] = 1;
+  while (!interrupted()) {
+    std::atomic<size_t> next{1};
+    auto work = [&] {
+      for (size_t k; (k = next.fetch_add(1)) < hosts.size() && !interrupted();)
+        if (!answered[k])
+          answered[k] = run_command({"ping", "-q", "-n", "-c", "1", "-W", "1", hosts[k].addr}, in_ns(hosts[0].ns, 3)).ok();
+    };
+    std::vector<std::thread> workers;
+    for (size_t w = 0; w < std::min(hosts.size() - 1, size_t(std::max(parallel, 1))); ++w) workers.emplace_back(work);
+    for (auto& w : workers) w.join();
+    if (std::all_of(answered.begin(), answered.end(), [](char a) { return a != 0; })) return since();
+    if (since() > timeout_s || !sleep_unless_interrupted(0.5)) break;
+  }
+  return -1;
 }
 
 std::string render_pingall_html(const json& result, size_t max_hosts) {

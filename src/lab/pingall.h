@@ -30,6 +30,11 @@ PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& ho
 PingallOutcome summarize_pingall(const std::vector<std::string>& hosts,
                                  const std::vector<std::vector<nlohmann::json>>& per_pair);
 
+// Pings from the first host to every other, one echo each, concurrently, again every
+// half second until all answer (a spanning tree has converged) or `timeout_s` passes.
+// Returns the seconds it took, or a negative value on timeout / interrupt.
+double wait_reachable(const std::vector<PingallHost>& hosts, double timeout_s, int parallel = 32);
+
 // Report pieces: an HTML loss/RTT matrix (hosts beyond `max_hosts` listed only when
 // unreachable) and terminal lines for pairs that got nothing.
 std::string render_pingall_html(const nlohmann::json& result, size_t max_hosts = 40);

@@ -368,6 +368,15 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
     mark_all("failed", "setup: " + why);
     return rec;
   }
+  if (cs.settle_s > 0) {
+    std::vector<PingallHost> hosts;
+    for (const auto& h : rc.sc.hosts)
+      if (auto a = rc.sc.address_of(h.name); a.ok()) hosts.push_back({h.name, topo.host_ns[h.name], *a});
+    rc.progress.start(fmt::format("[{}] waiting up to {:.0f} s until every host answers", cs.name, cs.settle_s));
+    double took = wait_reachable(hosts, cs.settle_s);
+    rc.progress.done(took >= 0 ? fmt::format("settled after {:.1f} s", took) : "not settled (tests run anyway)");
+    rec["settle_s"] = took >= 0 ? json(took) : json(nullptr);
+  }
   // Warm-up: one answered ping per pair lets learning switches learn and ARP settle
   // (pingall measures from cold, as Mininet's does).
   for (const TestSpec* t : tests) {

@@ -98,7 +98,8 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
   try {
     FLOWLAB_TRY(check_keys(
         c, root, "scenario",
-        {"name", "description", "topology", "hosts", "switches", "controllers", "links", "cases", "tests"}));
+        {"name", "description", "topology", "hosts", "switches", "controllers", "links", "cases", "tests",
+         "settle"}));
     Scenario s;
     s.path = path;
     if (!root["name"]) return c.err(root, "name", "the scenario needs a 'name'");
@@ -155,6 +156,9 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
         s.links.push_back(l);
       }
     }
+    double settle = 0;
+    if (root["settle"]) LAB_ASSIGN(settle, (scalar<double>(c, root["settle"], "settle", "seconds")));
+    if (settle < 0 || settle > 600) return c.err(root["settle"], "settle", "must be 0..600 s");
     std::map<std::string, ControllerSpec> base_ctl;
     if (auto cts = root["controllers"]) {
       if (!cts.IsMap()) return c.err(cts, "controllers", "expected a mapping of controllers");
@@ -177,7 +181,7 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
       std::set<std::string> names;
       for (const auto& cn : cs) {
         FLOWLAB_TRY(check_keys(c, cn, "case",
-                               {"name", "description", "switch", "switches", "controllers", "offloads", "tests"}));
+                               {"name", "description", "switch", "switches", "controllers", "offloads", "tests", "settle"}));
         CaseSpec k;
         k.line = line_of(cn);
         if (!cn["name"]) return c.err(cn, "name", "each case needs a 'name'");
@@ -187,6 +191,9 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
         if (cn["description"]) LAB_ASSIGN(k.description, str(c, cn["description"], "description"));
         if (cn["offloads"]) LAB_ASSIGN(k.offloads, (scalar<bool>(c, cn["offloads"], "offloads", "on/off")));
         if (cn["tests"]) LAB_ASSIGN(k.tests, str_list(c, cn["tests"], "tests"));
+        k.settle_s = settle;
+        if (cn["settle"]) LAB_ASSIGN(k.settle_s, (scalar<double>(c, cn["settle"], "settle", "seconds")));
+        if (k.settle_s < 0 || k.settle_s > 600) return c.err(cn["settle"], "settle", "must be 0..600 s");
         k.switches = base_sw;
         k.controllers = base_ctl;
         // `switch:` overrides every switch, then `switches:` one by name.
@@ -232,6 +239,7 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
     } else {
       CaseSpec k;
       k.name = "default";
+      k.settle_s = settle;
       k.switches = base_sw;
       k.controllers = base_ctl;
       s.cases.push_back(std::move(k));

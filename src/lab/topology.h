@@ -101,6 +101,8 @@ struct CaseSpec {
   std::map<std::string, SwitchSpec> switches;
   std::map<std::string, ControllerSpec> controllers;
   bool offloads = true;
+  double settle_s = 0;             // > 0: before the tests, wait up to this long until the first host
+                                   // reaches every other (a spanning tree converging), timed
   std::vector<std::string> tests;  // subset of test names, empty: all
   int line = 0;
 };
