@@ -209,10 +209,11 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
         }
         if (all || cn["switches"]) {
           for (const auto& [name, base] : base_sw) {
-            YAML::Node node = sw_nodes[name];
-            if (all) node = merged(node, all);
-            if (cn["switches"] && cn["switches"][name]) node = merged(node, cn["switches"][name]);
-            else if (!all) continue;
+            // Fresh nodes only: assigning to a yaml-cpp node writes through to the tree it shares.
+            const bool named = cn["switches"] && cn["switches"][name];
+            if (!all && !named) continue;
+            const YAML::Node with_all = all ? merged(sw_nodes[name], all) : YAML::Clone(sw_nodes[name]);
+            YAML::Node node = named ? merged(with_all, cn["switches"][name]) : with_all;
             // stp is a Linux bridge key: a case that makes the switch another kind drops it.
             if (node["stp"] && node["kind"] && node["kind"].as<std::string>() != "linux-bridge") node.remove("stp");
             FLOWLAB_ASSIGN_OR_RETURN(auto sw, parse_switch(c, name, node));
