@@ -218,6 +218,7 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
             if (node["stp"] && node["kind"] && node["kind"].as<std::string>() != "linux-bridge") node.remove("stp");
             FLOWLAB_ASSIGN_OR_RETURN(auto sw, parse_switch(c, name, node));
             if (sw.dpid == 0) sw.dpid = base.dpid;
+            sw.line = base.line;  // a merged node has no place in the file; the base has
             k.switches[name] = std::move(sw);
           }
         }
