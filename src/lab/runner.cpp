@@ -500,15 +500,24 @@ Result<std::string> validate_scenario(const std::string& file, const std::string
   if (!sc.generator.empty()) s += fmt::format("  topology {}\n", sc.generator);
   for (const auto& w : sc.warnings) s += w + "\n";
   for (const auto& c : sc.cases) {
+    // Per switch "s1=ovs+flowlab(learning-switch)"; past 8 switches, counted by that description.
+    std::map<std::string, int> kinds;
     std::string parts;
     for (const auto& [n, sw] : c.switches) {
-      parts += fmt::format(" {}={}", n, to_string(sw.kind));
+      std::string what(to_string(sw.kind));
+      if (sw.stp) what += "(stp)";
       if (!sw.controller.empty() && c.controllers.count(sw.controller)) {
         const auto& ct = c.controllers.at(sw.controller);
-        parts += fmt::format("+{}", to_string(ct.kind));
-        if (!ct.apps.empty()) parts += fmt::format("({})", fmt::join(ct.apps, ","));
-        if (!ct.app_file.empty()) parts += fmt::format("({})", fs::path(ct.app_file).filename().string());
+        what += fmt::format("+{}", to_string(ct.kind));
+        if (!ct.apps.empty()) what += fmt::format("({})", fmt::join(ct.apps, ","));
+        if (!ct.app_file.empty()) what += fmt::format("({})", fs::path(ct.app_file).filename().string());
       }
+      parts += fmt::format(" {}={}", n, what);
+      ++kinds[what];
+    }
+    if (c.switches.size() > 8) {
+      parts.clear();
+      for (const auto& [what, k] : kinds) parts += fmt::format(" {} x {}", k, what);
     }
     s += fmt::format("  case {}:{} offloads {}\n", c.name, parts, c.offloads ? "on" : "off");
   }
