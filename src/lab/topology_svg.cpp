@@ -155,7 +155,7 @@ std::string render_topology_svg(const json& topo, const json& case_rec) {
     }
   }
 
-  double height = 40 + double(rows) * row_h + 30;
+  double height = 40 + double(rows) * row_h + 40;
   std::string s = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" role=\"img\" "
       "aria-label=\"topology\" class=\"topo\">",
@@ -210,10 +210,12 @@ std::string render_topology_svg(const json& topo, const json& case_rec) {
   std::string legend = fmt::format("{} switches, {} hosts, {} links", topo.value("switches", json::array()).size(),
                                    topo.value("hosts", json::array()).size(), links.size());
   if (topo.contains("generator")) legend = topo.value("generator", "") + ": " + legend;
-  legend += max_gbps >= kMinColouredGbps ? fmt::format("; link colour and width: mean load over the tests (busiest {:.3g} Gbit/s)",
-                                       max_gbps)
-                         : max_gbps > 0 ? "; link load below 1 Mbit/s (not coloured)" : "; no load measured";
-  s += fmt::format("<text x=\"8\" y=\"{:.0f}\" class=\"l\">{}</text>", height - 10, esc(legend));
+  std::string load = max_gbps >= kMinColouredGbps
+                         ? fmt::format("link colour and width: mean load over the tests (busiest {:.3g} Gbit/s)", max_gbps)
+                     : max_gbps > 0 ? "link load below 1 Mbit/s (not coloured)"
+                                    : "no load measured";
+  s += fmt::format("<text x=\"8\" y=\"{:.0f}\" class=\"l\">{}</text>", height - 24, esc(legend));
+  s += fmt::format("<text x=\"8\" y=\"{:.0f}\" class=\"l\">{}</text>", height - 8, esc(load));
   return s + "</svg>";
 }
 
