@@ -1,12 +1,15 @@
 // The pingall test (Mininet's pingallfull): every ordered pair of hosts pings, `count`
-// echoes each; loss and RTT per pair make a matrix. Pings run concurrently, at most
-// `parallel` at a time, so a few hundred hosts finish in seconds, not minutes.
+// echoes each; loss and RTT per pair make a matrix. With fping, one fping per source
+// host pings all the others at once (n processes instead of n^2), at most `parallel`
+// sources at a time, so a few hundred hosts finish in seconds; without it, one
+// `ping` per pair, `parallel` at a time.
 //
 // Result record additions (results.json): metrics {pairs, pairs_reached, dropped_pct,
 // rtt_avg_ms, rtt_max_ms}, and "matrix": {hosts: [names], loss_pct: [[row = from]],
 // rtt_ms: [[...]]} (null on the diagonal and where no echo came back).
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -24,6 +27,10 @@ struct PingallOutcome {
   TestOutcome outcome;  // failed when a pair got no echo at all
   nlohmann::json matrix;
 };
+
+// fping -q -C N output ("10.0.0.2 : 0.05 - 0.04", one line per target) -> per
+// address the per-echo RTTs in ms (negative: lost). Exposed for tests.
+std::map<std::string, std::vector<double>> parse_fping(const std::string& text);
 
 PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& hosts, int parallel = 32);
 // Metrics and status from a filled matrix (exposed for tests).

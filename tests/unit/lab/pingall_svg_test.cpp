@@ -54,6 +54,14 @@ TEST(Pingall, MatrixAndVerdict) {
   EXPECT_EQ(summarize_pingall({"h1", "h2", "h3"}, p).outcome.status, "ok");
 }
 
+TEST(Pingall, ParsesFpingPerTargetLines) {
+  auto m = parse_fping("10.0.0.2  : 0.05 - 0.04\n10.0.0.10 : - -\nICMP Host Unreachable from 10.0.0.1\n");
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m.at("10.0.0.2"), (std::vector<double>{0.05, -1, 0.04}));
+  EXPECT_EQ(m.at("10.0.0.10"), (std::vector<double>{-1, -1}));
+  EXPECT_TRUE(parse_fping("").empty());
+}
+
 TEST(TopologyRecord, InterfaceBytesFromIpJson) {
   auto m = parse_ip_link_stats(
       R"([{"ifname":"s1-eth1","stats64":{"rx":{"bytes":100},"tx":{"bytes":23}}},{"ifname":"lo"}])");
