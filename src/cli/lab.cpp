@@ -2,6 +2,10 @@
 //   flowlab lab run FILE [--out DIR] [--only CASE] [--quick]
 //   flowlab lab run --topo tree,2,3 [--switch K] [--controller C] [--test T] [--out DIR]
 //   flowlab lab validate FILE | --topo ... [--switch K] [--controller C] [--test T]
+//   flowlab lab up FILE | --topo ... [--only CASE] [--out DIR]
+//   flowlab lab exec LAB HOST CMD...
+//   flowlab lab status
+//   flowlab lab down LAB
 //   flowlab lab clean [--force]
 //   flowlab lab report DIR
 // Hidden helpers the lab runs inside host namespaces (tcp-rr test):
@@ -13,6 +17,7 @@
 
 #include "cli/commands.h"
 #include "lab/mininet_args.h"
+#include "lab/persistent_lab.h"
 #include "lab/run_state.h"
 #include "lab/runner.h"
 #include "lab/tcp_rr.h"
@@ -71,6 +76,18 @@ int run_lab(int argc, char** argv) {
   validate->add_option("FILE", file, "scenario YAML (or --topo)");
   add_mininet_options(validate, mn);
 
+  auto* up = app.add_subcommand("up", "build one case and leave it running (see status, exec, down)");
+  up->add_option("FILE", file, "scenario YAML (or --topo)");
+  up->add_option("--only", only, "the case to bring up (default: the first)");
+  up->add_option("--out", out, "output directory for logs");
+  add_mininet_options(up, mn);
+  auto* exec = app.add_subcommand("exec", "run a command in a host of a lab that is up: exec LAB HOST CMD...");
+  exec->prefix_command();
+  auto* status = app.add_subcommand("status", "list the labs that are up");
+  auto* down = app.add_subcommand("down", "tear down a lab that is up");
+  std::string lab_id;
+  down->add_option("LAB", lab_id, "lab id (flowlab lab status)")->required();
+
   auto* clean = app.add_subcommand("clean", "remove namespaces/processes that crashed runs left");
   bool force = false;
   clean->add_flag("--force", force, "also clean runs whose lab process is still alive");
@@ -100,7 +117,7 @@ int run_lab(int argc, char** argv) {
     return app.exit(e);
   }
 
-  auto* sub = *run ? run : validate;
+  auto* sub = *run ? run : *up ? up : validate;
   bool mininet_given = sub->count("--topo") || sub->count("--switch") || sub->count("--controller") ||
                        sub->count("--test");
   if (*run) {
@@ -115,6 +132,29 @@ int run_lab(int argc, char** argv) {
     auto r = lab::run_scenario(file, o);
     if (!r.ok()) return error_exit(r.error().message, 2);
     return *r;
+  }
+  if (*up) {
+    auto src = scenario_source(file, mn, mininet_given);
+    if (!src.ok()) return error_exit(src.error().message, 2);
+    auto r = lab::lab_up(src->file, src->text, only, out);
+    if (!r.ok()) return error_exit(r.error().message, 2);
+    return *r;
+  }
+  if (*exec) {
+    auto rest = exec->remaining();
+    if (rest.size() < 3) return error_exit("usage: flowlab lab exec LAB HOST CMD...", 2);
+    auto st = lab::lab_exec(rest[0], rest[1], std::vector<std::string>(rest.begin() + 2, rest.end()));
+    return st.ok() ? 0 : error_exit(st.error().message, 2);
+  }
+  if (*status) {
+    std::fputs(lab::lab_status().c_str(), stdout);
+    return 0;
+  }
+  if (*down) {
+    auto st = lab::lab_down(lab_id);
+    if (!st.ok()) return error_exit(st.error().message);
+    std::printf("lab %s is down\n", lab_id.c_str());
+    return 0;
   }
   if (*validate) {
     auto src = scenario_source(file, mn, mininet_given);

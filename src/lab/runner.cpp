@@ -18,6 +18,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -379,6 +380,20 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
 }
 
 }  // namespace
+
+Status with_case_built(const Scenario& sc, size_t ci, RunState& state, const std::string& out_dir,
+                       const std::function<void(const std::map<std::string, std::string>&)>& while_up) {
+  RunContext rc{sc, state, out_dir, self_binary(), {}};
+  const CaseSpec& cs = sc.cases.at(ci);
+  if (auto why = case_skip_reason(cs, rc.flowlab_bin); !why.empty()) return fail("case {}: {}", cs.name, why);
+  std::string case_out = out_dir + "/" + cs.name;
+  std::error_code ec;
+  fs::create_directories(case_out, ec);
+  CaseTopology topo;
+  FLOWLAB_TRY(build_case(rc, cs, ci, case_out, topo));
+  while_up(topo.host_ns);
+  return ok_status();
+}
 
 Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
   FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, opts.scenario_text.empty() ? load_scenario(file)

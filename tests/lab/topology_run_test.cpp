@@ -189,6 +189,32 @@ settle: 90
   EXPECT_GT(j["cases"][0]["settle_s"].get<double>(), 0) << "the tree took time to converge";
 }
 
+TEST_F(LabTopology, PersistentLabUpExecStatusDown) {
+  auto up = run_command({FLOWLAB_BINARY, "lab", "up", "--topo", "tree,2,2", "--out", out()}, env_opts(180));
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
+  auto st = run_command({FLOWLAB_BINARY, "lab", "status"}, env_opts(30));
+  std::string id = st.out.substr(0, st.out.find(' '));
+  ASSERT_EQ(id.size(), 5u) << st.out;
+  EXPECT_NE(st.out.find("tree-2-2 case default  4 hosts  up"), std::string::npos) << st.out;
+  EXPECT_EQ(namespaces_of(id), 5u) << "core + 4 hosts stay up";
+  // Mininet's `h1 ping h4`, across the tree, through flowlab switches and the learning switch.
+  auto ping = run_command({FLOWLAB_BINARY, "lab", "exec", id, "h1", "ping", "-c1", "-W3", "10.0.0.4"}, env_opts(30));
+  EXPECT_EQ(ping.exit_code, 0) << ping.out << ping.err;
+  EXPECT_NE(ping.out.find("1 received"), std::string::npos) << ping.out;
+  auto fail = run_command({FLOWLAB_BINARY, "lab", "exec", id, "h1", "false"}, env_opts(30));
+  EXPECT_EQ(fail.exit_code, 1) << "the command's exit code passes through";
+  auto nohost = run_command({FLOWLAB_BINARY, "lab", "exec", id, "h9", "true"}, env_opts(30));
+  EXPECT_EQ(nohost.exit_code, 2);
+  EXPECT_NE(nohost.err.find("has no host 'h9'"), std::string::npos) << nohost.err;
+  auto down = run_command({FLOWLAB_BINARY, "lab", "down", id}, env_opts(90));
+  EXPECT_EQ(down.exit_code, 0) << down.out << down.err;
+  EXPECT_EQ(namespaces_of(id), 0u);
+  EXPECT_TRUE(fs::is_empty(dir_ / "state"));
+  st = run_command({FLOWLAB_BINARY, "lab", "status"}, env_opts(30));
+  EXPECT_NE(st.out.find("no lab is up"), std::string::npos) << st.out;
+  EXPECT_NE(run_command({FLOWLAB_BINARY, "lab", "down", id}, env_opts(30)).exit_code, 0);
+}
+
 TEST_F(LabTopology, BadTopologyInputExits2AndCreatesNothing) {
   struct Bad {
     std::vector<std::string> args;
