@@ -38,7 +38,8 @@ struct ScenarioSource {
   std::string file, text;
 };
 
-Result<ScenarioSource> scenario_source(const std::string& file, const lab::MininetArgs& m, bool mininet_given) {
+Result<ScenarioSource> scenario_source(const std::string& file, const lab::MininetArgs& m,
+                                       bool mininet_given) {
   if (!file.empty() && mininet_given) return fail("give a scenario FILE or --topo, not both");
   if (!file.empty()) return ScenarioSource{file, {}};
   if (m.topo.empty()) return fail("give a scenario FILE or --topo TYPE[,ARGS] (e.g. --topo tree,2,3)");
@@ -47,8 +48,9 @@ Result<ScenarioSource> scenario_source(const std::string& file, const lab::Minin
 }
 
 void add_mininet_options(CLI::App* cmd, lab::MininetArgs& m) {
-  cmd->add_option("--topo", m.topo, "Mininet topology instead of FILE: single,K linear,K[,N] tree,DEPTH[,FANOUT] "
-                                    "torus,X,Y[,N] fat-tree,K");
+  cmd->add_option("--topo", m.topo,
+                  "Mininet topology instead of FILE: single,K linear,K[,N] tree,DEPTH[,FANOUT] "
+                  "torus,X,Y[,N] fat-tree,K");
   cmd->add_option("--switch", m.switch_kind, "with --topo: flowlab|ovs|ovs-tso|linux-bridge[,stp=1]");
   cmd->add_option("--controller", m.controller,
                   "with --topo: none|flowlab:APP[,APP]|os-ken:FILE.py (default flowlab:learning-switch)");
@@ -81,7 +83,8 @@ int run_lab(int argc, char** argv) {
   up->add_option("--only", only, "the case to bring up (default: the first)");
   up->add_option("--out", out, "output directory for logs");
   add_mininet_options(up, mn);
-  auto* exec = app.add_subcommand("exec", "run a command in a host of a lab that is up: exec LAB HOST CMD...");
+  auto* exec =
+      app.add_subcommand("exec", "run a command in a host of a lab that is up: exec LAB HOST CMD...");
   exec->prefix_command();
   auto* status = app.add_subcommand("status", "list the labs that are up");
   auto* down = app.add_subcommand("down", "tear down a lab that is up");
@@ -118,8 +121,8 @@ int run_lab(int argc, char** argv) {
   }
 
   auto* sub = *run ? run : *up ? up : validate;
-  bool mininet_given = sub->count("--topo") || sub->count("--switch") || sub->count("--controller") ||
-                       sub->count("--test");
+  bool mininet_given =
+      sub->count("--topo") || sub->count("--switch") || sub->count("--controller") || sub->count("--test");
   if (*run) {
     auto src = scenario_source(file, mn, mininet_given);
     if (!src.ok()) return error_exit(src.error().message, 2);

@@ -241,8 +241,9 @@ Status SwitchInstance::wait_connected(double timeout_s) {
       [&]() -> std::string {
         for (auto& p : procs_)
           if (auto m = exited_msg(p); !m.empty()) return m;
-        return env_.ovs && (spec_.kind == SwitchKind::kOvs || spec_.kind == SwitchKind::kOvsTso) ? env_.ovs->dead()
-                                                                                                 : std::string();
+        return env_.ovs && (spec_.kind == SwitchKind::kOvs || spec_.kind == SwitchKind::kOvsTso)
+                   ? env_.ovs->dead()
+                   : std::string();
       });
 }
 

@@ -73,8 +73,7 @@ Result<GeneratedTopology> generate_topology(const std::string& type, const std::
   std::map<std::string, int> v;
   for (const auto& p : params) {
     auto it = args.find(p.name);
-    if (it == args.end() && p.default_value < 0)
-      return fail("topology {} needs '{}'", type, p.name);
+    if (it == args.end() && p.default_value < 0) return fail("topology {} needs '{}'", type, p.name);
     v[p.name] = it == args.end() ? p.default_value : it->second;
   }
   for (const auto& [k, x] : args) {
@@ -115,7 +114,8 @@ Result<GeneratedTopology> generate_topology(const std::string& type, const std::
     tree(b, depth, fanout, host_num, switch_num, &root);
   } else if (type == "torus") {
     int x = v["x"], y = v["y"], n = v["n"];
-    if (x < 3 || y < 3) return fail("topology torus needs x and y of at least 3 (as Mininet), got {}x{}", x, y);
+    if (x < 3 || y < 3)
+      return fail("topology torus needs x and y of at least 3 (as Mininet), got {}x{}", x, y);
     FLOWLAB_TRY(check_size(type, double(x) * y * n, double(x) * y));
     std::map<std::pair<int, int>, std::string> sw;
     for (int i = 0; i < x; ++i)
@@ -174,7 +174,8 @@ Result<TopoRequest> parse_topo_arg(const std::string& s) {
       value = value.substr(eq + 1);
     } else {
       if (i - 1 >= params.size())
-        return fail("topology {} takes at most {} argument(s), got {}", r.type, params.size(), parts.size() - 1);
+        return fail("topology {} takes at most {} argument(s), got {}", r.type, params.size(),
+                    parts.size() - 1);
       name = params[i - 1].name;
     }
     char* end = nullptr;

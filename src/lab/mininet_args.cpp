@@ -45,21 +45,23 @@ Result<MininetScenario> scenario_from_mininet_args(const MininetArgs& a) {
   auto sw = split(a.switch_kind, ',');
   std::string kind = sw[0] == "lxbr" ? "linux-bridge" : sw[0] == "ovsk" ? "ovs" : sw[0];
   if (kind != "flowlab" && kind != "ovs" && kind != "ovs-tso" && kind != "linux-bridge")
-    return fail("--switch {}: unknown switch kind '{}' (flowlab, ovs, ovs-tso, linux-bridge)", a.switch_kind, sw[0]);
+    return fail("--switch {}: unknown switch kind '{}' (flowlab, ovs, ovs-tso, linux-bridge)", a.switch_kind,
+                sw[0]);
   YAML::Node sw_node;
   sw_node["kind"] = kind;
   for (size_t i = 1; i < sw.size(); ++i) {
     if (sw[i] == "stp=1" || sw[i] == "stp=true" || sw[i] == "stp") {
       if (kind != "linux-bridge")
-        return fail("--switch {}: stp is the Linux bridge's (use --switch linux-bridge,stp=1)", a.switch_kind);
+        return fail("--switch {}: stp is the Linux bridge's (use --switch linux-bridge,stp=1)",
+                    a.switch_kind);
       sw_node["stp"] = true;
     } else if (sw[i] != "stp=0" && sw[i] != "stp=false") {
       return fail("--switch {}: unknown option '{}' (only stp=1)", a.switch_kind, sw[i]);
     }
   }
 
-  std::string ctl = a.controller.empty() ? (kind == "linux-bridge" ? "none" : "flowlab:learning-switch")
-                                         : a.controller;
+  std::string ctl =
+      a.controller.empty() ? (kind == "linux-bridge" ? "none" : "flowlab:learning-switch") : a.controller;
   if (ctl != "none") {
     auto colon = ctl.find(':');
     std::string ckind = ctl.substr(0, colon), rest = colon == std::string::npos ? "" : ctl.substr(colon + 1);
@@ -68,8 +70,10 @@ Result<MininetScenario> scenario_from_mininet_args(const MininetArgs& a) {
       if (rest.empty()) return fail("--controller {}: name the apps, e.g. flowlab:learning-switch", ctl);
       c["kind"] = "flowlab";
       for (const auto& app : split(rest, ','))
-        if (app.empty()) return fail("--controller {}: an empty app name", ctl);
-        else c["apps"].push_back(app);
+        if (app.empty())
+          return fail("--controller {}: an empty app name", ctl);
+        else
+          c["apps"].push_back(app);
     } else if (ckind == "os-ken") {
       if (rest.empty()) return fail("--controller {}: name the app file, e.g. os-ken:stp_switch_13.py", ctl);
       // Relative to where the command runs (the scenario "file" has no directory).

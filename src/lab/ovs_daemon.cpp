@@ -31,7 +31,8 @@ std::string OvsDaemon::dead() {
 Status OvsDaemon::ensure_started(const CaseEnv& env, bool tso) {
   if (started()) {
     if (tso != tso_)
-      return fail("ovs and ovs-tso switches cannot share a case (one ovs-vswitchd per namespace; TSO is global)");
+      return fail(
+          "ovs and ovs-tso switches cannot share a case (one ovs-vswitchd per namespace; TSO is global)");
     return ok_status();
   }
   const std::string R = env.scratch_dir + "/ovs";
@@ -65,8 +66,8 @@ Status OvsDaemon::ensure_started(const CaseEnv& env, bool tso) {
         vsctl({"--no-wait", "set", "Open_vSwitch", ".", "other_config:userspace-tso-enable=true"}), here));
   FLOWLAB_ASSIGN_OR_RETURN(
       auto vs, Process::spawn("ovs-vswitchd",
-                              {"ovs-vswitchd", "unix:" + R + "/db.sock", "--pidfile=" + R + "/ovs-vswitchd.pid",
-                               "--unixctl=" + R + "/ovs-vswitchd.ctl",
+                              {"ovs-vswitchd", "unix:" + R + "/db.sock",
+                               "--pidfile=" + R + "/ovs-vswitchd.pid", "--unixctl=" + R + "/ovs-vswitchd.ctl",
                                "--log-file=" + env.out_dir + "/ovs-vswitchd.log"},
                               o, env.out_dir + "/ovs-vswitchd.out", env.state));
   procs_.push_back(std::move(vs));

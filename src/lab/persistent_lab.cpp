@@ -67,9 +67,13 @@ int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, int fd)
     close(log);
   }
   auto st = with_case_built(sc, ci, **state, out, [&](const std::map<std::string, std::string>& hosts) {
-    json j = {{"id", (*state)->id()}, {"scenario", sc.name}, {"case", sc.cases[ci].name},
-              {"pid", getpid()},      {"start", process_start_time(getpid())},
-              {"out_dir", out},       {"hosts", hosts}};
+    json j = {{"id", (*state)->id()},
+              {"scenario", sc.name},
+              {"case", sc.cases[ci].name},
+              {"pid", getpid()},
+              {"start", process_start_time(getpid())},
+              {"out_dir", out},
+              {"hosts", hosts}};
     std::string path = state_root() + "/" + (*state)->id() + "/lab.json";
     std::ofstream(path) << j.dump(2) << "\n";
     say("ok " + (*state)->id());
@@ -91,7 +95,8 @@ Result<int> lab_up(const std::string& label, const std::string& text, const std:
   FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, text.empty() ? load_scenario(label) : parse_scenario(text, label));
   size_t ci = 0;
   if (!only_case.empty()) {
-    auto it = std::find_if(sc.cases.begin(), sc.cases.end(), [&](const CaseSpec& c) { return c.name == only_case; });
+    auto it = std::find_if(sc.cases.begin(), sc.cases.end(),
+                           [&](const CaseSpec& c) { return c.name == only_case; });
     if (it == sc.cases.end()) return fail("{}: no case named '{}'", label, only_case);
     ci = size_t(it - sc.cases.begin());
   }
@@ -123,7 +128,8 @@ Result<int> lab_up(const std::string& label, const std::string& text, const std:
   if (line.rfind("ok ", 0) == 0) {
     std::string id = line.substr(3);
     std::printf("lab %s is up (%s, case %s); flowlab lab exec %s %s ...; flowlab lab down %s\n", id.c_str(),
-                sc.name.c_str(), sc.cases[ci].name.c_str(), id.c_str(), sc.hosts.front().name.c_str(), id.c_str());
+                sc.name.c_str(), sc.cases[ci].name.c_str(), id.c_str(), sc.hosts.front().name.c_str(),
+                id.c_str());
     return 0;
   }
   int status = 0;
@@ -133,7 +139,8 @@ Result<int> lab_up(const std::string& label, const std::string& text, const std:
 
 Status lab_exec(const std::string& lab, const std::string& host, const std::vector<std::string>& cmd) {
   FLOWLAB_ASSIGN_OR_RETURN(json rec, read_record(lab));
-  if (!alive(rec)) return fail("lab '{}' is not running (its supervisor is gone; flowlab lab clean --force)", lab);
+  if (!alive(rec))
+    return fail("lab '{}' is not running (its supervisor is gone; flowlab lab clean --force)", lab);
   const json& hosts = rec["hosts"];
   if (!hosts.contains(host)) return fail("lab '{}' has no host '{}'", lab, host);
   if (cmd.empty()) return fail("give a command to run in {}", host);
@@ -152,16 +159,17 @@ std::string lab_status() {
   for (const auto& e : fs::directory_iterator(state_root(), ec)) {
     auto rec = read_record(e.path().filename().string());
     if (!rec.ok()) continue;
-    out += fmt::format("{}  {} case {}  {} hosts  {}  out {}\n", rec->value("id", ""), rec->value("scenario", ""),
-                       rec->value("case", ""), (*rec)["hosts"].size(), alive(*rec) ? "up" : "supervisor gone",
-                       rec->value("out_dir", ""));
+    out += fmt::format("{}  {} case {}  {} hosts  {}  out {}\n", rec->value("id", ""),
+                       rec->value("scenario", ""), rec->value("case", ""), (*rec)["hosts"].size(),
+                       alive(*rec) ? "up" : "supervisor gone", rec->value("out_dir", ""));
   }
   return out.empty() ? "no lab is up\n" : out;
 }
 
 Status lab_down(const std::string& lab, double timeout_s) {
   FLOWLAB_ASSIGN_OR_RETURN(json rec, read_record(lab));
-  if (!alive(rec)) return fail("lab '{}' has no running supervisor; flowlab lab clean --force removes what is left", lab);
+  if (!alive(rec))
+    return fail("lab '{}' has no running supervisor; flowlab lab clean --force removes what is left", lab);
   pid_t pid = rec.value("pid", 0);
   kill(pid, SIGTERM);
   for (double t = 0; t < timeout_s; t += 0.1) {

@@ -19,10 +19,14 @@ namespace {
 std::string esc(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else o += c;
+    if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '&')
+      o += "&amp;";
+    else
+      o += c;
   }
   return o;
 }
@@ -135,9 +139,11 @@ void fping_all(const TestSpec& t, const std::vector<PingallHost>& hosts, int par
   auto work = [&] {
     for (size_t i; (i = next.fetch_add(1)) < n && !interrupted();) {
       // -p: between echoes to one target; -i: between any two packets (below 10 ms needs root).
-      std::vector<std::string> argv = {"fping", "-q", "-C", std::to_string(t.count), "-p",
-                                       std::to_string(std::max(10, int(interval * 1000))), "-i",
-                                       std::to_string(gap_ms), "-t", "2000"};
+      std::vector<std::string> argv = {"fping", "-q",
+                                       "-C",    std::to_string(t.count),
+                                       "-p",    std::to_string(std::max(10, int(interval * 1000))),
+                                       "-i",    std::to_string(gap_ms),
+                                       "-t",    "2000"};
       for (size_t j = 0; j < n; ++j)
         if (j != i) argv.push_back(hosts[j].addr);
       double bound = t.count * interval + double(n * size_t(t.count) * size_t(gap_ms)) * 0.002 + 10;
@@ -203,8 +209,9 @@ PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& ho
     PingallOutcome out = summarize_pingall(names, per_pair);
     auto [sources, gap_ms] = fping_pacing(n, parallel);
     out.outcome.command =
-        fmt::format("fping -q -C {} -p {} -i {} -t 2000 <every other host> (from each of {} hosts, {} at a time)",
-                    t.count, std::max(10, int(interval * 1000)), gap_ms, n, std::min(n, sources)) +
+        fmt::format(
+            "fping -q -C {} -p {} -i {} -t 2000 <every other host> (from each of {} hosts, {} at a time)",
+            t.count, std::max(10, int(interval * 1000)), gap_ms, n, std::min(n, sources)) +
         room.note();
     if (interrupted()) {
       out.outcome.status = "failed";
@@ -222,8 +229,9 @@ PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& ho
   auto work = [&] {
     for (size_t k; (k = next.fetch_add(1)) < pairs.size() && !interrupted();) {
       auto [i, j] = pairs[k];
-      std::vector<std::string> argv = {"ping", "-q", "-n", "-c", std::to_string(t.count), "-i",
-                                       fmt::format("{}", interval), "-W", "2", hosts[j].addr};
+      std::vector<std::string> argv = {
+          "ping", "-q", "-n",         "-c", std::to_string(t.count), "-i", fmt::format("{}", interval),
+          "-W",   "2",  hosts[j].addr};
       auto r = run_command(argv, in_ns(hosts[i].ns, t.count * interval + 5));
       auto m = parse_ping(r.out);
       per_pair[i][j] = m.ok() ? *m : json{{"sent", t.count}, {"received", 0}, {"loss_pct", 100.0}};
@@ -236,9 +244,10 @@ PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& ho
   std::vector<std::string> names;
   for (const auto& h : hosts) names.push_back(h.name);
   PingallOutcome out = summarize_pingall(names, per_pair);
-  out.outcome.command = fmt::format("ping -q -n -c {} -i {} -W 2 (every ordered pair of {} hosts, {} at a time)",
-                                    t.count, interval, n, count) +
-                          room.note();
+  out.outcome.command =
+      fmt::format("ping -q -n -c {} -i {} -W 2 (every ordered pair of {} hosts, {} at a time)", t.count,
+                  interval, n, count) +
+      room.note();
   if (interrupted()) {
     out.outcome.status = "failed";
     out.outcome.reason = "interrupted";
@@ -257,10 +266,13 @@ double wait_reachable(const std::vector<PingallHost>& hosts, double timeout_s, i
     auto work = [&] {
       for (size_t k; (k = next.fetch_add(1)) < hosts.size() && !interrupted();)
         if (!answered[k])
-          answered[k] = run_command({"ping", "-q", "-n", "-c", "1", "-W", "1", hosts[k].addr}, in_ns(hosts[0].ns, 3)).ok();
+          answered[k] =
+              run_command({"ping", "-q", "-n", "-c", "1", "-W", "1", hosts[k].addr}, in_ns(hosts[0].ns, 3))
+                  .ok();
     };
     std::vector<std::thread> workers;
-    for (size_t w = 0; w < std::min(hosts.size() - 1, size_t(std::max(parallel, 1))); ++w) workers.emplace_back(work);
+    for (size_t w = 0; w < std::min(hosts.size() - 1, size_t(std::max(parallel, 1))); ++w)
+      workers.emplace_back(work);
     for (auto& w : workers) w.join();
     if (std::all_of(answered.begin(), answered.end(), [](char a) { return a != 0; })) return since();
     if (since() > timeout_s || !sleep_unless_interrupted(0.5)) break;
@@ -308,9 +320,10 @@ std::string render_pingall_html(const json& result, size_t max_hosts) {
 std::string render_pingall_text(const json& result, size_t max_pairs) {
   if (!result.contains("matrix") || !result["matrix"].is_object()) return {};
   const json& m = result["metrics"];
-  std::string out = fmt::format("{} / {}: pingall {}/{} pairs reached, {:.1f}% dropped", result.value("case", ""),
-                                result.value("test", ""), m.value("pairs_reached", 0), m.value("pairs", 0),
-                                m.value("dropped_pct", 0.0));
+  std::string out =
+      fmt::format("{} / {}: pingall {}/{} pairs reached, {:.1f}% dropped", result.value("case", ""),
+                  result.value("test", ""), m.value("pairs_reached", 0), m.value("pairs", 0),
+                  m.value("dropped_pct", 0.0));
   if (m.contains("rtt_avg_ms")) out += fmt::format(", rtt avg {:.3f} ms", m["rtt_avg_ms"].get<double>());
   out += "\n";
   const json& mx = result["matrix"];

@@ -182,7 +182,8 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   idx = 0;
   for (const auto& [n, s] : cs.switches) {
     int cport = s.controller.empty() || !ctl_port.count(s.controller) ? 0 : ctl_port[s.controller];
-    int listen = idx < kControllerPortBase - kSwitchListenBase ? kSwitchListenBase + idx : kSwitchListenHigh + idx;
+    int listen =
+        idx < kControllerPortBase - kSwitchListenBase ? kSwitchListenBase + idx : kSwitchListenHigh + idx;
     ++idx;
     topo.switches.push_back(std::make_unique<SwitchInstance>(s, switch_ports[n], listen));
     rc.progress.start(fmt::format("[{}] starting {} switch {}", cs.name, to_string(s.kind), n));
@@ -328,9 +329,11 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
     std::vector<PingallHost> hosts;
     for (const auto& h : rc.sc.hosts)
       if (auto a = rc.sc.address_of(h.name); a.ok()) hosts.push_back({h.name, topo.host_ns[h.name], *a});
-    rc.progress.start(fmt::format("[{}] waiting up to {:.0f} s until every host answers", cs.name, cs.settle_s));
+    rc.progress.start(
+        fmt::format("[{}] waiting up to {:.0f} s until every host answers", cs.name, cs.settle_s));
     double took = wait_reachable(hosts, cs.settle_s);
-    rc.progress.done(took >= 0 ? fmt::format("settled after {:.1f} s", took) : "not settled (tests run anyway)");
+    rc.progress.done(took >= 0 ? fmt::format("settled after {:.1f} s", took)
+                               : "not settled (tests run anyway)");
     rec["settle_s"] = took >= 0 ? json(took) : json(nullptr);
   }
   // Warm-up: one answered ping per pair lets learning switches learn and ARP settle
@@ -396,8 +399,9 @@ Status with_case_built(const Scenario& sc, size_t ci, RunState& state, const std
 }
 
 Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
-  FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, opts.scenario_text.empty() ? load_scenario(file)
-                                                                   : parse_scenario(opts.scenario_text, file));
+  FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, opts.scenario_text.empty()
+                                            ? load_scenario(file)
+                                            : parse_scenario(opts.scenario_text, file));
   for (const auto& w : sc.warnings) std::fprintf(stderr, "%s\n", w.c_str());
   if (opts.quick) make_quick(sc);
   if (!opts.only_case.empty()) {
@@ -464,9 +468,9 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
 
 Result<std::string> validate_scenario(const std::string& file, const std::string& text) {
   FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, text.empty() ? load_scenario(file) : parse_scenario(text, file));
-  std::string s = fmt::format("{}: ok: scenario '{}', {} host(s), {} switch(es), {} link(s), {} case(s), {} test(s)\n",
-                              file, sc.name, sc.hosts.size(), sc.cases.front().switches.size(), sc.links.size(),
-                              sc.cases.size(), sc.tests.size());
+  std::string s = fmt::format(
+      "{}: ok: scenario '{}', {} host(s), {} switch(es), {} link(s), {} case(s), {} test(s)\n", file, sc.name,
+      sc.hosts.size(), sc.cases.front().switches.size(), sc.links.size(), sc.cases.size(), sc.tests.size());
   if (!sc.generator.empty()) s += fmt::format("  topology {}\n", sc.generator);
   for (const auto& w : sc.warnings) s += w + "\n";
   for (const auto& c : sc.cases) {

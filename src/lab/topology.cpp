@@ -2,14 +2,14 @@
 // Every error names the file, the line (1-based) and the key it is about.
 #include "lab/topology.h"
 
-#include "lab/scenario_yaml.h"
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
+
+#include "lab/scenario_yaml.h"
 
 namespace flowlab::lab {
 
@@ -96,10 +96,9 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
   }
   if (!root.IsMap()) return fail("{}:1: the file must be a YAML mapping (name, hosts, switches, ...)", path);
   try {
-    FLOWLAB_TRY(check_keys(
-        c, root, "scenario",
-        {"name", "description", "topology", "hosts", "switches", "controllers", "links", "cases", "tests",
-         "settle"}));
+    FLOWLAB_TRY(check_keys(c, root, "scenario",
+                           {"name", "description", "topology", "hosts", "switches", "controllers", "links",
+                            "cases", "tests", "settle"}));
     Scenario s;
     s.path = path;
     if (!root["name"]) return c.err(root, "name", "the scenario needs a 'name'");
@@ -180,8 +179,9 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
       if (!cs.IsSequence() || cs.size() == 0) return c.err(cs, "cases", "expected a non-empty list of cases");
       std::set<std::string> names;
       for (const auto& cn : cs) {
-        FLOWLAB_TRY(check_keys(c, cn, "case",
-                               {"name", "description", "switch", "switches", "controllers", "offloads", "tests", "settle"}));
+        FLOWLAB_TRY(check_keys(
+            c, cn, "case",
+            {"name", "description", "switch", "switches", "controllers", "offloads", "tests", "settle"}));
         CaseSpec k;
         k.line = line_of(cn);
         if (!cn["name"]) return c.err(cn, "name", "each case needs a 'name'");
@@ -198,7 +198,8 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
         k.controllers = base_ctl;
         // `switch:` overrides every switch, then `switches:` one by name.
         YAML::Node all = cn["switch"];
-        if (all && !all.IsMap()) return c.err(all, "switch", "expected a mapping of overrides for every switch");
+        if (all && !all.IsMap())
+          return c.err(all, "switch", "expected a mapping of overrides for every switch");
         if (auto o = cn["switches"]) {
           if (!o.IsMap()) return c.err(o, "switches", "expected a mapping NAME: {overrides}");
           for (const auto& kv : o) {
@@ -215,7 +216,8 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
             const YAML::Node with_all = all ? merged(sw_nodes[name], all) : YAML::Clone(sw_nodes[name]);
             YAML::Node node = named ? merged(with_all, cn["switches"][name]) : with_all;
             // stp is a Linux bridge key: a case that makes the switch another kind drops it.
-            if (node["stp"] && node["kind"] && node["kind"].as<std::string>() != "linux-bridge") node.remove("stp");
+            if (node["stp"] && node["kind"] && node["kind"].as<std::string>() != "linux-bridge")
+              node.remove("stp");
             FLOWLAB_ASSIGN_OR_RETURN(auto sw, parse_switch(c, name, node));
             if (sw.dpid == 0) sw.dpid = base.dpid;
             sw.line = base.line;  // a merged node has no place in the file; the base has

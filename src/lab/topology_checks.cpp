@@ -28,8 +28,8 @@ Status check_links(const Ctx& c, Scenario& s, const std::map<std::string, Switch
       auto sw = base_sw.find(e->node);
       size_t len = sw != base_sw.end() ? e->node.size() + 1 + e->ifname.size() : e->ifname.size();
       if (len > kIfNameMax)
-        return link_err(c, l,
-                        fmt::format("interface name for '{}:{}' would exceed 15 characters", e->node, e->ifname));
+        return link_err(
+            c, l, fmt::format("interface name for '{}:{}' would exceed 15 characters", e->node, e->ifname));
       if (sw != base_sw.end() && !sw->second.ports.empty() &&
           std::find(sw->second.ports.begin(), sw->second.ports.end(), e->ifname) == sw->second.ports.end())
         return link_err(c, l,
@@ -83,7 +83,8 @@ void warn_loops(const Ctx& c, Scenario& s, const std::map<std::string, SwitchSpe
       } else if (sw.kind != SwitchKind::kLinuxBridge) {
         auto ct = cs.controllers.find(sw.controller);
         if (ct == cs.controllers.end() || ct->second.kind == ControllerKind::kNone) {
-          if (sw.kind != SwitchKind::kFlowlab) why = fmt::format("{} in standalone mode (a plain learning bridge)", to_string(sw.kind));
+          if (sw.kind != SwitchKind::kFlowlab)
+            why = fmt::format("{} in standalone mode (a plain learning bridge)", to_string(sw.kind));
         } else if (ct->second.kind == ControllerKind::kFlowlab &&
                    std::all_of(ct->second.apps.begin(), ct->second.apps.end(),
                                [](const std::string& a) { return a == "learning-switch" || a == "hub"; })) {
@@ -91,14 +92,16 @@ void warn_loops(const Ctx& c, Scenario& s, const std::map<std::string, SwitchSpe
                             fmt::join(ct->second.apps, "+"));
         } else if (ct->second.kind == ControllerKind::kOsKen &&
                    ct->second.app_file.find("stp") == std::string::npos) {
-          why = fmt::format("os-ken app {} may flood without loop protection (stp_switch_13.py handles loops)",
-                            ct->second.app_file.substr(ct->second.app_file.rfind('/') + 1));
+          why =
+              fmt::format("os-ken app {} may flood without loop protection (stp_switch_13.py handles loops)",
+                          ct->second.app_file.substr(ct->second.app_file.rfind('/') + 1));
         }
       }
       if (why.empty() || !said.insert(why).second) continue;
-      s.warnings.push_back(fmt::format("{}:{}: warning: case '{}': switch {} is on a loop and {}: broadcasts "
-                                       "will circulate (use stp: true, or a loop-safe controller app)",
-                                       c.path, sw.line, cs.name, n, why));
+      s.warnings.push_back(
+          fmt::format("{}:{}: warning: case '{}': switch {} is on a loop and {}: broadcasts "
+                      "will circulate (use stp: true, or a loop-safe controller app)",
+                      c.path, sw.line, cs.name, n, why));
     }
   }
 }
@@ -157,9 +160,11 @@ Status semantic_checks(const Ctx& c, const YAML::Node& root, Scenario& s,
       ovs |= sw.kind == SwitchKind::kOvs;
       ovs_tso |= sw.kind == SwitchKind::kOvsTso;
       if (ovs && ovs_tso)
-        return c.err(node, "switches",
-                     fmt::format("case '{}' mixes ovs and ovs-tso switches (one ovs-vswitchd per case; TSO is "
-                                 "a global setting)", cs.name));
+        return c.err(
+            node, "switches",
+            fmt::format("case '{}' mixes ovs and ovs-tso switches (one ovs-vswitchd per case; TSO is "
+                        "a global setting)",
+                        cs.name));
       if (!sw.controller.empty() && !cs.controllers.count(sw.controller))
         return c.err(node, "controller",
                      fmt::format("switch '{}' names unknown controller '{}'", n, sw.controller));

@@ -20,7 +20,8 @@ Result<GeneratedPart> parse_generated(const Ctx& c, const YAML::Node& topo, cons
   FLOWLAB_ASSIGN_OR_RETURN(auto type, str(c, topo["type"], "type"));
   auto params = topology_params(type);
   if (params.empty())
-    return c.err(topo["type"], "type", fmt::format("unknown topology type '{}' ({})", type, topology_types()));
+    return c.err(topo["type"], "type",
+                 fmt::format("unknown topology type '{}' ({})", type, topology_types()));
   std::map<std::string, int> args;
   std::string summary = type;
   for (const auto& kv : topo) {
@@ -29,7 +30,8 @@ Result<GeneratedPart> parse_generated(const Ctx& c, const YAML::Node& topo, cons
     if (std::none_of(params.begin(), params.end(), [&](const TopoParam& p) { return p.name == k; })) {
       std::string names;
       for (const auto& p : params) names += ", " + p.name;
-      return c.err(kv.first, k, fmt::format("topology {} has no parameter '{}' (keys: type{}, switch)", type, k, names));
+      return c.err(kv.first, k,
+                   fmt::format("topology {} has no parameter '{}' (keys: type{}, switch)", type, k, names));
     }
     LAB_ASSIGN(args[k], (scalar<int>(c, kv.second, k, "a count")));
     summary += fmt::format(" {}={}", k, args[k]);
@@ -40,7 +42,8 @@ Result<GeneratedPart> parse_generated(const Ctx& c, const YAML::Node& topo, cons
   GeneratedPart out;
   out.summary = summary;
   YAML::Node tmpl = topo["switch"] ? YAML::Clone(topo["switch"]) : YAML::Node(YAML::NodeType::Map);
-  if (!tmpl.IsMap()) return c.err(topo["switch"], "switch", "expected a mapping {kind: ..., controller: ...}");
+  if (!tmpl.IsMap())
+    return c.err(topo["switch"], "switch", "expected a mapping {kind: ..., controller: ...}");
   if (tmpl["dpid"] || tmpl["ports"])
     return c.err(topo["switch"], "switch", "dpid and ports come from the generator");
   if (!tmpl["kind"]) tmpl["kind"] = "flowlab";

@@ -257,7 +257,8 @@ Result<TestSpec> parse_test(const Ctx& c, const YAML::Node& n) {
   else
     return c.err(
         n["type"], "type",
-        fmt::format("unknown test type '{}' (ping|pingall|iperf3-tcp|iperf3-udp|iperf2-window|tcp-rr)", type));
+        fmt::format("unknown test type '{}' (ping|pingall|iperf3-tcp|iperf3-udp|iperf2-window|tcp-rr)",
+                    type));
   t.name = type;
   if (t.type == TestType::kTcpRr) {
     t.count = 1000;
@@ -266,7 +267,8 @@ Result<TestSpec> parse_test(const Ctx& c, const YAML::Node& n) {
   if (t.type == TestType::kPingall) t.count = 1;  // Mininet's pingall: one echo per ordered pair
   if (n["name"]) LAB_ASSIGN(t.name, str(c, n["name"], "name"));
   if (t.type == TestType::kPingall) {
-    if (n["from"] || n["to"]) return c.err(n, "from", "pingall takes no 'from'/'to': it pings every host pair");
+    if (n["from"] || n["to"])
+      return c.err(n, "from", "pingall takes no 'from'/'to': it pings every host pair");
   } else {
     if (!n["from"] || !n["to"]) return c.err(n, "from", "test needs 'from' and 'to' hosts");
     LAB_ASSIGN(t.from, str(c, n["from"], "from"));
@@ -280,7 +282,8 @@ Result<TestSpec> parse_test(const Ctx& c, const YAML::Node& n) {
   if (n["rate"]) LAB_ASSIGN(t.rate, str(c, n["rate"], "rate"));
   if (n["size"]) LAB_ASSIGN(t.size, (scalar<int>(c, n["size"], "size", "bytes")));
   if (n["windows"]) LAB_ASSIGN(t.windows, str_list(c, n["windows"], "windows"));
-  if (t.type == TestType::kPingall && t.count > 100) return c.err(n["count"], "count", "pingall: 1..100 per pair");
+  if (t.type == TestType::kPingall && t.count > 100)
+    return c.err(n["count"], "count", "pingall: 1..100 per pair");
   if (t.count <= 0 || t.count > 100000) return c.err(n["count"], "count", "must be 1..100000");
   if (t.interval < 0.002) return c.err(n["interval"], "interval", "must be >= 0.002 s");
   if (t.duration <= 0 || t.duration > 600) return c.err(n["duration"], "duration", "must be in (0, 600] s");
@@ -295,6 +298,5 @@ YAML::Node merged(const YAML::Node& base, const YAML::Node& over) {
   for (const auto& kv : over) out[kv.first.as<std::string>()] = kv.second;
   return out;
 }
-
 
 }  // namespace flowlab::lab::yaml_parse

@@ -16,11 +16,16 @@ namespace {
 std::string esc(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else if (c == '"') o += "&quot;";
-    else o += c;
+    if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '&')
+      o += "&amp;";
+    else if (c == '"')
+      o += "&quot;";
+    else
+      o += c;
   }
   return o;
 }
@@ -195,7 +200,8 @@ std::string render_topology_svg(const json& topo, const json& case_rec) {
     if (g.is_switch[u]) {
       double r = labels ? 14 : std::max(3.0, slot / 3);
       s += fmt::format(
-          "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#4e79a7\" rx=\"3\">{}</rect>",
+          "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#4e79a7\" "
+          "rx=\"3\">{}</rect>",
           x[u] - r, y[u] - r, 2 * r, 2 * r, title);
     } else {
       s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" fill=\"#59a14f\">{}</circle>", x[u],
@@ -207,13 +213,15 @@ std::string render_topology_svg(const json& topo, const json& case_rec) {
           "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" class=\"lp\">{}</text>",
           x[u], y[u] + 28, esc(nm), x[u], y[u] + 40, esc(label[nm]));
   }
-  std::string legend = fmt::format("{} switches, {} hosts, {} links", topo.value("switches", json::array()).size(),
-                                   topo.value("hosts", json::array()).size(), links.size());
+  std::string legend =
+      fmt::format("{} switches, {} hosts, {} links", topo.value("switches", json::array()).size(),
+                  topo.value("hosts", json::array()).size(), links.size());
   if (topo.contains("generator")) legend = topo.value("generator", "") + ": " + legend;
-  std::string load = max_gbps >= kMinColouredGbps
-                         ? fmt::format("link colour and width: mean load over the tests (busiest {:.3g} Gbit/s)", max_gbps)
-                     : max_gbps > 0 ? "link load below 1 Mbit/s (not coloured)"
-                                    : "no load measured";
+  std::string load =
+      max_gbps >= kMinColouredGbps
+          ? fmt::format("link colour and width: mean load over the tests (busiest {:.3g} Gbit/s)", max_gbps)
+      : max_gbps > 0 ? "link load below 1 Mbit/s (not coloured)"
+                     : "no load measured";
   s += fmt::format("<text x=\"8\" y=\"{:.0f}\" class=\"l\">{}</text>", height - 24, esc(legend));
   s += fmt::format("<text x=\"8\" y=\"{:.0f}\" class=\"l\">{}</text>", height - 8, esc(load));
   return s + "</svg>";

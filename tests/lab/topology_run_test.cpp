@@ -83,8 +83,8 @@ class LabTopology : public ::testing::Test {
 };
 
 TEST_F(LabTopology, TreeOfFlowlabSwitchesFromTheCommandLine) {
-  auto r = run_command({FLOWLAB_BINARY, "lab", "run", "--topo", "tree,2,2", "--switch", "flowlab", "--controller",
-                        "flowlab:learning-switch", "--test", "pingall", "--out", out()},
+  auto r = run_command({FLOWLAB_BINARY, "lab", "run", "--topo", "tree,2,2", "--switch", "flowlab",
+                        "--controller", "flowlab:learning-switch", "--test", "pingall", "--out", out()},
                        env_opts(180));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   json j = results();
@@ -109,8 +109,8 @@ TEST_F(LabTopology, TreeOfFlowlabSwitchesFromTheCommandLine) {
 
 TEST_F(LabTopology, TreeOfOvsSwitches) {
   if (!have_program("ovs-vswitchd")) GTEST_SKIP() << "needs Open vSwitch";
-  auto r = run_command({FLOWLAB_BINARY, "lab", "run", "--topo", "tree,2,2", "--switch", "ovs", "--out", out()},
-                       env_opts(180));
+  auto r = run_command(
+      {FLOWLAB_BINARY, "lab", "run", "--topo", "tree,2,2", "--switch", "ovs", "--out", out()}, env_opts(180));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   json j = results();
   expect_pingall_complete(j, 4);
@@ -152,7 +152,8 @@ TEST_F(LabTopology, RingOfLinuxBridgesWithStp) {
   expect_pingall_complete(j, 3);
   // The spanning tree blocked one of the ring's ports.
   std::string states;
-  for (const char* s : {"s1", "s2", "s3"}) states += j["cases"][0]["switch_counters"][s].value("stp_ports", "");
+  for (const char* s : {"s1", "s2", "s3"})
+    states += j["cases"][0]["switch_counters"][s].value("stp_ports", "");
   EXPECT_NE(states.find("state blocking"), std::string::npos) << states;
   EXPECT_NE(states.find("state forwarding"), std::string::npos) << states;
 }
@@ -165,8 +166,9 @@ TEST_F(LabTopology, RingWithoutStpIsWarnedAbout) {
 )");
   auto v = run_command({FLOWLAB_BINARY, "lab", "validate", file}, env_opts(30));
   EXPECT_EQ(v.exit_code, 0) << v.err;
-  EXPECT_NE(v.out.find(file + ":16: warning: case 'default': switch s1 is on a loop and linux-bridge without"),
-            std::string::npos)
+  EXPECT_NE(
+      v.out.find(file + ":16: warning: case 'default': switch s1 is on a loop and linux-bridge without"),
+      std::string::npos)
       << v.out;
 }
 
@@ -198,7 +200,8 @@ TEST_F(LabTopology, PersistentLabUpExecStatusDown) {
   EXPECT_NE(st.out.find("tree-2-2 case default  4 hosts  up"), std::string::npos) << st.out;
   EXPECT_EQ(namespaces_of(id), 5u) << "core + 4 hosts stay up";
   // Mininet's `h1 ping h4`, across the tree, through flowlab switches and the learning switch.
-  auto ping = run_command({FLOWLAB_BINARY, "lab", "exec", id, "h1", "ping", "-c1", "-W3", "10.0.0.4"}, env_opts(30));
+  auto ping =
+      run_command({FLOWLAB_BINARY, "lab", "exec", id, "h1", "ping", "-c1", "-W3", "10.0.0.4"}, env_opts(30));
   EXPECT_EQ(ping.exit_code, 0) << ping.out << ping.err;
   EXPECT_NE(ping.out.find("1 received"), std::string::npos) << ping.out;
   auto fail = run_command({FLOWLAB_BINARY, "lab", "exec", id, "h1", "false"}, env_opts(30));
@@ -236,7 +239,8 @@ links:
 )");
   std::string gen = write("gen.yaml", "name: x\ntopology: {type: hypercube, k: 3}\n");
   for (const auto& b : std::vector<Bad>{
-           {{"run", "--topo", "tree,2,x"}, "flowlab lab: error: --topo tree,2,x: topology tree: 'x' is not a count"},
+           {{"run", "--topo", "tree,2,x"},
+            "flowlab lab: error: --topo tree,2,x: topology tree: 'x' is not a count"},
            {{"run", "--topo", "mesh,3"}, "--topo mesh,3: unknown topology type 'mesh'"},
            {{"run", "--topo", "tree", "--switch", "cisco"}, "--switch cisco: unknown switch kind"},
            {{"run", "--topo", "tree", "--test", "pingpong"}, "--test pingpong:"},

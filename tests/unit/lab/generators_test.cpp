@@ -18,10 +18,10 @@ struct Count {
 // len(t.hosts()), len(t.switches()), len(t.links())); fat-tree is not in Mininet and
 // follows the k-ary fat tree: k^3/4 hosts, 5k^2/4 switches, 3k^3/4 links.
 const Count kMininet[] = {
-    {"single,4", 4, 1, 4},     {"linear,4", 4, 4, 7},      {"linear,3,2", 6, 3, 8},
-    {"tree,2,3", 9, 4, 12},    {"tree,3,2", 8, 7, 14},     {"tree,2,2", 4, 3, 6},
-    {"torus,3,3", 9, 9, 27},   {"torus,4,3,2", 24, 12, 48}, {"fat-tree,4", 16, 20, 48},
-    {"fat-tree,6", 54, 45, 162}, {"single", 2, 1, 2},      {"tree", 2, 1, 2},
+    {"single,4", 4, 1, 4},       {"linear,4", 4, 4, 7},       {"linear,3,2", 6, 3, 8},
+    {"tree,2,3", 9, 4, 12},      {"tree,3,2", 8, 7, 14},      {"tree,2,2", 4, 3, 6},
+    {"torus,3,3", 9, 9, 27},     {"torus,4,3,2", 24, 12, 48}, {"fat-tree,4", 16, 20, 48},
+    {"fat-tree,6", 54, 45, 162}, {"single", 2, 1, 2},         {"tree", 2, 1, 2},
 };
 
 TEST(Generators, CountsMatchMininet) {
@@ -51,8 +51,9 @@ TEST(Generators, TreeNumbersPreOrderAndLinksInMininetOrder) {
   EXPECT_EQ(t->hosts, (std::vector<std::string>{"h1", "h2", "h3", "h4"}));
   // Mininet adds s2-h1, s2-h2, then s1-s2 (s1 port 1, s2 port 3), then s3's subtree.
   using P = std::pair<std::string, std::string>;
-  EXPECT_EQ(t->links, (std::vector<P>{{"s2", "h1"}, {"s2", "h2"}, {"s1", "s2"}, {"s3", "h3"}, {"s3", "h4"},
-                                      {"s1", "s3"}}));
+  EXPECT_EQ(
+      t->links,
+      (std::vector<P>{{"s2", "h1"}, {"s2", "h2"}, {"s1", "s2"}, {"s3", "h3"}, {"s3", "h4"}, {"s1", "s3"}}));
   EXPECT_EQ(t->dpids.at("s3"), 3u);
 }
 

@@ -26,7 +26,8 @@ TEST(Pingall, MatrixAndVerdict) {
   p[2][1] = echo(2, 2, 1.0);
   auto o = summarize_pingall({"h1", "h2", "h3"}, p);
   EXPECT_EQ(o.outcome.status, "failed");
-  EXPECT_NE(o.outcome.reason.find("1 of 6 pairs got no echo (h2->h3)"), std::string::npos) << o.outcome.reason;
+  EXPECT_NE(o.outcome.reason.find("1 of 6 pairs got no echo (h2->h3)"), std::string::npos)
+      << o.outcome.reason;
   EXPECT_EQ(o.outcome.metrics["pairs"], 6);
   EXPECT_EQ(o.outcome.metrics["pairs_reached"], 5);
   EXPECT_NEAR(o.outcome.metrics["dropped_pct"].get<double>(), 100.0 * 3 / 12, 1e-9);
@@ -71,13 +72,14 @@ TEST(TopologyRecord, InterfaceBytesFromIpJson) {
 }
 
 TEST(TopologySvg, DrawsEveryNodeAndColoursByLoad) {
-  json topo = {{"generator", "tree depth=2 fanout=2"},
-               {"hosts", {{{"name", "h1"}, {"addr", "10.0.0.1/8"}}, {{"name", "h2"}, {"addr", "10.0.0.2/8"}}}},
-               {"switches", {{{"name", "s1"}, {"kind", "ovs"}}, {{"name", "s2"}, {"kind", "ovs"}}}},
-               {"links",
-                {{{"a", "h1:eth0"}, {"b", "s1:eth1"}, {"b_if", "s1-eth1"}, {"mtu", 0}},
-                 {{"a", "s1:eth2"}, {"b", "s2:eth1"}, {"a_if", "s1-eth2"}, {"b_if", "s2-eth1"}, {"mtu", 9000}},
-                 {{"a", "h2:eth0"}, {"b", "s2:eth2"}, {"b_if", "s2-eth2"}, {"mtu", 0}}}}};
+  json topo = {
+      {"generator", "tree depth=2 fanout=2"},
+      {"hosts", {{{"name", "h1"}, {"addr", "10.0.0.1/8"}}, {{"name", "h2"}, {"addr", "10.0.0.2/8"}}}},
+      {"switches", {{{"name", "s1"}, {"kind", "ovs"}}, {{"name", "s2"}, {"kind", "ovs"}}}},
+      {"links",
+       {{{"a", "h1:eth0"}, {"b", "s1:eth1"}, {"b_if", "s1-eth1"}, {"mtu", 0}},
+        {{"a", "s1:eth2"}, {"b", "s2:eth1"}, {"a_if", "s1-eth2"}, {"b_if", "s2-eth1"}, {"mtu", 9000}},
+        {{"a", "h2:eth0"}, {"b", "s2:eth2"}, {"b_if", "s2-eth2"}, {"mtu", 0}}}}};
   auto svg = render_topology_svg(topo);
   for (const char* n : {">s1<", ">s2<", ">h1<", ">h2<", "10.0.0.2/8", "mtu 9000", "tree depth=2 fanout=2"})
     EXPECT_NE(svg.find(n), std::string::npos) << n;

@@ -69,8 +69,8 @@ TEST(Networks, LoopsWarnWhereNothingBreaksThem) {
             std::string::npos)
       << all;
   // A tree has no loop: no warning, whatever the switches.
-  auto t = parse_scenario("name: t\ntopology: {type: tree, depth: 2, fanout: 2, switch: {kind: linux-bridge}}\n",
-                          "t.yaml");
+  auto t = parse_scenario(
+      "name: t\ntopology: {type: tree, depth: 2, fanout: 2, switch: {kind: linux-bridge}}\n", "t.yaml");
   ASSERT_TRUE(t.ok()) << t.error().message;
   EXPECT_TRUE(t->warnings.empty());
   auto torus = parse_scenario("name: t\ntopology: {type: torus, x: 3, y: 3, switch: {kind: linux-bridge}}\n",
@@ -136,14 +136,21 @@ constexpr const char* kTwo =
 INSTANTIATE_TEST_SUITE_P(
     All, NetworkErrors,
     ::testing::Values(
-        Bad{"name: x\ntopology: {type: ring, k: 3}\n", "bad.yaml:2: key 'type': unknown topology type 'ring'"},
-        Bad{"name: x\ntopology: {type: tree, depth: 2, fanout: x}\n", "bad.yaml:2: key 'fanout': expected a count"},
-        Bad{"name: x\ntopology: {type: tree, size: 2}\n", "bad.yaml:2: key 'size': topology tree has no parameter"},
-        Bad{"name: x\ntopology: {type: torus, x: 2, y: 3}\n", "bad.yaml:2: key 'topology': topology torus needs x"},
+        Bad{"name: x\ntopology: {type: ring, k: 3}\n",
+            "bad.yaml:2: key 'type': unknown topology type 'ring'"},
+        Bad{"name: x\ntopology: {type: tree, depth: 2, fanout: x}\n",
+            "bad.yaml:2: key 'fanout': expected a count"},
+        Bad{"name: x\ntopology: {type: tree, size: 2}\n",
+            "bad.yaml:2: key 'size': topology tree has no parameter"},
+        Bad{"name: x\ntopology: {type: torus, x: 2, y: 3}\n",
+            "bad.yaml:2: key 'topology': topology torus needs x"},
         Bad{"name: x\ntopology: {type: tree}\nlinks: []\n", "bad.yaml:3: key 'links': with 'topology'"},
-        Bad{"name: x\ntopology: {type: single, switch: {dpid: 5}}\n", "dpid and ports come from the generator"},
-        Bad{"name: x\ntopology: {type: single}\nhosts: {h9: {}}\n", "bad.yaml:3: key 'h9': host is not in the"},
-        Bad{"name: x\ntopology: {type: single, switch: {kind: ovs, stp: true}}\n", "key 'stp': stp is the Linux"},
+        Bad{"name: x\ntopology: {type: single, switch: {dpid: 5}}\n",
+            "dpid and ports come from the generator"},
+        Bad{"name: x\ntopology: {type: single}\nhosts: {h9: {}}\n",
+            "bad.yaml:3: key 'h9': host is not in the"},
+        Bad{"name: x\ntopology: {type: single, switch: {kind: ovs, stp: true}}\n",
+            "key 'stp': stp is the Linux"},
         // A link to a port the switch does not declare.
         Bad{"name: x\nhosts: {h1: {addr: 10.0.0.1/24}, h2: {addr: 10.0.0.2/24}}\n"
             "switches: {s1: {kind: ovs, ports: [p1, p2]}}\n"
@@ -164,11 +171,13 @@ INSTANTIATE_TEST_SUITE_P(
             "bad.yaml:6: key 'endpoints': unknown node 's7'"},
         Bad{"name: x\nhosts: {h1: {addr: 10.0.0.1/24}, h2: {addr: 10.0.0.2/24}}\n"
             "switches: {s1: {kind: ovs}, s2: {kind: ovs-tso}}\n"
-            "links:\n  - endpoints: [h1:eth0, s1:p1]\n  - endpoints: [h2:eth0, s2:p1]\n  - endpoints: [s1:p2, s2:p2]\n",
+            "links:\n  - endpoints: [h1:eth0, s1:p1]\n  - endpoints: [h2:eth0, s2:p1]\n  - endpoints: "
+            "[s1:p2, s2:p2]\n",
             "mixes ovs and ovs-tso"},
         Bad{"name: x\ntopology: {type: single}\ntests:\n  - {type: pingall, from: h1}\n",
             "bad.yaml:4: key 'from': pingall takes no 'from'/'to'"},
-        Bad{"name: x\ntopology: {type: single}\nsettle: -3\n", "bad.yaml:3: key 'settle': must be 0..600 s"}));
+        Bad{"name: x\ntopology: {type: single}\nsettle: -3\n",
+            "bad.yaml:3: key 'settle': must be 0..600 s"}));
 
 TEST(MininetArgs, CommandLineBuildsAScenario) {
   auto m = scenario_from_mininet_args({"tree,2,3", "flowlab", "flowlab:learning-switch", "pingall"});
@@ -213,8 +222,11 @@ TEST(MininetArgs, ErrorsNameTheArgument) {
   EXPECT_EQ(err({"tree", "quantum", "", "pingall"}).rfind("--switch quantum: unknown switch kind", 0), 0u);
   EXPECT_EQ(err({"tree", "ovs,stp=1", "", "pingall"}).rfind("--switch ovs,stp=1: ", 0), 0u);
   EXPECT_EQ(err({"tree", "flowlab", "nox", "pingall"}).rfind("--controller nox: expected none", 0), 0u);
-  EXPECT_EQ(err({"tree", "flowlab", "flowlab:", "pingall"}).rfind("--controller flowlab:: name the apps", 0), 0u);
-  EXPECT_EQ(err({"tree", "linux-bridge", "flowlab:hub", "pingall"}).rfind("--controller flowlab:hub: a linux-bridge", 0), 0u);
+  EXPECT_EQ(err({"tree", "flowlab", "flowlab:", "pingall"}).rfind("--controller flowlab:: name the apps", 0),
+            0u);
+  EXPECT_EQ(err({"tree", "linux-bridge", "flowlab:hub", "pingall"})
+                .rfind("--controller flowlab:hub: a linux-bridge", 0),
+            0u);
   EXPECT_EQ(err({"tree", "flowlab", "", "ping-pong"}).rfind("--test ping-pong: expected none", 0), 0u);
   EXPECT_EQ(err({"", "flowlab", "", "pingall"}).rfind("--topo: give a topology", 0), 0u);
 }
