@@ -1,6 +1,11 @@
 // `flowlab lab`: argument parsing only; the lab itself is in src/lab (runner.h).
 //   flowlab lab run FILE [--out DIR] [--only CASE] [--quick]
-//   flowlab lab validate FILE
+//   flowlab lab run --topo tree,2,3 [--switch K] [--controller C] [--test T] [--out DIR]
+//   flowlab lab validate FILE | --topo ... [--switch K] [--controller C] [--test T]
+//   flowlab lab up FILE | --topo ... [--only CASE] [--out DIR]
+//   flowlab lab exec LAB HOST CMD...
+//   flowlab lab status
+//   flowlab lab down LAB
 //   flowlab lab clean [--force]
 //   flowlab lab report DIR
 // Hidden helpers the lab runs inside host namespaces (tcp-rr test):
@@ -11,6 +16,8 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "lab/mininet_args.h"
+#include "lab/persistent_lab.h"
 #include "lab/run_state.h"
 #include "lab/runner.h"
 #include "lab/tcp_rr.h"
@@ -26,6 +33,30 @@ int error_exit(const std::string& msg, int code = 1) {
 
 }  // namespace
 
+// FILE, or the scenario the Mininet-style options describe: (label, text) for the runner.
+struct ScenarioSource {
+  std::string file, text;
+};
+
+Result<ScenarioSource> scenario_source(const std::string& file, const lab::MininetArgs& m,
+                                       bool mininet_given) {
+  if (!file.empty() && mininet_given) return fail("give a scenario FILE or --topo, not both");
+  if (!file.empty()) return ScenarioSource{file, {}};
+  if (m.topo.empty()) return fail("give a scenario FILE or --topo TYPE[,ARGS] (e.g. --topo tree,2,3)");
+  FLOWLAB_ASSIGN_OR_RETURN(auto sc, lab::scenario_from_mininet_args(m));
+  return ScenarioSource{sc.label, sc.yaml};
+}
+
+void add_mininet_options(CLI::App* cmd, lab::MininetArgs& m) {
+  cmd->add_option("--topo", m.topo,
+                  "Mininet topology instead of FILE: single,K linear,K[,N] tree,DEPTH[,FANOUT] "
+                  "torus,X,Y[,N] fat-tree,K");
+  cmd->add_option("--switch", m.switch_kind, "with --topo: flowlab|ovs|ovs-tso|linux-bridge[,stp=1]");
+  cmd->add_option("--controller", m.controller,
+                  "with --topo: none|flowlab:APP[,APP]|os-ken:FILE.py (default flowlab:learning-switch)");
+  cmd->add_option("--test", m.test, "with --topo: none|pingall|pingpair|iperf (default pingall)");
+}
+
 int run_lab(int argc, char** argv) {
   CLI::App app{
       "flowlab lab: build topologies in namespaces, run traffic against flowlab and its peers, report",
@@ -36,13 +67,29 @@ int run_lab(int argc, char** argv) {
       "run", "run a scenario: every case x every test; writes results.json and report.html");
   std::string file, out, only;
   bool quick = false;
-  run->add_option("FILE", file, "scenario YAML")->required();
+  lab::MininetArgs mn;
+  run->add_option("FILE", file, "scenario YAML (or --topo)");
+  add_mininet_options(run, mn);
   run->add_option("--out", out, "output directory (default lab-results/<scenario>-<runid>)");
   run->add_option("--only", only, "run only this case");
   run->add_flag("--quick", quick, "shorter tests (smoke run)");
 
   auto* validate = app.add_subcommand("validate", "check a scenario file without side effects");
-  validate->add_option("FILE", file, "scenario YAML")->required();
+  validate->add_option("FILE", file, "scenario YAML (or --topo)");
+  add_mininet_options(validate, mn);
+
+  auto* up = app.add_subcommand("up", "build one case and leave it running (see status, exec, down)");
+  up->add_option("FILE", file, "scenario YAML (or --topo)");
+  up->add_option("--only", only, "the case to bring up (default: the first)");
+  up->add_option("--out", out, "output directory for logs");
+  add_mininet_options(up, mn);
+  auto* exec =
+      app.add_subcommand("exec", "run a command in a host of a lab that is up: exec LAB HOST CMD...");
+  exec->prefix_command();
+  auto* status = app.add_subcommand("status", "list the labs that are up");
+  auto* down = app.add_subcommand("down", "tear down a lab that is up");
+  std::string lab_id;
+  down->add_option("LAB", lab_id, "lab id (flowlab lab status)")->required();
 
   auto* clean = app.add_subcommand("clean", "remove namespaces/processes that crashed runs left");
   bool force = false;
@@ -73,8 +120,15 @@ int run_lab(int argc, char** argv) {
     return app.exit(e);
   }
 
+  auto* sub = *run ? run : *up ? up : validate;
+  bool mininet_given =
+      sub->count("--topo") || sub->count("--switch") || sub->count("--controller") || sub->count("--test");
   if (*run) {
+    auto src = scenario_source(file, mn, mininet_given);
+    if (!src.ok()) return error_exit(src.error().message, 2);
+    file = src->file;
     lab::RunOptions o;
+    o.scenario_text = src->text;
     o.out_dir = out;
     o.only_case = only;
     o.quick = quick;
@@ -82,8 +136,33 @@ int run_lab(int argc, char** argv) {
     if (!r.ok()) return error_exit(r.error().message, 2);
     return *r;
   }
+  if (*up) {
+    auto src = scenario_source(file, mn, mininet_given);
+    if (!src.ok()) return error_exit(src.error().message, 2);
+    auto r = lab::lab_up(src->file, src->text, only, out);
+    if (!r.ok()) return error_exit(r.error().message, 2);
+    return *r;
+  }
+  if (*exec) {
+    auto rest = exec->remaining();
+    if (rest.size() < 3) return error_exit("usage: flowlab lab exec LAB HOST CMD...", 2);
+    auto st = lab::lab_exec(rest[0], rest[1], std::vector<std::string>(rest.begin() + 2, rest.end()));
+    return st.ok() ? 0 : error_exit(st.error().message, 2);
+  }
+  if (*status) {
+    std::fputs(lab::lab_status().c_str(), stdout);
+    return 0;
+  }
+  if (*down) {
+    auto st = lab::lab_down(lab_id);
+    if (!st.ok()) return error_exit(st.error().message);
+    std::printf("lab %s is down\n", lab_id.c_str());
+    return 0;
+  }
   if (*validate) {
-    auto r = lab::validate_scenario(file);
+    auto src = scenario_source(file, mn, mininet_given);
+    if (!src.ok()) return error_exit(src.error().message, 2);
+    auto r = lab::validate_scenario(src->file, src->text);
     if (!r.ok()) return error_exit(r.error().message, 2);
     std::fputs(r->c_str(), stdout);
     return 0;

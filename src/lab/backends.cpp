@@ -140,49 +140,12 @@ Status SwitchInstance::start(const CaseEnv& env, int controller_port) {
   return ok_status();
 }
 
-std::vector<std::pair<std::string, std::string>> SwitchInstance::ovs_env() const {
-  return {{"OVS_RUNDIR", ovs_dir_}, {"OVS_LOGDIR", ovs_dir_}, {"OVS_DBDIR", ovs_dir_}};
-}
-
-std::vector<std::string> SwitchInstance::vsctl(std::vector<std::string> args) const {
-  std::vector<std::string> a = {"ovs-vsctl", "--db=unix:" + ovs_dir_ + "/db.sock", "--timeout=10"};
-  a.insert(a.end(), args.begin(), args.end());
-  return a;
-}
-
 Status SwitchInstance::start_ovs(const CaseEnv& env, int controller_port) {
-  ovs_dir_ = env.scratch_dir + "/ovs-" + spec_.name;
-  std::error_code ec;
-  fs::create_directories(ovs_dir_, ec);
-  if (ec) return fail("cannot create {}: {}", ovs_dir_, ec.message());
-  CommandOptions o = in_ns(env.core_ns, 15);
-  o.env = ovs_env();
+  if (!env.ovs) return fail("switch {}: no Open vSwitch for the case", spec_.name);
+  FLOWLAB_TRY(env.ovs->ensure_started(env, spec_.kind == SwitchKind::kOvsTso));
   CommandOptions here = with_timeout(15);
-  here.env = ovs_env();
-  const std::string& R = ovs_dir_;
-  FLOWLAB_TRY(run_checked(
-      {"ovsdb-tool", "create", R + "/conf.db", "/usr/share/openvswitch/vswitch.ovsschema"}, here));
-  FLOWLAB_ASSIGN_OR_RETURN(
-      auto db, Process::spawn("ovsdb-server " + spec_.name,
-                              {"ovsdb-server", R + "/conf.db", "--remote=punix:" + R + "/db.sock",
-                               "--pidfile=" + R + "/ovsdb-server.pid", "--unixctl=" + R + "/ovsdb-server.ctl",
-                               "--log-file=" + env.out_dir + "/" + spec_.name + "-ovsdb-server.log"},
-                              o, env.out_dir + "/" + spec_.name + "-ovsdb-server.out", env.state));
-  procs_.push_back(std::move(db));
-  FLOWLAB_TRY(wait_until(
-      10, "ovsdb-server socket", [&] { return fs::exists(R + "/db.sock"); },
-      [&] { return exited_msg(procs_.back()); }));
-  FLOWLAB_TRY(run_checked(vsctl({"--no-wait", "init"}), here));
-  if (spec_.kind == SwitchKind::kOvsTso)
-    FLOWLAB_TRY(run_checked(
-        vsctl({"--no-wait", "set", "Open_vSwitch", ".", "other_config:userspace-tso-enable=true"}), here));
-  FLOWLAB_ASSIGN_OR_RETURN(
-      auto vs, Process::spawn("ovs-vswitchd " + spec_.name,
-                              {"ovs-vswitchd", "unix:" + R + "/db.sock",
-                               "--pidfile=" + R + "/ovs-vswitchd.pid", "--unixctl=" + R + "/ovs-vswitchd.ctl",
-                               "--log-file=" + env.out_dir + "/" + spec_.name + "-ovs-vswitchd.log"},
-                              o, env.out_dir + "/" + spec_.name + "-ovs-vswitchd.out", env.state));
-  procs_.push_back(std::move(vs));
+  here.env = env.ovs->env();
+  auto vsctl = [&](std::vector<std::string> args) { return env.ovs->vsctl(std::move(args)); };
   std::string br = bridge_name();
   FLOWLAB_TRY(run_checked(
       vsctl({"add-br", br, "--", "set", "bridge", br, "datapath_type=netdev",
@@ -206,7 +169,11 @@ Status SwitchInstance::start_ovs(const CaseEnv& env, int controller_port) {
 Status SwitchInstance::start_bridge(const CaseEnv& env) {
   auto o = in_ns(env.core_ns);
   std::string br = bridge_name();
-  FLOWLAB_TRY(run_checked({"ip", "link", "add", br, "type", "bridge"}, o));
+  std::vector<std::string> add = {"ip", "link", "add", br, "type", "bridge"};
+  // Kernel STP (in a namespace other than the first the kernel runs it itself, no
+  // userspace helper); timers in 1/100 s: 2 s forward delay, the least STP allows.
+  if (spec_.stp) add.insert(add.end(), {"stp_state", "1", "forward_delay", "200", "hello_time", "100"});
+  FLOWLAB_TRY(run_checked(add, o));
   for (const auto& p : ports_) FLOWLAB_TRY(run_checked({"ip", "link", "set", p, "master", br}, o));
   FLOWLAB_TRY(run_checked({"ip", "link", "set", br, "up"}, o));
   if (!spec_.security_group) return ok_status();
@@ -274,8 +241,39 @@ Status SwitchInstance::wait_connected(double timeout_s) {
       [&]() -> std::string {
         for (auto& p : procs_)
           if (auto m = exited_msg(p); !m.empty()) return m;
-        return {};
+        return env_.ovs && (spec_.kind == SwitchKind::kOvs || spec_.kind == SwitchKind::kOvsTso)
+                   ? env_.ovs->dead()
+                   : std::string();
       });
+}
+
+Status SwitchInstance::wait_stp_settled(double timeout_s) {
+  if (spec_.kind != SwitchKind::kLinuxBridge || !spec_.stp) return ok_status();
+  int settled = 0;
+  std::string last;
+  auto ready = [&] {
+    auto r = run_command({"bridge", "-j", "link", "show"}, in_ns(env_.core_ns, 5));
+    if (!r.ok()) return false;
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    if (!j.is_array()) return false;
+    bool ok = true;
+    last.clear();
+    for (const auto& p : j) {
+      if (p.value("master", "") != bridge_name()) continue;
+      std::string st = p.value("state", "");
+      last += p.value("ifname", "") + "=" + st + " ";
+      if (st != "forwarding" && st != "blocking" && st != "disabled") ok = false;
+    }
+    settled = ok ? settled + 1 : 0;
+    return settled >= 2;
+  };
+  uint64_t deadline = monotonic_ns() + uint64_t(timeout_s * 1e9);
+  while (!ready()) {
+    if (monotonic_ns() > deadline)
+      return fail("bridge {}: STP did not settle in {:.0f} s ({})", bridge_name(), timeout_s, last);
+    if (!sleep_unless_interrupted(0.5)) return fail("interrupted");
+  }
+  return ok_status();
 }
 
 void SwitchInstance::stop() {
@@ -291,8 +289,8 @@ nlohmann::json SwitchInstance::counters() const {
   };
   if (spec_.kind == SwitchKind::kOvs || spec_.kind == SwitchKind::kOvsTso) {
     CommandOptions o = with_timeout(10);
-    o.env = ovs_env();
-    std::string mgmt = "unix:" + ovs_dir_ + "/" + bridge_name() + ".mgmt";
+    o.env = env_.ovs->env();
+    std::string mgmt = "unix:" + env_.ovs->dir() + "/" + bridge_name() + ".mgmt";
     keep("dump_ports", run_command({"ovs-ofctl", "-O", "OpenFlow13", "dump-ports", mgmt}, o));
     keep("dump_flows", run_command({"ovs-ofctl", "-O", "OpenFlow13", "dump-flows", mgmt}, o));
   } else if (spec_.kind == SwitchKind::kFlowlab) {
@@ -311,6 +309,7 @@ nlohmann::json SwitchInstance::counters() const {
   } else {
     keep("dump_ports",
          run_command({"ip", "-s", "link", "show", "master", bridge_name()}, in_ns(env_.core_ns)));
+    if (spec_.stp) keep("stp_ports", run_command({"bridge", "link", "show"}, in_ns(env_.core_ns)));
     if (spec_.security_group) {
       keep("iptables", run_command({"iptables", "-L", "-v", "-n", "-x"}, in_ns(env_.core_ns)));
       keep("conntrack_count",

@@ -8,11 +8,13 @@
 // Hosts live each in their own namespace, a veth to the switch port.
 #pragma once
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "core/result.h"
+#include "lab/ovs_daemon.h"
 #include "lab/process.h"
 #include "lab/topology.h"
 
@@ -27,6 +29,7 @@ struct CaseEnv {
   std::string scratch_dir;  // short private dir (OVS sockets), removed with the run
   std::string flowlab_bin;  // the flowlab binary for `switch`/`controller`/`ofctl`
   RunState* state = nullptr;
+  std::shared_ptr<OvsDaemon> ovs;  // shared by the case's OVS switches, started by the first
 };
 
 // Why a backend cannot run here (a peer is not installed), empty if it can.
@@ -67,6 +70,9 @@ class SwitchInstance {
   Status wait_connected(double timeout_s);
   void stop();
   const SwitchSpec& spec() const { return spec_; }
+  // linux-bridge with stp: waits until every port is forwarding or blocking (no port
+  // listening or learning) on two polls in a row; ok at once for other switches.
+  Status wait_stp_settled(double timeout_s);
   // Raw per-port counters (ovs-ofctl/flowlab ofctl dump-ports, ip -s link) and flows.
   nlohmann::json counters() const;
 
@@ -74,8 +80,6 @@ class SwitchInstance {
   Status start_ovs(const CaseEnv& env, int controller_port);
   Status start_bridge(const CaseEnv& env);
   Status start_flowlab(const CaseEnv& env, int controller_port);
-  std::vector<std::pair<std::string, std::string>> ovs_env() const;
-  std::vector<std::string> vsctl(std::vector<std::string> args) const;
   std::string bridge_name() const { return "br-" + spec_.name; }
 
   SwitchSpec spec_;
@@ -83,7 +87,6 @@ class SwitchInstance {
   int listen_port_;
   int controller_port_ = 0;
   CaseEnv env_;
-  std::string ovs_dir_;
   std::string stats_path_;      // flowlab switch --stats-file
   std::vector<Process> procs_;  // in start order; stopped in reverse
 };

@@ -129,6 +129,7 @@ double case_ping_rtt_ms(const json& doc, const std::string& case_name) {
 std::vector<std::string> headline_metrics(const json& r) {
   std::string type = r.value("type", "");
   if (type == "ping") return {"rtt_avg_ms", "loss_pct"};
+  if (type == "pingall") return {"pairs_reached", "dropped_pct", "rtt_avg_ms"};
   if (type == "iperf3-tcp") return {"gbps", "retransmits", "rtt_ms"};
   if (type == "iperf3-udp") return {"gbps", "loss_pct", "jitter_ms"};
   if (type == "tcp-rr") return {"rtt_avg_us", "transactions_per_s"};

@@ -8,6 +8,8 @@
 #include <set>
 
 #include "lab/json_access.h"
+#include "lab/pingall.h"
+#include "lab/topology_svg.h"
 
 namespace flowlab::lab {
 
@@ -180,6 +182,7 @@ std::string render_table(const json& doc) {
     for (const auto& e : c.value("explain", json::array()))
       out += fmt::format("{}: {}\n", c.value("name", ""), e.get<std::string>());
   }
+  for (const auto& r : array_member(doc, "results")) out += render_pingall_text(r);
   for (const auto& r : array_member(doc, "results")) {
     if (r.value("status", "") == "failed" && r.contains("reason") &&
         r.value("reason", "").rfind("setup:", 0) != 0)
@@ -206,6 +209,8 @@ std::string render_html(const json& doc) {
       "sans-serif;"
       "fill:#a33}.ok{color:#275}.failed{color:#a33}.skipped{color:#888}ul.ex{margin:.2em 0 1em;color:#333}"
       "pre{background:#f7f7f7;padding:.5em;overflow:auto;max-height:300px;font-size:12px}"
+      "svg.topo .l{font:12px sans-serif}svg.topo .lp{font:10px sans-serif;fill:#555}"
+      "table.pingall td,table.pingall th{font-size:11px;padding:1px 4px}"
       "</style></head><body>";
   h += fmt::format("<h1>{}</h1><p>{}</p><p>file <code>{}</code>, run <code>{}</code>, {} → {}{}</p>",
                    html_escape(sc.value("name", "")), html_escape(sc.value("description", "")),
@@ -237,6 +242,22 @@ std::string render_html(const json& doc) {
         c.value("offloads", true) ? "on" : "off", ex);
   }
   h += "</table>";
+  if (doc.contains("topology")) {
+    // One picture per case: the same network, its switch kinds and measured link load.
+    h += "<h2>Topology</h2>";
+    bool first = true;
+    for (const auto& c : array_member(doc, "cases")) {
+      json topo = doc["topology"];
+      for (auto& sw : topo["switches"])
+        if (c.contains("switches") && c["switches"].contains(sw.value("name", "")))
+          sw["kind"] = c["switches"][sw.value("name", "")].value("kind", "");
+      std::string svg = render_topology_svg(topo, c);
+      if (svg.empty()) continue;
+      h += first ? "<p>case " + html_escape(c.value("name", "")) + "</p>" + svg
+                 : "<details><summary>case " + html_escape(c.value("name", "")) + "</summary>" + svg + "</details>";
+      first = false;
+    }
+  }
   for (const auto& t : tests) {
     h += "<h2>" + html_escape(t) + "</h2>";
     for (const auto& m : test_metrics(doc, t)) h += svg_chart(doc, t, m, cases) + "<br>";
@@ -245,6 +266,7 @@ std::string render_html(const json& doc) {
       const json* r = find_result(doc, c, t);
       if (!r) continue;
       std::string ms, ex;
+      std::string matrix = render_pingall_html(*r);
       for (const auto& [k, v] : member(*r, "metrics").items())
         ms += html_escape(k) + " = " + (v.is_number() ? fmt_value(v.get<double>()) : html_escape(v.dump())) +
               "<br>";
@@ -257,6 +279,7 @@ std::string render_html(const json& doc) {
       if (!r->value("raw", "").empty())
         h += "<details><summary>raw output</summary><pre>" + html_escape(r->value("command", "")) + "\n\n" +
              html_escape(r->value("raw", "").substr(0, 20000)) + "</pre></details>";
+      if (!matrix.empty()) h += "<details open><summary>loss and RTT per pair</summary>" + matrix + "</details>";
       h += "</td></tr>";
     }
     h += "</table>";

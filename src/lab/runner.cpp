@@ -18,6 +18,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -26,10 +27,13 @@
 #include "core/clock.h"
 #include "lab/backends.h"
 #include "lab/netns.h"
+#include "lab/pingall.h"
 #include "lab/process.h"
+#include "lab/progress_line.h"
 #include "lab/report.h"
 #include "lab/run_state.h"
 #include "lab/topology.h"
+#include "lab/topology_record.h"
 #include "lab/traffic.h"
 
 namespace flowlab::lab {
@@ -41,6 +45,7 @@ namespace {
 
 constexpr int kControllerPortBase = 6653;
 constexpr int kSwitchListenBase = 6634;
+constexpr int kSwitchListenHigh = 20000;  // past 19 switches, clear of the controllers' 6653...
 
 std::string now_iso() {
   std::time_t t = std::time(nullptr);
@@ -48,52 +53,6 @@ std::string now_iso() {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
 }
-
-// One progress line on stderr, refreshed twice a second while a test runs
-// ("[2/3 ovs-osken] iperf3-tcp 3.5 s"); plain lines when stderr is not a terminal.
-class ProgressLine {
- public:
-  ProgressLine() : tty_(isatty(2) != 0) {}
-  ~ProgressLine() { stop(); }
-  void start(std::string label) {
-    stop();
-    label_ = std::move(label);
-    start_ns_ = monotonic_ns();
-    if (!tty_) {
-      std::fprintf(stderr, "lab: %s ...\n", label_.c_str());
-      return;
-    }
-    running_ = true;
-    thread_ = std::thread([this] {
-      while (running_) {
-        {
-          std::lock_guard lock(mu_);
-          std::fprintf(stderr, "\r\033[K%s  %.1f s", label_.c_str(),
-                       double(monotonic_ns() - start_ns_) / 1e9);
-        }
-        for (int i = 0; i < 10 && running_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
-    });
-  }
-  void done(const std::string& result) {
-    stop();
-    double s = double(monotonic_ns() - start_ns_) / 1e9;
-    if (tty_) std::fprintf(stderr, "\r\033[K");
-    std::fprintf(stderr, "lab: %s: %s (%.1f s)\n", label_.c_str(), result.c_str(), s);
-  }
-
- private:
-  void stop() {
-    running_ = false;
-    if (thread_.joinable()) thread_.join();
-  }
-  bool tty_;
-  std::string label_;
-  uint64_t start_ns_ = 0;
-  std::atomic<bool> running_{false};
-  std::mutex mu_;
-  std::thread thread_;
-};
 
 // Everything one case creates. Destruction order (reverse of declaration): switches,
 // controllers, then namespaces.
@@ -154,8 +113,8 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     topo.host_ns[h.name] = ns;
   }
   // Links: a host end lives in the host's namespace under its own name; a switch end
-  // in the core namespace as "<switch>-<port>".
-  std::map<std::string, std::vector<std::string>> switch_ports;
+  // in the core namespace as "<switch>-<port>" (both ends of a switch-to-switch link).
+  auto switch_ports = switch_port_order(sc, cs);
   for (const auto& l : sc.links) {
     struct End {
       std::string ns, ifname, label;
@@ -172,8 +131,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
           if (i.name == e.ifname) x.mtu = i.mtu;
       } else {
         x.ns = topo.core_ns;
-        x.ifname = e.node + "-" + e.ifname;
-        switch_ports[e.node].push_back(x.ifname);
+        x.ifname = switch_port_ifname(e);
       }
       x.label = e.node + ":" + e.ifname;
       return x;
@@ -188,11 +146,16 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     }
   }
   for (const auto& h : sc.hosts)
-    for (const auto& i : h.interfaces)
+    for (const auto& i : h.interfaces) {
+      if (!i.mac.empty())
+        FLOWLAB_TRY(
+            run_checked({"ip", "link", "set", "dev", i.name, "address", i.mac}, in_ns(topo.host_ns[h.name])));
       if (!i.addr.empty())
         FLOWLAB_TRY(run_checked({"ip", "addr", "add", i.addr, "dev", i.name}, in_ns(topo.host_ns[h.name])));
+    }
 
   CaseEnv env;
+  env.ovs = std::make_shared<OvsDaemon>();
   env.core_ns = topo.core_ns;
   env.out_dir = case_out;
   env.scratch_dir = rc.state.dir() + "/" + std::to_string(ci);
@@ -219,14 +182,47 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   idx = 0;
   for (const auto& [n, s] : cs.switches) {
     int cport = s.controller.empty() || !ctl_port.count(s.controller) ? 0 : ctl_port[s.controller];
-    topo.switches.push_back(std::make_unique<SwitchInstance>(s, switch_ports[n], kSwitchListenBase + idx++));
+    int listen =
+        idx < kControllerPortBase - kSwitchListenBase ? kSwitchListenBase + idx : kSwitchListenHigh + idx;
+    ++idx;
+    topo.switches.push_back(std::make_unique<SwitchInstance>(s, switch_ports[n], listen));
     rc.progress.start(fmt::format("[{}] starting {} switch {}", cs.name, to_string(s.kind), n));
     auto st = topo.switches.back()->start(env, cport);
     if (st.ok()) st = topo.switches.back()->wait_connected(60);
     rc.progress.done(st.ok() ? (cport ? "connected to its controller" : "up") : "failed");
     FLOWLAB_TRY(st);
   }
+  // Bridges with STP forward only once their ports have left listening/learning.
+  for (auto& sw : topo.switches) {
+    if (!sw->spec().stp) continue;
+    rc.progress.start(fmt::format("[{}] waiting for STP on {}", cs.name, sw->spec().name));
+    auto st = sw->wait_stp_settled(60);
+    rc.progress.done(st.ok() ? "ports forwarding or blocking" : "failed");
+    FLOWLAB_TRY(st);
+  }
   return ok_status();
+}
+
+// pingall: every ordered pair of addressed hosts (pingall.h).
+json run_pingall_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, CaseTopology& topo) {
+  json rec = {{"case", cs.name}, {"test", t.name}, {"type", to_string(t.type)}, {"from", "*"}, {"to", "*"}};
+  std::vector<PingallHost> hosts;
+  for (const auto& h : rc.sc.hosts)
+    if (auto a = rc.sc.address_of(h.name); a.ok()) hosts.push_back({h.name, topo.host_ns[h.name], *a});
+  rc.progress.start(fmt::format("[{}] {} {} hosts, {} pairs", cs.name, t.name, hosts.size(),
+                                hosts.size() * (hosts.size() - 1)));
+  uint64_t t0 = monotonic_ns();
+  PingallOutcome o = run_pingall(t, hosts);
+  rec["elapsed_s"] = double(monotonic_ns() - t0) / 1e9;
+  rc.progress.done(o.outcome.status == "ok" ? fmt::format("ok, {} pairs", o.outcome.metrics.value("pairs", 0))
+                                            : o.outcome.status + ": " + o.outcome.reason);
+  rec["status"] = o.outcome.status;
+  if (!o.outcome.reason.empty()) rec["reason"] = o.outcome.reason;
+  rec["metrics"] = o.outcome.metrics;
+  rec["matrix"] = o.matrix;
+  rec["command"] = o.outcome.command;
+  rec["raw"] = "";
+  return rec;
 }
 
 json counter_delta(const std::map<std::string, long long>& before,
@@ -329,13 +325,28 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
     mark_all("failed", "setup: " + why);
     return rec;
   }
-  // Warm-up: one answered ping per pair lets learning switches learn and ARP settle.
+  if (cs.settle_s > 0) {
+    std::vector<PingallHost> hosts;
+    for (const auto& h : rc.sc.hosts)
+      if (auto a = rc.sc.address_of(h.name); a.ok()) hosts.push_back({h.name, topo.host_ns[h.name], *a});
+    rc.progress.start(
+        fmt::format("[{}] waiting up to {:.0f} s until every host answers", cs.name, cs.settle_s));
+    double took = wait_reachable(hosts, cs.settle_s);
+    rc.progress.done(took >= 0 ? fmt::format("settled after {:.1f} s", took)
+                               : "not settled (tests run anyway)");
+    rec["settle_s"] = took >= 0 ? json(took) : json(nullptr);
+  }
+  // Warm-up: one answered ping per pair lets learning switches learn and ARP settle
+  // (pingall measures from cold, as Mininet's does).
   for (const TestSpec* t : tests) {
+    if (t->type == TestType::kPingall) continue;
     auto addr = rc.sc.address_of(t->to);
     for (int i = 0; i < 5 && !interrupted(); ++i)
       if (ping_once(topo.host_ns[t->from], *addr)) break;
   }
   bool failed = false;
+  auto bytes_before = interface_bytes(topo.core_ns);
+  uint64_t tests_t0 = monotonic_ns();
   for (const TestSpec* t : tests) {
     if (interrupted()) {
       results.push_back({{"case", cs.name},
@@ -346,10 +357,17 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
                          {"metrics", json::object()}});
       continue;
     }
-    json r = run_one_test(rc, cs, *t, topo, case_out);
+    json r = t->type == TestType::kPingall ? run_pingall_test(rc, cs, *t, topo)
+                                           : run_one_test(rc, cs, *t, topo, case_out);
     failed |= r["status"] == "failed";
     results.push_back(std::move(r));
   }
+  // Bytes per switch-side interface over the tests: the load on each link (topology picture).
+  rec["tests_elapsed_s"] = double(monotonic_ns() - tests_t0) / 1e9;
+  json link_bytes = json::object();
+  for (const auto& [ifn, b] : interface_bytes(topo.core_ns))
+    if (ifn != "lo") link_bytes[ifn] = b - (bytes_before.count(ifn) ? bytes_before[ifn] : 0);
+  rec["link_bytes"] = link_bytes;
   json counters = json::object();
   for (auto& s : topo.switches) counters[s->spec().name] = s->counters();
   rec["switch_counters"] = counters;
@@ -366,8 +384,25 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
 
 }  // namespace
 
+Status with_case_built(const Scenario& sc, size_t ci, RunState& state, const std::string& out_dir,
+                       const std::function<void(const std::map<std::string, std::string>&)>& while_up) {
+  RunContext rc{sc, state, out_dir, self_binary(), {}};
+  const CaseSpec& cs = sc.cases.at(ci);
+  if (auto why = case_skip_reason(cs, rc.flowlab_bin); !why.empty()) return fail("case {}: {}", cs.name, why);
+  std::string case_out = out_dir + "/" + cs.name;
+  std::error_code ec;
+  fs::create_directories(case_out, ec);
+  CaseTopology topo;
+  FLOWLAB_TRY(build_case(rc, cs, ci, case_out, topo));
+  while_up(topo.host_ns);
+  return ok_status();
+}
+
 Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
-  FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, load_scenario(file));
+  FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, opts.scenario_text.empty()
+                                            ? load_scenario(file)
+                                            : parse_scenario(opts.scenario_text, file));
+  for (const auto& w : sc.warnings) std::fprintf(stderr, "%s\n", w.c_str());
   if (opts.quick) make_quick(sc);
   if (!opts.only_case.empty()) {
     std::erase_if(sc.cases, [&](const CaseSpec& c) { return c.name != opts.only_case; });
@@ -388,7 +423,10 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
 
   RunContext rc{sc, *state, out, self_binary(), {}};
   json doc = {{"scenario",
-               {{"name", sc.name}, {"file", fs::absolute(file).string()}, {"description", sc.description}}},
+               {{"name", sc.name},
+                {"file", opts.scenario_text.empty() ? fs::absolute(file).string() : file},
+                {"description", sc.description}}},
+              {"topology", topology_record(sc, sc.cases.front())},
               {"run_id", state->id()},
               {"started_at", now_iso()},
               {"quick", opts.quick},
@@ -428,20 +466,32 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
   return any_failed ? 1 : 0;
 }
 
-Result<std::string> validate_scenario(const std::string& file) {
-  FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, load_scenario(file));
-  std::string s = fmt::format("{}: ok: scenario '{}', {} host(s), {} link(s), {} case(s), {} test(s)\n", file,
-                              sc.name, sc.hosts.size(), sc.links.size(), sc.cases.size(), sc.tests.size());
+Result<std::string> validate_scenario(const std::string& file, const std::string& text) {
+  FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, text.empty() ? load_scenario(file) : parse_scenario(text, file));
+  std::string s = fmt::format(
+      "{}: ok: scenario '{}', {} host(s), {} switch(es), {} link(s), {} case(s), {} test(s)\n", file, sc.name,
+      sc.hosts.size(), sc.cases.front().switches.size(), sc.links.size(), sc.cases.size(), sc.tests.size());
+  if (!sc.generator.empty()) s += fmt::format("  topology {}\n", sc.generator);
+  for (const auto& w : sc.warnings) s += w + "\n";
   for (const auto& c : sc.cases) {
+    // Per switch "s1=ovs+flowlab(learning-switch)"; past 8 switches, counted by that description.
+    std::map<std::string, int> kinds;
     std::string parts;
     for (const auto& [n, sw] : c.switches) {
-      parts += fmt::format(" {}={}", n, to_string(sw.kind));
+      std::string what(to_string(sw.kind));
+      if (sw.stp) what += "(stp)";
       if (!sw.controller.empty() && c.controllers.count(sw.controller)) {
         const auto& ct = c.controllers.at(sw.controller);
-        parts += fmt::format("+{}", to_string(ct.kind));
-        if (!ct.apps.empty()) parts += fmt::format("({})", fmt::join(ct.apps, ","));
-        if (!ct.app_file.empty()) parts += fmt::format("({})", fs::path(ct.app_file).filename().string());
+        what += fmt::format("+{}", to_string(ct.kind));
+        if (!ct.apps.empty()) what += fmt::format("({})", fmt::join(ct.apps, ","));
+        if (!ct.app_file.empty()) what += fmt::format("({})", fs::path(ct.app_file).filename().string());
       }
+      parts += fmt::format(" {}={}", n, what);
+      ++kinds[what];
+    }
+    if (c.switches.size() > 8) {
+      parts.clear();
+      for (const auto& [what, k] : kinds) parts += fmt::format(" {} x {}", k, what);
     }
     s += fmt::format("  case {}:{} offloads {}\n", c.name, parts, c.offloads ? "on" : "off");
   }

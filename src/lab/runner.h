@@ -1,6 +1,8 @@
 // `flowlab lab run|validate|clean|report`: the entry points the CLI calls.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <string>
 
 #include "core/result.h"
@@ -11,6 +13,9 @@ struct RunOptions {
   std::string out_dir;    // default: lab-results/<scenario>-<runid>
   std::string only_case;  // run one case
   bool quick = false;     // shorter tests (make_quick)
+  // The scenario itself, when it comes from the command line (`--topo ...`); `file`
+  // is then only its label in messages and results.
+  std::string scenario_text;
 };
 
 // Runs every case of the scenario and writes results.json + report.html into the
@@ -18,8 +23,15 @@ struct RunOptions {
 // failed (skipped is fine), 1 when a case or test failed, 130/143 when interrupted.
 // Errors: invalid scenario, or the lab cannot start at all (not root, no state dir).
 Result<int> run_scenario(const std::string& file, const RunOptions& opts);
-// Parses and checks; prints a summary. Errors carry file:line.
-Result<std::string> validate_scenario(const std::string& file);
+// Parses and checks; returns a summary and the warnings (loops). Errors carry file:line.
+// With `text`, checks that instead of reading `file`.
+Result<std::string> validate_scenario(const std::string& file, const std::string& text = {});
+struct Scenario;
+class RunState;
+// Builds case `ci` (namespaces, links, controllers, switches, STP settled) and calls
+// `while_up(host -> namespace)` while it stands; tears it all down after, on every path.
+Status with_case_built(const Scenario& sc, size_t ci, RunState& state, const std::string& out_dir,
+                       const std::function<void(const std::map<std::string, std::string>&)>& while_up);
 // Re-renders report.html and prints the table from DIR/results.json.
 Status rerender_report(const std::string& dir);
 

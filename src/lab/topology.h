@@ -20,6 +20,7 @@ struct Interface {
   std::string name;  // inside the host's namespace, e.g. "eth0"
   std::string addr;  // CIDR, e.g. "10.0.0.1/24"; empty: no address
   int mtu = 0;       // 0: kernel default
+  std::string mac;   // empty: the kernel's random one
 };
 
 struct HostSpec {
@@ -47,6 +48,8 @@ struct SwitchSpec {
   bool security_group = false;
   std::vector<SgRule> sg_rules;
   std::vector<std::string> extra_args;  // appended to the switch command line (flowlab)
+  bool stp = false;                     // linux-bridge: kernel STP (the run waits for forwarding)
+  std::vector<std::string> ports;       // declared port order (OpenFlow 1, 2, ...); empty: link order
   int line = 0;
 };
 
@@ -74,30 +77,32 @@ struct LinkSpec {
   int line = 0;
 };
 
-enum class TestType { kPing, kIperf3Tcp, kIperf3Udp, kIperf2Window, kTcpRr };
+enum class TestType { kPing, kIperf3Tcp, kIperf3Udp, kIperf2Window, kTcpRr, kPingall };
 std::string_view to_string(TestType t);
 
 struct TestSpec {
   std::string name;  // unique within the scenario (defaults to type, de-duplicated)
   TestType type = TestType::kPing;
-  std::string from, to;                                      // host names; `to` may be "host:ifname"
-  int count = 10;                                            // ping, tcp-rr
-  double interval = 0.2;                                     // ping seconds
-  double duration = 3;                                       // seconds
-  int streams = 1;                                           // iperf3-tcp -P
-  std::string window;                                        // iperf3-tcp -w (e.g. 64K), empty: default
-  std::string rate = "1G";                                   // iperf3-udp -b
-  int size = 1400;                                           // iperf3-udp -l, tcp-rr message bytes
+  std::string from, to;     // host names; `to` may be "host:ifname"; none for pingall
+  int count = 10;           // ping, tcp-rr, pingall (per pair)
+  double interval = 0.2;    // ping seconds
+  double duration = 3;      // seconds
+  int streams = 1;          // iperf3-tcp -P
+  std::string window;       // iperf3-tcp -w (e.g. 64K), empty: default
+  std::string rate = "1G";  // iperf3-udp -b
+  int size = 1400;          // iperf3-udp -l, tcp-rr message bytes
   std::vector<std::string> windows = {"16K", "32K", "64K"};  // iperf2-window
   int line = 0;
 };
 
 struct CaseSpec {
-  std::string name;
+  std::string name;  // case key `switch: {...}` overrides every switch, `switches:` one by name
   std::string description;
   std::map<std::string, SwitchSpec> switches;
   std::map<std::string, ControllerSpec> controllers;
   bool offloads = true;
+  double settle_s = 0;             // > 0: before the tests, wait up to this long until the first host
+                                   // reaches every other (a spanning tree converging), timed
   std::vector<std::string> tests;  // subset of test names, empty: all
   int line = 0;
 };
@@ -110,6 +115,8 @@ struct Scenario {
   std::vector<LinkSpec> links;
   std::vector<CaseSpec> cases;  // at least one (a "default" case when none declared)
   std::vector<TestSpec> tests;
+  std::string generator;              // "tree depth=2 fanout=2" when `topology:` generated the nodes
+  std::vector<std::string> warnings;  // "FILE:LINE: ..." lines validate and run print (loops)
 
   const HostSpec* host(std::string_view name) const;
   // Address (without prefix length) of host[:ifname]; the first addressed interface

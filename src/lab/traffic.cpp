@@ -279,6 +279,8 @@ TestOutcome run_test(const TestSpec& t, const TrafficCtx& c) {
       return run_iperf2(t, c);
     case TestType::kTcpRr:
       return run_tcp_rr(t, c);
+    case TestType::kPingall:
+      return failed("pingall has no single pair: the runner runs it with run_pingall (pingall.h)");
   }
   return failed("unknown test type");
 }

@@ -1,0 +1,50 @@
+// The pingall test (Mininet's pingallfull): every ordered pair of hosts pings, `count`
+// echoes each; loss and RTT per pair make a matrix. With fping, one fping per source
+// host pings all the others at once (n processes instead of n^2), at most `parallel`
+// sources at a time, so a few hundred hosts finish in seconds; without it, one
+// `ping` per pair, `parallel` at a time.
+//
+// Result record additions (results.json): metrics {pairs, pairs_reached, dropped_pct,
+// rtt_avg_ms, rtt_max_ms}, and "matrix": {hosts: [names], loss_pct: [[row = from]],
+// rtt_ms: [[...]]} (null on the diagonal and where no echo came back).
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "lab/topology.h"
+#include "lab/traffic.h"
+
+namespace flowlab::lab {
+
+struct PingallHost {
+  std::string name, ns, addr;
+};
+
+struct PingallOutcome {
+  TestOutcome outcome;  // failed when a pair got no echo at all
+  nlohmann::json matrix;
+};
+
+// fping -q -C N output ("10.0.0.2 : 0.05 - 0.04", one line per target) -> per
+// address the per-echo RTTs in ms (negative: lost). Exposed for tests.
+std::map<std::string, std::vector<double>> parse_fping(const std::string& text);
+
+PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& hosts, int parallel = 32);
+// Metrics and status from a filled matrix (exposed for tests).
+PingallOutcome summarize_pingall(const std::vector<std::string>& hosts,
+                                 const std::vector<std::vector<nlohmann::json>>& per_pair);
+
+// Pings from the first host to every other, one echo each, concurrently, again every
+// half second until all answer (a spanning tree has converged) or `timeout_s` passes.
+// Returns the seconds it took, or a negative value on timeout / interrupt.
+double wait_reachable(const std::vector<PingallHost>& hosts, double timeout_s, int parallel = 32);
+
+// Report pieces: an HTML loss/RTT matrix (hosts beyond `max_hosts` listed only when
+// unreachable) and terminal lines for pairs that got nothing.
+std::string render_pingall_html(const nlohmann::json& result, size_t max_hosts = 40);
+std::string render_pingall_text(const nlohmann::json& result, size_t max_pairs = 10);
+
+}  // namespace flowlab::lab
