@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/lab_shape.h"
 #include "lab/run_state.h"
 #include "lab/runner.h"
 #include "lab/tcp_rr.h"
@@ -67,12 +68,15 @@ int run_lab(int argc, char** argv) {
   rr_client->add_option("--size", size);
   rr_client->add_option("--timeout", timeout);
 
+  auto shape_cmds = add_lab_shape_commands(app);  // lab-shape: delay-line, probe-send/-recv
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
 
+  if (int rc = run_lab_shape_commands(*shape_cmds); rc >= 0) return rc;
   if (*run) {
     lab::RunOptions o;
     o.out_dir = out;

@@ -328,6 +328,7 @@ void annotate_explanations(json& doc) {
   for (auto& r : doc["results"]) {
     auto it = cases.find(r.value("case", ""));
     r["explain"] = explain_test(r, it == cases.end() ? empty : *it->second, doc);
+    for (const auto& e : r.value("probe_explain", json::array())) r["explain"].push_back(e);  // lab-shape
   }
 }
 

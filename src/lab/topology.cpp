@@ -51,6 +51,8 @@ std::string_view to_string(TestType t) {
       return "iperf2-window";
     case TestType::kTcpRr:
       return "tcp-rr";
+    case TestType::kProbe:
+      return "probe";
   }
   return "?";
 }
@@ -344,21 +346,36 @@ Result<TestSpec> parse_test(const Ctx& c, const YAML::Node& n) {
     t.type = TestType::kIperf2Window;
   else if (type == "tcp-rr")
     t.type = TestType::kTcpRr;
+  else if (type == "probe")
+    t.type = TestType::kProbe;
   else
     return c.err(
         n["type"], "type",
-        fmt::format("unknown test type '{}' (ping|iperf3-tcp|iperf3-udp|iperf2-window|tcp-rr)", type));
+        fmt::format("unknown test type '{}' (ping|iperf3-tcp|iperf3-udp|iperf2-window|tcp-rr|probe)", type));
   t.name = type;
   if (t.type == TestType::kTcpRr) {
     t.count = 1000;
     t.size = 64;
+  }
+  // lab-shape: the probe's defaults and its interval with units ("1ms").
+  if (t.type == TestType::kProbe) {
+    t.duration = 10;
+    t.interval = 0.001;
+    t.size = 64;
+    if (n["interval"]) {
+      auto iv = parse_duration_ns(n["interval"].IsScalar() ? n["interval"].Scalar() : "");
+      if (!iv.ok() || *iv < 10'000 || *iv > 1'000'000'000)
+        return c.err(n["interval"], "interval", "expected 10us..1s (1ms)");
+      t.interval = double(*iv) / 1e9;
+    }
   }
   if (n["name"]) LAB_ASSIGN(t.name, str(c, n["name"], "name"));
   if (!n["from"] || !n["to"]) return c.err(n, "from", "test needs 'from' and 'to' hosts");
   LAB_ASSIGN(t.from, str(c, n["from"], "from"));
   LAB_ASSIGN(t.to, str(c, n["to"], "to"));
   if (n["count"]) LAB_ASSIGN(t.count, (scalar<int>(c, n["count"], "count", "an integer")));
-  if (n["interval"]) LAB_ASSIGN(t.interval, (scalar<double>(c, n["interval"], "interval", "seconds")));
+  if (n["interval"] && t.type != TestType::kProbe)
+    LAB_ASSIGN(t.interval, (scalar<double>(c, n["interval"], "interval", "seconds")));
   if (n["duration"]) LAB_ASSIGN(t.duration, (scalar<double>(c, n["duration"], "duration", "seconds")));
   if (n["streams"]) LAB_ASSIGN(t.streams, (scalar<int>(c, n["streams"], "streams", "an integer")));
   if (n["window"]) LAB_ASSIGN(t.window, str(c, n["window"], "window"));
@@ -366,10 +383,11 @@ Result<TestSpec> parse_test(const Ctx& c, const YAML::Node& n) {
   if (n["size"]) LAB_ASSIGN(t.size, (scalar<int>(c, n["size"], "size", "bytes")));
   if (n["windows"]) LAB_ASSIGN(t.windows, str_list(c, n["windows"], "windows"));
   if (t.count <= 0 || t.count > 100000) return c.err(n["count"], "count", "must be 1..100000");
-  if (t.interval < 0.002) return c.err(n["interval"], "interval", "must be >= 0.002 s");
+  if (t.interval < 0.002 && t.type != TestType::kProbe) return c.err(n["interval"], "interval", "must be >= 0.002 s");
   if (t.duration <= 0 || t.duration > 600) return c.err(n["duration"], "duration", "must be in (0, 600] s");
   if (t.streams < 1 || t.streams > 128) return c.err(n["streams"], "streams", "must be 1..128");
   if (t.size < 1 || t.size > 65000) return c.err(n["size"], "size", "must be 1..65000 bytes");
+  if (t.type == TestType::kProbe && t.size < 16) return c.err(n["size"], "size", "a probe needs 16..65000 bytes");
   return t;
 }
 
@@ -462,7 +480,8 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
   try {
     FLOWLAB_TRY(
         check_keys(c, root, "scenario",
-                   {"name", "description", "hosts", "switches", "controllers", "links", "cases", "tests"}));
+                   {"name", "description", "hosts", "switches", "controllers", "links", "cases", "tests",
+                    "events"}));
     Scenario s;
     s.path = path;
     if (!root["name"]) return c.err(root, "name", "the scenario needs a 'name'");
@@ -500,7 +519,8 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
     if (!root["links"] || !root["links"].IsSequence())
       return c.err(root, "links", "expected a list of links");
     for (const auto& ln : root["links"]) {
-      FLOWLAB_TRY(check_keys(c, ln, "link", {"endpoints", "mtu"}));
+      FLOWLAB_TRY(check_keys(c, ln, "link",
+                             {"endpoints", "mtu", "bw", "delay", "jitter", "loss", "queue", "a_to_b", "b_to_a"}));
       auto eps = ln["endpoints"];
       if (!eps || !eps.IsSequence() || eps.size() != 2)
         return c.err(eps ? eps : YAML::Node(ln), "endpoints", "expected two endpoints [NODE:IF, NODE:IF]");
@@ -509,6 +529,7 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
       LAB_ASSIGN(l.a, parse_endpoint(c, eps[0]));
       LAB_ASSIGN(l.b, parse_endpoint(c, eps[1]));
       if (ln["mtu"]) LAB_ASSIGN(l.mtu, (scalar<int>(c, ln["mtu"], "mtu", "an integer")));
+      LAB_ASSIGN(l.shape, parse_link_shapes(ln, path));  // lab-shape
       s.links.push_back(l);
     }
     if (auto ts = root["tests"]) {
@@ -571,6 +592,19 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
       s.cases.push_back(std::move(k));
     }
     FLOWLAB_TRY(semantic_checks(c, root, s, base_sw, base_ctl));
+    // lab-shape: events, checked against the nodes, the links and the probe tests.
+    if (root["events"]) {
+      LAB_ASSIGN(s.events, parse_events(root["events"], path));
+      EventScope scope;
+      for (const auto& [n, sw] : base_sw) scope.nodes.push_back(n);
+      for (const auto& [n, ct] : base_ctl) scope.nodes.push_back(n);
+      for (const auto& l : s.links)
+        scope.links.emplace_back(l.a.node + ":" + l.a.ifname, l.b.node + ":" + l.b.ifname);
+      for (const auto& t : s.tests)
+        if (t.type == TestType::kProbe && (scope.duration_s == 0 || t.duration < scope.duration_s))
+          scope.duration_s = t.duration;
+      FLOWLAB_TRY(check_events(s.events, scope, path));
+    }
     return s;
   } catch (const YAML::Exception& e) {
     return fail("{}:{}: {}", path, e.mark.line + 1, e.msg);
@@ -587,6 +621,7 @@ Result<Scenario> load_scenario(const std::string& path) {
 
 void make_quick(Scenario& s) {
   for (auto& t : s.tests) {
+    if (t.type == TestType::kProbe) continue;  // its events are timed against its duration
     t.duration = std::min(t.duration, 1.0);
     if (t.type == TestType::kPing) t.count = std::min(t.count, 3);
     if (t.type == TestType::kTcpRr) t.count = std::min(t.count, 200);
