@@ -12,7 +12,7 @@ struct LabShapeCommands {
   CLI::App* delay_line = nullptr;
   CLI::App* probe_send = nullptr;
   CLI::App* probe_recv = nullptr;
-  std::string if_a, if_b, a_to_b = "0,0,10000", b_to_a = "0,0,10000", stats, out, host;
+  std::string if_a, if_b, a_to_b = "0,0,10000", b_to_a = "0,0,10000", stats, params, out, host;
   double max_s = 0, duration = 10, interval_us = 1000;
   int port = 7002, size = 64;
   unsigned long long start_at = 0;
@@ -38,6 +38,7 @@ std::shared_ptr<LabShapeCommands> add_lab_shape_commands(CLI::App& lab) {
   c->delay_line->add_option("--a-to-b", c->a_to_b);
   c->delay_line->add_option("--b-to-a", c->b_to_a);
   c->delay_line->add_option("--stats", c->stats);
+  c->delay_line->add_option("--params", c->params, "re-read on SIGUSR1");
   c->delay_line->add_option("--max", c->max_s);
   c->probe_recv->add_option("--port", c->port);
   c->probe_recv->add_option("--out", c->out)->required();
@@ -57,7 +58,7 @@ int run_lab_shape_commands(const LabShapeCommands& c) {
     if (!ab.ok()) return error_exit("--a-to-b " + ab.error().message);
     auto ba = lab::parse_delay_line_arg(c.b_to_a);
     if (!ba.ok()) return error_exit("--b-to-a " + ba.error().message);
-    auto st = lab::run_delay_line(c.if_a, c.if_b, *ab, *ba, c.stats, c.max_s);
+    auto st = lab::run_delay_line(c.if_a, c.if_b, *ab, *ba, c.stats, c.max_s, c.params);
     return st.ok() ? 0 : error_exit(st.error().message);
   }
   if (*c.probe_recv) {

@@ -11,7 +11,10 @@ std::string end_name(const Endpoint& e) { return e.node + ":" + e.ifname; }
 
 Status set_link(CaseHandles& h, int i, bool up) {
   const auto& [a, b] = h.link_ends[size_t(i)];
-  for (const LinkEnd* e : {&a, &b})
+  // Up: the second end first, so that when the first (usually the host) comes up
+  // it has carrier at once and its first ARP request is not lost.
+  const LinkEnd* order[2] = {up ? &b : &a, up ? &a : &b};
+  for (const LinkEnd* e : order)
     FLOWLAB_TRY(run_checked({"ip", "link", "set", "dev", e->ifname, up ? "up" : "down"}, in_ns(e->ns, 5)));
   if (up)
     h.links_down.erase(i);

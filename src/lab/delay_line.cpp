@@ -34,7 +34,9 @@ constexpr size_t kFrameMax = 65536 + 10 + 64;  // GSO frame + vnet header + tags
 constexpr int kRecvBurst = 64;
 
 std::atomic<bool> g_stop{false};
+std::atomic<bool> g_reload{false};
 void on_signal(int) { g_stop = true; }
+void on_reload(int) { g_reload = true; }
 
 struct Frame {
   uint64_t due_ns;
@@ -77,6 +79,7 @@ Status open_side(Side& s) {
 class Direction {
  public:
   Direction(const DelayLineDirection& p, uint64_t seed) : p_(p), rng_(seed) {}
+  void set(const DelayLineDirection& p) { p_ = p; }
 
   // Reads what is waiting on `in`, stamping each frame with its due time.
   void receive(int in, uint64_t now) {
@@ -162,8 +165,18 @@ Result<DelayLineDirection> parse_delay_line_arg(const std::string& s) {
   return d;
 }
 
+Result<std::pair<DelayLineDirection, DelayLineDirection>> read_delay_line_params(const std::string& path) {
+  std::ifstream in(path);
+  std::string ab, ba;
+  if (!(in >> ab >> ba)) return fail("{}: expected two DELAY_NS,JITTER_NS,QUEUE fields", path);
+  FLOWLAB_ASSIGN_OR_RETURN(auto x, parse_delay_line_arg(ab));
+  FLOWLAB_ASSIGN_OR_RETURN(auto y, parse_delay_line_arg(ba));
+  return std::pair{x, y};
+}
+
 Status run_delay_line(const std::string& if_a, const std::string& if_b, const DelayLineDirection& a_to_b,
-                      const DelayLineDirection& b_to_a, const std::string& stats_path, double max_s) {
+                      const DelayLineDirection& b_to_a, const std::string& stats_path, double max_s,
+                      const std::string& params_path) {
   Side a, b;
   a.ifname = if_a;
   b.ifname = if_b;
@@ -172,12 +185,24 @@ Status run_delay_line(const std::string& if_a, const std::string& if_b, const De
   std::fprintf(stderr, "delay line ready: %s <-> %s\n", if_a.c_str(), if_b.c_str());
   std::signal(SIGTERM, on_signal);
   std::signal(SIGINT, on_signal);
+  std::signal(SIGUSR1, on_reload);
   prctl(PR_SET_TIMERSLACK, 1000UL);
   std::random_device rd;
   Direction ab(a_to_b, rd()), ba(b_to_a, rd());
   uint64_t end = max_s > 0 ? monotonic_ns() + uint64_t(max_s * 1e9) : 0;
   bool ab_blocked = false, ba_blocked = false;
   while (!g_stop) {
+    if (g_reload.exchange(false) && !params_path.empty()) {
+      auto p = read_delay_line_params(params_path);
+      if (p.ok()) {
+        ab.set(p->first);
+        ba.set(p->second);
+        std::fprintf(stderr, "delay line: new parameters %s %s\n", to_arg(p->first).c_str(),
+                     to_arg(p->second).c_str());
+      } else {
+        std::fprintf(stderr, "delay line: %s\n", p.error().message.c_str());
+      }
+    }
     uint64_t now = monotonic_ns();
     if (end && now > end) break;
     ab_blocked = !ab.send_due(b.fd, now);

@@ -7,7 +7,10 @@
 // then sends it out of the other side. PACKET_VNET_HDR keeps GSO super-frames and
 // partial checksums as they are, so TCP keeps its offloads through the wire.
 //
-// On SIGTERM/SIGINT it stops and writes its counters as JSON to stats_path.
+// On SIGTERM/SIGINT it stops and writes its counters as JSON to stats_path. On
+// SIGUSR1 it re-reads params_path ("A_TO_B B_TO_A", each DELAY_NS,JITTER_NS,QUEUE):
+// a re-shape changes the delay without a restart; frames already held keep their
+// due time.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +32,9 @@ Result<DelayLineDirection> parse_delay_line_arg(const std::string& s);
 
 // Runs until SIGTERM/SIGINT (or `max_s` seconds when > 0, for tests).
 Status run_delay_line(const std::string& if_a, const std::string& if_b, const DelayLineDirection& a_to_b,
-                      const DelayLineDirection& b_to_a, const std::string& stats_path, double max_s = 0);
+                      const DelayLineDirection& b_to_a, const std::string& stats_path, double max_s = 0,
+                      const std::string& params_path = {});
+// Reads a params file written for SIGUSR1.
+Result<std::pair<DelayLineDirection, DelayLineDirection>> read_delay_line_params(const std::string& path);
 
 }  // namespace flowlab::lab

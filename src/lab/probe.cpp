@@ -85,7 +85,9 @@ Result<nlohmann::json> probe_send(const ProbeSendOptions& o) {
     put32(buf.data() + 4, uint32_t(i));
     put64(buf.data() + 8, now);
     ++sent;
-    if (sendto(s.get(), buf.data(), buf.size(), 0, reinterpret_cast<sockaddr*>(&a), sizeof a) < 0) {
+    // Never block: a datagram the stack cannot take now (no route while a link is
+    // down, a full socket while ARP resolves) is lost, and the schedule holds.
+    if (sendto(s.get(), buf.data(), buf.size(), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&a), sizeof a) < 0) {
       if (errors++ == 0) first_error = std::strerror(errno);
     }
   }

@@ -86,7 +86,7 @@ json analyze_probe(const ProbeRun& run, const json& events) {
   };
   auto rel_s = [&](int64_t t) { return double(t - int64_t(run.start_ns)) / 1e9; };
   // A packet sent shortly before an event may still be on its way when it fires.
-  int64_t lookback = int64_t(m.value("owd_p99_ms", 0.0) * 1e6 + 2 * iv);
+  int64_t lookback = int64_t(m.value("owd_p50_ms", 0.0) * 1e6 + 2 * iv);
   std::vector<json> evs;
   for (const auto& e : events)
     if (e.value("status", "") != "not fired" && e.contains("fired_ns")) evs.push_back(e);
@@ -109,27 +109,39 @@ json analyze_probe(const ProbeRun& run, const json& events) {
     r["lost_in_window"] = lost_window;
     r["loss_pct_in_window"] = to > from ? 100.0 * double(lost_window) / double(to - from) : 0.0;
     r["window_packets"] = to - from;
-    if (first_lost < 0) {
+    auto first_delivered_from = [&](uint64_t s0) -> int64_t {
+      for (uint64_t s = s0; s < n; ++s)
+        if (recv_at[s] >= 0) return int64_t(s);
+      return -1;
+    };
+    std::string what = e.value("do", "");
+    if (what == "up" || what == "start") {
+      // A repair: how long until a packet sent after it arrives.
+      uint64_t s0 = seq_at(t);
+      int64_t fd = first_delivered_from(s0);
+      r["recovered"] = fd >= 0;
+      r["lost"] = (fd < 0 ? int64_t(n) : fd) - int64_t(s0);
+      if (fd >= 0) {
+        r["first_delivered_seq"] = fd;
+        r["first_delivered_at_s"] = rel_s(recv_at[size_t(fd)]);
+        r["recovery_s"] = double(recv_at[size_t(fd)] - t) / 1e9;
+      }
+    } else if (first_lost < 0) {
       r["lost"] = 0;
       r["recovery_s"] = 0.0;
       r["recovered"] = true;
-      out["events"].push_back(r);
-      continue;
-    }
-    r["first_lost_seq"] = first_lost;
-    r["first_lost_at_s"] = double(first_lost) * iv / 1e9;
-    int64_t fd = -1;
-    for (uint64_t s = uint64_t(first_lost) + 1; s < n; ++s)
-      if (recv_at[s] >= 0) {
-        fd = int64_t(s);
-        break;
+    } else {
+      // A fault: the first packet it cost, and the first delivered after that.
+      r["first_lost_seq"] = first_lost;
+      r["first_lost_at_s"] = double(first_lost) * iv / 1e9;
+      int64_t fd = first_delivered_from(uint64_t(first_lost) + 1);
+      r["lost"] = (fd < 0 ? int64_t(n) : fd) - first_lost;
+      r["recovered"] = fd >= 0;
+      if (fd >= 0) {
+        r["first_delivered_seq"] = fd;
+        r["first_delivered_at_s"] = rel_s(recv_at[size_t(fd)]);
+        r["recovery_s"] = double(recv_at[size_t(fd)] - t) / 1e9;
       }
-    r["lost"] = (fd < 0 ? int64_t(n) : fd) - first_lost;
-    r["recovered"] = fd >= 0;
-    if (fd >= 0) {
-      r["first_delivered_seq"] = fd;
-      r["first_delivered_at_s"] = rel_s(recv_at[size_t(fd)]);
-      r["recovery_s"] = double(recv_at[size_t(fd)] - t) / 1e9;
     }
     out["events"].push_back(r);
   }
@@ -194,6 +206,17 @@ std::vector<std::string> explain_probe(const json& a, const std::map<std::string
                                 want >= 0 ? fmt::format(" (loss set to {:g}%)", want) : ""));
       continue;
     }
+    if (what == "up" || what == "start") {
+      std::string back = what == "up" ? fmt::format("link {} carried traffic again", link_name(e))
+                                      : fmt::format("{} was back", e.value("node", ""));
+      out.push_back(e.value("recovered", false)
+                        ? fmt::format("{} (fired at {}): {} {:.3f} s later: first packet sent after it to arrive "
+                                      "#{} at {:.3f} s ({} lost in between)",
+                                      label, when, back, e.value("recovery_s", 0.0), e.value("first_delivered_seq", 0),
+                                      e.value("first_delivered_at_s", 0.0), e.value("lost", 0))
+                        : fmt::format("{} (fired at {}): no packet sent after it arrived before the end", label, when));
+      continue;
+    }
     if (!e.contains("first_lost_seq")) {
       out.push_back(fmt::format("{} (fired at {}): no packet lost until {}", label, when, next));
       continue;
@@ -203,14 +226,9 @@ std::vector<std::string> explain_probe(const json& a, const std::map<std::string
                                          e.value("first_delivered_seq", 0), e.value("first_delivered_at_s", 0.0),
                                          e.value("recovery_s", 0.0))
                            : std::string("no packet delivered after it before the end");
-    std::string why;
-    if (what == "up" && e.value("recovered", false))
-      why = fmt::format("; link {} carried traffic again once up", link_name(e));
-    if (what == "start" && e.value("recovered", false))
-      why = fmt::format("; {} was back and forwarding", e.value("node", ""));
-    out.push_back(fmt::format("{} (fired at {}): first lost packet #{} (due at {:.3f} s), {} lost; {}{}", label,
+    out.push_back(fmt::format("{} (fired at {}): first lost packet #{} (due at {:.3f} s), {} lost; {}", label,
                               when, e.value("first_lost_seq", 0), e.value("first_lost_at_s", 0.0),
-                              e.value("lost", 0), tail, why));
+                              e.value("lost", 0), tail));
   }
   return out;
 }

@@ -1,9 +1,15 @@
 // Building, re-shaping and tearing down a shaped link (see shaped_link.h).
 #include "lab/shaped_link.h"
 
+#include <signal.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+
+#include <fmt/ranges.h>
 
 #include "core/clock.h"
 #include "lab/delay_line.h"
@@ -12,8 +18,8 @@ namespace flowlab::lab {
 
 namespace {
 
-constexpr const char* kWireA = "a";
-constexpr const char* kWireB = "b";
+constexpr const char* kWireA = "wire-a";
+constexpr const char* kWireB = "wire-b";
 constexpr int kDefaultQueue = 1000;
 constexpr int kDelayLineQueue = 100000;  // frames; the delay line's own bound without `queue`
 
@@ -90,8 +96,19 @@ Status ShapedLink::apply_qdisc(const std::string& out_if, const LinkShape& s, nl
   auto ns = in_ns(ns_.name(), 10);
   int limit = s.queue.value_or(kDefaultQueue);
   bool net = netem_ && (s.delays() || s.loses());
+  // Unchanged since the last time: leave the qdiscs (and the packets they hold) alone.
+  std::string key = fmt::format("{} {} {}", s.bw_bps.value_or(0), limit,
+                                net ? fmt::format("{}", fmt::join(netem_args(s, limit), " ")) : "");
+  std::string& last = qdisc_key_[out_if];
+  bool had = !last.empty(), same = had && last == key;
+  if (same) {
+    if (s.bw_bps) mech.push_back("htb");
+    if (net) mech.push_back("netem");
+    return ok_status();
+  }
+  last = key;
   // Start from nothing: a re-shape may drop the rate or netem.
-  run_command({"tc", "qdisc", "del", "dev", out_if, "root"}, ns);
+  if (had) run_command({"tc", "qdisc", "del", "dev", out_if, "root"}, ns);
   if (s.bw_bps) {
     uint64_t burst = htb_burst_bytes(*s.bw_bps);
     FLOWLAB_TRY(run_checked({"tc", "qdisc", "add", "dev", out_if, "root", "handle", "1:", "htb", "default", "1"}, ns));
@@ -153,8 +170,14 @@ Status ShapedLink::apply() {
                                 s.queue.value_or(kDelayLineQueue)};
     };
     std::string args = to_arg(dir(ab)) + " " + to_arg(dir(ba));
-    // A re-shape of loss or rate keeps the running delay line (and what it holds).
-    if (delay_line_.pid() < 0 || args != line_args_) FLOWLAB_TRY(start_delay_line(dir(ab), dir(ba)));
+    // A re-shape keeps the running delay line (and what it holds): new delays by SIGUSR1.
+    if (delay_line_.pid() < 0) {
+      FLOWLAB_TRY(start_delay_line(dir(ab), dir(ba)));
+    } else if (args != line_args_) {
+      std::string params = fmt::format("{}/delay-line-{}-{}.params", env_.log_dir, ns_.name(), generation_);
+      std::ofstream(params) << args << "\n";
+      if (::kill(delay_line_.pid(), SIGUSR1) != 0) return fail("signalling the delay line: {}", std::strerror(errno));
+    }
     line_args_ = args;
     for (const char* d : {"a_to_b", "b_to_a"}) mech_[d].push_back("flowlab-delay-line");
   } else {
@@ -175,7 +198,8 @@ Status ShapedLink::start_delay_line(const DelayLineDirection& ab, const DelayLin
   FLOWLAB_ASSIGN_OR_RETURN(
       delay_line_, Process::spawn("delay line " + ns_.name(),
                                   {env_.flowlab_bin, "lab", "delay-line", "--a", kWireA, "--b", kWireB, "--a-to-b",
-                                   to_arg(ab), "--b-to-a", to_arg(ba), "--stats", base + ".json"},
+                                   to_arg(ab), "--b-to-a", to_arg(ba), "--stats", base + ".json", "--params",
+                                   base + ".params"},
                                   in_ns(ns_.name()), base + ".log", env_.state));
   // Ready once both sockets are bound (it says so in its log); bounded wait.
   uint64_t deadline = monotonic_ns() + 10'000'000'000ULL;

@@ -1,7 +1,7 @@
 // A shaped link, built in namespaces. Instead of one veth between its two ends,
 // the link passes through a small "wire" namespace of its own:
 //
-//   end A (host or switch port) ==veth== [a  wire namespace  b] ==veth== end B
+//   end A (host or switch port) ==veth== [wire-a  wire namespace  wire-b] ==veth== end B
 //
 // so shaping never touches the ends (a flowlab switch sends with
 // PACKET_QDISC_BYPASS, OVS and the bridge have their own paths; all are shaped the
@@ -20,6 +20,7 @@
 // the wire namespace is deleted (its qdiscs and veths with it).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -91,6 +92,7 @@ class ShapedLink {
   TcxProgram loss_a_, loss_b_;  // egress of a / b: loss (with a delay line)
   Process delay_line_;
   std::string line_args_;  // the running delay line's parameters
+  std::map<std::string, std::string> qdisc_key_;  // interface -> what its qdiscs were built for
   nlohmann::json mech_ = nlohmann::json::object();
   nlohmann::json delay_line_stats_ = nlohmann::json::array();
 };

@@ -64,7 +64,7 @@ Result<LinkShape> parse_flat(const YAML::Node& map, const std::string& path, std
     auto k = kv.first.as<std::string>();
     if (k == "bw" || k == "delay" || k == "jitter" || k == "loss" || k == "queue") {
       FLOWLAB_TRY(parse_field(kv.second, path, k, s));
-    } else if (!(allow_directions && is_shape_key(k))) {
+    } else if (!allow_directions) {  // a link's other keys are the topology parser's
       return key_error(kv.first, path, k,
                        fmt::format("unknown key in {} (allowed: bw, delay, jitter, loss, queue)", where));
     }
