@@ -82,11 +82,12 @@ class Direction {
   void set(const DelayLineDirection& p) { p_ = p; }
 
   // Reads what is waiting on `in`, stamping each frame with its due time.
-  void receive(int in, uint64_t now) {
+  void receive(int in) {
     for (int i = 0; i < kRecvBurst; ++i) {
       buf_.resize(kFrameMax);
       ssize_t n = recv(in, buf_.data(), buf_.size(), 0);
       if (n <= 0) return;
+      uint64_t now = monotonic_ns();  // per frame: we may have been preempted since the poll
       if (q_.size() >= size_t(p_.queue)) {
         ++c_.dropped_queue_full;
         continue;
@@ -215,9 +216,8 @@ Status run_delay_line(const std::string& if_a, const std::string& if_b, const De
     timespec ts{time_t(w / 1'000'000'000), long(w % 1'000'000'000)};
     int r = ppoll(fds, 2, &ts, nullptr);
     if (r < 0 && errno != EINTR) return fail("ppoll: {}", std::strerror(errno));
-    now = monotonic_ns();
-    if (fds[0].revents & POLLIN) ab.receive(a.fd, now);
-    if (fds[1].revents & POLLIN) ba.receive(b.fd, now);
+    if (fds[0].revents & POLLIN) ab.receive(a.fd);
+    if (fds[1].revents & POLLIN) ba.receive(b.fd);
   }
   nlohmann::json j = {{"a", if_a}, {"b", if_b}, {"a_to_b", ab.stats()}, {"b_to_a", ba.stats()}};
   if (!stats_path.empty()) {
