@@ -88,8 +88,9 @@ json analyze_probe(const ProbeRun& run, const json& events) {
   // A packet sent shortly before an event may still be on its way when it fires.
   int64_t lookback = int64_t(m.value("owd_p50_ms", 0.0) * 1e6 + 2 * iv);
   std::vector<json> evs;
-  for (const auto& e : events)
-    if (e.value("status", "") != "not fired" && e.contains("fired_ns")) evs.push_back(e);
+  if (events.is_array())
+    for (const auto& e : events)
+      if (e.is_object() && e.value("status", "") != "not fired" && e.contains("fired_ns")) evs.push_back(e);
   out["events"] = json::array();
   for (size_t i = 0; i < evs.size(); ++i) {
     const json& e = evs[i];
