@@ -3,7 +3,8 @@
 //   flowlab lab validate FILE
 //   flowlab lab clean [--force]
 //   flowlab lab report DIR
-// Hidden helpers the lab runs inside host namespaces (tcp-rr test):
+// Hidden helpers the lab runs inside host namespaces (tcp-rr test; delay-line,
+// probe-send and probe-recv are in lab_shape.cpp):
 //   flowlab lab tcp-rr-server --port P [--timeout S]
 //   flowlab lab tcp-rr-client --host A --port P [--count N] [--size B] [--timeout S]
 #include <CLI/CLI.hpp>

@@ -8,6 +8,7 @@
 #include <net/ethernet.h>
 #include <net/if.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -188,6 +189,12 @@ Status run_delay_line(const std::string& if_a, const std::string& if_b, const De
   std::signal(SIGINT, on_signal);
   std::signal(SIGUSR1, on_reload);
   prctl(PR_SET_TIMERSLACK, 1000UL);
+  // A wire runs on time even on a loaded machine (netem would run in softirq):
+  // the lowest real-time priority, if we may; otherwise we stay as we are.
+  sched_param sp{};
+  sp.sched_priority = 1;
+  bool rt = sched_setscheduler(0, SCHED_FIFO, &sp) == 0;
+  std::fprintf(stderr, "delay line: %s scheduling\n", rt ? "SCHED_FIFO 1" : "normal");
   std::random_device rd;
   Direction ab(a_to_b, rd()), ba(b_to_a, rd());
   uint64_t end = max_s > 0 ? monotonic_ns() + uint64_t(max_s * 1e9) : 0;

@@ -7,6 +7,8 @@
 // then sends it out of the other side. PACKET_VNET_HDR keeps GSO super-frames and
 // partial checksums as they are, so TCP keeps its offloads through the wire.
 //
+// It asks for SCHED_FIFO priority 1 (the lowest real-time one; it sleeps in ppoll
+// between frames) so that a loaded machine does not stretch the delay.
 // On SIGTERM/SIGINT it stops and writes its counters as JSON to stats_path. On
 // SIGUSR1 it re-reads params_path ("A_TO_B B_TO_A", each DELAY_NS,JITTER_NS,QUEUE):
 // a re-shape changes the delay without a restart; frames already held keep their
