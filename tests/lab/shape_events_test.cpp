@@ -201,5 +201,36 @@ tests:
   EXPECT_TRUE(doc["cases"][0]["controller_stats"]["c1"].is_object());
 }
 
+TEST_F(ShapeRun, SwitchKillStopsTrafficUntilItIsStartedAgain) {
+  json doc = run(std::string("name: swkill\n") + kHosts + R"(
+switches:
+  s1: {kind: flowlab, controller: c1}
+controllers:
+  c1: {kind: flowlab, apps: [learning-switch]}
+links:
+  - endpoints: [h1:eth0, s1:p1]
+  - endpoints: [h2:eth0, s1:p2]
+events:
+  - {at: 1s, node: s1, do: kill}
+  - {at: 2s, node: s1, do: start}
+tests:
+  - {type: probe, from: h1, to: h2, duration: 5, interval: 1ms}
+  - {type: ping, from: h1, to: h2, count: 3, interval: 0.05}
+)");
+  ASSERT_TRUE(doc.is_object());
+  const json& r = result(doc, "probe");
+  ASSERT_EQ(r["status"], "ok") << r.dump();
+  const json& kill = r["probe"]["events"][0];
+  EXPECT_EQ(kill["do"], "kill");
+  EXPECT_GE(kill["first_lost_seq"].get<int>(), 995);
+  EXPECT_LE(kill["first_lost_seq"].get<int>(), 1300);
+  EXPECT_TRUE(kill["recovered"].get<bool>()) << kill.dump();
+  EXPECT_GT(kill["recovery_s"].get<double>(), 1.0);  // nothing forwards until the start
+  const json& start = r["probe"]["events"][1];
+  EXPECT_EQ(start["do"], "start");
+  EXPECT_TRUE(start["recovered"].get<bool>());
+  EXPECT_EQ(result(doc, "ping")["status"], "ok");
+}
+
 }  // namespace
 }  // namespace flowlab::lab
