@@ -196,6 +196,14 @@ void Timeline::start(uint64_t t0_ns) {
   thread_ = std::thread([this] { run(); });
 }
 
+void Timeline::run_here(uint64_t t0_ns) {
+  stop();
+  t0_ = t0_ns;
+  stop_ = false;
+  fired_ = nlohmann::json::array();
+  run();
+}
+
 void Timeline::stop() {
   stop_ = true;
   if (thread_.joinable()) thread_.join();

@@ -73,6 +73,12 @@ class Timeline {
   ~Timeline() { stop(); }
 
   void start(uint64_t t0_ns);  // CLOCK_MONOTONIC
+  // Runs the events on the calling thread instead. Use this when events start
+  // processes: a child's PR_SET_PDEATHSIG fires when the *thread* that forked it
+  // ends, so processes started from a short-lived thread would die with it.
+  void run_here(uint64_t t0_ns);
+  // From another thread: no further event fires (run_here returns soon).
+  void cancel() { stop_ = true; }
   // Waits for the thread; events not due yet are recorded as not fired.
   void stop();
   // [{label, do, at_s, fired_at_s, fired_ns, took_s, status: ok|failed|not fired, error, line}]

@@ -2,6 +2,7 @@
 #include "lab/probe_test.h"
 
 #include <fstream>
+#include <thread>
 
 #include "core/clock.h"
 #include "lab/probe.h"
@@ -63,10 +64,16 @@ ProbeOutcome run_probe_test(const TestSpec& t, const TrafficCtx& c, const ProbeH
                                    std::to_string(t.size),
                                    "--start-at",
                                    std::to_string(start)};
+  // The events fire on this thread (processes they start must outlive it: see
+  // Timeline::run_here); the sender runs on its own until it is done.
   Timeline tl(hooks.events, hooks.fire);
-  tl.start(start);
-  auto r = run_command(argv, in_ns(c.from_ns, t.duration + 20));
-  tl.stop();
+  CommandResult r;
+  std::thread sender([&] {
+    r = run_command(argv, in_ns(c.from_ns, t.duration + 20));
+    tl.cancel();
+  });
+  tl.run_here(start);
+  sender.join();
   sleep_unless_interrupted(0.5);  // the last packets may still be in a delay line
   rx->stop();
   ProbeOutcome p;

@@ -197,7 +197,13 @@ tests:
                                        "(fail-secure)") != std::string::npos;
   EXPECT_TRUE(named) << r["explain"].dump();
   EXPECT_LT(r["metrics"]["loss_pct"].get<double>(), 1.0);
-  // The restarted controller wrote its statistics (it ran to the end of the case).
+  // The restarted controller lived to the end of the case, and the switch came back to it.
+  std::ifstream log(out_ + "/default/c1-controller.log");
+  std::string text((std::istreambuf_iterator<char>(log)), {});
+  size_t ups = 0;
+  for (size_t p = text.find("switch up"); p != std::string::npos; p = text.find("switch up", p + 1)) ++ups;
+  EXPECT_GE(ups, 2u) << text;
+  EXPECT_NE(text.rfind("SIGTERM: shutting down"), std::string::npos) << text;
   EXPECT_TRUE(doc["cases"][0]["controller_stats"]["c1"].is_object());
 }
 

@@ -130,5 +130,30 @@ TEST(Timeline, FiresInOrderAtTheirTimesAndRecordsResults) {
   EXPECT_EQ(f[2]["status"], "not fired");
 }
 
+TEST(Timeline, RunHereOnTheCallingThreadUntilCancelled) {
+  std::vector<EventSpec> evs(2);
+  evs[0].at_s = 0.02;
+  evs[0].label = "now";
+  evs[1].at_s = 30;
+  evs[1].label = "never";
+  auto caller = std::this_thread::get_id();
+  std::thread::id fired_on;
+  Timeline tl(evs, [&](const EventSpec&) -> Status {
+    fired_on = std::this_thread::get_id();
+    return ok_status();
+  });
+  std::thread canceller([&] {
+    usleep(150'000);
+    tl.cancel();
+  });
+  tl.run_here(monotonic_ns());
+  canceller.join();
+  EXPECT_EQ(fired_on, caller);
+  auto f = tl.fired();
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0]["status"], "ok");
+  EXPECT_EQ(f[1]["status"], "not fired");
+}
+
 }  // namespace
 }  // namespace flowlab::lab
