@@ -68,12 +68,12 @@ ProbeOutcome run_probe_test(const TestSpec& t, const TrafficCtx& c, const ProbeH
   // Timeline::run_here); the sender runs on its own until it is done.
   Timeline tl(hooks.events, hooks.fire);
   CommandResult r;
-  std::thread sender([&] {
+  std::thread sending([&] {
     r = run_command(argv, in_ns(c.from_ns, t.duration + 20));
     tl.cancel();
   });
   tl.run_here(start);
-  sender.join();
+  sending.join();
   sleep_unless_interrupted(0.5);  // the last packets may still be in a delay line
   rx->stop();
   ProbeOutcome p;
