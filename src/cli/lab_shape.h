@@ -1,8 +1,8 @@
 // Hidden `flowlab lab` helpers of shaped links and the probe test, run by the lab
 // inside its namespaces (argument parsing only; the work is in src/lab):
-//   flowlab lab delay-line --a IF --b IF --a-to-b D,J,Q --b-to-a D,J,Q [--stats FILE] [--params FILE] [--max S]
-//   flowlab lab probe-recv --port P --out FILE [--max S]
-//   flowlab lab probe-send --host A [--port P] --duration S --interval-us U [--size B] [--start-at NS]
+//   flowlab lab delay-line --a IF --b IF --a-to-b D,J,Q --b-to-a D,J,Q [--stats FILE] [--params FILE] [--max
+//   S] flowlab lab probe-recv --port P --out FILE [--max S] flowlab lab probe-send --host A [--port P]
+//   --duration S --interval-us U [--size B] [--start-at NS]
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -68,13 +68,15 @@ Result<std::vector<EventSpec>> parse_events(const YAML::Node& list, const std::s
     for (const auto& kv : n) {
       auto k = kv.first.as<std::string>();
       if (k != "at" && k != "link" && k != "node" && k != "do" && k != "set" && k != "period" && k != "count")
-        return key_error(kv.first, path, k, "unknown key in event (allowed: at, link, node, do, set, period, count)");
+        return key_error(kv.first, path, k,
+                         "unknown key in event (allowed: at, link, node, do, set, period, count)");
     }
     EventSpec e;
     e.line = n.Mark().line + 1;
     if (!n["at"]) return key_error(n, path, "at", "an event needs 'at' (5s)");
     FLOWLAB_ASSIGN_OR_RETURN(e.at_s, seconds(n["at"], path, "at"));
-    if (n["link"] && n["node"]) return key_error(n, path, "link", "an event names a link or a node, not both");
+    if (n["link"] && n["node"])
+      return key_error(n, path, "link", "an event names a link or a node, not both");
     if (n["link"]) {
       auto l = n["link"];
       if (!l.IsSequence() || l.size() != 2 || !l[0].IsScalar() || !l[1].IsScalar())
@@ -89,16 +91,19 @@ Result<std::vector<EventSpec>> parse_events(const YAML::Node& list, const std::s
     }
     if (n["set"] && n["do"]) return key_error(n, path, "set", "an event has 'do' or 'set', not both");
     if (n["set"]) {
-      if (e.link_a.empty()) return key_error(n["set"], path, "set", "'set' changes a link's shaping: name a link");
+      if (e.link_a.empty())
+        return key_error(n["set"], path, "set", "'set' changes a link's shaping: name a link");
       FLOWLAB_ASSIGN_OR_RETURN(LinkShape s, parse_shape_map(n["set"], path, "set"));
-      if (s.empty()) return key_error(n["set"], path, "set", "nothing to set (bw, delay, jitter, loss, queue)");
+      if (s.empty())
+        return key_error(n["set"], path, "set", "nothing to set (bw, delay, jitter, loss, queue)");
       e.set.a_to_b = e.set.b_to_a = s;
       e.action = EventAction::kSet;
       e.label = fmt::format("{:g}s link {}-{} set", e.at_s, e.link_a, e.link_b);
       out.push_back(e);
       continue;
     }
-    if (!n["do"]) return key_error(n, path, "do", "an event needs 'do' (down, up, flap, kill, start) or 'set'");
+    if (!n["do"])
+      return key_error(n, path, "do", "an event needs 'do' (down, up, flap, kill, start) or 'set'");
     std::string what;
     YAML::Node flap_args = n;
     if (n["do"].IsMap() && n["do"]["flap"]) {  // do: {flap: {period: 1s, count: 5}}
@@ -112,11 +117,14 @@ Result<std::vector<EventSpec>> parse_events(const YAML::Node& list, const std::s
     bool link_action = what == "down" || what == "up" || what == "flap";
     bool node_action = what == "kill" || what == "start";
     if (!link_action && !node_action)
-      return key_error(n["do"], path, "do", fmt::format("unknown action '{}' (down, up, flap, kill, start)", what));
+      return key_error(n["do"], path, "do",
+                       fmt::format("unknown action '{}' (down, up, flap, kill, start)", what));
     if (link_action && e.link_a.empty())
-      return key_error(n["do"], path, "do", fmt::format("'{}' acts on a link: name one with link: [A, B]", what));
+      return key_error(n["do"], path, "do",
+                       fmt::format("'{}' acts on a link: name one with link: [A, B]", what));
     if (node_action && e.node.empty())
-      return key_error(n["do"], path, "do", fmt::format("'{}' acts on a node: name one with node: NAME", what));
+      return key_error(n["do"], path, "do",
+                       fmt::format("'{}' acts on a node: name one with node: NAME", what));
     if ((n["period"] || n["count"]) && what != "flap")
       return key_error(n, path, n["period"] ? "period" : "count", "period/count belong to do: flap");
     if (what == "kill" || what == "start") {
@@ -155,7 +163,8 @@ Result<std::vector<EventSpec>> parse_events(const YAML::Node& list, const std::s
       ++flaps;
     }
   }
-  std::stable_sort(out.begin(), out.end(), [](const EventSpec& x, const EventSpec& y) { return x.at_s < y.at_s; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const EventSpec& x, const EventSpec& y) { return x.at_s < y.at_s; });
   return out;
 }
 
@@ -181,8 +190,8 @@ Status check_events(const std::vector<EventSpec>& events, const EventScope& scop
       if (find_link(e, scope.links) < 0)
         return fail("{}:{}: key '{}': no link between '{}' and '{}'", path, e.line, key, e.link_a, e.link_b);
     } else if (std::find(scope.nodes.begin(), scope.nodes.end(), e.node) == scope.nodes.end()) {
-      return fail("{}:{}: key '{}': unknown node '{}' (kill/start act on a switch or a controller)", path, e.line,
-                  key, e.node);
+      return fail("{}:{}: key '{}': unknown node '{}' (kill/start act on a switch or a controller)", path,
+                  e.line, key, e.node);
     }
   }
   return ok_status();
@@ -214,7 +223,9 @@ void Timeline::run() {
     uint64_t due = t0_ + uint64_t(e.at_s * 1e9);
     while (!stop_ && !interrupted() && monotonic_ns() < due) {
       uint64_t left = due - monotonic_ns();
-      struct timespec ts{0, long(std::min<uint64_t>(left, 20'000'000))};
+      struct timespec ts {
+        0, long(std::min<uint64_t>(left, 20'000'000))
+      };
       nanosleep(&ts, nullptr);
     }
     nlohmann::json r = {{"label", e.label}, {"do", to_string(e.action)}, {"at_s", e.at_s}, {"line", e.line}};

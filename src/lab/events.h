@@ -37,14 +37,15 @@ std::string_view to_string(EventAction a);
 struct EventSpec {
   double at_s = 0;
   EventAction action = EventAction::kLinkDown;
-  std::string node;                  // kill / start
-  std::string link_a, link_b;        // link events: the two nodes (or node:ifname)
-  LinkShapes set;                    // kSet: applied to both directions
-  std::string label;                 // "5s link s1-s2 down", for reports
+  std::string node;            // kill / start
+  std::string link_a, link_b;  // link events: the two nodes (or node:ifname)
+  LinkShapes set;              // kSet: applied to both directions
+  std::string label;           // "5s link s1-s2 down", for reports
   int line = 0;
-  int flap = -1;                     // index of the flap it came from, -1: none
-  bool is_link() const { return action == EventAction::kLinkDown || action == EventAction::kLinkUp ||
-                                action == EventAction::kSet; }
+  int flap = -1;  // index of the flap it came from, -1: none
+  bool is_link() const {
+    return action == EventAction::kLinkDown || action == EventAction::kLinkUp || action == EventAction::kSet;
+  }
 };
 
 // Parses the `events` list (sorted by time; flaps expanded). Errors: "FILE:LINE: key 'K': ...".
@@ -52,9 +53,9 @@ Result<std::vector<EventSpec>> parse_events(const YAML::Node& list, const std::s
 
 // What the checks need to know of the scenario.
 struct EventScope {
-  std::vector<std::string> nodes;                               // switches and controllers (kill/start)
-  std::vector<std::pair<std::string, std::string>> links;       // "node:if" of both ends, per link
-  double duration_s = 0;                                        // of the test they run during; 0: none
+  std::vector<std::string> nodes;                          // switches and controllers (kill/start)
+  std::vector<std::pair<std::string, std::string>> links;  // "node:if" of both ends, per link
+  double duration_s = 0;                                   // of the test they run during; 0: none
 };
 // Unknown node or link, an event at or past the test's duration, no test to run
 // during: an error naming the file and the event's line.

@@ -64,7 +64,8 @@ Result<nlohmann::json> probe_send(const ProbeSendOptions& o) {
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(uint16_t(o.port));
-  if (inet_pton(AF_INET, o.host.c_str(), &a.sin_addr) != 1) return fail("'{}' is not an IPv4 address", o.host);
+  if (inet_pton(AF_INET, o.host.c_str(), &a.sin_addr) != 1)
+    return fail("'{}' is not an IPv4 address", o.host);
   Socket s;
   if (s.get() < 0) return fail("socket: {}", std::strerror(errno));
   std::signal(SIGTERM, on_signal);
@@ -87,13 +88,14 @@ Result<nlohmann::json> probe_send(const ProbeSendOptions& o) {
     ++sent;
     // Never block: a datagram the stack cannot take now (no route while a link is
     // down, a full socket while ARP resolves) is lost, and the schedule holds.
-    if (sendto(s.get(), buf.data(), buf.size(), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&a), sizeof a) < 0) {
+    if (sendto(s.get(), buf.data(), buf.size(), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&a), sizeof a) <
+        0) {
       if (errors++ == 0) first_error = std::strerror(errno);
     }
   }
-  return nlohmann::json{{"start_ns", start},       {"interval_ns", o.interval_ns},
-                        {"sent", sent},            {"send_errors", errors},
-                        {"first_send_error", first_error}, {"max_late_us", double(max_late) / 1e3}};
+  return nlohmann::json{
+      {"start_ns", start},     {"interval_ns", o.interval_ns},    {"sent", sent},
+      {"send_errors", errors}, {"first_send_error", first_error}, {"max_late_us", double(max_late) / 1e3}};
 }
 
 Status probe_receive(int port, const std::string& out_path, double max_s) {

@@ -60,7 +60,8 @@ json analyze_probe(const ProbeRun& run, const json& events) {
     max_seq = std::max<int64_t>(max_seq, a.seq);
     owd.push_back(double(a.recv_ns - a.send_ns) / 1e6);
   }
-  uint64_t delivered = uint64_t(std::count_if(recv_at.begin(), recv_at.end(), [](int64_t t) { return t >= 0; }));
+  uint64_t delivered =
+      uint64_t(std::count_if(recv_at.begin(), recv_at.end(), [](int64_t t) { return t >= 0; }));
   double owd_sum = 0;
   for (double d : owd) owd_sum += d;
   json out;
@@ -166,7 +167,8 @@ json analyze_probe(const ProbeRun& run, const json& events) {
   return out;
 }
 
-std::vector<std::string> explain_probe(const json& a, const std::map<std::string, std::vector<std::string>>& cs) {
+std::vector<std::string> explain_probe(const json& a,
+                                       const std::map<std::string, std::vector<std::string>>& cs) {
   std::vector<std::string> out;
   const auto& evs = a.value("events", json::array());
   for (size_t i = 0; i < evs.size(); ++i) {
@@ -186,18 +188,18 @@ std::vector<std::string> explain_probe(const json& a, const std::map<std::string
       if (it != cs.end())
         for (const auto& s : it->second) sw += (sw.empty() ? "" : ", ") + s;
       if (lost == 0 && it != cs.end())
-        out.push_back(fmt::format("{} kept forwarding on its flows while {} was down (fail-secure): 0 of {} "
-                                  "packets lost between {} and {}",
-                                  sw, node, e.value("window_packets", 0), label, next));
+        out.push_back(
+            fmt::format("{} kept forwarding on its flows while {} was down (fail-secure): 0 of {} "
+                        "packets lost between {} and {}",
+                        sw, node, e.value("window_packets", 0), label, next));
       else if (lost == 0)
         out.push_back(fmt::format("{}: no packet lost until {}", label, next));
       else
-        out.push_back(fmt::format("{}: {} packets lost until {} ({:.1f}%){}", label, lost, next,
-                                  e.value("loss_pct_in_window", 0.0),
-                                  e.value("recovered", false)
-                                      ? fmt::format("; delivery resumed {:.3f} s after the kill",
-                                                    e.value("recovery_s", 0.0))
-                                      : "; delivery did not resume before the end"));
+        out.push_back(fmt::format(
+            "{}: {} packets lost until {} ({:.1f}%){}", label, lost, next, e.value("loss_pct_in_window", 0.0),
+            e.value("recovered", false)
+                ? fmt::format("; delivery resumed {:.3f} s after the kill", e.value("recovery_s", 0.0))
+                : "; delivery did not resume before the end"));
       continue;
     }
     if (what == "set") {
@@ -210,23 +212,25 @@ std::vector<std::string> explain_probe(const json& a, const std::map<std::string
     if (what == "up" || what == "start") {
       std::string back = what == "up" ? fmt::format("link {} carried traffic again", link_name(e))
                                       : fmt::format("{} was back", e.value("node", ""));
-      out.push_back(e.value("recovered", false)
-                        ? fmt::format("{} (fired at {}): {} {:.3f} s later: first packet sent after it to arrive "
-                                      "#{} at {:.3f} s ({} lost in between)",
-                                      label, when, back, e.value("recovery_s", 0.0), e.value("first_delivered_seq", 0),
-                                      e.value("first_delivered_at_s", 0.0), e.value("lost", 0))
-                        : fmt::format("{} (fired at {}): no packet sent after it arrived before the end", label, when));
+      out.push_back(
+          e.value("recovered", false)
+              ? fmt::format("{} (fired at {}): {} {:.3f} s later: first packet sent after it to arrive "
+                            "#{} at {:.3f} s ({} lost in between)",
+                            label, when, back, e.value("recovery_s", 0.0), e.value("first_delivered_seq", 0),
+                            e.value("first_delivered_at_s", 0.0), e.value("lost", 0))
+              : fmt::format("{} (fired at {}): no packet sent after it arrived before the end", label, when));
       continue;
     }
     if (!e.contains("first_lost_seq")) {
       out.push_back(fmt::format("{} (fired at {}): no packet lost until {}", label, when, next));
       continue;
     }
-    std::string tail = e.value("recovered", false)
-                           ? fmt::format("first delivered after it #{} at {:.3f} s: recovery {:.3f} s after the event",
-                                         e.value("first_delivered_seq", 0), e.value("first_delivered_at_s", 0.0),
-                                         e.value("recovery_s", 0.0))
-                           : std::string("no packet delivered after it before the end");
+    std::string tail =
+        e.value("recovered", false)
+            ? fmt::format("first delivered after it #{} at {:.3f} s: recovery {:.3f} s after the event",
+                          e.value("first_delivered_seq", 0), e.value("first_delivered_at_s", 0.0),
+                          e.value("recovery_s", 0.0))
+            : std::string("no packet delivered after it before the end");
     out.push_back(fmt::format("{} (fired at {}): first lost packet #{} (due at {:.3f} s), {} lost; {}", label,
                               when, e.value("first_lost_seq", 0), e.value("first_lost_at_s", 0.0),
                               e.value("lost", 0), tail));
@@ -256,8 +260,8 @@ std::string probe_timeline_svg(const json& a, const std::string& title) {
     s += fmt::format("<text class=\"l\" x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"end\">{:.0f}</text>", L - 4,
                      y(v) + 4, v);
     double t = dur * k / 4;
-    s += fmt::format("<text class=\"l\" x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"middle\">{:.3g} s</text>", x(t),
-                     H - B + 16, t);
+    s += fmt::format("<text class=\"l\" x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"middle\">{:.3g} s</text>",
+                     x(t), H - B + 16, t);
   }
   s += fmt::format("<text class=\"l\" x=\"4\" y=\"{}\">pkt/s</text>", T - 6);
   std::string pts;
@@ -268,13 +272,15 @@ std::string probe_timeline_svg(const json& a, const std::string& title) {
   for (const auto& e : a.value("events", json::array())) {
     double t = e.value("fired_at_s", e.value("at_s", 0.0));
     double ex = x(t);
-    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#c33\" "
-                     "stroke-dasharray=\"4,3\"/>",
-                     ex, T, H - B);
+    s += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#c33\" "
+        "stroke-dasharray=\"4,3\"/>",
+        ex, T, H - B);
     std::string lab = e.value("do", "") + " " + link_name(e);
-    if (e.contains("recovery_s") && e.value("lost", 0) > 0) lab += fmt::format(" ({:.3g} s)", e.value("recovery_s", 0.0));
-    s += fmt::format("<text class=\"l\" x=\"{:.1f}\" y=\"{}\" fill=\"#c33\">{}</text>", ex + 3, T + 12 + 13 * (k++ % 4),
-                     esc(lab));
+    if (e.contains("recovery_s") && e.value("lost", 0) > 0)
+      lab += fmt::format(" ({:.3g} s)", e.value("recovery_s", 0.0));
+    s += fmt::format("<text class=\"l\" x=\"{:.1f}\" y=\"{}\" fill=\"#c33\">{}</text>", ex + 3,
+                     T + 12 + 13 * (k++ % 4), esc(lab));
   }
   return s + "</svg>";
 }

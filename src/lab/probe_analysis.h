@@ -33,8 +33,9 @@ nlohmann::json analyze_probe(const ProbeRun& run, const nlohmann::json& events);
 // One sentence per event saying what happened and, where the events say it, what
 // kept or brought the traffic back. controller_switches: controller -> the
 // switches connected to it ("s1 (flowlab, fail-secure)").
-std::vector<std::string> explain_probe(const nlohmann::json& analysis,
-                                       const std::map<std::string, std::vector<std::string>>& controller_switches);
+std::vector<std::string> explain_probe(
+    const nlohmann::json& analysis,
+    const std::map<std::string, std::vector<std::string>>& controller_switches);
 
 // The delivered-rate timeline with the events marked.
 std::string probe_timeline_svg(const nlohmann::json& analysis, const std::string& title);

@@ -36,8 +36,8 @@ ProbeOutcome run_probe_test(const TestSpec& t, const TrafficCtx& c, const ProbeH
   std::string arrivals = base + "-arrivals.json";
   std::remove(arrivals.c_str());
   auto rx = Process::spawn("probe receiver",
-                           {c.flowlab_bin, "lab", "probe-recv", "--port", std::to_string(kPort), "--out", arrivals,
-                            "--max", fmt::format("{}", t.duration + 60)},
+                           {c.flowlab_bin, "lab", "probe-recv", "--port", std::to_string(kPort), "--out",
+                            arrivals, "--max", fmt::format("{}", t.duration + 60)},
                            in_ns(c.to_ns), base + "-receiver.log", c.state);
   if (!rx.ok()) return failed(rx.error().message);
   uint64_t deadline = monotonic_ns() + 15'000'000'000ULL;
@@ -132,10 +132,12 @@ std::string probe_report_html(const nlohmann::json& r) {
        "<th>lost</th><th>recovery</th></tr>";
   for (const auto& e : evs) {
     auto seq = [&](const char* k, const char* at) {
-      return e.contains(k) ? fmt::format("#{} ({:.3f} s)", e.value(k, 0), e.value(at, 0.0)) : std::string("-");
+      return e.contains(k) ? fmt::format("#{} ({:.3f} s)", e.value(k, 0), e.value(at, 0.0))
+                           : std::string("-");
     };
     h += fmt::format("<tr><td>{}</td><td>{:.3f} s</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                     esc(e.value("label", "")), e.value("fired_at_s", 0.0), seq("first_lost_seq", "first_lost_at_s"),
+                     esc(e.value("label", "")), e.value("fired_at_s", 0.0),
+                     seq("first_lost_seq", "first_lost_at_s"),
                      seq("first_delivered_seq", "first_delivered_at_s"), e.value("lost", 0),
                      e.value("recovered", false) ? fmt::format("{:.3f} s", e.value("recovery_s", 0.0))
                                                  : std::string("not recovered"));

@@ -1,6 +1,7 @@
 // Building, re-shaping and tearing down a shaped link (see shaped_link.h).
 #include "lab/shaped_link.h"
 
+#include <fmt/ranges.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -8,8 +9,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-
-#include <fmt/ranges.h>
 
 #include "core/clock.h"
 #include "lab/delay_line.h"
@@ -58,8 +57,9 @@ Result<std::unique_ptr<ShapedLink>> ShapedLink::create(const LinkEnd& a, const L
   l->shape_ = shape;
   FLOWLAB_ASSIGN_OR_RETURN(l->ns_, Netns::create(wire_ns, env.state));
   // The wire has no addresses; IPv6 would still send its own DAD/RS frames into the link.
-  run_command({"sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"},
-              in_ns(wire_ns, 5));
+  run_command(
+      {"sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"},
+      in_ns(wire_ns, 5));
   FLOWLAB_TRY(create_veth(a.ns, a.ifname, wire_ns, kWireA, mtu));
   FLOWLAB_TRY(create_veth(wire_ns, kWireB, b.ns, b.ifname, mtu));
   l->netem_ = !env.force_flowlab && netem_available(wire_ns);
@@ -111,10 +111,18 @@ Status ShapedLink::apply_qdisc(const std::string& out_if, const LinkShape& s, nl
   if (had) run_command({"tc", "qdisc", "del", "dev", out_if, "root"}, ns);
   if (s.bw_bps) {
     uint64_t burst = htb_burst_bytes(*s.bw_bps);
-    FLOWLAB_TRY(run_checked({"tc", "qdisc", "add", "dev", out_if, "root", "handle", "1:", "htb", "default", "1"}, ns));
-    FLOWLAB_TRY(run_checked({"tc", "class", "add", "dev", out_if, "parent", "1:", "classid", "1:1", "htb", "rate",
-                             tc_rate(*s.bw_bps), "ceil", tc_rate(*s.bw_bps), "burst", std::to_string(burst),
-                             "cburst", std::to_string(burst), "quantum", "70000"},
+    FLOWLAB_TRY(run_checked(
+        {"tc", "qdisc", "add", "dev", out_if, "root", "handle", "1:", "htb", "default", "1"}, ns));
+    FLOWLAB_TRY(run_checked({"tc",      "class",
+                             "add",     "dev",
+                             out_if,    "parent",
+                             "1:",      "classid",
+                             "1:1",     "htb",
+                             "rate",    tc_rate(*s.bw_bps),
+                             "ceil",    tc_rate(*s.bw_bps),
+                             "burst",   std::to_string(burst),
+                             "cburst",  std::to_string(burst),
+                             "quantum", "70000"},
                             ns));
     std::vector<std::string> leaf = {"tc", "qdisc", "add", "dev", out_if, "parent", "1:1", "handle", "10:"};
     if (net) {
@@ -176,7 +184,8 @@ Status ShapedLink::apply() {
     } else if (args != line_args_) {
       std::string params = fmt::format("{}/delay-line-{}-{}.params", env_.log_dir, ns_.name(), generation_);
       std::ofstream(params) << args << "\n";
-      if (::kill(delay_line_.pid(), SIGUSR1) != 0) return fail("signalling the delay line: {}", std::strerror(errno));
+      if (::kill(delay_line_.pid(), SIGUSR1) != 0)
+        return fail("signalling the delay line: {}", std::strerror(errno));
     }
     line_args_ = args;
     for (const char* d : {"a_to_b", "b_to_a"}) mech_[d].push_back("flowlab-delay-line");
@@ -197,15 +206,16 @@ Status ShapedLink::start_delay_line(const DelayLineDirection& ab, const DelayLin
   std::string base = fmt::format("{}/delay-line-{}-{}", env_.log_dir, ns_.name(), generation_);
   FLOWLAB_ASSIGN_OR_RETURN(
       delay_line_, Process::spawn("delay line " + ns_.name(),
-                                  {env_.flowlab_bin, "lab", "delay-line", "--a", kWireA, "--b", kWireB, "--a-to-b",
-                                   to_arg(ab), "--b-to-a", to_arg(ba), "--stats", base + ".json", "--params",
-                                   base + ".params"},
+                                  {env_.flowlab_bin, "lab", "delay-line", "--a", kWireA, "--b", kWireB,
+                                   "--a-to-b", to_arg(ab), "--b-to-a", to_arg(ba), "--stats", base + ".json",
+                                   "--params", base + ".params"},
                                   in_ns(ns_.name()), base + ".log", env_.state));
   // Ready once both sockets are bound (it says so in its log); bounded wait.
   uint64_t deadline = monotonic_ns() + 10'000'000'000ULL;
   for (;;) {
     if (delay_line_.log_tail(200).find("delay line ready") != std::string::npos) return ok_status();
-    if (!delay_line_.running()) return fail("delay line in {} exited: {}", ns_.name(), delay_line_.log_tail(400));
+    if (!delay_line_.running())
+      return fail("delay line in {} exited: {}", ns_.name(), delay_line_.log_tail(400));
     if (monotonic_ns() > deadline) return fail("delay line in {} not ready after 10 s", ns_.name());
     if (!sleep_unless_interrupted(0.02)) return fail("interrupted");
   }
@@ -226,11 +236,14 @@ Status ShapedLink::set_shape(const LinkShapes& shape) {
 }
 
 nlohmann::json ShapedLink::to_json() const {
-  nlohmann::json j = {{"wire_ns", ns_.name()},
-                      {"netem_available", netem_},
-                      {"forwarder", delay_line_mode_ ? "flowlab-delay-line" : "bpf-redirect"},
-                      {"a_to_b", {{"shape", shape_.a_to_b.to_json()}, {"mechanisms", mech_.value("a_to_b", nlohmann::json::array())}}},
-                      {"b_to_a", {{"shape", shape_.b_to_a.to_json()}, {"mechanisms", mech_.value("b_to_a", nlohmann::json::array())}}}};
+  nlohmann::json j = {
+      {"wire_ns", ns_.name()},
+      {"netem_available", netem_},
+      {"forwarder", delay_line_mode_ ? "flowlab-delay-line" : "bpf-redirect"},
+      {"a_to_b",
+       {{"shape", shape_.a_to_b.to_json()}, {"mechanisms", mech_.value("a_to_b", nlohmann::json::array())}}},
+      {"b_to_a",
+       {{"shape", shape_.b_to_a.to_json()}, {"mechanisms", mech_.value("b_to_a", nlohmann::json::array())}}}};
   if (!delay_line_stats_.empty()) j["delay_line"] = delay_line_stats_;
   return j;
 }

@@ -87,11 +87,11 @@ class ShapedLink {
   LinkShapes shape_;
   bool netem_ = false;
   bool delay_line_mode_ = false;
-  uint64_t generation_ = 0;  // delay line restarts (one log and counters file each)
+  uint64_t generation_ = 0;     // delay line restarts (one log and counters file each)
   TcxProgram fwd_a_, fwd_b_;    // ingress of a / b: loss + redirect (no delay line)
   TcxProgram loss_a_, loss_b_;  // egress of a / b: loss (with a delay line)
   Process delay_line_;
-  std::string line_args_;  // the running delay line's parameters
+  std::string line_args_;                         // the running delay line's parameters
   std::map<std::string, std::string> qdisc_key_;  // interface -> what its qdiscs were built for
   nlohmann::json mech_ = nlohmann::json::object();
   nlohmann::json delay_line_stats_ = nlohmann::json::array();

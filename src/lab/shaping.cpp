@@ -33,7 +33,9 @@ Unexpected<Error> key_error(const YAML::Node& n, const std::string& path, std::s
 Status parse_field(const YAML::Node& v, const std::string& path, const std::string& key, LinkShape& s) {
   if (!v.IsScalar()) return key_error(v, path, key, "expected a scalar");
   const std::string& text = v.Scalar();
-  auto wrap = [&](const Error& e) { return key_error(v, path, key, fmt::format("'{}': {}", text, e.message)); };
+  auto wrap = [&](const Error& e) {
+    return key_error(v, path, key, fmt::format("'{}': {}", text, e.message));
+  };
   if (key == "bw") {
     auto r = parse_rate_bps(text);
     if (!r.ok()) return wrap(r.error());
@@ -59,7 +61,8 @@ Status parse_field(const YAML::Node& v, const std::string& path, const std::stri
 Result<LinkShape> parse_flat(const YAML::Node& map, const std::string& path, std::string_view where,
                              bool allow_directions) {
   LinkShape s;
-  if (!map.IsMap()) return key_error(map, path, where, "expected a mapping of bw, delay, jitter, loss, queue");
+  if (!map.IsMap())
+    return key_error(map, path, where, "expected a mapping of bw, delay, jitter, loss, queue");
   for (const auto& kv : map) {
     auto k = kv.first.as<std::string>();
     if (k == "bw" || k == "delay" || k == "jitter" || k == "loss" || k == "queue") {

@@ -55,7 +55,8 @@ struct LinkShapes {
 };
 
 // The shaping keys a link mapping may hold besides its own (endpoints, mtu).
-inline constexpr std::string_view kShapeKeys[] = {"bw", "delay", "jitter", "loss", "queue", "a_to_b", "b_to_a"};
+inline constexpr std::string_view kShapeKeys[] = {"bw",    "delay",  "jitter", "loss",
+                                                  "queue", "a_to_b", "b_to_a"};
 bool is_shape_key(std::string_view key);
 
 // Reads the shaping keys of a link node (both directions, then a_to_b/b_to_a on

@@ -36,8 +36,8 @@ constexpr int32_t kTcActShot = 2;
 
 // One instruction: code, dst, src, off, imm (struct bpf_insn, little-endian).
 uint64_t insn(uint8_t code, uint8_t dst, uint8_t src, int16_t off, int32_t imm) {
-  return uint64_t(code) | uint64_t(dst & 0xf) << 8 | uint64_t(src & 0xf) << 12 | uint64_t(uint16_t(off)) << 16 |
-         uint64_t(uint32_t(imm)) << 32;
+  return uint64_t(code) | uint64_t(dst & 0xf) << 8 | uint64_t(src & 0xf) << 12 |
+         uint64_t(uint16_t(off)) << 16 | uint64_t(uint32_t(imm)) << 32;
 }
 uint64_t mov_imm(uint8_t dst, int32_t imm) { return insn(BPF_ALU64 | BPF_MOV | BPF_K, dst, 0, 0, imm); }
 uint64_t call(int32_t fn) { return insn(BPF_JMP | BPF_CALL, 0, 0, 0, fn); }

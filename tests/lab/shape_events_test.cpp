@@ -48,7 +48,8 @@ class ShapeRun : public ::testing::Test {
     out_ = (dir_ / "out").string();
     auto r = run_command({FLOWLAB_BINARY, "lab", "run", file.string(), "--out", out_}, opts(240));
     if (res) *res = r;
-    EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.err.substr(r.err.size() > 3000 ? r.err.size() - 3000 : 0);
+    EXPECT_TRUE(r.ok()) << r.describe() << "\n"
+                        << r.err.substr(r.err.size() > 3000 ? r.err.size() - 3000 : 0);
     std::ifstream in(out_ + "/results.json");
     if (!in) return json();
     json j = json::parse(in);
@@ -193,8 +194,9 @@ tests:
   EXPECT_EQ(kill["lost_in_window"], 0) << kill.dump();
   bool named = false;
   for (const auto& e : r["explain"])
-    named |= e.get<std::string>().find("s1 (flowlab, fail-secure) kept forwarding on its flows while c1 was down "
-                                       "(fail-secure)") != std::string::npos;
+    named |= e.get<std::string>().find(
+                 "s1 (flowlab, fail-secure) kept forwarding on its flows while c1 was down "
+                 "(fail-secure)") != std::string::npos;
   EXPECT_TRUE(named) << r["explain"].dump();
   EXPECT_LT(r["metrics"]["loss_pct"].get<double>(), 1.0);
   // The restarted controller lived to the end of the case, and the switch came back to it.

@@ -10,8 +10,8 @@
 namespace flowlab::lab {
 namespace {
 
-std::string scenario(const std::string& events, const std::string& tests =
-                                                    "  - {type: probe, from: h1, to: h2, duration: 20}\n") {
+std::string scenario(const std::string& events,
+                     const std::string& tests = "  - {type: probe, from: h1, to: h2, duration: 20}\n") {
   return "name: t\nhosts:\n  h1: {addr: 10.0.0.1/24}\n  h2: {addr: 10.0.0.2/24}\n"
          "switches:\n  s1: {kind: flowlab, controller: c1}\n"
          "controllers:\n  c1: {kind: flowlab, apps: [learning-switch]}\n"
@@ -69,7 +69,8 @@ TEST(Events, BadInputIsAnErrorWithFileAndLine) {
                "/x/e.yaml:15: key 'at': event at 25 s is past the probe test's duration (20 s)");
   expect_error("  - {at: 5s, node: c9, do: kill}\n", "/x/e.yaml:15: key 'node': unknown node 'c9'");
   expect_error("  - {at: 5s, node: h1, do: kill}\n", "unknown node 'h1'");
-  expect_error("  - {at: 5s, link: [h1, h2], do: down}\n", "/x/e.yaml:15: key 'link': no link between 'h1' and 'h2'");
+  expect_error("  - {at: 5s, link: [h1, h2], do: down}\n",
+               "/x/e.yaml:15: key 'link': no link between 'h1' and 'h2'");
   expect_error("  - {at: 5x, link: [h1, s1], do: down}\n", "/x/e.yaml:15: key 'at': '5x'");
   expect_error("  - {at: -1s, link: [h1, s1], do: down}\n", "key 'at'");
   expect_error("  - {at: 1s, link: [h1, s1], do: explode}\n", "unknown action 'explode'");
@@ -84,7 +85,8 @@ TEST(Events, BadInputIsAnErrorWithFileAndLine) {
   expect_error("  - {at: 1s, node: c1, do: kill}\n", "events run during a probe test",
                "  - {type: ping, from: h1, to: h2}\n");
   // A flap whose last up falls past the test.
-  expect_error("  - {at: 18s, link: [h1, s1], do: flap, period: 1s, count: 3}\n", "past the probe test's duration");
+  expect_error("  - {at: 18s, link: [h1, s1], do: flap, period: 1s, count: 3}\n",
+               "past the probe test's duration");
 }
 
 TEST(Events, FindLinkMatchesEitherOrderAndPorts) {

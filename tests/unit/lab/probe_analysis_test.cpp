@@ -19,13 +19,18 @@ ProbeRun run_with_gap(uint32_t lost_from, uint32_t lost_to) {
   r.interval_ns = kMs;
   r.sent = 1000;
   for (uint32_t s = 0; s < 1000; ++s)
-    if (s < lost_from || s >= lost_to) r.arrivals.push_back({s, kStart + s * kMs, kStart + s * kMs + 2 * kMs});
+    if (s < lost_from || s >= lost_to)
+      r.arrivals.push_back({s, kStart + s * kMs, kStart + s * kMs + 2 * kMs});
   return r;
 }
 
 nlohmann::json event(const std::string& what, double at_s, const std::string& node = {}) {
-  nlohmann::json e = {{"do", what}, {"label", what}, {"at_s", at_s}, {"status", "ok"},
-                      {"fired_ns", kStart + uint64_t(at_s * 1e9)}, {"fired_at_s", at_s}};
+  nlohmann::json e = {{"do", what},
+                      {"label", what},
+                      {"at_s", at_s},
+                      {"status", "ok"},
+                      {"fired_ns", kStart + uint64_t(at_s * 1e9)},
+                      {"fired_at_s", at_s}};
   if (node.empty())
     e["link"] = {"h1", "s1"};
   else
@@ -68,8 +73,9 @@ TEST(ProbeAnalysis, NotRecoveredAndNoLoss) {
   EXPECT_EQ(b["events"][0]["lost_in_window"], 0);
   auto ex = explain_probe(b, {{"c1", {"s1 (flowlab, fail-secure)"}}});
   ASSERT_EQ(ex.size(), 2u);
-  EXPECT_NE(ex[0].find("s1 (flowlab, fail-secure) kept forwarding on its flows while c1 was down (fail-secure)"),
-            std::string::npos)
+  EXPECT_NE(
+      ex[0].find("s1 (flowlab, fail-secure) kept forwarding on its flows while c1 was down (fail-secure)"),
+      std::string::npos)
       << ex[0];
 }
 

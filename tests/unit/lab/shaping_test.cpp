@@ -51,9 +51,10 @@ TEST(Shaping, DurationsAndPercentages) {
 }
 
 TEST(Shaping, LinkKeysBothDirectionsAndOverrides) {
-  auto s = parse_scenario(scenario_with_link("    bw: 1G\n    delay: 5ms\n    jitter: 1ms\n    loss: 1%\n"
-                                             "    queue: 500\n    a_to_b: {bw: 100M}\n    b_to_a: {loss: 0}\n"),
-                          "/x/t.yaml");
+  auto s =
+      parse_scenario(scenario_with_link("    bw: 1G\n    delay: 5ms\n    jitter: 1ms\n    loss: 1%\n"
+                                        "    queue: 500\n    a_to_b: {bw: 100M}\n    b_to_a: {loss: 0}\n"),
+                     "/x/t.yaml");
   ASSERT_TRUE(s.ok()) << s.error().message;
   const LinkShapes& sh = s->links[0].shape;
   EXPECT_EQ(*sh.a_to_b.bw_bps, 100'000'000u);
@@ -114,9 +115,9 @@ TEST(TcProgram, LossThresholdAndInstructions) {
   // Loss 50% then redirect to ifindex 7.
   auto p = tc_program({50, 7});
   ASSERT_EQ(p.size(), 8u);
-  EXPECT_EQ(p[0], 0x85u | (7ull << 32));                        // call bpf_get_prandom_u32
+  EXPECT_EQ(p[0], 0x85u | (7ull << 32));                          // call bpf_get_prandom_u32
   EXPECT_EQ(p[1], 0x36u | (2ull << 16) | (0x80000000ull << 32));  // if w0 >= 2^31 goto +2
-  EXPECT_EQ(p[2], 0xb7u | (2ull << 32));                        // r0 = TC_ACT_SHOT
+  EXPECT_EQ(p[2], 0xb7u | (2ull << 32));                          // r0 = TC_ACT_SHOT
   EXPECT_EQ(p[3], 0x95u);
   EXPECT_EQ(p[4], 0xb7u | (1u << 8) | (7ull << 32));  // r1 = 7
   EXPECT_EQ(p[5], 0xb7u | (2u << 8));                 // r2 = 0
