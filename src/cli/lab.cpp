@@ -8,7 +8,8 @@
 //   flowlab lab down LAB
 //   flowlab lab clean [--force]
 //   flowlab lab report DIR
-// Hidden helpers the lab runs inside host namespaces (tcp-rr test):
+// Hidden helpers the lab runs inside host namespaces (tcp-rr test; delay-line,
+// probe-send and probe-recv are in lab_shape.cpp):
 //   flowlab lab tcp-rr-server --port P [--timeout S]
 //   flowlab lab tcp-rr-client --host A --port P [--count N] [--size B] [--timeout S]
 #include <CLI/CLI.hpp>
@@ -18,6 +19,7 @@
 #include "cli/commands.h"
 #include "lab/mininet_args.h"
 #include "lab/persistent_lab.h"
+#include "cli/lab_shape.h"
 #include "lab/run_state.h"
 #include "lab/runner.h"
 #include "lab/tcp_rr.h"
@@ -114,12 +116,15 @@ int run_lab(int argc, char** argv) {
   rr_client->add_option("--size", size);
   rr_client->add_option("--timeout", timeout);
 
+  auto shape_cmds = add_lab_shape_commands(app);  // lab-shape: delay-line, probe-send/-recv
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
 
+  if (int rc = run_lab_shape_commands(*shape_cmds); rc >= 0) return rc;
   auto* sub = *run ? run : *up ? up : validate;
   bool mininet_given =
       sub->count("--topo") || sub->count("--switch") || sub->count("--controller") || sub->count("--test");

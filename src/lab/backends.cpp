@@ -3,6 +3,8 @@
 // optional Neutron-style iptables security group, os-ken.
 #include "lab/backends.h"
 
+#include <signal.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -317,6 +319,39 @@ nlohmann::json SwitchInstance::counters() const {
     }
   }
   return j;
+}
+
+// ---- events (lab-shape): kill and start again ------------------------------------
+
+namespace {
+
+Status kill_group(Process& p) {
+  if (p.pid() <= 0 || !p.running()) return fail("{} is not running", p.label());
+  ::kill(-p.pid(), SIGKILL);
+  if (!p.wait_exit(5)) return fail("{} did not die after SIGKILL", p.label());
+  return ok_status();
+}
+
+}  // namespace
+
+Status ControllerInstance::kill_now() { return kill_group(proc_); }
+
+Status SwitchInstance::kill_now() {
+  if (spec_.kind != SwitchKind::kFlowlab)
+    return fail("kill of a {} switch is not supported (flowlab switches only)", to_string(spec_.kind));
+  if (procs_.empty()) return fail("switch {} is not running", spec_.name);
+  for (auto& p : procs_) FLOWLAB_TRY(kill_group(p));
+  return ok_status();
+}
+
+Status SwitchInstance::restart(double connect_timeout_s) {
+  if (spec_.kind != SwitchKind::kFlowlab)
+    return fail("start of a {} switch is not supported (flowlab switches only)", to_string(spec_.kind));
+  for (auto& p : procs_)
+    if (p.running()) return fail("switch {} is still running", spec_.name);
+  procs_.clear();
+  FLOWLAB_TRY(start(env_, controller_port_));
+  return controller_port_ ? wait_connected(connect_timeout_s) : ok_status();
 }
 
 }  // namespace flowlab::lab

@@ -47,6 +47,8 @@ class ControllerInstance {
   nlohmann::json stats() const;
   bool running() { return proc_.running(); }
   std::string log_tail() const { return proc_.log_tail(); }
+  // Events (lab-shape): SIGKILL the controller's process group, as a crash would.
+  Status kill_now();
 
  private:
   ControllerSpec spec_;
@@ -75,6 +77,10 @@ class SwitchInstance {
   Status wait_stp_settled(double timeout_s);
   // Raw per-port counters (ovs-ofctl/flowlab ofctl dump-ports, ip -s link) and flows.
   nlohmann::json counters() const;
+  // Events (lab-shape): SIGKILL the switch process (flowlab switches), and start it
+  // again with the same arguments (then wait for its controller connection).
+  Status kill_now();
+  Status restart(double connect_timeout_s);
 
  private:
   Status start_ovs(const CaseEnv& env, int controller_port);

@@ -133,6 +133,7 @@ std::vector<std::string> headline_metrics(const json& r) {
   if (type == "iperf3-tcp") return {"gbps", "retransmits", "rtt_ms"};
   if (type == "iperf3-udp") return {"gbps", "loss_pct", "jitter_ms"};
   if (type == "tcp-rr") return {"rtt_avg_us", "transactions_per_s"};
+  if (type == "probe") return {"loss_pct", "lost", "max_recovery_s", "owd_avg_ms"};  // lab-shape
   if (type == "iperf2-window") {
     std::vector<std::string> m;
     for (const auto& [k, v] : member(r, "metrics").items())
@@ -329,6 +330,7 @@ void annotate_explanations(json& doc) {
   for (auto& r : doc["results"]) {
     auto it = cases.find(r.value("case", ""));
     r["explain"] = explain_test(r, it == cases.end() ? empty : *it->second, doc);
+    for (const auto& e : r.value("probe_explain", json::array())) r["explain"].push_back(e);  // lab-shape
   }
 }
 

@@ -10,6 +10,7 @@
 #include "lab/json_access.h"
 #include "lab/pingall.h"
 #include "lab/topology_svg.h"
+#include "lab/probe_test.h"  // lab-shape
 
 namespace flowlab::lab {
 
@@ -276,6 +277,7 @@ std::string render_html(const json& doc) {
       h += fmt::format("<tr><td>{}</td><td class=\"{}\">{}{}</td><td>{}</td><td><ul class=\"ex\">{}</ul>",
                        html_escape(c), st, st,
                        r->contains("reason") ? ": " + html_escape(r->value("reason", "")) : "", ms, ex);
+      h += probe_report_html(*r);  // lab-shape: timeline SVG + events with recovery times
       if (!r->value("raw", "").empty())
         h += "<details><summary>raw output</summary><pre>" + html_escape(r->value("command", "")) + "\n\n" +
              html_escape(r->value("raw", "").substr(0, 20000)) + "</pre></details>";

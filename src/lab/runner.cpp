@@ -26,12 +26,15 @@
 
 #include "core/clock.h"
 #include "lab/backends.h"
+#include "lab/case_events.h"  // lab-shape
 #include "lab/netns.h"
 #include "lab/pingall.h"
+#include "lab/probe_test.h"  // lab-shape
 #include "lab/process.h"
 #include "lab/progress_line.h"
 #include "lab/report.h"
 #include "lab/run_state.h"
+#include "lab/shaped_link.h"  // lab-shape
 #include "lab/topology.h"
 #include "lab/topology_record.h"
 #include "lab/traffic.h"
@@ -58,6 +61,10 @@ std::string now_iso() {
 // controllers, then namespaces.
 struct CaseTopology {
   std::vector<Netns> namespaces;
+  // lab-shape: links through wire namespaces (stopped before the hosts' namespaces
+  // go) and the handles events act on.
+  std::vector<std::unique_ptr<ShapedLink>> shaped;
+  CaseHandles handles;
   std::map<std::string, std::string> host_ns;  // host -> namespace
   std::string core_ns;
   std::vector<std::unique_ptr<ControllerInstance>> controllers;
@@ -115,7 +122,9 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   // Links: a host end lives in the host's namespace under its own name; a switch end
   // in the core namespace as "<switch>-<port>" (both ends of a switch-to-switch link).
   auto switch_ports = switch_port_order(sc, cs);
-  for (const auto& l : sc.links) {
+  topo.handles.link_names = link_names(sc);  // lab-shape
+  for (size_t li = 0; li < sc.links.size(); ++li) {
+    const LinkSpec& l = sc.links[li];
     struct End {
       std::string ns, ifname, label;
       int mtu = 0;
@@ -138,7 +147,18 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     };
     End a = resolve(l.a), b = resolve(l.b);
     int mtu = l.mtu ? l.mtu : std::max(a.mtu, b.mtu);
-    FLOWLAB_TRY(create_veth(a.ns, a.ifname, b.ns, b.ifname, mtu));
+    // lab-shape: a shaped link (or one an event re-shapes) goes through a wire namespace.
+    topo.handles.link_ends.push_back({LinkEnd{a.ns, a.ifname}, LinkEnd{b.ns, b.ifname}});
+    if (link_needs_wire(sc, li)) {
+      ShapeEnv se{rc.flowlab_bin, case_out, &rc.state, false};
+      FLOWLAB_ASSIGN_OR_RETURN(auto sl, ShapedLink::create({a.ns, a.ifname}, {b.ns, b.ifname}, mtu, l.shape,
+                                                           fmt::format("{}-w{}", prefix, li), se));
+      topo.handles.shaped.push_back(sl.get());
+      topo.shaped.push_back(std::move(sl));
+    } else {
+      topo.handles.shaped.push_back(nullptr);
+      FLOWLAB_TRY(create_veth(a.ns, a.ifname, b.ns, b.ifname, mtu));
+    }
     bool on = a.offloads.value_or(b.offloads.value_or(cs.offloads));
     for (const End* e : {&a, &b}) {
       if (!on) FLOWLAB_TRY(set_offloads(e->ns, e->ifname, false));
@@ -163,6 +183,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   env.state = &rc.state;
   std::error_code ec;
   fs::create_directories(env.scratch_dir, ec);
+  topo.handles.env = env;  // lab-shape
 
   std::map<std::string, int> ctl_port;
   int idx = 0;
@@ -178,6 +199,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     rc.progress.done(st.ok() ? "up" : "failed");
     FLOWLAB_TRY(st);
     ctl_port[n] = port;
+    topo.handles.controllers[n] = topo.controllers.back().get();  // lab-shape
   }
   idx = 0;
   for (const auto& [n, s] : cs.switches) {
@@ -191,6 +213,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     if (st.ok()) st = topo.switches.back()->wait_connected(60);
     rc.progress.done(st.ok() ? (cport ? "connected to its controller" : "up") : "failed");
     FLOWLAB_TRY(st);
+    topo.handles.switches[n] = topo.switches.back().get();  // lab-shape
   }
   // Bridges with STP forward only once their ports have left listening/learning.
   for (auto& sw : topo.switches) {
@@ -259,7 +282,22 @@ json run_one_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, CaseTop
   auto tx_before = snmp_counters(ctx.from_ns);
   rc.progress.start(fmt::format("[{}] {} {} -> {}", cs.name, t.name, t.from, t.to));
   uint64_t t0 = monotonic_ns();
-  TestOutcome o = run_test(t, ctx);
+  TestOutcome o;
+  if (t.type == TestType::kProbe) {  // lab-shape: the probe runs the scenario's events
+    ProbeHooks hooks{rc.sc.events, [&](const EventSpec& e) { return fire_event(e, topo.handles); },
+                     controller_switches(topo.handles)};
+    ProbeOutcome p = run_probe_test(t, ctx, hooks);
+    o = std::move(p.outcome);
+    rec["probe"] = std::move(p.probe);
+    rec["timeline_svg"] = std::move(p.svg);
+    rec["probe_explain"] = p.explain;
+    if (auto st = restore_after_events(topo.handles); !st.ok() && o.status == "ok") {
+      o.status = "failed";
+      o.reason = "restoring the network after the events: " + st.error().message;
+    }
+  } else {
+    o = run_test(t, ctx);
+  }
   rec["elapsed_s"] = double(monotonic_ns() - t0) / 1e9;
   std::string summary = o.status;
   if (o.status != "ok") summary += ": " + o.reason;
@@ -368,6 +406,16 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
   for (const auto& [ifn, b] : interface_bytes(topo.core_ns))
     if (ifn != "lo") link_bytes[ifn] = b - (bytes_before.count(ifn) ? bytes_before[ifn] : 0);
   rec["link_bytes"] = link_bytes;
+  // lab-shape: per shaped link, its shape and the mechanisms that made it.
+  json links = json::array();
+  for (size_t li = 0; li < topo.handles.shaped.size(); ++li)
+    if (ShapedLink* l = topo.handles.shaped[li]) {
+      l->finish();
+      json j = l->to_json();
+      j["link"] = topo.handles.link_names[li].first + "-" + topo.handles.link_names[li].second;
+      links.push_back(std::move(j));
+    }
+  if (!links.empty()) rec["links"] = std::move(links);
   json counters = json::object();
   for (auto& s : topo.switches) counters[s->spec().name] = s->counters();
   rec["switch_counters"] = counters;

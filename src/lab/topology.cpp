@@ -53,6 +53,8 @@ std::string_view to_string(TestType t) {
       return "tcp-rr";
     case TestType::kPingall:
       return "pingall";
+    case TestType::kProbe:
+      return "probe";
   }
   return "?";
 }
@@ -98,7 +100,7 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
   try {
     FLOWLAB_TRY(check_keys(c, root, "scenario",
                            {"name", "description", "topology", "hosts", "switches", "controllers", "links",
-                            "cases", "tests", "settle"}));
+                            "cases", "tests", "settle", "events"}));
     Scenario s;
     s.path = path;
     if (!root["name"]) return c.err(root, "name", "the scenario needs a 'name'");
@@ -142,8 +144,8 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
       if (!root["links"] || !root["links"].IsSequence())
         return c.err(root, "links", "expected a list of links");
       for (const auto& ln : root["links"]) {
-        // `bw: 1G`, `delay`, `loss`, `jitter`, `queue` belong here once link shaping lands.
-        FLOWLAB_TRY(check_keys(c, ln, "link", {"endpoints", "mtu"}));
+        FLOWLAB_TRY(check_keys(c, ln, "link",
+                               {"endpoints", "mtu", "bw", "delay", "jitter", "loss", "queue", "a_to_b", "b_to_a"}));
         auto eps = ln["endpoints"];
         if (!eps || !eps.IsSequence() || eps.size() != 2)
           return c.err(eps ? eps : YAML::Node(ln), "endpoints", "expected two endpoints [NODE:IF, NODE:IF]");
@@ -152,6 +154,7 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
         LAB_ASSIGN(l.a, parse_endpoint(c, eps[0]));
         LAB_ASSIGN(l.b, parse_endpoint(c, eps[1]));
         if (ln["mtu"]) LAB_ASSIGN(l.mtu, (scalar<int>(c, ln["mtu"], "mtu", "an integer")));
+        LAB_ASSIGN(l.shape, parse_link_shapes(ln, path));  // lab-shape
         s.links.push_back(l);
       }
     }
@@ -249,6 +252,19 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
       s.cases.push_back(std::move(k));
     }
     FLOWLAB_TRY(semantic_checks(c, root, s, base_sw));
+    // lab-shape: events, checked against the nodes, the links and the probe tests.
+    if (root["events"]) {
+      LAB_ASSIGN(s.events, parse_events(root["events"], path));
+      EventScope scope;
+      for (const auto& [n, sw] : base_sw) scope.nodes.push_back(n);
+      for (const auto& [n, ct] : base_ctl) scope.nodes.push_back(n);
+      for (const auto& l : s.links)
+        scope.links.emplace_back(l.a.node + ":" + l.a.ifname, l.b.node + ":" + l.b.ifname);
+      for (const auto& t : s.tests)
+        if (t.type == TestType::kProbe && (scope.duration_s == 0 || t.duration < scope.duration_s))
+          scope.duration_s = t.duration;
+      FLOWLAB_TRY(check_events(s.events, scope, path));
+    }
     return s;
   } catch (const YAML::Exception& e) {
     return fail("{}:{}: {}", path, e.mark.line + 1, e.msg);
@@ -265,6 +281,7 @@ Result<Scenario> load_scenario(const std::string& path) {
 
 void make_quick(Scenario& s) {
   for (auto& t : s.tests) {
+    if (t.type == TestType::kProbe) continue;  // its events are timed against its duration
     t.duration = std::min(t.duration, 1.0);
     if (t.type == TestType::kPing) t.count = std::min(t.count, 3);
     if (t.type == TestType::kPingall) t.count = 1;

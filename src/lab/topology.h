@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "core/result.h"
+#include "lab/events.h"   // lab-shape: events
+#include "lab/shaping.h"  // lab-shape: link shaping
 
 namespace flowlab::lab {
 
@@ -74,10 +76,12 @@ struct Endpoint {
 struct LinkSpec {
   Endpoint a, b;
   int mtu = 0;
+  LinkShapes shape;  // lab-shape: bw/delay/jitter/loss/queue per direction (a = first endpoint)
   int line = 0;
 };
 
 enum class TestType { kPing, kIperf3Tcp, kIperf3Udp, kIperf2Window, kTcpRr, kPingall };
+enum class TestType { kPing, kIperf3Tcp, kIperf3Udp, kIperf2Window, kTcpRr, kProbe };
 std::string_view to_string(TestType t);
 
 struct TestSpec {
@@ -85,7 +89,7 @@ struct TestSpec {
   TestType type = TestType::kPing;
   std::string from, to;     // host names; `to` may be "host:ifname"; none for pingall
   int count = 10;           // ping, tcp-rr, pingall (per pair)
-  double interval = 0.2;    // ping seconds
+  double interval = 0.2;    // ping, probe seconds
   double duration = 3;      // seconds
   int streams = 1;          // iperf3-tcp -P
   std::string window;       // iperf3-tcp -w (e.g. 64K), empty: default
@@ -117,6 +121,7 @@ struct Scenario {
   std::vector<TestSpec> tests;
   std::string generator;              // "tree depth=2 fanout=2" when `topology:` generated the nodes
   std::vector<std::string> warnings;  // "FILE:LINE: ..." lines validate and run print (loops)
+  std::vector<EventSpec> events;  // lab-shape: faults on a schedule, run during probe tests
 
   const HostSpec* host(std::string_view name) const;
   // Address (without prefix length) of host[:ifname]; the first addressed interface

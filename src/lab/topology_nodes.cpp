@@ -240,7 +240,7 @@ Result<TestSpec> parse_test(const Ctx& c, const YAML::Node& n) {
                          {"type", "name", "from", "to", "count", "interval", "duration", "streams", "window",
                           "rate", "size", "windows"}));
   if (!n["type"])
-    return c.err(n, "type", "test needs 'type' (ping|pingall|iperf3-tcp|iperf3-udp|iperf2-window|tcp-rr)");
+    return c.err(n, "type", "test needs 'type' (ping|pingall|iperf3-tcp|iperf3-udp|iperf2-window|tcp-rr|probe)");
   FLOWLAB_ASSIGN_OR_RETURN(auto type, str(c, n["type"], "type"));
   if (type == "ping")
     t.type = TestType::kPing;
@@ -254,10 +254,12 @@ Result<TestSpec> parse_test(const Ctx& c, const YAML::Node& n) {
     t.type = TestType::kTcpRr;
   else if (type == "pingall")
     t.type = TestType::kPingall;
+  else if (type == "probe")
+    t.type = TestType::kProbe;
   else
     return c.err(
         n["type"], "type",
-        fmt::format("unknown test type '{}' (ping|pingall|iperf3-tcp|iperf3-udp|iperf2-window|tcp-rr)",
+        fmt::format("unknown test type '{}' (ping|pingall|iperf3-tcp|iperf3-udp|iperf2-window|tcp-rr|probe)",
                     type));
   t.name = type;
   if (t.type == TestType::kTcpRr) {
@@ -265,6 +267,18 @@ Result<TestSpec> parse_test(const Ctx& c, const YAML::Node& n) {
     t.size = 64;
   }
   if (t.type == TestType::kPingall) t.count = 1;  // Mininet's pingall: one echo per ordered pair
+  // The probe's defaults and its interval with units ("1ms").
+  if (t.type == TestType::kProbe) {
+    t.duration = 10;
+    t.interval = 0.001;
+    t.size = 64;
+    if (n["interval"]) {
+      auto iv = parse_duration_ns(n["interval"].IsScalar() ? n["interval"].Scalar() : "");
+      if (!iv.ok() || *iv < 10'000 || *iv > 1'000'000'000)
+        return c.err(n["interval"], "interval", "expected 10us..1s (1ms)");
+      t.interval = double(*iv) / 1e9;
+    }
+  }
   if (n["name"]) LAB_ASSIGN(t.name, str(c, n["name"], "name"));
   if (t.type == TestType::kPingall) {
     if (n["from"] || n["to"])
@@ -275,7 +289,8 @@ Result<TestSpec> parse_test(const Ctx& c, const YAML::Node& n) {
     LAB_ASSIGN(t.to, str(c, n["to"], "to"));
   }
   if (n["count"]) LAB_ASSIGN(t.count, (scalar<int>(c, n["count"], "count", "an integer")));
-  if (n["interval"]) LAB_ASSIGN(t.interval, (scalar<double>(c, n["interval"], "interval", "seconds")));
+  if (n["interval"] && t.type != TestType::kProbe)
+    LAB_ASSIGN(t.interval, (scalar<double>(c, n["interval"], "interval", "seconds")));
   if (n["duration"]) LAB_ASSIGN(t.duration, (scalar<double>(c, n["duration"], "duration", "seconds")));
   if (n["streams"]) LAB_ASSIGN(t.streams, (scalar<int>(c, n["streams"], "streams", "an integer")));
   if (n["window"]) LAB_ASSIGN(t.window, str(c, n["window"], "window"));
@@ -285,10 +300,12 @@ Result<TestSpec> parse_test(const Ctx& c, const YAML::Node& n) {
   if (t.type == TestType::kPingall && t.count > 100)
     return c.err(n["count"], "count", "pingall: 1..100 per pair");
   if (t.count <= 0 || t.count > 100000) return c.err(n["count"], "count", "must be 1..100000");
-  if (t.interval < 0.002) return c.err(n["interval"], "interval", "must be >= 0.002 s");
+  if (t.interval < 0.002 && t.type != TestType::kProbe)
+    return c.err(n["interval"], "interval", "must be >= 0.002 s");
   if (t.duration <= 0 || t.duration > 600) return c.err(n["duration"], "duration", "must be in (0, 600] s");
   if (t.streams < 1 || t.streams > 128) return c.err(n["streams"], "streams", "must be 1..128");
   if (t.size < 1 || t.size > 65000) return c.err(n["size"], "size", "must be 1..65000 bytes");
+  if (t.type == TestType::kProbe && t.size < 16) return c.err(n["size"], "size", "a probe needs 16..65000 bytes");
   return t;
 }
 

@@ -281,6 +281,8 @@ TestOutcome run_test(const TestSpec& t, const TrafficCtx& c) {
       return run_tcp_rr(t, c);
     case TestType::kPingall:
       return failed("pingall has no single pair: the runner runs it with run_pingall (pingall.h)");
+    case TestType::kProbe:  // lab-shape: runs with the events, from the runner (probe_test.h)
+      return failed("the probe test runs from the lab runner");
   }
   return failed("unknown test type");
 }

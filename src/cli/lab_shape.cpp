@@ -1,0 +1,84 @@
+// Hidden helpers of shaped links and the probe test (see lab_shape.h).
+#include "cli/lab_shape.h"
+
+#include <cstdio>
+
+#include "lab/delay_line.h"
+#include "lab/probe.h"
+
+namespace flowlab::cli {
+
+struct LabShapeCommands {
+  CLI::App* delay_line = nullptr;
+  CLI::App* probe_send = nullptr;
+  CLI::App* probe_recv = nullptr;
+  std::string if_a, if_b, a_to_b = "0,0,10000", b_to_a = "0,0,10000", stats, params, out, host;
+  double max_s = 0, duration = 10, interval_us = 1000;
+  int port = 7002, size = 64;
+  unsigned long long start_at = 0;
+};
+
+namespace {
+
+int error_exit(const std::string& msg) {
+  std::fprintf(stderr, "flowlab lab: error: %s\n", msg.c_str());
+  return 1;
+}
+
+}  // namespace
+
+std::shared_ptr<LabShapeCommands> add_lab_shape_commands(CLI::App& lab) {
+  auto c = std::make_shared<LabShapeCommands>();
+  c->delay_line = lab.add_subcommand("delay-line", "delay line of a shaped link (used by the lab)");
+  c->probe_send = lab.add_subcommand("probe-send", "probe sender (used by the lab); prints JSON");
+  c->probe_recv = lab.add_subcommand("probe-recv", "probe receiver (used by the lab)");
+  for (auto* s : {c->delay_line, c->probe_send, c->probe_recv}) s->group("");
+  c->delay_line->add_option("--a", c->if_a)->required();
+  c->delay_line->add_option("--b", c->if_b)->required();
+  c->delay_line->add_option("--a-to-b", c->a_to_b);
+  c->delay_line->add_option("--b-to-a", c->b_to_a);
+  c->delay_line->add_option("--stats", c->stats);
+  c->delay_line->add_option("--params", c->params, "re-read on SIGUSR1");
+  c->delay_line->add_option("--max", c->max_s);
+  c->probe_recv->add_option("--port", c->port);
+  c->probe_recv->add_option("--out", c->out)->required();
+  c->probe_recv->add_option("--max", c->max_s);
+  c->probe_send->add_option("--host", c->host)->required();
+  c->probe_send->add_option("--port", c->port);
+  c->probe_send->add_option("--duration", c->duration);
+  c->probe_send->add_option("--interval-us", c->interval_us);
+  c->probe_send->add_option("--size", c->size);
+  c->probe_send->add_option("--start-at", c->start_at);
+  return c;
+}
+
+int run_lab_shape_commands(const LabShapeCommands& c) {
+  if (*c.delay_line) {
+    auto ab = lab::parse_delay_line_arg(c.a_to_b);
+    if (!ab.ok()) return error_exit("--a-to-b " + ab.error().message);
+    auto ba = lab::parse_delay_line_arg(c.b_to_a);
+    if (!ba.ok()) return error_exit("--b-to-a " + ba.error().message);
+    auto st = lab::run_delay_line(c.if_a, c.if_b, *ab, *ba, c.stats, c.max_s, c.params);
+    return st.ok() ? 0 : error_exit(st.error().message);
+  }
+  if (*c.probe_recv) {
+    auto st = lab::probe_receive(c.port, c.out, c.max_s);
+    return st.ok() ? 0 : error_exit(st.error().message);
+  }
+  if (*c.probe_send) {
+    lab::ProbeSendOptions o;
+    o.host = c.host;
+    o.port = c.port;
+    o.duration_s = c.duration;
+    o.interval_ns = uint64_t(c.interval_us * 1000);
+    o.size = c.size;
+    o.start_at_ns = c.start_at;
+    auto r = lab::probe_send(o);
+    if (!r.ok()) return error_exit(r.error().message);
+    std::printf("%s\n", r->dump().c_str());
+    return 0;
+  }
+  return -1;
+}
+
+}  // namespace flowlab::cli
