@@ -8,6 +8,7 @@
 #include <set>
 
 #include "lab/json_access.h"
+#include "lab/report_parts.h"
 
 namespace flowlab::lab {
 
@@ -156,6 +157,12 @@ std::string render_table(const json& doc) {
       }
       rows.push_back(row);
     }
+    std::vector<std::string> vrow = {t + " verdict"};
+    for (const auto& c : cases) {
+      const json* r = find_result(doc, c, t);
+      vrow.push_back(r ? verdict_label(*r) : "-");
+    }
+    rows.push_back(vrow);
   }
   std::vector<size_t> width(head.size(), 0);
   for (const auto& r : rows)
@@ -205,6 +212,7 @@ std::string render_html(const json& doc) {
       "svg .t{font:bold 13px sans-serif}svg .l,svg .v{font:12px sans-serif}svg .na{font:italic 12px "
       "sans-serif;"
       "fill:#a33}.ok{color:#275}.failed{color:#a33}.skipped{color:#888}ul.ex{margin:.2em 0 1em;color:#333}"
+      "div.charts{display:flex;flex-wrap:wrap;gap:8px;margin:.5em 0 1em}td.cmp{color:#225;background:#f4f7ff}"
       "pre{background:#f7f7f7;padding:.5em;overflow:auto;max-height:300px;font-size:12px}"
       "</style></head><body>";
   h += fmt::format("<h1>{}</h1><p>{}</p><p>file <code>{}</code>, run <code>{}</code>, {} → {}{}</p>",
@@ -212,6 +220,7 @@ std::string render_html(const json& doc) {
                    html_escape(sc.value("file", "")), html_escape(doc.value("run_id", "")),
                    html_escape(doc.value("started_at", "")), html_escape(doc.value("finished_at", "")),
                    doc.value("quick", false) ? " (quick mode)" : "");
+  h += render_summary(doc);
   h += "<h2>Cases</h2><table><tr><th>case</th><th>status</th><th>switches</th><th>controllers</"
        "th><th>offloads</th>"
        "<th>explanation</th></tr>";
@@ -221,6 +230,10 @@ std::string render_html(const json& doc) {
       sw += fmt::format("{}: {}{}<br>", n, s.value("kind", ""),
                         s.value("security_group", false) ? " + iptables SG" : "");
     for (const auto& [n, s] : member(c, "controllers").items()) {
+      bool used = false;  // a case shows only the controllers its switches use
+      for (const auto& [sn, sw] : member(c, "switches").items())
+        used |= sw.value("controller", "") == n && sw.value("kind", "") != "linux-bridge";
+      if (!used) continue;
       std::string what = s.value("kind", "");
       for (const auto& a : s.value("apps", json::array())) what += " " + a.get<std::string>();
       if (!s.value("app_file", "").empty()) what += " " + s.value("app_file", "");
@@ -260,6 +273,8 @@ std::string render_html(const json& doc) {
       h += "</td></tr>";
     }
     h += "</table>";
+    for (const auto& c : cases)
+      if (const json* r = find_result(doc, c, t)) h += render_test_charts(*r);
   }
   h += "<h2>Counters</h2>";
   for (const auto& c : array_member(doc, "cases")) {

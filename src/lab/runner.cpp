@@ -29,6 +29,7 @@
 #include "lab/process.h"
 #include "lab/report.h"
 #include "lab/run_state.h"
+#include "lab/sampler.h"
 #include "lab/topology.h"
 #include "lab/traffic.h"
 
@@ -262,9 +263,14 @@ json run_one_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, CaseTop
   auto rx_before = snmp_counters(ctx.to_ns);
   auto tx_before = snmp_counters(ctx.from_ns);
   rc.progress.start(fmt::format("[{}] {} {} -> {}", cs.name, t.name, t.from, t.to));
+  SamplerConfig scfg{{{"core", topo.core_ns}}, ctx.from_ns, ctx.to_ns, case_out, 0.1};
+  for (const auto& [h, ns] : topo.host_ns) scfg.namespaces.emplace_back(h, ns);
+  auto sampler = std::make_unique<TestSampler>(std::move(scfg));
   uint64_t t0 = monotonic_ns();
   TestOutcome o = run_test(t, ctx);
   rec["elapsed_s"] = double(monotonic_ns() - t0) / 1e9;
+  rec["samples"] = sampler->finish();
+  if (auto iv = intervals_json(o.raw); !iv.empty()) rec["samples"]["intervals"] = iv;
   std::string summary = o.status;
   if (o.status != "ok") summary += ": " + o.reason;
   rc.progress.done(summary);
@@ -284,7 +290,9 @@ json case_config(const CaseSpec& cs) {
     j["switches"][n] = {
         {"kind", to_string(s.kind)}, {"controller", s.controller}, {"security_group", s.security_group}};
   }
+  j["controllers"] = json::object();  // only those a switch of the case uses
   for (const auto& [n, c] : cs.controllers) {
+    if (c.kind == ControllerKind::kNone || !controller_used(cs, n)) continue;
     j["controllers"][n] = {{"kind", to_string(c.kind)}, {"apps", c.apps}, {"app_file", c.app_file}};
   }
   return j;

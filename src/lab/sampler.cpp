@@ -178,6 +178,17 @@ double series_max(const json& arr) {
   return m;
 }
 
+json intervals_json(const std::string& out) {
+  auto pts = parse_iperf3_intervals(out);
+  if (pts.empty()) return json::object();
+  json j = {{"t_s", json::array()}, {"mbps", json::array()}};
+  for (const auto& p : pts) {
+    j["t_s"].push_back(p.t_s);
+    j["mbps"].push_back(p.bps / 1e6);
+  }
+  return j;
+}
+
 TestSampler::TestSampler(SamplerConfig cfg) : cfg_(std::move(cfg)) {
   before_ = snapshot(cfg_);
   series_ = {{"t_s", json::array()}, {"procs", json::object()}, {"cores", json::object()},

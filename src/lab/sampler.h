@@ -62,5 +62,7 @@ class TestSampler {
 // mean of a JSON number array (0 when empty).
 double series_mean(const nlohmann::json& arr);
 double series_max(const nlohmann::json& arr);
+// iperf3 -J output -> {"t_s": [...], "mbps": [...]} (empty object when none).
+nlohmann::json intervals_json(const std::string& iperf3_output);
 
 }  // namespace flowlab::lab
