@@ -3,6 +3,7 @@
 // skipped; nothing throws.
 #include "lab/sample_parse.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -105,12 +106,14 @@ std::vector<SsSocket> parse_ss_tin(const std::string& text) {
     bool info = line[0] == '\t' || line[0] == ' ';
     if (!info) {
       auto w = words(line);
-      // "ESTAB 0 2621440 127.0.0.1:55442 127.0.0.1:5999" (-H: no header line)
-      if (w.size() < 5 || w[0] == "State") continue;
+      // "ESTAB 0 2621440 127.0.0.1:55442 127.0.0.1:5999" (-H: no header line); with a
+      // state filter ss leaves the State column out.
+      size_t b = !w.empty() && !w[0].empty() && std::isdigit((unsigned char)w[0][0]) ? 0 : 1;
+      if (w.size() < b + 4 || w[0] == "State" || w[0] == "Recv-Q") continue;
       SsSocket s;
-      s.send_q = std::strtoll(w[2].c_str(), nullptr, 10);
-      s.local = w[3];
-      s.peer = w[4];
+      s.send_q = std::strtoll(w[b + 1].c_str(), nullptr, 10);
+      s.local = w[b + 2];
+      s.peer = w[b + 3];
       out.push_back(s);
       continue;
     }

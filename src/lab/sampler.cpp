@@ -306,7 +306,7 @@ void TestSampler::loop() {
         auto put = [&](const std::string& key, const json& v) {
           if (!v.is_number()) return;
           auto& a = cs[who + "." + key];
-          pad(a, n - 1);
+          while (a.size() + 1 < n) a.push_back(nullptr);  // not written yet: unknown, not 0
           a.push_back(v);
         };
         put("packet_in.received", j.value("/packet_in/received"_json_pointer, json()));
@@ -363,7 +363,8 @@ json TestSampler::finish() {
                     {"retrans", series_max(t["retrans"])}};
   }
   out["tcp"] = t;
-  for (auto& [k, a] : s["counters"].items()) pad(a, n);
+  for (auto& [k, a] : s["counters"].items())
+    while (a.size() < n) a.push_back(nullptr);
   out["counters"] = s["counters"];
   out["tcp_ext"] = {{"sender", delta(before_["sender"], after["sender"])},
                     {"receiver", delta(before_["receiver"], after["receiver"])}};

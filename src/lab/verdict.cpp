@@ -66,7 +66,7 @@ double series_delta(const json& a) {
   double first = 0, last = 0;
   bool seen = false;
   for (const auto& v : a)
-    if (v.is_number() && v.get<double>() > 0) {
+    if (v.is_number()) {  // null: the file did not exist yet
       if (!seen) first = v.get<double>();
       seen = true;
       last = v.get<double>();
@@ -80,7 +80,7 @@ Facts gather(const json& r, const json& c, const json& doc) {
   f.status = r.value("status", "");
   f.from = r.value("from", "?");
   f.to = r.value("to", "?");
-  f.case_rec = c;
+  f.case_rec = c.is_object() ? c : json::object();
   f.tcp = f.type == "iperf3-tcp" || f.type == "iperf2-window";
   f.udp = f.type == "iperf3-udp";
   f.via_ctl = every_packet_via_controller(c);
@@ -386,8 +386,12 @@ bool every_packet_via_controller(const json& c) {
 }
 
 Verdict decide_verdict(const json& r, const json& c, const json& doc) {
-  Facts f = gather(r, c, doc);
   Verdict v;
+  if (!r.is_object()) {
+    v.sentence = "not explained: not a test record";
+    return v;
+  }
+  Facts f = gather(r, c, doc);
   std::vector<Candidate> cands;
   rule_checksum(f, cands);
   if (f.status != "ok") {

@@ -46,7 +46,7 @@ PathLoad load_of(const json& r) {
       continue;
     double first = -1, last = 0;
     for (const auto& v : a)
-      if (v.is_number() && v.get<double>() > 0) {
+      if (v.is_number()) {
         if (first < 0) first = v.get<double>();
         last = v.get<double>();
       }
