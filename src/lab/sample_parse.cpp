@@ -139,6 +139,13 @@ std::vector<SsSocket> parse_ss_tin(const std::string& text) {
     auto re = field(line, "retrans:");
     if (auto slash = re.find('/'); slash != std::string::npos)
       s.retrans_total = std::strtoll(re.c_str() + slash + 1, nullptr, 10);
+    auto limited = [&](const char* key) {
+      auto v = field(line, key);  // "80ms(42.1%)"
+      auto p = v.find('(');
+      return p == std::string::npos ? 0.0 : std::strtod(v.c_str() + p + 1, nullptr);
+    };
+    s.rwnd_limited_pct = limited("rwnd_limited:");
+    s.sndbuf_limited_pct = limited("sndbuf_limited:");
     // "delivery_rate 123bps" is a key and a value separated by a space.
     if (auto p = line.find("delivery_rate "); p != std::string::npos)
       s.delivery_rate_bps = rate_bps(line.substr(p + 14));

@@ -45,6 +45,9 @@ struct SsSocket {
   double delivery_rate_bps = 0;
   long long retrans_total = 0;  // "retrans:cur/total"
   long long bytes_acked = 0, bytes_received = 0, bytes_retrans = 0, lost = 0;
+  // Share of the busy time the sender was limited by the peer's receive window /
+  // its own send buffer ("rwnd_limited:80ms(42.1%)"), in %.
+  double rwnd_limited_pct = 0, sndbuf_limited_pct = 0;
 };
 std::vector<SsSocket> parse_ss_tin(const std::string& text);
 // The socket that carries the stream: the one with the most bytes acked (the

@@ -292,6 +292,8 @@ void TestSampler::loop() {
       t["send_q"].push_back(s->send_q);
       t["inflight_bytes"].push_back(s->unacked * s->mss);
       t["snd_wnd"].push_back(s->snd_wnd);
+      t["rwnd_limited_pct"].push_back(s->rwnd_limited_pct);
+      t["sndbuf_limited_pct"].push_back(s->sndbuf_limited_pct);
     }
     // Switch / controller statistics files (rewritten by those processes).
     if (!cfg_.stats_dir.empty()) {
@@ -358,6 +360,8 @@ json TestSampler::finish() {
                     {"rto_mean_ms", series_mean(t["rto_ms"])},
                     {"inflight_mean_bytes", series_mean(t["inflight_bytes"])},
                     {"snd_wnd_mean", series_mean(t["snd_wnd"])},
+                    {"rwnd_limited_pct", t["rwnd_limited_pct"].back()},  // cumulative: the last sample
+                    {"sndbuf_limited_pct", t["sndbuf_limited_pct"].back()},
                     {"rto_max_ms", series_max(t["rto_ms"])},
                     {"delivery_max_mbps", series_max(t["delivery_mbps"])},
                     {"retrans", series_max(t["retrans"])}};

@@ -47,6 +47,8 @@ struct Facts {
   double idle_rtt_ms = 0;       // case ping RTT or the stream's min RTT
   double retrans = 0, csum = 0, rcvbuf = 0, pruned = 0, timeouts = 0, rto_ms = 0;
   double delivery_max_bps = 0;
+  double rwnd_limited_pct = 0, zero_windows = 0;
+  json cores = json::object();
   json procs = json::object();
   json qdiscs = json::array();
   json counters = json::object();
@@ -121,6 +123,9 @@ Facts gather(const json& r, const json& c, const json& doc) {
   f.rto_ms = num(tsum, "rto_mean_ms", 200);
   if (f.rto_ms <= 0) f.rto_ms = 200;  // Linux's minimum RTO
   f.delivery_max_bps = num(tsum, "delivery_max_mbps") * 1e6;
+  f.rwnd_limited_pct = num(tsum, "rwnd_limited_pct");
+  f.zero_windows = num(rx_ext, "TcpExt.TCPToZeroWindowAdv");
+  f.cores = member(s, "cores");
   f.procs = member(s, "procs");
   f.qdiscs = array_member(s, "qdiscs");
   f.counters = member(s, "counters");
@@ -167,6 +172,16 @@ void rule_checksum(const Facts& f, std::vector<Candidate>& out) {
 }
 
 void rule_receiver_buffer(const Facts& f, std::vector<Candidate>& out) {
+  if (f.tcp && f.rwnd_limited_pct > 0) {  // the sender waited for the receiver's window
+    double share = std::min(1.0, f.rwnd_limited_pct / 100);
+    out.push_back({Bound::kReceiverBuffer, share,
+                   fmt::format("the sender was limited by {}'s receive window {:.0f}% of its busy time (ss "
+                               "rwnd_limited; {:.0f} zero-window advertisements): the receiving application did "
+                               "not empty its socket buffer fast enough",
+                               f.to, f.rwnd_limited_pct, f.zero_windows),
+                   f.to,
+                   {{"rwnd_limited_pct", f.rwnd_limited_pct}, {"zero_windows", f.zero_windows}}});
+  }
   double drops = f.udp ? f.rcvbuf : f.pruned;
   if (drops <= 0 || losses(f) <= 0) return;
   double share = std::min(1.0, drops / losses(f));
@@ -444,6 +459,14 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
                                   rate(f.measured_bps), pct(best->share), to_string(best->bound), best->sentence)
                     : fmt::format("not explained: nothing measured bounds {}", rate(f.measured_bps));
   if (best) v.numbers = best->numbers;
+  std::string busy;
+  bool saturated = !f.cores.empty();
+  for (const auto& [core, cs] : f.cores.items()) {
+    busy += fmt::format("{}{} {:.0f}%", busy.empty() ? "" : ", ", core, num(cs, "busy_mean_pct"));
+    saturated &= num(cs, "busy_mean_pct") >= 95;
+  }
+  if (saturated)
+    v.sentence += fmt::format("; every core was busy ({}): processes outside the case took the CPU", busy);
   return v;
 }
 

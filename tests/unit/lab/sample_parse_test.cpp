@@ -64,7 +64,7 @@ const char* kSs =
     "0      2621440          127.0.0.1:55442          127.0.0.1:5999 \n"
     "\t cubic wscale:7,7 rto:212 rtt:11.5/2.25 mss:1448 pmtu:1500 rcvmss:536 advmss:1448 cwnd:42 ssthresh:30 "
     "bytes_sent:2719781 bytes_retrans:28960 bytes_acked:2690821 segs_out:86 unacked:38 retrans:0/20 lost:1 "
-    "send 35165658537bps delivery_rate 95.2Mbps busy:1008ms minrtt:1.62 snd_wnd:131072\n";
+    "send 35165658537bps delivery_rate 95.2Mbps busy:1008ms rwnd_limited:800ms(79.4%) sndbuf_limited:12ms(1.2%) minrtt:1.62 snd_wnd:131072\n";
 
 TEST(SampleParse, SsTinFieldsOfEachSocket) {
   auto socks = parse_ss_tin(kSs);
@@ -86,6 +86,8 @@ TEST(SampleParse, SsTinFieldsOfEachSocket) {
   EXPECT_EQ(s.unacked, 38);
   EXPECT_EQ(s.snd_wnd, 131072);
   EXPECT_EQ(s.lost, 1);
+  EXPECT_DOUBLE_EQ(s.rwnd_limited_pct, 79.4);
+  EXPECT_DOUBLE_EQ(s.sndbuf_limited_pct, 1.2);
   EXPECT_DOUBLE_EQ(s.delivery_rate_bps, 95.2e6);
   // The stream is the socket with the most bytes, not the iperf3 control connection.
   EXPECT_EQ(stream_socket(socks), &socks[1]);

@@ -92,6 +92,23 @@ TEST(Verdict, ReceiverSocketBuffer) {
   EXPECT_NE(v.sentence.find("950 of the 1000 lost datagrams"), std::string::npos) << v.sentence;
 }
 
+TEST(Verdict, ReceiveWindowLimitedTcp) {
+  json r = tcp_record(0.9);
+  r["samples"]["tcp"]["summary"]["rwnd_limited_pct"] = 88.5;
+  r["samples"]["tcp_ext"]["receiver"] = {{"TcpExt.TCPToZeroWindowAdv", 70}};
+  Verdict v = decide(r, plain_case());
+  EXPECT_EQ(v.bound, Bound::kReceiverBuffer);
+  EXPECT_NE(v.sentence.find("h2's receive window 88% of its busy time"), std::string::npos) << v.sentence;
+}
+
+TEST(Verdict, NotExplainedOnASaturatedMachineSaysSo) {
+  json r = tcp_record(0.3);
+  r["samples"]["cores"] = {{"cpu0", {{"busy_mean_pct", 99.0}}}, {"cpu1", {{"busy_mean_pct", 100.0}}}};
+  Verdict v = decide(r, plain_case());
+  EXPECT_EQ(v.bound, Bound::kNotExplained);
+  EXPECT_NE(v.sentence.find("every core was busy (cpu0 99%, cpu1 100%)"), std::string::npos) << v.sentence;
+}
+
 TEST(Verdict, ProcessCpuUnderACgroupLimitIsNamed) {
   json r = tcp_record(0.12);
   r["samples"]["procs"]["iperf3 (h2)"] = proc(19.6, 20);
