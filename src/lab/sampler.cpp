@@ -351,7 +351,17 @@ json TestSampler::finish() {
     std::vector<double> mins;
     for (const auto& v : t["min_rtt_ms"])
       if (v.get<double>() > 0) mins.push_back(v.get<double>());
+    // Window / RTT per sample (bytes in flight over the smoothed RTT), averaged: what a
+    // window-limited stream can carry at the RTT it met.
+    std::vector<double> wr;
+    for (size_t i = 0; i < t["inflight_bytes"].size() && i < t["rtt_ms"].size(); ++i) {
+      double w = t["inflight_bytes"][i].get<double>(), rtt = t["rtt_ms"][i].get<double>();
+      if (w > 0 && rtt > 0) wr.push_back(w * 8 / (rtt / 1000) / 1e6);
+    }
+    double wr_mean = 0;
+    for (double x : wr) wr_mean += x / double(wr.size());
     t["summary"] = {{"samples", t["t_s"].size()},
+                    {"window_rate_mean_mbps", wr_mean},
                     {"cwnd_max", series_max(t["cwnd"])},
                     {"cwnd_mean", series_mean(t["cwnd"])},
                     {"mss", series_max(t["mss"])},

@@ -48,6 +48,7 @@ struct Facts {
   double retrans = 0, csum = 0, rcvbuf = 0, pruned = 0, timeouts = 0, rto_ms = 0;
   double delivery_max_bps = 0;
   double rwnd_limited_pct = 0, zero_windows = 0;
+  double window_rate_bps = 0, rtt_mean_ms = 0;  // per-sample window / RTT under load (ss)
   json cores = json::object();
   json procs = json::object();
   json qdiscs = json::array();
@@ -124,6 +125,21 @@ Facts gather(const json& r, const json& c, const json& doc) {
   if (f.rto_ms <= 0) f.rto_ms = 200;  // Linux's minimum RTO
   f.delivery_max_bps = num(tsum, "delivery_max_mbps") * 1e6;
   f.rwnd_limited_pct = num(tsum, "rwnd_limited_pct");
+  f.window_rate_bps = num(tsum, "window_rate_mean_mbps") * 1e6;
+  if (f.window_rate_bps <= 0) {  // results.json written before the summary had it
+    const json& t = member(s, "tcp");
+    const json& w = array_member(t, "inflight_bytes");
+    const json& rt = array_member(t, "rtt_ms");
+    double sum = 0;
+    int n = 0;
+    for (size_t i = 0; i < w.size() && i < rt.size(); ++i)
+      if (w[i].is_number() && rt[i].is_number() && w[i].get<double>() > 0 && rt[i].get<double>() > 0) {
+        sum += w[i].get<double>() * 8 / (rt[i].get<double>() / 1000);
+        ++n;
+      }
+    if (n) f.window_rate_bps = sum / n;
+  }
+  f.rtt_mean_ms = num(tsum, "rtt_mean_ms");
   f.zero_windows = num(rx_ext, "TcpExt.TCPToZeroWindowAdv");
   f.cores = member(s, "cores");
   f.procs = member(s, "procs");
@@ -220,42 +236,73 @@ void rule_process_cpu(const Facts& f, std::vector<Candidate>& out) {
                  {{"process", who}, {"cpu_pct", used}, {"limit_pct", cap}}});
 }
 
-// The window in flight: the fixed window when the test sets one, else what ss saw.
+// The window in flight: what ss saw, else the fixed window of the test.
 double flight_window(const Facts& f) { return f.inflight > 0 ? f.inflight : f.window; }
 
+// Window / RTT. A fixed window (iperf -w) keeps the stream window-limited, so the
+// RTT it met under load is the one that bounds it (the mean of window/RTT per ss
+// sample); a growing cwnd fills whatever queue there is, and then only the idle
+// RTT makes window/RTT a bound rather than Little's law restated.
+struct WindowBound {
+  double bps = 0, window = 0, rtt_ms = 0;
+  bool loaded = false;
+};
+WindowBound window_bound(const Facts& f) {
+  WindowBound b;
+  b.window = flight_window(f);
+  if (b.window <= 0) return b;
+  if (f.window > 0 && f.window_rate_bps > 0) {
+    b.bps = f.window_rate_bps;
+    b.rtt_ms = b.window * 8 / b.bps * 1000;
+    b.loaded = true;
+  } else if (f.idle_rtt_ms > 0) {
+    b.rtt_ms = f.idle_rtt_ms;
+    b.bps = b.window * 8 / (f.idle_rtt_ms / 1000);
+  }
+  return b;
+}
+
+std::string rtt_words(const WindowBound& b, const Facts& f) {
+  if (!b.loaded) return fmt::format("{:.3g} ms idle round trip", b.rtt_ms);
+  return fmt::format("{:.3g} ms round trip under load{}", b.rtt_ms,
+                     f.idle_rtt_ms > 0 ? fmt::format(" ({:.3g} ms idle)", f.idle_rtt_ms) : "");
+}
+
 void rule_controller_rtt(const Facts& f, std::vector<Candidate>& out) {
-  if (!f.via_ctl || !f.tcp || f.idle_rtt_ms <= 0) return;
-  double w = flight_window(f);
-  if (w <= 0) return;
-  double bound = w * 8 / (f.idle_rtt_ms / 1000);
-  double share = rate_share(f.measured_bps, bound);
+  if (!f.via_ctl || !f.tcp) return;
+  WindowBound b = window_bound(f);
+  if (b.bps <= 0) return;
+  double share = rate_share(f.measured_bps, b.bps);
   auto [ctl, cpu] = controller_cpu(f);
   double h = controller_handling_us(f.case_rec);
   std::string idle;
   if (cpu >= 0)
-    idle = fmt::format("; {} was busy {:.0f}% of a core: it has one window ({}) to forward per round trip and "
+    idle = fmt::format("; {} was busy {:.0f}% of a core: it gets one window ({:.0f} segments) per round trip and "
                        "waits for the ACKs the rest of it",
-                       ctl, cpu, bytes(w));
+                       ctl, cpu, std::ceil(b.window / 1448));
   if (h > 0) idle += fmt::format(" (median packet-in handling {:.3g} us)", h);
   out.push_back({Bound::kControllerRoundTrip, share,
-                 fmt::format("every segment and ACK crosses the controller: {} in flight / {:.3g} ms round trip "
-                             "= {}, measured {} ({}%){}",
-                             bytes(w), f.idle_rtt_ms, rate(bound), rate(f.measured_bps), pct(share), idle),
+                 fmt::format("every segment and ACK crosses the controller: {} in flight per {} through it = {}, "
+                             "measured {} ({}%){}",
+                             bytes(b.window), rtt_words(b, f), rate(b.bps), rate(f.measured_bps), pct(share), idle),
                  ctl,
-                 {{"window_bytes", w}, {"rtt_ms", f.idle_rtt_ms}, {"bound_bps", bound}, {"controller_cpu_pct", cpu}}});
+                 {{"window_bytes", b.window},
+                  {"rtt_ms", b.rtt_ms},
+                  {"idle_rtt_ms", f.idle_rtt_ms},
+                  {"bound_bps", b.bps},
+                  {"controller_cpu_pct", cpu}}});
 }
 
 void rule_window_rtt(const Facts& f, std::vector<Candidate>& out) {
-  if (!f.tcp || f.via_ctl || f.idle_rtt_ms <= 0) return;
-  double w = flight_window(f);
-  if (w <= 0) return;
-  double bound = w * 8 / (f.idle_rtt_ms / 1000);
-  double share = rate_share(f.measured_bps, bound);
+  if (!f.tcp || f.via_ctl) return;
+  WindowBound b = window_bound(f);
+  if (b.bps <= 0) return;
+  double share = rate_share(f.measured_bps, b.bps);
   out.push_back({Bound::kWindowRtt, share,
-                 fmt::format("{} in flight / {:.3g} ms idle round trip = {}, measured {} ({}%)", bytes(w),
-                             f.idle_rtt_ms, rate(bound), rate(f.measured_bps), pct(share)),
+                 fmt::format("{} in flight / {} = {}, measured {} ({}%)", bytes(b.window), rtt_words(b, f),
+                             rate(b.bps), rate(f.measured_bps), pct(share)),
                  "",
-                 {{"window_bytes", w}, {"rtt_ms", f.idle_rtt_ms}, {"bound_bps", bound}}});
+                 {{"window_bytes", b.window}, {"rtt_ms", b.rtt_ms}, {"bound_bps", b.bps}}});
 }
 
 // The shaped qdisc on the path with the lowest rate that carried packets.
@@ -440,6 +487,13 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
   rule_shaped_link(f, cands);
   rule_window_rtt(f, cands);
   rule_offered(f, cands);
+  // A receive window that stays full because the receiving process is out of CPU is
+  // that process's CPU: the buffer is the symptom.
+  bool receiver_cpu = std::any_of(cands.begin(), cands.end(), [&](const Candidate& cd) {
+    return cd.bound == Bound::kProcessCpu && cd.share >= kExplains && cd.who.find("(" + f.to + ")") != std::string::npos;
+  });
+  if (receiver_cpu)
+    std::erase_if(cands, [](const Candidate& cd) { return cd.bound == Bound::kReceiverBuffer; });
   const Candidate* best = nullptr;
   for (const auto& cd : cands)
     if (!best || cd.share > best->share + 1e-9 ||

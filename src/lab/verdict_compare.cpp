@@ -83,10 +83,19 @@ std::vector<std::string> compare_controller_path(const json& doc, const std::str
     why = fmt::format("TCP sends at most one window per round trip, and every segment and its ACK cross the "
                       "controller: {:.0f} KB / {:.3g} ms = {}",
                       num(n, "window_bytes") / 1024, num(n, "rtt_ms"), mbit(num(n, "bound_bps")));
+    if (double idle = num(n, "idle_rtt_ms"); idle > 0 && num(n, "rtt_ms") > 1.5 * idle)
+      why += fmt::format(" (the round trip through the controller grew from {:.3g} ms idle to {:.3g} ms under "
+                         "load: packets wait in the controller path)",
+                         idle, num(n, "rtt_ms"));
   }
-  out.push_back(fmt::format("TCP {} vs UDP {}: {}; UDP does not wait for ACKs, so it keeps the sender's rate{}",
-                            mbit(a.bps), mbit(b.bps), why,
-                            b.verdict ? fmt::format(" (UDP: {})", b.verdict->value("bound", "?")) : ""));
+  std::string udp_why = b.verdict ? b.verdict->value("sentence", "") : "";
+  if (b.bps > a.bps)
+    out.push_back(fmt::format("TCP {} vs UDP {}: {}; UDP does not wait for ACKs, so it keeps the sender's rate{}",
+                              mbit(a.bps), mbit(b.bps), why, udp_why.empty() ? "" : " (" + udp_why + ")"));
+  else
+    out.push_back(fmt::format("TCP {} vs UDP {}: {}; UDP waits for no ACK, yet here it did not keep its rate "
+                              "either: {}",
+                              mbit(a.bps), mbit(b.bps), why, udp_why.empty() ? "no verdict" : udp_why));
   if (a.ctl_cpu >= 0 && b.ctl_cpu >= 0) {
     std::string rates =
         a.packet_ins_per_s > 0 || b.packet_ins_per_s > 0

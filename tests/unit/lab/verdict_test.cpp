@@ -101,6 +101,15 @@ TEST(Verdict, ReceiveWindowLimitedTcp) {
   EXPECT_NE(v.sentence.find("h2's receive window 88% of its busy time"), std::string::npos) << v.sentence;
 }
 
+TEST(Verdict, AFullReceiveWindowOfACpuBoundReceiverIsItsCpu) {
+  json r = tcp_record(0.2);
+  r["samples"]["tcp"]["summary"]["rwnd_limited_pct"] = 99.0;
+  r["samples"]["procs"]["iperf3 (h2)"] = proc(9.8, 10);
+  Verdict v = decide(r, plain_case());
+  EXPECT_EQ(v.bound, Bound::kProcessCpu);
+  EXPECT_EQ(v.who, "iperf3 (h2)");
+}
+
 TEST(Verdict, NotExplainedOnASaturatedMachineSaysSo) {
   json r = tcp_record(0.3);
   r["samples"]["cores"] = {{"cpu0", {{"busy_mean_pct", 99.0}}}, {"cpu1", {{"busy_mean_pct", 100.0}}}};
@@ -138,9 +147,27 @@ TEST(Verdict, ControllerRoundTripBoundsTcpThroughAHub) {
   // 16 KB / 20 ms (the idle ping RTT through the hub) = 6.55 Mbit/s; 5.6 measured.
   EXPECT_EQ(v.bound, Bound::kControllerRoundTrip);
   EXPECT_NEAR(v.share, 5.6 / 6.5536, 1e-3);
-  EXPECT_NE(v.sentence.find("16 KB in flight / 20 ms"), std::string::npos) << v.sentence;
+  EXPECT_NE(v.sentence.find("16 KB in flight per 20 ms idle round trip"), std::string::npos) << v.sentence;
   EXPECT_NE(v.sentence.find("busy 30% of a core"), std::string::npos) << v.sentence;
   EXPECT_NE(v.sentence.find("5.8 us"), std::string::npos) << v.sentence;
+}
+
+// Recorded: flowlab switch + flowlab hub, iperf2 -w 16K, on the loaded 2-core machine
+// (hub-100m.yaml): the RTT through the controller grew from 1.2 ms idle to ~8 ms.
+TEST(Verdict, FixedWindowThroughAHubUsesTheRoundTripUnderLoad) {
+  json ping = {{"case", "c"}, {"test", "ping"}, {"type", "ping"}, {"status", "ok"}, {"metrics", {{"rtt_avg_ms", 4.89}}}};
+  json r = tcp_record(0);
+  r["type"] = "iperf2-window";
+  r["metrics"] = {{"gbps_16K", 0.015420284}};
+  r["samples"]["tcp"]["summary"] = {{"inflight_mean_bytes", 17305.4}, {"min_rtt_ms", 1.218},
+                                    {"rtt_mean_ms", 14.69}, {"window_rate_mean_mbps", 17.2165}};
+  r["samples"]["procs"] = {{"flowlab controller", proc(9.7)}, {"flowlab switch s1", proc(20.5)}};
+  Verdict v = decide(r, hub_case(), {ping});
+  EXPECT_EQ(v.bound, Bound::kControllerRoundTrip);
+  EXPECT_NEAR(v.share, 15.420284 / 17.2165, 1e-3);
+  EXPECT_NE(v.sentence.find("17 KB in flight per 8.04 ms round trip under load (1.22 ms idle)"), std::string::npos)
+      << v.sentence;
+  EXPECT_NE(v.sentence.find("flowlab controller was busy 10% of a core"), std::string::npos) << v.sentence;
 }
 
 TEST(Verdict, LossWithRetransmissionTimeouts) {
