@@ -48,11 +48,17 @@ class CpuCgroup {
     if (ctls.find("cpu") != std::string::npos) {
       std::ofstream("/sys/fs/cgroup/cgroup.subtree_control") << "+cpu";
       dir_ = "/sys/fs/cgroup/" + name;
-      if (::mkdir(dir_.c_str(), 0755) != 0) return dir_.clear();
+      if (::mkdir(dir_.c_str(), 0755) != 0) {
+        dir_.clear();
+        return;
+      }
       std::ofstream(dir_ + "/cpu.max") << pct * 1000 << " 100000";
     } else if (fs::exists("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")) {
       dir_ = "/sys/fs/cgroup/cpu/" + name;
-      if (::mkdir(dir_.c_str(), 0755) != 0) return dir_.clear();
+      if (::mkdir(dir_.c_str(), 0755) != 0) {
+        dir_.clear();
+        return;
+      }
       std::ofstream(dir_ + "/cpu.cfs_period_us") << 100000;
       std::ofstream(dir_ + "/cpu.cfs_quota_us") << pct * 1000;
     }
