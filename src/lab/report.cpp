@@ -8,6 +8,7 @@
 #include <set>
 
 #include "lab/json_access.h"
+#include "lab/repeat.h"
 #include "lab/report_parts.h"
 
 namespace flowlab::lab {
@@ -149,10 +150,14 @@ std::string render_table(const json& doc) {
         if (i == 0) base = v;
         if (!v) {
           row.push_back(status_cell(r));
-        } else if (i == 0 || !base || *base == 0) {
-          row.push_back(fmt_value(*v));
         } else {
-          row.push_back(fmt::format("{} (x{:.2f})", fmt_value(*v), *v / *base));
+          std::string cell = fmt_value(*v);
+          if (auto rg = metric_range(*r, m); rg && rg->first != rg->second)
+            cell += fmt::format(" [{}-{}]", fmt_value(rg->first), fmt_value(rg->second));
+          const json* r0 = find_result(doc, cases[0], t);
+          if (i > 0 && base && *base != 0)
+            cell += fmt::format(" (x{:.2f}{})", *v / *base, r0 && within_spread(*r0, *r, m) ? ", within spread" : "");
+          row.push_back(cell);
         }
       }
       rows.push_back(row);

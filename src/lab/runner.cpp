@@ -27,6 +27,7 @@
 #include "lab/backends.h"
 #include "lab/netns.h"
 #include "lab/process.h"
+#include "lab/repeat.h"
 #include "lab/report.h"
 #include "lab/run_state.h"
 #include "lab/sampler.h"
@@ -119,6 +120,7 @@ struct RunContext {
   std::string out_dir;
   std::string flowlab_bin;
   ProgressLine progress;
+  std::string repeat_dir;  // "/repeat-2" under each case's out dir with --repeat
 };
 
 // Whether a switch of the case (other than a Linux bridge, which takes no
@@ -301,7 +303,7 @@ json case_config(const CaseSpec& cs) {
 // Runs one case; appends its test records to `results` and returns the case record.
 json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
   json rec = case_config(cs);
-  std::string case_out = rc.out_dir + "/" + cs.name;
+  std::string case_out = rc.out_dir + "/" + cs.name + rc.repeat_dir;
   std::error_code ec;
   fs::create_directories(case_out, ec);
   std::vector<const TestSpec*> tests;
@@ -394,7 +396,7 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
                sc.name.c_str(), file.c_str(), state->id().c_str(), sc.cases.size(), sc.tests.size(),
                out.c_str());
 
-  RunContext rc{sc, *state, out, self_binary(), {}};
+  RunContext rc{sc, *state, out, self_binary(), {}, {}};
   json doc = {{"scenario",
                {{"name", sc.name}, {"file", fs::absolute(file).string()}, {"description", sc.description}}},
               {"run_id", state->id()},
@@ -403,17 +405,31 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
               {"cases", json::array()},
               {"results", json::array()}};
   bool any_failed = false;
-  for (size_t i = 0; i < sc.cases.size(); ++i) {
-    const auto& cs = sc.cases[i];
-    if (interrupted()) {
-      doc["cases"].push_back({{"name", cs.name}, {"status", "skipped"}, {"reason", "interrupted"}});
-      continue;
+  // --repeat: cases interleaved (A1 B1 A2 B2 ...); the first repeat's case records stay.
+  const int repeats = std::max(1, opts.repeat);
+  for (int rep = 0; rep < repeats; ++rep) {
+    rc.repeat_dir = repeats > 1 ? fmt::format("/repeat-{}", rep + 1) : "";
+    for (size_t i = 0; i < sc.cases.size(); ++i) {
+      const auto& cs = sc.cases[i];
+      if (interrupted()) {
+        if (rep == 0) doc["cases"].push_back({{"name", cs.name}, {"status", "skipped"}, {"reason", "interrupted"}});
+        continue;
+      }
+      std::fprintf(stderr, "lab: case %zu/%zu%s: %s%s%s\n", i + 1, sc.cases.size(),
+                   repeats > 1 ? fmt::format(", repeat {}/{}", rep + 1, repeats).c_str() : "", cs.name.c_str(),
+                   cs.description.empty() ? "" : " - ", cs.description.c_str());
+      size_t first = doc["results"].size();
+      json c = run_case(rc, cs, i, doc["results"]);
+      if (repeats > 1)
+        for (size_t k = first; k < doc["results"].size(); ++k) doc["results"][k]["repeat"] = rep + 1;
+      any_failed |= c["status"] == "failed";
+      if (rep == 0) doc["cases"].push_back(std::move(c));
     }
-    std::fprintf(stderr, "lab: case %zu/%zu: %s%s%s\n", i + 1, sc.cases.size(), cs.name.c_str(),
-                 cs.description.empty() ? "" : " - ", cs.description.c_str());
-    json c = run_case(rc, cs, i, doc["results"]);
-    any_failed |= c["status"] == "failed";
-    doc["cases"].push_back(std::move(c));
+  }
+  if (repeats > 1) {
+    doc["repeat"] = repeats;
+    doc["results_by_repeat"] = doc["results"];
+    doc["results"] = aggregate_repeats(doc["results_by_repeat"]);
   }
   doc["finished_at"] = now_iso();
   doc["interrupted"] = interrupted();
@@ -473,6 +489,19 @@ Status rerender_report(const std::string& dir) {
     return fail("{}/results.json: unexpected content: {}", dir, e.what());
   }
   std::fprintf(stdout, "\nreport: %s/report.html\n", dir.c_str());
+  return ok_status();
+}
+
+Status diff_runs(const std::string& old_path, const std::string& new_path) {
+  FLOWLAB_ASSIGN_OR_RETURN(json a, load_results(old_path));
+  FLOWLAB_ASSIGN_OR_RETURN(json b, load_results(new_path));
+  try {
+    annotate_explanations(a);  // verdicts of runs recorded before they existed
+    annotate_explanations(b);
+    std::fputs(diff_results(a, b).c_str(), stdout);
+  } catch (const json::exception& e) {
+    return fail("unexpected results.json content: {}", e.what());
+  }
   return ok_status();
 }
 
