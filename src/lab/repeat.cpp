@@ -33,7 +33,9 @@ std::string fmt_num(double v) { return fmt::format("{:.4g}", v); }
 json aggregate_repeats(const json& results) {
   std::vector<std::string> order;
   std::map<std::string, std::vector<const json*>> groups;
-  for (const auto& r : results.is_array() ? results : json::array()) {
+  static const json kNone = json::array();
+  const json& all = results.is_array() ? results : kNone;  // a reference: groups point into it
+  for (const auto& r : all) {
     auto k = key_of(r);
     if (!groups.count(k)) order.push_back(k);
     groups[k].push_back(&r);
