@@ -26,18 +26,27 @@ std::string figure(const json& r) {
   const json& m = member(r, "metrics");
   std::string type = r.value("type", "");
   if (r.value("status", "") != "ok") return r.value("status", "?");
+  // " [min-max]" of a repeated metric, in the unit of its figure (rates: in Mbit/s when below 1 Gbit/s).
   auto spread = [&](const char* k) {
     const json& s = member(member(r, "spread"), k);
-    return s.contains("min") ? fmt::format(" [{:.3g}-{:.3g}]", num(s, "min"), num(s, "max")) : std::string();
+    if (!s.contains("min")) return std::string();
+    double lo = num(s, "min"), hi = num(s, "max"), med = num(m, k);
+    if (std::string(k).rfind("gbps", 0) == 0 && med < 1) lo *= 1e3, hi *= 1e3;
+    return fmt::format(" [{:.3g}-{:.3g}]", lo, hi);
   };
   if (type == "ping") return fmt::format("{:.3g} ms{}", num(m, "rtt_avg_ms"), spread("rtt_avg_ms"));
   if (type == "tcp-rr") return fmt::format("{:.3g} us{}", num(m, "rtt_avg_us"), spread("rtt_avg_us"));
+  auto rate = [&](double g) { return g < 1 ? fmt::format("{:.3g} Mbit/s", g * 1e3) : fmt::format("{:.3g} Gbit/s", g); };
   if (type == "iperf3-udp")
-    return fmt::format("{:.3g} Gbit/s{}, {:.2g}% lost", num(m, "gbps"), spread("gbps"), num(m, "loss_pct"));
-  if (type == "iperf3-tcp") return fmt::format("{:.3g} Gbit/s{}", num(m, "gbps"), spread("gbps"));
-  std::string s;
-  for (const auto& k : headline_metrics(r))
-    s += fmt::format("{}{} {:.3g}{}", s.empty() ? "" : ", ", k, num(m, k.c_str()), spread(k.c_str()));
+    return fmt::format("{}{}, {:.2g}% lost", rate(num(m, "gbps")), spread("gbps"), num(m, "loss_pct"));
+  if (type == "iperf3-tcp") return fmt::format("{}{}", rate(num(m, "gbps")), spread("gbps"));
+  std::string s;  // iperf2-window: "16K 15.4 Mbit/s"
+  for (const auto& k : headline_metrics(r)) {
+    double g = num(m, k.c_str());
+    std::string v = g < 1 ? fmt::format("{:.3g} Mbit/s", g * 1e3) : fmt::format("{:.3g} Gbit/s", g);
+    s += fmt::format("{}{} {}{}", s.empty() ? "" : ", ", k.rfind("gbps_", 0) == 0 ? k.substr(5) : k, v,
+                     spread(k.c_str()));
+  }
   return s;
 }
 
@@ -81,9 +90,11 @@ std::string render_summary(const json& doc) {
       const json& r = *rs[i];
       const json& v = member(r, "verdict");
       if (i) h += "<tr>";
-      h += fmt::format("<td>{}</td><td>{}</td><td><b>{}</b> — {}</td></tr>", svg_escape(r.value("test", "")),
-                       svg_escape(figure(r)), svg_escape(v.value("bound", "-")),
-                       svg_escape(v.value("sentence", r.value("reason", ""))));
+      std::string bound = v.value("bound", "-"), sentence = v.value("sentence", r.value("reason", ""));
+      if (sentence.rfind(bound + ": ", 0) == 0) sentence = sentence.substr(bound.size() + 2);
+      h += fmt::format("<td>{}</td><td>{}</td><td class=\"verdict\"><b>{}</b> — {}</td></tr>",
+                       svg_escape(r.value("test", "")), svg_escape(figure(r)), svg_escape(bound),
+                       svg_escape(sentence));
     }
     for (const auto& line : array_member(c, "comparison"))
       h += fmt::format("<tr><td></td><td colspan=\"4\" class=\"cmp\">{}</td></tr>", svg_escape(line.get<std::string>()));

@@ -41,7 +41,7 @@ std::string svg_escape(const std::string& s) {
 double nice_ceiling(double v) {
   if (!(v > 0) || !std::isfinite(v)) return 1;
   double p = std::pow(10.0, std::floor(std::log10(v)));
-  for (double m : {1.0, 2.0, 5.0, 10.0})
+  for (double m : {1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0})
     if (m * p >= v * (1 - 1e-9)) return m * p;
   return 10 * p;
 }
@@ -51,7 +51,7 @@ std::string render_line_chart(const LineChart& c) {
                                                                [](const LineSeries& s) { return s.right_axis; })
                                    ? 52
                                    : 16;
-  const int top = 24, legend_h = 16 * int((c.series.size() + 2) / 3), bottom = 34 + legend_h;
+  const int top = 32, legend_h = 16 * int((c.series.size() + 2) / 3), bottom = 34 + legend_h;
   const int pw = c.width - left - right, ph = c.height - top - bottom;
   double xmax = 0, y1 = 0, y2 = 0;
   size_t points = 0;
@@ -71,9 +71,9 @@ std::string render_line_chart(const LineChart& c) {
   std::string s = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"line-chart\" width=\"{}\" height=\"{}\" role=\"img\" "
       "aria-label=\"{}\" font-family=\"sans-serif\" font-size=\"11\">"
-      "<text x=\"{}\" y=\"14\" font-weight=\"bold\" font-size=\"13\">{}</text>"
+      "<text x=\"4\" y=\"13\" font-weight=\"bold\" font-size=\"13\">{}</text>"
       "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#bbb\"/>",
-      c.width, c.height, svg_escape(c.title), left, svg_escape(c.title), left, top, pw, ph);
+      c.width, c.height, svg_escape(c.title), svg_escape(c.title), left, top, pw, ph);
   for (int i = 0; i <= 4; ++i) {  // grid and tick labels
     double fy = double(i) / 4;
     double y = top + ph - fy * ph;

@@ -30,7 +30,7 @@ struct LineChart {
 std::string render_line_chart(const LineChart& chart);
 // "a < b & c" -> "a &lt; b &amp; c" (text and attribute values).
 std::string svg_escape(const std::string& s);
-// A round axis maximum at or above v: 1, 2, 5 x 10^k.
+// A round axis maximum at or above v: 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k.
 double nice_ceiling(double v);
 
 }  // namespace flowlab::lab

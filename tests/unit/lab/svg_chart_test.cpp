@@ -10,8 +10,9 @@ namespace flowlab::lab {
 namespace {
 
 TEST(SvgChart, NiceCeilings) {
-  EXPECT_DOUBLE_EQ(nice_ceiling(0.7), 1);
-  EXPECT_DOUBLE_EQ(nice_ceiling(1.3), 2);
+  EXPECT_DOUBLE_EQ(nice_ceiling(0.7), 0.8);
+  EXPECT_DOUBLE_EQ(nice_ceiling(1.03), 1.2);
+  EXPECT_DOUBLE_EQ(nice_ceiling(1.3), 1.5);
   EXPECT_DOUBLE_EQ(nice_ceiling(95), 100);
   EXPECT_DOUBLE_EQ(nice_ceiling(450), 500);
   EXPECT_DOUBLE_EQ(nice_ceiling(0), 1);
@@ -35,9 +36,9 @@ TEST(SvgChart, PolylineEventsAndLegend) {
   EXPECT_NE(s.find("rtt (right)"), std::string::npos);
   EXPECT_NE(s.find("class=\"event\""), std::string::npos);
   EXPECT_NE(s.find("link down"), std::string::npos);
-  // Plot area: left 52, right 52 (a right axis), top 24, bottom 34 + 16 (one legend row):
-  // 296 x 126 px. (0,0) -> (52,150); (10,100) -> (348,24); x max 10, y max 100.
-  EXPECT_NE(s.find("points=\"52.0,150.0 200.0,87.0 348.0,24.0\""), std::string::npos) << s;
+  // Plot area: left 52, right 52 (a right axis), top 32, bottom 34 + 16 (one legend row):
+  // 296 x 118 px. (0,0) -> (52,150); (10,100) -> (348,32); x max 10, y max 100.
+  EXPECT_NE(s.find("points=\"52.0,150.0 200.0,91.0 348.0,32.0\""), std::string::npos) << s;
   EXPECT_EQ(s.find("no samples"), std::string::npos);
 }
 
