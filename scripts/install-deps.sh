@@ -11,6 +11,8 @@ PACKAGES=(
   # lab, peers and traffic tools
   iproute2 iptables ethtool iputils-ping procps psmisc
   openvswitch-switch python3-os-ken iperf3 iperf tshark openssl
+  # tests: report.html is loaded in headless Chromium (summary, charts, no console errors)
+  chromium
 )
 
 missing=()
