@@ -137,24 +137,26 @@ std::string diff_results(const json& o, const json& n) {
         continue;
       }
       ++moved;
-      out += fmt::format("{} {}: {} -> {} ({}{:.0f}%), beyond the spread {}\n", label, m, fmt_num(va), fmt_num(vb),
-                         vb >= va ? "+" : "", va != 0 ? (vb - va) / std::abs(va) * 100 : 0.0, ranges);
+      out += fmt::format("{} {}: {} -> {} ({}{:.0f}%), beyond the spread {}\n", label, m, fmt_num(va),
+                         fmt_num(vb), vb >= va ? "+" : "", va != 0 ? (vb - va) / std::abs(va) * 100 : 0.0,
+                         ranges);
     }
     std::string vo = member(a, "verdict").value("bound", ""), vn = member(r, "verdict").value("bound", "");
     if (vo != vn) {
       ++changed;
-      out += fmt::format("{}: verdict {} -> {}: {}\n", label, vo.empty() ? "none" : vo, vn.empty() ? "none" : vn,
-                         member(r, "verdict").value("sentence", ""));
+      out += fmt::format("{}: verdict {} -> {}: {}\n", label, vo.empty() ? "none" : vo,
+                         vn.empty() ? "none" : vn, member(r, "verdict").value("sentence", ""));
     }
   }
   for (const auto& [k, a] : old_by) {
     bool found = false;
     for (const auto& r : array_member(n, "results")) found |= key_of(r) == k;
-    if (!found) out += fmt::format("{} / {}: gone (only in the old run)\n", a->value("case", ""), a->value("test", ""));
+    if (!found)
+      out += fmt::format("{} / {}: gone (only in the old run)\n", a->value("case", ""), a->value("test", ""));
   }
-  out += fmt::format("{} figure(s) moved beyond their spread, {} within it; {} verdict(s) changed{}\n", moved, steady,
-                     changed,
-                     any_spread ? "" : " (no spread recorded: single runs, so any change counts; use --repeat N)");
+  out += fmt::format(
+      "{} figure(s) moved beyond their spread, {} within it; {} verdict(s) changed{}\n", moved, steady,
+      changed, any_spread ? "" : " (no spread recorded: single runs, so any change counts; use --repeat N)");
   return out;
 }
 

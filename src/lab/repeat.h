@@ -23,7 +23,8 @@ namespace flowlab::lab {
 nlohmann::json aggregate_repeats(const nlohmann::json& results);
 
 // [min, max] of a metric of a record: its spread when there is one, else the value.
-std::optional<std::pair<double, double>> metric_range(const nlohmann::json& result, const std::string& metric);
+std::optional<std::pair<double, double>> metric_range(const nlohmann::json& result,
+                                                      const std::string& metric);
 // True when both records have the metric, at least one has a spread, and the ranges overlap.
 bool within_spread(const nlohmann::json& a, const nlohmann::json& b, const std::string& metric);
 

@@ -156,7 +156,8 @@ std::string render_table(const json& doc) {
             cell += fmt::format(" [{}-{}]", fmt_value(rg->first), fmt_value(rg->second));
           const json* r0 = find_result(doc, cases[0], t);
           if (i > 0 && base && *base != 0)
-            cell += fmt::format(" (x{:.2f}{})", *v / *base, r0 && within_spread(*r0, *r, m) ? ", within spread" : "");
+            cell += fmt::format(" (x{:.2f}{})", *v / *base,
+                                r0 && within_spread(*r0, *r, m) ? ", within spread" : "");
           row.push_back(cell);
         }
       }

@@ -36,7 +36,9 @@ std::string figure(const json& r) {
   };
   if (type == "ping") return fmt::format("{:.3g} ms{}", num(m, "rtt_avg_ms"), spread("rtt_avg_ms"));
   if (type == "tcp-rr") return fmt::format("{:.3g} us{}", num(m, "rtt_avg_us"), spread("rtt_avg_us"));
-  auto rate = [&](double g) { return g < 1 ? fmt::format("{:.3g} Mbit/s", g * 1e3) : fmt::format("{:.3g} Gbit/s", g); };
+  auto rate = [&](double g) {
+    return g < 1 ? fmt::format("{:.3g} Mbit/s", g * 1e3) : fmt::format("{:.3g} Gbit/s", g);
+  };
   if (type == "iperf3-udp")
     return fmt::format("{}{}, {:.2g}% lost", rate(num(m, "gbps")), spread("gbps"), num(m, "loss_pct"));
   if (type == "iperf3-tcp") return fmt::format("{}{}", rate(num(m, "gbps")), spread("gbps"));
@@ -67,7 +69,8 @@ std::string controller_sentence(const std::string& name, const json& st) {
   if (num(h, "count") > 0)
     s += fmt::format(", median {:.3g} us (p99 {:.3g} us)", num(h, "p50_ns") / 1e3, num(h, "p99_ns") / 1e3);
   s += dropped > 0 ? fmt::format(", {:.0f} dropped", dropped) : ", none dropped";
-  s += fmt::format("; sent {:.0f} packet-outs and {:.0f} flow-mods", num(sent, "packet_out"), num(sent, "flow_mod"));
+  s += fmt::format("; sent {:.0f} packet-outs and {:.0f} flow-mods", num(sent, "packet_out"),
+                   num(sent, "flow_mod"));
   if (num(sent, "refused") > 0) s += fmt::format(" ({:.0f} sends refused)", num(sent, "refused"));
   return s;
 }
@@ -97,7 +100,8 @@ std::string render_summary(const json& doc) {
                        svg_escape(sentence));
     }
     for (const auto& line : array_member(c, "comparison"))
-      h += fmt::format("<tr><td></td><td colspan=\"4\" class=\"cmp\">{}</td></tr>", svg_escape(line.get<std::string>()));
+      h += fmt::format("<tr><td></td><td colspan=\"4\" class=\"cmp\">{}</td></tr>",
+                       svg_escape(line.get<std::string>()));
   }
   return h + "</table>";
 }

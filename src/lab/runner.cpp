@@ -412,12 +412,13 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
     for (size_t i = 0; i < sc.cases.size(); ++i) {
       const auto& cs = sc.cases[i];
       if (interrupted()) {
-        if (rep == 0) doc["cases"].push_back({{"name", cs.name}, {"status", "skipped"}, {"reason", "interrupted"}});
+        if (rep == 0)
+          doc["cases"].push_back({{"name", cs.name}, {"status", "skipped"}, {"reason", "interrupted"}});
         continue;
       }
       std::fprintf(stderr, "lab: case %zu/%zu%s: %s%s%s\n", i + 1, sc.cases.size(),
-                   repeats > 1 ? fmt::format(", repeat {}/{}", rep + 1, repeats).c_str() : "", cs.name.c_str(),
-                   cs.description.empty() ? "" : " - ", cs.description.c_str());
+                   repeats > 1 ? fmt::format(", repeat {}/{}", rep + 1, repeats).c_str() : "",
+                   cs.name.c_str(), cs.description.empty() ? "" : " - ", cs.description.c_str());
       size_t first = doc["results"].size();
       json c = run_case(rc, cs, i, doc["results"]);
       if (repeats > 1)

@@ -82,15 +82,17 @@ std::optional<double> cgroup_cpu_limit(pid_t pid) {
       p = p.parent_path();
     }
   };
-  std::string v2_root = fs::exists("/sys/fs/cgroup/cgroup.controllers") ? "/sys/fs/cgroup"
+  std::string v2_root = fs::exists("/sys/fs/cgroup/cgroup.controllers")           ? "/sys/fs/cgroup"
                         : fs::exists("/sys/fs/cgroup/unified/cgroup.controllers") ? "/sys/fs/cgroup/unified"
-                                                                                   : "";
+                                                                                  : "";
   if (!cg.v2.empty())
-    walk(v2_root, cg.v2, [](const fs::path& p) { return parse_cpu_max(read_file((p / "cpu.max").string())); });
+    walk(v2_root, cg.v2,
+         [](const fs::path& p) { return parse_cpu_max(read_file((p / "cpu.max").string())); });
   if (!cg.v1_cpu.empty()) {
     std::string v1_root = fs::exists("/sys/fs/cgroup/cpu/cpu.cfs_quota_us") ? "/sys/fs/cgroup/cpu"
-                          : fs::exists("/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us") ? "/sys/fs/cgroup/cpu,cpuacct"
-                                                                                      : "";
+                          : fs::exists("/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us")
+                              ? "/sys/fs/cgroup/cpu,cpuacct"
+                              : "";
     walk(v1_root, cg.v1_cpu, [](const fs::path& p) {
       return parse_cfs_quota(read_file((p / "cpu.cfs_quota_us").string()),
                              read_file((p / "cpu.cfs_period_us").string()));
@@ -117,10 +119,9 @@ json qdisc_snapshot(const std::string& role, const std::string& ns) {
   std::set<std::string> htb_devs;
   auto add = [&](const QdiscStat& q) {
     if (q.kind == "noqueue") return;
-    j[fmt::format("{}/{}/{}", role, q.dev, q.kind)] = {{"ns", role},         {"dev", q.dev},
-                                                       {"kind", q.kind},     {"rate_bps", q.rate_bps},
-                                                       {"drops", q.drops},   {"packets", q.packets},
-                                                       {"backlog", q.backlog}};
+    j[fmt::format("{}/{}/{}", role, q.dev, q.kind)] = {
+        {"ns", role},       {"dev", q.dev},         {"kind", q.kind},      {"rate_bps", q.rate_bps},
+        {"drops", q.drops}, {"packets", q.packets}, {"backlog", q.backlog}};
   };
   for (const auto& q : parse_tc_json(r.out)) {
     add(q);
@@ -191,8 +192,11 @@ json intervals_json(const std::string& out) {
 
 TestSampler::TestSampler(SamplerConfig cfg) : cfg_(std::move(cfg)) {
   before_ = snapshot(cfg_);
-  series_ = {{"t_s", json::array()}, {"procs", json::object()}, {"cores", json::object()},
-             {"tcp", json::object()}, {"counters", json::object()}};
+  series_ = {{"t_s", json::array()},
+             {"procs", json::object()},
+             {"cores", json::object()},
+             {"tcp", json::object()},
+             {"counters", json::object()}};
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -315,6 +319,8 @@ void TestSampler::loop() {
         put("packet_in.dropped", j.value("/packet_in/dropped"_json_pointer, json()));
         put("packet_ins.sent", j.value("/packet_ins/sent"_json_pointer, json()));
         put("to_controller.dropped", j.value("/to_controller/dropped"_json_pointer, json()));
+        put("buffers.evicted", j.value("/buffers/evicted"_json_pointer, json()));
+        put("buffers.expired", j.value("/buffers/expired"_json_pointer, json()));
       }
     }
   }
@@ -333,7 +339,8 @@ json TestSampler::finish() {
     pad(p["user_pct"], n);
     pad(p["system_pct"], n);
     json total = json::array();
-    for (size_t i = 0; i < n; ++i) total.push_back(p["user_pct"][i].get<double>() + p["system_pct"][i].get<double>());
+    for (size_t i = 0; i < n; ++i)
+      total.push_back(p["user_pct"][i].get<double>() + p["system_pct"][i].get<double>());
     p["mean_pct"] = series_mean(total);
     p["max_pct"] = series_max(total);
     p["user_mean_pct"] = series_mean(p["user_pct"]);

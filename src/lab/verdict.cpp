@@ -1,11 +1,13 @@
 // The verdict rules (see verdict.h for the method; docs/LAB.md for the list).
 #include "lab/verdict.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
 #include "lab/json_access.h"
-#include "lab/traffic.h"
+#include "lab/verdict_facts.h"
 
 namespace flowlab::lab {
 
@@ -13,7 +15,9 @@ using nlohmann::json;
 
 namespace {
 
-constexpr double kExplains = 0.8;   // a bound must account for this share
+using namespace verdict_detail;  // NOLINT(google-build-using-namespace): the rules' own facts
+
+constexpr double kExplains = 0.8;    // a bound must account for this share
 constexpr double kOverBound = 1.25;  // a rate bound exceeded by more than this is no bound
 
 std::string rate(double bps) {
@@ -37,133 +41,6 @@ double rate_share(double measured, double bound) {
   return s > kOverBound ? 0 : std::min(1.0, s);
 }
 
-// What the rules read from the records, in one place.
-struct Facts {
-  std::string type, status, from, to;
-  bool tcp = false, udp = false, via_ctl = false;
-  double measured_bps = 0, offered_bps = 0, loss_pct = 0, lost = 0, duration_s = 0;
-  double window = 0;            // fixed window (iperf -w), bytes
-  double inflight = 0;          // mean bytes in flight (ss), bytes
-  double idle_rtt_ms = 0;       // case ping RTT or the stream's min RTT
-  double retrans = 0, csum = 0, rcvbuf = 0, pruned = 0, timeouts = 0, rto_ms = 0;
-  double delivery_max_bps = 0;
-  double rwnd_limited_pct = 0, zero_windows = 0;
-  double window_rate_bps = 0, rtt_mean_ms = 0;  // per-sample window / RTT under load (ss)
-  json cores = json::object();
-  json procs = json::object();
-  json qdiscs = json::array();
-  json counters = json::object();
-  json case_rec;
-};
-
-double case_ping_rtt_ms(const json& doc, const std::string& case_name) {
-  for (const auto& o : array_member(doc, "results"))
-    if (o.value("case", "") == case_name && o.value("type", "") == "ping" && o.value("status", "") == "ok")
-      return num(member(o, "metrics"), "rtt_avg_ms");
-  return 0;
-}
-
-// Delta of a cumulative series (last - first), 0 when absent.
-double series_delta(const json& a) {
-  if (!a.is_array() || a.size() < 2) return 0;
-  double first = 0, last = 0;
-  bool seen = false;
-  for (const auto& v : a)
-    if (v.is_number()) {  // null: the file did not exist yet
-      if (!seen) first = v.get<double>();
-      seen = true;
-      last = v.get<double>();
-    }
-  return last - first;
-}
-
-Facts gather(const json& r, const json& c, const json& doc) {
-  Facts f;
-  f.type = r.value("type", "");
-  f.status = r.value("status", "");
-  f.from = r.value("from", "?");
-  f.to = r.value("to", "?");
-  f.case_rec = c.is_object() ? c : json::object();
-  f.tcp = f.type == "iperf3-tcp" || f.type == "iperf2-window";
-  f.udp = f.type == "iperf3-udp";
-  f.via_ctl = every_packet_via_controller(c);
-  const json& m = member(r, "metrics");
-  const json& rx = member(r, "receiver_stack");
-  const json& s = member(r, "samples");
-  const json& tx_ext = member(member(s, "tcp_ext"), "sender");
-  const json& rx_ext = member(member(s, "tcp_ext"), "receiver");
-  const json& tsum = member(member(s, "tcp"), "summary");
-  f.measured_bps = num(m, "gbps") * 1e9;
-  if (f.type == "iperf2-window") {  // judge the largest window of the sweep
-    for (const auto& [k, v] : m.items()) {
-      if (k.rfind("gbps_", 0) != 0 || !v.is_number()) continue;
-      double w = double(parse_size(k.substr(5)));
-      if (w > f.window) {
-        f.window = w;
-        f.measured_bps = v.get<double>() * 1e9;
-      }
-    }
-  } else {
-    f.window = num(m, "window_bytes");
-  }
-  f.offered_bps = num(m, "offered_gbps") * 1e9;
-  f.loss_pct = num(m, "loss_pct");
-  f.lost = num(m, "lost_packets");
-  const json& ts = array_member(s, "t_s");
-  f.duration_s = !ts.empty() && ts.back().is_number() ? ts.back().get<double>() : num(r, "elapsed_s");
-  f.inflight = num(tsum, "inflight_mean_bytes");
-  f.idle_rtt_ms = case_ping_rtt_ms(doc, r.value("case", ""));
-  if (double mr = num(tsum, "min_rtt_ms"); mr > 0 && (f.idle_rtt_ms <= 0 || mr < f.idle_rtt_ms))
-    f.idle_rtt_ms = mr;
-  f.retrans = std::max({num(m, "retransmits"), num(tsum, "retrans"), num(tx_ext, "Tcp.RetransSegs"),
-                        num(member(r, "sender_stack"), "Tcp.RetransSegs")});
-  f.csum = num(rx, "Tcp.InCsumErrors") + num(rx, "Udp.InCsumErrors");
-  f.rcvbuf = num(rx, "Udp.RcvbufErrors");
-  f.pruned = num(rx_ext, "TcpExt.RcvPruned") + num(rx_ext, "TcpExt.OfoPruned") + num(rx_ext, "TcpExt.TCPRcvQDrop");
-  f.timeouts = num(tx_ext, "TcpExt.TCPTimeouts");
-  f.rto_ms = num(tsum, "rto_mean_ms", 200);
-  if (f.rto_ms <= 0) f.rto_ms = 200;  // Linux's minimum RTO
-  f.delivery_max_bps = num(tsum, "delivery_max_mbps") * 1e6;
-  f.rwnd_limited_pct = num(tsum, "rwnd_limited_pct");
-  f.window_rate_bps = num(tsum, "window_rate_mean_mbps") * 1e6;
-  if (f.window_rate_bps <= 0) {  // results.json written before the summary had it
-    const json& t = member(s, "tcp");
-    const json& w = array_member(t, "inflight_bytes");
-    const json& rt = array_member(t, "rtt_ms");
-    double sum = 0;
-    int n = 0;
-    for (size_t i = 0; i < w.size() && i < rt.size(); ++i)
-      if (w[i].is_number() && rt[i].is_number() && w[i].get<double>() > 0 && rt[i].get<double>() > 0) {
-        sum += w[i].get<double>() * 8 / (rt[i].get<double>() / 1000);
-        ++n;
-      }
-    if (n) f.window_rate_bps = sum / n;
-  }
-  f.rtt_mean_ms = num(tsum, "rtt_mean_ms");
-  f.zero_windows = num(rx_ext, "TcpExt.TCPToZeroWindowAdv");
-  f.cores = member(s, "cores");
-  f.procs = member(s, "procs");
-  f.qdiscs = array_member(s, "qdiscs");
-  f.counters = member(s, "counters");
-  return f;
-}
-
-// The controller process of the case and its mean CPU during the test.
-std::pair<std::string, double> controller_cpu(const Facts& f) {
-  std::pair<std::string, double> best{"", -1};
-  for (const auto& [label, p] : f.procs.items())
-    if (label.rfind("flowlab controller", 0) == 0 || label == "os-ken")
-      if (num(p, "mean_pct") > best.second) best = {label, num(p, "mean_pct")};
-  return best;
-}
-
-// Median packet-in handling time of the case's controller, in us (0: unknown).
-double controller_handling_us(const json& c) {
-  for (const auto& [n, st] : member(c, "controller_stats").items())
-    if (double p50 = num(member(member(st, "handling_time"), "packet_in"), "p50_ns"); p50 > 0) return p50 / 1e3;
-  return 0;
-}
-
 struct Candidate {
   Bound bound;
   double share = 0;
@@ -179,32 +56,40 @@ void rule_checksum(const Facts& f, std::vector<Candidate>& out) {
   if (f.csum <= 0) return;
   double share = losses(f) > 0 ? std::min(1.0, f.csum / losses(f)) : 1.0;
   if (f.status != "ok") share = 1.0;  // a stream that died of bad checksums
-  out.push_back({Bound::kChecksumDrops, share,
-                 fmt::format("{} dropped {:.0f} segments with bad checksums (InCsumErrors), {}% of the {:.0f} {}: "
-                             "the path forwarded partial checksums without completing them",
-                             f.to, f.csum, pct(share), losses(f), losses_what(f)),
-                 f.to,
-                 {{"csum_errors", f.csum}, {"losses", losses(f)}}});
+  out.push_back(
+      {Bound::kChecksumDrops,
+       share,
+       fmt::format("{} dropped {:.0f} segments with bad checksums (InCsumErrors), {}% of the {:.0f} {}: "
+                   "the path forwarded partial checksums without completing them",
+                   f.to, f.csum, pct(share), losses(f), losses_what(f)),
+       f.to,
+       {{"csum_errors", f.csum}, {"losses", losses(f)}}});
 }
 
 void rule_receiver_buffer(const Facts& f, std::vector<Candidate>& out) {
-  if (f.tcp && f.rwnd_limited_pct > 0) {  // the sender waited for the receiver's window
+  // The sender waited for the receiver's window. With a fixed window (iperf -w sets
+  // the receiver's buffer too) that is the window itself: window / RTT's business.
+  if (f.tcp && f.rwnd_limited_pct > 0 && f.window <= 0) {
     double share = std::min(1.0, f.rwnd_limited_pct / 100);
-    out.push_back({Bound::kReceiverBuffer, share,
-                   fmt::format("the sender was limited by {}'s receive window {:.0f}% of its busy time (ss "
-                               "rwnd_limited; {:.0f} zero-window advertisements): the receiving application did "
-                               "not empty its socket buffer fast enough",
-                               f.to, f.rwnd_limited_pct, f.zero_windows),
-                   f.to,
-                   {{"rwnd_limited_pct", f.rwnd_limited_pct}, {"zero_windows", f.zero_windows}}});
+    out.push_back(
+        {Bound::kReceiverBuffer,
+         share,
+         fmt::format("the sender was limited by {}'s receive window {:.0f}% of its busy time (ss "
+                     "rwnd_limited; {:.0f} zero-window advertisements): the receiving application did "
+                     "not empty its socket buffer fast enough",
+                     f.to, f.rwnd_limited_pct, f.zero_windows),
+         f.to,
+         {{"rwnd_limited_pct", f.rwnd_limited_pct}, {"zero_windows", f.zero_windows}}});
   }
   double drops = f.udp ? f.rcvbuf : f.pruned;
   if (drops <= 0 || losses(f) <= 0) return;
   double share = std::min(1.0, drops / losses(f));
-  out.push_back({Bound::kReceiverBuffer, share,
-                 fmt::format("{}'s socket buffer dropped {:.0f} of the {:.0f} {} ({}%, {}): the receiving "
+  out.push_back({Bound::kReceiverBuffer,
+                 share,
+                 fmt::format("{}'s socket buffer dropped {:.0f}{} of the {:.0f} {} ({}%, {}): the receiving "
                              "application did not read fast enough",
-                             f.to, drops, losses(f), losses_what(f), pct(share),
+                             f.to, std::min(drops, losses(f)), drops > losses(f) ? " (and more)" : "",
+                             losses(f), losses_what(f), pct(share),
                              f.udp ? "Udp.RcvbufErrors" : "TcpExt RcvPruned/OfoPruned/TCPRcvQDrop"),
                  f.to,
                  {{"drops", drops}, {"losses", losses(f)}}});
@@ -226,8 +111,10 @@ void rule_process_cpu(const Facts& f, std::vector<Candidate>& out) {
   if (who.empty()) return;
   const json& p = f.procs[who];
   double share = std::min(1.0, best);
-  std::string limit = cap < 100 ? fmt::format("its cgroup's CPU limit of {:.0f}% of a core", cap) : "one core";
-  out.push_back({Bound::kProcessCpu, share,
+  std::string limit =
+      cap < 100 ? fmt::format("its cgroup's CPU limit of {:.0f}% of a core", cap) : "one core";
+  out.push_back({Bound::kProcessCpu,
+                 share,
                  fmt::format("{} used {:.0f}% of a core (user {:.0f}%, system {:.0f}%) against {} ({}%): it "
                              "is CPU-bound at {}",
                              who, used, num(p, "user_mean_pct"), num(p, "system_mean_pct"), limit, pct(share),
@@ -277,20 +164,23 @@ void rule_controller_rtt(const Facts& f, std::vector<Candidate>& out) {
   double h = controller_handling_us(f.case_rec);
   std::string idle;
   if (cpu >= 0)
-    idle = fmt::format("; {} was busy {:.0f}% of a core: it gets one window ({:.0f} segments) per round trip and "
-                       "waits for the ACKs the rest of it",
-                       ctl, cpu, std::ceil(b.window / 1448));
+    idle = fmt::format(
+        "; {} was busy {:.0f}% of a core: it gets one window ({:.0f} segments) per round trip and "
+        "waits for the ACKs the rest of it",
+        ctl, cpu, std::ceil(b.window / 1448));
   if (h > 0) idle += fmt::format(" (median packet-in handling {:.3g} us)", h);
-  out.push_back({Bound::kControllerRoundTrip, share,
-                 fmt::format("every segment and ACK crosses the controller: {} in flight per {} through it = {}, "
-                             "measured {} ({}%){}",
-                             bytes(b.window), rtt_words(b, f), rate(b.bps), rate(f.measured_bps), pct(share), idle),
-                 ctl,
-                 {{"window_bytes", b.window},
-                  {"rtt_ms", b.rtt_ms},
-                  {"idle_rtt_ms", f.idle_rtt_ms},
-                  {"bound_bps", b.bps},
-                  {"controller_cpu_pct", cpu}}});
+  out.push_back(
+      {Bound::kControllerRoundTrip,
+       share,
+       fmt::format("every segment and ACK crosses the controller: {} in flight per {} through it = {}, "
+                   "measured {} ({}%){}",
+                   bytes(b.window), rtt_words(b, f), rate(b.bps), rate(f.measured_bps), pct(share), idle),
+       ctl,
+       {{"window_bytes", b.window},
+        {"rtt_ms", b.rtt_ms},
+        {"idle_rtt_ms", f.idle_rtt_ms},
+        {"bound_bps", b.bps},
+        {"controller_cpu_pct", cpu}}});
 }
 
 void rule_window_rtt(const Facts& f, std::vector<Candidate>& out) {
@@ -298,7 +188,8 @@ void rule_window_rtt(const Facts& f, std::vector<Candidate>& out) {
   WindowBound b = window_bound(f);
   if (b.bps <= 0) return;
   double share = rate_share(f.measured_bps, b.bps);
-  out.push_back({Bound::kWindowRtt, share,
+  out.push_back({Bound::kWindowRtt,
+                 share,
                  fmt::format("{} in flight / {} = {}, measured {} ({}%)", bytes(b.window), rtt_words(b, f),
                              rate(b.bps), rate(f.measured_bps), pct(share)),
                  "",
@@ -309,7 +200,8 @@ void rule_window_rtt(const Facts& f, std::vector<Candidate>& out) {
 const json* shaped_qdisc(const Facts& f) {
   const json* best = nullptr;
   for (const auto& q : f.qdiscs)
-    if (num(q, "rate_bps") > 0 && num(q, "packets") > 0 && (!best || num(q, "rate_bps") < num(*best, "rate_bps")))
+    if (num(q, "rate_bps") > 0 && num(q, "packets") > 0 &&
+        (!best || num(q, "rate_bps") < num(*best, "rate_bps")))
       best = &q;
   return best;
 }
@@ -319,38 +211,52 @@ void rule_loss_timeouts(const Facts& f, std::vector<Candidate>& out) {
   double idle_s = f.timeouts * f.rto_ms / 1000;
   double idle = std::min(1.0, idle_s / f.duration_s);
   double ref = f.delivery_max_bps;
-  if (const json* q = shaped_qdisc(f)) ref = ref > 0 ? std::min(ref, num(*q, "rate_bps")) : num(*q, "rate_bps");
+  if (const json* q = shaped_qdisc(f))
+    ref = ref > 0 ? std::min(ref, num(*q, "rate_bps")) : num(*q, "rate_bps");
   double gap = ref - f.measured_bps;
   if (ref <= 0 || gap <= 0) return;
   double cost = idle >= 1 ? gap : f.measured_bps * idle / (1 - idle);
   double share = std::min(1.0, cost / gap);
-  out.push_back({Bound::kLossTimeouts, share,
-                 fmt::format("{:.0f} retransmission timeouts x {:.0f} ms RTO = {:.2g} s of the {:.2g} s spent "
-                             "idle waiting ({:.0f} retransmits); that accounts for {}% of the gap between {} "
-                             "(the rate while sending) and {}",
-                             f.timeouts, f.rto_ms, idle_s, f.duration_s, f.retrans, pct(share), rate(ref),
-                             rate(f.measured_bps)),
-                 "",
-                 {{"timeouts", f.timeouts}, {"rto_ms", f.rto_ms}, {"idle_s", idle_s}, {"reference_bps", ref}}});
+  out.push_back(
+      {Bound::kLossTimeouts,
+       share,
+       fmt::format("{:.0f} retransmission timeouts x {:.0f} ms RTO = {:.2g} s of the {:.2g} s spent "
+                   "idle waiting ({:.0f} retransmits); that accounts for {}% of the gap between {} "
+                   "(the rate while sending) and {}",
+                   f.timeouts, f.rto_ms, idle_s, f.duration_s, f.retrans, pct(share), rate(ref),
+                   rate(f.measured_bps)),
+       "",
+       {{"timeouts", f.timeouts}, {"rto_ms", f.rto_ms}, {"idle_s", idle_s}, {"reference_bps", ref}}});
 }
 
 void rule_switch_drops(const Facts& f, std::vector<Candidate>& out) {
-  double drops = 0;
+  double queue = 0, buffers = 0;  // to-controller queue full; buffered packet-ins evicted or expired
   std::string who;
-  for (const auto& [k, a] : f.counters.items())
-    if (k.find("to_controller.dropped") != std::string::npos || k.find("packet_in.dropped") != std::string::npos)
-      if (double d = series_delta(a); d > 0) {
-        drops += d;
-        who = k.substr(0, k.find('.'));
-      }
+  for (const auto& [k, a] : f.counters.items()) {
+    bool q = k.find("to_controller.dropped") != std::string::npos ||
+             k.find("packet_in.dropped") != std::string::npos;
+    bool b = k.find("buffers.evicted") != std::string::npos || k.find("buffers.expired") != std::string::npos;
+    if (!q && !b) continue;
+    if (double d = series_delta(a); d > 0) {
+      (q ? queue : buffers) += d;
+      who = k.substr(0, k.find('.'));
+    }
+  }
+  double drops = queue + buffers;
   if (drops <= 0 || losses(f) <= 0) return;
   double share = std::min(1.0, drops / losses(f));
-  out.push_back({Bound::kSwitchQueueDrops, share,
-                 fmt::format("{} dropped {:.0f} packets because its queue to the controller was full, {}% of the "
-                             "{:.0f} {}",
-                             who, drops, pct(share), losses(f), losses_what(f)),
-                 who,
-                 {{"drops", drops}, {"losses", losses(f)}}});
+  std::string what =
+      queue > 0 ? fmt::format("{:.0f} because its queue to the controller was full", queue) : "";
+  if (buffers > 0)
+    what += fmt::format("{}{:.0f} buffered packet-ins evicted or expired before the controller answered",
+                        what.empty() ? "" : ", ", buffers);
+  out.push_back(
+      {Bound::kSwitchQueueDrops,
+       share,
+       fmt::format("{} dropped {:.0f} packets ({}), {}% of the {:.0f} {}", who, drops, what, pct(share),
+                   losses(f), losses_what(f)),
+       who,
+       {{"drops", drops}, {"queue_drops", queue}, {"buffer_drops", buffers}, {"losses", losses(f)}}});
 }
 
 void rule_link_drops(const Facts& f, std::vector<Candidate>& out) {
@@ -363,9 +269,10 @@ void rule_link_drops(const Facts& f, std::vector<Candidate>& out) {
     }
   if (drops <= 0 || losses(f) <= 0) return;
   double share = std::min(1.0, drops / losses(f));
-  out.push_back({Bound::kLinkQueueDrops, share,
-                 fmt::format("link queues dropped {:.0f} packets (last: {}), {}% of the {:.0f} {}", drops, where,
-                             pct(share), losses(f), losses_what(f)),
+  out.push_back({Bound::kLinkQueueDrops,
+                 share,
+                 fmt::format("link queues dropped {:.0f} packets (last: {}), {}% of the {:.0f} {}", drops,
+                             where, pct(share), losses(f), losses_what(f)),
                  where,
                  {{"drops", drops}, {"losses", losses(f)}}});
 }
@@ -375,62 +282,93 @@ void rule_shaped_link(const Facts& f, std::vector<Candidate>& out) {
   if (!q) return;
   double r = num(*q, "rate_bps");
   double share = rate_share(f.measured_bps, r);
-  std::string where = fmt::format("{} on {} ({})", q->value("kind", "?"), q->value("dev", "?"), q->value("ns", "?"));
-  out.push_back({Bound::kShapedLink, share,
-                 fmt::format("the link is shaped to {} ({}), measured {} ({}%){}", rate(r), where,
-                             rate(f.measured_bps), pct(share),
-                             num(*q, "drops") > 0 ? fmt::format("; its queue dropped {:.0f}", num(*q, "drops")) : ""),
-                 where,
-                 {{"rate_bps", r}, {"drops", num(*q, "drops")}}});
+  std::string where =
+      fmt::format("{} on {} ({})", q->value("kind", "?"), q->value("dev", "?"), q->value("ns", "?"));
+  out.push_back(
+      {Bound::kShapedLink,
+       share,
+       fmt::format("the link is shaped to {} ({}), measured {} ({}%){}", rate(r), where, rate(f.measured_bps),
+                   pct(share),
+                   num(*q, "drops") > 0 ? fmt::format("; its queue dropped {:.0f}", num(*q, "drops")) : ""),
+       where,
+       {{"rate_bps", r}, {"drops", num(*q, "drops")}}});
 }
 
 void rule_offered(const Facts& f, std::vector<Candidate>& out) {
-  if (!f.udp || f.offered_bps <= 0 || f.loss_pct >= 1) return;
+  double loss = f.sent > 0 ? 100 * f.lost / f.sent : f.loss_pct;  // iperf3's own count misses the tail
+  if (!f.udp || f.offered_bps <= 0 || loss >= 1 || f.measured_bps < 0.9 * f.offered_bps) return;
   auto [ctl, cpu] = controller_cpu(f);
-  out.push_back({Bound::kOffered, 1.0,
-                 fmt::format("{} of the {} offered arrived (loss {:.2g}%): no bound was reached{}",
-                             rate(f.measured_bps), rate(f.offered_bps), f.loss_pct,
-                             f.via_ctl && cpu >= 0
-                                 ? fmt::format("; {} was busy {:.0f}% of a core with a packet-in per datagram", ctl, cpu)
-                                 : ""),
-                 "",
-                 {{"offered_bps", f.offered_bps}, {"loss_pct", f.loss_pct}}});
+  out.push_back(
+      {Bound::kOffered,
+       1.0,
+       fmt::format(
+           "{} of the {} offered arrived (loss {:.2g}%): no bound was reached{}", rate(f.measured_bps),
+           rate(f.offered_bps), f.loss_pct,
+           f.via_ctl && cpu >= 0
+               ? fmt::format("; {} was busy {:.0f}% of a core with a packet-in per datagram", ctl, cpu)
+               : ""),
+       "",
+       {{"offered_bps", f.offered_bps}, {"loss_pct", f.loss_pct}}});
 }
 
 }  // namespace
 
 const char* to_string(Bound b) {
   switch (b) {
-    case Bound::kChecksumDrops: return "checksum drops";
-    case Bound::kReceiverBuffer: return "receiver socket buffer";
-    case Bound::kProcessCpu: return "process CPU";
-    case Bound::kControllerRoundTrip: return "controller round trip";
-    case Bound::kLossTimeouts: return "loss with retransmission timeouts";
-    case Bound::kSwitchQueueDrops: return "switch queue drops";
-    case Bound::kLinkQueueDrops: return "link queue drops";
-    case Bound::kShapedLink: return "shaped link rate";
-    case Bound::kWindowRtt: return "window / RTT";
-    case Bound::kOffered: return "offered load";
-    case Bound::kLatency: return "latency";
-    case Bound::kNotExplained: return "not explained";
+    case Bound::kChecksumDrops:
+      return "checksum drops";
+    case Bound::kReceiverBuffer:
+      return "receiver socket buffer";
+    case Bound::kProcessCpu:
+      return "process CPU";
+    case Bound::kControllerRoundTrip:
+      return "controller round trip";
+    case Bound::kLossTimeouts:
+      return "loss with retransmission timeouts";
+    case Bound::kSwitchQueueDrops:
+      return "switch queue drops";
+    case Bound::kLinkQueueDrops:
+      return "link queue drops";
+    case Bound::kShapedLink:
+      return "shaped link rate";
+    case Bound::kWindowRtt:
+      return "window / RTT";
+    case Bound::kOffered:
+      return "offered load";
+    case Bound::kLatency:
+      return "latency";
+    case Bound::kNotExplained:
+      return "not explained";
   }
   return "?";
 }
 
 std::string Verdict::short_label() const {
   switch (bound) {
-    case Bound::kProcessCpu: return "cpu: " + who;
-    case Bound::kControllerRoundTrip: return "ctl-rtt";
-    case Bound::kWindowRtt: return "win/rtt";
-    case Bound::kLossTimeouts: return "rto-idle";
-    case Bound::kShapedLink: return "link";
-    case Bound::kReceiverBuffer: return "rcvbuf";
-    case Bound::kChecksumDrops: return "csum";
-    case Bound::kSwitchQueueDrops: return "sw-drops";
-    case Bound::kLinkQueueDrops: return "q-drops";
-    case Bound::kOffered: return "offered";
-    case Bound::kLatency: return "-";
-    case Bound::kNotExplained: return "?";
+    case Bound::kProcessCpu:
+      return "cpu: " + who;
+    case Bound::kControllerRoundTrip:
+      return "ctl-rtt";
+    case Bound::kWindowRtt:
+      return "win/rtt";
+    case Bound::kLossTimeouts:
+      return "rto-idle";
+    case Bound::kShapedLink:
+      return "link";
+    case Bound::kReceiverBuffer:
+      return "rcvbuf";
+    case Bound::kChecksumDrops:
+      return "csum";
+    case Bound::kSwitchQueueDrops:
+      return "sw-drops";
+    case Bound::kLinkQueueDrops:
+      return "q-drops";
+    case Bound::kOffered:
+      return "offered";
+    case Bound::kLatency:
+      return "-";
+    case Bound::kNotExplained:
+      return "?";
   }
   return "?";
 }
@@ -474,8 +412,8 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
     v.sentence = f.type == "ping"
                      ? fmt::format("round trip {:.3g} ms{}", num(m, "rtt_avg_ms"),
                                    f.via_ctl ? ": each echo and reply crosses the controller" : "")
-                     : fmt::format("{:.0f} transactions/s, one per {:.3g} us round trip", num(m, "transactions_per_s"),
-                                   num(m, "rtt_avg_us"));
+                     : fmt::format("{:.0f} transactions/s, one per {:.3g} us round trip",
+                                   num(m, "transactions_per_s"), num(m, "rtt_avg_us"));
     return v;
   }
   rule_receiver_buffer(f, cands);
@@ -490,7 +428,8 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
   // A receive window that stays full because the receiving process is out of CPU is
   // that process's CPU: the buffer is the symptom.
   bool receiver_cpu = std::any_of(cands.begin(), cands.end(), [&](const Candidate& cd) {
-    return cd.bound == Bound::kProcessCpu && cd.share >= kExplains && cd.who.find("(" + f.to + ")") != std::string::npos;
+    return cd.bound == Bound::kProcessCpu && cd.share >= kExplains &&
+           cd.who.find("(" + f.to + ")") != std::string::npos;
   });
   if (receiver_cpu)
     std::erase_if(cands, [](const Candidate& cd) { return cd.bound == Bound::kReceiverBuffer; });
@@ -509,9 +448,10 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
   }
   v.bound = Bound::kNotExplained;
   v.share = best ? best->share : 0;
-  v.sentence = best ? fmt::format("not explained: no bound accounts for 80% of {} (closest, {}%: {}: {})",
-                                  rate(f.measured_bps), pct(best->share), to_string(best->bound), best->sentence)
-                    : fmt::format("not explained: nothing measured bounds {}", rate(f.measured_bps));
+  v.sentence =
+      best ? fmt::format("not explained: no bound accounts for 80% of {} (closest, {}%: {}: {})",
+                         rate(f.measured_bps), pct(best->share), to_string(best->bound), best->sentence)
+           : fmt::format("not explained: nothing measured bounds {}", rate(f.measured_bps));
   if (best) v.numbers = best->numbers;
   std::string busy;
   bool saturated = !f.cores.empty();
@@ -525,8 +465,12 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
 }
 
 json to_json(const Verdict& v) {
-  return {{"bound", to_string(v.bound)}, {"label", v.short_label()}, {"share", v.share},
-          {"sentence", v.sentence},      {"who", v.who},              {"numbers", v.numbers}};
+  return {{"bound", to_string(v.bound)},
+          {"label", v.short_label()},
+          {"share", v.share},
+          {"sentence", v.sentence},
+          {"who", v.who},
+          {"numbers", v.numbers}};
 }
 
 }  // namespace flowlab::lab

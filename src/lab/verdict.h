@@ -39,15 +39,16 @@ const char* to_string(Bound b);  // "process CPU", "controller round trip", ...
 
 struct Verdict {
   Bound bound = Bound::kNotExplained;
-  double share = 0;       // of the figure / gap this bound accounts for
-  std::string sentence;   // one sentence with the numbers
+  double share = 0;      // of the figure / gap this bound accounts for
+  std::string sentence;  // one sentence with the numbers
   nlohmann::json numbers = nlohmann::json::object();
   std::string short_label() const;  // for the terminal table: "cpu: iperf3 (h2)", "ctl-rtt", ...
   std::string who;                  // the named process / link, when there is one
 };
 
 // The verdict for one test record.
-Verdict decide_verdict(const nlohmann::json& result, const nlohmann::json& case_rec, const nlohmann::json& doc);
+Verdict decide_verdict(const nlohmann::json& result, const nlohmann::json& case_rec,
+                       const nlohmann::json& doc);
 nlohmann::json to_json(const Verdict& v);
 
 // Whether a case sends every packet through its controller (a hub app).

@@ -1,8 +1,8 @@
 // Case-level verdict text: the TCP vs UDP comparison through a hub controller (the
 // question behind hub-100m.yaml), and filling the verdicts into results.json.
-#include <algorithm>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "lab/json_access.h"
@@ -76,35 +76,41 @@ std::vector<std::string> compare_controller_path(const json& doc, const std::str
   }
   if (!tcp || !udp) return out;
   PathLoad a = load_of(*tcp), b = load_of(*udp);
-  std::string why = "TCP sends at most one window per round trip and every segment and its ACK wait for the "
-                    "controller";
+  std::string why =
+      "TCP sends at most one window per round trip and every segment and its ACK wait for the "
+      "controller";
   if (a.verdict && a.verdict->value("bound", "") == "controller round trip") {
     const json& n = member(*a.verdict, "numbers");
-    why = fmt::format("TCP sends at most one window per round trip, and every segment and its ACK cross the "
-                      "controller: {:.0f} KB / {:.3g} ms = {}",
-                      num(n, "window_bytes") / 1024, num(n, "rtt_ms"), mbit(num(n, "bound_bps")));
+    why = fmt::format(
+        "TCP sends at most one window per round trip, and every segment and its ACK cross the "
+        "controller: {:.0f} KB / {:.3g} ms = {}",
+        num(n, "window_bytes") / 1024, num(n, "rtt_ms"), mbit(num(n, "bound_bps")));
     if (double idle = num(n, "idle_rtt_ms"); idle > 0 && num(n, "rtt_ms") > 1.5 * idle)
-      why += fmt::format(" (the round trip through the controller grew from {:.3g} ms idle to {:.3g} ms under "
-                         "load: packets wait in the controller path)",
-                         idle, num(n, "rtt_ms"));
+      why += fmt::format(
+          " (the round trip through the controller grew from {:.3g} ms idle to {:.3g} ms under "
+          "load: packets wait in the controller path)",
+          idle, num(n, "rtt_ms"));
   }
   std::string udp_why = b.verdict ? b.verdict->value("sentence", "") : "";
   if (b.bps > a.bps)
-    out.push_back(fmt::format("TCP {} vs UDP {}: {}; UDP does not wait for ACKs, so it keeps the sender's rate{}",
-                              mbit(a.bps), mbit(b.bps), why, udp_why.empty() ? "" : " (" + udp_why + ")"));
+    out.push_back(
+        fmt::format("TCP {} vs UDP {}: {}; UDP does not wait for ACKs, so it keeps the sender's rate{}",
+                    mbit(a.bps), mbit(b.bps), why, udp_why.empty() ? "" : " (" + udp_why + ")"));
   else
-    out.push_back(fmt::format("TCP {} vs UDP {}: {}; UDP waits for no ACK, yet here it did not keep its rate "
-                              "either: {}",
-                              mbit(a.bps), mbit(b.bps), why, udp_why.empty() ? "no verdict" : udp_why));
+    out.push_back(
+        fmt::format("TCP {} vs UDP {}: {}; UDP waits for no ACK, yet here it did not keep its rate "
+                    "either: {}",
+                    mbit(a.bps), mbit(b.bps), why, udp_why.empty() ? "no verdict" : udp_why));
   if (a.ctl_cpu >= 0 && b.ctl_cpu >= 0) {
     std::string rates =
         a.packet_ins_per_s > 0 || b.packet_ins_per_s > 0
             ? fmt::format(" ({:.0f} vs {:.0f} packet-ins/s)", a.packet_ins_per_s, b.packet_ins_per_s)
             : "";
-    out.push_back(fmt::format("{} was busy {:.0f}% of a core during TCP ({:.0f}% idle) and {:.0f}% during UDP{}: "
-                              "the controller idles during TCP because it only gets the packets of one window per "
-                              "round trip, then waits for the ACKs that come back through it",
-                              a.ctl, a.ctl_cpu, std::max(0.0, 100 - a.ctl_cpu), b.ctl_cpu, rates));
+    out.push_back(
+        fmt::format("{} was busy {:.0f}% of a core during TCP ({:.0f}% idle) and {:.0f}% during UDP{}: "
+                    "the controller idles during TCP because it only gets the packets of one window per "
+                    "round trip, then waits for the ACKs that come back through it",
+                    a.ctl, a.ctl_cpu, std::max(0.0, 100 - a.ctl_cpu), b.ctl_cpu, rates));
   }
   return out;
 }

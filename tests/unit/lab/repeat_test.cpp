@@ -21,8 +21,8 @@ json tcp(const std::string& cs, int rep, double gbps, const std::string& bound =
 }
 
 TEST(Repeat, MediansSpreadAndRepresentative) {
-  json rs = {tcp("a", 1, 0.9), tcp("b", 1, 2.0), tcp("a", 2, 1.1), tcp("b", 2, 2.2), tcp("a", 3, 1.0),
-             tcp("b", 3, 1.9)};
+  json rs = {tcp("a", 1, 0.9), tcp("b", 1, 2.0), tcp("a", 2, 1.1),
+             tcp("b", 2, 2.2), tcp("a", 3, 1.0), tcp("b", 3, 1.9)};
   rs[5]["status"] = "failed";  // a failed repeat does not count
   json agg = aggregate_repeats(rs);
   ASSERT_EQ(agg.size(), 2u);
@@ -67,7 +67,9 @@ TEST(Repeat, DiffNamesMovedFiguresAndChangedVerdicts) {
                                                              tcp("b", 2, 3.2, "process CPU")}))}};
   std::string d = diff_results(old_doc, new_doc);
   EXPECT_EQ(d.find("a / tcp gbps"), std::string::npos) << d;  // within the spread
-  EXPECT_NE(d.find("b / tcp gbps: 2.05 -> 3.1 (+51%), beyond the spread [2-2.1] -> [3-3.2]"), std::string::npos) << d;
+  EXPECT_NE(d.find("b / tcp gbps: 2.05 -> 3.1 (+51%), beyond the spread [2-2.1] -> [3-3.2]"),
+            std::string::npos)
+      << d;
   EXPECT_NE(d.find("b / tcp: verdict window / RTT -> process CPU"), std::string::npos) << d;
   EXPECT_NE(d.find("1 verdict(s) changed"), std::string::npos) << d;
   json gone = {{"results", json::array({tcp("z", 1, 1)})}};

@@ -41,7 +41,8 @@ TEST(SampleParse, ProcStatPerCoreWithoutTheAggregate) {
 
 TEST(SampleParse, NetstatPairsHeaderAndValues) {
   std::string text =
-      "TcpExt: SyncookiesSent PruneCalled RcvPruned TCPTimeouts TCPLossProbes TCPFastRetrans TCPSpuriousRTOs\n"
+      "TcpExt: SyncookiesSent PruneCalled RcvPruned TCPTimeouts TCPLossProbes TCPFastRetrans "
+      "TCPSpuriousRTOs\n"
       "TcpExt: 0 3 1 12 7 40 2\n"
       "IpExt: InNoRoutes InOctets\n"
       "IpExt: 0 123456\n"
@@ -64,7 +65,8 @@ const char* kSs =
     "0      2621440          127.0.0.1:55442          127.0.0.1:5999 \n"
     "\t cubic wscale:7,7 rto:212 rtt:11.5/2.25 mss:1448 pmtu:1500 rcvmss:536 advmss:1448 cwnd:42 ssthresh:30 "
     "bytes_sent:2719781 bytes_retrans:28960 bytes_acked:2690821 segs_out:86 unacked:38 retrans:0/20 lost:1 "
-    "send 35165658537bps delivery_rate 95.2Mbps busy:1008ms rwnd_limited:800ms(79.4%) sndbuf_limited:12ms(1.2%) minrtt:1.62 snd_wnd:131072\n";
+    "send 35165658537bps delivery_rate 95.2Mbps busy:1008ms rwnd_limited:800ms(79.4%) "
+    "sndbuf_limited:12ms(1.2%) minrtt:1.62 snd_wnd:131072\n";
 
 TEST(SampleParse, SsTinFieldsOfEachSocket) {
   auto socks = parse_ss_tin(kSs);
@@ -112,9 +114,8 @@ TEST(SampleParse, TcQdiscAndHtbClassJson) {
   EXPECT_EQ(q[0].drops, 43);
   EXPECT_EQ(q[0].packets, 19);
   EXPECT_DOUBLE_EQ(q[1].rate_bps, 0);
-  auto c = parse_tc_json(
-      R"([{"class":"htb","handle":"1:10","root":true,"rate":1250000,"ceil":1250000,)"
-      R"("stats":{"bytes":100,"packets":9,"drops":4,"overlimits":2}}])");
+  auto c = parse_tc_json(R"([{"class":"htb","handle":"1:10","root":true,"rate":1250000,"ceil":1250000,)"
+                         R"("stats":{"bytes":100,"packets":9,"drops":4,"overlimits":2}}])");
   ASSERT_EQ(c.size(), 1u);
   EXPECT_EQ(c[0].kind, "htb");
   EXPECT_DOUBLE_EQ(c[0].rate_bps, 10e6);

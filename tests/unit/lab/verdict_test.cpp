@@ -21,42 +21,48 @@ json hub_case() {
   json c = plain_case();
   c["controllers"]["c1"]["apps"] = {"hub"};
   c["controller_stats"] = {
-      {"c1", {{"packet_in", {{"received", 9000}, {"dropped", 0}}},
-              {"handling_time", {{"packet_in", {{"count", 9000}, {"p50_ns", 5800}, {"p99_ns", 40000}}}}}}}};
+      {"c1",
+       {{"packet_in", {{"received", 9000}, {"dropped", 0}}},
+        {"handling_time", {{"packet_in", {{"count", 9000}, {"p50_ns", 5800}, {"p99_ns", 40000}}}}}}}};
   return c;
 }
 
 // A process entry of samples.procs.
 json proc(double mean_pct, std::optional<double> limit = std::nullopt) {
-  json p = {{"ns", "core"}, {"mean_pct", mean_pct}, {"user_mean_pct", mean_pct * 0.7},
-            {"system_mean_pct", mean_pct * 0.3}, {"max_pct", mean_pct}};
+  json p = {{"ns", "core"},
+            {"mean_pct", mean_pct},
+            {"user_mean_pct", mean_pct * 0.7},
+            {"system_mean_pct", mean_pct * 0.3},
+            {"max_pct", mean_pct}};
   if (limit) p["limit_pct"] = *limit;
   return p;
 }
 
 json tcp_record(double gbps) {
-  return {{"case", "c"},
-          {"test", "tcp"},
-          {"type", "iperf3-tcp"},
-          {"from", "h1"},
-          {"to", "h2"},
-          {"status", "ok"},
-          {"metrics", {{"gbps", gbps}, {"retransmits", 0}}},
-          {"receiver_stack", json::object()},
-          {"samples",
-           {{"t_s", {0.1, 1.0, 2.0, 3.0, 4.0, 5.0}},
-            {"procs", {{"flowlab switch s1", proc(20)}, {"iperf3 (h1)", proc(15)}}},
-            {"tcp", {{"summary", {{"min_rtt_ms", 0.05}, {"inflight_mean_bytes", 3e6}, {"rto_mean_ms", 204}}}}},
-            {"tcp_ext", {{"sender", json::object()}, {"receiver", json::object()}}},
-            {"qdiscs", json::array()},
-            {"counters", json::object()}}}};
+  return {
+      {"case", "c"},
+      {"test", "tcp"},
+      {"type", "iperf3-tcp"},
+      {"from", "h1"},
+      {"to", "h2"},
+      {"status", "ok"},
+      {"metrics", {{"gbps", gbps}, {"retransmits", 0}}},
+      {"receiver_stack", json::object()},
+      {"samples",
+       {{"t_s", {0.1, 1.0, 2.0, 3.0, 4.0, 5.0}},
+        {"procs", {{"flowlab switch s1", proc(20)}, {"iperf3 (h1)", proc(15)}}},
+        {"tcp", {{"summary", {{"min_rtt_ms", 0.05}, {"inflight_mean_bytes", 3e6}, {"rto_mean_ms", 204}}}}},
+        {"tcp_ext", {{"sender", json::object()}, {"receiver", json::object()}}},
+        {"qdiscs", json::array()},
+        {"counters", json::object()}}}};
 }
 
 json udp_record(double gbps, double offered_gbps, double loss_pct, double lost) {
   json r = tcp_record(gbps);
   r["test"] = "udp";
   r["type"] = "iperf3-udp";
-  r["metrics"] = {{"gbps", gbps}, {"offered_gbps", offered_gbps}, {"loss_pct", loss_pct}, {"lost_packets", lost}};
+  r["metrics"] = {
+      {"gbps", gbps}, {"offered_gbps", offered_gbps}, {"loss_pct", loss_pct}, {"lost_packets", lost}};
   r["samples"].erase("tcp");
   return r;
 }
@@ -137,7 +143,11 @@ TEST(Verdict, ProcessCpuAtAFullCore) {
 }
 
 TEST(Verdict, ControllerRoundTripBoundsTcpThroughAHub) {
-  json ping = {{"case", "c"}, {"test", "ping"}, {"type", "ping"}, {"status", "ok"}, {"metrics", {{"rtt_avg_ms", 20.0}}}};
+  json ping = {{"case", "c"},
+               {"test", "ping"},
+               {"type", "ping"},
+               {"status", "ok"},
+               {"metrics", {{"rtt_avg_ms", 20.0}}}};
   json r = tcp_record(0);
   r["type"] = "iperf2-window";
   r["metrics"] = {{"gbps_16K", 0.0056}};
@@ -155,17 +165,24 @@ TEST(Verdict, ControllerRoundTripBoundsTcpThroughAHub) {
 // Recorded: flowlab switch + flowlab hub, iperf2 -w 16K, on the loaded 2-core machine
 // (hub-100m.yaml): the RTT through the controller grew from 1.2 ms idle to ~8 ms.
 TEST(Verdict, FixedWindowThroughAHubUsesTheRoundTripUnderLoad) {
-  json ping = {{"case", "c"}, {"test", "ping"}, {"type", "ping"}, {"status", "ok"}, {"metrics", {{"rtt_avg_ms", 4.89}}}};
+  json ping = {{"case", "c"},
+               {"test", "ping"},
+               {"type", "ping"},
+               {"status", "ok"},
+               {"metrics", {{"rtt_avg_ms", 4.89}}}};
   json r = tcp_record(0);
   r["type"] = "iperf2-window";
   r["metrics"] = {{"gbps_16K", 0.015420284}};
-  r["samples"]["tcp"]["summary"] = {{"inflight_mean_bytes", 17305.4}, {"min_rtt_ms", 1.218},
-                                    {"rtt_mean_ms", 14.69}, {"window_rate_mean_mbps", 17.2165}};
+  r["samples"]["tcp"]["summary"] = {{"inflight_mean_bytes", 17305.4},
+                                    {"min_rtt_ms", 1.218},
+                                    {"rtt_mean_ms", 14.69},
+                                    {"window_rate_mean_mbps", 17.2165}};
   r["samples"]["procs"] = {{"flowlab controller", proc(9.7)}, {"flowlab switch s1", proc(20.5)}};
   Verdict v = decide(r, hub_case(), {ping});
   EXPECT_EQ(v.bound, Bound::kControllerRoundTrip);
   EXPECT_NEAR(v.share, 15.420284 / 17.2165, 1e-3);
-  EXPECT_NE(v.sentence.find("17 KB in flight per 8.04 ms round trip under load (1.22 ms idle)"), std::string::npos)
+  EXPECT_NE(v.sentence.find("17 KB in flight per 8.04 ms round trip under load (1.22 ms idle)"),
+            std::string::npos)
       << v.sentence;
   EXPECT_NE(v.sentence.find("flowlab controller was busy 10% of a core"), std::string::npos) << v.sentence;
 }
@@ -174,13 +191,14 @@ TEST(Verdict, LossWithRetransmissionTimeouts) {
   json r = tcp_record(0.04);
   r["metrics"]["retransmits"] = 25;
   r["samples"]["tcp_ext"]["sender"] = {{"TcpExt.TCPTimeouts", 10}};
-  r["samples"]["tcp"]["summary"] = {{"rto_mean_ms", 300}, {"delivery_max_mbps", 100}, {"inflight_mean_bytes", 8e6},
-                                    {"min_rtt_ms", 0.1}};
+  r["samples"]["tcp"]["summary"] = {
+      {"rto_mean_ms", 300}, {"delivery_max_mbps", 100}, {"inflight_mean_bytes", 8e6}, {"min_rtt_ms", 0.1}};
   Verdict v = decide(r, plain_case());
   // 10 x 300 ms = 3 s of 5 s idle: 40 Mbit/s while sending 2 s would be 100 -> all of the gap.
   EXPECT_EQ(v.bound, Bound::kLossTimeouts);
   EXPECT_NEAR(v.share, 1.0, 1e-9);
-  EXPECT_NE(v.sentence.find("10 retransmission timeouts x 300 ms RTO = 3 s"), std::string::npos) << v.sentence;
+  EXPECT_NE(v.sentence.find("10 retransmission timeouts x 300 ms RTO = 3 s"), std::string::npos)
+      << v.sentence;
 }
 
 TEST(Verdict, SwitchQueueDropsToTheController) {
@@ -189,13 +207,20 @@ TEST(Verdict, SwitchQueueDropsToTheController) {
   Verdict v = decide(r, hub_case());
   EXPECT_EQ(v.bound, Bound::kSwitchQueueDrops);
   EXPECT_NEAR(v.share, 0.95, 1e-9);
-  EXPECT_NE(v.sentence.find("s1-switch dropped 1900"), std::string::npos) << v.sentence;
+  EXPECT_NE(
+      v.sentence.find("s1-switch dropped 1900 packets (1900 because its queue to the controller was full)"),
+      std::string::npos)
+      << v.sentence;
 }
 
 TEST(Verdict, LinkQueueDrops) {
   json r = udp_record(0.6, 1.0, 40, 1000);
-  r["samples"]["qdiscs"] = {{{"ns", "core"}, {"dev", "s1-p2"}, {"kind", "pfifo_fast"}, {"rate_bps", 0},
-                             {"drops", 900}, {"packets", 50000}}};
+  r["samples"]["qdiscs"] = {{{"ns", "core"},
+                             {"dev", "s1-p2"},
+                             {"kind", "pfifo_fast"},
+                             {"rate_bps", 0},
+                             {"drops", 900},
+                             {"packets", 50000}}};
   Verdict v = decide(r, plain_case());
   EXPECT_EQ(v.bound, Bound::kLinkQueueDrops);
   EXPECT_NEAR(v.share, 0.9, 1e-9);
@@ -203,9 +228,17 @@ TEST(Verdict, LinkQueueDrops) {
 
 TEST(Verdict, ShapedLinkRate) {
   json r = tcp_record(0.0953);
-  r["samples"]["qdiscs"] = {{{"ns", "h1"}, {"dev", "eth0"}, {"kind", "tbf"}, {"rate_bps", 100e6}, {"drops", 12},
+  r["samples"]["qdiscs"] = {{{"ns", "h1"},
+                             {"dev", "eth0"},
+                             {"kind", "tbf"},
+                             {"rate_bps", 100e6},
+                             {"drops", 12},
                              {"packets", 80000}},
-                            {{"ns", "h2"}, {"dev", "eth0"}, {"kind", "tbf"}, {"rate_bps", 50e6}, {"drops", 0},
+                            {{"ns", "h2"},
+                             {"dev", "eth0"},
+                             {"kind", "tbf"},
+                             {"rate_bps", 50e6},
+                             {"drops", 0},
                              {"packets", 0}}};  // the reverse direction, unused
   Verdict v = decide(r, plain_case());
   EXPECT_EQ(v.bound, Bound::kShapedLink);
@@ -214,7 +247,11 @@ TEST(Verdict, ShapedLinkRate) {
 }
 
 TEST(Verdict, WindowOverRoundTrip) {
-  json ping = {{"case", "c"}, {"test", "ping"}, {"type", "ping"}, {"status", "ok"}, {"metrics", {{"rtt_avg_ms", 1.0}}}};
+  json ping = {{"case", "c"},
+               {"test", "ping"},
+               {"type", "ping"},
+               {"status", "ok"},
+               {"metrics", {{"rtt_avg_ms", 1.0}}}};
   json r = tcp_record(0.5);
   r["metrics"]["window_bytes"] = 65536;
   r["samples"]["tcp"]["summary"] = {{"inflight_mean_bytes", 65536}, {"min_rtt_ms", 1.2}};
@@ -230,8 +267,28 @@ TEST(Verdict, OfferedLoadWentThrough) {
   EXPECT_NE(v.sentence.find("no bound was reached"), std::string::npos) << v.sentence;
 }
 
+// Recorded: flowlab switch + hub, UDP at 100 Mbit/s offered: iperf3 saw 3911 datagrams
+// and counted 243 lost (0.5 %), but the sender sent ~44600; the switch's queue to
+// the controller dropped most of the rest.
+TEST(Verdict, UdpLossCountsWhatTheSenderSentNotOnlyIperfsCount) {
+  json r = udp_record(0.002314621, 0.09991277, 0.5446, 243);
+  r["metrics"]["packets"] = 3911;
+  r["command"] = "iperf3 -c 10.0.0.2 -p 5201 -J -t 5 --connect-timeout 3000 -u -b 100M -l 1400";
+  r["samples"]["intervals"] = {{"t_s", {1, 2, 3, 4, 5.0}}, {"mbps", {99, 96, 98, 105, 99}}};
+  r["samples"]["counters"] = {{"s1-switch.to_controller.dropped", {0, 9000, 20000, 31000, 36500}}};
+  r["receiver_stack"] = {{"Udp.RcvbufErrors", 273}};
+  Verdict v = decide(r, hub_case());
+  EXPECT_NE(v.bound, Bound::kOffered);
+  EXPECT_EQ(v.bound, Bound::kSwitchQueueDrops) << v.sentence;
+  EXPECT_NE(v.sentence.find("of the 40693 lost datagrams"), std::string::npos) << v.sentence;
+}
+
 TEST(Verdict, NotExplainedBelowEightyPercent) {
-  json ping = {{"case", "c"}, {"test", "ping"}, {"type", "ping"}, {"status", "ok"}, {"metrics", {{"rtt_avg_ms", 1.0}}}};
+  json ping = {{"case", "c"},
+               {"test", "ping"},
+               {"type", "ping"},
+               {"status", "ok"},
+               {"metrics", {{"rtt_avg_ms", 1.0}}}};
   json r = tcp_record(0.3);  // window bound 3 MB / 0.05 ms is far away; CPU at 20 %
   r["samples"]["tcp"]["summary"] = {{"inflight_mean_bytes", 65536}, {"min_rtt_ms", 0.5}};
   Verdict v = decide(r, plain_case(), {ping});
@@ -244,18 +301,23 @@ TEST(Verdict, NotExplainedBelowEightyPercent) {
 
 TEST(Verdict, ABoundTheMeasurementPassesIsNoBound) {
   json r = tcp_record(2.0);  // 2 Gbit/s through a "100 Mbit/s" shaper cannot be bound by it
-  r["samples"]["qdiscs"] = {{{"ns", "h1"}, {"dev", "eth0"}, {"kind", "tbf"}, {"rate_bps", 100e6}, {"drops", 0},
-                             {"packets", 10}}};
+  r["samples"]["qdiscs"] = {
+      {{"ns", "h1"}, {"dev", "eth0"}, {"kind", "tbf"}, {"rate_bps", 100e6}, {"drops", 0}, {"packets", 10}}};
   Verdict v = decide(r, plain_case());
   EXPECT_NE(v.bound, Bound::kShapedLink);
 }
 
 TEST(Verdict, LatencyTestsAndSkips) {
-  json ping = {{"case", "c"}, {"test", "ping"}, {"type", "ping"}, {"status", "ok"}, {"metrics", {{"rtt_avg_ms", 1.6}}}};
+  json ping = {{"case", "c"},
+               {"test", "ping"},
+               {"type", "ping"},
+               {"status", "ok"},
+               {"metrics", {{"rtt_avg_ms", 1.6}}}};
   Verdict v = decide(ping, hub_case());
   EXPECT_EQ(v.bound, Bound::kLatency);
   EXPECT_NE(v.sentence.find("crosses the controller"), std::string::npos);
-  json sk = {{"case", "c"}, {"test", "tcp"}, {"type", "iperf3-tcp"}, {"status", "skipped"}, {"reason", "no iperf3"}};
+  json sk = {
+      {"case", "c"}, {"test", "tcp"}, {"type", "iperf3-tcp"}, {"status", "skipped"}, {"reason", "no iperf3"}};
   EXPECT_EQ(decide(sk, plain_case()).sentence, "skipped: no iperf3");
   // Garbage in: no crash, a verdict all the same.
   EXPECT_EQ(decide_verdict(json::array(), json(), json()).bound, Bound::kNotExplained);
@@ -264,7 +326,11 @@ TEST(Verdict, LatencyTestsAndSkips) {
 TEST(Verdict, HubComparisonSaysWhyTcpCollapsesAndTheControllerIdles) {
   json c = hub_case();
   c["name"] = "hub";
-  json ping = {{"case", "hub"}, {"test", "ping"}, {"type", "ping"}, {"status", "ok"}, {"metrics", {{"rtt_avg_ms", 2.8}}}};
+  json ping = {{"case", "hub"},
+               {"test", "ping"},
+               {"type", "ping"},
+               {"status", "ok"},
+               {"metrics", {{"rtt_avg_ms", 2.8}}}};
   json tcp = tcp_record(0);
   tcp["case"] = "hub";
   tcp["type"] = "iperf2-window";
@@ -282,7 +348,8 @@ TEST(Verdict, HubComparisonSaysWhyTcpCollapsesAndTheControllerIdles) {
   ASSERT_TRUE(doc["cases"][0].contains("comparison"));
   std::string all = doc["cases"][0]["comparison"].dump();
   EXPECT_NE(all.find("TCP 5.6 Mbit/s vs UDP 95 Mbit/s"), std::string::npos) << all;
-  EXPECT_NE(all.find("busy 30% of a core during TCP (70% idle) and 70% during UDP"), std::string::npos) << all;
+  EXPECT_NE(all.find("busy 30% of a core during TCP (70% idle) and 70% during UDP"), std::string::npos)
+      << all;
   EXPECT_NE(all.find("700 vs 8400 packet-ins/s"), std::string::npos) << all;
   // Not a hub: no comparison.
   json plain = plain_case();
