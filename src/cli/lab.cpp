@@ -56,7 +56,8 @@ int run_lab(int argc, char** argv) {
   std::string dir;
   report->add_option("DIR", dir, "a run's output directory")->required();
 
-  auto* diff = app.add_subcommand("diff", "compare two runs: figures moved beyond their spread, verdicts changed");
+  auto* diff =
+      app.add_subcommand("diff", "compare two runs: figures moved beyond their spread, verdicts changed");
   std::string old_run, new_run;
   diff->add_option("OLD", old_run, "results.json or a run's output directory")->required();
   diff->add_option("NEW", new_run, "results.json or a run's output directory")->required();

@@ -21,16 +21,19 @@ using nlohmann::json;
 // A recorded-shaped hub case: ping, a fixed-window TCP stream with ss samples and
 // CPU per process, UDP with iperf3 intervals.
 json recorded_doc() {
-  json c = {{"name", "flowlab-hub"},
-            {"status", "ok"},
-            {"offloads", false},
-            {"switches", {{"s1", {{"kind", "flowlab"}, {"controller", "c1"}}}}},
-            {"controllers", {{"c1", {{"kind", "flowlab"}, {"apps", {"hub"}}}}}},
-            {"controller_stats",
-             {{"c1", {{"packet_in", {{"received", 44257}, {"dropped", 0}}},
-                      {"sent", {{"packet_out", 44257}, {"flow_mod", 1}}},
-                      {"handling_time", {{"packet_in", {{"count", 44257}, {"p50_ns", 11600}, {"p99_ns", 371000}}}}}}}}}};
-  json ts = json::array(), cpu = json::array(), cwnd = json::array(), rtt = json::array(), infl = json::array();
+  json c = {
+      {"name", "flowlab-hub"},
+      {"status", "ok"},
+      {"offloads", false},
+      {"switches", {{"s1", {{"kind", "flowlab"}, {"controller", "c1"}}}}},
+      {"controllers", {{"c1", {{"kind", "flowlab"}, {"apps", {"hub"}}}}}},
+      {"controller_stats",
+       {{"c1",
+         {{"packet_in", {{"received", 44257}, {"dropped", 0}}},
+          {"sent", {{"packet_out", 44257}, {"flow_mod", 1}}},
+          {"handling_time", {{"packet_in", {{"count", 44257}, {"p50_ns", 11600}, {"p99_ns", 371000}}}}}}}}}};
+  json ts = json::array(), cpu = json::array(), cwnd = json::array(), rtt = json::array(),
+       infl = json::array();
   for (int i = 1; i <= 50; ++i) {
     ts.push_back(i * 0.1);
     cpu.push_back(8 + i % 5);
@@ -38,23 +41,41 @@ json recorded_doc() {
     rtt.push_back(5 + i % 9);
     infl.push_back(16384);
   }
-  json samples = {{"t_s", ts},
-                  {"procs", {{"flowlab controller", {{"ns", "core"}, {"user_pct", cpu}, {"system_pct", cpu},
-                                                     {"mean_pct", 20}, {"max_pct", 26}}}}},
-                  {"tcp", {{"t_s", ts}, {"cwnd", cwnd}, {"rtt_ms", rtt}, {"delivery_mbps", cpu}, {"inflight_bytes", infl},
-                           {"summary", {{"inflight_mean_bytes", 16384}, {"min_rtt_ms", 1.2}, {"window_rate_mean_mbps", 17.2}}}}},
-                  {"intervals", {{"t_s", {1, 2, 3, 4, 5}}, {"mbps", {15, 16, 14, 15, 16}}}}};
-  json ping = {{"case", "flowlab-hub"}, {"test", "ping"}, {"type", "ping"}, {"status", "ok"},
+  json samples = {
+      {"t_s", ts},
+      {"procs",
+       {{"flowlab controller",
+         {{"ns", "core"}, {"user_pct", cpu}, {"system_pct", cpu}, {"mean_pct", 20}, {"max_pct", 26}}}}},
+      {"tcp",
+       {{"t_s", ts},
+        {"cwnd", cwnd},
+        {"rtt_ms", rtt},
+        {"delivery_mbps", cpu},
+        {"inflight_bytes", infl},
+        {"summary", {{"inflight_mean_bytes", 16384}, {"min_rtt_ms", 1.2}, {"window_rate_mean_mbps", 17.2}}}}},
+      {"intervals", {{"t_s", {1, 2, 3, 4, 5}}, {"mbps", {15, 16, 14, 15, 16}}}}};
+  json ping = {{"case", "flowlab-hub"},
+               {"test", "ping"},
+               {"type", "ping"},
+               {"status", "ok"},
                {"metrics", {{"rtt_avg_ms", 4.89}, {"loss_pct", 0}}}};
-  json tcp = {{"case", "flowlab-hub"}, {"test", "tcp-16k"}, {"type", "iperf2-window"}, {"status", "ok"},
-              {"metrics", {{"gbps_16K", 0.0154}}}, {"samples", samples}};
-  json udp = {{"case", "flowlab-hub"}, {"test", "udp-100m"}, {"type", "iperf3-udp"}, {"status", "ok"},
+  json tcp = {{"case", "flowlab-hub"},
+              {"test", "tcp-16k"},
+              {"type", "iperf2-window"},
+              {"status", "ok"},
+              {"metrics", {{"gbps_16K", 0.0154}}},
+              {"samples", samples}};
+  json udp = {{"case", "flowlab-hub"},
+              {"test", "udp-100m"},
+              {"type", "iperf3-udp"},
+              {"status", "ok"},
               {"metrics", {{"gbps", 0.095}, {"offered_gbps", 0.1}, {"loss_pct", 0.2}, {"lost_packets", 10}}},
               {"samples", samples}};
-  return {{"scenario", {{"name", "hub-100m"}, {"file", "scenarios/hub-100m.yaml"}, {"description", "recorded"}}},
-          {"run_id", "abcde"},
-          {"cases", {c}},
-          {"results", {ping, tcp, udp}}};
+  return {
+      {"scenario", {{"name", "hub-100m"}, {"file", "scenarios/hub-100m.yaml"}, {"description", "recorded"}}},
+      {"run_id", "abcde"},
+      {"cases", {c}},
+      {"results", {ping, tcp, udp}}};
 }
 
 class ReportBrowser : public ::testing::Test {
@@ -70,10 +91,10 @@ class ReportBrowser : public ::testing::Test {
   }
   // Loads a page; returns the DOM, and the console messages in `console`.
   std::string load(const fs::path& page, std::string& console) {
-    auto r = run_command({"chromium", "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
-                          "--v=0", "--user-data-dir=" + (dir_ / "profile").string(), "--dump-dom",
-                          "file://" + page.string()},
-                         with_timeout(90));
+    auto r = run_command(
+        {"chromium", "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+         "--user-data-dir=" + (dir_ / "profile").string(), "--dump-dom", "file://" + page.string()},
+        with_timeout(90));
     EXPECT_TRUE(r.ok()) << r.describe() << r.err.substr(0, 2000);
     console.clear();
     std::istringstream in(r.err);
