@@ -117,6 +117,29 @@ Facts gather(const json& r, const json& c, const json& doc) {
   f.zero_windows = num(rx_ext, "TcpExt.TCPToZeroWindowAdv");
   f.cores = member(s, "cores");
   f.procs = member(s, "procs");
+  // CPU while the stream ran (the ss samples' time span), not over the sampler's
+  // whole window: the tools start before and linger after it.
+  const json& tt = array_member(member(s, "tcp"), "t_s");
+  const json& st = array_member(s, "t_s");
+  if (tt.size() >= 2 && tt.front().is_number() && tt.back().is_number()) {
+    double from = tt.front().get<double>(), to = tt.back().get<double>();
+    for (auto& [label, p] : f.procs.items()) {
+      const json& u = array_member(p, "user_pct");
+      const json& y = array_member(p, "system_pct");
+      double su = 0, sy = 0;
+      int n = 0;
+      for (size_t i = 0; i < st.size() && i < u.size() && i < y.size(); ++i) {
+        if (!st[i].is_number() || st[i].get<double>() < from || st[i].get<double>() > to) continue;
+        su += u[i].is_number() ? u[i].get<double>() : 0;
+        sy += y[i].is_number() ? y[i].get<double>() : 0;
+        ++n;
+      }
+      if (n == 0) continue;
+      p["user_mean_pct"] = su / n;
+      p["system_mean_pct"] = sy / n;
+      p["mean_pct"] = (su + sy) / n;
+    }
+  }
   f.qdiscs = array_member(s, "qdiscs");
   f.counters = member(s, "counters");
   return f;

@@ -137,7 +137,7 @@ class Explain : public ::testing::Test {
 };
 
 TEST_F(Explain, ThrottledReceiverIsNamedCpuBound) {
-  CpuCgroup cg(10);
+  CpuCgroup cg(4);  // well below a fair share of the loaded 2-core machine, so the quota binds
   if (!cg.ok()) GTEST_SKIP() << "no cgroup CPU controller (v2 cpu.max or v1 cpu)";
   auto lab = start_run();
   ASSERT_TRUE(lab.ok()) << lab.error().message;
@@ -161,8 +161,8 @@ TEST_F(Explain, ThrottledReceiverIsNamedCpuBound) {
   ASSERT_TRUE(r.is_object()) << log();
   ASSERT_EQ(r["status"], "ok") << r.dump();
   const json& p = r["samples"]["procs"]["iperf3 (h2)"];
-  EXPECT_DOUBLE_EQ(p.value("limit_pct", 0.0), 10);
-  EXPECT_LE(p.value("mean_pct", 100.0), 12) << p.dump();
+  EXPECT_DOUBLE_EQ(p.value("limit_pct", 0.0), 4);
+  EXPECT_LE(p.value("mean_pct", 100.0), 5) << p.dump();
   EXPECT_EQ(r["verdict"]["bound"], "process CPU") << r["verdict"].dump(2);
   EXPECT_EQ(r["verdict"]["who"], "iperf3 (h2)");
   std::ifstream html(out() + "/report.html");

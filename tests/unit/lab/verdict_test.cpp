@@ -134,6 +134,25 @@ TEST(Verdict, ProcessCpuUnderACgroupLimitIsNamed) {
   EXPECT_NE(v.sentence.find("cgroup's CPU limit of 20%"), std::string::npos) << v.sentence;
 }
 
+// The throttled receiver's CPU counts while the stream ran, not while iperf3 waited
+// for its client or wound down (recorded shape of tests/lab/explain_test.cpp).
+TEST(Verdict, ProcessCpuCountsWhileTheStreamRan) {
+  json r = tcp_record(0.05);
+  r["samples"]["t_s"] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7};
+  r["samples"]["procs"] = {{"iperf3 (h2)",
+                            {{"ns", "h2"},
+                             {"user_pct", {0, 0, 7, 7, 7, 0, 0}},
+                             {"system_pct", {0, 0, 3, 3, 3, 0, 0}},
+                             {"mean_pct", 4.3},
+                             {"limit_pct", 10}}}};
+  r["samples"]["tcp"]["t_s"] = {0.3, 0.4, 0.5};
+  Verdict v = decide(r, plain_case());
+  EXPECT_EQ(v.bound, Bound::kProcessCpu) << v.sentence;
+  EXPECT_NEAR(v.share, 1.0, 1e-9);
+  r["samples"]["tcp"].erase("t_s");  // no stream span: the whole window's mean, 43 %
+  EXPECT_EQ(decide(r, plain_case()).bound, Bound::kNotExplained);
+}
+
 TEST(Verdict, ProcessCpuAtAFullCore) {
   json r = udp_record(0.3, 1.0, 70, 50000);
   r["samples"]["procs"]["flowlab controller"] = proc(97);
