@@ -21,6 +21,8 @@ PACKAGES=(
   # pingall: one fping per source host pings every other host at once (n processes,
   # not n^2 pings; 100+ hosts in seconds). Without it the lab forks one ping per pair.
   fping
+  # tests: report.html is loaded in headless Chromium (summary, charts, no console errors)
+  chromium
 )
 
 missing=()

@@ -1,5 +1,5 @@
 // `flowlab lab`: argument parsing only; the lab itself is in src/lab (runner.h).
-//   flowlab lab run FILE [--out DIR] [--only CASE] [--quick]
+//   flowlab lab run FILE [--out DIR] [--only CASE] [--quick] [--repeat N]
 //   flowlab lab run --topo tree,2,3 [--switch K] [--controller C] [--test T] [--out DIR]
 //   flowlab lab validate FILE | --topo ... [--switch K] [--controller C] [--test T]
 //   flowlab lab up FILE | --topo ... [--only CASE] [--out DIR]
@@ -8,6 +8,7 @@
 //   flowlab lab down LAB
 //   flowlab lab clean [--force]
 //   flowlab lab report DIR
+//   flowlab lab diff OLD NEW
 // Hidden helpers the lab runs inside host namespaces (tcp-rr test; delay-line,
 // probe-send and probe-recv are in lab_shape.cpp):
 //   flowlab lab tcp-rr-server --port P [--timeout S]
@@ -75,6 +76,9 @@ int run_lab(int argc, char** argv) {
   run->add_option("--out", out, "output directory (default lab-results/<scenario>-<runid>)");
   run->add_option("--only", only, "run only this case");
   run->add_flag("--quick", quick, "shorter tests (smoke run)");
+  int repeat = 1;
+  run->add_option("--repeat", repeat, "run each case N times, interleaved; medians and min-max")
+      ->check(CLI::Range(1, 100));
 
   auto* validate = app.add_subcommand("validate", "check a scenario file without side effects");
   validate->add_option("FILE", file, "scenario YAML (or --topo)");
@@ -100,6 +104,12 @@ int run_lab(int argc, char** argv) {
   auto* report = app.add_subcommand("report", "re-render report.html and the table from DIR/results.json");
   std::string dir;
   report->add_option("DIR", dir, "a run's output directory")->required();
+
+  auto* diff =
+      app.add_subcommand("diff", "compare two runs: figures moved beyond their spread, verdicts changed");
+  std::string old_run, new_run;
+  diff->add_option("OLD", old_run, "results.json or a run's output directory")->required();
+  diff->add_option("NEW", new_run, "results.json or a run's output directory")->required();
 
   auto* rr_server = app.add_subcommand("tcp-rr-server", "tcp-rr echo server (used by the lab)");
   auto* rr_client = app.add_subcommand("tcp-rr-client", "tcp-rr client (used by the lab); prints JSON");
@@ -137,6 +147,7 @@ int run_lab(int argc, char** argv) {
     o.out_dir = out;
     o.only_case = only;
     o.quick = quick;
+    o.repeat = repeat;
     auto r = lab::run_scenario(file, o);
     if (!r.ok()) return error_exit(r.error().message, 2);
     return *r;
@@ -181,6 +192,10 @@ int run_lab(int argc, char** argv) {
   }
   if (*report) {
     auto st = lab::rerender_report(dir);
+    return st.ok() ? 0 : error_exit(st.error().message);
+  }
+  if (*diff) {
+    auto st = lab::diff_runs(old_run, new_run);
     return st.ok() ? 0 : error_exit(st.error().message);
   }
   if (*rr_server) {

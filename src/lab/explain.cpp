@@ -9,7 +9,9 @@
 
 #include "lab/json_access.h"
 #include "lab/report.h"
+#include "lab/report_parts.h"
 #include "lab/traffic.h"
+#include "lab/verdict.h"
 
 namespace flowlab::lab {
 
@@ -21,21 +23,6 @@ std::string human_bytes(double b) {
   if (b >= 1024 * 1024) return fmt::format("{:.1f} MB", b / (1024 * 1024));
   if (b >= 1024) return fmt::format("{:.0f} KB", b / 1024);
   return fmt::format("{:.0f} B", b);
-}
-
-// Controllers that send every packet through themselves (hub apps).
-bool every_packet_via_controller(const json& c) {
-  if (!c.contains("switches") || !c.contains("controllers")) return false;
-  for (const auto& [n, s] : c["switches"].items()) {
-    if (s.value("kind", "") == "linux-bridge") continue;
-    std::string ctl = s.value("controller", "");
-    if (ctl.empty() || !c["controllers"].contains(ctl)) continue;
-    const auto& ct = c["controllers"][ctl];
-    for (const auto& a : ct.value("apps", json::array()))
-      if (a.is_string() && a.get<std::string>() == "hub") return true;
-    if (ct.value("app_file", "").find("hub") != std::string::npos) return true;
-  }
-  return false;
 }
 
 // Sums "rx pkts=/drop=" and "tx pkts=/drop=" over ovs-ofctl-style dump-ports output.
@@ -106,14 +93,6 @@ long long sg_drops(const std::string& text) {
     if (ls >> pkts >> bytes >> target && target == "DROP") drops += pkts;
   }
   return drops;
-}
-
-void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, double>>& out) {
-  if (j.is_object()) {
-    for (const auto& [k, v] : j.items()) flatten(v, prefix.empty() ? k : prefix + "." + k, out);
-  } else if (j.is_number()) {
-    out.emplace_back(prefix, j.get<double>());
-  }
 }
 
 // Mean ping RTT of a case (its first successful ping test), 0 when there is none.
@@ -204,22 +183,8 @@ std::vector<std::string> explain_case(const json& c) {
                                 n, sg_drops(s.value("iptables", "")),
                                 std::strtoll(s.value("conntrack_count", "0").c_str(), nullptr, 10)));
   }
-  for (const auto& [n, st] : member(c, "controller_stats").items()) {
-    if (st.is_null()) continue;
-    std::vector<std::pair<std::string, double>> flat;
-    flatten(st, "", flat);
-    std::string parts;
-    int shown = 0;
-    for (const auto& [k, v] : flat) {
-      // packet-in counters and their handling time; not every message type's histogram.
-      bool wanted = k.rfind("packet_in.", 0) == 0 || k.rfind("handling_time.packet_in.", 0) == 0 ||
-                    k.find("rate") != std::string::npos;
-      if (!wanted || k.find("count") != std::string::npos) continue;
-      if (shown++ >= 8) break;
-      parts += fmt::format("{}{}={:.6g}", parts.empty() ? "" : ", ", k, v);
-    }
-    if (!parts.empty()) out.push_back(fmt::format("controller {}: {}", n, parts));
-  }
+  for (const auto& [n, st] : member(c, "controller_stats").items())
+    if (auto line = controller_sentence(n, st); !line.empty()) out.push_back(line);
   if (every_packet_via_controller(c))
     out.push_back(
         "every packet crosses the controller (hub: packet-in, then packet-out FLOOD); no flows installed");
@@ -332,6 +297,7 @@ void annotate_explanations(json& doc) {
     r["explain"] = explain_test(r, it == cases.end() ? empty : *it->second, doc);
     for (const auto& e : r.value("probe_explain", json::array())) r["explain"].push_back(e);  // lab-shape
   }
+  annotate_verdicts(doc);
 }
 
 }  // namespace flowlab::lab

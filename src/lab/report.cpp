@@ -11,6 +11,8 @@
 #include "lab/pingall.h"
 #include "lab/topology_svg.h"
 #include "lab/probe_test.h"  // lab-shape
+#include "lab/repeat.h"
+#include "lab/report_parts.h"
 
 namespace flowlab::lab {
 
@@ -151,14 +153,25 @@ std::string render_table(const json& doc) {
         if (i == 0) base = v;
         if (!v) {
           row.push_back(status_cell(r));
-        } else if (i == 0 || !base || *base == 0) {
-          row.push_back(fmt_value(*v));
         } else {
-          row.push_back(fmt::format("{} (x{:.2f})", fmt_value(*v), *v / *base));
+          std::string cell = fmt_value(*v);
+          if (auto rg = metric_range(*r, m); rg && rg->first != rg->second)
+            cell += fmt::format(" [{}-{}]", fmt_value(rg->first), fmt_value(rg->second));
+          const json* r0 = find_result(doc, cases[0], t);
+          if (i > 0 && base && *base != 0)
+            cell += fmt::format(" (x{:.2f}{})", *v / *base,
+                                r0 && within_spread(*r0, *r, m) ? ", within spread" : "");
+          row.push_back(cell);
         }
       }
       rows.push_back(row);
     }
+    std::vector<std::string> vrow = {t + " verdict"};
+    for (const auto& c : cases) {
+      const json* r = find_result(doc, c, t);
+      vrow.push_back(r ? verdict_label(*r) : "-");
+    }
+    rows.push_back(vrow);
   }
   std::vector<size_t> width(head.size(), 0);
   for (const auto& r : rows)
@@ -209,6 +222,7 @@ std::string render_html(const json& doc) {
       "svg .t{font:bold 13px sans-serif}svg .l,svg .v{font:12px sans-serif}svg .na{font:italic 12px "
       "sans-serif;"
       "fill:#a33}.ok{color:#275}.failed{color:#a33}.skipped{color:#888}ul.ex{margin:.2em 0 1em;color:#333}"
+      "div.charts{display:flex;flex-wrap:wrap;gap:8px;margin:.5em 0 1em}td.cmp{color:#225;background:#f4f7ff}"
       "pre{background:#f7f7f7;padding:.5em;overflow:auto;max-height:300px;font-size:12px}"
       "svg.topo .l{font:12px sans-serif}svg.topo .lp{font:10px sans-serif;fill:#555}"
       "table.pingall td,table.pingall th{font-size:11px;padding:1px 4px}"
@@ -218,6 +232,7 @@ std::string render_html(const json& doc) {
                    html_escape(sc.value("file", "")), html_escape(doc.value("run_id", "")),
                    html_escape(doc.value("started_at", "")), html_escape(doc.value("finished_at", "")),
                    doc.value("quick", false) ? " (quick mode)" : "");
+  h += render_summary(doc);
   h += "<h2>Cases</h2><table><tr><th>case</th><th>status</th><th>switches</th><th>controllers</"
        "th><th>offloads</th>"
        "<th>explanation</th></tr>";
@@ -227,6 +242,10 @@ std::string render_html(const json& doc) {
       sw += fmt::format("{}: {}{}<br>", n, s.value("kind", ""),
                         s.value("security_group", false) ? " + iptables SG" : "");
     for (const auto& [n, s] : member(c, "controllers").items()) {
+      bool used = false;  // a case shows only the controllers its switches use
+      for (const auto& [sn, sw] : member(c, "switches").items())
+        used |= sw.value("controller", "") == n && sw.value("kind", "") != "linux-bridge";
+      if (!used) continue;
       std::string what = s.value("kind", "");
       for (const auto& a : s.value("apps", json::array())) what += " " + a.get<std::string>();
       if (!s.value("app_file", "").empty()) what += " " + s.value("app_file", "");
@@ -285,6 +304,8 @@ std::string render_html(const json& doc) {
       h += "</td></tr>";
     }
     h += "</table>";
+    for (const auto& c : cases)
+      if (const json* r = find_result(doc, c, t)) h += render_test_charts(*r);
   }
   h += "<h2>Counters</h2>";
   for (const auto& c : array_member(doc, "cases")) {

@@ -34,6 +34,8 @@
 #include "lab/progress_line.h"
 #include "lab/report.h"
 #include "lab/run_state.h"
+#include "lab/repeat.h"
+#include "lab/sampler.h"
 #include "lab/shaped_link.h"  // lab-shape
 #include "lab/topology.h"
 #include "lab/topology_record.h"
@@ -84,6 +86,7 @@ struct RunContext {
   std::string out_dir;
   std::string flowlab_bin;
   ProgressLine progress;
+  std::string repeat_dir;  // "/repeat-2" under each case's out dir with --repeat
 };
 
 // Whether a switch of the case (other than a Linux bridge, which takes no
@@ -281,6 +284,9 @@ json run_one_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, CaseTop
   auto rx_before = snmp_counters(ctx.to_ns);
   auto tx_before = snmp_counters(ctx.from_ns);
   rc.progress.start(fmt::format("[{}] {} {} -> {}", cs.name, t.name, t.from, t.to));
+  SamplerConfig scfg{{{"core", topo.core_ns}}, ctx.from_ns, ctx.to_ns, case_out, 0.1};
+  for (const auto& [h, ns] : topo.host_ns) scfg.namespaces.emplace_back(h, ns);
+  auto sampler = std::make_unique<TestSampler>(std::move(scfg));
   uint64_t t0 = monotonic_ns();
   TestOutcome o;
   if (t.type == TestType::kProbe) {  // lab-shape: the probe runs the scenario's events
@@ -299,6 +305,8 @@ json run_one_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, CaseTop
     o = run_test(t, ctx);
   }
   rec["elapsed_s"] = double(monotonic_ns() - t0) / 1e9;
+  rec["samples"] = sampler->finish();
+  if (auto iv = intervals_json(o.raw); !iv.empty()) rec["samples"]["intervals"] = iv;
   std::string summary = o.status;
   if (o.status != "ok") summary += ": " + o.reason;
   rc.progress.done(summary);
@@ -318,7 +326,9 @@ json case_config(const CaseSpec& cs) {
     j["switches"][n] = {
         {"kind", to_string(s.kind)}, {"controller", s.controller}, {"security_group", s.security_group}};
   }
+  j["controllers"] = json::object();  // only those a switch of the case uses
   for (const auto& [n, c] : cs.controllers) {
+    if (c.kind == ControllerKind::kNone || !controller_used(cs, n)) continue;
     j["controllers"][n] = {{"kind", to_string(c.kind)}, {"apps", c.apps}, {"app_file", c.app_file}};
   }
   return j;
@@ -327,7 +337,7 @@ json case_config(const CaseSpec& cs) {
 // Runs one case; appends its test records to `results` and returns the case record.
 json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
   json rec = case_config(cs);
-  std::string case_out = rc.out_dir + "/" + cs.name;
+  std::string case_out = rc.out_dir + "/" + cs.name + rc.repeat_dir;
   std::error_code ec;
   fs::create_directories(case_out, ec);
   std::vector<const TestSpec*> tests;
@@ -469,7 +479,7 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
                sc.name.c_str(), file.c_str(), state->id().c_str(), sc.cases.size(), sc.tests.size(),
                out.c_str());
 
-  RunContext rc{sc, *state, out, self_binary(), {}};
+  RunContext rc{sc, *state, out, self_binary(), {}, {}};
   json doc = {{"scenario",
                {{"name", sc.name},
                 {"file", opts.scenario_text.empty() ? fs::absolute(file).string() : file},
@@ -481,17 +491,32 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
               {"cases", json::array()},
               {"results", json::array()}};
   bool any_failed = false;
-  for (size_t i = 0; i < sc.cases.size(); ++i) {
-    const auto& cs = sc.cases[i];
-    if (interrupted()) {
-      doc["cases"].push_back({{"name", cs.name}, {"status", "skipped"}, {"reason", "interrupted"}});
-      continue;
+  // --repeat: cases interleaved (A1 B1 A2 B2 ...); the first repeat's case records stay.
+  const int repeats = std::max(1, opts.repeat);
+  for (int rep = 0; rep < repeats; ++rep) {
+    rc.repeat_dir = repeats > 1 ? fmt::format("/repeat-{}", rep + 1) : "";
+    for (size_t i = 0; i < sc.cases.size(); ++i) {
+      const auto& cs = sc.cases[i];
+      if (interrupted()) {
+        if (rep == 0)
+          doc["cases"].push_back({{"name", cs.name}, {"status", "skipped"}, {"reason", "interrupted"}});
+        continue;
+      }
+      std::fprintf(stderr, "lab: case %zu/%zu%s: %s%s%s\n", i + 1, sc.cases.size(),
+                   repeats > 1 ? fmt::format(", repeat {}/{}", rep + 1, repeats).c_str() : "",
+                   cs.name.c_str(), cs.description.empty() ? "" : " - ", cs.description.c_str());
+      size_t first = doc["results"].size();
+      json c = run_case(rc, cs, i, doc["results"]);
+      if (repeats > 1)
+        for (size_t k = first; k < doc["results"].size(); ++k) doc["results"][k]["repeat"] = rep + 1;
+      any_failed |= c["status"] == "failed";
+      if (rep == 0) doc["cases"].push_back(std::move(c));
     }
-    std::fprintf(stderr, "lab: case %zu/%zu: %s%s%s\n", i + 1, sc.cases.size(), cs.name.c_str(),
-                 cs.description.empty() ? "" : " - ", cs.description.c_str());
-    json c = run_case(rc, cs, i, doc["results"]);
-    any_failed |= c["status"] == "failed";
-    doc["cases"].push_back(std::move(c));
+  }
+  if (repeats > 1) {
+    doc["repeat"] = repeats;
+    doc["results_by_repeat"] = doc["results"];
+    doc["results"] = aggregate_repeats(doc["results_by_repeat"]);
   }
   doc["finished_at"] = now_iso();
   doc["interrupted"] = interrupted();
@@ -563,6 +588,19 @@ Status rerender_report(const std::string& dir) {
     return fail("{}/results.json: unexpected content: {}", dir, e.what());
   }
   std::fprintf(stdout, "\nreport: %s/report.html\n", dir.c_str());
+  return ok_status();
+}
+
+Status diff_runs(const std::string& old_path, const std::string& new_path) {
+  FLOWLAB_ASSIGN_OR_RETURN(json a, load_results(old_path));
+  FLOWLAB_ASSIGN_OR_RETURN(json b, load_results(new_path));
+  try {
+    annotate_explanations(a);  // verdicts of runs recorded before they existed
+    annotate_explanations(b);
+    std::fputs(diff_results(a, b).c_str(), stdout);
+  } catch (const json::exception& e) {
+    return fail("unexpected results.json content: {}", e.what());
+  }
   return ok_status();
 }
 

@@ -16,6 +16,7 @@ struct RunOptions {
   // The scenario itself, when it comes from the command line (`--topo ...`); `file`
   // is then only its label in messages and results.
   std::string scenario_text;
+  int repeat = 1;         // each case N times, interleaved; medians + min-max (repeat.h)
 };
 
 // Runs every case of the scenario and writes results.json + report.html into the
@@ -34,5 +35,8 @@ Status with_case_built(const Scenario& sc, size_t ci, RunState& state, const std
                        const std::function<void(const std::map<std::string, std::string>&)>& while_up);
 // Re-renders report.html and prints the table from DIR/results.json.
 Status rerender_report(const std::string& dir);
+// `flowlab lab diff OLD NEW` (results.json files or run folders): prints what moved
+// beyond its spread and which verdicts changed.
+Status diff_runs(const std::string& old_path, const std::string& new_path);
 
 }  // namespace flowlab::lab

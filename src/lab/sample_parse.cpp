@@ -1,0 +1,241 @@
+// Parsers of sampled text (see sample_parse.h). Every parser tolerates truncated or
+// unexpected input: a field it cannot read stays zero, a line it cannot read is
+// skipped; nothing throws.
+#include "lab/sample_parse.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace flowlab::lab {
+
+namespace {
+
+std::vector<std::string> words(const std::string& line) {
+  std::vector<std::string> w;
+  std::istringstream in(line);
+  std::string s;
+  while (in >> s) w.push_back(s);
+  return w;
+}
+
+uint64_t to_u64(const std::string& s) { return std::strtoull(s.c_str(), nullptr, 10); }
+
+// "rtt:0.106/0.07" -> the text after "key:" up to the next space, or empty.
+std::string field(const std::string& line, const std::string& key) {
+  size_t p = 0;
+  while ((p = line.find(key, p)) != std::string::npos) {
+    bool starts = p == 0 || line[p - 1] == ' ' || line[p - 1] == '\t';
+    if (starts) {
+      size_t b = p + key.size(), e = line.find_first_of(" \t\n", b);
+      return line.substr(b, e == std::string::npos ? std::string::npos : e - b);
+    }
+    p += key.size();
+  }
+  return {};
+}
+
+// "40329846152bps" -> 4.03e10; "12Mbps" -> 1.2e7.
+double rate_bps(const std::string& s) {
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (end && *end == 'K') v *= 1e3;
+  if (end && *end == 'M') v *= 1e6;
+  if (end && *end == 'G') v *= 1e9;
+  return v;
+}
+
+}  // namespace
+
+std::optional<ProcStat> parse_proc_pid_stat(const std::string& text) {
+  auto open = text.find('('), close = text.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
+  ProcStat s;
+  s.comm = text.substr(open + 1, close - open - 1);
+  auto w = words(text.substr(close + 1));
+  // w[0] is field 3 (state); utime is field 14 -> w[11], stime w[12], threads w[17].
+  if (w.size() < 18) return std::nullopt;
+  s.utime = to_u64(w[11]);
+  s.stime = to_u64(w[12]);
+  s.threads = int(to_u64(w[17]));
+  return s;
+}
+
+std::map<std::string, CoreTimes> parse_proc_stat(const std::string& text) {
+  std::map<std::string, CoreTimes> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("cpu", 0) != 0 || line.size() < 4 || line[3] < '0' || line[3] > '9') continue;
+    auto w = words(line);
+    if (w.size() < 9) continue;
+    CoreTimes c;
+    c.user = to_u64(w[1]);
+    c.nice = to_u64(w[2]);
+    c.system = to_u64(w[3]);
+    c.idle = to_u64(w[4]);
+    c.iowait = to_u64(w[5]);
+    c.irq = to_u64(w[6]);
+    c.softirq = to_u64(w[7]);
+    c.steal = to_u64(w[8]);
+    out[w[0]] = c;
+  }
+  return out;
+}
+
+std::map<std::string, long long> parse_netstat(const std::string& text) {
+  std::map<std::string, long long> out;
+  std::istringstream in(text);
+  std::string head, vals;
+  while (std::getline(in, head) && std::getline(in, vals)) {
+    auto h = words(head), v = words(vals);
+    if (h.empty() || v.empty() || h[0] != v[0] || h.size() != v.size()) continue;
+    std::string prefix = h[0].substr(0, h[0].size() - 1);  // "TcpExt:" -> "TcpExt"
+    for (size_t i = 1; i < h.size(); ++i) out[prefix + "." + h[i]] = std::strtoll(v[i].c_str(), nullptr, 10);
+  }
+  return out;
+}
+
+std::vector<SsSocket> parse_ss_tin(const std::string& text) {
+  std::vector<SsSocket> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    bool info = line[0] == '\t' || line[0] == ' ';
+    if (!info) {
+      auto w = words(line);
+      // "ESTAB 0 2621440 127.0.0.1:55442 127.0.0.1:5999" (-H: no header line); with a
+      // state filter ss leaves the State column out.
+      size_t b = !w.empty() && !w[0].empty() && std::isdigit((unsigned char)w[0][0]) ? 0 : 1;
+      if (w.size() < b + 4 || w[0] == "State" || w[0] == "Recv-Q") continue;
+      SsSocket s;
+      s.send_q = std::strtoll(w[b + 1].c_str(), nullptr, 10);
+      s.local = w[b + 2];
+      s.peer = w[b + 3];
+      out.push_back(s);
+      continue;
+    }
+    if (out.empty()) continue;
+    SsSocket& s = out.back();
+    auto rtt = field(line, "rtt:");
+    if (!rtt.empty()) {
+      s.rtt_ms = std::strtod(rtt.c_str(), nullptr);
+      if (auto slash = rtt.find('/'); slash != std::string::npos)
+        s.rtt_var_ms = std::strtod(rtt.c_str() + slash + 1, nullptr);
+    }
+    s.min_rtt_ms = std::strtod(field(line, "minrtt:").c_str(), nullptr);
+    s.rto_ms = std::strtod(field(line, "rto:").c_str(), nullptr);
+    s.cwnd = std::strtoll(field(line, "cwnd:").c_str(), nullptr, 10);
+    s.mss = std::strtoll(field(line, "mss:").c_str(), nullptr, 10);
+    s.ssthresh = std::strtoll(field(line, "ssthresh:").c_str(), nullptr, 10);
+    s.unacked = std::strtoll(field(line, "unacked:").c_str(), nullptr, 10);
+    s.snd_wnd = std::strtoll(field(line, "snd_wnd:").c_str(), nullptr, 10);
+    s.bytes_acked = std::strtoll(field(line, "bytes_acked:").c_str(), nullptr, 10);
+    s.bytes_received = std::strtoll(field(line, "bytes_received:").c_str(), nullptr, 10);
+    s.bytes_retrans = std::strtoll(field(line, "bytes_retrans:").c_str(), nullptr, 10);
+    s.lost = std::strtoll(field(line, "lost:").c_str(), nullptr, 10);
+    auto re = field(line, "retrans:");
+    if (auto slash = re.find('/'); slash != std::string::npos)
+      s.retrans_total = std::strtoll(re.c_str() + slash + 1, nullptr, 10);
+    auto limited = [&](const char* key) {
+      auto v = field(line, key);  // "80ms(42.1%)"
+      auto p = v.find('(');
+      return p == std::string::npos ? 0.0 : std::strtod(v.c_str() + p + 1, nullptr);
+    };
+    s.rwnd_limited_pct = limited("rwnd_limited:");
+    s.sndbuf_limited_pct = limited("sndbuf_limited:");
+    // "delivery_rate 123bps" is a key and a value separated by a space.
+    if (auto p = line.find("delivery_rate "); p != std::string::npos)
+      s.delivery_rate_bps = rate_bps(line.substr(p + 14));
+  }
+  return out;
+}
+
+const SsSocket* stream_socket(const std::vector<SsSocket>& sockets) {
+  const SsSocket* best = nullptr;
+  for (const auto& s : sockets)
+    if (!best || s.bytes_acked + s.bytes_received > best->bytes_acked + best->bytes_received) best = &s;
+  return best;
+}
+
+std::vector<QdiscStat> parse_tc_json(const std::string& text) {
+  std::vector<QdiscStat> out;
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_array()) return out;
+  auto number = [](const nlohmann::json& o, const char* k) -> double {
+    auto it = o.find(k);
+    return it != o.end() && it->is_number() ? it->get<double>() : 0;
+  };
+  for (const auto& q : j) {
+    if (!q.is_object()) continue;
+    QdiscStat s;
+    s.dev = q.value("dev", "");
+    s.kind = q.contains("kind") ? q.value("kind", "") : q.value("class", "");
+    double rate = number(q, "rate");  // an htb class
+    if (auto o = q.find("options"); rate == 0 && o != q.end() && o->is_object()) rate = number(*o, "rate");
+    s.rate_bps = rate * 8;  // tc -j prints bytes per second
+    const nlohmann::json* st = &q;
+    if (auto it = q.find("stats"); it != q.end() && it->is_object()) st = &*it;  // classes nest them
+    s.drops = (long long)number(*st, "drops");
+    s.packets = (long long)number(*st, "packets");
+    s.overlimits = (long long)number(*st, "overlimits");
+    s.backlog = (long long)number(*st, "backlog");
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<IntervalPoint> parse_iperf3_intervals(const std::string& json_text) {
+  std::vector<IntervalPoint> out;
+  auto b = json_text.find('{');
+  if (b == std::string::npos) return out;
+  auto j = nlohmann::json::parse(json_text.substr(b), nullptr, false);
+  if (!j.is_object() || !j.contains("intervals") || !j["intervals"].is_array()) return out;
+  for (const auto& iv : j["intervals"]) {
+    if (!iv.is_object() || !iv.contains("sum") || !iv["sum"].is_object()) continue;
+    const auto& s = iv["sum"];
+    IntervalPoint p;
+    p.t_s = s.value("end", 0.0);
+    p.bps = s.value("bits_per_second", 0.0);
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::optional<double> parse_cpu_max(const std::string& text) {
+  auto w = words(text);
+  if (w.size() < 2 || w[0] == "max") return std::nullopt;
+  double quota = std::strtod(w[0].c_str(), nullptr), period = std::strtod(w[1].c_str(), nullptr);
+  if (quota <= 0 || period <= 0) return std::nullopt;
+  return 100 * quota / period;
+}
+
+std::optional<double> parse_cfs_quota(const std::string& quota, const std::string& period) {
+  double q = std::strtod(quota.c_str(), nullptr), p = std::strtod(period.c_str(), nullptr);
+  if (q <= 0 || p <= 0) return std::nullopt;  // -1: unlimited
+  return 100 * q / p;
+}
+
+CgroupPaths parse_proc_cgroup(const std::string& text) {
+  CgroupPaths out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto a = line.find(':'), b = line.find(':', a == std::string::npos ? 0 : a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    std::string ctrls = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+    if (line.compare(0, a, "0") == 0 && ctrls.empty()) {
+      out.v2 = path;
+      continue;
+    }
+    std::istringstream cs(ctrls);
+    std::string c;
+    while (std::getline(cs, c, ','))
+      if (c == "cpu") out.v1_cpu = path;
+  }
+  return out;
+}
+
+}  // namespace flowlab::lab

@@ -1,0 +1,68 @@
+// TestSampler: what the lab measures while one test runs, to explain its figures.
+//
+// Started just before a test's traffic and finished right after it. A thread
+// samples every `interval_s` (100 ms by default):
+//   - CPU of every process living in one of the case's namespaces (the switch,
+//     controller, ovs-vswitchd, os-ken, the traffic tools), found by their network
+//     namespace (/proc/PID/ns/net), in % of one core, user and system, from
+//     /proc/PID/stat; with the cgroup CPU limit the process runs under (cpu.max,
+//     or v1 cfs quota) when there is one;
+//   - per-core busy, softirq and steal from /proc/stat;
+//   - the sender's TCP stream from `ss -tin` (cwnd, RTT, min RTT, RTO, delivery rate,
+//     retransmits);
+//   - the packet-in counters of the flowlab switch/controller stats files in the
+//     case's out dir, which those processes rewrite every 0.5-1 s.
+// Around the test (before and after) it takes TcpExt/Tcp/Udp counters of the sender
+// and receiver namespaces (/proc/net/netstat, /proc/net/snmp) and the queueing
+// disciplines of every namespace (`tc -s qdisc`: shaping rates and queue drops), and
+// reports their deltas.
+//
+// finish() returns the JSON stored as results[].samples (layout in docs/LAB.md).
+#pragma once
+
+#include <atomic>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace flowlab::lab {
+
+struct SamplerConfig {
+  // role ("core", "h1", ...) -> namespace name; processes are found in these.
+  std::vector<std::pair<std::string, std::string>> namespaces;
+  std::string sender_ns, receiver_ns;
+  std::string stats_dir;  // where *-stats.json files are written (the case out dir)
+  double interval_s = 0.1;
+};
+
+class TestSampler {
+ public:
+  explicit TestSampler(SamplerConfig cfg);
+  ~TestSampler();
+  TestSampler(const TestSampler&) = delete;
+  TestSampler& operator=(const TestSampler&) = delete;
+
+  // Stops sampling (idempotent) and returns the series and deltas.
+  nlohmann::json finish();
+
+ private:
+  void loop();
+  SamplerConfig cfg_;
+  std::atomic<bool> stop_{false};
+  nlohmann::json before_;  // counters and qdiscs at start
+  nlohmann::json series_;  // filled by the thread
+  std::thread thread_;
+  bool finished_ = false;
+  nlohmann::json result_;
+};
+
+// Summaries used by verdicts and the report, computed from the series:
+// mean of a JSON number array (0 when empty).
+double series_mean(const nlohmann::json& arr);
+double series_max(const nlohmann::json& arr);
+// iperf3 -J output -> {"t_s": [...], "mbps": [...]} (empty object when none).
+nlohmann::json intervals_json(const std::string& iperf3_output);
+
+}  // namespace flowlab::lab

@@ -1,0 +1,476 @@
+// The verdict rules (see verdict.h for the method; docs/LAB.md for the list).
+#include "lab/verdict.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "lab/json_access.h"
+#include "lab/verdict_facts.h"
+
+namespace flowlab::lab {
+
+using nlohmann::json;
+
+namespace {
+
+using namespace verdict_detail;  // NOLINT(google-build-using-namespace): the rules' own facts
+
+constexpr double kExplains = 0.8;    // a bound must account for this share
+constexpr double kOverBound = 1.25;  // a rate bound exceeded by more than this is no bound
+
+std::string rate(double bps) {
+  if (bps >= 1e9) return fmt::format("{:.3g} Gbit/s", bps / 1e9);
+  if (bps >= 1e6) return fmt::format("{:.3g} Mbit/s", bps / 1e6);
+  return fmt::format("{:.3g} kbit/s", bps / 1e3);
+}
+
+std::string bytes(double b) {
+  if (b >= 1024 * 1024) return fmt::format("{:.1f} MB", b / (1024 * 1024));
+  if (b >= 1024) return fmt::format("{:.0f} KB", b / 1024);
+  return fmt::format("{:.0f} B", b);
+}
+
+int pct(double share) { return int(std::lround(share * 100)); }
+
+// A rate bound's share: measured / bound, 0 when the measurement passes it by > 25 %.
+double rate_share(double measured, double bound) {
+  if (bound <= 0 || measured <= 0) return 0;
+  double s = measured / bound;
+  return s > kOverBound ? 0 : std::min(1.0, s);
+}
+
+struct Candidate {
+  Bound bound;
+  double share = 0;
+  std::string sentence, who;
+  json numbers = json::object();
+};
+
+// The packets this test lost: UDP datagrams, TCP retransmitted segments.
+double losses(const Facts& f) { return f.udp ? f.lost : f.retrans; }
+const char* losses_what(const Facts& f) { return f.udp ? "lost datagrams" : "retransmitted segments"; }
+
+void rule_checksum(const Facts& f, std::vector<Candidate>& out) {
+  if (f.csum <= 0) return;
+  double share = losses(f) > 0 ? std::min(1.0, f.csum / losses(f)) : 1.0;
+  if (f.status != "ok") share = 1.0;  // a stream that died of bad checksums
+  out.push_back(
+      {Bound::kChecksumDrops,
+       share,
+       fmt::format("{} dropped {:.0f} segments with bad checksums (InCsumErrors), {}% of the {:.0f} {}: "
+                   "the path forwarded partial checksums without completing them",
+                   f.to, f.csum, pct(share), losses(f), losses_what(f)),
+       f.to,
+       {{"csum_errors", f.csum}, {"losses", losses(f)}}});
+}
+
+void rule_receiver_buffer(const Facts& f, std::vector<Candidate>& out) {
+  // The sender waited for the receiver's window. With a fixed window (iperf -w sets
+  // the receiver's buffer too) that is the window itself: window / RTT's business.
+  if (f.tcp && f.rwnd_limited_pct > 0 && f.window <= 0) {
+    double share = std::min(1.0, f.rwnd_limited_pct / 100);
+    out.push_back(
+        {Bound::kReceiverBuffer,
+         share,
+         fmt::format("the sender was limited by {}'s receive window {:.0f}% of its busy time (ss "
+                     "rwnd_limited; {:.0f} zero-window advertisements): the receiving application did "
+                     "not empty its socket buffer fast enough",
+                     f.to, f.rwnd_limited_pct, f.zero_windows),
+         f.to,
+         {{"rwnd_limited_pct", f.rwnd_limited_pct}, {"zero_windows", f.zero_windows}}});
+  }
+  double drops = f.udp ? f.rcvbuf : f.pruned;
+  if (drops <= 0 || losses(f) <= 0) return;
+  double share = std::min(1.0, drops / losses(f));
+  out.push_back({Bound::kReceiverBuffer,
+                 share,
+                 fmt::format("{}'s socket buffer dropped {:.0f}{} of the {:.0f} {} ({}%, {}): the receiving "
+                             "application did not read fast enough",
+                             f.to, std::min(drops, losses(f)), drops > losses(f) ? " (and more)" : "",
+                             losses(f), losses_what(f), pct(share),
+                             f.udp ? "Udp.RcvbufErrors" : "TcpExt RcvPruned/OfoPruned/TCPRcvQDrop"),
+                 f.to,
+                 {{"drops", drops}, {"losses", losses(f)}}});
+}
+
+void rule_process_cpu(const Facts& f, std::vector<Candidate>& out) {
+  std::string who;
+  double best = 0, used = 0, cap = 100;
+  for (const auto& [label, p] : f.procs.items()) {
+    double c = num(p, "limit_pct", 100), u = num(p, "mean_pct");
+    if (c <= 0) c = 100;
+    if (u / c > best) {
+      best = u / c;
+      who = label;
+      used = u;
+      cap = c;
+    }
+  }
+  if (who.empty()) return;
+  const json& p = f.procs[who];
+  double share = std::min(1.0, best);
+  std::string limit =
+      cap < 100 ? fmt::format("its cgroup's CPU limit of {:.0f}% of a core", cap) : "one core";
+  out.push_back({Bound::kProcessCpu,
+                 share,
+                 fmt::format("{} used {:.0f}% of a core (user {:.0f}%, system {:.0f}%) against {} ({}%): it "
+                             "is CPU-bound at {}",
+                             who, used, num(p, "user_mean_pct"), num(p, "system_mean_pct"), limit, pct(share),
+                             rate(f.measured_bps)),
+                 who,
+                 {{"process", who}, {"cpu_pct", used}, {"limit_pct", cap}}});
+}
+
+// The window in flight: what ss saw, else the fixed window of the test.
+double flight_window(const Facts& f) { return f.inflight > 0 ? f.inflight : f.window; }
+
+// Window / RTT. A fixed window (iperf -w) keeps the stream window-limited, so the
+// RTT it met under load is the one that bounds it (the mean of window/RTT per ss
+// sample); a growing cwnd fills whatever queue there is, and then only the idle
+// RTT makes window/RTT a bound rather than Little's law restated.
+struct WindowBound {
+  double bps = 0, window = 0, rtt_ms = 0;
+  bool loaded = false;
+};
+WindowBound window_bound(const Facts& f) {
+  WindowBound b;
+  b.window = flight_window(f);
+  if (b.window <= 0) return b;
+  if (f.window > 0 && f.window_rate_bps > 0) {
+    b.bps = f.window_rate_bps;
+    b.rtt_ms = b.window * 8 / b.bps * 1000;
+    b.loaded = true;
+  } else if (f.idle_rtt_ms > 0) {
+    b.rtt_ms = f.idle_rtt_ms;
+    b.bps = b.window * 8 / (f.idle_rtt_ms / 1000);
+  }
+  return b;
+}
+
+std::string rtt_words(const WindowBound& b, const Facts& f) {
+  if (!b.loaded) return fmt::format("{:.3g} ms idle round trip", b.rtt_ms);
+  return fmt::format("{:.3g} ms round trip under load{}", b.rtt_ms,
+                     f.idle_rtt_ms > 0 ? fmt::format(" ({:.3g} ms idle)", f.idle_rtt_ms) : "");
+}
+
+void rule_controller_rtt(const Facts& f, std::vector<Candidate>& out) {
+  if (!f.via_ctl || !f.tcp) return;
+  WindowBound b = window_bound(f);
+  if (b.bps <= 0) return;
+  double share = rate_share(f.measured_bps, b.bps);
+  auto [ctl, cpu] = controller_cpu(f);
+  double h = controller_handling_us(f.case_rec);
+  std::string idle;
+  if (cpu >= 0)
+    idle = fmt::format(
+        "; {} was busy {:.0f}% of a core: it gets one window ({:.0f} segments) per round trip and "
+        "waits for the ACKs the rest of it",
+        ctl, cpu, std::ceil(b.window / 1448));
+  if (h > 0) idle += fmt::format(" (median packet-in handling {:.3g} us)", h);
+  out.push_back(
+      {Bound::kControllerRoundTrip,
+       share,
+       fmt::format("every segment and ACK crosses the controller: {} in flight per {} through it = {}, "
+                   "measured {} ({}%){}",
+                   bytes(b.window), rtt_words(b, f), rate(b.bps), rate(f.measured_bps), pct(share), idle),
+       ctl,
+       {{"window_bytes", b.window},
+        {"rtt_ms", b.rtt_ms},
+        {"idle_rtt_ms", f.idle_rtt_ms},
+        {"bound_bps", b.bps},
+        {"controller_cpu_pct", cpu}}});
+}
+
+void rule_window_rtt(const Facts& f, std::vector<Candidate>& out) {
+  if (!f.tcp || f.via_ctl) return;
+  WindowBound b = window_bound(f);
+  if (b.bps <= 0) return;
+  double share = rate_share(f.measured_bps, b.bps);
+  out.push_back({Bound::kWindowRtt,
+                 share,
+                 fmt::format("{} in flight / {} = {}, measured {} ({}%)", bytes(b.window), rtt_words(b, f),
+                             rate(b.bps), rate(f.measured_bps), pct(share)),
+                 "",
+                 {{"window_bytes", b.window}, {"rtt_ms", b.rtt_ms}, {"bound_bps", b.bps}}});
+}
+
+// The shaped qdisc on the path with the lowest rate that carried packets.
+const json* shaped_qdisc(const Facts& f) {
+  const json* best = nullptr;
+  for (const auto& q : f.qdiscs)
+    if (num(q, "rate_bps") > 0 && num(q, "packets") > 0 &&
+        (!best || num(q, "rate_bps") < num(*best, "rate_bps")))
+      best = &q;
+  return best;
+}
+
+void rule_loss_timeouts(const Facts& f, std::vector<Candidate>& out) {
+  if (!f.tcp || f.timeouts <= 0 || f.duration_s <= 0) return;
+  double idle_s = f.timeouts * f.rto_ms / 1000;
+  double idle = std::min(1.0, idle_s / f.duration_s);
+  double ref = f.delivery_max_bps;
+  if (const json* q = shaped_qdisc(f))
+    ref = ref > 0 ? std::min(ref, num(*q, "rate_bps")) : num(*q, "rate_bps");
+  double gap = ref - f.measured_bps;
+  if (ref <= 0 || gap <= 0) return;
+  double cost = idle >= 1 ? gap : f.measured_bps * idle / (1 - idle);
+  double share = std::min(1.0, cost / gap);
+  out.push_back(
+      {Bound::kLossTimeouts,
+       share,
+       fmt::format("{:.0f} retransmission timeouts x {:.0f} ms RTO = {:.2g} s of the {:.2g} s spent "
+                   "idle waiting ({:.0f} retransmits); that accounts for {}% of the gap between {} "
+                   "(the rate while sending) and {}",
+                   f.timeouts, f.rto_ms, idle_s, f.duration_s, f.retrans, pct(share), rate(ref),
+                   rate(f.measured_bps)),
+       "",
+       {{"timeouts", f.timeouts}, {"rto_ms", f.rto_ms}, {"idle_s", idle_s}, {"reference_bps", ref}}});
+}
+
+void rule_switch_drops(const Facts& f, std::vector<Candidate>& out) {
+  double queue = 0, buffers = 0;  // to-controller queue full; buffered packet-ins evicted or expired
+  std::string who;
+  for (const auto& [k, a] : f.counters.items()) {
+    bool q = k.find("to_controller.dropped") != std::string::npos ||
+             k.find("packet_in.dropped") != std::string::npos;
+    bool b = k.find("buffers.evicted") != std::string::npos || k.find("buffers.expired") != std::string::npos;
+    if (!q && !b) continue;
+    if (double d = series_delta(a); d > 0) {
+      (q ? queue : buffers) += d;
+      who = k.substr(0, k.find('.'));
+    }
+  }
+  double drops = queue + buffers;
+  if (drops <= 0 || losses(f) <= 0) return;
+  double share = std::min(1.0, drops / losses(f));
+  std::string what =
+      queue > 0 ? fmt::format("{:.0f} because its queue to the controller was full", queue) : "";
+  if (buffers > 0)
+    what += fmt::format("{}{:.0f} buffered packet-ins evicted or expired before the controller answered",
+                        what.empty() ? "" : ", ", buffers);
+  out.push_back(
+      {Bound::kSwitchQueueDrops,
+       share,
+       fmt::format("{} dropped {:.0f} packets ({}), {}% of the {:.0f} {}", who, drops, what, pct(share),
+                   losses(f), losses_what(f)),
+       who,
+       {{"drops", drops}, {"queue_drops", queue}, {"buffer_drops", buffers}, {"losses", losses(f)}}});
+}
+
+void rule_link_drops(const Facts& f, std::vector<Candidate>& out) {
+  double drops = 0;
+  std::string where;
+  for (const auto& q : f.qdiscs)
+    if (num(q, "rate_bps") <= 0 && num(q, "drops") > 0) {
+      drops += num(q, "drops");
+      where = fmt::format("{} on {} ({})", q.value("kind", "?"), q.value("dev", "?"), q.value("ns", "?"));
+    }
+  if (drops <= 0 || losses(f) <= 0) return;
+  double share = std::min(1.0, drops / losses(f));
+  out.push_back({Bound::kLinkQueueDrops,
+                 share,
+                 fmt::format("link queues dropped {:.0f} packets (last: {}), {}% of the {:.0f} {}", drops,
+                             where, pct(share), losses(f), losses_what(f)),
+                 where,
+                 {{"drops", drops}, {"losses", losses(f)}}});
+}
+
+void rule_shaped_link(const Facts& f, std::vector<Candidate>& out) {
+  const json* q = shaped_qdisc(f);
+  if (!q) return;
+  double r = num(*q, "rate_bps");
+  double share = rate_share(f.measured_bps, r);
+  std::string where =
+      fmt::format("{} on {} ({})", q->value("kind", "?"), q->value("dev", "?"), q->value("ns", "?"));
+  out.push_back(
+      {Bound::kShapedLink,
+       share,
+       fmt::format("the link is shaped to {} ({}), measured {} ({}%){}", rate(r), where, rate(f.measured_bps),
+                   pct(share),
+                   num(*q, "drops") > 0 ? fmt::format("; its queue dropped {:.0f}", num(*q, "drops")) : ""),
+       where,
+       {{"rate_bps", r}, {"drops", num(*q, "drops")}}});
+}
+
+void rule_offered(const Facts& f, std::vector<Candidate>& out) {
+  double loss = f.sent > 0 ? 100 * f.lost / f.sent : f.loss_pct;  // iperf3's own count misses the tail
+  if (!f.udp || f.offered_bps <= 0 || loss >= 1 || f.measured_bps < 0.9 * f.offered_bps) return;
+  auto [ctl, cpu] = controller_cpu(f);
+  out.push_back(
+      {Bound::kOffered,
+       1.0,
+       fmt::format(
+           "{} of the {} offered arrived (loss {:.2g}%): no bound was reached{}", rate(f.measured_bps),
+           rate(f.offered_bps), f.loss_pct,
+           f.via_ctl && cpu >= 0
+               ? fmt::format("; {} was busy {:.0f}% of a core with a packet-in per datagram", ctl, cpu)
+               : ""),
+       "",
+       {{"offered_bps", f.offered_bps}, {"loss_pct", f.loss_pct}}});
+}
+
+}  // namespace
+
+const char* to_string(Bound b) {
+  switch (b) {
+    case Bound::kChecksumDrops:
+      return "checksum drops";
+    case Bound::kReceiverBuffer:
+      return "receiver socket buffer";
+    case Bound::kProcessCpu:
+      return "process CPU";
+    case Bound::kControllerRoundTrip:
+      return "controller round trip";
+    case Bound::kLossTimeouts:
+      return "loss with retransmission timeouts";
+    case Bound::kSwitchQueueDrops:
+      return "switch queue drops";
+    case Bound::kLinkQueueDrops:
+      return "link queue drops";
+    case Bound::kShapedLink:
+      return "shaped link rate";
+    case Bound::kWindowRtt:
+      return "window / RTT";
+    case Bound::kOffered:
+      return "offered load";
+    case Bound::kLatency:
+      return "latency";
+    case Bound::kNotExplained:
+      return "not explained";
+  }
+  return "?";
+}
+
+std::string Verdict::short_label() const {
+  switch (bound) {
+    case Bound::kProcessCpu:
+      return "cpu: " + who;
+    case Bound::kControllerRoundTrip:
+      return "ctl-rtt";
+    case Bound::kWindowRtt:
+      return "win/rtt";
+    case Bound::kLossTimeouts:
+      return "rto-idle";
+    case Bound::kShapedLink:
+      return "link";
+    case Bound::kReceiverBuffer:
+      return "rcvbuf";
+    case Bound::kChecksumDrops:
+      return "csum";
+    case Bound::kSwitchQueueDrops:
+      return "sw-drops";
+    case Bound::kLinkQueueDrops:
+      return "q-drops";
+    case Bound::kOffered:
+      return "offered";
+    case Bound::kLatency:
+      return "-";
+    case Bound::kNotExplained:
+      return "?";
+  }
+  return "?";
+}
+
+bool every_packet_via_controller(const json& c) {
+  for (const auto& [n, s] : member(c, "switches").items()) {
+    if (s.value("kind", "") == "linux-bridge") continue;
+    std::string ctl = s.value("controller", "");
+    const json& ct = member(member(c, "controllers"), ctl.c_str());
+    for (const auto& a : array_member(ct, "apps"))
+      if (a.is_string() && a.get<std::string>() == "hub") return true;
+    if (ct.value("app_file", "").find("hub") != std::string::npos) return true;
+  }
+  return false;
+}
+
+Verdict decide_verdict(const json& r, const json& c, const json& doc) {
+  Verdict v;
+  if (!r.is_object()) {
+    v.sentence = "not explained: not a test record";
+    return v;
+  }
+  Facts f = gather(r, c, doc);
+  std::vector<Candidate> cands;
+  rule_checksum(f, cands);
+  if (f.status != "ok") {
+    if (!cands.empty() && cands[0].share >= kExplains) {
+      v.bound = cands[0].bound;
+      v.share = cands[0].share;
+      v.sentence = "failed: " + cands[0].sentence;
+    } else {
+      v.bound = Bound::kNotExplained;
+      v.sentence = fmt::format("{}: {}", f.status, r.value("reason", "no reason recorded"));
+    }
+    return v;
+  }
+  if (f.type == "ping" || f.type == "tcp-rr") {
+    v.bound = Bound::kLatency;
+    v.share = 1;
+    const json& m = member(r, "metrics");
+    v.sentence = f.type == "ping"
+                     ? fmt::format("round trip {:.3g} ms{}", num(m, "rtt_avg_ms"),
+                                   f.via_ctl ? ": each echo and reply crosses the controller" : "")
+                     : fmt::format("{:.0f} transactions/s, one per {:.3g} us round trip",
+                                   num(m, "transactions_per_s"), num(m, "rtt_avg_us"));
+    return v;
+  }
+  rule_receiver_buffer(f, cands);
+  rule_process_cpu(f, cands);
+  rule_controller_rtt(f, cands);
+  rule_loss_timeouts(f, cands);
+  rule_switch_drops(f, cands);
+  rule_link_drops(f, cands);
+  rule_shaped_link(f, cands);
+  rule_window_rtt(f, cands);
+  rule_offered(f, cands);
+  // A receive window that stays full because the receiving process is out of CPU is
+  // that process's CPU: the buffer is the symptom.
+  bool receiver_cpu = std::any_of(cands.begin(), cands.end(), [&](const Candidate& cd) {
+    return cd.bound == Bound::kProcessCpu && cd.share >= kExplains &&
+           cd.who.find("(" + f.to + ")") != std::string::npos;
+  });
+  if (receiver_cpu)
+    std::erase_if(cands, [](const Candidate& cd) { return cd.bound == Bound::kReceiverBuffer; });
+  const Candidate* best = nullptr;
+  for (const auto& cd : cands)
+    if (!best || cd.share > best->share + 1e-9 ||
+        (std::abs(cd.share - best->share) <= 1e-9 && int(cd.bound) < int(best->bound)))
+      best = &cd;
+  if (best && best->share >= kExplains) {
+    v.bound = best->bound;
+    v.share = best->share;
+    v.sentence = fmt::format("{}: {}", to_string(best->bound), best->sentence);
+    v.numbers = best->numbers;
+    v.who = best->who;
+    return v;
+  }
+  v.bound = Bound::kNotExplained;
+  v.share = best ? best->share : 0;
+  v.sentence =
+      best ? fmt::format("not explained: no bound accounts for 80% of {} (closest, {}%: {}: {})",
+                         rate(f.measured_bps), pct(best->share), to_string(best->bound), best->sentence)
+           : fmt::format("not explained: nothing measured bounds {}", rate(f.measured_bps));
+  if (best) v.numbers = best->numbers;
+  std::string busy;
+  bool saturated = !f.cores.empty();
+  for (const auto& [core, cs] : f.cores.items()) {
+    busy += fmt::format("{}{} {:.0f}%", busy.empty() ? "" : ", ", core, num(cs, "busy_mean_pct"));
+    saturated &= num(cs, "busy_mean_pct") >= 95;
+  }
+  if (saturated)
+    v.sentence += fmt::format("; every core was busy ({}): processes outside the case took the CPU", busy);
+  return v;
+}
+
+json to_json(const Verdict& v) {
+  return {{"bound", to_string(v.bound)},
+          {"label", v.short_label()},
+          {"share", v.share},
+          {"sentence", v.sentence},
+          {"who", v.who},
+          {"numbers", v.numbers}};
+}
+
+}  // namespace flowlab::lab

@@ -1,0 +1,137 @@
+// Case-level verdict text: the TCP vs UDP comparison through a hub controller (the
+// question behind hub-100m.yaml), and filling the verdicts into results.json.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "lab/json_access.h"
+#include "lab/sampler.h"
+#include "lab/verdict.h"
+
+namespace flowlab::lab {
+
+using nlohmann::json;
+
+namespace {
+
+struct PathLoad {
+  double bps = 0, ctl_cpu = -1, packet_ins_per_s = 0;
+  std::string ctl;
+  const json* verdict = nullptr;
+};
+
+double rate_of(const json& r) {
+  const json& m = member(r, "metrics");
+  if (m.contains("gbps")) return num(m, "gbps") * 1e9;
+  double best = 0;  // iperf2-window: the best window
+  for (const auto& [k, v] : m.items())
+    if (k.rfind("gbps_", 0) == 0 && v.is_number()) best = std::max(best, v.get<double>() * 1e9);
+  return best;
+}
+
+PathLoad load_of(const json& r) {
+  PathLoad p;
+  p.bps = rate_of(r);
+  const json& s = member(r, "samples");
+  for (const auto& [label, pr] : member(s, "procs").items())
+    if ((label.rfind("flowlab controller", 0) == 0 || label == "os-ken") && num(pr, "mean_pct") > p.ctl_cpu) {
+      p.ctl = label;
+      p.ctl_cpu = num(pr, "mean_pct");
+    }
+  const json& ts = array_member(s, "t_s");
+  double dur = !ts.empty() && ts.back().is_number() ? ts.back().get<double>() : 0;
+  for (const auto& [k, a] : member(s, "counters").items()) {
+    if (k.find("packet_in.received") == std::string::npos && k.find("packet_ins.sent") == std::string::npos)
+      continue;
+    double first = -1, last = 0;
+    for (const auto& v : a)
+      if (v.is_number()) {
+        if (first < 0) first = v.get<double>();
+        last = v.get<double>();
+      }
+    if (first >= 0 && dur > 0) p.packet_ins_per_s = std::max(p.packet_ins_per_s, (last - first) / dur);
+  }
+  if (r.contains("verdict")) p.verdict = &r["verdict"];
+  return p;
+}
+
+std::string mbit(double bps) { return fmt::format("{:.3g} Mbit/s", bps / 1e6); }
+
+}  // namespace
+
+std::vector<std::string> compare_controller_path(const json& doc, const std::string& case_name) {
+  std::vector<std::string> out;
+  const json* tcp = nullptr;
+  const json* udp = nullptr;
+  const json* cs = nullptr;
+  for (const auto& c : array_member(doc, "cases"))
+    if (c.value("name", "") == case_name) cs = &c;
+  if (!cs || !every_packet_via_controller(*cs)) return out;
+  for (const auto& r : array_member(doc, "results")) {
+    if (r.value("case", "") != case_name || r.value("status", "") != "ok") continue;
+    std::string t = r.value("type", "");
+    if (!tcp && (t == "iperf3-tcp" || t == "iperf2-window")) tcp = &r;
+    if (!udp && t == "iperf3-udp") udp = &r;
+  }
+  if (!tcp || !udp) return out;
+  PathLoad a = load_of(*tcp), b = load_of(*udp);
+  std::string why =
+      "TCP sends at most one window per round trip and every segment and its ACK wait for the "
+      "controller";
+  if (a.verdict && a.verdict->value("bound", "") == "controller round trip") {
+    const json& n = member(*a.verdict, "numbers");
+    why = fmt::format(
+        "TCP sends at most one window per round trip, and every segment and its ACK cross the "
+        "controller: {:.0f} KB / {:.3g} ms = {}",
+        num(n, "window_bytes") / 1024, num(n, "rtt_ms"), mbit(num(n, "bound_bps")));
+    if (double idle = num(n, "idle_rtt_ms"); idle > 0 && num(n, "rtt_ms") > 1.5 * idle)
+      why += fmt::format(
+          " (the round trip through the controller grew from {:.3g} ms idle to {:.3g} ms under "
+          "load: packets wait in the controller path)",
+          idle, num(n, "rtt_ms"));
+  }
+  std::string udp_why = b.verdict ? b.verdict->value("sentence", "") : "";
+  if (b.bps > a.bps)
+    out.push_back(
+        fmt::format("TCP {} vs UDP {}: {}; UDP does not wait for ACKs, so it keeps the sender's rate{}",
+                    mbit(a.bps), mbit(b.bps), why, udp_why.empty() ? "" : " (" + udp_why + ")"));
+  else
+    out.push_back(
+        fmt::format("TCP {} vs UDP {}: {}; UDP waits for no ACK, yet here it did not keep its rate "
+                    "either: {}",
+                    mbit(a.bps), mbit(b.bps), why, udp_why.empty() ? "no verdict" : udp_why));
+  if (a.ctl_cpu >= 0 && b.ctl_cpu >= 0) {
+    std::string rates =
+        a.packet_ins_per_s > 0 || b.packet_ins_per_s > 0
+            ? fmt::format(" ({:.0f} vs {:.0f} packet-ins/s)", a.packet_ins_per_s, b.packet_ins_per_s)
+            : "";
+    out.push_back(
+        fmt::format("{} was busy {:.0f}% of a core during TCP ({:.0f}% idle) and {:.0f}% during UDP{}: "
+                    "the controller idles during TCP because it only gets the packets of one window per "
+                    "round trip, then waits for the ACKs that come back through it",
+                    a.ctl, a.ctl_cpu, std::max(0.0, 100 - a.ctl_cpu), b.ctl_cpu, rates));
+  }
+  return out;
+}
+
+void annotate_verdicts(json& doc) {
+  std::map<std::string, const json*> cases;
+  for (const auto& c : array_member(doc, "cases")) cases[c.value("name", "")] = &c;
+  static const json kEmpty = json::object();
+  if (doc.contains("results") && doc["results"].is_array())
+    for (auto& r : doc["results"]) {
+      auto it = cases.find(r.value("case", ""));
+      r["verdict"] = to_json(decide_verdict(r, it == cases.end() ? kEmpty : *it->second, doc));
+    }
+  if (doc.contains("cases") && doc["cases"].is_array())
+    for (auto& c : doc["cases"]) {
+      auto cmp = compare_controller_path(doc, c.value("name", ""));
+      if (cmp.empty())
+        c.erase("comparison");
+      else
+        c["comparison"] = cmp;
+    }
+}
+
+}  // namespace flowlab::lab
