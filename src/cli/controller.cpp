@@ -40,7 +40,11 @@ int run_controller(int argc, char** argv) {
                  "topology: milliseconds without LLDP after which a link is gone (> --lldp-interval)")
       ->capture_default_str()
       ->check(CLI::Range(20, 600000));
-  app.add_flag("!--no-topology", o.topology.enabled, "no LLDP discovery and no host learning");
+  std::string topology_mode = "auto";
+  app.add_option("--topology", topology_mode,
+                 "topology service (LLDP links, hosts): auto (on when an app uses it), on, off")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("-t,--threads", o.threads, "event-loop threads")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
@@ -82,9 +86,11 @@ int run_controller(int argc, char** argv) {
   }
   o.topology.lldp_interval = std::chrono::milliseconds(lldp_interval);
   o.topology.link_timeout = std::chrono::milliseconds(link_timeout);
+  using Mode = controller::topology::TopologyOptions::Mode;
+  o.topology.mode = topology_mode == "on" ? Mode::kOn : topology_mode == "off" ? Mode::kOff : Mode::kAuto;
   bool wants_topology = std::find(apps.begin(), apps.end(), "shortest-path") != apps.end();
-  if (wants_topology && !o.topology.enabled) {
-    std::fprintf(stderr, "flowlab controller: error: --app shortest-path needs the topology service (drop --no-topology)\n");
+  if (wants_topology && o.topology.mode == Mode::kOff) {
+    std::fprintf(stderr, "flowlab controller: error: --app shortest-path needs the topology service (not --topology off)\n");
     return 2;
   }
   if (cfg.proxy_arp && !wants_topology) {

@@ -53,6 +53,8 @@ class App {
   // Called once, before any switch connects, with the runtime's topology
   // service (apps subscribe to its events here).
   virtual void attach_topology(topology::TopologyService&) {}
+  // True for apps that need links and hosts (turns the service on in mode auto).
+  virtual bool uses_topology() const { return false; }
 
   // Set by the runtime before any switch connects.
   void set_tables(uint8_t first, bool has_next) {

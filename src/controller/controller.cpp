@@ -6,6 +6,7 @@
 // work and return; nothing is left pending, so nothing leaks.
 #include "controller/controller.h"
 
+#include <algorithm>
 #include <asio.hpp>
 #include <atomic>
 #include <csignal>
@@ -42,13 +43,13 @@ struct Controller::State {
   std::vector<std::unique_ptr<App>> apps;
   ControllerStats stats;
   std::unique_ptr<topology::TopologyService> topo;
-  std::unique_ptr<asio::steady_timer> lldp_timer;
   std::vector<std::unique_ptr<asio::io_context>> ios;
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;
   std::vector<std::unique_ptr<channel::Listener>> listeners;
   std::vector<std::unique_ptr<channel::Connector>> connectors;
   std::unique_ptr<asio::signal_set> signals;
   std::unique_ptr<asio::steady_timer> stats_timer;
+  std::unique_ptr<asio::steady_timer> lldp_timer;  // topology service ticks
   std::atomic<size_t> next_io{0};
   std::atomic<bool> stopping{false};
   std::mutex conns_mu;
@@ -302,7 +303,11 @@ Controller::Controller(ControllerOptions opts, std::vector<std::unique_ptr<App>>
     s_->ios.push_back(std::make_unique<asio::io_context>(1));
     s_->guards.push_back(asio::make_work_guard(*s_->ios.back()));
   }
-  s_->topo = std::make_unique<topology::TopologyService>(s_->opts.topology);
+  auto& topo = s_->opts.topology;
+  bool wanted = std::any_of(s_->apps.begin(), s_->apps.end(), [](const auto& a) { return a->uses_topology(); });
+  topo.enabled = topo.mode == topology::TopologyOptions::Mode::kOn ||
+                 (topo.mode == topology::TopologyOptions::Mode::kAuto && wanted);
+  s_->topo = std::make_unique<topology::TopologyService>(topo);
   uint8_t table = 0;
   for (size_t i = 0; i < s_->apps.size(); ++i) {
     s_->apps[i]->set_tables(table, i + 1 < s_->apps.size());

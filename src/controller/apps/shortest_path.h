@@ -47,6 +47,7 @@ class ShortestPath : public App, public topology::TopologyListener {
 
   std::string_view name() const override { return "shortest-path"; }
   void attach_topology(topology::TopologyService& t) override;
+  bool uses_topology() const override { return true; }
   void switch_connected(Datapath& dp) override;
   Verdict packet_in(Datapath& dp, PacketInEvent& ev) override;
   Verdict flow_removed(Datapath& dp, const of::FlowRemoved& fr) override;

@@ -50,7 +50,11 @@ struct PacketInEvent;
 namespace flowlab::controller::topology {
 
 struct TopologyOptions {
-  bool enabled = true;                           // false: no LLDP, no flow, no learning
+  // kAuto: on when an app in the stack uses it (App::uses_topology()), so a
+  // stack of single-switch apps sees no LLDP; kOff: no LLDP, no flow, no learning.
+  enum class Mode { kAuto, kOn, kOff };
+  Mode mode = Mode::kAuto;
+  bool enabled = true;                           // resolved by the runtime from mode
   std::chrono::milliseconds lldp_interval{100};  // LLDP frames out of every port
   std::chrono::milliseconds link_timeout{350};   // a link direction not refreshed this long is gone
 };
