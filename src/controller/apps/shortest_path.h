@@ -19,7 +19,8 @@
 // Link or switch loss (port-status, LLDP timeout, disconnect): for every
 // destination with flows, the switches that had one get the next hop of the
 // new tree (and the switches on their new paths a flow), switches with no path
-// left lose it; all sent at once, as the event arrives. A host that moves has
+// left lose it; all sent at once, as the event arrives. A link that appears
+// moves flows back onto the (new) shortest path the same way. A host that moves has
 // its flows deleted everywhere.
 //
 // Tables: OF1.3 one table of its own (table-miss -> CONTROLLER); behind the
@@ -54,6 +55,7 @@ class ShortestPath : public App, public topology::TopologyListener {
 
   // TopologyListener
   void link_removed(const topology::LinkView&) override { reroute(); }
+  void link_added(const topology::LinkView&) override { reroute(); }  // back to the shortest path
   void switch_removed(uint64_t) override { reroute(); }
   void host_moved(const topology::HostView& h, topology::PortRef) override { forget(h.mac); }
   void host_removed(const topology::HostView& h) override { forget(h.mac); }
