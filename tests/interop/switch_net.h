@@ -52,7 +52,7 @@ class SwitchNet {
       run_quiet("ip link del " + h.ns);
       run_quiet("ip netns del " + h.ns);
     }
-    std::filesystem::remove_all(dir_);
+    if (!std::getenv("FLOWLAB_KEEP_NET_LOGS")) std::filesystem::remove_all(dir_);  // else: logs stay for a look
   }
   SwitchNet(const SwitchNet&) = delete;
   SwitchNet& operator=(const SwitchNet&) = delete;

@@ -107,6 +107,7 @@ std::optional<HostView> TopologyService::host_by_ipv4(Ipv4Addr ip) const {
 bool TopologyService::is_link_port(PortRef p) const {
   std::lock_guard lock(mu_);
   if (links_.count(p)) return true;
+  if (auto s = switches_.find(p.dpid); s != switches_.end() && s->second.trunks.count(p.port_no)) return true;
   for (const auto& [src, l] : links_)
     if (l.dst == p) return true;
   return false;
@@ -123,7 +124,8 @@ std::vector<uint32_t> TopologyService::edge_ports(uint64_t dpid) const {
     link_ports.insert(l.dst);
   }
   for (const auto& [no, p] : s->second.ports)
-    if (no <= of::port::kMax && port_up(p) && !link_ports.count(PortRef{dpid, no})) out.push_back(no);
+    if (no <= of::port::kMax && port_up(p) && !link_ports.count(PortRef{dpid, no}) && !s->second.trunks.count(no))
+      out.push_back(no);
   return out;
 }
 
@@ -261,6 +263,8 @@ bool TopologyService::packet_in(Datapath& dp, const PacketInEvent& pev) {
       }
       it->second.dst = at;
       it->second.last_seen_ns = monotonic_ns();
+      s->second.trunks.insert(src.port_no);
+      switches_[at.dpid].trunks.insert(at.port_no);
       if (added) {
         ev.link_added.push_back(link_view(src, it->second));
         remove_hosts_at(src, ev);
@@ -278,7 +282,8 @@ bool TopologyService::packet_in(Datapath& dp, const PacketInEvent& pev) {
   if (src.is_multicast() || src.is_zero() || pev.in_port > of::port::kMax) return false;
   {
     std::lock_guard lock(mu_);
-    if (!switches_.count(at.dpid) || links_.count(at)) return false;
+    auto sw = switches_.find(at.dpid);
+    if (sw == switches_.end() || links_.count(at) || sw->second.trunks.count(at.port_no)) return false;
     for (const auto& [s, l] : links_)
       if (l.dst == at) return false;
     auto [it, added] = hosts_.try_emplace(src);
@@ -329,7 +334,10 @@ void TopologyService::port_status(Datapath& dp, const of::PortStatus& ps) {
       s->second.ports.erase(ps.desc.port_no);
     else
       s->second.ports[ps.desc.port_no] = ps.desc;
-    if (gone) remove_links_at(p, ev);
+    if (gone) {
+      remove_links_at(p, ev);
+      s->second.trunks.erase(p.port_no);  // re-cabled ports are found again by LLDP
+    }
   }
   for (const auto& l : ev.link_removed)
     log::info("topology", "link down (port status): {:016x}:{} -> {:016x}:{}", l.src_dpid, l.src_port,

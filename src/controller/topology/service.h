@@ -17,7 +17,10 @@
 //   hosts     learned from packet-ins on edge ports (not LOCAL, no link):
 //             MAC, the IPv4/IPv6 addresses it sent from, switch and port;
 //             moved when seen on another edge port; forgotten with its switch
-//             or when LLDP finds that its port is a link after all.
+//             or when LLDP finds that its port is a link after all. A port a
+//             link was seen on stays a trunk (no hosts, no flooding) until a
+//             port-status says it went down, so a link that times out under
+//             load never turns into a loop.
 //   paths     over the links (one direction seen is enough; one timing out
 //             removes both): shortest by hop count,
 //             or by the weights set with set_link_weight(); a spanning tree.
@@ -56,7 +59,7 @@ struct TopologyOptions {
   Mode mode = Mode::kAuto;
   bool enabled = true;                           // resolved by the runtime from mode
   std::chrono::milliseconds lldp_interval{100};  // LLDP frames out of every port
-  std::chrono::milliseconds link_timeout{350};   // a link direction not refreshed this long is gone
+  std::chrono::milliseconds link_timeout{500};   // a link direction not refreshed this long is gone
 };
 
 class TopologyListener {
@@ -94,8 +97,11 @@ class TopologyService : public TopologyView {
   std::set<PortRef> spanning_tree() const;
   std::optional<HostView> host(MacAddr mac) const;
   std::optional<HostView> host_by_ipv4(Ipv4Addr ip) const;
+  // A port with a link now, or a trunk: one a link was seen on and that has
+  // not gone down since (a link that timed out stays a trunk, so a cable that
+  // only lost LLDP for a while never becomes a flooding or learning port).
   bool is_link_port(PortRef p) const;
-  // Up ports of dpid that have no link (where hosts are), LOCAL excluded.
+  // Up ports of dpid that are not link ports (where hosts are), LOCAL excluded.
   std::vector<uint32_t> edge_ports(uint64_t dpid) const;
   // Weight of the link direction leaving src (default 1); paths use it.
   void set_link_weight(PortRef src, uint32_t weight);
@@ -115,6 +121,7 @@ class TopologyService : public TopologyView {
   struct SwitchState {
     uint8_t version = 0;
     std::map<uint32_t, of::PortDesc> ports;
+    std::set<uint32_t> trunks;  // ports a link was seen on, until they go down
     std::weak_ptr<Datapath> dp;
   };
   struct LinkState {

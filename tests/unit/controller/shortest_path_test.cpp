@@ -151,6 +151,32 @@ TEST_P(TopologyTest, LinkSilentForTheTimeoutIsRemoved) {
   ASSERT_TRUE(wait_for([&] { return n_links(c) == 2; }));
   // No more LLDP relayed: the cable "silently drops frames".
   ASSERT_TRUE(wait_for([&] { return n_links(c) == 0; }, 2s));
+  // Its ports stay trunks: nothing learned there, nothing flooded there.
+  s1.packet_in(3, eth_frame(0xffffffffffff, 0x0200000000dd, 0x0806));
+  Bytes bcast = eth_frame(0xffffffffffff, kMacA, 0x0806);
+  s1.packet_in(1, bcast);
+  ASSERT_TRUE(wait_for([&] {
+    for (const auto& po : s1.all<of::PacketOut>())
+      if (po.data == bcast) return true;
+    return false;
+  }));
+  for (const auto& po : s1.all<of::PacketOut>())
+    if (po.data == bcast) {
+      ASSERT_EQ(po.actions.size(), 1u);
+      EXPECT_EQ(po.actions[0].port, 2u);
+    }
+  auto hosts = c.controller().topology().hosts();
+  ASSERT_EQ(hosts.size(), 1u);
+  EXPECT_EQ(hosts[0].mac, MacAddr::from_u64(kMacA));
+  // A port that goes down and up is an edge port again until LLDP says otherwise.
+  s1.send(link_down(3));
+  of::PortStatus up = link_down(3);
+  up.desc.state = 0;
+  s1.send(up);
+  s1.sync();
+  std::this_thread::sleep_for(30ms);
+  s1.packet_in(3, eth_frame(0xffffffffffff, 0x0200000000dd, 0x0806));
+  ASSERT_TRUE(wait_for([&] { return c.controller().topology().hosts().size() == 2; }));
 }
 
 // Two switches, A on s1 port 1, B on s2 port 1, cable s1:3 <-> s2:3.
