@@ -57,8 +57,9 @@ cleanup() {
   done
   sleep 0.2
   for l in h1 h2 a1 b2 c2 c3 d3 d4 e4 e1; do ip link del "$P$l" 2>/dev/null; done
+  for s in 1 2 3 4; do ip link del "${P}s$s" 2>/dev/null; done  # OVS netdev bridges' tap devices
   for n in "$W" "${P}h1" "${P}h2"; do ip netns del "$n" 2>/dev/null; done
-  rm -f "$RUN"/*.pid
+  rm -f "$RUN"/*.pid "$RUN"/conf.db "$RUN"/db.sock "$RUN"/.conf.db.~lock~
 }
 trap 'cleanup; rm -rf "$RUN"' EXIT
 trap 'exit 130' INT TERM

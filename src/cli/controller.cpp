@@ -14,8 +14,10 @@
 namespace flowlab::cli {
 
 int run_controller(int argc, char** argv) {
-  CLI::App app{"OpenFlow 1.3/1.0 controller hosting apps (hub, learning-switch, firewall, shortest-path), stacked in order",
-               "flowlab controller"};
+  CLI::App app{
+      "OpenFlow 1.3/1.0 controller hosting apps (hub, learning-switch, firewall, shortest-path), stacked in "
+      "order",
+      "flowlab controller"};
   controller::ControllerOptions o;
   controller::AppConfig cfg;
   std::vector<std::string> apps;
@@ -26,13 +28,15 @@ int run_controller(int argc, char** argv) {
                  "passive endpoint(s): ptcp:PORT[:IP] or pssl:PORT[:IP] (repeatable)");
   app.add_option("-c,--connect", o.connect,
                  "active endpoint(s) to a passive switch: tcp:HOST:PORT or ssl:HOST:PORT");
-  app.add_option("-a,--app", apps, "app to run, in stack order (repeatable): hub, learning-switch, firewall, shortest-path")
+  app.add_option("-a,--app", apps,
+                 "app to run, in stack order (repeatable): hub, learning-switch, firewall, shortest-path")
       ->required();
   app.add_option("--config", cfg.config_file, "firewall rules (YAML); reloaded on SIGHUP");
   app.add_option("--idle-timeout", cfg.idle_timeout, "idle timeout of learned flows, seconds")
       ->capture_default_str();
   app.add_flag("--proxy-arp", cfg.proxy_arp, "shortest-path: answer ARP requests from the host table");
-  int lldp_interval = int(o.topology.lldp_interval.count()), link_timeout = int(o.topology.link_timeout.count());
+  int lldp_interval = int(o.topology.lldp_interval.count()),
+      link_timeout = int(o.topology.link_timeout.count());
   app.add_option("--lldp-interval", lldp_interval, "topology: milliseconds between LLDP frames on every port")
       ->capture_default_str()
       ->check(CLI::Range(10, 60000));
@@ -80,8 +84,9 @@ int run_controller(int argc, char** argv) {
     for (const auto& p : protocols) o.connection.versions.push_back(p == "OpenFlow13" ? 0x04 : 0x01);
   }
   if (link_timeout <= lldp_interval) {
-    std::fprintf(stderr, "flowlab controller: error: --link-timeout %d ms must be longer than --lldp-interval %d ms\n",
-                 link_timeout, lldp_interval);
+    std::fprintf(
+        stderr, "flowlab controller: error: --link-timeout %d ms must be longer than --lldp-interval %d ms\n",
+        link_timeout, lldp_interval);
     return 2;
   }
   o.topology.lldp_interval = std::chrono::milliseconds(lldp_interval);
@@ -90,7 +95,9 @@ int run_controller(int argc, char** argv) {
   o.topology.mode = topology_mode == "on" ? Mode::kOn : topology_mode == "off" ? Mode::kOff : Mode::kAuto;
   bool wants_topology = std::find(apps.begin(), apps.end(), "shortest-path") != apps.end();
   if (wants_topology && o.topology.mode == Mode::kOff) {
-    std::fprintf(stderr, "flowlab controller: error: --app shortest-path needs the topology service (not --topology off)\n");
+    std::fprintf(
+        stderr,
+        "flowlab controller: error: --app shortest-path needs the topology service (not --topology off)\n");
     return 2;
   }
   if (cfg.proxy_arp && !wants_topology) {

@@ -15,7 +15,8 @@ Result<std::unique_ptr<App>> make_app(std::string_view name, const AppConfig& cf
   if (name == "learning-switch" || name == "learning_switch" || name == "simple-switch")
     return std::unique_ptr<App>(std::make_unique<LearningSwitch>(cfg.idle_timeout));
   if (name == "shortest-path" || name == "shortest_path")
-    return std::unique_ptr<App>(std::make_unique<ShortestPath>(ShortestPath::Options{cfg.idle_timeout, cfg.proxy_arp}));
+    return std::unique_ptr<App>(
+        std::make_unique<ShortestPath>(ShortestPath::Options{cfg.idle_timeout, cfg.proxy_arp}));
   if (name == "firewall") {
     if (cfg.config_file.empty()) return fail("app 'firewall' needs --config RULES.yaml");
     FLOWLAB_ASSIGN_OR_RETURN(auto fw, Firewall::load(cfg.config_file));

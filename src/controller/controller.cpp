@@ -304,7 +304,8 @@ Controller::Controller(ControllerOptions opts, std::vector<std::unique_ptr<App>>
     s_->guards.push_back(asio::make_work_guard(*s_->ios.back()));
   }
   auto& topo = s_->opts.topology;
-  bool wanted = std::any_of(s_->apps.begin(), s_->apps.end(), [](const auto& a) { return a->uses_topology(); });
+  bool wanted =
+      std::any_of(s_->apps.begin(), s_->apps.end(), [](const auto& a) { return a->uses_topology(); });
   topo.enabled = topo.mode == topology::TopologyOptions::Mode::kOn ||
                  (topo.mode == topology::TopologyOptions::Mode::kAuto && wanted);
   s_->topo = std::make_unique<topology::TopologyService>(topo);

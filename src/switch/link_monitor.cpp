@@ -11,7 +11,8 @@
 
 namespace flowlab::sw {
 
-Result<std::unique_ptr<LinkMonitor>> LinkMonitor::open(asio::io_context& io, std::function<void()> on_change) {
+Result<std::unique_ptr<LinkMonitor>> LinkMonitor::open(asio::io_context& io,
+                                                       std::function<void()> on_change) {
   int fd = ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
   if (fd < 0) return fail("rtnetlink socket: {}", std::strerror(errno));
   sockaddr_nl sa{};

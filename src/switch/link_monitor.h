@@ -8,9 +8,9 @@
 // periodic poll stays as the fallback (e.g. when netlink is unavailable).
 #pragma once
 
+#include <array>
 #include <asio/io_context.hpp>
 #include <asio/posix/stream_descriptor.hpp>
-#include <array>
 #include <functional>
 #include <memory>
 

@@ -362,7 +362,8 @@ Status Switch::start() {
   if (auto lm = LinkMonitor::open(d.io, [ip] { ip->poll_links(); }); lm.ok())
     d.link_monitor = std::move(*lm);
   else
-    log::warn("switch", "{}: {}; link changes are noticed by polling every 500 ms", d.opts.name, lm.error().message);
+    log::warn("switch", "{}: {}; link changes are noticed by polling every 500 ms", d.opts.name,
+              lm.error().message);
   asio::post(d.io, [ip] {
     ip->update_standalone();
     if (ip->link_monitor) ip->link_monitor->start();

@@ -24,7 +24,8 @@ class ShortestPathNet : public ::testing::TestWithParam<Kind> {
     if (!is_root()) GTEST_SKIP() << "needs root (namespaces, AF_PACKET)";
     if (!have(FLOWLAB_BINARY)) GTEST_SKIP() << "flowlab binary not built";
     if (!have("/usr/bin/ovs-ofctl")) GTEST_SKIP() << "ovs-ofctl not installed";
-    if (GetParam() == Kind::kOvs && !have("/usr/sbin/ovs-vswitchd")) GTEST_SKIP() << "ovs-vswitchd not installed";
+    if (GetParam() == Kind::kOvs && !have("/usr/sbin/ovs-vswitchd"))
+      GTEST_SKIP() << "ovs-vswitchd not installed";
   }
   std::string tag() const { return GetParam() == Kind::kOvs ? "so" : "sf"; }
 };
@@ -49,7 +50,8 @@ bool has_flow_to(const std::string& dump, const std::string& mac) {
 double longest_gap_ms(const std::string& out, double t, size_t* after = nullptr) {
   std::regex re(R"(\[(\d+\.\d+)\] \d+ bytes from)");
   std::vector<double> ts;
-  for (std::sregex_iterator it(out.begin(), out.end(), re), end; it != end; ++it) ts.push_back(std::stod((*it)[1]));
+  for (std::sregex_iterator it(out.begin(), out.end(), re), end; it != end; ++it)
+    ts.push_back(std::stod((*it)[1]));
   double prev = -1, gap = -1;
   size_t n = 0;
   for (double x : ts) {
@@ -80,12 +82,14 @@ TEST_P(ShortestPathNet, RingOfFour) {
   for (size_t s : {0, 1}) EXPECT_TRUE(has_flow_to(net.dump_flows(s), m1)) << s << ":\n" << net.dump_flows(s);
   for (size_t s : {2, 3}) {
     std::string d = net.dump_flows(s);
-    EXPECT_FALSE(has_flow_to(d, m0) || has_flow_to(d, m1)) << "switch " << s + 1 << " is off the path:\n" << d;
+    EXPECT_FALSE(has_flow_to(d, m0) || has_flow_to(d, m1)) << "switch " << s + 1 << " is off the path:\n"
+                                                           << d;
   }
 
   auto failed = net.pingall();
   if (!failed.empty()) failed = net.pingall();  // a first ARP may race the first flows
-  EXPECT_TRUE(failed.empty()) << failed.size() << " pairs failed, e.g. " << failed.front() << "\n" << net.logs();
+  EXPECT_TRUE(failed.empty()) << failed.size() << " pairs failed, e.g. " << failed.front() << "\n"
+                              << net.logs();
   std::this_thread::sleep_for(1200ms);  // stats JSON is written every second
   uint64_t pins = packet_ins(net);
   EXPECT_GT(pins, 0u);
@@ -94,7 +98,8 @@ TEST_P(ShortestPathNet, RingOfFour) {
 
   // Pull the s1-s2 cable while h0 pings h1 every 10 ms.
   std::string ping_out;
-  std::thread pinger([&] { ping_out = run_output(net.in(0, "ping -D -i 0.01 -W 1 -w 4 " + net.hosts()[1].ip)); });
+  std::thread pinger(
+      [&] { ping_out = run_output(net.in(0, "ping -D -i 0.01 -W 1 -w 4 " + net.hosts()[1].ip)); });
   std::this_thread::sleep_for(1500ms);
   double t = epoch_now();
   ASSERT_EQ(run_quiet("ip link set " + net.cables()[0].ifa + " down"), 0);

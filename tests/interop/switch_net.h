@@ -30,8 +30,7 @@ class SwitchNet {
     std::string ifa, ifb;
   };
 
-  SwitchNet(Kind kind, size_t n_switches, const std::string& tag)
-      : kind_(kind), ports_(n_switches) {
+  SwitchNet(Kind kind, size_t n_switches, const std::string& tag) : kind_(kind), ports_(n_switches) {
     prefix_ = tag + std::to_string(::getpid() % 10000);
     dir_ = "/tmp/flowlab-net-" + prefix_;
     std::filesystem::create_directories(dir_);
@@ -46,13 +45,16 @@ class SwitchNet {
         if (f >> pid && pid > 0) ::kill(pid, SIGTERM);
       }
       std::this_thread::sleep_for(300ms);
+      // The netdev datapath leaves a tap device per bridge behind.
+      for (size_t s = 0; s < ports_.size(); ++s) run_quiet("ip link del " + bridge(s));
     }
     for (const auto& c : cables_) run_quiet("ip link del " + c.ifa);
     for (const auto& h : hosts_) {
       run_quiet("ip link del " + h.ns);
       run_quiet("ip netns del " + h.ns);
     }
-    if (!std::getenv("FLOWLAB_KEEP_NET_LOGS")) std::filesystem::remove_all(dir_);  // else: logs stay for a look
+    if (!std::getenv("FLOWLAB_KEEP_NET_LOGS"))
+      std::filesystem::remove_all(dir_);  // else: logs stay for a look
   }
   SwitchNet(const SwitchNet&) = delete;
   SwitchNet& operator=(const SwitchNet&) = delete;
@@ -79,17 +81,17 @@ class SwitchNet {
     c.pa = next_port(a, c.ifa);
     c.pb = next_port(b, c.ifb);
     cables_.push_back(c);
-    return ok_ = ok_ && run_quiet("ip link add " + c.ifa + " type veth peer name " + c.ifb) == 0 && up(c.ifa) &&
-                 up(c.ifb);
+    return ok_ = ok_ && run_quiet("ip link add " + c.ifa + " type veth peer name " + c.ifb) == 0 &&
+                 up(c.ifa) && up(c.ifb);
   }
 
   // Starts the controller (flowlab, `args` after the listen option), then the switches.
   bool start(const std::string& args) {
     if (!ok_) return fail("building the topology failed");
     ctl_port_ = free_tcp_port();
-    std::vector<std::string> argv = {FLOWLAB_BINARY, "controller", "--listen",
-                                     "ptcp:" + std::to_string(ctl_port_) + ":127.0.0.1", "--stats-json",
-                                     stats_json()};
+    std::vector<std::string> argv = {FLOWLAB_BINARY, "controller",
+                                     "--listen",     "ptcp:" + std::to_string(ctl_port_) + ":127.0.0.1",
+                                     "--stats-json", stats_json()};
     std::istringstream words(args);
     for (std::string w; words >> w;) argv.push_back(w);
     ctl_ = std::make_unique<Process>(argv, dir_ + "/controller.log");
@@ -107,7 +109,8 @@ class SwitchNet {
     for (size_t i = 0; i < hosts_.size(); ++i) {
       std::string cmd;
       for (size_t j = 0; j < hosts_.size(); ++j)
-        if (j != i) cmd += "(ping -c 1 -W 2 " + hosts_[j].ip + " >/dev/null || echo " + std::to_string(j) + ") & ";
+        if (j != i)
+          cmd += "(ping -c 1 -W 2 " + hosts_[j].ip + " >/dev/null || echo " + std::to_string(j) + ") & ";
       std::string out = run_output(in(i, "sh -c '" + cmd + " wait'"));
       std::istringstream lines(out);
       for (std::string l; std::getline(lines, l);)
@@ -117,8 +120,8 @@ class SwitchNet {
   }
   // ovs-ofctl dump-flows of switch sw (flowlab: its --listen port; OVS: the bridge).
   std::string dump_flows(size_t sw) const {
-    std::string target = kind_ == Kind::kFlowlab ? "tcp:127.0.0.1:" + std::to_string(sw_ports_.at(sw))
-                                                 : bridge(sw);
+    std::string target =
+        kind_ == Kind::kFlowlab ? "tcp:127.0.0.1:" + std::to_string(sw_ports_.at(sw)) : bridge(sw);
     return run_output(ovs_env() + "ovs-ofctl -O OpenFlow13 dump-flows " + target);
   }
   nlohmann::json stats() const {
@@ -130,12 +133,15 @@ class SwitchNet {
     }
     return j;
   }
-  std::string in(size_t host, const std::string& cmd) const { return "ip netns exec " + hosts_[host].ns + " " + cmd; }
+  std::string in(size_t host, const std::string& cmd) const {
+    return "ip netns exec " + hosts_[host].ns + " " + cmd;
+  }
   const std::vector<Host>& hosts() const { return hosts_; }
   const std::vector<Cable>& cables() const { return cables_; }
   std::string logs() const {
     std::string s = "--- controller:\n" + (ctl_ ? ctl_->log() : "");
-    for (size_t i = 0; i < procs_.size(); ++i) s += "--- switch " + std::to_string(i + 1) + ":\n" + procs_[i]->log();
+    for (size_t i = 0; i < procs_.size(); ++i)
+      s += "--- switch " + std::to_string(i + 1) + ":\n" + procs_[i]->log();
     return s + (err_.empty() ? "" : "--- error: " + err_ + "\n");
   }
   std::string controller_log() const { return ctl_ ? ctl_->log() : ""; }
@@ -147,7 +153,9 @@ class SwitchNet {
     for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
     return n;
   }
-  static std::string fmt_ip(size_t i) { return "10.0." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 1); }
+  static std::string fmt_ip(size_t i) {
+    return "10.0." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 1);
+  }
   static std::string fmt_mac(size_t i) {
     char b[32];
     std::snprintf(b, sizeof b, "02:00:00:00:%02zx:%02zx", (i >> 8) & 0xff, i & 0xff);
@@ -163,16 +171,20 @@ class SwitchNet {
   }
   std::string bridge(size_t sw) const { return prefix_ + "s" + std::to_string(sw + 1); }
   std::string ovs_env() const {
-    return kind_ == Kind::kOvs ? "OVS_RUNDIR=" + dir_ + " OVS_LOGDIR=" + dir_ + " OVS_DBDIR=" + dir_ + " " : "";
+    return kind_ == Kind::kOvs ? "OVS_RUNDIR=" + dir_ + " OVS_LOGDIR=" + dir_ + " OVS_DBDIR=" + dir_ + " "
+                               : "";
   }
   std::string stats_json() const { return dir_ + "/controller-stats.json"; }
   bool start_flowlab() {
     for (size_t s = 0; s < ports_.size(); ++s) {
       sw_ports_.push_back(free_tcp_port());
-      std::vector<std::string> argv = {FLOWLAB_BINARY, "switch", "--name", "s" + std::to_string(s + 1), "--dpid",
-                                       std::to_string(s + 1), "--fail-mode", "secure", "--controller",
-                                       "tcp:127.0.0.1:" + std::to_string(ctl_port_), "--listen",
-                                       "ptcp:" + std::to_string(sw_ports_.back()) + ":127.0.0.1"};
+      std::vector<std::string> argv = {
+          FLOWLAB_BINARY, "switch",
+          "--name",       "s" + std::to_string(s + 1),
+          "--dpid",       std::to_string(s + 1),
+          "--fail-mode",  "secure",
+          "--controller", "tcp:127.0.0.1:" + std::to_string(ctl_port_),
+          "--listen",     "ptcp:" + std::to_string(sw_ports_.back()) + ":127.0.0.1"};
       for (size_t p = 0; p < ports_[s].size(); ++p) {
         argv.push_back("--port");
         argv.push_back(ports_[s][p] + "=" + std::to_string(p + 1));
@@ -184,18 +196,19 @@ class SwitchNet {
   bool start_ovs() {
     std::string e = ovs_env(), db = "unix:" + dir_ + "/db.sock";
     if (run_quiet("ovsdb-tool create " + dir_ + "/conf.db /usr/share/openvswitch/vswitch.ovsschema") != 0 ||
-        run_quiet(e + "ovsdb-server " + dir_ + "/conf.db --remote=punix:" + dir_ + "/db.sock --pidfile=" + dir_ +
-                  "/ovsdb-server.pid --detach --log-file=" + dir_ + "/ovsdb.log") != 0 ||
+        run_quiet(e + "ovsdb-server " + dir_ + "/conf.db --remote=punix:" + dir_ + "/db.sock --pidfile=" +
+                  dir_ + "/ovsdb-server.pid --detach --log-file=" + dir_ + "/ovsdb.log") != 0 ||
         run_quiet(e + "ovs-vsctl --db=" + db + " --no-wait init") != 0 ||
-        run_quiet(e + "ovs-vswitchd " + db + " --pidfile=" + dir_ + "/ovs-vswitchd.pid --detach --log-file=" + dir_ +
-                  "/ovs-vswitchd.log") != 0)
+        run_quiet(e + "ovs-vswitchd " + db + " --pidfile=" + dir_ +
+                  "/ovs-vswitchd.pid --detach --log-file=" + dir_ + "/ovs-vswitchd.log") != 0)
       return fail("cannot start OVS");
     for (size_t s = 0; s < ports_.size(); ++s) {
       char dpid[17];
       std::snprintf(dpid, sizeof dpid, "%016zx", s + 1);
-      std::string cmd = e + "ovs-vsctl --db=" + db + " add-br " + bridge(s) + " -- set bridge " + bridge(s) +
-                        " datapath_type=netdev protocols=OpenFlow10,OpenFlow13 other_config:datapath-id=" + dpid +
-                        " fail_mode=secure";
+      std::string cmd =
+          e + "ovs-vsctl --db=" + db + " add-br " + bridge(s) + " -- set bridge " + bridge(s) +
+          " datapath_type=netdev protocols=OpenFlow10,OpenFlow13 other_config:datapath-id=" + dpid +
+          " fail_mode=secure";
       for (size_t p = 0; p < ports_[s].size(); ++p)
         cmd += " -- add-port " + bridge(s) + " " + ports_[s][p] + " -- set interface " + ports_[s][p] +
                " ofport_request=" + std::to_string(p + 1);

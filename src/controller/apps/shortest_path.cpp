@@ -10,8 +10,8 @@
 
 namespace flowlab::controller {
 
-using topology::HostView;
 using topology::Hop;
+using topology::HostView;
 using topology::PortRef;
 
 namespace {
@@ -40,11 +40,13 @@ void ShortestPath::switch_connected(Datapath& dp) {
     log::warn("shortest-path", "{}: cannot install the table-miss flow: {}", dp.name(), st.error().message);
 }
 
-of::FlowMod ShortestPath::dst_flow(const Datapath& dp, MacAddr mac, uint32_t out, const of::Match& narrow) const {
+of::FlowMod ShortestPath::dst_flow(const Datapath& dp, MacAddr mac, uint32_t out,
+                                   const of::Match& narrow) const {
   of::Match m;
   m.add(mac_field(of::OxmId::kEthDst, mac.b.data()));
   for (const auto& f : narrow.fields) m.add(f);
-  of::FlowMod fm = make_flow(table_for(dp), kPriority, std::move(m), {of::Action::output(out)}, opts_.idle_timeout);
+  of::FlowMod fm =
+      make_flow(table_for(dp), kPriority, std::move(m), {of::Action::output(out)}, opts_.idle_timeout);
   fm.cookie = kCookie;
   fm.flags = of::flow_mod_flags::kSendFlowRem;
   return fm;
@@ -86,8 +88,10 @@ bool ShortestPath::proxy_arp(Datapath& dp, const PacketInEvent& ev) {
   auto target = topo_->host_by_ipv4(Ipv4Addr{k.arp_tpa});
   if (!target) return false;
   MacAddr asker = mac_of(k.arp_sha);
-  Bytes reply =
-      FrameBuilder().eth(mac_of(k.eth_src), target->mac).arp(2, target->mac, Ipv4Addr{k.arp_tpa}, asker, Ipv4Addr{k.arp_spa}).build();
+  Bytes reply = FrameBuilder()
+                    .eth(mac_of(k.eth_src), target->mac)
+                    .arp(2, target->mac, Ipv4Addr{k.arp_tpa}, asker, Ipv4Addr{k.arp_spa})
+                    .build();
   of::PacketOut po;
   po.actions = {of::Action::output(ev.in_port)};
   po.data = std::move(reply);
@@ -144,15 +148,16 @@ void ShortestPath::install_path(Datapath& dp, PacketInEvent& ev, const HostView&
   for (size_t i = hops.size() - 1; i >= 1; --i) {
     Hop h = hops[i];
     of::Match narrow = ev.narrow;
-    bool posted = topo_->with_switch(h.dpid, [this, h, narrow, pending, topo, first_dpid, mac = dst.mac](Datapath& d) {
-      auto st = d.flow_mod(dst_flow(d, mac, h.out_port, narrow));
-      if (!st.ok()) return;
-      auto r = d.barrier([pending, topo, first_dpid](Datapath&, const of::Message&) {
-        if (--pending->left != 0) return;
-        topo->with_switch(first_dpid, [pending](Datapath& f) { pending->release(f); });
-      });
-      (void)r;
-    });
+    bool posted =
+        topo_->with_switch(h.dpid, [this, h, narrow, pending, topo, first_dpid, mac = dst.mac](Datapath& d) {
+          auto st = d.flow_mod(dst_flow(d, mac, h.out_port, narrow));
+          if (!st.ok()) return;
+          auto r = d.barrier([pending, topo, first_dpid](Datapath&, const of::Message&) {
+            if (--pending->left != 0) return;
+            topo->with_switch(first_dpid, [pending](Datapath& f) { pending->release(f); });
+          });
+          (void)r;
+        });
     if (!posted) return;
   }
 }

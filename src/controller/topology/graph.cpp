@@ -44,10 +44,10 @@ std::map<uint64_t, Hop> Graph::tree_to(uint64_t dst) const {
       uint64_t nd = d + e->weight;
       auto it = next.find(v);
       // Equal cost: prefer the lower next-hop dpid, then the lower port.
-      bool better = nd < dist[v] || (nd == dist[v] && it != next.end() &&
-                                     std::tuple(u, e->src.port_no) <
-                                         std::tuple(adj_.at(v).at(it->second.out_port).dst.dpid,
-                                                    it->second.out_port));
+      bool better =
+          nd < dist[v] || (nd == dist[v] && it != next.end() &&
+                           std::tuple(u, e->src.port_no) <
+                               std::tuple(adj_.at(v).at(it->second.out_port).dst.dpid, it->second.out_port));
       if (!better) continue;
       bool pushed = nd < dist[v];
       dist[v] = nd;

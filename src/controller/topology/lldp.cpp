@@ -1,8 +1,9 @@
 // LLDP encode/decode (see lldp.h).
 #include "controller/topology/lldp.h"
 
-#include <charconv>
 #include <fmt/format.h>
+
+#include <charconv>
 #include <string_view>
 
 namespace flowlab::controller::topology {
@@ -41,7 +42,8 @@ Bytes encode_lldp(const LldpId& id, MacAddr src, uint16_t ttl_s) {
 }
 
 Result<LldpId> decode_lldp(ByteSpan frame) {
-  if (frame.size() < 14) return fail("LLDP: frame of {} bytes is shorter than an Ethernet header", frame.size());
+  if (frame.size() < 14)
+    return fail("LLDP: frame of {} bytes is shorter than an Ethernet header", frame.size());
   uint16_t type = uint16_t(frame[12] << 8 | frame[13]);
   if (type != kEthTypeLldp) return fail("LLDP: ethertype {:#06x} is not 0x88cc", type);
   size_t off = 14;
@@ -60,7 +62,8 @@ Result<LldpId> decode_lldp(ByteSpan frame) {
     if (t == kTlvChassis) {
       if (len < 1 || v[0] != kChassisLocal) return fail("LLDP: chassis ID is not a locally assigned name");
       std::string_view s(reinterpret_cast<const char*>(v + 1), len - 1);
-      if (!s.starts_with("dpid:") || s.size() != 21) return fail("LLDP: chassis ID '{}' is not dpid:<16 hex>", s);
+      if (!s.starts_with("dpid:") || s.size() != 21)
+        return fail("LLDP: chassis ID '{}' is not dpid:<16 hex>", s);
       uint64_t d = 0;
       auto [p, ec] = std::from_chars(s.data() + 5, s.data() + s.size(), d, 16);
       if (ec != std::errc() || p != s.data() + s.size()) return fail("LLDP: chassis ID '{}' is not hex", s);

@@ -124,7 +124,8 @@ std::vector<uint32_t> TopologyService::edge_ports(uint64_t dpid) const {
     link_ports.insert(l.dst);
   }
   for (const auto& [no, p] : s->second.ports)
-    if (no <= of::port::kMax && port_up(p) && !link_ports.count(PortRef{dpid, no}) && !s->second.trunks.count(no))
+    if (no <= of::port::kMax && port_up(p) && !link_ports.count(PortRef{dpid, no}) &&
+        !s->second.trunks.count(no))
       out.push_back(no);
   return out;
 }
@@ -172,7 +173,8 @@ void TopologyService::send_lldp(uint64_t dpid, std::vector<uint32_t> ports) cons
       po.actions = {of::Action::output(no)};
       po.data = encode_lldp(LldpId{dp.dpid(), no}, p->second.hw_addr);
       auto st = dp.packet_out(std::move(po));
-      if (!st.ok()) log::debug("topology", "{}: LLDP out of port {} refused: {}", dp.name(), no, st.error().message);
+      if (!st.ok())
+        log::debug("topology", "{}: LLDP out of port {} refused: {}", dp.name(), no, st.error().message);
     }
   });
 }
@@ -366,8 +368,8 @@ void TopologyService::tick() {
     }
   }
   for (const auto& l : ev.link_removed)
-    log::info("topology", "link down (no LLDP for {} ms): {:016x}:{} -> {:016x}:{}", opts_.link_timeout.count(),
-              l.src_dpid, l.src_port, l.dst_dpid, l.dst_port);
+    log::info("topology", "link down (no LLDP for {} ms): {:016x}:{} -> {:016x}:{}",
+              opts_.link_timeout.count(), l.src_dpid, l.src_port, l.dst_dpid, l.dst_port);
   deliver(ev);
   for (auto& [dpid, ports] : out) send_lldp(dpid, std::move(ports));
 }

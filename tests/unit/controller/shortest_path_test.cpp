@@ -3,10 +3,11 @@
 // relaying a switch's LLDP packet-out as the neighbour's packet-in, hosts,
 // port-status and LLDP-timeout link loss, flows last hop first behind a
 // barrier, flooding on the spanning tree, reroute, proxy ARP, host moves.
+#include "controller/apps/shortest_path.h"
+
 #include <gtest/gtest.h>
 
 #include "controller/app_registry.h"
-#include "controller/apps/shortest_path.h"
 #include "controller/topology/lldp.h"
 #include "fake_switch.h"
 #include "packet/builder.h"
@@ -321,10 +322,12 @@ TEST_P(TopologyTest, ProxyArpAnswersFromTheHostTable) {
   Triangle t(GetParam(), true);
   MacAddr a = MacAddr::from_u64(kMacA), b = MacAddr::from_u64(kMacB);
   Ipv4Addr ipa = *Ipv4Addr::parse("10.0.0.1"), ipb = *Ipv4Addr::parse("10.0.0.2");
-  Bytes req_b = FrameBuilder().eth(MacAddr::from_u64(0xffffffffffff), b).arp(1, b, ipb, MacAddr{}, ipa).build();
+  Bytes req_b =
+      FrameBuilder().eth(MacAddr::from_u64(0xffffffffffff), b).arp(1, b, ipb, MacAddr{}, ipa).build();
   t.s2.packet_in(1, req_b);  // B asks for A: unknown, flooded; B learned with its address
   ASSERT_TRUE(wait_for([&] { return t.c.controller().topology().hosts().size() == 1; }));
-  Bytes req_a = FrameBuilder().eth(MacAddr::from_u64(0xffffffffffff), a).arp(1, a, ipa, MacAddr{}, ipb).build();
+  Bytes req_a =
+      FrameBuilder().eth(MacAddr::from_u64(0xffffffffffff), a).arp(1, a, ipa, MacAddr{}, ipb).build();
   t.s1.packet_in(1, req_a);
   Bytes want = FrameBuilder().eth(a, b).arp(2, b, ipb, a, ipa).build();
   ASSERT_TRUE(wait_for([&] {

@@ -15,12 +15,14 @@ namespace {
 
 Bytes hex(std::string_view s) {
   Bytes b;
-  for (size_t i = 0; i + 1 < s.size(); i += 2) b.push_back(uint8_t(std::stoi(std::string(s.substr(i, 2)), nullptr, 16)));
+  for (size_t i = 0; i + 1 < s.size(); i += 2)
+    b.push_back(uint8_t(std::stoi(std::string(s.substr(i, 2)), nullptr, 16)));
   return b;
 }
 
 const char* kOskenLldp =
-    "0180c200000e02000000000288cc021607647069643a30303030303030303030303030303031040502000000020602007800000000"
+    "0180c200000e02000000000288cc021607647069643a303030303030303030303030303030310405020000000206020078000000"
+    "00"
     "00000000000000";
 
 TEST(Lldp, EncodesTheBytesOsKenSends) {
@@ -62,7 +64,8 @@ TEST(Lldp, RejectsMalformedFramesWithAReason) {
   no_port[39] = 0;
   expect_error(no_port, "no port ID");
   // Every prefix of a good frame fails cleanly (no crash, no read past the end).
-  for (size_t n = 0; n < 51; ++n) EXPECT_FALSE(decode_lldp(Bytes(good.begin(), good.begin() + long(n))).ok()) << n;
+  for (size_t n = 0; n < 51; ++n)
+    EXPECT_FALSE(decode_lldp(Bytes(good.begin(), good.begin() + long(n))).ok()) << n;
 }
 
 // Ring s1-s2-s3-s4-s1: port 1 towards the next switch, port 2 towards the previous.
