@@ -17,8 +17,10 @@
 namespace flowlab::cli {
 
 int run_controller(int argc, char** argv) {
-  CLI::App app{"OpenFlow 1.3/1.0 controller hosting apps (hub, learning-switch, firewall), stacked in order",
-               "flowlab controller"};
+  CLI::App app{
+      "OpenFlow 1.3/1.0 controller hosting apps (hub, learning-switch, firewall, shortest-path), stacked in "
+      "order",
+      "flowlab controller"};
   controller::ControllerOptions o;
   controller::AppConfig cfg;
   std::vector<std::string> apps;
@@ -31,11 +33,27 @@ int run_controller(int argc, char** argv) {
                  "passive endpoint(s): ptcp:PORT[:IP] or pssl:PORT[:IP] (repeatable)");
   app.add_option("-c,--connect", o.connect,
                  "active endpoint(s) to a passive switch: tcp:HOST:PORT or ssl:HOST:PORT");
-  app.add_option("-a,--app", apps, "app to run, in stack order (repeatable): hub, learning-switch, firewall")
+  app.add_option("-a,--app", apps,
+                 "app to run, in stack order (repeatable): hub, learning-switch, firewall, shortest-path")
       ->required();
   app.add_option("--config", cfg.config_file, "firewall rules (YAML); reloaded on SIGHUP");
   app.add_option("--idle-timeout", cfg.idle_timeout, "idle timeout of learned flows, seconds")
       ->capture_default_str();
+  app.add_flag("--proxy-arp", cfg.proxy_arp, "shortest-path: answer ARP requests from the host table");
+  int lldp_interval = int(o.topology.lldp_interval.count()),
+      link_timeout = int(o.topology.link_timeout.count());
+  app.add_option("--lldp-interval", lldp_interval, "topology: milliseconds between LLDP frames on every port")
+      ->capture_default_str()
+      ->check(CLI::Range(10, 60000));
+  app.add_option("--link-timeout", link_timeout,
+                 "topology: milliseconds without LLDP after which a link is gone (> --lldp-interval)")
+      ->capture_default_str()
+      ->check(CLI::Range(20, 600000));
+  std::string topology_mode = "auto";
+  app.add_option("--topology", topology_mode,
+                 "topology service (LLDP links, hosts): auto (on when an app uses it), on, off")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("-t,--threads", o.threads, "event-loop threads")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
@@ -75,6 +93,27 @@ int run_controller(int argc, char** argv) {
   if (!protocols.empty()) {
     o.connection.versions.clear();
     for (const auto& p : protocols) o.connection.versions.push_back(p == "OpenFlow13" ? 0x04 : 0x01);
+  }
+  if (link_timeout <= lldp_interval) {
+    std::fprintf(
+        stderr, "flowlab controller: error: --link-timeout %d ms must be longer than --lldp-interval %d ms\n",
+        link_timeout, lldp_interval);
+    return 2;
+  }
+  o.topology.lldp_interval = std::chrono::milliseconds(lldp_interval);
+  o.topology.link_timeout = std::chrono::milliseconds(link_timeout);
+  using Mode = controller::topology::TopologyOptions::Mode;
+  o.topology.mode = topology_mode == "on" ? Mode::kOn : topology_mode == "off" ? Mode::kOff : Mode::kAuto;
+  bool wants_topology = std::find(apps.begin(), apps.end(), "shortest-path") != apps.end();
+  if (wants_topology && o.topology.mode == Mode::kOff) {
+    std::fprintf(
+        stderr,
+        "flowlab controller: error: --app shortest-path needs the topology service (not --topology off)\n");
+    return 2;
+  }
+  if (cfg.proxy_arp && !wants_topology) {
+    std::fprintf(stderr, "flowlab controller: error: --proxy-arp is only used by --app shortest-path\n");
+    return 2;
   }
   o.stats_every = std::chrono::milliseconds(int64_t(stats_every * 1000));
   o.connection.echo_interval = std::chrono::milliseconds(int64_t(echo_interval * 1000));

@@ -5,13 +5,16 @@
 // to every app. In OpenFlow 1.3 each app owns a range of tables given by the
 // runtime in stack order (first app: table 0); an app that lets traffic on
 // sends it to next_table() (goto-table). OpenFlow 1.0 has one table: apps share
-// it and separate by priority (table_for() returns 0).
+// it and separate by priority (table_for() returns 0). Every app may query the
+// runtime's topology service (topology/service.h): links, hosts, paths, a
+// spanning tree; the service's LLDP flow sits in table 0 at priority 65535.
 #pragma once
 
 #include <cstdint>
 #include <string_view>
 
 #include "controller/datapath.h"
+#include "controller/topology/service.h"
 #include "core/result.h"
 #include "openflow/message.h"
 #include "packet/flow_key.h"
@@ -47,6 +50,11 @@ class App {
   virtual Verdict error(Datapath&, const of::Message&, const of::ErrorMsg&) { return Verdict::kContinue; }
   // SIGHUP: reload configuration; on error the old one stays in force.
   virtual Status reload() { return {}; }
+  // Called once, before any switch connects, with the runtime's topology
+  // service (apps subscribe to its events here).
+  virtual void attach_topology(topology::TopologyService&) {}
+  // True for apps that need links and hosts (turns the service on in mode auto).
+  virtual bool uses_topology() const { return false; }
 
   // Set by the runtime before any switch connects.
   void set_tables(uint8_t first, bool has_next) {

@@ -1,4 +1,4 @@
-// Builds apps by name for the command line: hub, learning-switch, firewall.
+// Builds apps by name for the command line: hub, learning-switch, firewall, shortest-path.
 #pragma once
 
 #include <memory>
@@ -13,7 +13,8 @@ namespace flowlab::controller {
 
 struct AppConfig {
   std::string config_file;     // --config (firewall rules)
-  uint16_t idle_timeout = 60;  // learning-switch learned flows
+  uint16_t idle_timeout = 60;  // learning-switch learned flows, shortest-path flows
+  bool proxy_arp = false;      // shortest-path: answer ARP from the host table
 };
 
 Result<std::unique_ptr<App>> make_app(std::string_view name, const AppConfig& cfg);

@@ -6,6 +6,7 @@
 // work and return; nothing is left pending, so nothing leaks.
 #include "controller/controller.h"
 
+#include <algorithm>
 #include <asio.hpp>
 #include <atomic>
 #include <csignal>
@@ -41,12 +42,14 @@ struct Controller::State {
   ControllerOptions opts;
   std::vector<std::unique_ptr<App>> apps;
   ControllerStats stats;
+  std::unique_ptr<topology::TopologyService> topo;
   std::vector<std::unique_ptr<asio::io_context>> ios;
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;
   std::vector<std::unique_ptr<channel::Listener>> listeners;
   std::vector<std::unique_ptr<channel::Connector>> connectors;
   std::unique_ptr<asio::signal_set> signals;
   std::unique_ptr<asio::steady_timer> stats_timer;
+  std::unique_ptr<asio::steady_timer> lldp_timer;  // topology service ticks
   std::atomic<size_t> next_io{0};
   std::atomic<bool> stopping{false};
   std::mutex conns_mu;
@@ -74,6 +77,7 @@ struct Controller::State {
               version_name(dp.version()), dp.connection().peer(), dp.n_tables(), dp.n_buffers(),
               dp.ports().size(), ports);
     uint64_t t0 = monotonic_ns();
+    topo->switch_up(dp, dp.weak_from_this());
     for (auto& app : apps) app->switch_connected(dp);
     stats.handling[size_t(EventKind::kSwitchConnected)].record(monotonic_ns() - t0);
   }
@@ -88,14 +92,15 @@ struct Controller::State {
     stats.switches_connected--;
     log::info("controller", "switch down: {} ({})", dp.name(), reason);
     uint64_t t0 = monotonic_ns();
+    topo->switch_down(dp);
     for (auto& app : apps) app->switch_disconnected(dp);
     stats.handling[size_t(EventKind::kSwitchDisconnected)].record(monotonic_ns() - t0);
     dp.drop_callbacks();
   }
 
   void on_packet_in(Datapath& dp, const of::Message& m) {
-    stats.packet_in_received++;
     if (!dp.up()) {
+      stats.packet_in_received++;
       stats.packet_in_dropped++;
       return;
     }
@@ -103,6 +108,11 @@ struct Controller::State {
     PacketInEvent ev{m, pi, 0, {}, {}, {}};
     if (const auto* f = pi.match.find(of::OxmId::kInPort)) ev.in_port = uint32_t(f->value_u64());
     extract_flow_key(pi.data.data(), pi.data.size(), ev.in_port, 0, 0, ev.key, ev.layers);
+    if (topo->packet_in(dp, ev)) {
+      stats.packet_in_lldp++;
+      return;
+    }
+    stats.packet_in_received++;
     uint64_t before = dp.sent_count();
     dispatch(EventKind::kPacketIn, [&](App& a) { return a.packet_in(dp, ev); });
     if (dp.sent_count() > before)
@@ -146,7 +156,11 @@ struct Controller::State {
         log::info("controller", "{}: port {}({}) {}{}", dp.name(), port_name(ps.desc.port_no), ps.desc.name,
                   ps.reason < 3 ? kReasons[ps.reason] : "changed",
                   ps.desc.state & of::port_state::kLinkDown ? ", link down" : "");
-        if (dp.up()) dispatch(EventKind::kPortStatus, [&](App& a) { return a.port_status(dp, ps); });
+        if (!dp.up()) return;
+        uint64_t t0 = monotonic_ns();
+        topo->port_status(dp, ps);
+        stats.handling[size_t(EventKind::kPortStatus)].record(monotonic_ns() - t0);
+        dispatch(EventKind::kPortStatus, [&](App& a) { return a.port_status(dp, ps); });
         return;
       }
       case of::MsgType::kFlowRemoved:
@@ -227,6 +241,16 @@ struct Controller::State {
     });
   }
 
+  void arm_lldp() {
+    if (!opts.topology.enabled) return;
+    lldp_timer->expires_after(opts.topology.lldp_interval);
+    lldp_timer->async_wait([this](const asio::error_code& ec) {
+      if (ec || stopping) return;
+      topo->tick();
+      arm_lldp();
+    });
+  }
+
   void wait_signal(Controller* self) {
     signals->async_wait([this, self](const asio::error_code& ec, int sig) {
       if (ec || stopping) return;
@@ -254,6 +278,7 @@ struct Controller::State {
         signals->cancel(ec);
       }
       if (stats_timer) stats_timer->cancel();
+      if (lldp_timer) lldp_timer->cancel();
       std::vector<std::shared_ptr<channel::Connection>> live;
       {
         std::lock_guard lock(conns_mu);
@@ -278,11 +303,18 @@ Controller::Controller(ControllerOptions opts, std::vector<std::unique_ptr<App>>
     s_->ios.push_back(std::make_unique<asio::io_context>(1));
     s_->guards.push_back(asio::make_work_guard(*s_->ios.back()));
   }
+  auto& topo = s_->opts.topology;
+  bool wanted =
+      std::any_of(s_->apps.begin(), s_->apps.end(), [](const auto& a) { return a->uses_topology(); });
+  topo.enabled = topo.mode == topology::TopologyOptions::Mode::kOn ||
+                 (topo.mode == topology::TopologyOptions::Mode::kAuto && wanted);
+  s_->topo = std::make_unique<topology::TopologyService>(topo);
   uint8_t table = 0;
   for (size_t i = 0; i < s_->apps.size(); ++i) {
     s_->apps[i]->set_tables(table, i + 1 < s_->apps.size());
     table = uint8_t(table + s_->apps[i]->tables_needed());
   }
+  for (auto& app : s_->apps) app->attach_topology(*s_->topo);
   if (s_->opts.connection.name.empty()) s_->opts.connection.name = "controller";
 }
 
@@ -331,6 +363,8 @@ Status Controller::start() {
   }
   s_->stats_timer = std::make_unique<asio::steady_timer>(io0);
   s_->arm_stats();
+  s_->lldp_timer = std::make_unique<asio::steady_timer>(io0);
+  s_->arm_lldp();
   if (s_->opts.handle_signals) {
     s_->signals = std::make_unique<asio::signal_set>(io0, SIGINT, SIGTERM, SIGHUP);
     s_->wait_signal(this);
@@ -362,6 +396,8 @@ Status Controller::reload() {
 }
 
 const ControllerStats& Controller::stats() const { return s_->stats; }
+const topology::TopologyView& Controller::topology() const { return *s_->topo; }
+topology::TopologyService& Controller::topology_service() { return *s_->topo; }
 uint16_t Controller::listen_port(size_t i) const {
   return i < s_->listeners.size() ? s_->listeners[i]->port() : 0;
 }

@@ -16,6 +16,8 @@
 #include "channel/endpoint.h"
 #include "controller/app.h"
 #include "controller/stats.h"
+#include "controller/topology/service.h"
+#include "controller/topology/view.h"
 #include "core/result.h"
 
 namespace asio {
@@ -33,6 +35,7 @@ struct ControllerOptions {
   std::chrono::milliseconds stats_every{0};  // 0 = no periodic log line
   std::string stats_json;                    // written every stats period (or 1 s) and at exit
   bool handle_signals = true;                // SIGINT/SIGTERM stop, SIGHUP reloads apps
+  topology::TopologyOptions topology;        // LLDP interval, link timeout
 };
 
 class Controller {
@@ -52,6 +55,9 @@ class Controller {
   Status reload();
 
   const ControllerStats& stats() const;
+  // Switches, links and hosts as the topology service sees them (any thread).
+  const topology::TopologyView& topology() const;
+  topology::TopologyService& topology_service();
   uint16_t listen_port(size_t i) const;  // bound port of listener i (for ptcp:0)
   void write_stats_json() const;
 

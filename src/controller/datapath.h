@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
@@ -18,7 +19,7 @@
 
 namespace flowlab::controller {
 
-class Datapath {
+class Datapath : public std::enable_shared_from_this<Datapath> {
  public:
   using ReplyCallback = std::function<void(Datapath&, const of::Message& reply)>;
 

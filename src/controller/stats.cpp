@@ -90,7 +90,8 @@ nlohmann::json ControllerStats::to_json() const {
   j["switches_seen"] = switches_seen.load();
   j["packet_in"] = {{"received", packet_in_received.load()},
                     {"answered", packet_in_answered.load()},
-                    {"dropped", packet_in_dropped.load()}};
+                    {"dropped", packet_in_dropped.load()},
+                    {"lldp", packet_in_lldp.load()}};
   j["sent"] = {{"packet_out", packet_out_sent.load()},
                {"flow_mod", flow_mod_sent.load()},
                {"messages", messages_sent.load()},

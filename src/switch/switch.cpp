@@ -20,6 +20,7 @@
 #include "switch/agent.h"
 #include "switch/forwarding.h"
 #include "switch/kernel_datapath.h"
+#include "switch/link_monitor.h"
 #include "switch/switch_ports.h"
 
 namespace flowlab::sw {
@@ -59,6 +60,7 @@ struct Switch::Impl {
 
   asio::io_context io;
   std::unique_ptr<asio::steady_timer> fast_timer, slow_timer;
+  std::unique_ptr<LinkMonitor> link_monitor;  // port-status at once on a carrier change
   std::vector<std::unique_ptr<channel::Listener>> listeners;
   std::vector<std::unique_ptr<channel::Connector>> connectors;
   std::vector<bool> connector_failing;  // log only the first failure in a row
@@ -412,8 +414,14 @@ Status Switch::start() {
   for (auto& c : d.connectors) c->start();
   d.fast_timer = std::make_unique<asio::steady_timer>(d.io);
   d.slow_timer = std::make_unique<asio::steady_timer>(d.io);
+  if (auto lm = LinkMonitor::open(d.io, [ip] { ip->poll_links(); }); lm.ok())
+    d.link_monitor = std::move(*lm);
+  else
+    log::warn("switch", "{}: {}; link changes are noticed by polling every 500 ms", d.opts.name,
+              lm.error().message);
   asio::post(d.io, [ip] {
     ip->update_standalone();
+    if (ip->link_monitor) ip->link_monitor->start();
     ip->arm_fast();
     ip->arm_slow();
   });
@@ -446,6 +454,7 @@ void Switch::stop() {
       for (auto& c : open) c->abort("switch stopping");
       if (ip->fast_timer) ip->fast_timer->cancel();
       if (ip->slow_timer) ip->slow_timer->cancel();
+      if (ip->link_monitor) ip->link_monitor->close();
     });
     // Let the aborts and cancellations run, then stop the loop.
     asio::post(d.io, [ip] { ip->io.stop(); });

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -112,6 +113,27 @@ class FakeSwitch {
   }
   uint8_t version() const { return version_; }
   std::vector<of::PortDesc> ports;
+  uint64_t dpid() const { return dpid_; }
+
+  // Barrier requests are recorded but not answered until release_barriers().
+  void hold_barriers() {
+    conn_->post([this] { hold_barriers_ = true; });
+    sync();
+  }
+  void release_barriers() {
+    conn_->post([this] {
+      hold_barriers_ = false;
+      for (uint32_t xid : held_) conn_->post_send(of::Message{version_, xid, of::BarrierReply{}});
+      held_.clear();
+    });
+  }
+  // Waits until everything posted to the connection's thread before has run.
+  void sync() {
+    std::promise<void> p;
+    auto f = p.get_future();
+    conn_->post([&p] { p.set_value(); });
+    f.wait();
+  }
 
  private:
   void on_message(channel::Connection& c, of::Message& m) {
@@ -130,8 +152,12 @@ class FakeSwitch {
       auto r = c.send(of::Message{version_, m.xid, rep});
       EXPECT_TRUE(r.ok());
     } else if (m.is<of::BarrierRequest>()) {
-      auto r = c.send(of::Message{version_, m.xid, of::BarrierReply{}});
-      EXPECT_TRUE(r.ok());
+      if (hold_barriers_) {
+        held_.push_back(m.xid);
+      } else {
+        auto r = c.send(of::Message{version_, m.xid, of::BarrierReply{}});
+        EXPECT_TRUE(r.ok());
+      }
     }
     std::lock_guard lock(mu_);
     msgs_.push_back(m);
@@ -151,6 +177,8 @@ class FakeSwitch {
 
   uint8_t version_;
   uint64_t dpid_;
+  bool hold_barriers_ = false;  // connection thread only
+  std::vector<uint32_t> held_;
   uint32_t n_buffers_;
   asio::io_context io_;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> guard_;
