@@ -118,8 +118,8 @@ class Classifier {
 
   std::unordered_map<FlowKey, std::shared_ptr<Subtable>, MaskHash> by_mask_;
   std::unordered_map<const FlowEntry*, std::unique_ptr<Rule>> rules_;  // owner of linked rules
-  std::vector<Rule*> removed_;  // marked deleted, still linked
-  std::deque<Garbage> garbage_;  // unlinked, in tag order
+  std::vector<Rule*> removed_;                                         // marked deleted, still linked
+  std::deque<Garbage> garbage_;                                        // unlinked, in tag order
   std::shared_ptr<const View> view_;
   bool order_dirty_ = true;
   size_t live_ = 0;

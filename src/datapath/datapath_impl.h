@@ -87,7 +87,7 @@ struct ForwardingState {
   CounterShard counters;
   std::vector<std::unique_ptr<Packet>> clones;  // scratch packets, one per group nesting level
   std::vector<uint32_t> port_list;
-  bool disposed = false;  // the packet was output, sent up, or dropped for a counted reason
+  bool disposed = false;            // the packet was output, sent up, or dropped for a counted reason
   std::atomic<uint64_t> active{0};  // version announced for the batch running now, 0 between batches
 };
 

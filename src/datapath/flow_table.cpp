@@ -82,7 +82,8 @@ std::vector<of::FlowRemoved> DatapathImpl::remove_flows_if(const std::function<b
         ++it;
         continue;
       }
-      if ((*it)->flags & of::flow_mod_flags::kSendFlowRem) out.push_back(make_flow_removed(**it, reason, now_ns));
+      if ((*it)->flags & of::flow_mod_flags::kSendFlowRem)
+        out.push_back(make_flow_removed(**it, reason, now_ns));
       it = erase_flow(uint8_t(t), it);
     }
   }
