@@ -294,6 +294,13 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts,
   d.agent->set_forwarding_threads(raw);
   Impl* ip = &d;
   d.shared.wake_agent = [ip] { asio::post(ip->io, [ip] { ip->drain_packet_ins(); }); };
+  // The changes of one socket read become one datapath version (Agent::set_batch_scheduler):
+  // the posted handler runs once the read handler has dispatched every message it framed.
+  d.agent->set_batch_scheduler([ip] {
+    asio::post(ip->io, [ip] {
+      if (ip->agent) ip->agent->end_batch();
+    });
+  });
   d.shared.forwarding_nice = opts.forwarding_nice;
 
   // Listeners bind now, so a busy TCP port is reported before anything starts.
