@@ -118,7 +118,8 @@ EOF
 # ---- backends -------------------------------------------------------------
 SWITCH_PID=""
 start_flowlab() {
-  in_ns $SW "$BIN" switch --name bench --port p1 --port p2 --listen ptcp:6634:127.0.0.1 --log-level warn &
+  # Not through in_ns (a shell function): $! must be the switch itself, for its RSS.
+  ip netns exec $SW "$BIN" switch --name bench --port p1 --port p2 --listen ptcp:6634:127.0.0.1 --log-level warn &
   FLOWLAB_PID=$!
   SWITCH_PID=$FLOWLAB_PID
   for _ in $(seq 50); do in_ns $SW "$BIN" ofctl show $FL >/dev/null 2>&1 && break; sleep 0.1; done
@@ -128,9 +129,10 @@ stop_flowlab() {
   kill "$FLOWLAB_PID"; wait "$FLOWLAB_PID" || true
   FLOWLAB_PID=""
 }
-fl_add() { in_ns $SW "$BIN" ofctl add-flows $FL "$1"; }
-fl_dump() { in_ns $SW "$BIN" ofctl --no-stats dump-flows $FL; }
-fl_del() { in_ns $SW "$BIN" ofctl del-flows $FL; }
+# -t: seconds per step (a 1M-flow dump is built whole before its first reply).
+fl_add() { in_ns $SW "$BIN" ofctl -t 60 add-flows $FL "$1"; }
+fl_dump() { in_ns $SW "$BIN" ofctl -t 120 --no-stats dump-flows $FL; }
+fl_del() { in_ns $SW "$BIN" ofctl -t 120 del-flows $FL || true; }
 
 OVSDB="unix:$RUN/ovs/db.sock"
 start_ovs() {
@@ -163,7 +165,7 @@ stop_ovs() {
 }
 ovs_add() { ovs-ofctl -O OpenFlow13 add-flows br0 "$1"; }
 ovs_dump() { ovs-ofctl -O OpenFlow13 --no-stats dump-flows br0; }
-ovs_del() { ovs-ofctl del-flows br0; }
+ovs_del() { ovs-ofctl del-flows br0 || true; }
 
 # ---- measurements ---------------------------------------------------------
 declare -A R
