@@ -309,7 +309,11 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts,
     ep.passive = true;
     ep.host = l.host;
     ep.port = l.port;
-    auto lis = channel::Listener::open(d.io, ep, d.conn_options(opts.name + " " + l.text),
+    channel::ConnectionOptions lo = d.conn_options(opts.name + " " + l.text);
+    // A management client may dump a million flows (~110 MB of flow stats, built whole
+    // before the first byte leaves): let its queue hold that rather than refuse the tail.
+    lo.max_queued_bytes = size_t(512) << 20;
+    auto lis = channel::Listener::open(d.io, ep, lo,
                                        [ip, text = l.text](const channel::ConnectionPtr& c) {
                                          std::string label = fmt::format("{} ({})", c->peer(), text);
                                          ip->attach(c, true, label);
