@@ -188,10 +188,12 @@ Result<FwRuleSet> FwRuleSet::parse(const std::string& text, const std::string& n
     if (!ag.IsMap()) return bad(c, ag, "address_groups", "expected a map NAME: [ADDRESS, ...]");
     for (auto it = ag.begin(); it != ag.end(); ++it) {
       std::string gname = it->first.as<std::string>();
+      // A named node: `it->second` lives in a temporary the iterator hands out, so a
+      // range-for over it read a destroyed object (fuzz_firewall_rules, ASan).
+      YAML::Node items = it->second;
       AddressSet set;
-      if (!it->second.IsSequence())
-        return bad(c, it->second, "address group '" + gname + "'", "expected a list");
-      for (const auto& a : it->second) {
+      if (!items.IsSequence()) return bad(c, items, "address group '" + gname + "'", "expected a list");
+      for (const auto& a : items) {
         auto st = add_address(set, a.as<std::string>());
         if (!st.ok()) return bad(c, a, "address group '" + gname + "'", "{}", st.error().message);
       }
