@@ -179,6 +179,8 @@ uint64_t parse_size(const std::string& s) {
     default:
       return 0;
   }
+  // Negative, NaN or past 2^64 would be an undefined cast (fuzz_iperf2, UBSan): unparsable.
+  if (!(v >= 0) || v >= 18446744073709551616.0) return 0;
   return uint64_t(v);
 }
 
@@ -193,7 +195,8 @@ Result<nlohmann::json> parse_ping(const std::string& out) {
     return fail("cannot parse the ping summary");
   m["sent"] = sent;
   m["received"] = recv;
-  m["loss_pct"] = sent ? 100.0 * (sent - recv) / sent : 100.0;
+  if (sent < 0 || recv < 0) return fail("cannot parse the ping summary");
+  m["loss_pct"] = sent ? 100.0 * (double(sent) - double(recv)) / sent : 100.0;  // no int overflow (fuzz_ping)
   auto rtt = out.find("min/avg/max/mdev = ");
   if (recv == 0 || rtt == std::string::npos) return fail("no ping replies ({} sent, 100% lost)", sent);
   double mn, avg, mx, mdev;
