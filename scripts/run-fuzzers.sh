@@ -6,6 +6,8 @@ build=${1:?build dir}
 seconds=${2:-30}
 root=$(cd "$(dirname "$0")/.." && pwd)
 status=0
+# Undefined behaviour is a finding too: stop at the first report, as ASan does.
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 shopt -s nullglob
 for fuzzer in "$build"/tests/fuzz/fuzz_*; do
   [ -x "$fuzzer" ] || continue

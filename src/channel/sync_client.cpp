@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <deque>
+#include <unordered_map>
 #include <utility>
 
 #include "channel/endpoint.h"
@@ -269,6 +271,65 @@ Status SyncClient::send_with_barrier(std::vector<of::Message> msgs) {
       return ok_status();
     }
   }
+}
+
+Status SyncClient::stream_with_barriers(const NextMessage& next, size_t window) {
+  struct Window {
+    uint32_t barrier_xid = 0;
+    std::unordered_map<uint32_t, size_t> index;  // xid -> 1-based message number
+  };
+  std::deque<Window> open;
+  size_t sent = 0;
+  // Reads until the oldest open window's barrier reply; an error for any open message fails.
+  auto settle_oldest = [&]() -> Status {
+    for (;;) {
+      FLOWLAB_ASSIGN_OR_RETURN(of::Message m, receive());
+      if (m.is<of::ErrorMsg>()) {
+        for (const Window& w : open)
+          if (auto it = w.index.find(m.xid); it != w.index.end()) {
+            Error e = error_reply(m);
+            e.message += fmt::format(" (for message {})", it->second);
+            return unexpected(std::move(e));
+          }
+      }
+      if (m.xid == open.front().barrier_xid && (m.is<of::BarrierReply>() || m.is<of::ErrorMsg>())) {
+        if (m.is<of::ErrorMsg>()) return unexpected(error_reply(m));
+        open.pop_front();
+        return ok_status();
+      }
+    }
+  };
+  bool done = false;
+  while (!done) {
+    Window w;
+    Bytes wire;
+    for (size_t i = 0; i < window; ++i) {
+      FLOWLAB_ASSIGN_OR_RETURN(std::optional<of::Message> m, next());
+      if (!m) {
+        done = true;
+        break;
+      }
+      m->version = version_;
+      if (m->xid == 0) m->xid = next_xid();
+      auto b = of::encode_message(*m);
+      if (!b.ok())
+        return fail("cannot encode {} for OpenFlow wire version 0x{:02x}: {}", of::to_string(m->type()),
+                    version_, b.error().to_string());
+      wire.insert(wire.end(), b->begin(), b->end());
+      w.index.emplace(m->xid, ++sent);
+    }
+    if (w.index.empty()) break;
+    of::Message barrier = of::make_message(version_, next_xid(), of::BarrierRequest{});
+    w.barrier_xid = barrier.xid;
+    auto bb = of::encode_message(barrier);
+    if (!bb.ok()) return fail("cannot encode a barrier: {}", bb.error().to_string());
+    wire.insert(wire.end(), bb->begin(), bb->end());
+    if (open.size() >= 2) FLOWLAB_TRY(settle_oldest());
+    FLOWLAB_TRY(write_all(wire));
+    open.push_back(std::move(w));
+  }
+  while (!open.empty()) FLOWLAB_TRY(settle_oldest());
+  return ok_status();
 }
 
 }  // namespace flowlab::channel

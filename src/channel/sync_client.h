@@ -12,6 +12,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +48,15 @@ class SyncClient {
   Result<std::vector<of::Message>> transact(of::Message request);
   // Sends all `msgs`, then a barrier; fails on the first OFPT_ERROR answering any of them.
   Status send_with_barrier(std::vector<of::Message> msgs);
+  // Streams the messages `next` yields (nullopt: done) in windows of `window`
+  // messages, each written in one go and followed by a barrier. Before sending
+  // window k+1 it waits for window k-1's barrier reply, so the switch is at
+  // most two windows behind and each wait is bounded by the timeout per
+  // window, not for the whole stream (a million flow-mods never time out on a
+  // switch that keeps up). Fails on an error from `next` or the first
+  // OFPT_ERROR answering a message (the message's 1-based index is named).
+  using NextMessage = std::function<Result<std::optional<of::Message>>()>;
+  Status stream_with_barriers(const NextMessage& next, size_t window = 4096);
   // Waits for the next message from the peer (echo requests are answered, not returned).
   Result<of::Message> receive();
 

@@ -99,27 +99,30 @@ struct Session {
     return client.send_with_barrier(std::move(msgs));
   }
 
+  // Streams the file: parsed line by line while earlier windows are on the wire
+  // (SyncClient::stream_with_barriers), so a million flows need neither a
+  // million messages in memory nor one reply within a single timeout.
   Status add_flows_file(const std::string& path) {
     FLOWLAB_ASSIGN_OR_RETURN(std::string text, read_file(path));
-    std::vector<std::string> lines;
     std::istringstream in(text);
-    std::string line;
     int lineno = 0;
     FlowParseOptions o;
     o.version = version();
     o.require_actions = true;
-    std::vector<Message> msgs;
-    while (std::getline(in, line)) {
-      ++lineno;
-      size_t b = line.find_first_not_of(" \t\r");
-      if (b == std::string::npos || line[b] == '#') continue;
-      size_t e = line.find_last_not_of(" \t\r");
-      auto fm = parse_flow_mod(std::string_view(line).substr(b, e - b + 1), o);
-      if (!fm.ok()) return fail("{}:{}: {}", path, lineno, fm.error().message);
-      msgs.push_back(msg(std::move(*fm)));
-    }
-    if (msgs.empty()) return ok_status();
-    return client.send_with_barrier(std::move(msgs));
+    auto next = [&]() -> Result<std::optional<Message>> {
+      std::string line;
+      while (std::getline(in, line)) {
+        ++lineno;
+        size_t b = line.find_first_not_of(" \t\r");
+        if (b == std::string::npos || line[b] == '#') continue;
+        size_t e = line.find_last_not_of(" \t\r");
+        auto fm = parse_flow_mod(std::string_view(line).substr(b, e - b + 1), o);
+        if (!fm.ok()) return fail("{}:{}: {}", path, lineno, fm.error().message);
+        return std::optional<Message>(msg(std::move(*fm)));
+      }
+      return std::optional<Message>();
+    };
+    return client.stream_with_barriers(next);
   }
 
   Status dump_ports(const std::vector<std::string>& args) {

@@ -1,24 +1,45 @@
-// Classifier: tuple-space search over the flows of one table.
+// Classifier: tuple-space search over the flows of one table, changed in place
+// by the agent while forwarding threads look up in it, without either waiting.
 //
 // Idea. Flows with the same mask (the same "tuple" of matched bits) live in one
-// subtable: a hash table keyed by the masked packet key. A lookup probes each
-// subtable once with (packet key & subtable mask). Subtables are visited in
-// order of their highest priority; once the best match found so far has a
-// priority >= the next subtable's maximum, no later subtable can win and the
-// search stops (early exit).
+// subtable: an open-addressing hash table keyed by the masked packet key. A
+// lookup probes each subtable once with (packet key & subtable mask). Subtables
+// are visited in order of their highest priority; once the best match found so
+// far has a priority >= the next subtable's maximum, no later subtable can win
+// and the search stops (early exit). Flows with the same mask and value (same
+// match, different priorities) hang off one slot as a chain, highest first.
 //
-// Invariants. A Classifier is immutable after build(): forwarding threads read it
-// without synchronisation while the agent builds the next one. Within a subtable
-// equal masked values collapse to the highest-priority flow (a packet matching
-// one matches all of them). Entries are kept alive by the shared_ptrs it holds.
+// Versions. Every rule carries the table version it appears at (`added`) and
+// the version it disappears at (`removed`, "never" until deleted). A change is
+// made at the next, unpublished version: readers pinned at an older version
+// skip new rules and still see deleted ones, so a batch of packets sees exactly
+// one version and never a half-applied change. publish() hands out a View (the
+// subtables in priority order for that version; rebuilt only when a subtable
+// appears, empties or changes its top priority) and the datapath bumps the
+// version. Deleted rules stay linked until no reader is older than their
+// `removed`; unlinked rules and replaced slot arrays are freed once every
+// reader that could still be walking them has finished its batch (reclaim(),
+// fed the oldest version a reader has announced; see datapath_impl.h).
+//
+// Invariants. Only one thread (the agent, under the datapath mutex) calls the
+// writer side. Readers only load: slot arrays, chain links and `removed` are
+// atomics stored with release after the rule they point at is complete. A
+// View's maximum priority per subtable bounds every rule visible at its version.
 //
 // Costs (n flows, t distinct masks, w = mask words actually set, <= 20):
-//   lookup  O(t * w) worst case, usually far less with early exit; no allocation.
-//   build   O(n * w) plus sorting the subtables; done by the agent per change.
-//   memory  one slot array (load <= 50%) and one value array per subtable.
+//   lookup   O(t * w) worst case, usually far less with early exit; no allocation.
+//   insert   O(w) amortised (hash, probe, link; the slot array doubles at 50 % load).
+//   remove   O(1) to mark, O(w) to unlink later.
+//   publish  O(t log t) when the subtable order changed, O(1) otherwise.
+//   memory   per flow one Rule (~64 bytes) and one owner-map entry; slots <= 4 per flow.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "datapath/flow_entry.h"
@@ -27,31 +48,81 @@ namespace flowlab::dp {
 
 class Classifier {
  public:
-  Classifier() = default;
-  static Classifier build(std::vector<FlowEntryPtr> entries);
+  static constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+  struct Subtable;
 
-  // Highest-priority flow matching k, nullptr when none.
+  // The subtables to visit for one published version, highest priority first.
+  class View {
+   public:
+    // Highest-priority flow visible at `version` that matches k, nullptr when none.
+    const FlowEntry* lookup(const FlowKey& k, uint64_t version) const;
+    size_t subtable_count() const { return order_.size(); }
+
+   private:
+    friend class Classifier;
+    struct Ref {
+      std::shared_ptr<const Subtable> st;
+      uint16_t max_priority = 0;
+    };
+    std::vector<Ref> order_;
+  };
+
+  Classifier();
+  ~Classifier();
+  Classifier(Classifier&&) noexcept;
+  Classifier& operator=(Classifier&&) noexcept;
+  Classifier(const Classifier&) = delete;
+  Classifier& operator=(const Classifier&) = delete;
+
+  // ---- writer side (one thread) ----
+  // `e` becomes visible to readers at `version` and later.
+  void insert(FlowEntryPtr e, uint64_t version);
+  // `e` (inserted earlier) is invisible from `version` on. False when unknown.
+  bool remove(const FlowEntry& e, uint64_t version);
+  // The view readers at `version` (and later, until the next change) use.
+  std::shared_ptr<const View> publish();
+  // Unlinks deleted rules no reader can see any more and frees what no reader
+  // can be walking. `oldest_reader`: the oldest version a reader in a batch has
+  // announced (kNever when none); `published`: the newest published version.
+  // Call with the first before a memory fence and again after (datapath.cpp).
+  void unlink_invisible(uint64_t oldest_reader, uint64_t published);
+  void free_unreachable(uint64_t oldest_reader);
+  bool has_garbage() const { return !removed_.empty() || !garbage_.empty(); }
+
+  size_t size() const { return live_; }  // flows not deleted
+  size_t subtable_count() const;         // subtables holding live flows
+
+  // ---- tests and benchmarks ----
+  // A classifier holding `entries` at version 1, and a lookup in its latest view.
+  static Classifier build(const std::vector<FlowEntryPtr>& entries);
   const FlowEntry* lookup(const FlowKey& k) const;
 
-  size_t size() const { return entries_.size(); }
-  size_t subtable_count() const { return subtables_.size(); }
-  const std::vector<FlowEntryPtr>& entries() const { return entries_; }
-
  private:
-  struct Subtable {
-    std::vector<uint8_t> words;        // indices of non-zero mask words
-    std::vector<uint64_t> mask_words;  // the mask at those indices
-    uint16_t max_priority = 0;
-    std::vector<uint32_t> slots;  // 0 = empty, else index+1 into rules
-    struct Rule {
-      uint64_t hash;
-      const FlowEntry* entry;
-    };
-    std::vector<Rule> rules;
-    std::vector<uint64_t> values;  // rules[i]'s masked words at values[i*words.size()...]
+  struct Rule;
+  struct Slots;
+  struct Garbage {
+    uint64_t tag = 0;  // the published version when it was unlinked
+    std::unique_ptr<Rule> rule;
+    std::unique_ptr<Slots> slots;
+    ~Garbage();
+    Garbage(uint64_t t, std::unique_ptr<Rule> r, std::unique_ptr<Slots> s);
+    Garbage(Garbage&&) noexcept;
+    Garbage& operator=(Garbage&&) noexcept;
   };
-  std::vector<Subtable> subtables_;
-  std::vector<FlowEntryPtr> entries_;
+  struct MaskHash {
+    size_t operator()(const FlowKey& m) const;
+  };
+
+  Subtable& subtable_for(const FlowKey& mask);
+  void unlink(Rule& r, uint64_t tag);
+
+  std::unordered_map<FlowKey, std::shared_ptr<Subtable>, MaskHash> by_mask_;
+  std::unordered_map<const FlowEntry*, std::unique_ptr<Rule>> rules_;  // owner of linked rules
+  std::vector<Rule*> removed_;                                         // marked deleted, still linked
+  std::deque<Garbage> garbage_;                                        // unlinked, in tag order
+  std::shared_ptr<const View> view_;
+  bool order_dirty_ = true;
+  size_t live_ = 0;
 };
 
 // 64-bit mixing hash step shared by the classifier and the flow cache.

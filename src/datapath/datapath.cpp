@@ -45,8 +45,7 @@ DatapathImpl::DatapathImpl(DatapathConfig c, const PortView* p) : cfg(c), ports(
   if (cfg.of10) cfg.n_tables = 1;
   if (cfg.n_tables == 0) cfg.n_tables = 1;
   if (cfg.n_tables > of::table::kMax) cfg.n_tables = of::table::kMax;
-  flows.resize(cfg.n_tables);
-  dirty.assign(cfg.n_tables, true);
+  tables = std::vector<TableState>(cfg.n_tables);
   retired.lookups.assign(cfg.n_tables, 0);
   retired.matches.assign(cfg.n_tables, 0);
   std::lock_guard lk(mu);
@@ -55,14 +54,14 @@ DatapathImpl::DatapathImpl(DatapathConfig c, const PortView* p) : cfg(c), ports(
 
 void DatapathImpl::publish() {
   auto s = std::make_shared<Snapshot>();
-  s->version = (last ? last->version : 0) + 1;
-  s->tables.resize(flows.size());
-  for (size_t t = 0; t < flows.size(); ++t) {
-    if (dirty[t] || !last) {
+  s->version = next_version();
+  s->tables.resize(tables.size());
+  for (size_t t = 0; t < tables.size(); ++t) {
+    if (tables[t].dirty || !last) {
       auto ts = std::make_shared<TableSnapshot>();
-      ts->cls = Classifier::build({flows[t].begin(), flows[t].end()});
+      ts->view = tables[t].cls.publish();
       s->tables[t] = std::move(ts);
-      dirty[t] = false;
+      tables[t].dirty = false;
     } else {
       s->tables[t] = last->tables[t];
     }
@@ -74,6 +73,57 @@ void DatapathImpl::publish() {
   current.store(s, std::memory_order_release);
   version.store(s->version, std::memory_order_release);
   if (publish_hook) publish_hook(s->version);
+  reclaim();
+}
+
+uint64_t DatapathImpl::oldest_reader() const {
+  std::lock_guard lk(reg_mu);
+  uint64_t oldest = Classifier::kNever;
+  for (const ForwardingState* st : states) {
+    const uint64_t v = st->active.load(std::memory_order_acquire);
+    if (v && v < oldest) oldest = v;
+  }
+  return oldest;
+}
+
+void DatapathImpl::reclaim() {
+  bool any = false;
+  for (const TableState& t : tables) any = any || t.cls.has_garbage();
+  if (!any) return;
+  const uint64_t published = last->version;
+  uint64_t oldest = oldest_reader();
+  for (TableState& t : tables) t.cls.unlink_invisible(oldest, published);
+  // Pairs with the fence after a reader's announcement: either we see it, or it sees the unlinks.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  oldest = oldest_reader();
+  for (TableState& t : tables) t.cls.free_unreachable(oldest);
+}
+
+void DatapathImpl::add_flow(uint8_t t, FlowEntryPtr e) {
+  TableState& ts = tables[t];
+  if (e->idle_timeout || e->hard_timeout) ++ts.timed;
+  ts.cls.insert(e, next_version());
+  ts.flows.push_back(std::move(e));
+  ts.dirty = true;
+}
+
+void DatapathImpl::replace_flow(uint8_t t, FlowSet::iterator it, FlowEntryPtr e) {
+  TableState& ts = tables[t];
+  const uint64_t v = next_version();
+  if ((*it)->idle_timeout || (*it)->hard_timeout) --ts.timed;
+  if (e->idle_timeout || e->hard_timeout) ++ts.timed;
+  ts.cls.remove(**it, v);
+  ts.cls.insert(e, v);
+  ts.flows.replace(it, std::move(e));
+  ts.dirty = true;
+}
+
+FlowSet::iterator DatapathImpl::erase_flow(uint8_t t, FlowSet::iterator it) {
+  TableState& ts = tables[t];
+  if ((*it)->idle_timeout || (*it)->hard_timeout) --ts.timed;
+  ts.cls.remove(**it, next_version());
+  ts.dirty = true;
+  return ts.flows.erase(it);
 }
 
 void DatapathImpl::maybe_publish() {
@@ -100,7 +150,7 @@ DeferredPublish::~DeferredPublish() {
 
 size_t DatapathImpl::flow_count_locked() const {
   size_t n = 0;
-  for (const auto& t : flows) n += t.size();
+  for (const TableState& t : tables) n += t.flows.size();
   return n;
 }
 
@@ -182,11 +232,12 @@ std::vector<of::FlowRemoved> Datapath::expire(uint64_t now_ns) {
   impl_->sync_stats();  // idle timeouts see kernel fast-path hits
   std::lock_guard lk(impl_->mu);
   auto out = impl_->expire_locked(now_ns);
-  for (bool d : impl_->dirty)
-    if (d) {
+  for (const TableState& t : impl_->tables)
+    if (t.dirty) {
       impl_->maybe_publish();
       break;
     }
+  impl_->reclaim();  // what the last publish could not free yet
   return out;
 }
 

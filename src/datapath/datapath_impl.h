@@ -3,16 +3,28 @@
 //
 // Version publication (the threading design):
 //  * The agent owns the master state (flows per table, groups, meters) under
-//    `mu`. Every successful change marks what it touched and calls publish(),
-//    which builds a new immutable Snapshot: dirty tables get a freshly built
-//    Classifier, clean tables and unchanged group/meter tables are shared with
-//    the previous snapshot by shared_ptr. publish() stores the snapshot in
-//    `current` (atomic shared_ptr) and then bumps `version` (release).
+//    `mu`. A flow change is applied at once to the table's FlowSet (master
+//    list) and to its Classifier, tagged with the next, unpublished version
+//    (O(1) per flow: nothing is rebuilt). publish() builds a small Snapshot:
+//    the version, each table's classifier View (shared when unchanged) and
+//    the group/meter tables (copied only when changed), stores it in
+//    `current` (atomic shared_ptr) and then bumps `version` (release). A
+//    DeferredPublish (the agent holds one per socket read) makes a burst of
+//    changes one version.
 //  * A forwarding thread compares `version` (one acquire load) with the version
 //    it pinned, at the start of every batch; only when it changed does it load
 //    `current` (a short refcount increment, never waiting for the agent's work).
 //    Inside a batch every packet sees exactly one snapshot: never a half-applied
 //    change. Old snapshots die when the last thread lets go of them.
+//  * Reclamation: a forwarding thread announces the version it read in
+//    `ForwardingState::active` (then a seq_cst fence) before touching the
+//    classifier and clears it (release) after its batch. After each publish,
+//    and from expire(), reclaim() unlinks deleted rules older than every
+//    announced version, fences, and frees what was unlinked before the oldest
+//    announcement (classifier.h). A thread between batches holds nothing.
+//  * "Table changed": `version` (Datapath::version()) increases with every
+//    publish; a cache in front of the datapath (flow cache, kernel fast path)
+//    is valid exactly while the version it was filled at is current.
 //  * Counters: flow/group/meter counters are relaxed atomics in blocks shared by
 //    all versions of that object. Per-table lookup/match counts and datapath
 //    counters are per-thread shards (single writer) summed on read under
@@ -28,13 +40,14 @@
 #include "datapath/classifier.h"
 #include "datapath/datapath.h"
 #include "datapath/flow_cache.h"
+#include "datapath/flow_set.h"
 #include "datapath/groups.h"
 #include "datapath/meters.h"
 
 namespace flowlab::dp {
 
 struct TableSnapshot {
-  Classifier cls;
+  std::shared_ptr<const Classifier::View> view;
 };
 
 struct Snapshot {
@@ -74,7 +87,17 @@ struct ForwardingState {
   CounterShard counters;
   std::vector<std::unique_ptr<Packet>> clones;  // scratch packets, one per group nesting level
   std::vector<uint32_t> port_list;
-  bool disposed = false;  // the packet was output, sent up, or dropped for a counted reason
+  bool disposed = false;            // the packet was output, sent up, or dropped for a counted reason
+  std::atomic<uint64_t> active{0};  // version announced for the batch running now, 0 between batches
+};
+
+// One flow table on the agent side: the master list and the classifier that
+// forwarding threads search, changed together.
+struct TableState {
+  FlowSet flows;
+  Classifier cls;
+  bool dirty = true;  // its view must be republished
+  size_t timed = 0;   // flows with an idle or hard timeout (expiry skips tables without)
 };
 
 struct DatapathImpl {
@@ -86,8 +109,7 @@ struct DatapathImpl {
 
   // ---- agent state, under mu ----
   mutable std::mutex mu;
-  std::vector<std::vector<std::shared_ptr<const FlowEntry>>> flows;  // per table
-  std::vector<bool> dirty;
+  std::vector<TableState> tables;
   GroupTable groups;
   MeterTable meters;
   bool groups_dirty = true, meters_dirty = true;
@@ -113,7 +135,15 @@ struct DatapathImpl {
   explicit DatapathImpl(DatapathConfig c, const PortView* p);
   void publish();        // caller holds mu
   void maybe_publish();  // publish() unless deferred; caller holds mu
+  void reclaim();        // caller holds mu (see "Reclamation")
+  uint64_t oldest_reader() const;
   size_t flow_count_locked() const;
+  uint64_t next_version() const { return last ? last->version + 1 : 1; }
+
+  // Every change to a table's flows goes through these (master list + classifier).
+  void add_flow(uint8_t t, FlowEntryPtr e);
+  void replace_flow(uint8_t t, FlowSet::iterator it, FlowEntryPtr e);
+  FlowSet::iterator erase_flow(uint8_t t, FlowSet::iterator it);
 
   // flow_table.cpp (caller holds mu; they do not publish)
   Result<std::vector<of::FlowRemoved>, of::OfError> apply_flow_mod(const of::FlowMod& fm, uint64_t now_ns);

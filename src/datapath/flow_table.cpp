@@ -61,9 +61,9 @@ of::FlowRemoved make_flow_removed(const FlowEntry& e, of::FlowRemovedReason reas
 void DatapathImpl::for_each_filtered(uint8_t table_id, const MaskedKey& filter, uint64_t cookie,
                                      uint64_t cookie_mask, uint32_t out_port, uint32_t out_group,
                                      const std::function<void(const FlowEntry&)>& fn) const {
-  for (size_t t = 0; t < flows.size(); ++t) {
+  for (size_t t = 0; t < tables.size(); ++t) {
     if (table_id != of::table::kAll && t != table_id) continue;
-    for (const auto& e : flows[t]) {
+    for (const auto& e : tables[t].flows) {
       if (!e->key.covered_by(filter) || !cookie_ok(*e, cookie, cookie_mask)) continue;
       if (out_port != of::port::kAny && !e->outputs_to(out_port)) continue;
       if (out_group != of::group::kAny && !e->uses_group(out_group)) continue;
@@ -75,50 +75,47 @@ void DatapathImpl::for_each_filtered(uint8_t table_id, const MaskedKey& filter, 
 std::vector<of::FlowRemoved> DatapathImpl::remove_flows_if(const std::function<bool(const FlowEntry&)>& pred,
                                                            of::FlowRemovedReason reason, uint64_t now_ns) {
   std::vector<of::FlowRemoved> out;
-  for (size_t t = 0; t < flows.size(); ++t) {
-    auto& v = flows[t];
-    size_t kept = 0;
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (pred(*v[i])) {
-        if (v[i]->flags & of::flow_mod_flags::kSendFlowRem)
-          out.push_back(make_flow_removed(*v[i], reason, now_ns));
-        dirty[t] = true;
-      } else {
-        v[kept++] = std::move(v[i]);
+  for (size_t t = 0; t < tables.size(); ++t) {
+    FlowSet& fs = tables[t].flows;
+    for (auto it = fs.begin(); it != fs.end();) {
+      if (!pred(**it)) {
+        ++it;
+        continue;
       }
+      if ((*it)->flags & of::flow_mod_flags::kSendFlowRem)
+        out.push_back(make_flow_removed(**it, reason, now_ns));
+      it = erase_flow(uint8_t(t), it);
     }
-    v.resize(kept);
   }
   return out;
 }
 
 std::vector<of::FlowRemoved> DatapathImpl::expire_locked(uint64_t now_ns) {
   std::vector<of::FlowRemoved> out;
-  for (size_t t = 0; t < flows.size(); ++t) {
-    auto& v = flows[t];
-    size_t kept = 0;
-    for (size_t i = 0; i < v.size(); ++i) {
-      const FlowEntry& e = *v[i];
+  for (size_t t = 0; t < tables.size(); ++t) {
+    if (tables[t].timed == 0) continue;
+    FlowSet& fs = tables[t].flows;
+    for (auto it = fs.begin(); it != fs.end();) {
+      const FlowEntry& e = **it;
       const uint64_t last = std::max(e.created_ns, e.counters->last_used_ns.load(std::memory_order_relaxed));
       bool hard = e.hard_timeout && now_ns >= e.created_ns + uint64_t(e.hard_timeout) * 1'000'000'000;
       bool idle = e.idle_timeout && now_ns >= last + uint64_t(e.idle_timeout) * 1'000'000'000;
-      if (hard || idle) {
-        if (e.flags & of::flow_mod_flags::kSendFlowRem)
-          out.push_back(make_flow_removed(
-              e, hard ? of::FlowRemovedReason::kHardTimeout : of::FlowRemovedReason::kIdleTimeout, now_ns));
-        dirty[t] = true;
-      } else {
-        v[kept++] = std::move(v[i]);
+      if (!hard && !idle) {
+        ++it;
+        continue;
       }
+      if (e.flags & of::flow_mod_flags::kSendFlowRem)
+        out.push_back(make_flow_removed(
+            e, hard ? of::FlowRemovedReason::kHardTimeout : of::FlowRemovedReason::kIdleTimeout, now_ns));
+      it = erase_flow(uint8_t(t), it);
     }
-    v.resize(kept);
   }
   return out;
 }
 
 Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(const of::FlowMod& fm,
                                                                                uint64_t now_ns) {
-  const uint8_t n = uint8_t(flows.size());
+  const uint8_t n = uint8_t(tables.size());
   const auto cmd = fm.command;
   if (uint8_t(cmd) > uint8_t(FlowModCommand::kDeleteStrict))
     return unexpected(of::OfError::make(FlowModFailedCode::kBadCommand,
@@ -139,13 +136,34 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(c
 
   if (is_delete) {
     auto pred = [&](const FlowEntry& e) {
-      if (fm.table_id != of::table::kAll && e.table_id != fm.table_id) return false;
       if (!selected(e)) return false;
       if (fm.out_port != of::port::kAny && !e.outputs_to(fm.out_port)) return false;
       if (fm.out_group != of::group::kAny && !e.uses_group(fm.out_group)) return false;
       return true;
     };
-    return remove_flows_if(pred, of::FlowRemovedReason::kDelete, now_ns);
+    std::vector<of::FlowRemoved> out;
+    for (uint8_t t = 0; t < n; ++t) {
+      if (fm.table_id != of::table::kAll && t != fm.table_id) continue;
+      FlowSet& fs = tables[t].flows;
+      if (strict) {  // at most one flow has this priority and match: found by the index
+        auto it = fs.find(fm.priority, mk);
+        if (it == fs.end() || !pred(**it)) continue;
+        if ((*it)->flags & of::flow_mod_flags::kSendFlowRem)
+          out.push_back(make_flow_removed(**it, of::FlowRemovedReason::kDelete, now_ns));
+        erase_flow(t, it);
+        continue;
+      }
+      for (auto it = fs.begin(); it != fs.end();) {
+        if (!pred(**it)) {
+          ++it;
+          continue;
+        }
+        if ((*it)->flags & of::flow_mod_flags::kSendFlowRem)
+          out.push_back(make_flow_removed(**it, of::FlowRemovedReason::kDelete, now_ns));
+        it = erase_flow(t, it);
+      }
+    }
+    return out;
   }
 
   ValidationContext vc;
@@ -156,34 +174,40 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(c
   vc.match = &match;
   vc.of10 = cfg.of10;
   FLOWLAB_TRY(validate_instructions(fm.instructions, vc));
-  auto& table = flows[fm.table_id];
+  FlowSet& table = tables[fm.table_id].flows;
 
   if (cmd == FlowModCommand::kModify || cmd == FlowModCommand::kModifyStrict) {
     bool any = false;
-    for (auto& e : table) {
-      if (!selected(*e)) continue;
+    auto modify = [&](FlowSet::iterator it) {
+      const FlowEntry& e = **it;
       any = true;
       auto ne = std::make_shared<FlowEntry>();
-      ne->table_id = e->table_id;
-      ne->priority = e->priority;
-      ne->cookie = e->cookie;
-      ne->flags = e->flags;
-      ne->idle_timeout = e->idle_timeout;
-      ne->hard_timeout = e->hard_timeout;
-      ne->created_ns = e->created_ns;
-      ne->match = e->match;
-      ne->key = e->key;
+      ne->table_id = e.table_id;
+      ne->priority = e.priority;
+      ne->cookie = e.cookie;
+      ne->flags = e.flags;
+      ne->idle_timeout = e.idle_timeout;
+      ne->hard_timeout = e.hard_timeout;
+      ne->created_ns = e.created_ns;
+      ne->match = e.match;
+      ne->key = e.key;
       ne->instructions = fm.instructions;
       if (fm.flags & of::flow_mod_flags::kResetCounts) {
         ne->counters = std::make_shared<FlowCounters>();
         ne->counters->last_used_ns.store(now_ns, std::memory_order_relaxed);
       } else {
-        ne->counters = e->counters;
+        ne->counters = e.counters;
       }
       ne->decode();
-      e = std::move(ne);
+      replace_flow(fm.table_id, it, std::move(ne));
+    };
+    if (strict) {
+      auto it = table.find(fm.priority, mk);
+      if (it != table.end() && selected(**it)) modify(it);
+    } else {
+      for (auto it = table.begin(); it != table.end(); ++it)
+        if (selected(**it)) modify(it);
     }
-    if (any) dirty[fm.table_id] = true;
     if (any || !cfg.of10) return std::vector<of::FlowRemoved>{};
     // OF1.0: modify of nothing behaves like add.
   }
@@ -198,19 +222,15 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(c
                                           fm.priority, fm.table_id)));
   }
   auto ne = make_entry(fm, mk, now_ns);
-  for (auto& e : table) {
-    if (e->priority == fm.priority && e->key == mk) {
-      e = std::move(ne);
-      dirty[fm.table_id] = true;
-      return std::vector<of::FlowRemoved>{};
-    }
+  if (auto it = table.find(fm.priority, mk); it != table.end()) {
+    replace_flow(fm.table_id, it, std::move(ne));
+    return std::vector<of::FlowRemoved>{};
   }
   if (table.size() >= kMaxFlowsPerTable)
     return unexpected(
         of::OfError::make(FlowModFailedCode::kTableFull,
                           fmt::format("table {} is full ({} flows)", fm.table_id, table.size())));
-  table.push_back(std::move(ne));
-  dirty[fm.table_id] = true;
+  add_flow(fm.table_id, std::move(ne));
   return std::vector<of::FlowRemoved>{};
 }
 

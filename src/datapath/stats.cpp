@@ -29,7 +29,7 @@ bool settable(of::OxmId id) {
 }
 
 Result<MaskedKey, of::OfError> stats_filter(const DatapathImpl& d, const of::FlowStatsRequest& req) {
-  if (req.table_id != of::table::kAll && req.table_id >= d.flows.size())
+  if (req.table_id != of::table::kAll && req.table_id >= d.tables.size())
     return unexpected(of::OfError::make(of::BadRequestCode::kBadTableId,
                                         fmt::format("table {} does not exist", req.table_id)));
   return compile_match(d.cfg.of10 ? of10_effective_match(req.match) : req.match);
@@ -90,10 +90,10 @@ of::TableStatsReply Datapath::table_stats() const {
   }
   std::lock_guard lk(d.mu);
   of::TableStatsReply reply;
-  for (size_t t = 0; t < d.flows.size(); ++t) {
+  for (size_t t = 0; t < d.tables.size(); ++t) {
     of::TableStats ts;
     ts.table_id = uint8_t(t);
-    ts.active_count = uint32_t(d.flows[t].size());
+    ts.active_count = uint32_t(d.tables[t].flows.size());
     ts.lookup_count = t < totals.lookups.size() ? totals.lookups[t] : 0;
     ts.matched_count = t < totals.matches.size() ? totals.matches[t] : 0;
     ts.name = fmt::format("table{}", t);
@@ -112,8 +112,8 @@ of::GroupStatsReply Datapath::group_stats(const of::GroupStatsRequest& req, uint
     if (req.group_id != of::group::kAll && req.group_id != id) continue;
     of::GroupStats gs;
     gs.group_id = id;
-    for (const auto& t : d.flows)
-      for (const auto& e : t)
+    for (const TableState& t : d.tables)
+      for (const auto& e : t.flows)
         if (e->uses_group(id)) ++gs.ref_count;
     for (const auto& [other_id, other] : d.groups)
       for (const of::Bucket& b : other->buckets)
@@ -159,8 +159,8 @@ of::MeterStatsReply Datapath::meter_stats(const of::MeterStatsRequest& req, uint
     if (req.meter_id != of::meter::kAll && req.meter_id != id) continue;
     of::MeterStats ms;
     ms.meter_id = id;
-    for (const auto& t : d.flows)
-      for (const auto& e : t)
+    for (const TableState& t : d.tables)
+      for (const auto& e : t.flows)
         if (e->meter_id == id) ++ms.flow_count;
     ms.packet_in_count = m->state->packets.load(std::memory_order_relaxed);
     ms.byte_in_count = m->state->bytes.load(std::memory_order_relaxed);

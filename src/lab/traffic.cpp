@@ -179,6 +179,8 @@ uint64_t parse_size(const std::string& s) {
     default:
       return 0;
   }
+  // Negative, NaN or past 2^64 would be an undefined cast (fuzz_iperf2, UBSan): unparsable.
+  if (!(v >= 0) || v >= 18446744073709551616.0) return 0;
   return uint64_t(v);
 }
 
@@ -193,7 +195,8 @@ Result<nlohmann::json> parse_ping(const std::string& out) {
     return fail("cannot parse the ping summary");
   m["sent"] = sent;
   m["received"] = recv;
-  m["loss_pct"] = sent ? 100.0 * (sent - recv) / sent : 100.0;
+  if (sent < 0 || recv < 0) return fail("cannot parse the ping summary");
+  m["loss_pct"] = sent ? 100.0 * (double(sent) - double(recv)) / sent : 100.0;  // no int overflow (fuzz_ping)
   auto rtt = out.find("min/avg/max/mdev = ");
   if (recv == 0 || rtt == std::string::npos) return fail("no ping replies ({} sent, 100% lost)", sent);
   double mn, avg, mx, mdev;
@@ -213,29 +216,32 @@ Result<nlohmann::json> parse_iperf3(const std::string& text, bool udp) {
   } catch (const nlohmann::json::exception&) {
     return fail("iperf3 printed no JSON");
   }
-  if (j.contains("error")) return fail("iperf3: {}", j["error"].get<std::string>());
+  // Only .at() below: operator[] on a const json with a missing key is undefined
+  // behaviour (fuzz_iperf3 found it reading past a map); .at() throws, and we fail.
+  if (j.contains("error"))
+    return fail("iperf3: {}", j["error"].is_string() ? j["error"].get<std::string>() : j["error"].dump());
   if (!j.contains("end")) return fail("iperf3 JSON has no 'end' section");
   const auto& e = j["end"];
   nlohmann::json m;
   try {
     if (udp) {
-      const auto& rx = e.contains("sum_received") ? e["sum_received"] : e["sum"];
+      const auto& rx = e.contains("sum_received") ? e.at("sum_received") : e.at("sum");
       m["gbps"] = rx.value("bits_per_second", 0.0) / 1e9;
-      if (e.contains("sum_sent")) m["offered_gbps"] = e["sum_sent"].value("bits_per_second", 0.0) / 1e9;
+      if (e.contains("sum_sent")) m["offered_gbps"] = e.at("sum_sent").value("bits_per_second", 0.0) / 1e9;
       m["loss_pct"] = rx.value("lost_percent", 0.0);
       m["jitter_ms"] = rx.value("jitter_ms", 0.0);
       m["lost_packets"] = rx.value("lost_packets", 0);
       m["packets"] = rx.value("packets", 0);
     } else {
-      m["gbps"] = e["sum_received"].value("bits_per_second", 0.0) / 1e9;
-      m["sender_gbps"] = e["sum_sent"].value("bits_per_second", 0.0) / 1e9;
-      m["retransmits"] = e["sum_sent"].value("retransmits", 0);
+      m["gbps"] = e.at("sum_received").value("bits_per_second", 0.0) / 1e9;
+      m["sender_gbps"] = e.at("sum_sent").value("bits_per_second", 0.0) / 1e9;
+      m["retransmits"] = e.at("sum_sent").value("retransmits", 0);
       double rtt_sum = 0, cwnd_max = 0;
       int n = 0;
       for (const auto& s : e.value("streams", nlohmann::json::array())) {
         if (!s.contains("sender")) continue;
-        rtt_sum += s["sender"].value("mean_rtt", 0.0);
-        cwnd_max = std::max(cwnd_max, s["sender"].value("max_snd_cwnd", 0.0));
+        rtt_sum += s.at("sender").value("mean_rtt", 0.0);
+        cwnd_max = std::max(cwnd_max, s.at("sender").value("max_snd_cwnd", 0.0));
         ++n;
       }
       if (n) m["rtt_ms"] = rtt_sum / n / 1000.0;

@@ -129,6 +129,11 @@ void Agent::handle(uint64_t peer_id, const of::Message& msg, ByteSpan raw) {
   Peer& p = it->second;
   ++counters_.requests;
   const uint32_t xid = msg.xid;
+  const of::MsgType type = msg.type();
+  if (type == of::MsgType::kFlowMod || type == of::MsgType::kGroupMod || type == of::MsgType::kMeterMod)
+    begin_batch();
+  else
+    end_batch();
   switch (msg.type()) {
     case of::MsgType::kFeaturesRequest:
       on_features(p, msg);
@@ -256,6 +261,7 @@ void Agent::on_set_config(Peer& p, const of::SetConfig& c, ByteSpan raw) {
 }
 
 void Agent::run_packet_out(Packet& pkt, const of::ActionList& actions) {
+  end_batch();  // the packet must see the flows added before it
   dp_.packet_out(*ctx_, pkt, actions, monotonic_ns());
   flush_local_packet_ins();
 }
@@ -438,7 +444,14 @@ void Agent::send_flow_removed(const std::vector<of::FlowRemoved>& frs) {
   }
 }
 
+void Agent::begin_batch() {
+  if (batch_ || !schedule_batch_end_) return;
+  batch_ = std::make_unique<dp::DeferredPublish>(dp_);
+  schedule_batch_end_();
+}
+
 void Agent::expire(uint64_t now_ns) {
+  end_batch();
   send_flow_removed(dp_.expire(now_ns));
   buffers_.expire(now_ns);
 }

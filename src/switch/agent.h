@@ -74,6 +74,17 @@ class Agent {
   // A port changed (link up/down): port-status to the peers that want it.
   void port_changed(size_t port_index, of::PortStatusReason reason);
 
+  // Batching: with a scheduler set, the flow/group/meter mods of one burst
+  // (in the switch: one socket read) are published as one datapath version.
+  // The first change opens a batch and calls `schedule` once; whoever runs it
+  // later (the switch: a handler posted behind the read) calls end_batch().
+  // Any other request (barrier, packet-out, multipart, ...) and expiry end the
+  // batch first, so what they answer or run sees every change before them.
+  // Without a scheduler every change is published when its handler returns.
+  void set_batch_scheduler(std::function<void()> schedule) { schedule_batch_end_ = std::move(schedule); }
+  void end_batch() { batch_.reset(); }
+  bool batch_open() const { return batch_ != nullptr; }
+
   const AgentCounters& counters() const { return counters_; }
   const BufferStore& buffers() const { return buffers_; }
   // Aggregate to-controller counters of the forwarding threads (for logs/stats).
@@ -118,6 +129,7 @@ class Agent {
   // Runs a packet through `actions` as a packet-out (on the agent thread).
   void run_packet_out(Packet& pkt, const of::ActionList& actions);
   void flush_local_packet_ins();
+  void begin_batch();
 
   SwitchOptions opts_;
   dp::Datapath& dp_;
@@ -135,6 +147,8 @@ class Agent {
   std::unique_ptr<dp::ForwardingContext> ctx_;
   std::vector<ToController> local_packet_ins_;
   std::unique_ptr<Packet> scratch_;
+  std::function<void()> schedule_batch_end_;
+  std::unique_ptr<dp::DeferredPublish> batch_;  // destroyed first: publishes before the rest goes
 };
 
 }  // namespace flowlab::sw

@@ -351,6 +351,13 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts,
   d.agent->set_forwarding_threads(raw);
   Impl* ip = &d;
   d.shared.wake_agent = [ip] { asio::post(ip->io, [ip] { ip->drain_packet_ins(); }); };
+  // The changes of one socket read become one datapath version (Agent::set_batch_scheduler):
+  // the posted handler runs once the read handler has dispatched every message it framed.
+  d.agent->set_batch_scheduler([ip] {
+    asio::post(ip->io, [ip] {
+      if (ip->agent) ip->agent->end_batch();
+    });
+  });
   d.shared.forwarding_nice = opts.forwarding_nice;
 
   // Listeners bind now, so a busy TCP port is reported before anything starts.
@@ -359,7 +366,11 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts,
     ep.passive = true;
     ep.host = l.host;
     ep.port = l.port;
-    auto lis = channel::Listener::open(d.io, ep, d.conn_options(opts.name + " " + l.text),
+    channel::ConnectionOptions lo = d.conn_options(opts.name + " " + l.text);
+    // A management client may dump a million flows (~110 MB of flow stats, built whole
+    // before the first byte leaves): let its queue hold that rather than refuse the tail.
+    lo.max_queued_bytes = size_t(512) << 20;
+    auto lis = channel::Listener::open(d.io, ep, lo,
                                        [ip, text = l.text](const channel::ConnectionPtr& c) {
                                          std::string label = fmt::format("{} ({})", c->peer(), text);
                                          ip->attach(c, true, label);

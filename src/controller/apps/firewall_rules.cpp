@@ -171,66 +171,74 @@ Result<FwRuleSet> FwRuleSet::parse(const std::string& text, const std::string& n
   } catch (const YAML::ParserException& e) {
     return fail("{}:{}: YAML syntax error: {}", name, e.mark.line + 1, e.msg);
   }
-  if (!root.IsMap()) return fail("{}:1: expected a map with 'security_groups'", name);
-  FwRuleSet rs;
-  for (auto it = root.begin(); it != root.end(); ++it) {
-    std::string key = it->first.as<std::string>();
-    if (key != "default" && key != "address_groups" && key != "security_groups")
-      return bad(c, it->first, "top level", "unknown key '{}' (default, address_groups, security_groups)",
-                 key);
-  }
-  if (auto d = root["default"]) {
-    std::string v = d.as<std::string>();
-    if (v != "deny" && v != "allow") return bad(c, d, "default", "expected deny or allow, got '{}'", v);
-    rs.default_allow_ = v == "allow";
-  }
-  if (auto ag = root["address_groups"]) {
-    if (!ag.IsMap()) return bad(c, ag, "address_groups", "expected a map NAME: [ADDRESS, ...]");
-    for (auto it = ag.begin(); it != ag.end(); ++it) {
-      std::string gname = it->first.as<std::string>();
-      AddressSet set;
-      if (!it->second.IsSequence())
-        return bad(c, it->second, "address group '" + gname + "'", "expected a list");
-      for (const auto& a : it->second) {
-        auto st = add_address(set, a.as<std::string>());
-        if (!st.ok()) return bad(c, a, "address group '" + gname + "'", "{}", st.error().message);
-      }
-      c.groups[gname] = std::move(set);
-    }
-  }
-  auto sgs = root["security_groups"];
-  if (!sgs || !sgs.IsSequence()) return fail("{}:1: 'security_groups' must be a list", name);
-  int gi = 0;
-  for (const auto& g : sgs) {
-    ++gi;
-    SecurityGroup sg;
-    sg.name = g["name"] ? g["name"].as<std::string>() : fmt::format("#{}", gi);
-    std::string where = fmt::format("security group '{}'", sg.name);
-    if (!g["targets"] || !g["targets"].IsSequence() || g["targets"].size() == 0)
-      return bad(c, g, where, "needs a non-empty 'targets' list");
-    for (const auto& t : g["targets"]) {
-      FLOWLAB_ASSIGN_OR_RETURN(auto target, parse_target(c, t, where + " target"));
-      sg.targets.push_back(std::move(target));
-    }
-    for (const char* dir : {"ingress", "egress"}) {
-      auto list = g[dir];
-      if (!list) continue;
-      if (!list.IsSequence()) return bad(c, list, where, "'{}' must be a list of rules", dir);
-      int ri = 0;
-      for (const auto& r : list) {
-        ++ri;
-        FLOWLAB_ASSIGN_OR_RETURN(auto rule, parse_rule(c, r, fmt::format("{} {} rule {}", where, dir, ri)));
-        (std::string_view(dir) == "ingress" ? sg.ingress : sg.egress).push_back(std::move(rule));
-      }
-    }
-    for (auto it = g.begin(); it != g.end(); ++it) {
+  try {
+    if (!root.IsMap()) return fail("{}:1: expected a map with 'security_groups'", name);
+    FwRuleSet rs;
+    for (auto it = root.begin(); it != root.end(); ++it) {
       std::string key = it->first.as<std::string>();
-      if (key != "name" && key != "targets" && key != "ingress" && key != "egress")
-        return bad(c, it->first, where, "unknown key '{}' (name, targets, ingress, egress)", key);
+      if (key != "default" && key != "address_groups" && key != "security_groups")
+        return bad(c, it->first, "top level", "unknown key '{}' (default, address_groups, security_groups)",
+                   key);
     }
-    rs.groups_.push_back(std::move(sg));
+    if (auto d = root["default"]) {
+      std::string v = d.as<std::string>();
+      if (v != "deny" && v != "allow") return bad(c, d, "default", "expected deny or allow, got '{}'", v);
+      rs.default_allow_ = v == "allow";
+    }
+    if (auto ag = root["address_groups"]) {
+      if (!ag.IsMap()) return bad(c, ag, "address_groups", "expected a map NAME: [ADDRESS, ...]");
+      for (auto it = ag.begin(); it != ag.end(); ++it) {
+        std::string gname = it->first.as<std::string>();
+        // A named node: `it->second` lives in a temporary the iterator hands out, so a
+        // range-for over it read a destroyed object (fuzz_firewall_rules, ASan).
+        YAML::Node items = it->second;
+        AddressSet set;
+        if (!items.IsSequence()) return bad(c, items, "address group '" + gname + "'", "expected a list");
+        for (const auto& a : items) {
+          auto st = add_address(set, a.as<std::string>());
+          if (!st.ok()) return bad(c, a, "address group '" + gname + "'", "{}", st.error().message);
+        }
+        c.groups[gname] = std::move(set);
+      }
+    }
+    auto sgs = root["security_groups"];
+    if (!sgs || !sgs.IsSequence()) return fail("{}:1: 'security_groups' must be a list", name);
+    int gi = 0;
+    for (const auto& g : sgs) {
+      ++gi;
+      SecurityGroup sg;
+      sg.name = g["name"] ? g["name"].as<std::string>() : fmt::format("#{}", gi);
+      std::string where = fmt::format("security group '{}'", sg.name);
+      if (!g["targets"] || !g["targets"].IsSequence() || g["targets"].size() == 0)
+        return bad(c, g, where, "needs a non-empty 'targets' list");
+      for (const auto& t : g["targets"]) {
+        FLOWLAB_ASSIGN_OR_RETURN(auto target, parse_target(c, t, where + " target"));
+        sg.targets.push_back(std::move(target));
+      }
+      for (const char* dir : {"ingress", "egress"}) {
+        auto list = g[dir];
+        if (!list) continue;
+        if (!list.IsSequence()) return bad(c, list, where, "'{}' must be a list of rules", dir);
+        int ri = 0;
+        for (const auto& r : list) {
+          ++ri;
+          FLOWLAB_ASSIGN_OR_RETURN(auto rule, parse_rule(c, r, fmt::format("{} {} rule {}", where, dir, ri)));
+          (std::string_view(dir) == "ingress" ? sg.ingress : sg.egress).push_back(std::move(rule));
+        }
+      }
+      for (auto it = g.begin(); it != g.end(); ++it) {
+        std::string key = it->first.as<std::string>();
+        if (key != "name" && key != "targets" && key != "ingress" && key != "egress")
+          return bad(c, it->first, where, "unknown key '{}' (name, targets, ingress, egress)", key);
+      }
+      rs.groups_.push_back(std::move(sg));
+    }
+    return rs;
+  } catch (const YAML::Exception& e) {
+    // A node of the wrong kind (e.g. a scalar where a group map belongs) throws from
+    // yaml-cpp's operator[]; found by fuzz_firewall_rules. It is a bad file, not a crash.
+    return fail("{}:{}: {}", name, e.mark.line + 1, e.msg);
   }
-  return rs;
 }
 
 namespace {

@@ -77,6 +77,17 @@ class TestController {
       return r.ok() ? *r : 0;
     });
   }
+  // Sends every request in one go on the io thread (back to back on the wire); returns their xids.
+  std::vector<uint32_t> send_all(std::vector<of::MessageBody> bodies) {
+    return run([this, bodies = std::move(bodies)]() mutable {
+      std::vector<uint32_t> xids;
+      for (auto& b : bodies) {
+        auto r = conn_ ? conn_->send(of::Message{conn_->version(), 0, std::move(b)}) : Result<uint32_t>(0u);
+        xids.push_back(r.ok() ? *r : 0);
+      }
+      return xids;
+    });
+  }
   // The next message of `type` (earlier ones of other types are skipped and kept).
   std::optional<of::Message> wait_for(of::MsgType type, std::chrono::milliseconds t = 3s) {
     std::unique_lock lk(mu_);

@@ -1,0 +1,68 @@
+// FlowSet: the agent's master copy of one flow table: the flows in the order
+// they were added (the order dump-flows shows), indexed by (priority, match)
+// so that an add, a strict modify and a strict delete find their flow in O(1)
+// instead of scanning the table. Non-strict modify/delete, flow stats and
+// expiry still walk the list (they select by a filter, not by identity).
+// Agent thread only, under DatapathImpl::mu; forwarding threads never see it.
+#pragma once
+
+#include <list>
+#include <unordered_map>
+
+#include "datapath/classifier.h"
+#include "datapath/flow_entry.h"
+
+namespace flowlab::dp {
+
+class FlowSet {
+ public:
+  using List = std::list<FlowEntryPtr>;
+  using iterator = List::iterator;
+  using const_iterator = List::const_iterator;
+
+  size_t size() const { return list_.size(); }
+  bool empty() const { return list_.empty(); }
+  iterator begin() { return list_.begin(); }
+  iterator end() { return list_.end(); }
+  const_iterator begin() const { return list_.begin(); }
+  const_iterator end() const { return list_.end(); }
+
+  // The flow with exactly this priority and match, end() when none.
+  iterator find(uint16_t priority, const MaskedKey& k) {
+    auto [a, b] = index_.equal_range(hash(priority, k));
+    for (auto it = a; it != b; ++it)
+      if ((*it->second)->priority == priority && (*it->second)->key == k) return it->second;
+    return list_.end();
+  }
+  void push_back(FlowEntryPtr e) {
+    const uint64_t h = hash(e->priority, e->key);
+    list_.push_back(std::move(e));
+    index_.emplace(h, std::prev(list_.end()));
+  }
+  // Same priority and match as the flow at `it` (a modify or a re-add).
+  void replace(iterator it, FlowEntryPtr e) { *it = std::move(e); }
+  iterator erase(iterator it) {
+    auto [a, b] = index_.equal_range(hash((*it)->priority, (*it)->key));
+    for (auto i = a; i != b; ++i)
+      if (i->second == it) {
+        index_.erase(i);
+        break;
+      }
+    return list_.erase(it);
+  }
+
+ private:
+  static uint64_t hash(uint16_t priority, const MaskedKey& k) {
+    uint64_t h = priority;
+    for (size_t i = 0; i < kFlowKeyWords; ++i) {
+      h = hash_mix(h, key_word(k.value, i));
+      h = hash_mix(h, key_word(k.mask, i));
+    }
+    return h;
+  }
+
+  List list_;
+  std::unordered_multimap<uint64_t, iterator> index_;
+};
+
+}  // namespace flowlab::dp
