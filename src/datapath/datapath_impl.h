@@ -159,4 +159,25 @@ struct DatapathImpl {
 of::FlowRemoved make_flow_removed(const FlowEntry& e, of::FlowRemovedReason reason, uint64_t now_ns);
 void fill_duration(uint64_t created_ns, uint64_t now_ns, uint32_t& sec, uint32_t& nsec);
 
+// Pins the newest published version for one batch or one fast-path decision
+// (the reclamation protocol above). The announcement is cleared at scope end.
+class VersionPin {
+ public:
+  explicit VersionPin(ForwardingState& st) : st_(st) {
+    const uint64_t v = st.dp.version.load(std::memory_order_acquire);
+    st.active.store(v, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (v != st.version) {
+      st.snap = st.dp.current.load(std::memory_order_acquire);
+      st.version = st.snap->version;
+    }
+  }
+  ~VersionPin() { st_.active.store(0, std::memory_order_release); }
+  VersionPin(const VersionPin&) = delete;
+  VersionPin& operator=(const VersionPin&) = delete;
+
+ private:
+  ForwardingState& st_;
+};
+
 }  // namespace flowlab::dp

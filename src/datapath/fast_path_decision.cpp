@@ -128,6 +128,7 @@ struct WrittenSet {
 std::optional<FastPathDecision> decide_for_fast_path(ForwardingContext& ctx, const FlowKey& in_key,
                                                      const std::function<bool(uint32_t)>& port_usable) {
   ForwardingState& st = ctx.state();
+  VersionPin pin(st);  // called after the batch: pin a version so no rule is reclaimed under us
   if (!st.snap) return std::nullopt;
   const Snapshot& snap = *st.snap;
   if (in_key.eth_type != 0x0800 || in_key.vlan_vid != 0 || in_key.metadata != 0) return std::nullopt;
@@ -140,7 +141,7 @@ std::optional<FastPathDecision> decide_for_fast_path(ForwardingContext& ctx, con
   uint8_t table = 0;
   for (;;) {
     if (table >= snap.tables.size()) return std::nullopt;
-    const FlowEntry* flow = snap.tables[table]->cls.lookup(key);
+    const FlowEntry* flow = snap.tables[table]->view->lookup(key, snap.version);
     if (!flow) {
       if (st.dp.cfg.of10 || st.dp.of10_miss.load(std::memory_order_relaxed)) return std::nullopt;
       d.miss_table = table;

@@ -386,32 +386,12 @@ void Runner::run_pipeline(PacketContext& pc, uint8_t table) {
   exec_action_set(pc, as);
 }
 
-// Pins the newest published version for one batch (reclamation protocol:
-// datapath_impl.h). The announcement is cleared when the batch ends.
-class Pin {
- public:
-  explicit Pin(ForwardingState& st) : st_(st) {
-    const uint64_t v = st.dp.version.load(std::memory_order_acquire);
-    st.active.store(v, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (v != st.version) {
-      st.snap = st.dp.current.load(std::memory_order_acquire);
-      st.version = st.snap->version;
-    }
-  }
-  ~Pin() { st_.active.store(0, std::memory_order_release); }
-  Pin(const Pin&) = delete;
-  Pin& operator=(const Pin&) = delete;
-
- private:
-  ForwardingState& st_;
-};
 
 }  // namespace
 
 void Datapath::process_batch(ForwardingContext& ctx, PacketBatch& batch, uint64_t now_ns) {
   ForwardingState& st = ctx.state();
-  Pin pin(st);
+  VersionPin pin(st);
   Runner r(st, *st.snap, now_ns, false);
   PacketContext pc;
   const bool frag_drop = (st.dp.config_flags.load(std::memory_order_relaxed) & of::config_flags::kFragMask) ==
@@ -436,7 +416,7 @@ void Datapath::process_batch(ForwardingContext& ctx, PacketBatch& batch, uint64_
 void Datapath::packet_out(ForwardingContext& ctx, Packet& pkt, const of::ActionList& actions,
                           uint64_t now_ns) {
   ForwardingState& st = ctx.state();
-  Pin pin(st);
+  VersionPin pin(st);
   Runner r(st, *st.snap, now_ns, true);
   PacketContext pc;
   pc.pkt = &pkt;

@@ -444,7 +444,7 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
 
 Status with_case_built(const Scenario& sc, size_t ci, RunState& state, const std::string& out_dir,
                        const std::function<void(const std::map<std::string, std::string>&)>& while_up) {
-  RunContext rc{sc, state, out_dir, self_binary(), {}};
+  RunContext rc{sc, state, out_dir, self_binary(), {}, {}};
   const CaseSpec& cs = sc.cases.at(ci);
   if (auto why = case_skip_reason(cs, rc.flowlab_bin); !why.empty()) return fail("case {}: {}", cs.name, why);
   std::string case_out = out_dir + "/" + cs.name;

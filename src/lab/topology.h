@@ -80,8 +80,7 @@ struct LinkSpec {
   int line = 0;
 };
 
-enum class TestType { kPing, kIperf3Tcp, kIperf3Udp, kIperf2Window, kTcpRr, kPingall };
-enum class TestType { kPing, kIperf3Tcp, kIperf3Udp, kIperf2Window, kTcpRr, kProbe };
+enum class TestType { kPing, kIperf3Tcp, kIperf3Udp, kIperf2Window, kTcpRr, kPingall, kProbe };
 std::string_view to_string(TestType t);
 
 struct TestSpec {
