@@ -153,7 +153,7 @@ int run_controller(int argc, char** argv) {
   std::unique_ptr<rest::RestApi> api;
   std::unique_ptr<rest::HttpServer> server;
   if (directory) {
-    topology = std::make_unique<rest::RuntimeTopology>(*directory);
+    topology = std::make_unique<rest::RuntimeTopology>(*directory, &c.topology());
     api = std::make_unique<rest::RestApi>(*directory, *topology, [&c] { return c.stats().to_json(); });
     server = std::make_unique<rest::HttpServer>(*api);
     if (auto rs = server->start(rest); !rs.ok()) {

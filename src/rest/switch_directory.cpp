@@ -212,4 +212,29 @@ std::vector<TopoSwitch> RuntimeTopology::switches() const {
   return out;
 }
 
+TopoPort RuntimeTopology::port_of(const std::vector<TopoSwitch>& sws, uint64_t dpid, uint32_t port_no) const {
+  for (const auto& s : sws)
+    if (s.dpid == dpid)
+      for (const auto& p : s.ports)
+        if (p.port_no == port_no) return p;
+  return TopoPort{dpid, port_no, {}, {}};
+}
+
+std::vector<TopoLink> RuntimeTopology::links() const {
+  std::vector<TopoLink> out;
+  if (!view_) return out;
+  auto sws = switches();
+  for (const auto& l : view_->links())
+    out.push_back({port_of(sws, l.src_dpid, l.src_port), port_of(sws, l.dst_dpid, l.dst_port)});
+  return out;
+}
+
+std::vector<TopoHost> RuntimeTopology::hosts() const {
+  std::vector<TopoHost> out;
+  if (!view_) return out;
+  auto sws = switches();
+  for (const auto& h : view_->hosts()) out.push_back({h.mac, h.ipv4, h.ipv6, port_of(sws, h.dpid, h.port_no)});
+  return out;
+}
+
 }  // namespace flowlab::rest

@@ -21,6 +21,7 @@
 #include <mutex>
 
 #include "controller/app.h"
+#include "controller/topology/view.h"
 #include "rest/switch_access.h"
 #include "rest/topology_source.h"
 
@@ -70,15 +71,23 @@ class SwitchDirectory : public controller::App, public SwitchAccess {
 
 // TopologySource over the connected switches (no links or hosts): what the
 // topology endpoints serve until the controller's topology service is wired in.
+// Switches from the runtime's connected datapaths; links and hosts from the
+// controller's topology service (`view`; none when it is null or the service is
+// off: `flowlab controller --topology on` discovers links as Ryu's --observe-links).
 class RuntimeTopology : public TopologySource {
  public:
-  explicit RuntimeTopology(const SwitchAccess& switches) : switches_(switches) {}
+  explicit RuntimeTopology(const SwitchAccess& switches,
+                           const controller::topology::TopologyView* view = nullptr)
+      : switches_(switches), view_(view) {}
   std::vector<TopoSwitch> switches() const override;
-  std::vector<TopoLink> links() const override { return {}; }
-  std::vector<TopoHost> hosts() const override { return {}; }
+  std::vector<TopoLink> links() const override;
+  std::vector<TopoHost> hosts() const override;
 
  private:
+  TopoPort port_of(const std::vector<TopoSwitch>& sws, uint64_t dpid, uint32_t port_no) const;
+
   const SwitchAccess& switches_;
+  const controller::topology::TopologyView* view_;
 };
 
 }  // namespace flowlab::rest

@@ -1,11 +1,10 @@
 // TopologySource: the switches, links and hosts the REST API's
 // /v1.0/topology/* endpoints (Ryu's rest_topology) report.
 //
-// The controller's topology service (LLDP links, hosts from packet-ins; see
-// src/controller) provides the full picture; until it is connected here,
 // RuntimeTopology (switch_directory.h) serves the connected switches and their
-// ports and no links or hosts. Every call returns a snapshot and may be made
-// from any thread.
+// ports, and the links and hosts of the controller's topology service (LLDP
+// links, hosts from packet-ins; src/controller/topology). Every call returns a
+// snapshot and may be made from any thread.
 #pragma once
 
 #include <cstdint>
