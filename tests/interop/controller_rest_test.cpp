@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "switch_topology.h"
 
@@ -48,7 +49,8 @@ class RestRun {
     ctl_ = std::make_unique<Process>(
         std::vector<std::string>{FLOWLAB_BINARY, "controller", "--listen",
                                  "ptcp:" + std::to_string(ctl_port_) + ":127.0.0.1", "--app", app, "--rest",
-                                 "127.0.0.1:" + std::to_string(rest_port_), "--rest-timeout", "3"},
+                                 "127.0.0.1:" + std::to_string(rest_port_), "--rest-timeout", "3",
+                                 "--topology", "on"},
         dir_ + "/controller.log");
     if (!eventually([&] { return tcp_listening(ctl_port_) && tcp_listening(rest_port_); }, 10s))
       return fail("controller did not listen");
@@ -272,9 +274,20 @@ TEST(RestInterop, EveryEndpointOf13) {
   EXPECT_EQ(topo.json[0]["ports"][0]["port_no"], "00000001");
   EXPECT_EQ(run.get("/v1.0/topology/switches/0000000000000001").json.size(), 1u);
   EXPECT_EQ(run.get("/v1.0/topology/switches/0000000000000002").json, Json::array());
-  EXPECT_TRUE(run.get("/v1.0/topology/links").json.is_array());
-  EXPECT_TRUE(run.get("/v1.0/topology/hosts").json.is_array());
-  EXPECT_TRUE(run.get("/v1.0/topology/hosts/0000000000000001").json.is_array());
+  // One switch: no links. The hosts are learned by the topology service from the
+  // packet-ins of a ping (--topology on), each on its switch port.
+  EXPECT_EQ(run.get("/v1.0/topology/links").json, Json::array());
+  EXPECT_TRUE(run.ping()) << run.logs();
+  auto hosts = run.get("/v1.0/topology/hosts/0000000000000001");
+  ASSERT_EQ(hosts.status, 200);
+  ASSERT_EQ(hosts.json.size(), 2u) << hosts.body;
+  std::set<std::string> host_ports;
+  for (const auto& h : hosts.json) {
+    expect_keys(h, {"mac", "ipv4", "ipv6", "port"}, "topology host");
+    host_ports.insert(h["port"]["port_no"].get<std::string>());
+  }
+  EXPECT_EQ(host_ports, (std::set<std::string>{"00000001", "00000002"})) << hosts.body;
+  EXPECT_EQ(run.get("/v1.0/topology/hosts/0000000000000002").json, Json::array());
 
   // flowlab's own stats: the --stats-json document.
   auto st = run.get("/v1/stats");
