@@ -19,7 +19,8 @@ Result<PacketGeneratorResult> run_packet_generator(const PacketGeneratorOptions&
   if (!(o.seconds > 0)) return fail("--seconds must be > 0");
   sockaddr_in base{};
   base.sin_family = AF_INET;
-  if (::inet_pton(AF_INET, o.dst.c_str(), &base.sin_addr) != 1) return fail("--dst {}: not an IPv4 address", o.dst);
+  if (::inet_pton(AF_INET, o.dst.c_str(), &base.sin_addr) != 1)
+    return fail("--dst {}: not an IPv4 address", o.dst);
   int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return fail("socket: {}", std::strerror(errno));
   constexpr size_t kBatch = 64;

@@ -17,10 +17,10 @@
 namespace flowlab::bench {
 
 struct PacketGeneratorOptions {
-  std::string dst;          // IPv4 address
+  std::string dst;  // IPv4 address
   uint16_t base_port = 9000;
-  uint32_t flows = 64;      // destination ports base_port .. base_port+flows-1
-  uint32_t payload = 18;    // UDP payload bytes (18: 64-byte frames with the 4-byte FCS)
+  uint32_t flows = 64;    // destination ports base_port .. base_port+flows-1
+  uint32_t payload = 18;  // UDP payload bytes (18: 64-byte frames with the 4-byte FCS)
   double seconds = 5;
 };
 

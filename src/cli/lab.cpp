@@ -18,9 +18,9 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/lab_shape.h"
 #include "lab/mininet_args.h"
 #include "lab/persistent_lab.h"
-#include "cli/lab_shape.h"
 #include "lab/run_state.h"
 #include "lab/runner.h"
 #include "lab/tcp_rr.h"

@@ -32,8 +32,8 @@ int run_pktgen(int argc, char** argv) {
     return 2;
   }
   std::printf("{\"sent\": %llu, \"failed\": %llu, \"seconds\": %.3f, \"pps\": %.0f}\n",
-              static_cast<unsigned long long>(r->sent), static_cast<unsigned long long>(r->failed), r->seconds,
-              r->pps);
+              static_cast<unsigned long long>(r->sent), static_cast<unsigned long long>(r->failed),
+              r->seconds, r->pps);
   return 0;
 }
 

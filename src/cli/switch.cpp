@@ -8,8 +8,8 @@
 
 #include <CLI/CLI.hpp>
 #include <csignal>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -51,10 +51,11 @@ int run_switch(int argc, char** argv) {
   // FLOWLAB_DATAPATH sets the default (the test suites run once per datapath with it).
   const char* dp_env = std::getenv("FLOWLAB_DATAPATH");
   std::string datapath = dp_env && *dp_env ? dp_env : "auto";
-  app.add_option("--datapath", datapath,
-                 "tc: eBPF fast path at TC ingress in front of the user-space pipeline (the default where "
-                 "the kernel allows it; falls back to af-packet with a log line, explicit tc exits 2); "
-                 "af-packet: the user-space pipeline on AF_PACKET rings only; auto (default, or $FLOWLAB_DATAPATH)");
+  app.add_option(
+      "--datapath", datapath,
+      "tc: eBPF fast path at TC ingress in front of the user-space pipeline (the default where "
+      "the kernel allows it; falls back to af-packet with a log line, explicit tc exits 2); "
+      "af-packet: the user-space pipeline on AF_PACKET rings only; auto (default, or $FLOWLAB_DATAPATH)");
   app.add_option("--threads", threads, "forwarding threads");
   app.add_option("--tables", n_tables, "flow tables (1..254)");
   app.add_option("--protocols", protocols, "OpenFlow13,OpenFlow10");

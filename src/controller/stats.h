@@ -44,7 +44,7 @@ struct ControllerStats {
   std::atomic<uint64_t> packet_in_received{0};
   std::atomic<uint64_t> packet_in_answered{0};  // an app sent a packet-out or flow-mod for it
   std::atomic<uint64_t> packet_in_dropped{0};   // nobody answered, or the answer was refused
-  std::atomic<uint64_t> packet_in_lldp{0};      // LLDP, consumed by the topology service (not in the two above)
+  std::atomic<uint64_t> packet_in_lldp{0};  // LLDP, consumed by the topology service (not in the two above)
   std::atomic<uint64_t> packet_out_sent{0};
   std::atomic<uint64_t> flow_mod_sent{0};
   std::atomic<uint64_t> messages_sent{0};

@@ -23,8 +23,10 @@ class Recorder {
   }
 
   bool output(uint32_t port) {
-    if (port == of::port::kInPort) port = key_.in_port;
-    else if (port == key_.in_port) return true;  // OpenFlow: never back out of in_port without IN_PORT
+    if (port == of::port::kInPort)
+      port = key_.in_port;
+    else if (port == key_.in_port)
+      return true;  // OpenFlow: never back out of in_port without IN_PORT
     if (port == 0 || port > of::port::kMax || !usable_(port)) return false;
     return add(Kind::kOutput, port);
   }

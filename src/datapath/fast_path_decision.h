@@ -31,7 +31,16 @@
 namespace flowlab::dp {
 
 struct FastPathOp {
-  enum class Kind : uint8_t { kOutput, kSetEthSrc, kSetEthDst, kSetIpv4Src, kSetIpv4Dst, kSetTpSrc, kSetTpDst, kDecTtl };
+  enum class Kind : uint8_t {
+    kOutput,
+    kSetEthSrc,
+    kSetEthDst,
+    kSetIpv4Src,
+    kSetIpv4Dst,
+    kSetTpSrc,
+    kSetTpDst,
+    kDecTtl
+  };
   Kind kind = Kind::kOutput;
   uint32_t port = 0;   // kOutput: OpenFlow port number (a real port)
   uint64_t value = 0;  // set-field value, host order (a MAC in the low 48 bits)

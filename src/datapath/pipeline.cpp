@@ -310,8 +310,8 @@ bool Runner::exec_action_set(PacketContext& pc, const ActionSet& as) {
   auto run = [&](const of::Action* a) { return !a || exec(pc, *a, 0); };
   // OF1.3 5.10 order: copy TTL in, pops, push MPLS, push PBB, push VLAN, copy TTL out, ...
   if (!run(as.copy_ttl_in) || !run(as.pop_vlan) || !run(as.pop_mpls) || !run(as.pop_pbb) ||
-      !run(as.push_mpls) || !run(as.push_pbb) || !run(as.push_vlan) || !run(as.copy_ttl_out) || !run(as.dec_mpls_ttl) || !run(as.dec_nw_ttl) ||
-      !run(as.set_mpls_ttl) || !run(as.set_nw_ttl))
+      !run(as.push_mpls) || !run(as.push_pbb) || !run(as.push_vlan) || !run(as.copy_ttl_out) ||
+      !run(as.dec_mpls_ttl) || !run(as.dec_nw_ttl) || !run(as.set_mpls_ttl) || !run(as.set_nw_ttl))
     return false;
   for (uint64_t m = as.set_mask; m; m &= m - 1)
     if (!run(as.set_field[size_t(__builtin_ctzll(m))])) return false;
@@ -385,7 +385,6 @@ void Runner::run_pipeline(PacketContext& pc, uint8_t table) {
   }
   exec_action_set(pc, as);
 }
-
 
 }  // namespace
 

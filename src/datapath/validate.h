@@ -17,7 +17,7 @@ struct ValidationContext {
   const of::Match* match = nullptr;  // the flow's match: set-field prerequisites
   bool packet_out = false;           // OFPP_TABLE allowed
   bool in_group = false;             // bucket actions: group must exist unless it is being added
-  bool of10 = false;                 // OF1.0: no set-field prerequisites (a setter the packet lacks is skipped)
+  bool of10 = false;  // OF1.0: no set-field prerequisites (a setter the packet lacks is skipped)
 };
 
 OfStatus validate_actions(const of::ActionList& actions, const ValidationContext& vc);

@@ -42,7 +42,7 @@ std::string refusal(int err) {
 
 struct FastPath::Attachment {
   int ifindex = 0;
-  int link_fd = -1;       // tcx link
+  int link_fd = -1;        // tcx link
   bool tc_filter = false;  // cls_bpf filter on clsact
   bool created_qdisc = false;
 

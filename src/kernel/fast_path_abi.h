@@ -46,15 +46,15 @@ struct fl_key {
 };
 
 enum fl_op_kind {
-  FL_OP_OUTPUT = 1,      /* arg32: ifindex, bpf_redirect (egress) */
-  FL_OP_OUTPUT_PEER = 2, /* arg32: ifindex of a veth, bpf_redirect_peer (ingress of its peer) */
-  FL_OP_SET_ETH_SRC = 3, /* mac */
-  FL_OP_SET_ETH_DST = 4, /* mac */
+  FL_OP_OUTPUT = 1,       /* arg32: ifindex, bpf_redirect (egress) */
+  FL_OP_OUTPUT_PEER = 2,  /* arg32: ifindex of a veth, bpf_redirect_peer (ingress of its peer) */
+  FL_OP_SET_ETH_SRC = 3,  /* mac */
+  FL_OP_SET_ETH_DST = 4,  /* mac */
   FL_OP_SET_IPV4_SRC = 5, /* arg32 (network order) */
   FL_OP_SET_IPV4_DST = 6, /* arg32 (network order) */
-  FL_OP_SET_TP_SRC = 7,  /* arg16 (network order), TCP or UDP */
-  FL_OP_SET_TP_DST = 8,  /* arg16 (network order), TCP or UDP */
-  FL_OP_DEC_TTL = 9,     /* TTL <= 1 makes the packet a miss (the slow path handles it) */
+  FL_OP_SET_TP_SRC = 7,   /* arg16 (network order), TCP or UDP */
+  FL_OP_SET_TP_DST = 8,   /* arg16 (network order), TCP or UDP */
+  FL_OP_DEC_TTL = 9,      /* TTL <= 1 makes the packet a miss (the slow path handles it) */
 };
 
 struct fl_op {

@@ -9,10 +9,10 @@
 
 #include "lab/json_access.h"
 #include "lab/pingall.h"
-#include "lab/topology_svg.h"
 #include "lab/probe_test.h"  // lab-shape
 #include "lab/repeat.h"
 #include "lab/report_parts.h"
+#include "lab/topology_svg.h"
 
 namespace flowlab::lab {
 
@@ -274,7 +274,8 @@ std::string render_html(const json& doc) {
       std::string svg = render_topology_svg(topo, c);
       if (svg.empty()) continue;
       h += first ? "<p>case " + html_escape(c.value("name", "")) + "</p>" + svg
-                 : "<details><summary>case " + html_escape(c.value("name", "")) + "</summary>" + svg + "</details>";
+                 : "<details><summary>case " + html_escape(c.value("name", "")) + "</summary>" + svg +
+                       "</details>";
       first = false;
     }
   }
@@ -300,7 +301,8 @@ std::string render_html(const json& doc) {
       if (!r->value("raw", "").empty())
         h += "<details><summary>raw output</summary><pre>" + html_escape(r->value("command", "")) + "\n\n" +
              html_escape(r->value("raw", "").substr(0, 20000)) + "</pre></details>";
-      if (!matrix.empty()) h += "<details open><summary>loss and RTT per pair</summary>" + matrix + "</details>";
+      if (!matrix.empty())
+        h += "<details open><summary>loss and RTT per pair</summary>" + matrix + "</details>";
       h += "</td></tr>";
     }
     h += "</table>";

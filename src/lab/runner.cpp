@@ -32,9 +32,9 @@
 #include "lab/probe_test.h"  // lab-shape
 #include "lab/process.h"
 #include "lab/progress_line.h"
+#include "lab/repeat.h"
 #include "lab/report.h"
 #include "lab/run_state.h"
-#include "lab/repeat.h"
 #include "lab/sampler.h"
 #include "lab/shaped_link.h"  // lab-shape
 #include "lab/topology.h"
@@ -295,6 +295,11 @@ json run_one_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, CaseTop
     ProbeOutcome p = run_probe_test(t, ctx, hooks);
     o = std::move(p.outcome);
     rec["probe"] = std::move(p.probe);
+    // The events as the line charts mark them (report_parts.h): probe time, close to sample time.
+    json marks = json::array();
+    for (const auto& e : rec["probe"].value("timeline", json::array()))
+      marks.push_back({{"t_s", e.value("fired_at_s", 0.0)}, {"label", e.value("label", "event")}});
+    rec["events"] = std::move(marks);
     rec["timeline_svg"] = std::move(p.svg);
     rec["probe_explain"] = p.explain;
     if (auto st = restore_after_events(topo.handles); !st.ok() && o.status == "ok") {

@@ -16,7 +16,7 @@ struct RunOptions {
   // The scenario itself, when it comes from the command line (`--topo ...`); `file`
   // is then only its label in messages and results.
   std::string scenario_text;
-  int repeat = 1;         // each case N times, interleaved; medians + min-max (repeat.h)
+  int repeat = 1;  // each case N times, interleaved; medians + min-max (repeat.h)
 };
 
 // Runs every case of the scenario and writes results.json + report.html into the

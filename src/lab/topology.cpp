@@ -144,8 +144,9 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
       if (!root["links"] || !root["links"].IsSequence())
         return c.err(root, "links", "expected a list of links");
       for (const auto& ln : root["links"]) {
-        FLOWLAB_TRY(check_keys(c, ln, "link",
-                               {"endpoints", "mtu", "bw", "delay", "jitter", "loss", "queue", "a_to_b", "b_to_a"}));
+        FLOWLAB_TRY(
+            check_keys(c, ln, "link",
+                       {"endpoints", "mtu", "bw", "delay", "jitter", "loss", "queue", "a_to_b", "b_to_a"}));
         auto eps = ln["endpoints"];
         if (!eps || !eps.IsSequence() || eps.size() != 2)
           return c.err(eps ? eps : YAML::Node(ln), "endpoints", "expected two endpoints [NODE:IF, NODE:IF]");

@@ -120,7 +120,7 @@ struct Scenario {
   std::vector<TestSpec> tests;
   std::string generator;              // "tree depth=2 fanout=2" when `topology:` generated the nodes
   std::vector<std::string> warnings;  // "FILE:LINE: ..." lines validate and run print (loops)
-  std::vector<EventSpec> events;  // lab-shape: faults on a schedule, run during probe tests
+  std::vector<EventSpec> events;      // lab-shape: faults on a schedule, run during probe tests
 
   const HostSpec* host(std::string_view name) const;
   // Address (without prefix length) of host[:ifname]; the first addressed interface

@@ -240,7 +240,8 @@ Result<TestSpec> parse_test(const Ctx& c, const YAML::Node& n) {
                          {"type", "name", "from", "to", "count", "interval", "duration", "streams", "window",
                           "rate", "size", "windows"}));
   if (!n["type"])
-    return c.err(n, "type", "test needs 'type' (ping|pingall|iperf3-tcp|iperf3-udp|iperf2-window|tcp-rr|probe)");
+    return c.err(n, "type",
+                 "test needs 'type' (ping|pingall|iperf3-tcp|iperf3-udp|iperf2-window|tcp-rr|probe)");
   FLOWLAB_ASSIGN_OR_RETURN(auto type, str(c, n["type"], "type"));
   if (type == "ping")
     t.type = TestType::kPing;
@@ -305,7 +306,8 @@ Result<TestSpec> parse_test(const Ctx& c, const YAML::Node& n) {
   if (t.duration <= 0 || t.duration > 600) return c.err(n["duration"], "duration", "must be in (0, 600] s");
   if (t.streams < 1 || t.streams > 128) return c.err(n["streams"], "streams", "must be 1..128");
   if (t.size < 1 || t.size > 65000) return c.err(n["size"], "size", "must be 1..65000 bytes");
-  if (t.type == TestType::kProbe && t.size < 16) return c.err(n["size"], "size", "a probe needs 16..65000 bytes");
+  if (t.type == TestType::kProbe && t.size < 16)
+    return c.err(n["size"], "size", "a probe needs 16..65000 bytes");
   return t;
 }
 

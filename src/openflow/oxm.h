@@ -64,7 +64,7 @@ enum class OxmId : uint8_t {
   // 40 is unassigned; pbb_uca is OF1.4's OFPXMT_OFB_PBB_UCA, accepted in 1.3 messages as OVS does.
   kPbbUca = 41,
 };
-inline constexpr int kNumBasicOxm = 42;  // ids 0..41 (oxm_info(40) is nullptr)
+inline constexpr int kNumBasicOxm = 42;           // ids 0..41 (oxm_info(40) is nullptr)
 inline constexpr uint16_t kVlanPresent = 0x1000;  // OFPVID_PRESENT
 inline constexpr uint16_t kVlanNone = 0x0000;     // OFPVID_NONE
 

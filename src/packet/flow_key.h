@@ -73,11 +73,11 @@ inline uint64_t key_word(const FlowKey& k, size_t i) {
 // Where the headers of a parsed frame start (offsets from data()), kNone when absent.
 struct PacketLayers {
   static constexpr uint16_t kNone = 0xffff;
-  uint16_t eth_type_off = 12;  // the ethertype field after the VLAN tags
-  uint16_t vlan = kNone;       // outermost VLAN tag (its TPID)
-  uint16_t l2_5 = kNone;       // outermost MPLS shim or PBB I-TAG
-  uint16_t l3 = kNone;         // IPv4 / IPv6 / ARP header
-  uint16_t l4 = kNone;         // TCP / UDP / SCTP / ICMP / ICMPv6 header
+  uint16_t eth_type_off = 12;     // the ethertype field after the VLAN tags
+  uint16_t vlan = kNone;          // outermost VLAN tag (its TPID)
+  uint16_t l2_5 = kNone;          // outermost MPLS shim or PBB I-TAG
+  uint16_t l3 = kNone;            // IPv4 / IPv6 / ARP header
+  uint16_t l4 = kNone;            // TCP / UDP / SCTP / ICMP / ICMPv6 header
   uint16_t ip_proto_off = kNone;  // the byte naming the transport: IPv4 protocol / last IPv6 next header
   uint8_t n_vlans = 0;
   uint8_t n_mpls = 0;

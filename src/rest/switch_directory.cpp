@@ -233,7 +233,8 @@ std::vector<TopoHost> RuntimeTopology::hosts() const {
   std::vector<TopoHost> out;
   if (!view_) return out;
   auto sws = switches();
-  for (const auto& h : view_->hosts()) out.push_back({h.mac, h.ipv4, h.ipv6, port_of(sws, h.dpid, h.port_no)});
+  for (const auto& h : view_->hosts())
+    out.push_back({h.mac, h.ipv4, h.ipv6, port_of(sws, h.dpid, h.port_no)});
   return out;
 }
 

@@ -49,8 +49,8 @@ class KernelDatapath {
 
   // Attaches to every kernel::KernelPort of `ports`; other ports (TAP) are
   // served by the slow path only, and decisions involving them stay there.
-  static Result<std::unique_ptr<KernelDatapath>> create(std::unique_ptr<kernel::FastPath> fp, dp::Datapath& dp,
-                                                        SwitchPorts& ports);
+  static Result<std::unique_ptr<KernelDatapath>> create(std::unique_ptr<kernel::FastPath> fp,
+                                                        dp::Datapath& dp, SwitchPorts& ports);
   ~KernelDatapath();
 
   // Forwarding thread.
@@ -77,9 +77,9 @@ class KernelDatapath {
     uint64_t epoch = 0;
     uint32_t slot = 0;
     dp::FastPathDecision decision;
-    fl_count folded{};                 // what fold() already accounted
-    int in_port = -1;                  // port index
-    std::vector<int> out_ports;        // port indices of the outputs
+    fl_count folded{};           // what fold() already accounted
+    int in_port = -1;            // port index
+    std::vector<int> out_ports;  // port indices of the outputs
   };
 
   KernelDatapath(std::unique_ptr<kernel::FastPath> fp, dp::Datapath& dp, SwitchPorts& ports);

@@ -205,11 +205,11 @@ struct Switch::Impl {
           "{{\"datapath\": \"tc\", \"attach\": \"{}\", \"kernel_packets\": {}, \"upcalls\": {}, "
           "\"kernel_drops\": {}, \"kernel_errors\": {}, \"entries\": {}, \"installs\": {}, "
           "\"uncacheable\": {}, \"install_skipped\": {}}}",
-          kernel->attach_mode(), k.hits, k.upcalls, k.drops, k.errors, kernel->entries(),
-          kc.installs.load(), kc.uncacheable.load(), kc.install_skipped.load());
+          kernel->attach_mode(), k.hits, k.upcalls, k.drops, k.errors, kernel->entries(), kc.installs.load(),
+          kc.uncacheable.load(), kc.install_skipped.load());
     } else {
-      fast_path_json = fmt::format("{{\"datapath\": \"af-packet\", \"kernel_packets\": 0, \"upcalls\": {}}}",
-                                   c.packets);
+      fast_path_json =
+          fmt::format("{{\"datapath\": \"af-packet\", \"kernel_packets\": 0, \"upcalls\": {}}}", c.packets);
     }
     std::string text = fmt::format(
         "{{\n  \"name\": \"{}\",\n  \"dpid\": {},\n  \"fast_path\": {},\n  \"ports\": [{}\n  ],\n"
@@ -268,7 +268,8 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts) {
       fp = std::move(*loaded);
     } else {
       if (opts.datapath == DatapathKind::kTc) return fail("--datapath tc: {}", loaded.error().message);
-      log::info("switch", "{}: datapath tc unavailable ({}); using af-packet", opts.name, loaded.error().message);
+      log::info("switch", "{}: datapath tc unavailable ({}); using af-packet", opts.name,
+                loaded.error().message);
     }
   }
   std::vector<std::unique_ptr<Port>> ports;
@@ -370,11 +371,10 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts,
     // A management client may dump a million flows (~110 MB of flow stats, built whole
     // before the first byte leaves): let its queue hold that rather than refuse the tail.
     lo.max_queued_bytes = size_t(512) << 20;
-    auto lis = channel::Listener::open(d.io, ep, lo,
-                                       [ip, text = l.text](const channel::ConnectionPtr& c) {
-                                         std::string label = fmt::format("{} ({})", c->peer(), text);
-                                         ip->attach(c, true, label);
-                                       });
+    auto lis = channel::Listener::open(d.io, ep, lo, [ip, text = l.text](const channel::ConnectionPtr& c) {
+      std::string label = fmt::format("{} ({})", c->peer(), text);
+      ip->attach(c, true, label);
+    });
     if (!lis.ok()) return fail("--listen {}: {}", l.text, lis.error().message);
     d.listeners.push_back(std::move(*lis));
   }
@@ -442,11 +442,13 @@ Status Switch::start() {
   std::string lis;
   for (size_t i = 0; i < d.listeners.size(); ++i)
     lis += fmt::format("{}ptcp:{}", lis.empty() ? "" : ",", d.listeners[i]->port());
-  std::string datapath =
-      d.kernel ? fmt::format("tc (eBPF at TC ingress, {})", d.kernel->attach_mode()) : std::string("af-packet");
-  log::info("switch", "{}: started, dpid {:#018x}, datapath {}, {} port(s), {} forwarding thread(s), fail-mode {}{}{}",
-            d.opts.name, d.opts.dpid, datapath, d.ports->size(), d.threads.size(), to_string(d.opts.fail_mode),
-            ctl.empty() ? "" : ", controllers " + ctl, lis.empty() ? "" : ", listening on " + lis);
+  std::string datapath = d.kernel ? fmt::format("tc (eBPF at TC ingress, {})", d.kernel->attach_mode())
+                                  : std::string("af-packet");
+  log::info("switch",
+            "{}: started, dpid {:#018x}, datapath {}, {} port(s), {} forwarding thread(s), fail-mode {}{}{}",
+            d.opts.name, d.opts.dpid, datapath, d.ports->size(), d.threads.size(),
+            to_string(d.opts.fail_mode), ctl.empty() ? "" : ", controllers " + ctl,
+            lis.empty() ? "" : ", listening on " + lis);
   return ok_status();
 }
 

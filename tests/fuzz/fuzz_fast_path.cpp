@@ -28,9 +28,21 @@ namespace {
 
 using namespace flowlab;
 
-const char* kMatches[] = {"ip", "icmp", "tcp", "udp", "ip,in_port=1", "ip,in_port=2", "tcp,tp_dst=80",
-                          "udp,tp_src=53", "ip,nw_dst=10.0.0.2", "ip,nw_src=10.0.0.0/8", "ip,nw_tos=32",
-                          "dl_dst=00:00:00:00:00:02", "ip,metadata=0x1", "icmp,icmp_type=8", "ip,ip_ecn=1"};
+const char* kMatches[] = {"ip",
+                          "icmp",
+                          "tcp",
+                          "udp",
+                          "ip,in_port=1",
+                          "ip,in_port=2",
+                          "tcp,tp_dst=80",
+                          "udp,tp_src=53",
+                          "ip,nw_dst=10.0.0.2",
+                          "ip,nw_src=10.0.0.0/8",
+                          "ip,nw_tos=32",
+                          "dl_dst=00:00:00:00:00:02",
+                          "ip,metadata=0x1",
+                          "icmp,icmp_type=8",
+                          "ip,ip_ecn=1"};
 const char* kActions[] = {"output:2",
                           "output:1",
                           "output:3",
@@ -90,7 +102,8 @@ std::vector<Out> run_ops(const dp::FastPathDecision& d, std::vector<uint8_t> f) 
         break;
       case K::kSetEthDst:
       case K::kSetEthSrc:
-        for (int b = 0; b < 6; ++b) f[(op.kind == K::kSetEthSrc ? 6 : 0) + b] = uint8_t(op.value >> (40 - 8 * b));
+        for (int b = 0; b < 6; ++b)
+          f[(op.kind == K::kSetEthSrc ? 6 : 0) + b] = uint8_t(op.value >> (40 - 8 * b));
         break;
       case K::kSetIpv4Src:
       case K::kSetIpv4Dst: {
@@ -167,8 +180,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Ports ports;
   dp::Datapath dp({.n_tables = 2}, &ports);
   for (uint8_t i = 0; i < n_flows; ++i) {
-    std::string text = "table=" + std::to_string(ctl[i * 3] & 1) + ",priority=" + std::to_string(ctl[i * 3] >> 1) +
-                       "," + kMatches[ctl[i * 3 + 1] % std::size(kMatches)] +
+    std::string text = "table=" + std::to_string(ctl[i * 3] & 1) +
+                       ",priority=" + std::to_string(ctl[i * 3] >> 1) + "," +
+                       kMatches[ctl[i * 3 + 1] % std::size(kMatches)] +
                        ",actions=" + kActions[ctl[i * 3 + 2] % std::size(kActions)];
     auto fm = of::parse_flow_mod(text);
     if (!fm.ok()) continue;
@@ -185,7 +199,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   dp.process_batch(ctx, batch, 2);
   auto d = dp::decide_for_fast_path(ctx, fk, [](uint32_t p) { return p >= 1 && p <= 3; });
   if (!d) return 0;
-  if (sink.packet_ins) fail_with("decision handed over for a packet the pipeline sent up");  // the slow path sent it up: the kernel must not forward it
+  if (sink.packet_ins)
+    fail_with("decision handed over for a packet the pipeline sent up");  // the slow path sent it up: the
+                                                                          // kernel must not forward it
   bool ttl_miss = false;
   uint8_t ttl = frame[22];
   for (size_t i = 0; i < d->n_ops; ++i)

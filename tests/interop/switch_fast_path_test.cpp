@@ -20,7 +20,8 @@ std::string datapath() {
 }
 
 uint64_t rx_packets(const TwoHosts& h, bool host2) {
-  std::string out = run_output((host2 ? h.in2("cat") : h.in1("cat")) + " /sys/class/net/eth0/statistics/rx_packets");
+  std::string out =
+      run_output((host2 ? h.in2("cat") : h.in1("cat")) + " /sys/class/net/eth0/statistics/rx_packets");
   return std::strtoull(out.c_str(), nullptr, 10);
 }
 
@@ -151,7 +152,8 @@ TEST(SwitchFastPath, IdleTimeoutSeesFastPathTraffic) {
   FastPathSwitch s("it");
   ASSERT_TRUE(s.ok()) << s.log();
   ASSERT_TRUE(s.base_flows());
-  ASSERT_EQ(s.ofctl("add-flow " + s.target() + " 'priority=15,icmp,in_port=1,idle_timeout=2,actions=output:2'"), 0);
+  ASSERT_EQ(
+      s.ofctl("add-flow " + s.target() + " 'priority=15,icmp,in_port=1,idle_timeout=2,actions=output:2'"), 0);
   // Five seconds of pings every 200 ms: the flow is used all the time, in the kernel.
   ASSERT_EQ(run_quiet(s.hosts().in1("ping -c 25 -i 0.2 -W 2 10.0.0.2")), 0);
   expect_kernel_used(s);
@@ -179,8 +181,8 @@ TEST(SwitchFastPath, FallbackWhenBpfIsRefused) {
   const std::vector<std::string> drop = {"setpriv", "--inh-caps=-bpf,-sys_admin,-perfmon",
                                          "--bounding-set=-bpf,-sys_admin,-perfmon", "--"};
   std::vector<std::string> argv = drop;
-  argv.insert(argv.end(), {FLOWLAB_BINARY, "switch", "--datapath", "auto", "--fail-mode", "standalone", "--port",
-                           hosts.port1(), "--port", hosts.port2()});
+  argv.insert(argv.end(), {FLOWLAB_BINARY, "switch", "--datapath", "auto", "--fail-mode", "standalone",
+                           "--port", hosts.port1(), "--port", hosts.port2()});
   Process sw(argv, "/tmp/flowlab-fp-fb" + std::to_string(::getpid()) + ".log");
   ASSERT_TRUE(eventually([&] { return sw.log().find("started") != std::string::npos; }, 10s)) << sw.log();
   EXPECT_NE(sw.log().find("datapath tc unavailable"), std::string::npos) << sw.log();

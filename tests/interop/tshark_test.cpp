@@ -67,11 +67,12 @@ std::vector<MessageBody> sample_bodies() {
   {
     Action push = Action::simple(ActionType::kPushPbb);
     push.ethertype = 0x88e7;
-    pbb.instructions = {Instruction::apply(
-        {Action::simple(ActionType::kPopPbb), push, Action::set_field(OxmField::basic(OxmId::kPbbIsid, 0x200001)),
-         Action::set_field(OxmField::basic(OxmId::kPbbUca, 0)),
-         Action::set_field(OxmField::basic(OxmId::kEthType, 0x88b5)),
-         Action::set_field(OxmField::basic(OxmId::kIpProto, 17)), Action::output(2)})};
+    pbb.instructions = {
+        Instruction::apply({Action::simple(ActionType::kPopPbb), push,
+                            Action::set_field(OxmField::basic(OxmId::kPbbIsid, 0x200001)),
+                            Action::set_field(OxmField::basic(OxmId::kPbbUca, 0)),
+                            Action::set_field(OxmField::basic(OxmId::kEthType, 0x88b5)),
+                            Action::set_field(OxmField::basic(OxmId::kIpProto, 17)), Action::output(2)})};
   }
   FlowMod exthdr;  // ipv6_exthdr with UNSEQ/UNREP flags, masked
   exthdr.priority = 301;
@@ -84,10 +85,10 @@ std::vector<MessageBody> sample_bodies() {
   of10_pcp.match.add(OxmField::basic(OxmId::kEthType, 0x0800));
   of10_pcp.match.add(OxmField::basic(OxmId::kIpProto, 17));
   of10_pcp.match.add(OxmField::basic(OxmId::kUdpDst, 53));
-  of10_pcp.instructions = {Instruction::apply({Action::set_field(OxmField::basic(OxmId::kVlanPcp, 5)),
-                                               Action::set_field(OxmField::basic(OxmId::kUdpSrc, 4000)),
-                                               Action::set_field(OxmField::basic(OxmId::kUdpDst, 5000)),
-                                               Action::output(2)})};
+  of10_pcp.instructions = {
+      Instruction::apply({Action::set_field(OxmField::basic(OxmId::kVlanPcp, 5)),
+                          Action::set_field(OxmField::basic(OxmId::kUdpSrc, 4000)),
+                          Action::set_field(OxmField::basic(OxmId::kUdpDst, 5000)), Action::output(2)})};
   FlowMod simple;  // also expressible in OF1.0
   simple.priority = 200;
   simple.match = tcp_match();

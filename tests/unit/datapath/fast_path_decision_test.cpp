@@ -78,9 +78,11 @@ TEST(FastPathDecision, TableMissIsADropInOf13) {
 }
 
 TEST(FastPathDecision, WhatStaysInTheSlowPath) {
-  for (of::ActionList acts : std::vector<of::ActionList>{
-           {Action::output(of::port::kController)}, {Action::output(of::port::kFlood)},
-           {Action::output(of::port::kLocal)}, {Action::push_vlan(0x8100), Action::output(2)}, {Action::output(9)}}) {
+  for (of::ActionList acts : std::vector<of::ActionList>{{Action::output(of::port::kController)},
+                                                         {Action::output(of::port::kFlood)},
+                                                         {Action::output(of::port::kLocal)},
+                                                         {Action::push_vlan(0x8100), Action::output(2)},
+                                                         {Action::output(9)}}) {
     Rig r;
     r.add(add_flow(0, 10, {}, acts));
     EXPECT_FALSE(decide(r, udp_frame())) << acts.size();

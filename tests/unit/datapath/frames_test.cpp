@@ -34,9 +34,9 @@ TEST(Frames, ShortFrameAfterPopMplsLeavesPaddedPacketInDoesNot) {
   Rig rig;
   of::Match m;
   m.add(f(OxmId::kEthType, hdr::kEthTypeMpls));
-  rig.add(add_flow(0, 10, m,
-                   {Action::pop_mpls(hdr::kEthTypeIpv4), Action::output(2),
-                    Action::output(of::port::kController)}));
+  rig.add(add_flow(
+      0, 10, m,
+      {Action::pop_mpls(hdr::kEthTypeIpv4), Action::output(2), Action::output(of::port::kController)}));
   const Bytes in = icmp_in_mpls();
   ASSERT_EQ(in.size(), 46u);
   rig.send(in, 1);
@@ -96,8 +96,9 @@ TEST(Frames, PushMplsOnArpAndAfterPushVlanTakesTtlZero) {
 
 TEST(Frames, PushMplsAfterPushVlanOnIpCopiesTheIpTtl) {
   Rig rig;
-  rig.add(add_flow(0, 10, {}, {Action::push_vlan(hdr::kEthTypeVlan), Action::push_mpls(hdr::kEthTypeMpls),
-                               Action::output(2)}));
+  rig.add(add_flow(
+      0, 10, {},
+      {Action::push_vlan(hdr::kEthTypeVlan), Action::push_mpls(hdr::kEthTypeMpls), Action::output(2)}));
   const Bytes in = FrameBuilder()
                        .eth(mac(2), mac(1))
                        .ipv4(ip4("10.0.0.1"), ip4("10.0.0.2"), 33)

@@ -98,7 +98,9 @@ std::vector<MatchCase> match_cases() {
   };
   auto none = [](auto&) {};
   add("any", none, none);
-  add("in_port", [](Of10Match& m) { m.wc &= ~kWcInPort, m.in_port = 1; }, [](Spec& s) { s.l3 = Spec::kUdp4; });
+  add(
+      "in_port", [](Of10Match& m) { m.wc &= ~kWcInPort, m.in_port = 1; },
+      [](Spec& s) { s.l3 = Spec::kUdp4; });
   add(
       "dl_vlan", [](Of10Match& m) { m.wc &= ~kWcDlVlan, m.dl_vlan = 10; },
       [](Spec& s) { s.tagged = true, s.vid = 10, s.l3 = Spec::kUdp4; });
@@ -108,29 +110,40 @@ std::vector<MatchCase> match_cases() {
   add(
       "dl_vlan+pcp", [](Of10Match& m) { m.wc &= ~(kWcPcp | kWcDlVlan), m.pcp = 3, m.dl_vlan = 10; },
       [](Spec& s) { s.tagged = true, s.vid = 10, s.pcp = 3, s.l3 = Spec::kTcp4; });
-  add("no vlan", [](Of10Match& m) { m.wc &= ~kWcDlVlan, m.dl_vlan = 0xffff; }, none);
-  add("ip", [](Of10Match& m) { m.wc &= ~kWcDlType, m.dl_type = 0x0800; }, none);
+  add(
+      "no vlan", [](Of10Match& m) { m.wc &= ~kWcDlVlan, m.dl_vlan = 0xffff; }, none);
+  add(
+      "ip", [](Of10Match& m) { m.wc &= ~kWcDlType, m.dl_type = 0x0800; }, none);
   add(
       "ip+nw_tos", [](Of10Match& m) { m.wc &= ~(kWcDlType | kWcTos), m.dl_type = 0x0800, m.tos = 32; },
       [](Spec& s) { s.tos = 32; });
   add(
       "udp,tp_dst=53",
-      [](Of10Match& m) { m.wc &= ~(kWcDlType | kWcNwProto | kWcTpDst), m.dl_type = 0x0800, m.proto = 17, m.tp_dst = 53; },
+      [](Of10Match& m) {
+        m.wc &= ~(kWcDlType | kWcNwProto | kWcTpDst), m.dl_type = 0x0800, m.proto = 17, m.tp_dst = 53;
+      },
       [](Spec& s) { s.l3 = Spec::kUdp4; });
   add(
       "udp,tp_dst=53 tagged",
-      [](Of10Match& m) { m.wc &= ~(kWcDlType | kWcNwProto | kWcTpDst), m.dl_type = 0x0800, m.proto = 17, m.tp_dst = 53; },
+      [](Of10Match& m) {
+        m.wc &= ~(kWcDlType | kWcNwProto | kWcTpDst), m.dl_type = 0x0800, m.proto = 17, m.tp_dst = 53;
+      },
       [](Spec& s) { s.l3 = Spec::kUdp4, s.tagged = true, s.vid = 7, s.pcp = 2; });
   add(
       "tcp,tp_src=1234",
-      [](Of10Match& m) { m.wc &= ~(kWcDlType | kWcNwProto | kWcTpSrc), m.dl_type = 0x0800, m.proto = 6, m.tp_src = 1234; },
+      [](Of10Match& m) {
+        m.wc &= ~(kWcDlType | kWcNwProto | kWcTpSrc), m.dl_type = 0x0800, m.proto = 6, m.tp_src = 1234;
+      },
       none);
   add(
       "icmp", [](Of10Match& m) { m.wc &= ~(kWcDlType | kWcNwProto), m.dl_type = 0x0800, m.proto = 1; },
       [](Spec& s) { s.l3 = Spec::kIcmp4; });
-  add("arp", [](Of10Match& m) { m.wc &= ~kWcDlType, m.dl_type = 0x0806; }, [](Spec& s) { s.l3 = Spec::kArp; });
   add(
-      "arp,nw_proto=1", [](Of10Match& m) { m.wc &= ~(kWcDlType | kWcNwProto), m.dl_type = 0x0806, m.proto = 1; },
+      "arp", [](Of10Match& m) { m.wc &= ~kWcDlType, m.dl_type = 0x0806; },
+      [](Spec& s) { s.l3 = Spec::kArp; });
+  add(
+      "arp,nw_proto=1",
+      [](Of10Match& m) { m.wc &= ~(kWcDlType | kWcNwProto), m.dl_type = 0x0806, m.proto = 1; },
       [](Spec& s) { s.l3 = Spec::kArp; });
   add(
       "ipv6 udp", [](Of10Match& m) { m.wc &= ~kWcDlType, m.dl_type = 0x86dd; },
@@ -158,11 +171,9 @@ std::vector<ActionCase> action_cases() {
   };
   return {
       {"output:2", [](ByteWriter&) {}, [](Spec&) {}},
-      {"mod_vlan_vid:7",
-       [=](ByteWriter& w) { hdr8(w, 1, 8), w.u16(7), w.zeros(2); },
+      {"mod_vlan_vid:7", [=](ByteWriter& w) { hdr8(w, 1, 8), w.u16(7), w.zeros(2); },
        [](Spec& s) { s.tagged = true, s.vid = 7; }},
-      {"mod_vlan_pcp:5",
-       [=](ByteWriter& w) { hdr8(w, 2, 8), w.u8(5), w.zeros(3); },
+      {"mod_vlan_pcp:5", [=](ByteWriter& w) { hdr8(w, 2, 8), w.u8(5), w.zeros(3); },
        [](Spec& s) {
          if (!s.tagged) s.vid = 0;
          s.tagged = true, s.pcp = 5;
@@ -174,28 +185,23 @@ std::vector<ActionCase> action_cases() {
       {"mod_dl_dst",
        [=](ByteWriter& w) { hdr8(w, 5, 16), w.bytes(mac(0x020000000088).b.data(), 6), w.zeros(6); },
        [](Spec& s) { s.dst = 0x020000000088; }},
-      {"mod_nw_src",
-       [=](ByteWriter& w) { hdr8(w, 6, 8), w.u32(0xc0a80101); },
+      {"mod_nw_src", [=](ByteWriter& w) { hdr8(w, 6, 8), w.u32(0xc0a80101); },
        [](Spec& s) {
          if (s.ipv4()) s.nw_src = 0xc0a80101;
        }},
-      {"mod_nw_dst",
-       [=](ByteWriter& w) { hdr8(w, 7, 8), w.u32(0xc0a80202); },
+      {"mod_nw_dst", [=](ByteWriter& w) { hdr8(w, 7, 8), w.u32(0xc0a80202); },
        [](Spec& s) {
          if (s.ipv4()) s.nw_dst = 0xc0a80202;
        }},
-      {"mod_nw_tos:0x48",
-       [=](ByteWriter& w) { hdr8(w, 8, 8), w.u8(0x48), w.zeros(3); },
+      {"mod_nw_tos:0x48", [=](ByteWriter& w) { hdr8(w, 8, 8), w.u8(0x48), w.zeros(3); },
        [](Spec& s) {
          if (s.l3 != Spec::kArp) s.tos = 0x48;
        }},
-      {"mod_tp_src:4000",
-       [=](ByteWriter& w) { hdr8(w, 9, 8), w.u16(4000), w.zeros(2); },
+      {"mod_tp_src:4000", [=](ByteWriter& w) { hdr8(w, 9, 8), w.u16(4000), w.zeros(2); },
        [](Spec& s) {
          if (s.ports()) s.sport = 4000;
        }},
-      {"mod_tp_dst:5000",
-       [=](ByteWriter& w) { hdr8(w, 10, 8), w.u16(5000), w.zeros(2); },
+      {"mod_tp_dst:5000", [=](ByteWriter& w) { hdr8(w, 10, 8), w.u16(5000), w.zeros(2); },
        [](Spec& s) {
          if (s.ports()) s.dport = 5000;
        }},
@@ -207,10 +213,10 @@ Bytes of10_flow_mod(const Of10Match& m, const ActionCase& a) {
   ByteWriter w(out);
   w.u8(1), w.u8(14), w.u16(0), w.u32(7);  // header, length patched below
   m.write(w);
-  w.u64(0);                        // cookie
-  w.u16(0), w.u16(0), w.u16(0);    // ADD, idle, hard
-  w.u16(100), w.u32(0xffffffff);   // priority, buffer_id
-  w.u16(0xffff), w.u16(0);         // out_port NONE, flags
+  w.u64(0);                       // cookie
+  w.u16(0), w.u16(0), w.u16(0);   // ADD, idle, hard
+  w.u16(100), w.u32(0xffffffff);  // priority, buffer_id
+  w.u16(0xffff), w.u16(0);        // out_port NONE, flags
   a.wire(w);
   w.u16(0), w.u16(8), w.u16(2), w.u16(0);  // output:2
   store_be16(out.data() + 2, uint16_t(out.size()));
@@ -252,8 +258,8 @@ TEST(Of10Actions, VlanPcpMatchMeansTaggedAndEnqueueKeepsTheFrame) {
   Of10Match m;
   m.wc &= ~kWcPcp;
   m.pcp = 3;
-  ActionCase enqueue{"enqueue:2:1",
-                     [](ByteWriter& w) { w.u16(11), w.u16(16), w.u16(2), w.zeros(6), w.u32(1); }, {}};
+  ActionCase enqueue{
+      "enqueue:2:1", [](ByteWriter& w) { w.u16(11), w.u16(16), w.u16(2), w.zeros(6), w.u32(1); }, {}};
   auto msg = of::decode_of10(of10_flow_mod(m, enqueue));
   ASSERT_TRUE(msg.ok());
   rig.add(msg->as<of::FlowMod>());

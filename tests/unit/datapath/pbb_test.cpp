@@ -29,9 +29,8 @@ TEST(Pbb, PushCopiesMacsAndVlanPcpSetIsidThenPopRestoresTheFrame) {
   Rig rig;
   of::Match m1;
   m1.add(f(OxmId::kInPort, 1));
-  rig.add(add_flow(0, 10, m1,
-                   {push_pbb(),
-                    Action::set_field(f(OxmId::kPbbIsid, 0x123456)), Action::output(2)}));
+  rig.add(
+      add_flow(0, 10, m1, {push_pbb(), Action::set_field(f(OxmId::kPbbIsid, 0x123456)), Action::output(2)}));
   const Bytes cust = FrameBuilder()
                          .eth(mac(0x0a0000000002), mac(0x0a0000000001))
                          .vlan(10, 5)
@@ -57,11 +56,11 @@ TEST(Pbb, PushOnAPbbFrameKeepsTheIsidAndActionSetPushesPbbBeforeVlan) {
   Rig rig;
   // Written in the "wrong" order: the action set runs push_pbb before push_vlan.
   of::FlowMod fm = add_flow(0, 10, {}, {});
-  fm.instructions.push_back(of::Instruction::write(
-      {Action::push_vlan(hdr::kEthTypeQinQ), push_pbb(),
-       Action::output(2)}));
+  fm.instructions.push_back(
+      of::Instruction::write({Action::push_vlan(hdr::kEthTypeQinQ), push_pbb(), Action::output(2)}));
   rig.add(fm);
-  const Bytes cust = FrameBuilder().eth(mac(2), mac(1)).ipv4(ip4("10.0.0.1"), ip4("10.0.0.2")).udp(1, 2).payload(30).build();
+  const Bytes cust =
+      FrameBuilder().eth(mac(2), mac(1)).ipv4(ip4("10.0.0.1"), ip4("10.0.0.2")).udp(1, 2).payload(30).build();
   const Bytes inner = pbb_frame(cust, 0xabcdef, 0, false, 0x0b0000000002, 0x0b0000000001);
   rig.send(inner, 1);
   ASSERT_EQ(rig.out.sent.size(), 1u);
@@ -130,8 +129,7 @@ TEST(Pbb, OnfExt256PbbUcaMatchAndSetField) {
 
 TEST(Pbb, ValidationAndFieldsParse) {
   Rig rig;
-  auto bad = rig.dp.flow_mod(add_flow(0, 1, {}, {push_pbb(0x8100)}),
-                             rig.now);
+  auto bad = rig.dp.flow_mod(add_flow(0, 1, {}, {push_pbb(0x8100)}), rig.now);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, uint16_t(of::BadActionCode::kBadArgument));
   of::Match m;

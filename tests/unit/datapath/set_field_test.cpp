@@ -92,20 +92,29 @@ std::vector<Case> cases() {
   const MacAddr ll = mac(0x020000000055);
   const MacAddr m9 = mac(0x020000000099);
   std::vector<Case> v;
-  v.push_back({bytes_field(OxmId::kEthDst, m9.b), {}, tcp4(),
-               FrameBuilder().eth(m9, kA).ipv4(ip4("10.0.0.1"), ip4("10.0.0.2")).tcp(1000, 80).payload(20).build()});
-  v.push_back({bytes_field(OxmId::kEthSrc, m9.b), {}, tcp4(),
-               FrameBuilder().eth(kB, m9).ipv4(ip4("10.0.0.1"), ip4("10.0.0.2")).tcp(1000, 80).payload(20).build()});
+  v.push_back(
+      {bytes_field(OxmId::kEthDst, m9.b),
+       {},
+       tcp4(),
+       FrameBuilder().eth(m9, kA).ipv4(ip4("10.0.0.1"), ip4("10.0.0.2")).tcp(1000, 80).payload(20).build()});
+  v.push_back(
+      {bytes_field(OxmId::kEthSrc, m9.b),
+       {},
+       tcp4(),
+       FrameBuilder().eth(kB, m9).ipv4(ip4("10.0.0.1"), ip4("10.0.0.2")).tcp(1000, 80).payload(20).build()});
   {
     // eth_type: IPv4 relabelled as an experimental type; table 1 matches the new type.
     Bytes out = tcp4();
     store_be16(out.data() + 12, 0x88b5);
     v.push_back({f(OxmId::kEthType, 0x88b5), m({f(OxmId::kEthType, kIp)}), tcp4(), out});
   }
-  v.push_back({f(OxmId::kVlanVid, 0x1000 | 99), m({fm_(OxmId::kVlanVid, 0x1000, 0x1000)}), vlan(10, 3), vlan(99, 3)});
+  v.push_back(
+      {f(OxmId::kVlanVid, 0x1000 | 99), m({fm_(OxmId::kVlanVid, 0x1000, 0x1000)}), vlan(10, 3), vlan(99, 3)});
   v.push_back({f(OxmId::kVlanPcp, 6), m({fm_(OxmId::kVlanVid, 0x1000, 0x1000)}), vlan(10, 3), vlan(10, 6)});
-  v.push_back({f(OxmId::kIpDscp, 46), m({f(OxmId::kEthType, kIp)}), tcp4(), tcp4(1000, 80, "10.0.0.1", "10.0.0.2", 46 << 2)});
-  v.push_back({f(OxmId::kIpEcn, 3), m({f(OxmId::kEthType, kIp)}), tcp4(), tcp4(1000, 80, "10.0.0.1", "10.0.0.2", 3)});
+  v.push_back({f(OxmId::kIpDscp, 46), m({f(OxmId::kEthType, kIp)}), tcp4(),
+               tcp4(1000, 80, "10.0.0.1", "10.0.0.2", 46 << 2)});
+  v.push_back(
+      {f(OxmId::kIpEcn, 3), m({f(OxmId::kEthType, kIp)}), tcp4(), tcp4(1000, 80, "10.0.0.1", "10.0.0.2", 3)});
   {
     // ip_proto: TCP relabelled UDP-lite (136); IPv4 header checksum and the
     // pseudo-header sum in the (old) TCP checksum both follow.
@@ -122,8 +131,10 @@ std::vector<Case> cases() {
     restamp_l4(out, 14, 54, true, 136, hdr::kUdpCsumOff);
     v.push_back({f(OxmId::kIpProto, 136), m({f(OxmId::kEthType, kIp6)}), udp6(), out});
   }
-  v.push_back({f(OxmId::kIpv4Src, ip4("192.168.1.1").v), m({f(OxmId::kEthType, kIp)}), tcp4(), tcp4(1000, 80, "192.168.1.1")});
-  v.push_back({f(OxmId::kIpv4Dst, ip4("192.168.1.2").v), m({f(OxmId::kEthType, kIp)}), tcp4(), tcp4(1000, 80, "10.0.0.1", "192.168.1.2")});
+  v.push_back({f(OxmId::kIpv4Src, ip4("192.168.1.1").v), m({f(OxmId::kEthType, kIp)}), tcp4(),
+               tcp4(1000, 80, "192.168.1.1")});
+  v.push_back({f(OxmId::kIpv4Dst, ip4("192.168.1.2").v), m({f(OxmId::kEthType, kIp)}), tcp4(),
+               tcp4(1000, 80, "10.0.0.1", "192.168.1.2")});
   const of::Match tcp = m({f(OxmId::kEthType, kIp), f(OxmId::kIpProto, 6)});
   const of::Match udp = m({f(OxmId::kEthType, kIp), f(OxmId::kIpProto, 17)});
   const of::Match sctp = m({f(OxmId::kEthType, kIp), f(OxmId::kIpProto, 132)});
@@ -139,7 +150,8 @@ std::vector<Case> cases() {
   const of::Match arpm = m({f(OxmId::kEthType, kArp)});
   v.push_back({f(OxmId::kArpOp, 2), arpm, arp(), arp(2)});
   v.push_back({f(OxmId::kArpSpa, ip4("10.9.9.9").v), arpm, arp(), arp(1, kA, "10.9.9.9")});
-  v.push_back({f(OxmId::kArpTpa, ip4("10.8.8.8").v), arpm, arp(), arp(1, kA, "10.0.0.1", mac(0), "10.8.8.8")});
+  v.push_back(
+      {f(OxmId::kArpTpa, ip4("10.8.8.8").v), arpm, arp(), arp(1, kA, "10.0.0.1", mac(0), "10.8.8.8")});
   v.push_back({bytes_field(OxmId::kArpSha, m9.b), arpm, arp(), arp(1, m9)});
   v.push_back({bytes_field(OxmId::kArpTha, m9.b), arpm, arp(), arp(1, kA, "10.0.0.1", m9)});
   const of::Match ip6m = m({f(OxmId::kEthType, kIp6)});
@@ -163,7 +175,8 @@ std::vector<Case> cases() {
   v.push_back({f(OxmId::kMplsBos, 0), mplsm, mpls(100, 1), mpls(100, 1, 64, false)});
   const of::Match pbbm = m({f(OxmId::kEthType, 0x88e7)});
   v.push_back({f(OxmId::kPbbIsid, 0x654321), pbbm, pbb_frame(tcp4(), 0x123456), pbb_frame(tcp4(), 0x654321)});
-  v.push_back({f(OxmId::kPbbUca, 1), pbbm, pbb_frame(tcp4(), 0x123456), pbb_frame(tcp4(), 0x123456, 0, true)});
+  v.push_back(
+      {f(OxmId::kPbbUca, 1), pbbm, pbb_frame(tcp4(), 0x123456), pbb_frame(tcp4(), 0x123456, 0, true)});
   v.push_back({f(OxmId::kTunnelId, 0x1122334455), {}, tcp4(), tcp4()});
   return v;
 }
@@ -198,8 +211,8 @@ TEST(SetField, EveryFieldTheSpecAllowsChangesTheBytesAndLaterTablesSeeIt) {
   for (int i = 0; i < of::kNumBasicOxm; ++i) {
     const auto id = OxmId(i);
     if (!of::oxm_info(id)) continue;
-    const bool refused = id == OxmId::kInPort || id == OxmId::kInPhyPort || id == OxmId::kMetadata ||
-                         id == OxmId::kIpv6Exthdr;
+    const bool refused =
+        id == OxmId::kInPort || id == OxmId::kInPhyPort || id == OxmId::kMetadata || id == OxmId::kIpv6Exthdr;
     EXPECT_EQ(covered.count(i) == 0, refused) << of::oxm_info(id)->name;
   }
 }

@@ -74,8 +74,8 @@ inline Bytes udp_frame(const char* src = "10.0.0.1", const char* dst = "10.0.0.2
 
 // PBB (802.1ah): B-DA B-SA 0x88e7 I-TAG(pcp, uca, isid), then the customer
 // frame; B-DA/B-SA default to the customer's MACs (what push_pbb copies).
-inline Bytes pbb_frame(const Bytes& customer, uint32_t isid, uint8_t pcp = 0, bool uca = false, uint64_t bda = 0,
-                       uint64_t bsa = 0) {
+inline Bytes pbb_frame(const Bytes& customer, uint32_t isid, uint8_t pcp = 0, bool uca = false,
+                       uint64_t bda = 0, uint64_t bsa = 0) {
   Bytes out;
   if (bda || bsa) {
     const MacAddr d = mac(bda), s = mac(bsa);
@@ -84,8 +84,9 @@ inline Bytes pbb_frame(const Bytes& customer, uint32_t isid, uint8_t pcp = 0, bo
   } else {
     out.insert(out.end(), customer.begin(), customer.begin() + 12);
   }
-  const uint8_t itag[6] = {0x88, 0xe7, uint8_t(pcp << 5 | (uca ? 0x08 : 0)), uint8_t(isid >> 16), uint8_t(isid >> 8),
-                           uint8_t(isid)};
+  const uint8_t itag[6] = {
+      0x88,         0xe7, uint8_t(pcp << 5 | (uca ? 0x08 : 0)), uint8_t(isid >> 16), uint8_t(isid >> 8),
+      uint8_t(isid)};
   out.insert(out.end(), itag, itag + 6);
   out.insert(out.end(), customer.begin(), customer.end());
   return out;

@@ -10,9 +10,40 @@ namespace flowlab::kernel {
 namespace {
 
 std::vector<uint8_t> ipv4(uint8_t proto, std::vector<uint8_t> l4, uint16_t frag = 0) {
-  std::vector<uint8_t> f = {0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1, 0x08, 0x00,
-                            0x45, 0x2c, 0, 0, 0, 1, uint8_t(frag >> 8), uint8_t(frag), 64, proto, 0, 0,
-                            10, 0, 0, 1, 10, 0, 0, 2};
+  std::vector<uint8_t> f = {0,
+                            0,
+                            0,
+                            0,
+                            0,
+                            2,
+                            0,
+                            0,
+                            0,
+                            0,
+                            0,
+                            1,
+                            0x08,
+                            0x00,
+                            0x45,
+                            0x2c,
+                            0,
+                            0,
+                            0,
+                            1,
+                            uint8_t(frag >> 8),
+                            uint8_t(frag),
+                            64,
+                            proto,
+                            0,
+                            0,
+                            10,
+                            0,
+                            0,
+                            1,
+                            10,
+                            0,
+                            0,
+                            2};
   f.insert(f.end(), l4.begin(), l4.end());
   return f;
 }

@@ -183,7 +183,9 @@ TEST(FlowKey, Ipv6ExthdrEveryFlagOfTheSpec) {
   const C cases[] = {
       {{}, 0, true},
       {{0}, kHop, true},
-      {{0, 60, 43, 44, 51, 60}, kHop | kDest | kRouter | kFrag | kAuth, true},  // the preferred order, dest twice
+      {{0, 60, 43, 44, 51, 60},
+       kHop | kDest | kRouter | kFrag | kAuth,
+       true},  // the preferred order, dest twice
       {{60}, kDest, true},
       {{51}, kAuth, true},
       {{44}, kFrag, true},
