@@ -18,6 +18,8 @@ PACKAGES=(
   # lab, peers and traffic tools
   iproute2 iptables ethtool iputils-ping procps psmisc
   openvswitch-switch python3-os-ken iperf3 iperf tshark openssl
+  # the REST interop tests call every endpoint with curl, as a Ryu script's user would
+  curl
   # pingall: one fping per source host pings every other host at once (n processes,
   # not n^2 pings; 100+ hosts in seconds). Without it the lab forks one ping per pair.
   fping
