@@ -9,29 +9,13 @@
 #include <thread>
 
 #include "lab/process.h"
+#include "lab/svg_chart.h"
 
 namespace flowlab::lab {
 
 using nlohmann::json;
 
-namespace {
-
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<')
-      o += "&lt;";
-    else if (c == '>')
-      o += "&gt;";
-    else if (c == '&')
-      o += "&amp;";
-    else
-      o += c;
-  }
-  return o;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 PingallOutcome summarize_pingall(const std::vector<std::string>& hosts,
                                  const std::vector<std::vector<json>>& per_pair) {
@@ -293,14 +277,15 @@ std::string render_pingall_html(const json& result, size_t max_hosts) {
     for (size_t i = 0; i < hosts.size(); ++i)
       for (size_t j = 0; j < hosts.size(); ++j)
         if (loss[i][j].is_number() && loss[i][j].get<double>() >= 100 && shown++ < 50)
-          h += "<li>" + esc(hosts[i].get<std::string>() + " → " + hosts[j].get<std::string>()) + "</li>";
+          h += "<li>" + markup_escape(hosts[i].get<std::string>() + " → " + hosts[j].get<std::string>()) +
+               "</li>";
     return h + (shown ? "" : "<li>none</li>") + "</ul>";
   }
   h += "<table class=\"pingall\"><tr><th>from \\ to</th>";
-  for (const auto& x : hosts) h += "<th>" + esc(x.get<std::string>()) + "</th>";
+  for (const auto& x : hosts) h += "<th>" + markup_escape(x.get<std::string>()) + "</th>";
   h += "</tr>";
   for (size_t i = 0; i < hosts.size(); ++i) {
-    h += "<tr><th>" + esc(hosts[i].get<std::string>()) + "</th>";
+    h += "<tr><th>" + markup_escape(hosts[i].get<std::string>()) + "</th>";
     for (size_t j = 0; j < hosts.size(); ++j) {
       if (!loss[i][j].is_number()) {
         h += "<td>—</td>";

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lab/svg_chart.h"
+
 namespace flowlab::lab {
 
 using nlohmann::json;
@@ -16,23 +18,6 @@ double pct_of(std::vector<double>& v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v[std::min(v.size() - 1, size_t(p * double(v.size())))];
-}
-
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<')
-      o += "&lt;";
-    else if (c == '>')
-      o += "&gt;";
-    else if (c == '&')
-      o += "&amp;";
-    else if (c == '"')
-      o += "&quot;";
-    else
-      o += c;
-  }
-  return o;
 }
 
 std::string link_name(const json& e) {
@@ -252,7 +237,7 @@ std::string probe_timeline_svg(const json& a, const std::string& title) {
   std::string s = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" "
       "aria-label=\"{}\"><text class=\"t\" x=\"{}\" y=\"16\">{}</text>",
-      W, H, esc(title), L, esc(title));
+      W, H, markup_escape(title), L, markup_escape(title));
   s += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\"/>", L, T, H - B);
   s += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#888\"/>", L, H - B, W - R);
   for (int k = 0; k <= 4; ++k) {
@@ -280,7 +265,7 @@ std::string probe_timeline_svg(const json& a, const std::string& title) {
     if (e.contains("recovery_s") && e.value("lost", 0) > 0)
       lab += fmt::format(" ({:.3g} s)", e.value("recovery_s", 0.0));
     s += fmt::format("<text class=\"l\" x=\"{:.1f}\" y=\"{}\" fill=\"#c33\">{}</text>", ex + 3,
-                     T + 12 + 13 * (k++ % 4), esc(lab));
+                     T + 12 + 13 * (k++ % 4), markup_escape(lab));
   }
   return s + "</svg>";
 }

@@ -8,18 +8,13 @@
 #include "lab/probe.h"
 #include "lab/probe_analysis.h"
 #include "lab/process.h"
+#include "lab/svg_chart.h"
 
 namespace flowlab::lab {
 
 namespace {
 
 constexpr int kPort = 7002;
-
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) o += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
-  return o;
-}
 
 ProbeOutcome failed(std::string why, std::string raw = {}) {
   ProbeOutcome p;
@@ -136,7 +131,7 @@ std::string probe_report_html(const nlohmann::json& r) {
                            : std::string("-");
     };
     h += fmt::format("<tr><td>{}</td><td>{:.3f} s</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                     esc(e.value("label", "")), e.value("fired_at_s", 0.0),
+                     markup_escape(e.value("label", "")), e.value("fired_at_s", 0.0),
                      seq("first_lost_seq", "first_lost_at_s"),
                      seq("first_delivered_seq", "first_delivered_at_s"), e.value("lost", 0),
                      e.value("recovered", false) ? fmt::format("{:.3f} s", e.value("recovery_s", 0.0))

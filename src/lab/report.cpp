@@ -12,6 +12,7 @@
 #include "lab/probe_test.h"  // lab-shape
 #include "lab/repeat.h"
 #include "lab/report_parts.h"
+#include "lab/svg_chart.h"
 #include "lab/topology_svg.h"
 
 namespace flowlab::lab {
@@ -53,30 +54,6 @@ std::string fmt_value(double v) {
   return fmt::format("{:.3g}", v);
 }
 
-std::string html_escape(const std::string& s) {
-  std::string o;
-  o.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        o += "&lt;";
-        break;
-      case '>':
-        o += "&gt;";
-        break;
-      case '&':
-        o += "&amp;";
-        break;
-      case '"':
-        o += "&quot;";
-        break;
-      default:
-        o += c;
-    }
-  }
-  return o;
-}
-
 // Headline metrics of a test, from whichever case produced them.
 std::vector<std::string> test_metrics(const json& doc, const std::string& test) {
   std::vector<std::string> ms;
@@ -108,7 +85,7 @@ std::string svg_chart(const json& doc, const std::string& test, const std::strin
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{} "
       "{}\">"
       "<text x=\"0\" y=\"14\" class=\"t\">{} — {}</text>",
-      label_w + bar_w + 110, h, html_escape(test), html_escape(m), html_escape(test), html_escape(m));
+      label_w + bar_w + 110, h, markup_escape(test), markup_escape(m), markup_escape(test), markup_escape(m));
   int y = 24;
   int i = 0;
   static const char* kColors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
@@ -117,7 +94,7 @@ std::string svg_chart(const json& doc, const std::string& test, const std::strin
     const json* r = find_result(doc, c, test);
     auto v = metric(r, m);
     s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"l\">{}</text>", label_w - 6, y + 15,
-                     html_escape(c));
+                     markup_escape(c));
     if (v) {
       int w = mx > 0 ? std::max(1, int(*v / mx * bar_w)) : 1;
       s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>", label_w, y + 2, w,
@@ -126,7 +103,7 @@ std::string svg_chart(const json& doc, const std::string& test, const std::strin
                        fmt_value(*v));
     } else {
       s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"na\">{}</text>", label_w + 4, y + 15,
-                       html_escape(status_cell(r)));
+                       markup_escape(status_cell(r)));
     }
     y += row;
     ++i;
@@ -214,7 +191,7 @@ std::string render_html(const json& doc) {
   const auto& sc = doc["scenario"];
   std::string h =
       "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>flowlab lab: " +
-      html_escape(sc.value("name", "")) +
+      markup_escape(sc.value("name", "")) +
       "</title><style>"
       "body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}"
       "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 8px;"
@@ -228,9 +205,9 @@ std::string render_html(const json& doc) {
       "table.pingall td,table.pingall th{font-size:11px;padding:1px 4px}"
       "</style></head><body>";
   h += fmt::format("<h1>{}</h1><p>{}</p><p>file <code>{}</code>, run <code>{}</code>, {} → {}{}</p>",
-                   html_escape(sc.value("name", "")), html_escape(sc.value("description", "")),
-                   html_escape(sc.value("file", "")), html_escape(doc.value("run_id", "")),
-                   html_escape(doc.value("started_at", "")), html_escape(doc.value("finished_at", "")),
+                   markup_escape(sc.value("name", "")), markup_escape(sc.value("description", "")),
+                   markup_escape(sc.value("file", "")), markup_escape(doc.value("run_id", "")),
+                   markup_escape(doc.value("started_at", "")), markup_escape(doc.value("finished_at", "")),
                    doc.value("quick", false) ? " (quick mode)" : "");
   h += render_summary(doc);
   h += "<h2>Cases</h2><table><tr><th>case</th><th>status</th><th>switches</th><th>controllers</"
@@ -249,16 +226,16 @@ std::string render_html(const json& doc) {
       std::string what = s.value("kind", "");
       for (const auto& a : s.value("apps", json::array())) what += " " + a.get<std::string>();
       if (!s.value("app_file", "").empty()) what += " " + s.value("app_file", "");
-      ct += html_escape(n + ": " + what) + "<br>";
+      ct += markup_escape(n + ": " + what) + "<br>";
     }
     for (const auto& e : c.value("explain", json::array()))
-      ex += "<li>" + html_escape(e.get<std::string>()) + "</li>";
+      ex += "<li>" + markup_escape(e.get<std::string>()) + "</li>";
     std::string st = c.value("status", "?");
     h += fmt::format(
         "<tr><td>{}</td><td class=\"{}\">{}{}</td><td>{}</td><td>{}</td><td>{}</td><td><ul class=\"ex\">{}"
         "</ul></td></tr>",
-        html_escape(c.value("name", "")), st, st,
-        c.contains("reason") ? ": " + html_escape(c.value("reason", "")) : "", sw, ct,
+        markup_escape(c.value("name", "")), st, st,
+        c.contains("reason") ? ": " + markup_escape(c.value("reason", "")) : "", sw, ct,
         c.value("offloads", true) ? "on" : "off", ex);
   }
   h += "</table>";
@@ -273,14 +250,14 @@ std::string render_html(const json& doc) {
           sw["kind"] = c["switches"][sw.value("name", "")].value("kind", "");
       std::string svg = render_topology_svg(topo, c);
       if (svg.empty()) continue;
-      h += first ? "<p>case " + html_escape(c.value("name", "")) + "</p>" + svg
-                 : "<details><summary>case " + html_escape(c.value("name", "")) + "</summary>" + svg +
+      h += first ? "<p>case " + markup_escape(c.value("name", "")) + "</p>" + svg
+                 : "<details><summary>case " + markup_escape(c.value("name", "")) + "</summary>" + svg +
                        "</details>";
       first = false;
     }
   }
   for (const auto& t : tests) {
-    h += "<h2>" + html_escape(t) + "</h2>";
+    h += "<h2>" + markup_escape(t) + "</h2>";
     for (const auto& m : test_metrics(doc, t)) h += svg_chart(doc, t, m, cases) + "<br>";
     h += "<table><tr><th>case</th><th>status</th><th>metrics</th><th>explanation</th></tr>";
     for (const auto& c : cases) {
@@ -289,18 +266,18 @@ std::string render_html(const json& doc) {
       std::string ms, ex;
       std::string matrix = render_pingall_html(*r);
       for (const auto& [k, v] : member(*r, "metrics").items())
-        ms += html_escape(k) + " = " + (v.is_number() ? fmt_value(v.get<double>()) : html_escape(v.dump())) +
-              "<br>";
+        ms += markup_escape(k) + " = " +
+              (v.is_number() ? fmt_value(v.get<double>()) : markup_escape(v.dump())) + "<br>";
       for (const auto& e : r->value("explain", json::array()))
-        ex += "<li>" + html_escape(e.get<std::string>()) + "</li>";
+        ex += "<li>" + markup_escape(e.get<std::string>()) + "</li>";
       std::string st = r->value("status", "?");
       h += fmt::format("<tr><td>{}</td><td class=\"{}\">{}{}</td><td>{}</td><td><ul class=\"ex\">{}</ul>",
-                       html_escape(c), st, st,
-                       r->contains("reason") ? ": " + html_escape(r->value("reason", "")) : "", ms, ex);
+                       markup_escape(c), st, st,
+                       r->contains("reason") ? ": " + markup_escape(r->value("reason", "")) : "", ms, ex);
       h += probe_report_html(*r);  // lab-shape: timeline SVG + events with recovery times
       if (!r->value("raw", "").empty())
-        h += "<details><summary>raw output</summary><pre>" + html_escape(r->value("command", "")) + "\n\n" +
-             html_escape(r->value("raw", "").substr(0, 20000)) + "</pre></details>";
+        h += "<details><summary>raw output</summary><pre>" + markup_escape(r->value("command", "")) + "\n\n" +
+             markup_escape(r->value("raw", "").substr(0, 20000)) + "</pre></details>";
       if (!matrix.empty())
         h += "<details open><summary>loss and RTT per pair</summary>" + matrix + "</details>";
       h += "</td></tr>";
@@ -312,15 +289,16 @@ std::string render_html(const json& doc) {
   h += "<h2>Counters</h2>";
   for (const auto& c : array_member(doc, "cases")) {
     if (!c.contains("switch_counters") && !c.contains("offload_state")) continue;
-    h += "<details><summary>" + html_escape(c.value("name", "")) + "</summary>";
+    h += "<details><summary>" + markup_escape(c.value("name", "")) + "</summary>";
     for (const auto& [n, s] : member(c, "switch_counters").items())
       for (const auto& [k, v] : s.items())
         if (v.is_string() && k != "kind")
-          h += "<p>" + html_escape(n + " " + k) + "</p><pre>" + html_escape(v.get<std::string>()) + "</pre>";
+          h += "<p>" + markup_escape(n + " " + k) + "</p><pre>" + markup_escape(v.get<std::string>()) +
+               "</pre>";
     if (c.contains("controller_stats"))
-      h += "<p>controller stats</p><pre>" + html_escape(c["controller_stats"].dump(2)) + "</pre>";
+      h += "<p>controller stats</p><pre>" + markup_escape(c["controller_stats"].dump(2)) + "</pre>";
     if (c.contains("offload_state"))
-      h += "<p>offload state (ethtool -k)</p><pre>" + html_escape(c["offload_state"].dump(2)) + "</pre>";
+      h += "<p>offload state (ethtool -k)</p><pre>" + markup_escape(c["offload_state"].dump(2)) + "</pre>";
     h += "</details>";
   }
   return h + "</body></html>\n";

@@ -87,8 +87,8 @@ std::string render_summary(const json& doc) {
     size_t rows = std::max<size_t>(1, rs.size());
     std::string st = c.value("status", "?");
     h += fmt::format("<tr><td rowspan=\"{}\"><b>{}</b></td><td rowspan=\"{}\" class=\"{}\">{}</td>", rows,
-                     svg_escape(name), rows, svg_escape(st), svg_escape(st));
-    if (rs.empty()) h += "<td colspan=\"3\">" + svg_escape(c.value("reason", "")) + "</td></tr>";
+                     markup_escape(name), rows, markup_escape(st), markup_escape(st));
+    if (rs.empty()) h += "<td colspan=\"3\">" + markup_escape(c.value("reason", "")) + "</td></tr>";
     for (size_t i = 0; i < rs.size(); ++i) {
       const json& r = *rs[i];
       const json& v = member(r, "verdict");
@@ -96,12 +96,12 @@ std::string render_summary(const json& doc) {
       std::string bound = v.value("bound", "-"), sentence = v.value("sentence", r.value("reason", ""));
       if (sentence.rfind(bound + ": ", 0) == 0) sentence = sentence.substr(bound.size() + 2);
       h += fmt::format("<td>{}</td><td>{}</td><td class=\"verdict\"><b>{}</b> — {}</td></tr>",
-                       svg_escape(r.value("test", "")), svg_escape(figure(r)), svg_escape(bound),
-                       svg_escape(sentence));
+                       markup_escape(r.value("test", "")), markup_escape(figure(r)), markup_escape(bound),
+                       markup_escape(sentence));
     }
     for (const auto& line : array_member(c, "comparison"))
       h += fmt::format("<tr><td></td><td colspan=\"4\" class=\"cmp\">{}</td></tr>",
-                       svg_escape(line.get<std::string>()));
+                       markup_escape(line.get<std::string>()));
   }
   return h + "</table>";
 }

@@ -23,7 +23,7 @@ std::string tick(double v) {
 
 }  // namespace
 
-std::string svg_escape(const std::string& s) {
+std::string markup_escape(const std::string& s) {
   std::string o;
   o.reserve(s.size());
   for (char c : s) {
@@ -83,7 +83,7 @@ std::string render_line_chart(const LineChart& c) {
       "aria-label=\"{}\" font-family=\"sans-serif\" font-size=\"11\">"
       "<text x=\"4\" y=\"13\" font-weight=\"bold\" font-size=\"13\">{}</text>"
       "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#bbb\"/>",
-      c.width, c.height, svg_escape(c.title), svg_escape(c.title), left, top, pw, ph);
+      c.width, c.height, markup_escape(c.title), markup_escape(c.title), left, top, pw, ph);
   for (int i = 0; i <= 4; ++i) {  // grid and tick labels
     double fy = double(i) / 4;
     double y = top + ph - fy * ph;
@@ -98,18 +98,18 @@ std::string render_line_chart(const LineChart& c) {
                      tick(fy * xmax));
   }
   s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#555\">{}</text>", left + pw,
-                   top + ph + 26, svg_escape(c.x_label));
-  s += fmt::format("<text x=\"4\" y=\"{}\" fill=\"#555\">{}</text>", top - 4, svg_escape(c.y_label));
+                   top + ph + 26, markup_escape(c.x_label));
+  s += fmt::format("<text x=\"4\" y=\"{}\" fill=\"#555\">{}</text>", top - 4, markup_escape(c.y_label));
   if (right > 16)
     s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#555\">{}</text>", c.width - 2,
-                     top - 4, svg_escape(c.y2_label));
+                     top - 4, markup_escape(c.y2_label));
   for (const auto& e : c.events) {
     double x = px(e.t);
     s += fmt::format(
         "<line class=\"event\" x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#a33\" "
         "stroke-dasharray=\"4 3\"/>"
         "<text x=\"{:.1f}\" y=\"{}\" fill=\"#a33\">{}</text>",
-        x, top, x, top + ph, x + 3, top + 11, svg_escape(e.label));
+        x, top, x, top + ph, x + 3, top + 11, markup_escape(e.label));
   }
   if (points == 0)
     s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#888\">no samples</text>",
@@ -128,7 +128,7 @@ std::string render_line_chart(const LineChart& c) {
     int lx = left + int(k % 3) * (pw / 3), ly = top + ph + 30 + 16 * int(k / 3);
     s += fmt::format(
         "<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"3\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}{}</text>",
-        lx, ly - 4, color, lx + 14, ly, svg_escape(ser.name), ser.right_axis ? " (right)" : "");
+        lx, ly - 4, color, lx + 14, ly, markup_escape(ser.name), ser.right_axis ? " (right)" : "");
   }
   return s + "</svg>";
 }

@@ -7,28 +7,13 @@
 #include <deque>
 #include <map>
 
+#include "lab/svg_chart.h"
+
 namespace flowlab::lab {
 
 using nlohmann::json;
 
 namespace {
-
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<')
-      o += "&lt;";
-    else if (c == '>')
-      o += "&gt;";
-    else if (c == '&')
-      o += "&amp;";
-    else if (c == '"')
-      o += "&quot;";
-    else
-      o += c;
-  }
-  return o;
-}
 
 constexpr double kMinColouredGbps = 0.001;
 
@@ -188,15 +173,15 @@ std::string render_topology_svg(const json& topo, const json& case_rec) {
     s += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"{:.1f}\">"
         "<title>{} — {}{}{}</title></line>",
-        x[a], y[a], x[b], y[b], colour, w, esc(l.value("a", "")), esc(l.value("b", "")),
-        params.empty() ? "" : " (" + esc(params.substr(0, params.size() - 1)) + ")", load);
+        x[a], y[a], x[b], y[b], colour, w, markup_escape(l.value("a", "")), markup_escape(l.value("b", "")),
+        params.empty() ? "" : " (" + markup_escape(params.substr(0, params.size() - 1)) + ")", load);
     if (labels && !params.empty() && g.is_switch[a] && g.is_switch[b] && links.size() <= 80)
       s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"lp\">{}</text>", (x[a] + x[b]) / 2 + 4,
-                       (y[a] + y[b]) / 2 - 3, esc(params));
+                       (y[a] + y[b]) / 2 - 3, markup_escape(params));
   }
   for (size_t u = 0; u < n; ++u) {
     const std::string& nm = g.names[u];
-    std::string title = "<title>" + esc(nm + " " + label[nm]) + "</title>";
+    std::string title = "<title>" + markup_escape(nm + " " + label[nm]) + "</title>";
     if (g.is_switch[u]) {
       double r = labels ? 14 : std::max(3.0, slot / 3);
       s += fmt::format(
@@ -211,7 +196,7 @@ std::string render_topology_svg(const json& topo, const json& case_rec) {
       s += fmt::format(
           "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" class=\"l\">{}</text>"
           "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" class=\"lp\">{}</text>",
-          x[u], y[u] + 28, esc(nm), x[u], y[u] + 40, esc(label[nm]));
+          x[u], y[u] + 28, markup_escape(nm), x[u], y[u] + 40, markup_escape(label[nm]));
   }
   std::string legend =
       fmt::format("{} switches, {} hosts, {} links", topo.value("switches", json::array()).size(),
@@ -222,8 +207,8 @@ std::string render_topology_svg(const json& topo, const json& case_rec) {
           ? fmt::format("link colour and width: mean load over the tests (busiest {:.3g} Gbit/s)", max_gbps)
       : max_gbps > 0 ? "link load below 1 Mbit/s (not coloured)"
                      : "no load measured";
-  s += fmt::format("<text x=\"8\" y=\"{:.0f}\" class=\"l\">{}</text>", height - 24, esc(legend));
-  s += fmt::format("<text x=\"8\" y=\"{:.0f}\" class=\"l\">{}</text>", height - 8, esc(load));
+  s += fmt::format("<text x=\"8\" y=\"{:.0f}\" class=\"l\">{}</text>", height - 24, markup_escape(legend));
+  s += fmt::format("<text x=\"8\" y=\"{:.0f}\" class=\"l\">{}</text>", height - 8, markup_escape(load));
   return s + "</svg>";
 }
 
