@@ -118,7 +118,11 @@ std::pair<size_t, int> fping_pacing(size_t n, int parallel) {
 void fping_all(const TestSpec& t, const std::vector<PingallHost>& hosts, int parallel, double interval,
                std::vector<std::vector<json>>& per_pair) {
   size_t n = hosts.size();
-  auto [sources, gap_ms] = fping_pacing(n, parallel);
+  // Plain variables, not a structured binding: lambdas may capture those only from
+  // C++20 on, and clang 14 (the fuzz build) does not allow it yet.
+  const auto pacing = fping_pacing(n, parallel);
+  const size_t sources = pacing.first;
+  const int gap_ms = pacing.second;
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i; (i = next.fetch_add(1)) < n && !interrupted();) {

@@ -42,7 +42,9 @@ std::map<std::string, std::vector<std::string>> switch_port_order(const Scenario
   for (const auto& l : sc.links)
     for (const Endpoint* e : {&l.a, &l.b})
       if (cs.switches.count(e->node)) out[e->node].push_back(switch_port_ifname(*e));
-  for (const auto& [n, s] : cs.switches) {
+  for (const auto& kv : cs.switches) {
+    const std::string& n = kv.first;  // not a structured binding: clang 14 cannot capture one
+    const SwitchSpec& s = kv.second;
     if (s.ports.empty()) continue;
     auto& v = out[n];
     auto rank = [&](const std::string& ifn) {
