@@ -27,6 +27,7 @@
 #define FL_MAX_ENTRIES 65536
 #define FL_MAX_PORTS 1024
 #define FL_MAX_OPS 8
+#define FL_ETH_MIN_FRAME 60 /* frames shorter than this are padded by the slow path, so they miss */
 
 /* Key: the fields of an untagged, unfragmented IPv4 packet that the OpenFlow
  * key depends on. Every other FlowKey field is constant for such packets, so

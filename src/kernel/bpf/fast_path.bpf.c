@@ -162,6 +162,9 @@ int fl_ingress(struct __sk_buff *skb) {
   struct fl_key k = {};
   __u32 l4 = 0;
   __u8 ttl = 0;
+  /* A frame under the Ethernet minimum leaves the switch padded to 60 bytes
+   * (as a NIC pads it); the slow path pads, so such frames are misses here. */
+  if (skb->len < FL_ETH_MIN_FRAME) goto miss;
   if (!(port->flags & FL_PORT_ACTIVE) || extract(skb, &k, &l4, &ttl)) goto miss;
   struct fl_value *v = bpf_map_lookup_elem(&fl_cache, &k);
   if (!v || v->epoch != fl_epoch) goto miss;
