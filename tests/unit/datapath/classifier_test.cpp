@@ -14,18 +14,6 @@ namespace {
 using namespace testing;
 using of::OxmId;
 
-FlowEntryPtr entry(uint16_t prio, const of::Match& m) {
-  auto e = std::make_shared<FlowEntry>();
-  e->priority = prio;
-  e->match = m;
-  auto mk = compile_match(m);
-  EXPECT_TRUE(mk.ok()) << mk.error().to_string();
-  e->key = *mk;
-  e->counters = std::make_shared<FlowCounters>();
-  e->decode();
-  return e;
-}
-
 FlowKey key(const char* dst, uint16_t dport = 80, uint32_t in_port = 1) {
   Bytes b = tcp_frame("10.0.0.1", dst, 1234, dport);
   FlowKey k;

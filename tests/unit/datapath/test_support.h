@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "datapath/datapath.h"
+#include "datapath/flow_entry.h"
+#include "datapath/match_key.h"
 #include "packet/builder.h"
 #include "packet/flow_key.h"
 
@@ -134,5 +136,18 @@ struct Rig {
     dp.process_batch(ctx, b, now);
   }
 };
+
+// A flow entry as the agent builds one, for the classifier's own tests.
+inline FlowEntryPtr entry(uint16_t prio, const of::Match& m) {
+  auto e = std::make_shared<FlowEntry>();
+  e->priority = prio;
+  e->match = m;
+  auto mk = compile_match(m);
+  EXPECT_TRUE(mk.ok()) << mk.error().to_string();
+  e->key = *mk;
+  e->counters = std::make_shared<FlowCounters>();
+  e->decode();
+  return e;
+}
 
 }  // namespace flowlab::dp::testing
