@@ -99,32 +99,6 @@ TResult<uint64_t> parse_uint_at(std::string_view s, size_t offset, uint64_t max,
   return *v;
 }
 
-ValueKind value_kind(OxmId id) {
-  switch (id) {
-    case OxmId::kEthDst:
-    case OxmId::kEthSrc:
-    case OxmId::kArpSha:
-    case OxmId::kArpTha:
-    case OxmId::kIpv6NdSll:
-    case OxmId::kIpv6NdTll:
-      return ValueKind::kMac;
-    case OxmId::kIpv4Src:
-    case OxmId::kIpv4Dst:
-    case OxmId::kArpSpa:
-    case OxmId::kArpTpa:
-      return ValueKind::kIpv4;
-    case OxmId::kIpv6Src:
-    case OxmId::kIpv6Dst:
-    case OxmId::kIpv6NdTarget:
-      return ValueKind::kIpv6;
-    case OxmId::kInPort:
-    case OxmId::kInPhyPort:
-      return ValueKind::kPort;
-    default:
-      return ValueKind::kUint;
-  }
-}
-
 bool prints_hex(OxmId id) {
   switch (id) {
     case OxmId::kMetadata:
@@ -379,7 +353,7 @@ std::string format_field_value(const OxmField& f) {
     return s;
   }
   OxmId id = f.id();
-  if (text::value_kind(id) != text::ValueKind::kUint) return text::format_masked_addr(id, f);
+  if (value_kind(id) != ValueKind::kUint) return text::format_masked_addr(id, f);
   std::string s = text::format_bytes_value(id, f.value, false);
   if (f.has_mask) s += "/" + text::format_bytes_value(id, f.mask, true);
   return s;

@@ -52,9 +52,6 @@ std::string lower(std::string_view s);
 std::optional<uint64_t> parse_uint(std::string_view s, uint64_t max = UINT64_MAX);
 TResult<uint64_t> parse_uint_at(std::string_view s, size_t offset, uint64_t max, std::string_view what);
 
-// How a field's value is written.
-enum class ValueKind : uint8_t { kUint, kMac, kIpv4, kIpv6, kPort };
-ValueKind value_kind(OxmId id);
 bool prints_hex(OxmId id);  // set_field prints 0x.. (metadata, tun_id, ipv6_label, ...)
 
 // Direct text names (OXM, ovs-ofctl and OF1.0 names) of fields whose meaning does not

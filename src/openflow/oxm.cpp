@@ -173,6 +173,32 @@ std::string prereq_missing(const Match& m, OxmId id) {
 
 }  // namespace
 
+ValueKind value_kind(OxmId id) {
+  switch (id) {
+    case OxmId::kEthDst:
+    case OxmId::kEthSrc:
+    case OxmId::kArpSha:
+    case OxmId::kArpTha:
+    case OxmId::kIpv6NdSll:
+    case OxmId::kIpv6NdTll:
+      return ValueKind::kMac;
+    case OxmId::kIpv4Src:
+    case OxmId::kIpv4Dst:
+    case OxmId::kArpSpa:
+    case OxmId::kArpTpa:
+      return ValueKind::kIpv4;
+    case OxmId::kIpv6Src:
+    case OxmId::kIpv6Dst:
+    case OxmId::kIpv6NdTarget:
+      return ValueKind::kIpv6;
+    case OxmId::kInPort:
+    case OxmId::kInPhyPort:
+      return ValueKind::kPort;
+    default:
+      return ValueKind::kUint;
+  }
+}
+
 const OxmFieldInfo* oxm_info(OxmId id) {
   auto i = static_cast<size_t>(id);
   return i < kFields.size() && kFields[i].length ? &kFields[i] : nullptr;

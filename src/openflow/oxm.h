@@ -78,6 +78,10 @@ struct OxmFieldInfo {
 const OxmFieldInfo* oxm_info(OxmId id);
 const OxmFieldInfo* oxm_info_by_name(std::string_view name);
 
+// How a field's value reads: a number, a MAC, an IPv4 or IPv6 address, or a port.
+enum class ValueKind : uint8_t { kUint, kMac, kIpv4, kIpv6, kPort };
+ValueKind value_kind(OxmId id);
+
 struct OxmField {
   uint16_t oxm_class = kOxmClassBasic;
   uint8_t field = 0;  // OxmId for the basic class

@@ -115,41 +115,15 @@ Result<of::Match> match_from_json(const Json& j, uint8_t version) {
 
 namespace {
 
-enum class Kind { kUint, kMac, kIpv4, kIpv6 };
-
-Kind kind_of(of::OxmId id) {
-  using of::OxmId;
-  switch (id) {
-    case OxmId::kEthDst:
-    case OxmId::kEthSrc:
-    case OxmId::kArpSha:
-    case OxmId::kArpTha:
-    case OxmId::kIpv6NdSll:
-    case OxmId::kIpv6NdTll:
-      return Kind::kMac;
-    case OxmId::kIpv4Src:
-    case OxmId::kIpv4Dst:
-    case OxmId::kArpSpa:
-    case OxmId::kArpTpa:
-      return Kind::kIpv4;
-    case OxmId::kIpv6Src:
-    case OxmId::kIpv6Dst:
-    case OxmId::kIpv6NdTarget:
-      return Kind::kIpv6;
-    default:
-      return Kind::kUint;
-  }
-}
-
-std::string bytes_text(Kind k, const Bytes& b) {
-  if (k == Kind::kMac && b.size() == 6) {
+std::string bytes_text(of::ValueKind k, const Bytes& b) {
+  if (k == of::ValueKind::kMac && b.size() == 6) {
     MacAddr m;
     std::copy(b.begin(), b.end(), m.b.begin());
     return m.to_string();
   }
-  if (k == Kind::kIpv4 && b.size() == 4)
+  if (k == of::ValueKind::kIpv4 && b.size() == 4)
     return Ipv4Addr{uint32_t(b[0]) << 24 | b[1] << 16 | b[2] << 8 | b[3]}.to_string();
-  if (k == Kind::kIpv6 && b.size() == 16) {
+  if (k == of::ValueKind::kIpv6 && b.size() == 16) {
     Ipv6Addr a;
     std::copy(b.begin(), b.end(), a.b.begin());
     return a.to_string();
@@ -198,7 +172,7 @@ Json match_to_json(const of::Match& m) {
     if (!info) continue;
     std::string name(ryu_name(f.id(), info->name));
     if (out.contains(name)) continue;  // Ryu keeps the first of two fields with one old name
-    Kind k = kind_of(f.id());
+    of::ValueKind k = of::value_kind(f.id());
     if (f.id() == of::OxmId::kVlanVid) {
       uint64_t v = f.value_u64();
       if (f.has_mask)
@@ -209,7 +183,7 @@ Json match_to_json(const of::Match& m) {
         out[name] = fmt::format("0x{:04x}", v);
     } else if (f.id() == of::OxmId::kInPort) {
       out[name] = port_to_json(uint32_t(f.value_u64()));
-    } else if (k == Kind::kUint && f.value.size() <= 8) {
+    } else if ((k == of::ValueKind::kUint || k == of::ValueKind::kPort) && f.value.size() <= 8) {
       if (f.has_mask)
         out[name] = fmt::format("{}/{}", f.value_u64(), f.mask_u64());
       else
