@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "core/clock.h"
+#include "lab/netns.h"
 #include "lab/run_state.h"
 
 namespace flowlab::lab {
@@ -171,13 +172,9 @@ Status SwitchInstance::start_ovs(const CaseEnv& env, int controller_port) {
 Status SwitchInstance::start_bridge(const CaseEnv& env) {
   auto o = in_ns(env.core_ns);
   std::string br = bridge_name();
-  std::vector<std::string> add = {"ip", "link", "add", br, "type", "bridge"};
   // Kernel STP (in a namespace other than the first the kernel runs it itself, no
-  // userspace helper); timers in 1/100 s: 2 s forward delay, the least STP allows.
-  if (spec_.stp) add.insert(add.end(), {"stp_state", "1", "forward_delay", "200", "hello_time", "100"});
-  FLOWLAB_TRY(run_checked(add, o));
-  for (const auto& p : ports_) FLOWLAB_TRY(run_checked({"ip", "link", "set", p, "master", br}, o));
-  FLOWLAB_TRY(run_checked({"ip", "link", "set", br, "up"}, o));
+  // userspace helper); netlink, no `ip` per port (netns.h).
+  FLOWLAB_TRY(create_bridge(env.core_ns, br, spec_.stp, ports_));
   if (!spec_.security_group) return ok_status();
   // Neutron's hybrid plug: bridged traffic goes through iptables (br_netfilter, per
   // namespace sysctl); each port gets an ingress chain: return traffic accepted by
