@@ -2,6 +2,11 @@
 #include "lab/netns.h"
 
 #include <fcntl.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -207,7 +212,9 @@ void Netns::destroy() {
 
 Status create_veth(const std::string& ns_a, const std::string& if_a, const std::string& ns_b,
                    const std::string& if_b, int mtu) {
-  return create_veths({VethSpec{ns_a, if_a, ns_b, if_b, mtu, {}, {}}});
+  std::vector<VethSpec> v = {VethSpec{ns_a, if_a, ns_b, if_b, mtu, {}, {}}};
+  FLOWLAB_TRY(create_veths(v));
+  return set_peers_up(v);
 }
 
 Status create_veths(const std::vector<VethSpec>& veths) {
@@ -228,8 +235,11 @@ Status create_veths(const std::vector<VethSpec>& veths) {
     }
     FLOWLAB_TRY(sock.run(std::move(reqs)));
   }
-  // The peers (the b ends) come up from a socket in their own namespace, one per
-  // namespace, in parallel.
+  return ok_status();
+}
+
+Status set_peers_up(const std::vector<VethSpec>& veths) {
+  // From a socket in the peers' own namespace, one per namespace, in parallel.
   std::map<std::string, std::vector<std::string>> peers;
   for (const auto& v : veths) peers[v.ns_b].push_back(v.if_b);
   std::vector<const std::pair<const std::string, std::vector<std::string>>*> items;
@@ -276,10 +286,86 @@ Status create_bridge(const std::string& ns, const std::string& name, bool stp,
   return sock.run(std::move(reqs));
 }
 
+namespace {
+
+// The offloads `ethtool -k/-K` shows and sets, by their legacy ioctls (one value each).
+struct Offload {
+  const char* name;
+  uint32_t get, set;
+};
+constexpr Offload kOffloads[] = {
+    {"tcp-segmentation-offload", ETHTOOL_GTSO, ETHTOOL_STSO},
+    {"generic-segmentation-offload", ETHTOOL_GGSO, ETHTOOL_SGSO},
+    {"generic-receive-offload", ETHTOOL_GGRO, ETHTOOL_SGRO},
+    {"scatter-gather", ETHTOOL_GSG, ETHTOOL_SSG},
+    {"tx-checksumming", ETHTOOL_GTXCSUM, ETHTOOL_STXCSUM},
+    {"rx-checksumming", ETHTOOL_GRXCSUM, ETHTOOL_SRXCSUM},
+};
+
+// A datagram socket of namespace `ns`: its ioctls act there, whatever thread calls.
+class NsSocket {
+ public:
+  static Result<NsSocket> open(const std::string& ns) {
+    std::string path = std::string(kNetnsDir) + "/" + ns;
+    int target = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (target < 0) return fail("opening namespace {}: {}", ns, errno_text(errno));
+    int home = ::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+    NsSocket s;
+    int e = 0;
+    if (home < 0 || setns(target, CLONE_NEWNET) != 0) {
+      e = errno;
+    } else {
+      s.fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+      if (s.fd_ < 0) e = errno;
+      if (setns(home, CLONE_NEWNET) != 0 && e == 0) e = errno;
+    }
+    close(target);
+    if (home >= 0) close(home);
+    if (e) return fail("a socket in namespace {}: {}", ns, errno_text(e));
+    return s;
+  }
+  NsSocket() = default;
+  NsSocket(NsSocket&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  NsSocket& operator=(NsSocket&&) = delete;
+  NsSocket(const NsSocket&) = delete;
+  NsSocket& operator=(const NsSocket&) = delete;
+  ~NsSocket() {
+    if (fd_ >= 0) close(fd_);
+  }
+  // One ethtool value command on `ifname`; the value read (or written).
+  Result<uint32_t> ethtool(const std::string& ifname, uint32_t cmd, uint32_t data = 0) {
+    ethtool_value ev{cmd, data};
+    ifreq ifr{};
+    std::snprintf(ifr.ifr_name, IFNAMSIZ, "%s", ifname.c_str());
+    ifr.ifr_data = reinterpret_cast<char*>(&ev);
+    if (ioctl(fd_, SIOCETHTOOL, &ifr) != 0) return fail("ethtool on {}: {}", ifname, errno_text(errno));
+    return ev.data;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace
+
 Status set_offloads(const std::string& ns, const std::string& ifname, bool on) {
-  const char* v = on ? "on" : "off";
-  return run_checked({"ethtool", "-K", ifname, "rx", v, "tx", v, "sg", v, "tso", v, "gso", v, "gro", v},
-                     in_ns(ns));
+  FLOWLAB_ASSIGN_OR_RETURN(auto sock, NsSocket::open(ns));
+  for (const Offload& o : kOffloads) {
+    auto r = sock.ethtool(ifname, o.set, on ? 1 : 0);
+    if (!r.ok()) return fail("setting {} {} in {}: {}", o.name, on ? "on" : "off", ns, r.error().message);
+  }
+  return ok_status();
+}
+
+std::map<std::string, std::string> offload_state(const std::string& ns, const std::string& ifname) {
+  auto sock = NsSocket::open(ns);
+  if (!sock.ok()) return {{"error", sock.error().message}};
+  std::map<std::string, std::string> out;
+  for (const Offload& o : kOffloads) {
+    auto r = sock->ethtool(ifname, o.get);
+    out[o.name] = !r.ok() ? "?" : *r ? "on" : "off";
+  }
+  return out;
 }
 
 std::map<std::string, std::string> parse_ethtool_features(const std::string& text) {
@@ -306,12 +392,6 @@ std::map<std::string, std::string> parse_ethtool_features(const std::string& tex
     }
   }
   return out;
-}
-
-std::map<std::string, std::string> offload_state(const std::string& ns, const std::string& ifname) {
-  auto r = run_command({"ethtool", "-k", ifname}, in_ns(ns, 5));
-  if (!r.ok()) return {{"error", r.describe()}};
-  return parse_ethtool_features(r.out);
 }
 
 std::map<std::string, long long> parse_snmp(const std::string& text) {

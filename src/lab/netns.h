@@ -67,8 +67,11 @@ struct VethSpec {
 };
 Status create_veth(const std::string& ns_a, const std::string& if_a, const std::string& ns_b,
                    const std::string& if_b, int mtu);
-// Many at once: batched netlink requests from one socket.
+// Many at once: batched netlink requests from one socket; the a ends come up with
+// the pair, the b ends need set_peers_up (the kernel cannot open a veth before its
+// pair is joined).
 Status create_veths(const std::vector<VethSpec>& veths);
+Status set_peers_up(const std::vector<VethSpec>& veths);
 // IPv4 addresses ("10.0.0.1/8") per namespace: ns -> [(ifname, cidr)], in parallel.
 Status add_addresses(const std::map<std::string, std::vector<std::pair<std::string, std::string>>>& by_ns);
 // A Linux bridge in `ns`, up, with `ports` enslaved (optionally kernel STP).

@@ -214,10 +214,10 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   // up, with its MTU and MAC.
   FLOWLAB_TRY(create_veths(veths));
   clock.lap("links", veths.size());
-  // Phase 3: offloads off where asked (ethtool, in parallel), and the offload state
-  // of the first interfaces for the report (a fork each: not for every port of a
-  // 1000-host lab).
-  constexpr size_t kOffloadStates = 64;
+  FLOWLAB_TRY(set_peers_up(veths));
+  clock.lap("links_up", veths.size());
+  // Phase 3: offloads off where asked, and every end's offload state for the report
+  // (ethtool ioctls, in parallel).
   std::vector<const End*> all_ends;
   std::vector<char> off;
   for (const auto& [a, b] : ends) {
@@ -227,18 +227,13 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
       off.push_back(!on);
     }
   }
-  std::mutex offload_mu;
+  std::vector<std::map<std::string, std::string>> states(all_ends.size());
   FLOWLAB_TRY(parallel_for(all_ends.size(), 4, [&](size_t i) -> Status {
-    const End* e = all_ends[i];
-    if (off[i]) FLOWLAB_TRY(set_offloads(e->ns, e->ifname, false));
-    if (i >= kOffloadStates) return ok_status();
-    auto state = offload_state(e->ns, e->ifname);
-    std::lock_guard<std::mutex> lock(offload_mu);
-    topo.offloads[e->label] = state;
+    if (off[i]) FLOWLAB_TRY(set_offloads(all_ends[i]->ns, all_ends[i]->ifname, false));
+    states[i] = offload_state(all_ends[i]->ns, all_ends[i]->ifname);
     return ok_status();
   }));
-  if (all_ends.size() > kOffloadStates)
-    topo.offloads["not_recorded"] = fmt::format("{} more interfaces", all_ends.size() - kOffloadStates);
+  for (size_t i = 0; i < all_ends.size(); ++i) topo.offloads[all_ends[i]->label] = states[i];
   clock.lap("offloads", all_ends.size());
   // Phase 4: MACs not set at creation (shaped links) and addresses, per namespace in parallel.
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> addrs;
