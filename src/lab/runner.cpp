@@ -286,16 +286,24 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     cports.push_back(cport);
     topo.handles.switches[n] = topo.switches.back().get();  // lab-shape
   }
-  // Flowlab switches and bridges start in parallel (a process or netlink each); OVS
-  // switches share one ovsdb and go one at a time. Then every connection is awaited.
+  // Flowlab switches are forked here, one after the other (a child dies with the
+  // thread that forked it), then awaited in parallel; bridges are made in parallel
+  // (netlink); OVS switches share one ovsdb and go one at a time. Then every
+  // connection is awaited.
   rc.progress.start(fmt::format("[{}] starting {} switches", cs.name, topo.switches.size()));
-  auto parallel_kind = [](SwitchKind k) { return k == SwitchKind::kFlowlab || k == SwitchKind::kLinuxBridge; };
-  Status st = parallel_for(topo.switches.size(), 4, [&](size_t i) -> Status {
-    if (!parallel_kind(topo.switches[i]->spec().kind)) return ok_status();
-    return topo.switches[i]->start(env, cports[i]);
-  });
+  Status st = ok_status();
   for (size_t i = 0; st.ok() && i < topo.switches.size(); ++i)
-    if (!parallel_kind(topo.switches[i]->spec().kind)) st = topo.switches[i]->start(env, cports[i]);
+    if (topo.switches[i]->spec().kind == SwitchKind::kFlowlab) st = topo.switches[i]->spawn(env, cports[i]);
+  if (st.ok())
+    st = parallel_for(topo.switches.size(), 4, [&](size_t i) -> Status {
+      SwitchKind k = topo.switches[i]->spec().kind;
+      if (k == SwitchKind::kLinuxBridge) return topo.switches[i]->start(env, cports[i]);
+      return k == SwitchKind::kFlowlab ? topo.switches[i]->wait_started() : ok_status();
+    });
+  for (size_t i = 0; st.ok() && i < topo.switches.size(); ++i) {
+    SwitchKind k = topo.switches[i]->spec().kind;
+    if (k == SwitchKind::kOvs || k == SwitchKind::kOvsTso) st = topo.switches[i]->start(env, cports[i]);
+  }
   for (size_t i = 0; st.ok() && i < topo.switches.size(); ++i) st = topo.switches[i]->wait_connected(60);
   rc.progress.done(st.ok() ? "up" : "failed");
   FLOWLAB_TRY(st);
