@@ -3,19 +3,25 @@
 #
 #   sudo scripts/bench-mininet.sh [--flowlab BIN] [--topos "linear,10 linear,100 tree,2,32"]
 #                                 [--pingall-max HOSTS] [--mininet-timeout S] [--no-mininet]
+#                                 [--flowlab-switch-max SWITCHES]
 #
 # For each topology: Mininet with Linux bridges (`--switch lxbr --controller none`;
 # no OVS kernel module needed), then flowlab with linux-bridge switches, then
 # flowlab switches with the flowlab learning switch. Per row: seconds to bring up,
 # to pingall (every ordered pair), to tear down, and the memory the lab holds while
-# up (MemAvailable before minus while up, MB).
+# up: "mem MB" is MemAvailable before minus while up (kernel memory included, but
+# noisy when others use the machine), "rss MB" the resident memory of the lab's
+# process tree (Mininet's python and its host shells; flowlab's supervisor, switches
+# and controller).
 #
 # Mininet runs through its Python API (what `mn` runs) so that its phases are timed
 # apart: Mininet(topo) + start(), pingAll(), stop(). flowlab: `lab up` (returns once
 # the lab is up), `lab down`; pingall from `lab run --test pingall` (its pingall
 # record's elapsed_s). Mininet's pingall pings the pairs one by one: it is skipped
 # above --pingall-max hosts (default 100) for both tools, and a Mininet run past
-# --mininet-timeout seconds (default 300) is cut and reported as such.
+# --mininet-timeout seconds (default 300) is cut and reported as such. Rows with
+# flowlab switches are run up to --flowlab-switch-max switches (default 100): each
+# is a process (~150 MB for 10 with their controller).
 #
 # Never runs `mn -c` (it kills other people's bridges and processes): if a Mininet
 # run dies, only the switch interfaces (sN, sN-ethM) that appeared in the root
@@ -23,10 +29,11 @@
 set -euo pipefail
 
 FLOWLAB=${FLOWLAB:-build/release/flowlab}
-TOPOS="linear,10 linear,100 tree,1,10 tree,2,10 tree,2,32"
+TOPOS="linear,10 linear,100 linear,1000 tree,1,10 tree,2,10 tree,2,32"
 PINGALL_MAX=100
 MN_TIMEOUT=300
 MININET=1
+FL_SWITCH_MAX=100
 while [ $# -gt 0 ]; do
   case "$1" in
     --flowlab) FLOWLAB=$2; shift 2 ;;
@@ -34,6 +41,7 @@ while [ $# -gt 0 ]; do
     --pingall-max) PINGALL_MAX=$2; shift 2 ;;
     --mininet-timeout) MN_TIMEOUT=$2; shift 2 ;;
     --no-mininet) MININET=0; shift ;;
+    --flowlab-switch-max) FL_SWITCH_MAX=$2; shift 2 ;;
     *) echo "bench-mininet: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -57,6 +65,30 @@ cleanup() {
 trap cleanup EXIT
 
 mem_avail_mb() { awk '/MemAvailable/ {print int($2 / 1024)}' /proc/meminfo; }
+# Resident MB of a process and all its descendants.
+cat >"$WORK/rss-tree.py" <<'PYEOF'
+import os, sys
+kids = {}
+for p in os.listdir("/proc"):
+    if p.isdigit():
+        try:
+            ppid = int(open("/proc/%s/stat" % p).read().rsplit(")", 1)[1].split()[1])
+            kids.setdefault(ppid, []).append(int(p))
+        except (OSError, IndexError, ValueError):
+            pass
+todo, kb = [int(sys.argv[1])], 0
+while todo:
+    pid = todo.pop()
+    todo += kids.get(pid, [])
+    try:
+        for line in open("/proc/%d/status" % pid):
+            if line.startswith("VmRSS:"):
+                kb += int(line.split()[1])
+    except OSError:
+        pass
+print(kb // 1024)
+PYEOF
+rss_tree_mb() { $PY "$WORK/rss-tree.py" "$1"; }
 hosts_of() {  # linear,K -> K; tree,D,F -> F^D; single,K -> K
   IFS=, read -r kind a b <<<"$1"
   case "$kind" in
@@ -76,7 +108,7 @@ now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", b - a}'; }
 
 ROWS=()
-row() { ROWS+=("$(printf '| %-8s | %-20s | %-11s | %5s | %4s | %8s | %9s | %8s | %7s |' "$@")"); echo "${ROWS[-1]}"; }
+row() { ROWS+=("$(printf '| %-8s | %-20s | %-11s | %5s | %4s | %8s | %9s | %8s | %7s | %6s |' "$@")"); echo "${ROWS[-1]}"; }
 
 # --- Mininet (Python API; prints "up S", "pingall S", "down S", "mem MB") ---
 mininet_run() {
@@ -84,8 +116,8 @@ mininet_run() {
   local before_links
   before_links=$(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | sort)
   local out rc=0
-  out=$(timeout -k 10 "$MN_TIMEOUT" $PY - "$topo" "$ping" 2>"$WORK/mn.err" <<'EOF'
-import sys, time
+  out=$(timeout -k 10 "$MN_TIMEOUT" $PY - "$topo" "$ping" "$WORK/rss-tree.py" 2>"$WORK/mn.err" <<'EOF'
+import os, subprocess, sys, time
 from mininet.net import Mininet
 from mininet.nodelib import LinuxBridge
 from mininet.topo import LinearTopo, SingleSwitchTopo
@@ -109,6 +141,8 @@ net.start()
 t1 = time.time()
 print("up %.2f" % (t1 - t0), flush=True)
 print("mem %d" % (m0 - avail()), flush=True)
+rss = subprocess.run([sys.executable, sys.argv[3], str(os.getpid())], capture_output=True, text=True)
+print("rss %s" % rss.stdout.strip(), flush=True)
 if sys.argv[2] == "1":
     loss = net.pingAll(timeout="1")
     t2 = time.time()
@@ -137,19 +171,24 @@ for topo in $TOPOS; do
   if [ "$MININET" = 1 ]; then
     o=$(mininet_run "$topo" $ping)
     cut=$(field cut "$o")
-    up=$(field up "$o"); pa=$(field pingall "$o"); dn=$(field down "$o"); mem=$(field mem "$o")
+    up=$(field up "$o"); pa=$(field pingall "$o"); dn=$(field down "$o"); mem=$(field mem "$o"); rss=$(field rss "$o")
     [ -n "$cut" ] && { up=${up:-">$cut"}; dn=${dn:-"cut"}; }
-    row mininet "lxbr, no controller" "$topo" "$h" "$s" "${up:--}" "${pa:--}" "${dn:--}" "${mem:--}"
+    row mininet "lxbr, no controller" "$topo" "$h" "$s" "${up:--}" "${pa:--}" "${dn:--}" "${mem:--}" "${rss:--}"
   fi
   for sw in linux-bridge flowlab; do
     ctl=none; [ $sw = flowlab ] && ctl=flowlab:learning-switch
+    if [ $sw = flowlab ] && [ "$s" -gt "$FL_SWITCH_MAX" ]; then
+      row flowlab "flowlab + learning" "$topo" "$h" "$s" "not run" - - - -; continue
+    fi
     m0=$(mem_avail_mb)
     t0=$(now)
     upout=$("$FLOWLAB" lab up --topo "$topo" --switch $sw --controller $ctl --out "$WORK/up-$sw-$topo" 2>"$WORK/up.err") || {
-      row flowlab "$sw" "$topo" "$h" "$s" failed - - -; cat "$WORK/up.err" >&2; continue; }
+      row flowlab "$sw" "$topo" "$h" "$s" failed - - - -; cat "$WORK/up.err" >&2; continue; }
     t1=$(now)
     mem=$(( m0 - $(mem_avail_mb) ))
     LAB_ID=$(awk '{print $2}' <<<"$upout")
+    sup=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$FLOWLAB_STATE_DIR/$LAB_ID/lab.json")
+    rss=$(rss_tree_mb "$sup")
     t2=$(now)
     "$FLOWLAB" lab down "$LAB_ID" >/dev/null
     t3=$(now)
@@ -162,13 +201,13 @@ for topo in $TOPOS; do
 print("%.2f%s" % (r["elapsed_s"], "" if r["status"]=="ok" else " (" + r["status"] + ")"))' "$WORK/run-$sw-$topo/results.json" 2>/dev/null || echo failed)
     fi
     label="$sw"; [ $sw = flowlab ] && label="flowlab + learning"
-    row flowlab "$label" "$topo" "$h" "$s" "$(secs "$t0" "$t1")" "$pa" "$(secs "$t2" "$t3")" "$mem"
+    row flowlab "$label" "$topo" "$h" "$s" "$(secs "$t0" "$t1")" "$pa" "$(secs "$t2" "$t3")" "$mem" "$rss"
   done
 done
 
 echo
-echo "| tool     | switch               | topology    | hosts | sw   | up s     | pingall s | down s   | mem MB  |"
-echo "|----------|----------------------|-------------|-------|------|----------|-----------|----------|---------|"
+echo "| tool     | switch               | topology    | hosts | sw   | up s     | pingall s | down s   | mem MB  | rss MB |"
+echo "|----------|----------------------|-------------|-------|------|----------|-----------|----------|---------|--------|"
 printf '%s\n' "${ROWS[@]}"
 echo
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ), flowlab $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
