@@ -158,7 +158,12 @@ EOF
     after=$(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | sort)
     comm -13 <(echo "$before_links") <(echo "$after") | grep -E '^s[0-9]+(-eth[0-9]+)?$' |
       while read -r l; do ip link del "$l" 2>/dev/null || true; done
-    [ $rc -eq 124 ] && out="$out"$'\n'"cut ${MN_TIMEOUT}"
+    if [ $rc -eq 124 ]; then
+      out="$out"$'\n'"cut ${MN_TIMEOUT}"
+    else
+      echo "bench-mininet: Mininet $topo exited $rc: $(tail -3 "$WORK/mn.err")" >&2
+      out="$out"$'\n'"failed $rc"
+    fi
   fi
   echo "$out"
 }
@@ -173,17 +178,20 @@ for topo in $TOPOS; do
     cut=$(field cut "$o")
     up=$(field up "$o"); pa=$(field pingall "$o"); dn=$(field down "$o"); mem=$(field mem "$o"); rss=$(field rss "$o")
     [ -n "$cut" ] && { up=${up:-">$cut"}; dn=${dn:-"cut"}; }
+    mfail=$(field failed "$o")
+    [ -n "$mfail" ] && up=${up:-"failed"}
     row mininet "lxbr, no controller" "$topo" "$h" "$s" "${up:--}" "${pa:--}" "${dn:--}" "${mem:--}" "${rss:--}"
   fi
   for sw in linux-bridge flowlab; do
     ctl=none; [ $sw = flowlab ] && ctl=flowlab:learning-switch
+    label="$sw"; [ $sw = flowlab ] && label="flowlab + learning"
     if [ $sw = flowlab ] && [ "$s" -gt "$FL_SWITCH_MAX" ]; then
-      row flowlab "flowlab + learning" "$topo" "$h" "$s" "not run" - - - -; continue
+      row flowlab "$label" "$topo" "$h" "$s" "not run" - - - -; continue
     fi
     m0=$(mem_avail_mb)
     t0=$(now)
     upout=$("$FLOWLAB" lab up --topo "$topo" --switch $sw --controller $ctl --out "$WORK/up-$sw-$topo" 2>"$WORK/up.err") || {
-      row flowlab "$sw" "$topo" "$h" "$s" failed - - - -; cat "$WORK/up.err" >&2; continue; }
+      row flowlab "$label" "$topo" "$h" "$s" failed - - - -; cat "$WORK/up.err" >&2; continue; }
     t1=$(now)
     mem=$(( m0 - $(mem_avail_mb) ))
     LAB_ID=$(awk '{print $2}' <<<"$upout")
@@ -200,7 +208,6 @@ for topo in $TOPOS; do
       pa=$($PY -c 'import json,sys; r=[x for x in json.load(open(sys.argv[1]))["results"] if x["type"]=="pingall"][0];
 print("%.2f%s" % (r["elapsed_s"], "" if r["status"]=="ok" else " (" + r["status"] + ")"))' "$WORK/run-$sw-$topo/results.json" 2>/dev/null || echo failed)
     fi
-    label="$sw"; [ $sw = flowlab ] && label="flowlab + learning"
     row flowlab "$label" "$topo" "$h" "$s" "$(secs "$t0" "$t1")" "$pa" "$(secs "$t2" "$t3")" "$mem" "$rss"
   done
 done

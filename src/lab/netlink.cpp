@@ -24,6 +24,9 @@ namespace {
 
 constexpr size_t kMsgMax = 1024;       // one request (a veth with both ends is ~200 bytes)
 constexpr size_t kBatchBytes = 32768;  // per sendmsg, well under the socket's send buffer
+// Requests per sendmsg: each ack costs ~1 KB of the receive buffer until read; 2000
+// link-ups in one batch overflowed it (ENOBUFS).
+constexpr size_t kBatchMessages = 64;
 
 std::string errno_text(int e) { return fmt::format("{} (errno {})", std::strerror(e), e); }
 
@@ -229,7 +232,8 @@ Status RtnlSocket::run(std::vector<RtnlRequest> reqs) {
   size_t from = 0;
   while (from < reqs.size()) {
     size_t to = from, bytes = 0;
-    while (to < reqs.size() && (to == from || bytes + reqs[to].bytes.size() <= kBatchBytes))
+    while (to < reqs.size() && to - from < kBatchMessages &&
+           (to == from || bytes + reqs[to].bytes.size() <= kBatchBytes))
       bytes += reqs[to++].bytes.size();
     FLOWLAB_TRY(send_batch(reqs, from, to));
     from = to;

@@ -177,19 +177,27 @@ Result<std::vector<Netns>> create_namespaces(const std::vector<std::string>& nam
 }
 
 void destroy_namespaces(std::vector<Netns>& namespaces) {
-  std::vector<std::string> gone;
+  std::vector<std::string> names;
   RunState* state = nullptr;
   for (auto& n : namespaces) {
     if (n.name_.empty()) continue;
-    std::string err;
-    remove_netns_mount(n.name_, &err);
-    if (err.empty()) gone.push_back(n.name_);
-    if (!err.empty()) std::fprintf(stderr, "lab: %s\n", err.c_str());
+    names.push_back(std::exchange(n.name_, {}));
     state = state ? state : n.state_;
-    n.name_.clear();
+  }
+  namespaces.clear();
+  std::vector<std::string> errors(names.size());
+  (void)parallel_for(names.size(), 4, [&](size_t i) {
+    remove_netns_mount(names[i], &errors[i]);
+    return ok_status();
+  });
+  std::vector<std::string> gone;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (errors[i].empty())
+      gone.push_back(names[i]);
+    else
+      std::fprintf(stderr, "lab: %s\n", errors[i].c_str());
   }
   if (state) state->remove_netns(gone);
-  namespaces.clear();
 }
 
 Netns& Netns::operator=(Netns&& o) noexcept {

@@ -185,9 +185,9 @@ Status lab_down(const std::string& lab, double timeout_s) {
     return fail("lab '{}' has no running supervisor; flowlab lab clean --force removes what is left", lab);
   pid_t pid = rec.value("pid", 0);
   kill(pid, SIGTERM);
-  for (double t = 0; t < timeout_s; t += 0.1) {
+  for (double t = 0; t < timeout_s; t += 0.01) {
     if (!alive(rec)) return ok_status();
-    usleep(100000);
+    usleep(10000);
   }
   return fail("lab '{}': supervisor {} did not stop within {:.0f} s", lab, pid, timeout_s);
 }

@@ -145,6 +145,19 @@ std::string case_skip_reason(const CaseSpec& cs, const std::string& bin) {
   return {};
 }
 
+// Waits (bounded) until `want` TCP connections to 127.0.0.1:port are established in `ns`.
+Status wait_connections(const std::string& ns, int port, size_t want, double timeout_s) {
+  size_t have = 0;
+  for (uint64_t t0 = monotonic_ns(); double(monotonic_ns() - t0) / 1e9 < timeout_s;) {
+    auto r = run_command({"ss", "-Htn", "state", "established", fmt::format("dport = :{}", port)}, in_ns(ns, 5));
+    have = size_t(std::count(r.out.begin(), r.out.end(), '\n'));
+    if (have >= want) return ok_status();
+    if (!sleep_unless_interrupted(0.1)) return fail("interrupted");
+  }
+  return fail("{} of {} switches connected to the controller on port {} within {:.0f} s", have, want, port,
+              timeout_s);
+}
+
 // Builds namespaces, links, addresses, offloads; starts controllers and switches.
 Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::string& case_out,
                   CaseTopology& topo) {
@@ -287,24 +300,39 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     topo.handles.switches[n] = topo.switches.back().get();  // lab-shape
   }
   // Flowlab switches are forked here, one after the other (a child dies with the
-  // thread that forked it), then awaited in parallel; bridges are made in parallel
-  // (netlink); OVS switches share one ovsdb and go one at a time. Then every
-  // connection is awaited.
+  // thread that forked it), then awaited in parallel, a wave at a time; bridges are
+  // made in parallel (netlink); OVS switches share one ovsdb and go one at a time.
+  // Then every connection is awaited.
   rc.progress.start(fmt::format("[{}] starting {} switches", cs.name, topo.switches.size()));
-  Status st = ok_status();
-  for (size_t i = 0; st.ok() && i < topo.switches.size(); ++i)
-    if (topo.switches[i]->spec().kind == SwitchKind::kFlowlab) st = topo.switches[i]->spawn(env, cports[i]);
-  if (st.ok())
-    st = parallel_for(topo.switches.size(), 4, [&](size_t i) -> Status {
-      SwitchKind k = topo.switches[i]->spec().kind;
-      if (k == SwitchKind::kLinuxBridge) return topo.switches[i]->start(env, cports[i]);
-      return k == SwitchKind::kFlowlab ? topo.switches[i]->wait_started() : ok_status();
-    });
+  // Flowlab switches go in waves of kSwitchWave: each one's start is CPU-bound (a
+  // 100-switch lab started at once on 2 cores would blow every switch's own bound).
+  constexpr size_t kSwitchWave = 4;
+  std::vector<size_t> flowlab_idx;
+  for (size_t i = 0; i < topo.switches.size(); ++i)
+    if (topo.switches[i]->spec().kind == SwitchKind::kFlowlab) flowlab_idx.push_back(i);
+  Status st = parallel_for(topo.switches.size(), 4, [&](size_t i) -> Status {
+    if (topo.switches[i]->spec().kind != SwitchKind::kLinuxBridge) return ok_status();
+    return topo.switches[i]->start(env, cports[i]);
+  });
+  for (size_t w = 0; st.ok() && w < flowlab_idx.size(); w += kSwitchWave) {
+    size_t end = std::min(flowlab_idx.size(), w + kSwitchWave);
+    for (size_t k = w; st.ok() && k < end; ++k) st = topo.switches[flowlab_idx[k]]->spawn(env, cports[flowlab_idx[k]]);
+    if (st.ok())
+      st = parallel_for(end - w, kSwitchWave, [&](size_t k) { return topo.switches[flowlab_idx[w + k]]->wait_started(); });
+  }
   for (size_t i = 0; st.ok() && i < topo.switches.size(); ++i) {
     SwitchKind k = topo.switches[i]->spec().kind;
     if (k == SwitchKind::kOvs || k == SwitchKind::kOvsTso) st = topo.switches[i]->start(env, cports[i]);
   }
   for (size_t i = 0; st.ok() && i < topo.switches.size(); ++i) st = topo.switches[i]->wait_connected(60);
+  // wait_connected sees a connection to the controller's port, any switch's: with
+  // many switches starting at once, also wait until each holds its own.
+  for (auto it = ctl_port.begin(); st.ok() && it != ctl_port.end(); ++it) {
+    size_t want = 0;
+    for (const auto& sw : topo.switches)
+      want += sw->spec().controller == it->first && sw->spec().kind != SwitchKind::kLinuxBridge;
+    st = wait_connections(topo.core_ns, it->second, want, 60);
+  }
   rc.progress.done(st.ok() ? "up" : "failed");
   FLOWLAB_TRY(st);
   clock.lap("switches", topo.switches.size());
