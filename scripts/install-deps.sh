@@ -23,6 +23,11 @@ PACKAGES=(
   # pingall: one fping per source host pings every other host at once (n processes,
   # not n^2 pings; 100+ hosts in seconds). Without it the lab forks one ping per pair.
   fping
+  # src/lab speaks rtnetlink through libmnl (namespaces, veths, addresses, bridges of a
+  # 1000-host lab without forking `ip` per step)
+  libmnl-dev
+  # scripts/bench-mininet.sh compares with Mininet 2.3.0; its lxbr switch needs brctl
+  mininet bridge-utils
   # tests: report.html is loaded in headless Chromium (summary, charts, no console errors)
   chromium
 )

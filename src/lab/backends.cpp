@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "core/clock.h"
+#include "lab/netns.h"
 #include "lab/run_state.h"
 
 namespace flowlab::lab {
@@ -171,13 +172,9 @@ Status SwitchInstance::start_ovs(const CaseEnv& env, int controller_port) {
 Status SwitchInstance::start_bridge(const CaseEnv& env) {
   auto o = in_ns(env.core_ns);
   std::string br = bridge_name();
-  std::vector<std::string> add = {"ip", "link", "add", br, "type", "bridge"};
   // Kernel STP (in a namespace other than the first the kernel runs it itself, no
-  // userspace helper); timers in 1/100 s: 2 s forward delay, the least STP allows.
-  if (spec_.stp) add.insert(add.end(), {"stp_state", "1", "forward_delay", "200", "hello_time", "100"});
-  FLOWLAB_TRY(run_checked(add, o));
-  for (const auto& p : ports_) FLOWLAB_TRY(run_checked({"ip", "link", "set", p, "master", br}, o));
-  FLOWLAB_TRY(run_checked({"ip", "link", "set", br, "up"}, o));
+  // userspace helper); netlink, no `ip` per port (netns.h).
+  FLOWLAB_TRY(create_bridge(env.core_ns, br, spec_.stp, ports_));
   if (!spec_.security_group) return ok_status();
   // Neutron's hybrid plug: bridged traffic goes through iptables (br_netfilter, per
   // namespace sysctl); each port gets an ingress chain: return traffic accepted by
@@ -207,7 +204,23 @@ Status SwitchInstance::start_bridge(const CaseEnv& env) {
   return ok_status();
 }
 
+Status SwitchInstance::spawn(const CaseEnv& env, int controller_port) {
+  if (spec_.kind != SwitchKind::kFlowlab) return start(env, controller_port);
+  env_ = env;
+  controller_port_ = controller_port;
+  return spawn_flowlab(env, controller_port);
+}
+
+Status SwitchInstance::wait_started() {
+  return spec_.kind == SwitchKind::kFlowlab ? wait_flowlab_listening() : ok_status();
+}
+
 Status SwitchInstance::start_flowlab(const CaseEnv& env, int controller_port) {
+  FLOWLAB_TRY(spawn_flowlab(env, controller_port));
+  return wait_flowlab_listening();
+}
+
+Status SwitchInstance::spawn_flowlab(const CaseEnv& env, int controller_port) {
   std::vector<std::string> argv = {env.flowlab_bin, "switch", "--name",
                                    spec_.name,      "--dpid", fmt::format("{:#x}", spec_.dpid)};
   for (const auto& p : ports_) argv.insert(argv.end(), {"--port", p});
@@ -220,11 +233,15 @@ Status SwitchInstance::start_flowlab(const CaseEnv& env, int controller_port) {
   FLOWLAB_ASSIGN_OR_RETURN(auto p, Process::spawn("flowlab switch " + spec_.name, argv, in_ns(env.core_ns),
                                                   env.out_dir + "/" + spec_.name + "-switch.log", env.state));
   procs_.push_back(std::move(p));
+  return ok_status();
+}
+
+Status SwitchInstance::wait_flowlab_listening() {
   std::string port = fmt::format("sport = :{}", listen_port_);
   return wait_until(
       15, fmt::format("flowlab switch {} listening on ptcp:{}", spec_.name, listen_port_),
       [&] {
-        return ss_has(env.core_ns, {"-ltn", port});
+        return ss_has(env_.core_ns, {"-ltn", port});
       },
       [&] { return exited_msg(procs_.back()); });
 }

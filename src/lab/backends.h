@@ -68,6 +68,12 @@ class SwitchInstance {
 
   // controller_port 0: no controller (OVS standalone / NORMAL, bridge as is).
   Status start(const CaseEnv& env, int controller_port);
+  // start() in two halves, for many switches at once: spawn() forks a flowlab
+  // switch (call it on the thread that lives as long as the lab: the child dies with
+  // that thread, PR_SET_PDEATHSIG) and wait_started() waits until it listens (any
+  // thread). For the other kinds spawn() is start() and wait_started() is ok.
+  Status spawn(const CaseEnv& env, int controller_port);
+  Status wait_started();
   // Waits (bounded) until the switch holds an OpenFlow connection to its controller.
   Status wait_connected(double timeout_s);
   void stop();
@@ -86,6 +92,8 @@ class SwitchInstance {
   Status start_ovs(const CaseEnv& env, int controller_port);
   Status start_bridge(const CaseEnv& env);
   Status start_flowlab(const CaseEnv& env, int controller_port);
+  Status spawn_flowlab(const CaseEnv& env, int controller_port);
+  Status wait_flowlab_listening();
   std::string bridge_name() const { return "br-" + spec_.name; }
 
   SwitchSpec spec_;

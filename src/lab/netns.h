@@ -1,15 +1,26 @@
 // Network namespaces and veth links for the lab, owned by RAII types, plus the
 // per-interface facts the report explains with (offload state, checksum errors).
+//
+// No `ip` is forked: a namespace is made as `ip netns add` makes it (a file under
+// /run/netns bind-mounted over a thread's fresh namespace, so `ip netns exec`
+// works on it), in parallel worker threads; links and addresses go through
+// rtnetlink (netlink.h) in batches. Deleting a namespace (unmount + unlink) deletes
+// its veths with it; the kernel frees them in the background.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 
 namespace flowlab::lab {
 
 class RunState;
+class Netns;
+Result<std::vector<Netns>> create_namespaces(const std::vector<std::string>& names, RunState* state);
+void destroy_namespaces(std::vector<Netns>& namespaces);
 
 // A named network namespace (`ip netns add`), deleted by the destructor.
 // Recorded in the RunState while it exists.
@@ -24,17 +35,48 @@ class Netns {
   ~Netns() { destroy(); }
 
   const std::string& name() const { return name_; }
+  std::string path() const { return "/run/netns/" + name_; }
   void destroy();
 
  private:
+  friend Result<std::vector<Netns>> create_namespaces(const std::vector<std::string>&, RunState*);
+  friend void destroy_namespaces(std::vector<Netns>&);
   std::string name_;
   RunState* state_ = nullptr;
 };
 
+// Creates the namespaces in parallel (each with lo up), all recorded in `state`
+// before the first exists; on error the ones made are deleted again.
+Result<std::vector<Netns>> create_namespaces(const std::vector<std::string>& names, RunState* state);
+// Deletes them (processes inside should be gone first); the vector is emptied.
+void destroy_namespaces(std::vector<Netns>& namespaces);
+// Unmounts and unlinks /run/netns/NAME (what `ip netns del` does); false if it was
+// not there.
+bool remove_netns_mount(const std::string& name, std::string* error = nullptr);
+
+// Runs fn(0..n-1) on up to `workers` threads; the first error wins (the rest of the
+// items are not started once one failed).
+Status parallel_for(size_t n, size_t workers, const std::function<Status(size_t)>& fn);
+
 // A veth pair created directly in its two namespaces (nothing ever appears in the
-// lab's own namespace); it disappears with either namespace.
+// lab's own namespace), up; it disappears with either namespace.
+struct VethSpec {
+  std::string ns_a, if_a, ns_b, if_b;
+  int mtu = 0;
+  std::string mac_a, mac_b;  // empty: the kernel's random MAC
+};
 Status create_veth(const std::string& ns_a, const std::string& if_a, const std::string& ns_b,
                    const std::string& if_b, int mtu);
+// Many at once: batched netlink requests from one socket; the a ends come up with
+// the pair, the b ends need set_peers_up (the kernel cannot open a veth before its
+// pair is joined).
+Status create_veths(const std::vector<VethSpec>& veths);
+Status set_peers_up(const std::vector<VethSpec>& veths);
+// IPv4 addresses ("10.0.0.1/8") per namespace: ns -> [(ifname, cidr)], in parallel.
+Status add_addresses(const std::map<std::string, std::vector<std::pair<std::string, std::string>>>& by_ns);
+// A Linux bridge in `ns`, up, with `ports` enslaved (optionally kernel STP).
+Status create_bridge(const std::string& ns, const std::string& name, bool stp,
+                     const std::vector<std::string>& ports);
 // offloads off: rx/tx checksum, TSO, GSO, GRO, scatter-gather all off.
 Status set_offloads(const std::string& ns, const std::string& ifname, bool on);
 // The main offload features as "feature" -> "on"/"off" (from `ethtool -k`).

@@ -67,7 +67,11 @@ int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, int fd)
     close(log);
   }
   auto st = with_case_built(sc, ci, **state, out, [&](const std::map<std::string, std::string>& hosts) {
+    json addrs = json::object();
+    for (const auto& h : sc.hosts)
+      if (auto a = sc.address_of(h.name); a.ok()) addrs[h.name] = *a;
     json j = {{"id", (*state)->id()},
+              {"addresses", addrs},
               {"scenario", sc.name},
               {"case", sc.cases[ci].name},
               {"pid", getpid()},
@@ -137,6 +141,14 @@ Result<int> lab_up(const std::string& label, const std::string& text, const std:
   return fail("lab up failed: {}", line.rfind("error ", 0) == 0 ? line.substr(6) : "the supervisor exited");
 }
 
+std::vector<std::string> with_host_addresses(const std::vector<std::string>& cmd,
+                                             const std::map<std::string, std::string>& addresses) {
+  std::vector<std::string> out = cmd;
+  for (size_t i = 1; i < out.size(); ++i)
+    if (auto it = addresses.find(out[i]); it != addresses.end()) out[i] = it->second;
+  return out;
+}
+
 Status lab_exec(const std::string& lab, const std::string& host, const std::vector<std::string>& cmd) {
   FLOWLAB_ASSIGN_OR_RETURN(json rec, read_record(lab));
   if (!alive(rec))
@@ -145,7 +157,8 @@ Status lab_exec(const std::string& lab, const std::string& host, const std::vect
   if (!hosts.contains(host)) return fail("lab '{}' has no host '{}'", lab, host);
   if (cmd.empty()) return fail("give a command to run in {}", host);
   std::vector<std::string> argv = {"ip", "netns", "exec", hosts[host].get<std::string>()};
-  argv.insert(argv.end(), cmd.begin(), cmd.end());
+  auto args = with_host_addresses(cmd, rec.value("addresses", json::object()).get<std::map<std::string, std::string>>());
+  argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> a;
   for (auto& s : argv) a.push_back(s.data());
   a.push_back(nullptr);
@@ -172,9 +185,9 @@ Status lab_down(const std::string& lab, double timeout_s) {
     return fail("lab '{}' has no running supervisor; flowlab lab clean --force removes what is left", lab);
   pid_t pid = rec.value("pid", 0);
   kill(pid, SIGTERM);
-  for (double t = 0; t < timeout_s; t += 0.1) {
+  for (double t = 0; t < timeout_s; t += 0.01) {
     if (!alive(rec)) return ok_status();
-    usleep(100000);
+    usleep(10000);
   }
   return fail("lab '{}': supervisor {} did not stop within {:.0f} s", lab, pid, timeout_s);
 }

@@ -1,15 +1,18 @@
 // A lab left running (containerlab's deploy, Mininet's CLI without the CLI):
 //   flowlab lab up FILE|--topo ...   builds one case and leaves it up; prints its id
-//   flowlab lab exec LAB HOST CMD... runs CMD in the host's namespace (Mininet's `h1 ping h2`)
+//   flowlab lab exec LAB HOST CMD... runs CMD in the host's namespace (Mininet's `h1 ping h2`:
+//                                    an argument that is a host's name becomes its address)
 //   flowlab lab status               the labs that are up
 //   flowlab lab down LAB             tears it down
 // `up` forks a supervisor (own session) that builds the case like `run` does and then
 // waits for SIGTERM; everything it creates is recorded in its run state, so `lab
 // clean --force` removes a lab whose supervisor died, and `down` is a SIGTERM to the
 // recorded supervisor (pid + start time, never a name). The record is
-// STATE/<id>/lab.json: {id, scenario, case, pid, start, out_dir, hosts: {h1: netns}}.
+// STATE/<id>/lab.json: {id, scenario, case, pid, start, out_dir, hosts: {h1: netns},
+// addresses: {h1: 10.0.0.1}}.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +23,10 @@ namespace flowlab::lab {
 // Returns the exit code for the CLI (in the parent: 0 once the lab is up).
 Result<int> lab_up(const std::string& label, const std::string& text, const std::string& only_case,
                    const std::string& out_dir);
+// Mininet's CLI rule: every argument after the command that is exactly a host's
+// name becomes that host's address ("ping h2" -> "ping 10.0.0.2"); cmd[0] stays.
+std::vector<std::string> with_host_addresses(const std::vector<std::string>& cmd,
+                                             const std::map<std::string, std::string>& addresses);
 // Replaces the process with `ip netns exec NS CMD...`; returns only on error.
 Status lab_exec(const std::string& lab, const std::string& host, const std::vector<std::string>& cmd);
 std::string lab_status();

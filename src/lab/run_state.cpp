@@ -10,10 +10,12 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include "core/log.h"
+#include "lab/netns.h"
 #include "lab/process.h"
 
 namespace flowlab::lab {
@@ -82,19 +84,26 @@ RunState::~RunState() {
   }
 }
 
-void RunState::add_netns(const std::string& name) {
-  netns_.push_back(name);
+void RunState::add_netns(const std::string& name) { add_netns(std::vector<std::string>{name}); }
+void RunState::remove_netns(const std::string& name) { remove_netns(std::vector<std::string>{name}); }
+void RunState::add_netns(const std::vector<std::string>& names) {
+  std::lock_guard<std::mutex> lock(mu_);
+  netns_.insert(netns_.end(), names.begin(), names.end());
   save();
 }
-void RunState::remove_netns(const std::string& name) {
-  std::erase(netns_, name);
+void RunState::remove_netns(const std::vector<std::string>& names) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::set<std::string> gone(names.begin(), names.end());
+  std::erase_if(netns_, [&](const std::string& n) { return gone.count(n) > 0; });
   save();
 }
 void RunState::add_process(pid_t pid, const std::string& label) {
+  std::lock_guard<std::mutex> lock(mu_);
   procs_.push_back({pid, process_start_time(pid), label});
   save();
 }
 void RunState::remove_process(pid_t pid) {
+  std::lock_guard<std::mutex> lock(mu_);
   std::erase_if(procs_, [&](const Proc& p) { return p.pid == pid; });
   save();
 }
@@ -158,10 +167,10 @@ CleanReport clean_runs(bool force) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     for (const auto& n : j.value("netns", nlohmann::json::array())) {
       auto name = n.get<std::string>();
-      if (!fs::exists("/run/netns/" + name, ec)) continue;
-      auto r = run_command({"ip", "netns", "del", name}, uninterruptible(10));
-      rep.actions.push_back(fmt::format("run {}: deleted netns {}{}", id, name,
-                                        r.ok() ? "" : " (failed: " + r.describe() + ")"));
+      std::string err;
+      if (!remove_netns_mount(name, &err)) continue;
+      rep.actions.push_back(
+          fmt::format("run {}: deleted netns {}{}", id, name, err.empty() ? "" : " (failed: " + err + ")"));
     }
     fs::remove_all(entry.path(), ec);
     rep.actions.push_back(fmt::format("run {}: removed {}", id, entry.path().string()));

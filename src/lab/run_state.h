@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ class RunState {
 
   void add_netns(const std::string& name);
   void remove_netns(const std::string& name);
+  // Many at once (one write of the state file); thread-safe like the rest.
+  void add_netns(const std::vector<std::string>& names);
+  void remove_netns(const std::vector<std::string>& names);
   void add_process(pid_t pid, const std::string& label);
   void remove_process(pid_t pid);
 
@@ -46,6 +50,7 @@ class RunState {
     uint64_t start;
     std::string label;
   };
+  mutable std::mutex mu_;
   std::string id_, dir_, scenario_;
   std::vector<std::string> netns_;
   std::vector<Proc> procs_;

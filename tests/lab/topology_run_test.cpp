@@ -204,6 +204,11 @@ TEST_F(LabTopology, PersistentLabUpExecStatusDown) {
       run_command({FLOWLAB_BINARY, "lab", "exec", id, "h1", "ping", "-c1", "-W3", "10.0.0.4"}, env_opts(30));
   EXPECT_EQ(ping.exit_code, 0) << ping.out << ping.err;
   EXPECT_NE(ping.out.find("1 received"), std::string::npos) << ping.out;
+  // Host names in the command become addresses, as in Mininet's CLI: `h1 ping h4`.
+  auto by_name = run_command({FLOWLAB_BINARY, "lab", "exec", id, "h1", "ping", "-c1", "-W3", "h4"}, env_opts(30));
+  EXPECT_EQ(by_name.exit_code, 0) << by_name.out << by_name.err;
+  EXPECT_NE(by_name.out.find("PING 10.0.0.4"), std::string::npos) << by_name.out;
+  EXPECT_NE(by_name.out.find("1 received"), std::string::npos) << by_name.out;
   auto fail = run_command({FLOWLAB_BINARY, "lab", "exec", id, "h1", "false"}, env_opts(30));
   EXPECT_EQ(fail.exit_code, 1) << "the command's exit code passes through";
   auto nohost = run_command({FLOWLAB_BINARY, "lab", "exec", id, "h9", "true"}, env_opts(30));

@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): Mininet 2.3.0 vs `flowlab lab`, one invocation, same machine.
+#
+#   sudo scripts/bench-mininet.sh [--flowlab BIN] [--topos "linear,10 linear,100 tree,2,32"]
+#                                 [--pingall-max HOSTS] [--mininet-timeout S] [--no-mininet]
+#                                 [--flowlab-switch-max SWITCHES]
+#
+# For each topology: Mininet with Linux bridges (`--switch lxbr --controller none`;
+# no OVS kernel module needed), then flowlab with linux-bridge switches, then
+# flowlab switches with the flowlab learning switch. Per row: seconds to bring up,
+# to pingall (every ordered pair), to tear down, and the memory the lab holds while
+# up: "mem MB" is MemAvailable before minus while up (kernel memory included, but
+# noisy when others use the machine), "rss MB" the resident memory of the lab's
+# process tree (Mininet's python and its host shells; flowlab's supervisor, switches
+# and controller).
+#
+# Mininet runs through its Python API (what `mn` runs) so that its phases are timed
+# apart: Mininet(topo) + start(), pingAll(), stop(). flowlab: `lab up` (returns once
+# the lab is up), `lab down`; pingall from `lab run --test pingall` (its pingall
+# record's elapsed_s). Mininet's pingall pings the pairs one by one: it is skipped
+# above --pingall-max hosts (default 100) for both tools, and a Mininet run past
+# --mininet-timeout seconds (default 300) is cut and reported as such. Rows with
+# flowlab switches are run up to --flowlab-switch-max switches (default 100): each
+# is a process (~150 MB for 10 with their controller).
+#
+# Never runs `mn -c` (it kills other people's bridges and processes): if a Mininet
+# run dies, only the switch interfaces (sN, sN-ethM) that appeared in the root
+# namespace during that run are deleted.
+set -euo pipefail
+
+FLOWLAB=${FLOWLAB:-build/release/flowlab}
+TOPOS="linear,10 linear,100 linear,1000 tree,1,10 tree,2,10 tree,2,32"
+PINGALL_MAX=100
+MN_TIMEOUT=300
+MININET=1
+FL_SWITCH_MAX=100
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --flowlab) FLOWLAB=$2; shift 2 ;;
+    --topos) TOPOS=$2; shift 2 ;;
+    --pingall-max) PINGALL_MAX=$2; shift 2 ;;
+    --mininet-timeout) MN_TIMEOUT=$2; shift 2 ;;
+    --no-mininet) MININET=0; shift ;;
+    --flowlab-switch-max) FL_SWITCH_MAX=$2; shift 2 ;;
+    *) echo "bench-mininet: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[ "$(id -u)" -eq 0 ] || { echo "bench-mininet: needs root" >&2; exit 2; }
+[ -x "$FLOWLAB" ] || { echo "bench-mininet: no flowlab binary at $FLOWLAB (build/release, target flowlab)" >&2; exit 2; }
+PY=/usr/bin/python3  # Debian's python, where the mininet package lives
+if [ "$MININET" = 1 ] && ! $PY -c 'import mininet.net' 2>/dev/null; then
+  echo "bench-mininet: Mininet is not installed (scripts/install-deps.sh installs mininet and bridge-utils)" >&2
+  exit 2
+fi
+
+WORK=$(mktemp -d /tmp/bench-mininet.XXXXXX)
+export FLOWLAB_STATE_DIR=$WORK/state
+mkdir -p "$FLOWLAB_STATE_DIR"
+LAB_ID=""
+cleanup() {
+  [ -n "$LAB_ID" ] && "$FLOWLAB" lab down "$LAB_ID" >/dev/null 2>&1 || true
+  "$FLOWLAB" lab clean >/dev/null 2>&1 || true  # only this script's state dir
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+mem_avail_mb() { awk '/MemAvailable/ {print int($2 / 1024)}' /proc/meminfo; }
+# Resident MB of a process and all its descendants.
+cat >"$WORK/rss-tree.py" <<'PYEOF'
+import os, sys
+kids = {}
+for p in os.listdir("/proc"):
+    if p.isdigit():
+        try:
+            ppid = int(open("/proc/%s/stat" % p).read().rsplit(")", 1)[1].split()[1])
+            kids.setdefault(ppid, []).append(int(p))
+        except (OSError, IndexError, ValueError):
+            pass
+todo, kb = [int(sys.argv[1])], 0
+while todo:
+    pid = todo.pop()
+    todo += kids.get(pid, [])
+    try:
+        for line in open("/proc/%d/status" % pid):
+            if line.startswith("VmRSS:"):
+                kb += int(line.split()[1])
+    except OSError:
+        pass
+print(kb // 1024)
+PYEOF
+rss_tree_mb() { $PY "$WORK/rss-tree.py" "$1"; }
+hosts_of() {  # linear,K -> K; tree,D,F -> F^D; single,K -> K
+  IFS=, read -r kind a b <<<"$1"
+  case "$kind" in
+    linear|single) echo "$a" ;;
+    tree) echo $(( b ** a )) ;;
+  esac
+}
+switches_of() {
+  IFS=, read -r kind a b <<<"$1"
+  case "$kind" in
+    linear) echo "$a" ;;
+    single) echo 1 ;;
+    tree) local s=0 p=1; for _ in $(seq 1 "$a"); do s=$((s + p)); p=$((p * b)); done; echo $s ;;
+  esac
+}
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", b - a}'; }
+
+ROWS=()
+row() { ROWS+=("$(printf '| %-8s | %-20s | %-11s | %5s | %4s | %8s | %9s | %8s | %7s | %6s |' "$@")"); echo "${ROWS[-1]}"; }
+
+# --- Mininet (Python API; prints "up S", "pingall S", "down S", "mem MB") ---
+mininet_run() {
+  local topo=$1 ping=$2
+  local before_links
+  before_links=$(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | sort)
+  local out rc=0
+  out=$(timeout -k 10 "$MN_TIMEOUT" $PY - "$topo" "$ping" "$WORK/rss-tree.py" 2>"$WORK/mn.err" <<'EOF'
+import os, subprocess, sys, time
+from mininet.net import Mininet
+from mininet.nodelib import LinuxBridge
+from mininet.topo import LinearTopo, SingleSwitchTopo
+from mininet.topolib import TreeTopo
+from mininet.log import setLogLevel
+
+def avail():
+    for line in open("/proc/meminfo"):
+        if line.startswith("MemAvailable"):
+            return int(line.split()[1]) // 1024
+
+setLogLevel("error")
+kind, *args = sys.argv[1].split(",")
+args = [int(a) for a in args]
+topo = {"linear": lambda: LinearTopo(k=args[0], n=1), "single": lambda: SingleSwitchTopo(k=args[0]),
+        "tree": lambda: TreeTopo(depth=args[0], fanout=args[1])}[kind]()
+m0 = avail()
+t0 = time.time()
+net = Mininet(topo=topo, switch=LinuxBridge, controller=None)
+net.start()
+t1 = time.time()
+print("up %.2f" % (t1 - t0), flush=True)
+print("mem %d" % (m0 - avail()), flush=True)
+rss = subprocess.run([sys.executable, sys.argv[3], str(os.getpid())], capture_output=True, text=True)
+print("rss %s" % rss.stdout.strip(), flush=True)
+if sys.argv[2] == "1":
+    loss = net.pingAll(timeout="1")
+    t2 = time.time()
+    print("pingall %.2f loss %s" % (t2 - t1, loss), flush=True)
+t2 = time.time()
+net.stop()
+print("down %.2f" % (time.time() - t2), flush=True)
+EOF
+) || rc=$?
+  if [ $rc -ne 0 ]; then
+    # Only what this run made: switch interfaces that were not there before.
+    local after
+    after=$(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | sort)
+    comm -13 <(echo "$before_links") <(echo "$after") | grep -E '^s[0-9]+(-eth[0-9]+)?$' |
+      while read -r l; do ip link del "$l" 2>/dev/null || true; done
+    if [ $rc -eq 124 ]; then
+      out="$out"$'\n'"cut ${MN_TIMEOUT}"
+    else
+      echo "bench-mininet: Mininet $topo exited $rc: $(tail -3 "$WORK/mn.err")" >&2
+      out="$out"$'\n'"failed $rc"
+    fi
+  fi
+  echo "$out"
+}
+
+field() { awk -v k="$1" '$1 == k {print $2}' <<<"$2"; }
+
+for topo in $TOPOS; do
+  h=$(hosts_of "$topo"); s=$(switches_of "$topo")
+  ping=0; [ "$h" -le "$PINGALL_MAX" ] && ping=1
+  if [ "$MININET" = 1 ]; then
+    o=$(mininet_run "$topo" $ping)
+    cut=$(field cut "$o")
+    up=$(field up "$o"); pa=$(field pingall "$o"); dn=$(field down "$o"); mem=$(field mem "$o"); rss=$(field rss "$o")
+    [ -n "$cut" ] && { up=${up:-">$cut"}; dn=${dn:-"cut"}; }
+    mfail=$(field failed "$o")
+    [ -n "$mfail" ] && up=${up:-"failed"}
+    row mininet "lxbr, no controller" "$topo" "$h" "$s" "${up:--}" "${pa:--}" "${dn:--}" "${mem:--}" "${rss:--}"
+  fi
+  for sw in linux-bridge flowlab; do
+    ctl=none; [ $sw = flowlab ] && ctl=flowlab:learning-switch
+    label="$sw"; [ $sw = flowlab ] && label="flowlab + learning"
+    if [ $sw = flowlab ] && [ "$s" -gt "$FL_SWITCH_MAX" ]; then
+      row flowlab "$label" "$topo" "$h" "$s" "not run" - - - -; continue
+    fi
+    m0=$(mem_avail_mb)
+    t0=$(now)
+    upout=$("$FLOWLAB" lab up --topo "$topo" --switch $sw --controller $ctl --out "$WORK/up-$sw-$topo" 2>"$WORK/up.err") || {
+      row flowlab "$label" "$topo" "$h" "$s" failed - - - -; cat "$WORK/up.err" >&2; continue; }
+    t1=$(now)
+    mem=$(( m0 - $(mem_avail_mb) ))
+    LAB_ID=$(awk '{print $2}' <<<"$upout")
+    sup=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$FLOWLAB_STATE_DIR/$LAB_ID/lab.json")
+    rss=$(rss_tree_mb "$sup")
+    t2=$(now)
+    "$FLOWLAB" lab down "$LAB_ID" >/dev/null
+    t3=$(now)
+    LAB_ID=""
+    pa=-
+    if [ $ping = 1 ]; then
+      "$FLOWLAB" lab run --topo "$topo" --switch $sw --controller $ctl --test pingall --out "$WORK/run-$sw-$topo" \
+        >/dev/null 2>&1 || true
+      pa=$($PY -c 'import json,sys; r=[x for x in json.load(open(sys.argv[1]))["results"] if x["type"]=="pingall"][0];
+print("%.2f%s" % (r["elapsed_s"], "" if r["status"]=="ok" else " (" + r["status"] + ")"))' "$WORK/run-$sw-$topo/results.json" 2>/dev/null || echo failed)
+    fi
+    row flowlab "$label" "$topo" "$h" "$s" "$(secs "$t0" "$t1")" "$pa" "$(secs "$t2" "$t3")" "$mem" "$rss"
+  done
+done
+
+echo
+echo "| tool     | switch               | topology    | hosts | sw   | up s     | pingall s | down s   | mem MB  | rss MB |"
+echo "|----------|----------------------|-------------|-------|------|----------|-----------|----------|---------|--------|"
+printf '%s\n' "${ROWS[@]}"
+echo
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ), flowlab $(git rev-parse --short HEAD 2>/dev/null || echo '?')"

@@ -1,0 +1,77 @@
+// rtnetlink for the lab's bring-up, through libmnl: the calls `ip link`/`ip addr`
+// would make, without a fork per step, batched.
+//
+// A RtnlSocket talks to the kernel of one network namespace: the one the calling
+// thread was in when it opened (open_in() enters the namespace only for the
+// socket(2) call and returns). Requests go out in batches (many messages per
+// sendmsg, one ack each); the first failing message of a batch becomes the error,
+// naming the object it was about, the errno and the kernel's extended-ack text.
+//
+// A veth is created with both ends placed directly in their namespaces
+// (IFLA_NET_NS_FD on the device and on its peer), with its MTU and MACs, in one
+// message: nothing appears in the caller's namespace and nothing is moved. The
+// device comes up with it; the peer needs a link_up_request in its namespace.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+struct mnl_socket;
+
+namespace flowlab::lab {
+
+// One rtnetlink request: the message bytes and what it is about (for errors).
+struct RtnlRequest {
+  std::vector<uint8_t> bytes;
+  std::string what;  // "creating veth h1:eth0 <-> s1-eth1"
+};
+
+class RtnlSocket {
+ public:
+  // A socket in the caller's current namespace.
+  static Result<RtnlSocket> open();
+  // A socket in the namespace at `ns_path` (/run/netns/NAME).
+  static Result<RtnlSocket> open_in(const std::string& ns_path);
+  RtnlSocket() = default;
+  RtnlSocket(RtnlSocket&& o) noexcept;
+  RtnlSocket& operator=(RtnlSocket&& o) noexcept;
+  RtnlSocket(const RtnlSocket&) = delete;
+  RtnlSocket& operator=(const RtnlSocket&) = delete;
+  ~RtnlSocket();
+
+  // Sends the requests in batches and waits for every ack; stops at the first error.
+  Status run(std::vector<RtnlRequest> reqs);
+  // The ifindex of `ifname` in this socket's namespace.
+  Result<int> link_index(const std::string& ifname);
+
+ private:
+  Status send_batch(std::vector<RtnlRequest>& reqs, size_t from, size_t to);
+  mnl_socket* nl_ = nullptr;
+  uint32_t portid_ = 0;
+  uint32_t seq_ = 1;
+};
+
+// Message builders (pure: bytes only). MACs are "aa:bb:cc:dd:ee:ff" or empty.
+struct VethEnd {
+  std::string ifname;
+  int ns_fd = -1;  // an open fd of the end's namespace
+  int mtu = 0;     // 0: the kernel's default
+  std::string mac;
+};
+Result<RtnlRequest> veth_request(const VethEnd& a, const VethEnd& b, const std::string& what);
+// Sets IFF_UP on `ifindex` (and its MTU when mtu > 0).
+RtnlRequest link_up_request(int ifindex, const std::string& what);
+// A bridge device, up; stp: kernel STP with 2 s forward delay and 1 s hello.
+RtnlRequest bridge_request(const std::string& name, bool stp, const std::string& what);
+RtnlRequest set_master_request(int ifindex, int master_index, const std::string& what);
+// An IPv4 address "10.0.0.1/8" on ifindex.
+Result<RtnlRequest> addr_request(int ifindex, const std::string& cidr, const std::string& what);
+
+// "aa:bb:cc:dd:ee:ff" -> 6 bytes.
+Result<std::vector<uint8_t>> parse_mac(const std::string& mac);
+
+}  // namespace flowlab::lab

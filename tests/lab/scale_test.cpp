@@ -1,0 +1,177 @@
+// Mininet-scale labs, as root: a 1024-host tree of Linux bridges comes up (phase
+// times in the log), answers `h1 ping h1024` by name through `lab exec`, and goes
+// down leaving nothing; a lab SIGKILLed in the middle of bringing up 1024 hosts
+// leaves nothing after `flowlab lab clean` (namespaces, veths, bridges, processes).
+// Each test has its own state dir (FLOWLAB_STATE_DIR); bounded by timeouts.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "core/clock.h"
+#include "lab/process.h"
+#include "lab/run_state.h"
+
+namespace flowlab::lab {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class LabScale : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root (network namespaces)";
+    if (!have_program("ip") || !have_program("ping")) GTEST_SKIP() << "needs iproute2 and ping";
+    dir_ = fs::temp_directory_path() /
+           fmt::format("flowlab-scale-test-{}-{}", getpid(),
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "state");
+  }
+  void TearDown() override {
+    if (dir_.empty()) return;
+    run_command({FLOWLAB_BINARY, "lab", "clean", "--force"}, env_opts(120));
+    fs::remove_all(dir_);
+  }
+  CommandOptions env_opts(double timeout) const {
+    CommandOptions o = with_timeout(timeout);
+    o.env = {{"FLOWLAB_STATE_DIR", (dir_ / "state").string()}};
+    return o;
+  }
+  std::string out() const { return (dir_ / "out").string(); }
+  static size_t namespaces_of(const std::string& run_id) {
+    size_t n = 0;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/run/netns", ec))
+      n += e.path().filename().string().rfind("fl" + run_id + "-", 0) == 0;
+    return n;
+  }
+  // The one run recorded under our state dir: its state.json.
+  json run_record() const {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir_ / "state", ec)) {
+      std::ifstream in(e.path() / "state.json");
+      if (!in) continue;
+      json j = json::parse(in, nullptr, false);
+      if (j.is_object()) return j;
+    }
+    return json();
+  }
+  // Processes whose command line names one of the run's namespaces.
+  static size_t processes_of(const std::string& run_id) {
+    size_t n = 0;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/proc", ec)) {
+      std::ifstream in(e.path() / "cmdline");
+      std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      n += cmd.find("fl" + run_id + "-") != std::string::npos;
+    }
+    return n;
+  }
+  // Interfaces of the lab's own namespace that look like a switch port (s1-eth1).
+  static std::set<std::string> root_switch_ports() {
+    std::set<std::string> out;
+    auto r = run_command({"ip", "-o", "link", "show"}, with_timeout(10));
+    std::istringstream in(r.out);
+    std::string line;
+    while (std::getline(in, line)) {
+      auto a = line.find(": "), b = line.find(':', a + 2);
+      if (a == std::string::npos || b == std::string::npos) continue;
+      std::string name = line.substr(a + 2, b - a - 2);
+      if (name.size() > 1 && name[0] == 's' && name.find("-eth") != std::string::npos) out.insert(name);
+    }
+    return out;
+  }
+  fs::path dir_;
+};
+
+TEST_F(LabScale, ThousandHostTreeUpExecByNameDown) {
+  auto before = root_switch_ports();
+  uint64_t t0 = monotonic_ns();
+  auto up = run_command({FLOWLAB_BINARY, "lab", "up", "--topo", "tree,2,32", "--switch", "linux-bridge",
+                         "--controller", "none", "--out", out()},
+                        env_opts(240));
+  double up_s = double(monotonic_ns() - t0) / 1e9;
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
+  std::string id = up.out.substr(4, up.out.find(' ', 4) - 4);
+  ASSERT_EQ(id.size(), 5u) << up.out;
+  EXPECT_EQ(namespaces_of(id), 1025u) << "core + 1024 hosts";
+  // The phases, in the supervisor's log.
+  std::ifstream log(out() + "/up.log");
+  std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("] namespaces: 1025 in "), std::string::npos) << text;
+  EXPECT_NE(text.find("] links: 1056 in "), std::string::npos) << text;
+  EXPECT_NE(text.find("] addresses: 1024 in "), std::string::npos) << text;
+  EXPECT_NE(text.find("] switches: 33 in "), std::string::npos) << text;
+  // Across the whole tree (h1 under s2, h1024 under s33), by name.
+  auto ping = run_command({FLOWLAB_BINARY, "lab", "exec", id, "h1", "ping", "-c1", "-W5", "h1024"}, env_opts(30));
+  EXPECT_EQ(ping.exit_code, 0) << ping.out << ping.err;
+  EXPECT_NE(ping.out.find("PING 10.0.4.0"), std::string::npos) << ping.out;
+  EXPECT_NE(ping.out.find("1 received"), std::string::npos) << ping.out;
+  t0 = monotonic_ns();
+  auto down = run_command({FLOWLAB_BINARY, "lab", "down", id}, env_opts(120));
+  double down_s = double(monotonic_ns() - t0) / 1e9;
+  EXPECT_EQ(down.exit_code, 0) << down.out << down.err;
+  EXPECT_EQ(namespaces_of(id), 0u);
+  EXPECT_EQ(processes_of(id), 0u);
+  EXPECT_EQ(root_switch_ports(), before) << "nothing ever appears in the lab's own namespace";
+  EXPECT_TRUE(fs::is_empty(dir_ / "state"));
+  // Not a timed assertion: the figures, for the log.
+  std::printf("tree,2,32 linux-bridge: up %.2f s, down %.2f s (debug build)\n", up_s, down_s);
+}
+
+TEST_F(LabScale, SigkilledDuringThousandHostBringUpLeavesNothingAfterClean) {
+  auto before = root_switch_ports();
+  // `lab up` forks the supervisor that builds the lab; it is the one killed.
+  Process up;
+  {
+    auto p = Process::spawn("lab up", {FLOWLAB_BINARY, "lab", "up", "--topo", "tree,2,32", "--switch", "linux-bridge",
+                                       "--controller", "none", "--out", out()},
+                            env_opts(240), (dir_ / "up-parent.log").string(), nullptr);
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    up = std::move(*p);
+  }
+  // Wait (bounded) until the namespaces exist and the links are being made.
+  json rec;
+  std::string text;
+  for (int i = 0; i < 1200 && text.find("] namespaces: ") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::ifstream log(out() + "/up.log");
+    text.assign((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  }
+  ASSERT_NE(text.find("] namespaces: 1025 in "), std::string::npos) << text;
+  rec = run_record();
+  ASSERT_TRUE(rec.is_object());
+  std::string id = rec.value("run_id", "");
+  pid_t supervisor = rec.value("owner_pid", 0);
+  ASSERT_GT(supervisor, 0);
+  ASSERT_EQ(kill(supervisor, SIGKILL), 0);
+  for (int i = 0; i < 100 && process_start_time(supervisor) != 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_EQ(process_start_time(supervisor), 0u) << "the supervisor is dead";
+  up.stop();
+  // Killed mid bring-up: the lab is half there, nothing has removed it.
+  EXPECT_EQ(text.find("] switches: "), std::string::npos) << "killed before the switches were up";
+  EXPECT_EQ(rec["netns"].size(), 1025u);
+  EXPECT_GT(namespaces_of(id), 1000u);
+  auto clean = run_command({FLOWLAB_BINARY, "lab", "clean"}, env_opts(120));
+  EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  EXPECT_NE((clean.out + clean.err).find("deleted netns fl" + id + "-0-sw"), std::string::npos)
+      << clean.out << clean.err;
+  EXPECT_EQ(namespaces_of(id), 0u) << "namespaces (and the veths and bridges inside them)";
+  EXPECT_EQ(processes_of(id), 0u);
+  EXPECT_EQ(root_switch_ports(), before) << "no veth end in the lab's own namespace";
+  EXPECT_TRUE(fs::is_empty(dir_ / "state"));
+  std::printf("killed run %s after its namespaces phase; clean removed %zu namespaces\n", id.c_str(),
+              rec["netns"].size());
+}
+
+}  // namespace
+}  // namespace flowlab::lab
