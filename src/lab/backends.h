@@ -77,8 +77,9 @@ class SwitchInstance {
   Status wait_stp_settled(double timeout_s);
   // Raw per-port counters (ovs-ofctl/flowlab ofctl dump-ports, ip -s link) and flows.
   nlohmann::json counters() const;
-  // Events (lab-shape): SIGKILL the switch process (flowlab switches), and start it
-  // again with the same arguments (then wait for its controller connection).
+  // Events: SIGKILL the switch process (flowlab switches; for OVS the case's
+  // ovs-vswitchd, see ovs_daemon.h), and start it again with the same arguments
+  // (then wait for its controller connection).
   Status kill_now();
   Status restart(double connect_timeout_s);
 
@@ -87,6 +88,7 @@ class SwitchInstance {
   Status start_bridge(const CaseEnv& env);
   Status start_flowlab(const CaseEnv& env, int controller_port);
   std::string bridge_name() const { return "br-" + spec_.name; }
+  bool is_ovs() const;
 
   SwitchSpec spec_;
   std::vector<std::string> ports_;
