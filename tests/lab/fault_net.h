@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -252,6 +253,23 @@ class FaultNet {
         if (t >= t0 && t < t1 && arrived[s]) ++n;
       }
       return n;
+    }
+    // "lost 1.002-1.340 s (339), ..." and the same for arrivals, for failure messages.
+    std::string runs(bool want_arrived) const {
+      std::string out;
+      uint64_t s = 0;
+      while (s < sent) {
+        if (arrived[s] != want_arrived) {
+          ++s;
+          continue;
+        }
+        uint64_t e = s;
+        while (e < sent && arrived[e] == want_arrived) ++e;
+        out += fmt::format("{:.3f}-{:.3f} s ({}), ", double(s * interval_ns_) / 1e9,
+                           double(e * interval_ns_) / 1e9, e - s);
+        s = e;
+      }
+      return (want_arrived ? "arrived: " : "lost: ") + out + "\n";
     }
     std::string sender_output() const { return res_.out + res_.err; }
 
