@@ -185,14 +185,14 @@ class FaultNet {
       auto rx = Process::spawn("probe-recv",
                                {FLOWLAB_BINARY, "lab", "probe-recv", "--port", std::to_string(port), "--out",
                                 out_, "--max", fmt::format("{}", duration + 30)},
-                               in_ns(net.host_ns(b)), net.dir() + "/probe-recv.log", nullptr);
+                               in_ns(net.host_ns(b)), net.dir() + "/probe-recv-" + std::to_string(port) + ".log", nullptr);
       if (!rx.ok()) return;
       rx_ = std::move(*rx);
       if (!eventually([&] { return read_file(rx_.log_path()).find("probe receiver ready") != std::string::npos; },
                       10s))
         return;
       interval_ns_ = uint64_t(interval_us) * 1000;
-      start_ns_ = monotonic_ns() + 200'000'000ULL;
+      start_ns_ = monotonic_ns() + 500'000'000ULL;
       std::vector<std::string> argv = {FLOWLAB_BINARY,
                                        "lab",
                                        "probe-send",
