@@ -116,6 +116,8 @@ switches:
 events:
   - {at: 1s, node: s1, do: kill}
   - {at: 2s, node: s1, do: start}
+cases:
+  - {name: ovs, offloads: off}
 tests:
   - {type: probe, from: h1, to: h2, duration: 5, interval: 1ms}
   - {type: ping, from: h1, to: h2, count: 3, interval: 0.1}
@@ -132,7 +134,7 @@ tests:
   EXPECT_TRUE(p["probe"]["events"][1]["recovered"].get<bool>());
   EXPECT_EQ(result(doc, "ping")["status"], "ok");
   // Two vswitchd lifetimes in its log, the second started on the same database.
-  std::ifstream log(out_ + "/default/ovs-vswitchd.log");
+  std::ifstream log(out_ + "/ovs/ovs-vswitchd.log");
   std::string text((std::istreambuf_iterator<char>(log)), {});
   size_t starts = 0;
   for (size_t q = text.find("ovs-vswitchd (Open vSwitch)"); q != std::string::npos;
