@@ -157,6 +157,40 @@ TEST_F(FaultController, StandaloneLearnsWithinThreeEchoIntervalsAndReturnsToTheC
   EXPECT_NE(log.find("leaving standalone mode"), std::string::npos) << log;
 }
 
+// A controller that hangs (SIGSTOP) keeps its TCP connection open: only the
+// echo keepalive can find it dead. Standalone must take over after 3 missed
+// echoes, not before 2 intervals (the connection is up) and not after 3 + 1.
+TEST_F(FaultController, HungControllerIsFoundDeadByEchoAndStandaloneTakesOver) {
+  FaultNet net("ch", 3);
+  ASSERT_TRUE(net.ok());
+  std::ofstream(net.dir() + "/rules.yaml") << kRules;
+  net.set_controller_args({"--app", "firewall", "--app", "learning-switch", "--config", net.dir() + "/rules.yaml"});
+  net.set_switch_args({"--fail-mode", "standalone", "--echo-interval", "1"});
+  ASSERT_TRUE(net.start_controller()) << net.logs();
+  ASSERT_TRUE(net.start_switch()) << net.logs();
+  ASSERT_TRUE(net.wait_switch_connected()) << net.logs();
+  ASSERT_EQ(FaultNet::received(net.ping(0, 2, 2, 0.1)), 0) << "the firewall lets h2 in";
+  FaultNet::Probe closed(net, 0, 2, 6.0, 1000, 7003);
+  ASSERT_TRUE(closed.started());
+  closed.sleep_until(1.0);
+  double paused_at = closed.now_s();
+  ASSERT_TRUE(net.pause_controller(true));
+  ASSERT_TRUE(closed.finish()) << closed.sender_output();
+  net.pause_controller(false);
+  double first = -1;
+  for (uint64_t s = 0; s < closed.sent; ++s)
+    if (closed.arrived[s]) {
+      first = s / 1000.0;
+      break;
+    }
+  ASSERT_GE(first, 0) << "standalone never took over from the hung controller\n" << net.logs();
+  EXPECT_GE(first - paused_at, 1.5) << "taken over before the echoes were missed\n" << closed.runs(true);
+  EXPECT_LE(first - paused_at, 3 * 1.0 + 1.0) << closed.runs(true) << net.logs();
+  std::printf("hung controller: standalone forwarded %.3f s after SIGSTOP (echo interval 1 s)\n", first - paused_at);
+  std::string log = read_file(net.sw_log());
+  EXPECT_NE(log.find("fail-mode standalone: acting as a learning switch"), std::string::npos) << log;
+}
+
 // Open vSwitch under the same controller kill: fail_mode=secure keeps its flows
 // (nothing lost, new pairs wait); standalone forwards the new pair itself.
 TEST_F(FaultController, OvsSecureAndStandaloneUnderTheSameKill) {

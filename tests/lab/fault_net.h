@@ -111,6 +111,8 @@ class FaultNet {
     return eventually([&] { return listening(6653); }, 15s);
   }
   bool kill_controller() { return kill9(ctl_); }
+  // SIGSTOP / SIGCONT: a controller that hangs with its connection open.
+  bool pause_controller(bool pause) { return ctl_.running() && ::kill(ctl_.pid(), pause ? SIGSTOP : SIGCONT) == 0; }
   bool controller_running() { return ctl_.running(); }
   std::string ctl_log() const { return dir_ + "/controller.log"; }
   std::string stats_path() const { return dir_ + "/controller-stats.json"; }
