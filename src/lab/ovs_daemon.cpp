@@ -83,10 +83,11 @@ Status OvsDaemon::start_vswitchd() {
   o.env = env();
   // Appends to its log: the lines of the killed daemon stay readable above.
   FLOWLAB_ASSIGN_OR_RETURN(
-      auto vs, Process::spawn("ovs-vswitchd",
-                              {"ovs-vswitchd", "unix:" + R + "/db.sock", "--pidfile=" + R + "/ovs-vswitchd.pid",
-                               "--unixctl=" + R + "/ovs-vswitchd.ctl", "--log-file=" + out_dir_ + "/ovs-vswitchd.log"},
-                              o, out_dir_ + "/ovs-vswitchd.out", state_));
+      auto vs,
+      Process::spawn("ovs-vswitchd",
+                     {"ovs-vswitchd", "unix:" + R + "/db.sock", "--pidfile=" + R + "/ovs-vswitchd.pid",
+                      "--unixctl=" + R + "/ovs-vswitchd.ctl", "--log-file=" + out_dir_ + "/ovs-vswitchd.log"},
+                     o, out_dir_ + "/ovs-vswitchd.out", state_));
   procs_.push_back(std::move(vs));
   return ok_status();
 }

@@ -97,8 +97,8 @@ TEST_F(FaultController, StandaloneLearnsWithinThreeEchoIntervalsAndReturnsToTheC
   FaultNet net("cl", 3);
   ASSERT_TRUE(net.ok());
   std::ofstream(net.dir() + "/rules.yaml") << kRules;
-  net.set_controller_args({"--app", "firewall", "--app", "learning-switch", "--config", net.dir() + "/rules.yaml",
-                           "--echo-interval", "1", "--dead-peer", "3"});
+  net.set_controller_args({"--app", "firewall", "--app", "learning-switch", "--config",
+                           net.dir() + "/rules.yaml", "--echo-interval", "1", "--dead-peer", "3"});
   net.set_switch_args({"--fail-mode", "standalone", "--echo-interval", "1"});
   ASSERT_TRUE(net.start_controller()) << net.logs();
   ASSERT_TRUE(net.start_switch()) << net.logs();
@@ -131,9 +131,8 @@ TEST_F(FaultController, StandaloneLearnsWithinThreeEchoIntervalsAndReturnsToTheC
     }
   ASSERT_GE(first, 0) << "h2 never reached while the controller was down\n" << net.logs();
   EXPECT_LE(first - killed_at, 3 * 1.0) << net.logs();
-  EXPECT_EQ(closed.arrived_between(0, killed_at), 0u)
-      << "h2 open before the kill at " << killed_at << "\n"
-      << closed.runs(true) << flows_before.out;
+  EXPECT_EQ(closed.arrived_between(0, killed_at), 0u) << "h2 open before the kill at " << killed_at << "\n"
+                                                      << closed.runs(true) << flows_before.out;
   // While standalone (kill + 0.5 s .. restart), everything arrives.
   EXPECT_EQ(closed.lost_between(first + 0.5, started_at), 0u);
   // Back under the controller: the firewall's deny rules again (1 s for it to reconnect and install).
@@ -147,11 +146,12 @@ TEST_F(FaultController, StandaloneLearnsWithinThreeEchoIntervalsAndReturnsToTheC
   // under one echo interval and is printed.
   EXPECT_EQ(allowed.lost_between(0, killed_at), 0u) << allowed.runs(false);
   EXPECT_EQ(allowed.lost_between(started_at, 7.0), 0u)
-      << allowed.runs(false) << "restart at " << started_at << "\n" << net.logs();
+      << allowed.runs(false) << "restart at " << started_at << "\n"
+      << net.logs();
   EXPECT_LT(allowed.lost_between(killed_at, started_at), 1000u) << allowed.runs(false);
   std::printf("standalone entry: %llu of %llu packets of the established stream lost (%s)\n",
-              (unsigned long long)allowed.lost_between(killed_at, started_at), (unsigned long long)allowed.sent,
-              allowed.runs(false).c_str());
+              (unsigned long long)allowed.lost_between(killed_at, started_at),
+              (unsigned long long)allowed.sent, allowed.runs(false).c_str());
   std::string log = read_file(net.sw_log());
   EXPECT_NE(log.find("fail-mode standalone: acting as a learning switch"), std::string::npos) << log;
   EXPECT_NE(log.find("leaving standalone mode"), std::string::npos) << log;
@@ -164,7 +164,8 @@ TEST_F(FaultController, HungControllerIsFoundDeadByEchoAndStandaloneTakesOver) {
   FaultNet net("ch", 3);
   ASSERT_TRUE(net.ok());
   std::ofstream(net.dir() + "/rules.yaml") << kRules;
-  net.set_controller_args({"--app", "firewall", "--app", "learning-switch", "--config", net.dir() + "/rules.yaml"});
+  net.set_controller_args(
+      {"--app", "firewall", "--app", "learning-switch", "--config", net.dir() + "/rules.yaml"});
   net.set_switch_args({"--fail-mode", "standalone", "--echo-interval", "1"});
   ASSERT_TRUE(net.start_controller()) << net.logs();
   ASSERT_TRUE(net.start_switch()) << net.logs();
@@ -186,7 +187,8 @@ TEST_F(FaultController, HungControllerIsFoundDeadByEchoAndStandaloneTakesOver) {
   ASSERT_GE(first, 0) << "standalone never took over from the hung controller\n" << net.logs();
   EXPECT_GE(first - paused_at, 1.5) << "taken over before the echoes were missed\n" << closed.runs(true);
   EXPECT_LE(first - paused_at, 3 * 1.0 + 1.0) << closed.runs(true) << net.logs();
-  std::printf("hung controller: standalone forwarded %.3f s after SIGSTOP (echo interval 1 s)\n", first - paused_at);
+  std::printf("hung controller: standalone forwarded %.3f s after SIGSTOP (echo interval 1 s)\n",
+              first - paused_at);
   std::string log = read_file(net.sw_log());
   EXPECT_NE(log.find("fail-mode standalone: acting as a learning switch"), std::string::npos) << log;
 }
@@ -194,7 +196,8 @@ TEST_F(FaultController, HungControllerIsFoundDeadByEchoAndStandaloneTakesOver) {
 // Open vSwitch under the same controller kill: fail_mode=secure keeps its flows
 // (nothing lost, new pairs wait); standalone forwards the new pair itself.
 TEST_F(FaultController, OvsSecureAndStandaloneUnderTheSameKill) {
-  if (!have_program("ovs-vswitchd") || !have_program("ovsdb-server")) GTEST_SKIP() << "needs openvswitch-switch";
+  if (!have_program("ovs-vswitchd") || !have_program("ovsdb-server"))
+    GTEST_SKIP() << "needs openvswitch-switch";
   for (std::string mode : {"secure", "standalone"}) {
     SCOPED_TRACE(mode);
     FaultNet net(mode == "secure" ? "os" : "ol", 3, FaultNet::Kind::kOvs);

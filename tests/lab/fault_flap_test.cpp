@@ -130,7 +130,9 @@ TEST_P(FaultFlap, FlapsLeaveNoCrashNoStuckFlowAndCountersAddUp) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Apps, FaultFlap, ::testing::Values("learning-switch", "firewall"),
-                         [](const auto& info) { return info.param == "firewall" ? "Firewall" : "LearningSwitch"; });
+                         [](const auto& info) {
+                           return info.param == "firewall" ? "Firewall" : "LearningSwitch";
+                         });
 
 }  // namespace
 }  // namespace flowlab::lab::fault

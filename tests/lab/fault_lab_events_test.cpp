@@ -154,7 +154,8 @@ tests:
 )");
   EXPECT_EQ(r.exit_code, 2) << r.describe();
   EXPECT_NE(r.err.find("s.yaml:"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("key 'at': event at 5 s is past the iperf3-tcp test's duration (3 s)"), std::string::npos)
+  EXPECT_NE(r.err.find("key 'at': event at 5 s is past the iperf3-tcp test's duration (3 s)"),
+            std::string::npos)
       << r.err;
 }
 

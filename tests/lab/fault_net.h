@@ -102,8 +102,8 @@ class FaultNet {
   // `flowlab controller --listen ptcp:6653:127.0.0.1 --stats-json ... ARGS` in the core.
   void set_controller_args(std::vector<std::string> args) { ctl_args_ = std::move(args); }
   bool start_controller() {
-    std::vector<std::string> argv = {FLOWLAB_BINARY, "controller", "--listen", "ptcp:6653:127.0.0.1",
-                                     "--stats-json", stats_path()};
+    std::vector<std::string> argv = {FLOWLAB_BINARY,        "controller",   "--listen",
+                                     "ptcp:6653:127.0.0.1", "--stats-json", stats_path()};
     argv.insert(argv.end(), ctl_args_.begin(), ctl_args_.end());
     auto p = Process::spawn("controller", argv, in_ns(core_), ctl_log(), nullptr);
     if (!p.ok()) return false;
@@ -112,7 +112,9 @@ class FaultNet {
   }
   bool kill_controller() { return kill9(ctl_); }
   // SIGSTOP / SIGCONT: a controller that hangs with its connection open.
-  bool pause_controller(bool pause) { return ctl_.running() && ::kill(ctl_.pid(), pause ? SIGSTOP : SIGCONT) == 0; }
+  bool pause_controller(bool pause) {
+    return ctl_.running() && ::kill(ctl_.pid(), pause ? SIGSTOP : SIGCONT) == 0;
+  }
   bool controller_running() { return ctl_.running(); }
   std::string ctl_log() const { return dir_ + "/controller.log"; }
   std::string stats_path() const { return dir_ + "/controller-stats.json"; }
@@ -134,14 +136,15 @@ class FaultNet {
     if (kind_ == Kind::kOvs) return ovs_ && ovs_->start_vswitchd().ok() && wait_switch_connected();
     return start_flowlab();
   }
-  bool switch_running() {
-    return kind_ == Kind::kOvs ? (ovs_ && ovs_->vswitchd_running()) : sw_.running();
-  }
+  bool switch_running() { return kind_ == Kind::kOvs ? (ovs_ && ovs_->vswitchd_running()) : sw_.running(); }
   std::string sw_log() const { return dir_ + "/switch.log"; }
   // An established OpenFlow connection from the switch to the controller.
   bool wait_switch_connected(std::chrono::milliseconds t = 20s) {
-    return eventually([&] { return ss_out({"-Htn", "state", "established", "dport = :6653"}).size() > 1; },
-                      t);
+    return eventually(
+        [&] {
+          return ss_out({"-Htn", "state", "established", "dport = :6653"}).size() > 1;
+        },
+        t);
   }
   bool switch_connected() { return ss_out({"-Htn", "state", "established", "dport = :6653"}).size() > 1; }
   // ovs-ofctl style dump of the flows (flowlab ofctl on the switch's listener, ovs-ofctl on br0).
@@ -167,8 +170,9 @@ class FaultNet {
   }
   // ping from host a to b: count echoes, `interval` apart, each waiting `wait` s.
   CommandResult ping(size_t a, size_t b, int count = 1, double interval = 0.2, int wait = 1) const {
-    return in_host(a, {"ping", "-n", "-q", "-c", std::to_string(count), "-i", fmt::format("{}", interval),
-                       "-W", std::to_string(wait), ip(b)},
+    return in_host(a,
+                   {"ping", "-n", "-q", "-c", std::to_string(count), "-i", fmt::format("{}", interval), "-W",
+                    std::to_string(wait), ip(b)},
                    count * interval + wait + 10);
   }
   static int received(const CommandResult& ping) {
@@ -187,11 +191,13 @@ class FaultNet {
       auto rx = Process::spawn("probe-recv",
                                {FLOWLAB_BINARY, "lab", "probe-recv", "--port", std::to_string(port), "--out",
                                 out_, "--max", fmt::format("{}", duration + 30)},
-                               in_ns(net.host_ns(b)), net.dir() + "/probe-recv-" + std::to_string(port) + ".log", nullptr);
+                               in_ns(net.host_ns(b)),
+                               net.dir() + "/probe-recv-" + std::to_string(port) + ".log", nullptr);
       if (!rx.ok()) return;
       rx_ = std::move(*rx);
-      if (!eventually([&] { return read_file(rx_.log_path()).find("probe receiver ready") != std::string::npos; },
-                      10s))
+      if (!eventually(
+              [&] { return read_file(rx_.log_path()).find("probe receiver ready") != std::string::npos; },
+              10s))
         return;
       interval_ns_ = uint64_t(interval_us) * 1000;
       start_ns_ = monotonic_ns() + 500'000'000ULL;
@@ -209,7 +215,8 @@ class FaultNet {
                                        "--start-at",
                                        std::to_string(start_ns_)};
       std::string ns = net.host_ns(a);
-      sender_ = std::thread([this, argv, ns, duration] { res_ = run_command(argv, in_ns(ns, duration + 20)); });
+      sender_ =
+          std::thread([this, argv, ns, duration] { res_ = run_command(argv, in_ns(ns, duration + 20)); });
       started_ = true;
     }
     ~Probe() {
@@ -297,7 +304,9 @@ class FaultNet {
  private:
   static std::string tail(const std::string& s) { return s.size() > 4000 ? s.substr(s.size() - 4000) : s; }
   static bool sh(const std::vector<std::string>& argv) { return run_command(argv, with_timeout(15)).ok(); }
-  bool in_core(const std::vector<std::string>& argv) const { return run_command(argv, in_ns(core_, 15)).ok(); }
+  bool in_core(const std::vector<std::string>& argv) const {
+    return run_command(argv, in_ns(core_, 15)).ok();
+  }
   std::string ss_out(const std::vector<std::string>& args) const {
     std::vector<std::string> argv = {"ss"};
     argv.insert(argv.end(), args.begin(), args.end());
@@ -322,14 +331,16 @@ class FaultNet {
           sh({"ip", "-n", ns, "link", "set", tmp, "name", "eth0"}) &&
           sh({"ip", "-n", ns, "link", "set", "eth0", "address", mac}) &&
           sh({"ip", "-n", ns, "addr", "add", ip(i) + "/24", "dev", "eth0"}) &&
-          sh({"ip", "-n", ns, "link", "set", "eth0", "up"}) && sh({"ip", "-n", ns, "link", "set", "lo", "up"}) &&
+          sh({"ip", "-n", ns, "link", "set", "eth0", "up"}) &&
+          sh({"ip", "-n", ns, "link", "set", "lo", "up"}) &&
           in_core({"sysctl", "-q", "-w", "net.ipv6.conf." + port + ".disable_ipv6=1"}) &&
           run_command({"sysctl", "-q", "-w", "net.ipv6.conf.eth0.disable_ipv6=1"}, in_ns(ns, 5)).ok() &&
           sh({"ip", "-n", core_, "link", "set", port, "up"});
   }
   bool start_flowlab() {
-    std::vector<std::string> argv = {FLOWLAB_BINARY, "switch", "--name", "s1", "--dpid", "1",
-                                     "--controller", "tcp:127.0.0.1:6653", "--listen", "ptcp:6634"};
+    std::vector<std::string> argv = {FLOWLAB_BINARY, "switch",   "--name",       "s1",
+                                     "--dpid",       "1",        "--controller", "tcp:127.0.0.1:6653",
+                                     "--listen",     "ptcp:6634"};
     for (size_t i = 0; i < hosts_.size(); ++i) argv.insert(argv.end(), {"--port", port_if(i)});
     argv.insert(argv.end(), sw_args_.begin(), sw_args_.end());
     auto p = Process::spawn("switch", argv, in_ns(core_), sw_log(), nullptr);
@@ -352,8 +363,15 @@ class FaultNet {
     CommandOptions o = in_ns(core_, 15);
     o.env = ovs_->env();
     std::string mode = sw_args_.empty() ? "secure" : sw_args_[0];
-    std::vector<std::string> add = {"add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev",
-                                    "protocols=OpenFlow13", "other-config:datapath-id=0000000000000001",
+    std::vector<std::string> add = {"add-br",
+                                    "br0",
+                                    "--",
+                                    "set",
+                                    "bridge",
+                                    "br0",
+                                    "datapath_type=netdev",
+                                    "protocols=OpenFlow13",
+                                    "other-config:datapath-id=0000000000000001",
                                     "fail_mode=" + mode};
     for (size_t i = 0; i < hosts_.size(); ++i)
       add.insert(add.end(), {"--", "add-port", "br0", port_if(i), "--", "set", "interface", port_if(i),

@@ -37,8 +37,8 @@ TEST_F(FaultSwitch, KilledSwitchLeavesTheControllerAndComesBackWithItsFlowsReins
   if (!have_program("curl")) GTEST_SKIP() << "needs curl (REST checks)";
   FaultNet net("sk", 2);
   ASSERT_TRUE(net.ok());
-  net.set_controller_args({"--app", "learning-switch", "--rest", "127.0.0.1:8080", "--echo-interval", "1",
-                           "--dead-peer", "3"});
+  net.set_controller_args(
+      {"--app", "learning-switch", "--rest", "127.0.0.1:8080", "--echo-interval", "1", "--dead-peer", "3"});
   ASSERT_TRUE(net.start_controller()) << net.logs();
   ASSERT_TRUE(net.start_switch()) << net.logs();
   ASSERT_TRUE(net.wait_switch_connected()) << net.logs();
@@ -114,7 +114,9 @@ std::string ask(channel::SyncClient& c, of::ControllerRole r, uint64_t generatio
   if (!rep.ok()) return rep.error().message;
   if (rep->empty() || !rep->front().is<of::RoleReply>()) return "no role reply";
   auto got = rep->front().as<of::RoleReply>().role;
-  return got == of::ControllerRole::kMaster ? "master" : got == of::ControllerRole::kSlave ? "slave" : "equal";
+  return got == of::ControllerRole::kMaster  ? "master"
+         : got == of::ControllerRole::kSlave ? "slave"
+                                             : "equal";
 }
 
 std::string add(channel::SyncClient& c, const std::string& text) {
@@ -166,7 +168,8 @@ TEST_F(FaultSwitch, MasterDiesSlaveTakesOverStaleMasterRefused) {
   // The table holds what the masters (and the equals) sent, and nothing the slaves tried.
   auto flows = net.ofctl({"dump-flows"});
   ASSERT_TRUE(flows.ok()) << flows.describe();
-  for (const char* want : {"in_port=1", "in_port=2", "nw_dst=10.0.0.10", "nw_dst=10.0.0.11", "nw_dst=10.0.0.13"})
+  for (const char* want :
+       {"in_port=1", "in_port=2", "nw_dst=10.0.0.10", "nw_dst=10.0.0.11", "nw_dst=10.0.0.13"})
     EXPECT_NE(flows.out.find(want), std::string::npos) << want << "\n" << flows.out;
   for (const char* never : {"nw_dst=10.0.0.9", "nw_dst=10.0.0.12"})
     EXPECT_EQ(flows.out.find(never), std::string::npos) << never << "\n" << flows.out;
