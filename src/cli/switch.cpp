@@ -56,6 +56,12 @@ int run_switch(int argc, char** argv) {
       "tc: eBPF fast path at TC ingress in front of the user-space pipeline (the default where "
       "the kernel allows it; falls back to af-packet with a log line, explicit tc exits 2); "
       "af-packet: the user-space pipeline on AF_PACKET rings only; auto (default, or $FLOWLAB_DATAPATH)");
+  double echo_interval = 5, reconnect_max = 8;
+  app.add_option("--echo-interval", echo_interval,
+                 "seconds between echo requests on a quiet controller connection; the controller is "
+                 "dead after 3 unanswered (0.1..3600)");
+  app.add_option("--reconnect-max", reconnect_max,
+                 "seconds: the cap of the reconnect backoff to a controller (0.1..3600)");
   app.add_option("--threads", threads, "forwarding threads");
   app.add_option("--tables", n_tables, "flow tables (1..254)");
   app.add_option("--protocols", protocols, "OpenFlow13,OpenFlow10");
@@ -112,6 +118,10 @@ int run_switch(int argc, char** argv) {
   if (!dk.ok()) return error_exit(dk.error().message);
   opts.datapath = *dk;
   opts.threads = threads;
+  if (!(echo_interval >= 0.1 && echo_interval <= 3600)) return error_exit("--echo-interval: must be 0.1..3600 s");
+  if (!(reconnect_max >= 0.1 && reconnect_max <= 3600)) return error_exit("--reconnect-max: must be 0.1..3600 s");
+  opts.echo_interval_ms = uint32_t(echo_interval * 1000);
+  opts.reconnect_max_ms = uint32_t(reconnect_max * 1000);
   opts.stats_file = stats_file;
   opts.cert_file = cert;
   opts.key_file = key;

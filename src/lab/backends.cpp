@@ -353,17 +353,32 @@ Status kill_group(Process& p) {
 
 Status ControllerInstance::kill_now() { return kill_group(proc_); }
 
+bool SwitchInstance::is_ovs() const {
+  return spec_.kind == SwitchKind::kOvs || spec_.kind == SwitchKind::kOvsTso;
+}
+
 Status SwitchInstance::kill_now() {
+  // An OVS switch is a bridge of the case's one ovs-vswitchd: killing it is killing that daemon.
+  if (is_ovs()) {
+    if (!env_.ovs) return fail("switch {}: no OVS daemon in this case", spec_.name);
+    return env_.ovs->kill_vswitchd();
+  }
   if (spec_.kind != SwitchKind::kFlowlab)
-    return fail("kill of a {} switch is not supported (flowlab switches only)", to_string(spec_.kind));
+    return fail("kill of a {} switch is not supported (flowlab and ovs switches only)", to_string(spec_.kind));
   if (procs_.empty()) return fail("switch {} is not running", spec_.name);
   for (auto& p : procs_) FLOWLAB_TRY(kill_group(p));
   return ok_status();
 }
 
 Status SwitchInstance::restart(double connect_timeout_s) {
+  if (is_ovs()) {
+    if (!env_.ovs) return fail("switch {}: no OVS daemon in this case", spec_.name);
+    // Another OVS switch of the case may have started the shared daemon already.
+    if (!env_.ovs->vswitchd_running()) FLOWLAB_TRY(env_.ovs->start_vswitchd());
+    return controller_port_ ? wait_connected(connect_timeout_s) : ok_status();
+  }
   if (spec_.kind != SwitchKind::kFlowlab)
-    return fail("start of a {} switch is not supported (flowlab switches only)", to_string(spec_.kind));
+    return fail("start of a {} switch is not supported (flowlab and ovs switches only)", to_string(spec_.kind));
   for (auto& p : procs_)
     if (p.running()) return fail("switch {} is still running", spec_.name);
   procs_.clear();

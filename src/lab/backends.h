@@ -83,8 +83,9 @@ class SwitchInstance {
   Status wait_stp_settled(double timeout_s);
   // Raw per-port counters (ovs-ofctl/flowlab ofctl dump-ports, ip -s link) and flows.
   nlohmann::json counters() const;
-  // Events (lab-shape): SIGKILL the switch process (flowlab switches), and start it
-  // again with the same arguments (then wait for its controller connection).
+  // Events: SIGKILL the switch process (flowlab switches; for OVS the case's
+  // ovs-vswitchd, see ovs_daemon.h), and start it again with the same arguments
+  // (then wait for its controller connection).
   Status kill_now();
   Status restart(double connect_timeout_s);
 
@@ -95,6 +96,7 @@ class SwitchInstance {
   Status spawn_flowlab(const CaseEnv& env, int controller_port);
   Status wait_flowlab_listening();
   std::string bridge_name() const { return "br-" + spec_.name; }
+  bool is_ovs() const;
 
   SwitchSpec spec_;
   std::vector<std::string> ports_;

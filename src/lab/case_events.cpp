@@ -1,6 +1,9 @@
 // Events performed on a running case (see case_events.h).
 #include "lab/case_events.h"
 
+#include <thread>
+
+#include "core/clock.h"
 #include "lab/topology.h"
 
 namespace flowlab::lab {
@@ -81,6 +84,19 @@ Status fire_event(const EventSpec& e, CaseHandles& h) {
     return ok_status();
   }
   return fail("node {} is not running in this case (a controller of kind none, or not used)", e.node);
+}
+
+nlohmann::json run_during_events(const std::vector<EventSpec>& events, CaseHandles& h,
+                                 const std::function<void()>& test) {
+  Timeline tl(events, [&h](const EventSpec& e) { return fire_event(e, h); });
+  uint64_t t0 = monotonic_ns();
+  std::thread running([&] {
+    test();
+    tl.cancel();
+  });
+  tl.run_here(t0);
+  running.join();
+  return tl.fired();
 }
 
 Status restore_after_events(CaseHandles& h) {

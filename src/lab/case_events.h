@@ -4,6 +4,7 @@
 // shapes as the scenario declared them), so later tests see the declared network.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -43,6 +44,12 @@ bool link_needs_wire(const Scenario& sc, size_t i);
 std::map<std::string, std::vector<std::string>> controller_switches(const CaseHandles& h);
 
 Status fire_event(const EventSpec& e, CaseHandles& h);
+// Runs `test` on a thread of its own while the events fire on the calling
+// thread (processes they start outlive the test: see Timeline::run_here), time
+// zero the moment the test starts; events not due when it ends do not fire.
+// Returns the timeline (Timeline::fired()).
+nlohmann::json run_during_events(const std::vector<EventSpec>& events, CaseHandles& h,
+                                 const std::function<void()>& test);
 // Undoes what the events did; returns the first error (and still tries the rest).
 Status restore_after_events(CaseHandles& h);
 

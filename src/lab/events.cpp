@@ -182,10 +182,13 @@ Status check_events(const std::vector<EventSpec>& events, const EventScope& scop
   for (const auto& e : events) {
     std::string_view key = e.is_link() ? "link" : "node";
     if (scope.duration_s <= 0)
-      return fail("{}:{}: key 'at': events run during a probe test, and the scenario has none", path, e.line);
+      return fail(
+          "{}:{}: key 'at': events run during a probe test (or a test with events: true), and the scenario has "
+          "none",
+          path, e.line);
     if (e.at_s >= scope.duration_s)
-      return fail("{}:{}: key 'at': event at {:g} s is past the probe test's duration ({:g} s)", path, e.line,
-                  e.at_s, scope.duration_s);
+      return fail("{}:{}: key 'at': event at {:g} s is past the {} test's duration ({:g} s)", path, e.line,
+                  e.at_s, scope.test_kind, scope.duration_s);
     if (e.is_link()) {
       if (find_link(e, scope.links) < 0)
         return fail("{}:{}: key '{}': no link between '{}' and '{}'", path, e.line, key, e.link_a, e.link_b);

@@ -7,7 +7,9 @@
 //     - {at: 12s, node: c1, do: start}          # start it again, same arguments
 //     - {at: 15s, link: [h1, s1], set: {loss: 5%}}
 //
-// `at` is counted from the start of the test the events run during (the probe).
+// `at` is counted from the start of the test the events run during: every probe
+// test, and any test with `events: true` (a ping, an iperf); each such test runs
+// the whole schedule from its own start.
 // A flap is expanded here into down/up pairs: down at at + k x period, up half a
 // period later, k = 0 .. count-1. The timeline does not know what a link or a
 // node is: the runner hands it one callback that performs an event.
@@ -55,7 +57,8 @@ Result<std::vector<EventSpec>> parse_events(const YAML::Node& list, const std::s
 struct EventScope {
   std::vector<std::string> nodes;                          // switches and controllers (kill/start)
   std::vector<std::pair<std::string, std::string>> links;  // "node:if" of both ends, per link
-  double duration_s = 0;                                   // of the test they run during; 0: none
+  double duration_s = 0;                                   // of the shortest test they run during; 0: none
+  std::string test_kind = "probe";                         // that test's type, for messages
 };
 // Unknown node or link, an event at or past the test's duration, no test to run
 // during: an error naming the file and the event's line.

@@ -1,6 +1,8 @@
 // The case's shared Open vSwitch daemons (see ovs_daemon.h).
 #include "lab/ovs_daemon.h"
 
+#include <signal.h>
+
 #include <filesystem>
 
 #include "core/clock.h"
@@ -64,13 +66,42 @@ Status OvsDaemon::ensure_started(const CaseEnv& env, bool tso) {
   if (tso)
     FLOWLAB_TRY(run_checked(
         vsctl({"--no-wait", "set", "Open_vSwitch", ".", "other_config:userspace-tso-enable=true"}), here));
+  core_ns_ = env.core_ns;
+  out_dir_ = env.out_dir;
+  state_ = env.state;
+  return start_vswitchd();
+}
+
+Status OvsDaemon::start_vswitchd() {
+  if (!started() || procs_.empty()) return fail("ovs-vswitchd: the case's OVS daemons were never started");
+  if (procs_.size() > 1) {
+    if (procs_[1].running()) return fail("ovs-vswitchd is already running");
+    procs_.pop_back();
+  }
+  const std::string& R = dir_;
+  CommandOptions o = in_ns(core_ns_, 15);
+  o.env = env();
+  // Appends to its log: the lines of the killed daemon stay readable above.
   FLOWLAB_ASSIGN_OR_RETURN(
-      auto vs, Process::spawn("ovs-vswitchd",
-                              {"ovs-vswitchd", "unix:" + R + "/db.sock",
-                               "--pidfile=" + R + "/ovs-vswitchd.pid", "--unixctl=" + R + "/ovs-vswitchd.ctl",
-                               "--log-file=" + env.out_dir + "/ovs-vswitchd.log"},
-                              o, env.out_dir + "/ovs-vswitchd.out", env.state));
+      auto vs,
+      Process::spawn("ovs-vswitchd",
+                     {"ovs-vswitchd", "unix:" + R + "/db.sock", "--pidfile=" + R + "/ovs-vswitchd.pid",
+                      "--unixctl=" + R + "/ovs-vswitchd.ctl", "--log-file=" + out_dir_ + "/ovs-vswitchd.log"},
+                     o, out_dir_ + "/ovs-vswitchd.out", state_));
   procs_.push_back(std::move(vs));
+  return ok_status();
+}
+
+bool OvsDaemon::vswitchd_running() { return procs_.size() > 1 && procs_[1].running(); }
+
+Status OvsDaemon::kill_vswitchd() {
+  if (!vswitchd_running()) return fail("ovs-vswitchd is not running");
+  Process& p = procs_[1];
+  ::kill(-p.pid(), SIGKILL);
+  if (!p.wait_exit(5)) return fail("ovs-vswitchd did not die after SIGKILL");
+  // A SIGKILLed vswitchd cannot remove its pidfile; the next one must not find it.
+  std::error_code ec;
+  fs::remove(dir_ + "/ovs-vswitchd.pid", ec);
   return ok_status();
 }
 

@@ -6,6 +6,11 @@
 // Private run dir (OVS_RUNDIR/LOGDIR/DBDIR) under the run's scratch dir; both daemons
 // run in the foreground under supervision, logs in the case's out dir. Stopped when
 // the last switch that uses it lets go (shared_ptr), vswitchd first.
+//
+// Events: `do: kill` on an OVS switch SIGKILLs this ovs-vswitchd (so every OVS
+// switch of the case goes down with it, as on a real host); `do: start` starts it
+// again on the same database, which still holds the bridges, ports, controller
+// and fail mode, so it comes back as it was configured.
 #pragma once
 
 #include <string>
@@ -18,6 +23,7 @@
 namespace flowlab::lab {
 
 struct CaseEnv;
+class RunState;
 
 class OvsDaemon {
  public:
@@ -30,6 +36,10 @@ class OvsDaemon {
   Status ensure_started(const CaseEnv& env, bool tso);
   bool started() const { return !dir_.empty(); }
   void stop();
+  // Events: SIGKILL ovs-vswitchd (ovsdb-server keeps running); start it again.
+  Status kill_vswitchd();
+  Status start_vswitchd();
+  bool vswitchd_running();
 
   const std::string& dir() const { return dir_; }
   std::vector<std::pair<std::string, std::string>> env() const;
@@ -41,6 +51,8 @@ class OvsDaemon {
   std::string dir_;
   bool tso_ = false;
   std::vector<Process> procs_;  // ovsdb-server, ovs-vswitchd
+  std::string core_ns_, out_dir_;
+  RunState* state_ = nullptr;
 };
 
 }  // namespace flowlab::lab

@@ -425,6 +425,23 @@ json run_one_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, CaseTop
       o.status = "failed";
       o.reason = "restoring the network after the events: " + st.error().message;
     }
+  } else if (t.events && !rc.sc.events.empty()) {  // any other test with `events: true`
+    json tl = run_during_events(rc.sc.events, topo.handles, [&] { o = run_test(t, ctx); });
+    json marks = json::array();
+    for (const auto& e : tl)
+      if (e.contains("fired_at_s"))
+        marks.push_back({{"t_s", e.value("fired_at_s", 0.0)}, {"label", e.value("label", "event")}});
+    rec["events"] = std::move(marks);
+    rec["timeline"] = tl;
+    for (const auto& e : tl)
+      if (e.value("status", "") == "failed" && o.status == "ok") {
+        o.status = "failed";
+        o.reason = fmt::format("event '{}' failed: {}", e.value("label", ""), e.value("error", ""));
+      }
+    if (auto st = restore_after_events(topo.handles); !st.ok() && o.status == "ok") {
+      o.status = "failed";
+      o.reason = "restoring the network after the events: " + st.error().message;
+    }
   } else {
     o = run_test(t, ctx);
   }

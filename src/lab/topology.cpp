@@ -253,7 +253,7 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
       s.cases.push_back(std::move(k));
     }
     FLOWLAB_TRY(semantic_checks(c, root, s, base_sw));
-    // lab-shape: events, checked against the nodes, the links and the probe tests.
+    // Events, checked against the nodes, the links and the tests they run during.
     if (root["events"]) {
       LAB_ASSIGN(s.events, parse_events(root["events"], path));
       EventScope scope;
@@ -262,8 +262,10 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
       for (const auto& l : s.links)
         scope.links.emplace_back(l.a.node + ":" + l.a.ifname, l.b.node + ":" + l.b.ifname);
       for (const auto& t : s.tests)
-        if (t.type == TestType::kProbe && (scope.duration_s == 0 || t.duration < scope.duration_s))
-          scope.duration_s = t.duration;
+        if (t.events && (scope.duration_s == 0 || t.run_seconds() < scope.duration_s)) {
+          scope.duration_s = t.run_seconds();
+          scope.test_kind = std::string(to_string(t.type));
+        }
       FLOWLAB_TRY(check_events(s.events, scope, path));
     }
     return s;
@@ -282,7 +284,7 @@ Result<Scenario> load_scenario(const std::string& path) {
 
 void make_quick(Scenario& s) {
   for (auto& t : s.tests) {
-    if (t.type == TestType::kProbe) continue;  // its events are timed against its duration
+    if (t.events) continue;  // its events are timed against its duration
     t.duration = std::min(t.duration, 1.0);
     if (t.type == TestType::kPing) t.count = std::min(t.count, 3);
     if (t.type == TestType::kPingall) t.count = 1;

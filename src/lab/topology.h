@@ -95,7 +95,11 @@ struct TestSpec {
   std::string rate = "1G";  // iperf3-udp -b
   int size = 1400;          // iperf3-udp -l, tcp-rr message bytes
   std::vector<std::string> windows = {"16K", "32K", "64K"};  // iperf2-window
+  // The scenario's events run during this test (`events: true`); the default for
+  // probe tests. A ping runs count x interval seconds, the others `duration`.
+  bool events = false;
   int line = 0;
+  double run_seconds() const { return type == TestType::kPing ? count * interval : duration; }
 };
 
 struct CaseSpec {
@@ -120,7 +124,7 @@ struct Scenario {
   std::vector<TestSpec> tests;
   std::string generator;              // "tree depth=2 fanout=2" when `topology:` generated the nodes
   std::vector<std::string> warnings;  // "FILE:LINE: ..." lines validate and run print (loops)
-  std::vector<EventSpec> events;      // lab-shape: faults on a schedule, run during probe tests
+  std::vector<EventSpec> events;      // faults on a schedule, run during the tests with `events`
 
   const HostSpec* host(std::string_view name) const;
   // Address (without prefix length) of host[:ifname]; the first addressed interface

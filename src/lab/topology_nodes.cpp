@@ -238,7 +238,7 @@ Result<TestSpec> parse_test(const Ctx& c, const YAML::Node& n) {
   t.line = line_of(n);
   FLOWLAB_TRY(check_keys(c, n, "test",
                          {"type", "name", "from", "to", "count", "interval", "duration", "streams", "window",
-                          "rate", "size", "windows"}));
+                          "rate", "size", "windows", "events"}));
   if (!n["type"])
     return c.err(n, "type",
                  "test needs 'type' (ping|pingall|iperf3-tcp|iperf3-udp|iperf2-window|tcp-rr|probe)");
@@ -308,6 +308,11 @@ Result<TestSpec> parse_test(const Ctx& c, const YAML::Node& n) {
   if (t.size < 1 || t.size > 65000) return c.err(n["size"], "size", "must be 1..65000 bytes");
   if (t.type == TestType::kProbe && t.size < 16)
     return c.err(n["size"], "size", "a probe needs 16..65000 bytes");
+  t.events = t.type == TestType::kProbe;
+  if (n["events"]) LAB_ASSIGN(t.events, (scalar<bool>(c, n["events"], "events", "true/false")));
+  if (t.events && (t.type == TestType::kPingall || t.type == TestType::kTcpRr))
+    return c.err(n["events"], "events",
+                 "events run during a test of known length (probe, ping, iperf3-tcp, iperf3-udp, iperf2-window)");
   return t;
 }
 

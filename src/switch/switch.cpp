@@ -83,6 +83,10 @@ struct Switch::Impl {
   void update_standalone() {
     bool on = opts.fail_mode == FailMode::kStandalone && !agent->has_controller();
     bool was = shared.standalone.exchange(on);
+    // The kernel fast path forwards hits on the flow table's decisions; standalone
+    // ignores the table, so its entries go (found by the fault tests: a cached drop
+    // outlived the controller, and standalone never saw those packets).
+    if (on != was && kernel) kernel->invalidate();
     if (on != was || !standalone_logged) {
       standalone_logged = true;
       if (on)

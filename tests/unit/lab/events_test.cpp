@@ -89,6 +89,30 @@ TEST(Events, BadInputIsAnErrorWithFileAndLine) {
                "past the probe test's duration");
 }
 
+TEST(Events, RunDuringAnyTestWithEventsTrue) {
+  // An iperf with `events: true` carries the schedule; its duration bounds it.
+  auto s = parse_scenario(scenario("  - {at: 1s, node: s1, do: kill}\n",
+                                   "  - {type: iperf3-tcp, from: h1, to: h2, duration: 4, events: true}\n"
+                                   "  - {type: ping, from: h1, to: h2}\n"),
+                          "/x/e.yaml");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_TRUE(s->tests[0].events);
+  EXPECT_FALSE(s->tests[1].events);  // only probes run them by default
+  expect_error("  - {at: 5s, node: c1, do: kill}\n",
+               "/x/e.yaml:15: key 'at': event at 5 s is past the iperf3-tcp test's duration (4 s)",
+               "  - {type: iperf3-tcp, from: h1, to: h2, duration: 4, events: true}\n");
+  // A ping lasts count x interval: 10 x 0.2 s.
+  expect_error("  - {at: 2s, node: c1, do: kill}\n", "past the ping test's duration (2 s)",
+               "  - {type: ping, from: h1, to: h2, events: true}\n");
+  expect_error("  - {at: 1s, node: c1, do: kill}\n", "key 'events': events run during a test of known length",
+               "  - {type: pingall, events: true}\n");
+  expect_error("  - {at: 1s, node: c1, do: kill}\n", "key 'events'",
+               "  - {type: ping, from: h1, to: h2, events: maybe}\n");
+  // A probe can opt out; then nothing carries the events.
+  expect_error("  - {at: 1s, node: c1, do: kill}\n", "events run during a probe test",
+               "  - {type: probe, from: h1, to: h2, events: false}\n");
+}
+
 TEST(Events, FindLinkMatchesEitherOrderAndPorts) {
   std::vector<std::pair<std::string, std::string>> links = {{"h1:eth0", "s1:p1"}, {"h2:eth0", "s1:p2"}};
   EventSpec e;
