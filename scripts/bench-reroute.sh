@@ -227,7 +227,8 @@ wait_reply_after() {  # wait_reply_after FILE T CAP: until a reply newer than T+
   return 1
 }
 
-# The ping's real spacing (median ms between replies before T) and, for a
+# The ping's real spacing (median ms between replies before T), the echoes
+# lost around (b), and, for a
 # flowlab controller, (b)'s timeline from the logs (ms after TB): the switch
 # logging the carrier loss (flowlab switches), the controller receiving the
 # port-status, the controller sending the moved flows.
@@ -239,6 +240,16 @@ ping = open(f"{run}/ping.log").read()
 ts = sorted(float(m.group(1)) for m in re.finditer(r"^\[(\d+\.\d+)\] \d+ bytes from", ping, re.M))
 pre = [b - a for a, b in zip(ts, ts[1:]) if b < tb]
 out = [f"spacing={statistics.median(pre) * 1000:.1f}ms" if pre else "spacing=?"]
+# Echoes lost around (b): sequence numbers with no reply between the last reply
+# before TB and the last one before T_END. Under load a reply can come late
+# without any loss; the longest gap then measures the machine, this does not.
+seqs = sorted((float(t), int(q)) for t, q in
+              re.findall(r"^\[(\d+\.\d+)\] \d+ bytes from .*icmp_seq=(\d+)", ping, re.M))
+before = [q for t, q in seqs if t < tb]
+window = {q for t, q in seqs if tb <= t <= tend}
+if before and window:
+    lo, hi = before[-1], max(window)
+    out.append(f"b_lost={sum(1 for q in range(lo + 1, hi) if q not in window)}")
 def first(path, pat):
     try:
         for line in open(path):
@@ -330,9 +341,9 @@ RESULTS=$(mktemp /tmp/flowlab-reroute-results.XXXXXX)
 trap 'cleanup; rm -rf "$RUN" "$RESULTS"' EXIT
 for sw in $SWITCHES; do
   for ctl in $CONTROLLERS; do
-    n=$REPEAT
-    [[ $ctl == osken-stp ]] && n=$STP_REPEAT  # about 2.5 min a run
-    for _ in $(seq "$n"); do one "$sw" "$ctl"; done
-    if (( n > 1 )); then median "$sw" "$ctl"; fi
+    runs=$REPEAT  # (not n: cleanup and start_switches use n)
+    [[ $ctl == osken-stp ]] && runs=$STP_REPEAT  # about 2.5 min a run
+    for _ in $(seq "$runs"); do one "$sw" "$ctl"; done
+    if (( runs > 1 )); then median "$sw" "$ctl"; fi
   done
 done
