@@ -118,11 +118,12 @@ topology() {
     # Each veth's ingress redirected to the other's egress: every frame
     # passes, BPDUs (01:80:c2:00:00:00) included, which no Linux bridge
     # forwards (group_fwd_mask cannot carry bit 0); used for the STP rows.
+    # (u32 match-all: this kernel has no cls_matchall)
     for l in wa wb lo; do ip -n "$W" link set "$l" up; done
     tc -n "$W" qdisc add dev wa clsact
     tc -n "$W" qdisc add dev wb clsact
-    tc -n "$W" filter add dev wa ingress pref 10 matchall action mirred egress redirect dev wb
-    tc -n "$W" filter add dev wb ingress pref 10 matchall action mirred egress redirect dev wa
+    tc -n "$W" filter add dev wa ingress pref 10 protocol all u32 match u32 0 0 action mirred egress redirect dev wb
+    tc -n "$W" filter add dev wb ingress pref 10 protocol all u32 match u32 0 0 action mirred egress redirect dev wa
   else
     ip -n "$W" link add wbr type bridge stp_state 0
     ip -n "$W" link set wbr type bridge group_fwd_mask 0x4000
