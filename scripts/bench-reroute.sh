@@ -4,7 +4,9 @@
 #
 # Ring of 4 switches (s1-s2-s3-s4-s1), h1 on s1, h2 on s2 (neighbours); the
 # s1-s2 cable runs through a wire namespace (two veths on a Linux bridge with
-# group_fwd_mask 0x4000 so LLDP passes). h1 pings h2 every 10 ms. Figures:
+# group_fwd_mask 0x4000 so LLDP passes; for os-ken's STP rows the two veths
+# redirect to each other with tc mirred instead, since no bridge forwards
+# BPDUs and STP would not see that cable at all). h1 pings h2 every 10 ms. Figures:
 #   (a) controller start -> first echo reply (switches connect right after
 #       the controller starts; nothing learned before);
 #   (b) longest time without a reply when the s1-s2 cable loses carrier at
@@ -16,30 +18,53 @@
 # shortest-path, os-ken stp_switch_13.py, os-ken shortest_path_13.py
 # (--observe-links), from ../shared/peers with Debian's /usr/bin/python3.
 #
-# Usage: sudo scripts/bench-reroute.sh [--switch flowlab|ovs|all]
+# Switch kinds: flowlab (default datapath: tc, the eBPF fast path), flowlab-afp
+# (`--datapath af-packet`, no BPF program to load at start), ovs.
+#
+# Usage: sudo scripts/bench-reroute.sh [--switch flowlab|flowlab-afp|ovs|all]
 #          [--controller flowlab|osken-stp|osken-sp|all] [--flowlab BIN] [--cap S]
-# Prints one line per combination: switch controller a_ms b_ms c_ms.
+#          [--repeat N] [--stp-repeat N] [--interval S]
+# Default: every switch kind with every controller (`--all` is the same), one
+# run each; --repeat 3 runs each combination 3 times and adds a median line.
+# Prints one line per run: switch controller a_ms b_ms c_ms, the ping's real
+# spacing, and for flowlab controllers where (b)'s time went (from the logs).
 # Everything it makes (namespaces, veths, bridges, qdiscs, processes) is
 # removed on exit, error or Ctrl-C.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-FLOWLAB=${FLOWLAB:-$HERE/build/dev/flowlab}
+if [[ -z ${FLOWLAB:-} ]]; then  # a Release build when there is one
+  FLOWLAB=$HERE/build/release/flowlab
+  [[ -x $FLOWLAB ]] || FLOWLAB=$HERE/build/dev/flowlab
+fi
 PEERS=${PEERS:-$HERE/../shared/peers}
-SWITCHES=all CONTROLLERS=all CAP=40
+SWITCHES=all CONTROLLERS=all CAP= REPEAT=1 STP_REPEAT=
+# iputils ping 20221126 on this kernel sends every ~16 ms with -i 0.01 and
+# every ~10.5 ms with -i 0.009 (measured on loopback); the issue asks for a
+# ping every 10 ms, so 0.009 is the default. The real spacing is printed.
+INTERVAL=0.009
 while [[ $# -gt 0 ]]; do
   case $1 in
     --switch) SWITCHES=$2; shift 2 ;;
     --controller) CONTROLLERS=$2; shift 2 ;;
     --flowlab) FLOWLAB=$2; shift 2 ;;
     --cap) CAP=$2; shift 2 ;;
+    --repeat) REPEAT=$2; shift 2 ;;
+    --stp-repeat) STP_REPEAT=$2; shift 2 ;;
+    --interval) INTERVAL=$2; shift 2 ;;
+    --all) shift ;;
     *) echo "bench-reroute: unknown option $1" >&2; exit 2 ;;
   esac
 done
-[[ $SWITCHES == all ]] && SWITCHES="flowlab ovs"
+[[ $SWITCHES == all ]] && SWITCHES="flowlab flowlab-afp ovs"
 [[ $CONTROLLERS == all ]] && CONTROLLERS="flowlab osken-stp osken-sp"
 [[ $(id -u) == 0 ]] || { echo "bench-reroute: needs root" >&2; exit 2; }
 [[ -x $FLOWLAB ]] || { echo "bench-reroute: no flowlab binary at $FLOWLAB" >&2; exit 2; }
+STP_REPEAT=${STP_REPEAT:-$REPEAT}
+for n in "$REPEAT" "$STP_REPEAT"; do
+  [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench-reroute: --repeat/--stp-repeat need a positive number" >&2; exit 2; }
+done
+echo "bench-reroute: $FLOWLAB, ping -i $INTERVAL, $REPEAT run(s) per combination" >&2
 
 P=rr$(( $$ % 10000 ))          # name prefix, unique per run
 RUN=$(mktemp -d /tmp/flowlab-reroute.XXXXXX)
@@ -89,11 +114,23 @@ topology() {
   ip netns add "$W"
   ip link add "${P}a1" type veth peer name wa netns "$W"
   ip link add "${P}b2" type veth peer name wb netns "$W"
-  ip -n "$W" link add wbr type bridge stp_state 0
-  ip -n "$W" link set wbr type bridge group_fwd_mask 0x4000
-  ip -n "$W" link set wa master wbr
-  ip -n "$W" link set wb master wbr
-  for l in wbr wa wb lo; do ip -n "$W" link set "$l" up; done
+  if [[ $1 == mirred ]]; then
+    # Each veth's ingress redirected to the other's egress: every frame
+    # passes, BPDUs (01:80:c2:00:00:00) included, which no Linux bridge
+    # forwards (group_fwd_mask cannot carry bit 0); used for the STP rows.
+    # (u32 match-all: this kernel has no cls_matchall)
+    for l in wa wb lo; do ip -n "$W" link set "$l" up; done
+    tc -n "$W" qdisc add dev wa clsact
+    tc -n "$W" qdisc add dev wb clsact
+    tc -n "$W" filter add dev wa ingress pref 10 protocol all u32 match u32 0 0 action mirred egress redirect dev wb
+    tc -n "$W" filter add dev wb ingress pref 10 protocol all u32 match u32 0 0 action mirred egress redirect dev wa
+  else
+    ip -n "$W" link add wbr type bridge stp_state 0
+    ip -n "$W" link set wbr type bridge group_fwd_mask 0x4000
+    ip -n "$W" link set wa master wbr
+    ip -n "$W" link set wb master wbr
+    for l in wbr wa wb lo; do ip -n "$W" link set "$l" up; done
+  fi
   cable c2 c3
   cable d3 d4
   cable e4 e1
@@ -113,12 +150,14 @@ ports_of() {
 }
 
 start_switches() {  # start_switches KIND CTLPORT
-  if [[ $1 == flowlab ]]; then
+  if [[ $1 == flowlab* ]]; then
+    local dp=()
+    [[ $1 == flowlab-afp ]] && dp=(--datapath af-packet)
     for s in 1 2 3 4; do
       args=()
       n=1
       for p in $(ports_of $s); do args+=(--port "$P$p=$n"); n=$((n + 1)); done
-      "$FLOWLAB" switch --name "s$s" --dpid "$s" "${args[@]}" --fail-mode secure \
+      "$FLOWLAB" switch --name "s$s" --dpid "$s" "${args[@]}" "${dp[@]}" --fail-mode secure \
         --controller "tcp:127.0.0.1:$2" >"$RUN/s$s.log" 2>&1 &
       PIDS+=($!)
     done
@@ -189,12 +228,57 @@ wait_reply_after() {  # wait_reply_after FILE T CAP: until a reply newer than T+
   return 1
 }
 
-one() {  # one SWITCH CONTROLLER
-  local sw=$1 ctl=$2 port
+# The ping's real spacing (median ms between replies before T), the echoes
+# lost around (b), and, for a
+# flowlab controller, (b)'s timeline from the logs (ms after TB): the switch
+# logging the carrier loss (flowlab switches), the controller receiving the
+# port-status, the controller sending the moved flows.
+details() {  # details RUNDIR TB T_END CTL
+  /usr/bin/python3 - "$@" <<'PY'
+import datetime, glob, re, statistics, sys
+run, tb, tend, ctl = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+ping = open(f"{run}/ping.log").read()
+ts = sorted(float(m.group(1)) for m in re.finditer(r"^\[(\d+\.\d+)\] \d+ bytes from", ping, re.M))
+pre = [b - a for a, b in zip(ts, ts[1:]) if b < tb]
+out = [f"spacing={statistics.median(pre) * 1000:.1f}ms" if pre else "spacing=?"]
+# Echoes lost around (b): sequence numbers with no reply between the last reply
+# before TB and the last one before T_END. Under load a reply can come late
+# without any loss; the longest gap then measures the machine, this does not.
+seqs = sorted((float(t), int(q)) for t, q in
+              re.findall(r"^\[(\d+\.\d+)\] \d+ bytes from .*icmp_seq=(\d+)", ping, re.M))
+before = [q for t, q in seqs if t < tb]
+window = {q for t, q in seqs if tb <= t <= tend}
+if before and window:
+    lo, hi = before[-1], max(window)
+    out.append(f"b_lost={sum(1 for q in range(lo + 1, hi) if q not in window)}")
+def first(path, pat):
+    try:
+        for line in open(path):
+            if re.search(pat, line):
+                t = datetime.datetime.strptime(line[:23], "%Y-%m-%dT%H:%M:%S.%f")
+                t = t.replace(tzinfo=datetime.timezone.utc).timestamp()
+                if tb <= t <= tend:
+                    return f"{(t - tb) * 1000:.0f}"
+    except (OSError, ValueError):
+        pass
+    return "-"
+if ctl == "flowlab":
+    out.append("b: carrier(s1)=" + first(f"{run}/s1.log", r"link down"))
+    out.append("port-status rx=" + first(f"{run}/ctl.log", r"modified, link down"))
+    out.append("flows sent=" + first(f"{run}/ctl.log", r"topology changed"))
+print(" ".join(out))
+PY
+}
+
+one() {  # one SWITCH CONTROLLER: prints one result line, appends it to $RUN/../results
+  local sw=$1 ctl=$2 port cap=$CAP
+  [[ -n $cap ]] || { [[ $ctl == osken-stp ]] && cap=75 || cap=40; }  # STP: 20 s max age + 2 x 15 s
   port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  topology
+  local wire=bridge
+  [[ $ctl == osken-stp ]] && wire=mirred
+  topology "$wire"
   [[ $sw == ovs ]] && prepare_ovs
-  ip netns exec "${P}h1" ping -D -i 0.01 -W 1 -w $((CAP * 3 + 20)) 10.0.0.2 >"$RUN/ping.log" 2>&1 &
+  ip netns exec "${P}h1" ping -D -i "$INTERVAL" -W 1 -w $((cap * 3 + 20)) 10.0.0.2 >"$RUN/ping.log" 2>&1 &
   local ping=$!
   PIDS+=($ping)
   sleep 0.5
@@ -205,7 +289,7 @@ one() {  # one SWITCH CONTROLLER
     sleep 0.02
   done
   start_switches "$sw" "$port"
-  wait_reply_after "$RUN/ping.log" "$t0" "$CAP" || true
+  wait_reply_after "$RUN/ping.log" "$t0" "$cap" || true
   local a; a=$(gap_ms "$RUN/ping.log" "$t0" first)
   [[ -n ${HOLD:-} ]] && { echo "holding $HOLD s: $RUN prefix $P" >&2; sleep "$HOLD"; }
   sleep 3
@@ -213,30 +297,54 @@ one() {  # one SWITCH CONTROLLER
   local tb; tb=$(now)
   ip -n "$W" link set wa down
   ip -n "$W" link set wb down
-  wait_reply_after "$RUN/ping.log" "$tb" "$CAP" || true
+  wait_reply_after "$RUN/ping.log" "$tb" "$cap" || true
   sleep 1
   local b; b=$(gap_ms "$RUN/ping.log" "$tb")
+  local tb_end; tb_end=$(now)
   ip -n "$W" link set wa up
   ip -n "$W" link set wb up
   sleep 4  # the cable is back; the controller may move traffic back onto it
+  [[ $ctl == osken-stp ]] && sleep 30  # STP takes its forward delays to bring the port back
   # (c) the cable silently drops every frame, ports stay up
   local tc; tc=$(now)
   for l in wa wb; do
-    tc -n "$W" qdisc add dev $l clsact
+    [[ $wire == mirred ]] || tc -n "$W" qdisc add dev $l clsact
     # a classic-BPF direct-action program: ret 2 = TC_ACT_SHOT for every frame
-    tc -n "$W" filter add dev $l ingress bpf da bytecode '1,6 0 0 2,'
+    # (pref 1: before the mirred redirect of the STP rows' wire)
+    tc -n "$W" filter add dev $l ingress pref 1 bpf da bytecode '1,6 0 0 2,'
   done
-  wait_reply_after "$RUN/ping.log" "$tc" "$CAP" || true
+  wait_reply_after "$RUN/ping.log" "$tc" "$cap" || true
   sleep 1
   local c; c=$(gap_ms "$RUN/ping.log" "$tc")
-  printf '%-8s %-10s a=%s ms  b=%s ms  c=%s ms\n' "$sw" "$ctl" "$a" "$b" "$c"
+  local d; d=$(details "$RUN" "$tb" "$tb_end" "$ctl")
+  local line
+  line=$(printf '%-11s %-10s a=%s ms  b=%s ms  c=%s ms  %s' "$sw" "$ctl" "$a" "$b" "$c" "$d")
+  echo "$line"
+  echo "$line" >>"$RESULTS"
   local keep=/tmp/flowlab-reroute-logs/$sw-$ctl  # logs of the last run, for a look afterwards
   rm -rf "$keep" && mkdir -p "$keep" && cp "$RUN"/*.log "$keep"/ 2>/dev/null || true
   cleanup
 }
 
+median() {  # median SWITCH CONTROLLER: the median of each figure over the runs in $RESULTS
+  /usr/bin/python3 - "$RESULTS" "$1" "$2" <<'PY'
+import re, statistics, sys
+f, sw, ctl = sys.argv[1:]
+rows = [l.split() for l in open(f) if l.split()[:2] == [sw, ctl]]
+def med(key):
+    v = [float(m.group(1)) for r in rows for x in r if (m := re.fullmatch(key + r"=(\d+)", x))]
+    return f"{statistics.median(v):.0f}" if v else "none"
+print(f"{sw:<11} {ctl:<10} median of {len(rows)}: a={med('a')} ms  b={med('b')} ms  c={med('c')} ms")
+PY
+}
+
+RESULTS=$(mktemp /tmp/flowlab-reroute-results.XXXXXX)
+trap 'cleanup; rm -rf "$RUN" "$RESULTS"' EXIT
 for sw in $SWITCHES; do
   for ctl in $CONTROLLERS; do
-    one "$sw" "$ctl"
+    runs=$REPEAT  # (not n: cleanup and start_switches use n)
+    [[ $ctl == osken-stp ]] && runs=$STP_REPEAT  # about 2.5 min a run
+    for _ in $(seq "$runs"); do one "$sw" "$ctl"; done
+    if (( runs > 1 )); then median "$sw" "$ctl"; fi
   done
 done

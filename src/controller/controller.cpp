@@ -392,6 +392,7 @@ Status Controller::reload() {
     auto st = app->reload();
     if (!st.ok() && first.ok()) first = st;
   }
+  s_->topo->reassert_flows();
   return first;
 }
 

@@ -272,8 +272,9 @@ EncodeStatus encode_vendor(const ExperimenterMultipart& v, ByteWriter& w) {
 }
 
 EncodeStatus encode_flow_stats(const FlowStats& s, ByteWriter& w) {
-  if (s.flags != 0)
-    return unexpected(OfError::make(BadRequestCode::kBadMultipart, "OF1.0 flow stats have no flags field"));
+  // s.flags (e.g. SEND_FLOW_REM of the entry) are not carried: OF1.0's
+  // ofp_flow_stats has no field for them, and refusing made a switch's whole
+  // flow-stats reply fail for any flow added with flags.
   FLOWLAB_ASSIGN_OR_RETURN(const ActionList* actions, actions_of(s.instructions, "flow stats"));
   const size_t start = w.size();
   w.u16(0);  // length, patched below

@@ -216,7 +216,12 @@ void ForwardingThread::flush_all() {
 
 void ForwardingThread::packet_in(const dp::PacketInInfo& info, const Packet& pkt) {
   const SwitchPort* sp = ports_.find(info.in_port);
-  if (sp && (sp->config.load(std::memory_order_relaxed) & of::port_config::kNoPacketIn)) return;
+  // NO_PACKET_IN silences table misses from the port, as in OVS; a flow that
+  // sends to the controller on purpose (os-ken's STP BPDU flow on a port it
+  // keeps blocked with NO_PACKET_IN) still gets its packets there.
+  if (sp && info.reason == of::PacketInReason::kNoMatch &&
+      (sp->config.load(std::memory_order_relaxed) & of::port_config::kNoPacketIn))
+    return;
   ToController item;
   item.info = info;
   item.data.assign(pkt.data(), pkt.data() + pkt.size());

@@ -30,22 +30,6 @@ class ShortestPathNet : public ::testing::TestWithParam<Kind> {
   std::string tag() const { return GetParam() == Kind::kOvs ? "so" : "sf"; }
 };
 
-size_t links_up(const SwitchNet& net) {
-  size_t n = 0;
-  std::string log = net.controller_log();
-  for (size_t p = log.find("link up:"); p != std::string::npos; p = log.find("link up:", p + 1)) ++n;
-  return n;
-}
-
-uint64_t packet_ins(const SwitchNet& net) {
-  auto j = net.stats();
-  return j.contains("packet_in") ? j["packet_in"].value("received", uint64_t(0)) : 0;
-}
-
-bool has_flow_to(const std::string& dump, const std::string& mac) {
-  return dump.find("dl_dst=" + mac) != std::string::npos || dump.find("eth_dst=" + mac) != std::string::npos;
-}
-
 // Longest gap (ms) between successive replies in `ping -D` output after epoch t; -1 if none after t.
 double longest_gap_ms(const std::string& out, double t, size_t* after = nullptr) {
   std::regex re(R"(\[(\d+\.\d+)\] \d+ bytes from)");

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,11 @@ class SwitchNet {
     if (!std::getenv("FLOWLAB_KEEP_NET_LOGS"))
       std::filesystem::remove_all(dir_);  // else: logs stay for a look
   }
+  // Before start(): switches speak OpenFlow 1.0 only (flowlab `--protocols
+  // OpenFlow10`, OVS protocols=OpenFlow10); dump_flows() reads with -O OpenFlow10.
+  void only_of10() { of10_ = true; }
+  // Signals the controller (SIGHUP: the apps reload).
+  bool signal_controller(int sig) const { return ctl_ && ctl_->signal(sig); }
   SwitchNet(const SwitchNet&) = delete;
   SwitchNet& operator=(const SwitchNet&) = delete;
 
@@ -122,7 +128,8 @@ class SwitchNet {
   std::string dump_flows(size_t sw) const {
     std::string target =
         kind_ == Kind::kFlowlab ? "tcp:127.0.0.1:" + std::to_string(sw_ports_.at(sw)) : bridge(sw);
-    return run_output(ovs_env() + "ovs-ofctl -O OpenFlow13 dump-flows " + target);
+    return run_output(ovs_env() + "ovs-ofctl -O " + (of10_ ? "OpenFlow10" : "OpenFlow13") + " dump-flows " +
+                      target);
   }
   nlohmann::json stats() const {
     std::ifstream f(stats_json());
@@ -185,6 +192,10 @@ class SwitchNet {
           "--fail-mode",  "secure",
           "--controller", "tcp:127.0.0.1:" + std::to_string(ctl_port_),
           "--listen",     "ptcp:" + std::to_string(sw_ports_.back()) + ":127.0.0.1"};
+      if (of10_) {
+        argv.push_back("--protocols");
+        argv.push_back("OpenFlow10");
+      }
       for (size_t p = 0; p < ports_[s].size(); ++p) {
         argv.push_back("--port");
         argv.push_back(ports_[s][p] + "=" + std::to_string(p + 1));
@@ -207,7 +218,8 @@ class SwitchNet {
       std::snprintf(dpid, sizeof dpid, "%016zx", s + 1);
       std::string cmd =
           e + "ovs-vsctl --db=" + db + " add-br " + bridge(s) + " -- set bridge " + bridge(s) +
-          " datapath_type=netdev protocols=OpenFlow10,OpenFlow13 other_config:datapath-id=" + dpid +
+          " datapath_type=netdev protocols=" + (of10_ ? "OpenFlow10" : "OpenFlow10,OpenFlow13") +
+          " other_config:datapath-id=" + dpid +
           " fail_mode=secure";
       for (size_t p = 0; p < ports_[s].size(); ++p)
         cmd += " -- add-port " + bridge(s) + " " + ports_[s][p] + " -- set interface " + ports_[s][p] +
@@ -232,6 +244,26 @@ class SwitchNet {
   std::unique_ptr<Process> ctl_;
   std::vector<std::unique_ptr<Process>> procs_;
   bool ok_ = true;
+  bool of10_ = false;
 };
+
+// "link up:" lines in the controller's log (each direction of a cable is one).
+inline size_t links_up(const SwitchNet& net) {
+  size_t n = 0;
+  std::string log = net.controller_log();
+  for (size_t p = log.find("link up:"); p != std::string::npos; p = log.find("link up:", p + 1)) ++n;
+  return n;
+}
+
+// Packet-ins the controller received (its --stats-json).
+inline uint64_t packet_ins(const SwitchNet& net) {
+  auto j = net.stats();
+  return j.contains("packet_in") ? j["packet_in"].value("received", uint64_t(0)) : 0;
+}
+
+// A flow to eth_dst=mac in a dump-flows output (OF1.0 and OF1.3 spellings).
+inline bool has_flow_to(const std::string& dump, const std::string& mac) {
+  return dump.find("dl_dst=" + mac) != std::string::npos || dump.find("eth_dst=" + mac) != std::string::npos;
+}
 
 }  // namespace flowlab::switch_interop

@@ -106,6 +106,7 @@ class Process {
   Process& operator=(const Process&) = delete;
 
   bool ok() const { return pid_ > 0; }
+  bool signal(int sig) const { return pid_ > 0 && ::kill(pid_, sig) == 0; }
   bool running() {
     if (pid_ <= 0) return false;
     int st = 0;

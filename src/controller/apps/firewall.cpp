@@ -192,6 +192,7 @@ Verdict Firewall::packet_in(Datapath& dp, PacketInEvent& ev) {
 Status Firewall::reload() {
   auto rs = FwRuleSet::load_file(path_);
   if (!rs.ok()) return fail("firewall: {}", rs.error().message);
+  size_t n_groups = rs->group_count();
   std::vector<std::pair<uint64_t, channel::ConnectionPtr>> targets;
   {
     std::lock_guard lock(mu_);
@@ -208,7 +209,7 @@ Status Firewall::reload() {
     for (const auto& k : drop) conns_.erase(k);
     for (auto& [dpid, dp] : dps_) targets.emplace_back(dpid, dp->connection().shared_from_this());
   }
-  log::info("firewall", "reloaded {} security groups from {}", rs->group_count(), path_);
+  log::info("firewall", "reloaded {} security groups from {}", n_groups, path_);
   for (auto& [dpid, conn] : targets) {
     conn->post([this, dpid = dpid] {
       Datapath* dp = nullptr;
@@ -223,8 +224,11 @@ Status Firewall::reload() {
       del.table_id = table_for(*dp);
       del.cookie = kCookie;
       del.cookie_mask = kCookieMask;
-      if (!dp->is_of13())
-        del.table_id = 0;  // OF1.0 has no cookie mask: everything goes, base flows come back
+      if (!dp->is_of13()) {  // OF1.0 has no cookie mask: everything goes, base flows come back
+        del.table_id = 0;    // (and the topology service's LLDP flow: Controller::reload)
+        del.cookie = 0;
+        del.cookie_mask = 0;
+      }
       auto st = dp->flow_mod(std::move(del));
       if (!st.ok()) log::warn("firewall", "{}: cannot delete old flows: {}", dp->name(), st.error().message);
       install_base(*dp);  // the base flows were deleted with the rest

@@ -178,13 +178,6 @@ Verdict ShortestPath::flow_removed(Datapath& dp, const of::FlowRemoved& fr) {
   return Verdict::kConsumed;
 }
 
-void ShortestPath::send_flow(uint64_t dpid, MacAddr mac, uint32_t out) {
-  topo_->with_switch(dpid, [this, mac, out](Datapath& d) {
-    auto st = d.flow_mod(dst_flow(d, mac, out, {}));
-    if (!st.ok()) log::debug("shortest-path", "{}: refused: {}", d.name(), st.error().message);
-  });
-}
-
 void ShortestPath::delete_flow(uint64_t dpid, MacAddr mac) {
   topo_->with_switch(dpid, [this, mac](Datapath& d) {
     of::FlowMod del;
@@ -210,11 +203,48 @@ void ShortestPath::forget(MacAddr mac) {
   for (const auto& [dpid, out] : hops) delete_flow(dpid, mac);
 }
 
+namespace {
+
+// One level of a staged reroute: the flows of switches `level` hops from their
+// destination. The gate is shared by the barrier callbacks of that level; when
+// the last one has run or been dropped (switch gone), it is destroyed and the
+// next level goes out, so a flow never points at a switch that does not have
+// the destination's flow yet, and a disconnect cannot stall the rest.
+struct RerouteGate {
+  std::function<void()> next;
+  ~RerouteGate() {
+    if (next) next();
+  }
+};
+
+}  // namespace
+
+void ShortestPath::send_levels(std::shared_ptr<std::map<size_t, std::vector<FlowAdd>>> levels) {
+  if (levels->empty()) return;
+  std::vector<FlowAdd> now = std::move(levels->begin()->second);
+  levels->erase(levels->begin());
+  auto gate = std::make_shared<RerouteGate>();
+  gate->next = [this, levels] { send_levels(levels); };
+  std::map<uint64_t, std::vector<std::pair<MacAddr, uint32_t>>> by_switch;
+  for (const auto& a : now) by_switch[a.dpid].emplace_back(a.mac, a.out);
+  for (auto& [dpid, flows] : by_switch) {
+    topo_->with_switch(dpid, [this, gate, flows = std::move(flows)](Datapath& d) {
+      for (const auto& f : flows) {
+        auto st = d.flow_mod(dst_flow(d, f.first, f.second, {}));
+        if (!st.ok()) log::debug("shortest-path", "{}: refused: {}", d.name(), st.error().message);
+      }
+      auto r = d.barrier([gate](Datapath&, const of::Message&) {});
+      (void)r;
+    });
+  }
+}
+
 void ShortestPath::reroute() {
   if (!topo_) return;
   topology::Graph g = topo_->graph();
-  std::vector<std::tuple<uint64_t, MacAddr, uint32_t>> adds;
+  auto levels = std::make_shared<std::map<size_t, std::vector<FlowAdd>>>();
   std::vector<std::pair<uint64_t, MacAddr>> dels;
+  size_t n_adds = 0;
   {
     std::lock_guard lock(mu_);
     ++reroutes_;
@@ -223,23 +253,28 @@ void ShortestPath::reroute() {
       Dst& d = it->second;
       auto host = topo_->host(mac);
       std::map<uint64_t, uint32_t> want;
+      std::map<uint64_t, size_t> hops_to_dst;  // 0: the destination's own switch
       if (host && !d.narrowed) {
         for (const auto& [dpid, out] : d.hops) {
-          if (dpid == host->dpid) {
-            want[dpid] = host->port_no;
-            continue;
-          }
+          want[host->dpid] = host->port_no;
+          hops_to_dst[host->dpid] = 0;
+          if (dpid == host->dpid) continue;
           auto p = g.path(dpid, host->dpid);
           if (!p) continue;
-          for (const auto& h : *p) want[h.dpid] = h.out_port;
-          want[host->dpid] = host->port_no;
+          for (size_t i = 0; i < p->size(); ++i) {
+            want[(*p)[i].dpid] = (*p)[i].out_port;
+            hops_to_dst[(*p)[i].dpid] = p->size() - i;
+          }
         }
       }
       for (const auto& [dpid, out] : d.hops)
         if (!want.count(dpid)) dels.emplace_back(dpid, mac);
       for (const auto& [dpid, out] : want) {
         auto old = d.hops.find(dpid);
-        if (old == d.hops.end() || old->second != out) adds.emplace_back(dpid, mac, out);
+        if (old == d.hops.end() || old->second != out) {
+          (*levels)[hops_to_dst[dpid]].push_back(FlowAdd{dpid, mac, out});
+          ++n_adds;
+        }
       }
       d.hops = std::move(want);
       if (d.hops.empty())
@@ -248,10 +283,12 @@ void ShortestPath::reroute() {
         ++it;
     }
   }
+  size_t n_levels = levels->size();
   for (const auto& [dpid, mac] : dels) delete_flow(dpid, mac);
-  for (const auto& [dpid, mac, out] : adds) send_flow(dpid, mac, out);
-  if (!adds.empty() || !dels.empty())
-    log::info("shortest-path", "topology changed: {} flows moved, {} removed", adds.size(), dels.size());
+  send_levels(std::move(levels));  // last hop first, each level confirmed by barriers
+  if (n_adds || !dels.empty())
+    log::info("shortest-path", "topology changed: {} flows moved in {} levels, {} removed", n_adds,
+              n_levels, dels.size());
 }
 
 std::map<MacAddr, std::map<uint64_t, uint32_t>> ShortestPath::installed() const {

@@ -19,7 +19,10 @@
 // Link or switch loss (port-status, LLDP timeout, disconnect): for every
 // destination with flows, the switches that had one get the next hop of the
 // new tree (and the switches on their new paths a flow), switches with no path
-// left lose it; all sent at once, as the event arrives. A link that appears
+// left lose it, as the event arrives: deletions at once, new flows last hop
+// first (the switches nearest the destination, confirmed by barriers, then
+// the next ring of switches), so a moved flow never sends into a switch that
+// does not know the destination yet (no packet-in, no drop on the way). A link that appears
 // moves flows back onto the (new) shortest path the same way. A host that moves has
 // its flows deleted everywhere.
 //
@@ -29,7 +32,9 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <mutex>
+#include <vector>
 
 #include "controller/app.h"
 
@@ -71,7 +76,14 @@ class ShortestPath : public App, public topology::TopologyListener {
   void reroute();
   void forget(MacAddr mac);
   of::FlowMod dst_flow(const Datapath& dp, MacAddr mac, uint32_t out, const of::Match& narrow) const;
-  void send_flow(uint64_t dpid, MacAddr mac, uint32_t out);
+  struct FlowAdd {
+    uint64_t dpid;
+    MacAddr mac;
+    uint32_t out;
+  };
+  // Sends the first level's flows (+ a barrier per switch); when every switch
+  // of it has answered, the next level (see RerouteGate in the .cpp).
+  void send_levels(std::shared_ptr<std::map<size_t, std::vector<FlowAdd>>> levels);
   void delete_flow(uint64_t dpid, MacAddr mac);
 
   Options opts_;

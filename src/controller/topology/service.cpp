@@ -163,6 +163,17 @@ void TopologyService::install_lldp_flow(Datapath& dp) {
   if (!st.ok()) log::warn("topology", "{}: cannot install the LLDP flow: {}", dp.name(), st.error().message);
 }
 
+void TopologyService::reassert_flows() {
+  if (!opts_.enabled) return;
+  std::vector<uint64_t> dpids;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [dpid, sw] : switches_) dpids.push_back(dpid);
+  }
+  // Posted after the apps' own posted deletions, so it lands behind them.
+  for (uint64_t dpid : dpids) with_switch(dpid, [](Datapath& dp) { install_lldp_flow(dp); });
+}
+
 void TopologyService::send_lldp(uint64_t dpid, std::vector<uint32_t> ports) const {
   if (ports.empty()) return;
   with_switch(dpid, [ports = std::move(ports)](Datapath& dp) {
@@ -257,6 +268,15 @@ bool TopologyService::packet_in(Datapath& dp, const PacketInEvent& pev) {
       std::lock_guard lock(mu_);
       auto s = switches_.find(src.dpid);
       if (s == switches_.end() || !switches_.count(at.dpid)) return true;
+      // A frame sent before a port went down can arrive after its port-status
+      // (it waited in the other switch's packet-in queue): a port known to be
+      // down at either end proves nothing.
+      auto down = [this](PortRef p) {
+        const auto& ports = switches_.at(p.dpid).ports;
+        auto it = ports.find(p.port_no);
+        return it != ports.end() && !port_up(it->second);
+      };
+      if (down(src) || down(at)) return true;
       auto [it, added] = links_.try_emplace(src);
       if (!added && it->second.dst != at) {
         ev.link_removed.push_back(link_view(src, it->second));

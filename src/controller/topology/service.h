@@ -116,6 +116,9 @@ class TopologyService : public TopologyView {
   void port_status(Datapath& dp, const of::PortStatus& ps);
   // Every lldp_interval: link timeouts, then LLDP out of every port.
   void tick();
+  // After the apps reloaded: the LLDP flow again on every switch (on OF1.0 the
+  // firewall's reload deletes every flow, having no cookie mask to spare ours).
+  void reassert_flows();
 
  private:
   struct SwitchState {

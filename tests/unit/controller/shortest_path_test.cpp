@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+
 #include "controller/app_registry.h"
 #include "controller/topology/lldp.h"
 #include "fake_switch.h"
@@ -118,7 +121,8 @@ TEST_P(TopologyTest, LldpFlowFramesLinksHostsAndPortDown) {
   auto links = c.controller().topology().links();
   EXPECT_EQ(links[0], (LinkView{1, 3, 2, 3}));
   EXPECT_EQ(links[1], (LinkView{2, 3, 1, 3}));
-  EXPECT_EQ(c.controller().stats().packet_in_lldp, 2u);
+  // (counted when the service has returned, just after the link is visible)
+  EXPECT_TRUE(wait_for([&] { return c.controller().stats().packet_in_lldp == 2u; }));
 
   // A host on an edge port, with its IPv4 address; nothing learned on the link port.
   s1.packet_in(1, ipv4_frame(kMacB, kMacA, 0x0a000001, 0x0a000002, 17, 1, 2));
@@ -139,8 +143,15 @@ TEST_P(TopologyTest, LldpFlowFramesLinksHostsAndPortDown) {
   EXPECT_EQ(sw->ports[1].name, "p2");
 
   // Port-status link down: both directions gone at once.
+  Bytes late = *lldp_out_of(s1, 3);
   s1.send(link_down(3));
   ASSERT_TRUE(wait_for([&] { return n_links(c) == 0; }));
+  // An LLDP frame s1:3 sent before it went down, delivered by s2 afterwards:
+  // no link from a port known to be down.
+  s2.packet_in(3, late);
+  ASSERT_TRUE(wait_for([&] { return c.controller().stats().packet_in_lldp == 3u; }));
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(n_links(c), 0u);
 }
 
 TEST_P(TopologyTest, LinkSilentForTheTimeoutIsRemoved) {
@@ -299,6 +310,26 @@ TEST_P(TopologyTest, LinkDownMovesTheFlowsToTheOtherWayRound) {
   EXPECT_EQ(out_port(f2.back()), 1u);
 }
 
+// The moved flows go out last hop first: s1's new flow (towards s3) only after
+// s3, one hop from B's switch, has confirmed its flow with a barrier reply.
+TEST_P(TopologyTest, LinkDownMovesTheFlowsLastHopFirst) {
+  Triangle t(GetParam());
+  t.s2.packet_in(1, eth_frame(kMacA, kMacB, 0x0800));  // B on s2:1
+  ASSERT_TRUE(wait_for([&] { return t.c.controller().topology().hosts().size() == 1; }));
+  t.s1.packet_in(1, eth_frame(kMacB, kMacA, 0x0800));
+  ASSERT_TRUE(wait_for([&] { return !flows_to(t.s1, kMacB).empty(); }));
+  size_t s1_flows = flows_to(t.s1, kMacB).size();
+  t.s3.hold_barriers();
+  t.s3.sync();
+  t.s1.send(link_down(2));
+  ASSERT_TRUE(wait_for([&] { return !flows_to(t.s3, kMacB).empty(); }));
+  ASSERT_TRUE(t.s3.wait_count<of::BarrierRequest>(1));
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(flows_to(t.s1, kMacB).size(), s1_flows) << "s1 moved before s3 knew B";
+  t.s3.release_barriers();
+  ASSERT_TRUE(wait_for([&] { return out_port(flows_to(t.s1, kMacB).back()) == 3u; }));
+}
+
 TEST_P(TopologyTest, SwitchLossRemovesFlowsThatHaveNoPathLeft) {
   Triangle t(GetParam());
   t.s2.packet_in(1, eth_frame(kMacA, kMacB, 0x0800));
@@ -357,6 +388,44 @@ TEST_P(TopologyTest, AHostThatMovesHasItsFlowsDeleted) {
         if (fm.command == of::FlowModCommand::kDelete) return true;
       return false;
     }));
+}
+
+// The firewall's reload deletes its flows (on OF1.0 every flow: no cookie
+// mask); the topology service's LLDP flow comes back right behind the deletion.
+TEST_P(TopologyTest, FirewallReloadKeepsTheLldpFlow) {
+  std::string rules = ::testing::TempDir() + "fw-reload-" + std::to_string(::getpid()) + ".yaml";
+  std::ofstream(rules) << "security_groups:\n  - name: s\n    targets: [{ip: 10.0.0.2}]\n"
+                          "    ingress: [{protocol: icmp}]\n";
+  AppConfig cfg;
+  cfg.config_file = rules;
+  std::vector<std::unique_ptr<App>> apps;
+  for (const char* n : {"firewall", "shortest-path"}) {
+    auto a = make_app(n, cfg);
+    ASSERT_TRUE(a.ok()) << a.error().message;
+    apps.push_back(std::move(*a));
+  }
+  ControllerRunner c(std::move(apps), fast_topology());
+  FakeSwitch sw(c.port(), GetParam(), 1);
+  auto lldp_flows_after = [&](size_t from) {
+    size_t n = 0;
+    auto fms = sw.all<of::FlowMod>();
+    for (size_t i = from; i < fms.size(); ++i) n += is_lldp_flow(fms[i]) && fms[i].command == of::FlowModCommand::kAdd;
+    return n;
+  };
+  ASSERT_TRUE(wait_for([&] { return lldp_flows_after(0) == 1; }));
+  ASSERT_TRUE(c.controller().reload().ok());
+  size_t del = 0;
+  ASSERT_TRUE(wait_for([&] {
+    auto fms = sw.all<of::FlowMod>();
+    for (size_t i = 0; i < fms.size(); ++i)
+      if (fms[i].command == of::FlowModCommand::kDelete) {
+        del = i;
+        return true;
+      }
+    return false;
+  }));
+  EXPECT_TRUE(wait_for([&] { return lldp_flows_after(del + 1) == 1; })) << "no LLDP flow after the reload";
+  std::remove(rules.c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, TopologyTest, ::testing::Values(of::kOf13, of::kOf10),

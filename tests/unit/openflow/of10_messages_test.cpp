@@ -260,6 +260,13 @@ TEST(Of10Messages, StatsReplies) {
   EXPECT_EQ(load_be16(&flows[10]), kMultipartMore);
   EXPECT_EQ(load_be16(&flows[12]), 96);   // first entry length
   EXPECT_EQ(load_be16(&flows[108]), 88);  // second entry length
+  // A flow added with SEND_FLOW_REM: OF1.0 flow stats have no flags field, the
+  // entry is still reported (the flags are not on the wire).
+  FlowStats with_flags = s;
+  with_flags.flags = flow_mod_flags::kSendFlowRem;
+  auto flagged = encode_of10(msg(MultipartReply{0, FlowStatsReply{{with_flags}}}));
+  ASSERT_TRUE(flagged.ok()) << flagged.error().to_string();
+  EXPECT_EQ(*flagged, round_trip(msg(MultipartReply{0, FlowStatsReply{{s}}})));
 
   round_trip(msg(MultipartReply{0, AggregateStatsReply{10, 20, 3}}),
              "01 11 0024 11223344 0002 0000 000000000000000a 0000000000000014 00000003 00000000");
