@@ -6,11 +6,11 @@
 # without, with -a); a Linux bridge — plus "direct", the two hosts on one veth
 # pair (the senders' own ceiling) — with veth offloads at their defaults.
 # Prints TCP Gbit/s, CPU ns per KB, UDP 64-byte and 1470-byte packet rates
-# received (flowlab pktgen as the sender: sendmmsg, 64 flows), ping RTT and
+# received (flowlab pktgen as the sender: sendmmsg, 64 flows, -g threads), ping RTT and
 # tcp-rr latency (p50), medians of -r repeats, and each one's ratio to the
 # bridge. Not a test: needs root, iperf3, ovs-vswitchd/ovsdb-server/ovs-ofctl.
 #
-#   sudo scripts/bench-switch.sh [-b path/to/flowlab] [-t seconds] [-r repeats] [-o results.json] [-a]
+#   sudo scripts/bench-switch.sh [-b path/to/flowlab] [-t seconds] [-r repeats] [-o results.json] [-a] [-g pktgen-threads]
 #
 # Layout: namespaces h1 (10.0.0.1) and h2 (10.0.0.2), and a switch namespace
 # holding the other ends of their veths (p1, p2). Every backend runs in the
@@ -23,7 +23,8 @@ REPEATS=3
 OUT=""
 THREADS=1
 ALL_OVS=0
-while getopts "b:t:r:o:j:ah" opt; do
+PKTGEN_THREADS=2
+while getopts "b:t:r:o:j:g:ah" opt; do
   case $opt in
     b) BIN=$OPTARG ;;
     t) DUR=$OPTARG ;;
@@ -31,6 +32,7 @@ while getopts "b:t:r:o:j:ah" opt; do
     o) OUT=$OPTARG ;;
     j) THREADS=$OPTARG ;;
     a) ALL_OVS=1 ;;
+    g) PKTGEN_THREADS=$OPTARG ;;
     *) sed -n '2,18p' "$0"; exit 2 ;;
   esac
 done
@@ -163,11 +165,11 @@ measure_tcp() {
   [[ -f $RUN/iperf3.pid ]] && kill "$(cat $RUN/iperf3.pid)" 2>/dev/null; rm -f $RUN/iperf3.pid; sleep 0.2
 }
 # Received packets per second at h2's eth0 while `flowlab pktgen` sends from
-# h1 (64 UDP flows, sendmmsg). $1 = payload bytes.
+# h1 (64 UDP flows, sendmmsg, $PKTGEN_THREADS sending threads). $1 = payload bytes.
 measure_udp() {
   local r0 r1 t0 t1
   r0=$(in_ns $H2 cat /sys/class/net/eth0/statistics/rx_packets); t0=$(date +%s.%N)
-  timeout $((DUR + 15)) ip netns exec $H1 "$BIN" pktgen --dst 10.0.0.2 --size "$1" --flows 64 --seconds "$DUR" >/dev/null 2>&1 || true
+  timeout $((DUR + 15)) ip netns exec $H1 "$BIN" pktgen --dst 10.0.0.2 --size "$1" --flows 64 --threads "$PKTGEN_THREADS" --seconds "$DUR" >/dev/null 2>&1 || true
   sleep 0.1
   r1=$(in_ns $H2 cat /sys/class/net/eth0/statistics/rx_packets); t1=$(date +%s.%N)
   python3 -c "print('%.0f' % (($r1-$r0)/($t1-$t0-0.1)))" 2>/dev/null || echo fail
@@ -225,7 +227,8 @@ for b in "${BACKENDS[@]}"; do
     "${R[$b,u64]}" "${R[$b,u1470]}" "${R[$b,rtt]}" "${R[$b,rr]}"
 done
 printf "(medians of %s; TCP cores: the machine's busy cores during the TCP run, iperf3 included, of %s;\n" "$REPEATS" "$(nproc)"
-printf " TCP ns/KB: busy CPU time per KB carried, the whole path's cost; direct: no switch, the senders' ceiling)\n"
+printf " TCP ns/KB: busy CPU time per KB carried, the whole path's cost; direct: no switch, the senders' ceiling;\n"
+printf " UDP: flowlab pktgen with %s sending threads; uptime at the end: %s)\n" "$PKTGEN_THREADS" "$(uptime | sed 's/.*load/load/')"
 printf "\nratio to the Linux bridge (rates: higher is better; ping, rr, ns/KB: lower is better)\n"
 printf "%-12s %8s %8s %8s %9s %8s %8s\n" backend TCP ns/KB UDP64 UDP1470 ping rr
 for b in "${BACKENDS[@]}"; do
