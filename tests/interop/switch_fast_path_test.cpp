@@ -223,6 +223,10 @@ TEST(SwitchFastPath, OneMegaflowEntryServesEveryMicroflowOfAPort) {
   EXPECT_LE(s.fast_path("entries"), 4u) << s.stats().dump(2);
   EXPECT_LT(s.fast_path("upcalls") - up0, 32u) << "64 flows took ~one upcall each: " << s.stats().dump(2);
   EXPECT_GE(s.fast_path("masks"), 1u) << s.stats().dump(2);
+  // Both ports are veths with their peers in the hosts' namespaces: every
+  // forwarded hit must leave through bpf_redirect_peer.
+  EXPECT_GE(s.fast_path("out_peer"), got) << s.stats().dump(2);
+  EXPECT_EQ(s.fast_path("out_redirect"), 0u) << s.stats().dump(2);
 }
 
 // The mask keeps what a flow matches: tp_dst 5001 forwarded, 5002 dropped by
