@@ -244,7 +244,8 @@ TEST(SwitchFastPath, MegaflowKeepsTheFieldsTheFlowsMatch) {
   ASSERT_TRUE(eventually([&] { return s.hosts().ping(1); }, 5s)) << s.log();
   for (int round = 0; round < 2; ++round) {
     EXPECT_GT(udp_burst(s, 5001, 1), 100u) << "round " << round << s.log();
-    EXPECT_EQ(udp_burst(s, 5002, 1), 0u) << "round " << round << ": 5002 crossed\n" << s.stats().dump(2);
+    // rx_packets also counts ARP (h1 refreshing h2's address): a few, not a burst.
+    EXPECT_LE(udp_burst(s, 5002, 1), 3u) << "round " << round << ": 5002 crossed\n" << s.stats().dump(2);
   }
   expect_kernel_used(s);
   if (s.on_tc()) {
