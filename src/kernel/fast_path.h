@@ -32,8 +32,9 @@
 //    pruned later by the switch.
 //  * Counters: per-CPU per-entry packets/bytes (fl_counters[slot]), folded
 //    into flow, table and port counters on read (and before idle expiry).
-// Costs: a hit is one hash lookup plus the ops in the kernel, no copy to user
-// space. A miss costs what the af-packet datapath costs plus one map update.
+// Costs: a hit is one hash lookup per mask tried plus the ops in the kernel,
+// no copy to user space. A miss costs what the af-packet datapath costs plus
+// one map update.
 #pragma once
 
 #include <cstdint>
