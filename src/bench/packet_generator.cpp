@@ -65,7 +65,7 @@ Result<PacketGeneratorResult> run_packet_generator(const PacketGeneratorOptions&
   std::vector<PacketGeneratorResult> per(o.threads);
   const auto t0 = std::chrono::steady_clock::now();
   const auto end = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                             std::chrono::duration<double>(o.seconds));
+                            std::chrono::duration<double>(o.seconds));
   {
     std::vector<std::jthread> senders;
     for (uint32_t t = 1; t < o.threads; ++t)

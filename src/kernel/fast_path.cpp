@@ -189,7 +189,7 @@ void FastPath::reset_counter(uint32_t slot) {
 FastPathStats FastPath::stats() const {
   FastPathStats s;
   std::vector<uint64_t> per_cpu(static_cast<size_t>(ncpus_));
-  uint64_t* out[FL_STAT_COUNT] = {&s.hits,    &s.upcalls,      &s.drops,     &s.errors,
+  uint64_t* out[FL_STAT_COUNT] = {&s.hits,     &s.upcalls,      &s.drops,     &s.errors,
                                   &s.out_peer, &s.out_redirect, &s.out_clone, &s.gso};
   for (uint32_t i = 0; i < FL_STAT_COUNT; ++i) {
     if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.fl_stats), &i, per_cpu.data()) != 0) continue;

@@ -196,7 +196,8 @@ int KernelDatapath::mask_for(const fl_key& m) {
     if (same(masks_[i], add)) return int(i);
   if (masks_.size() < FL_MAX_MASKS && fp_->add_mask(add).ok()) {
     masks_.push_back(add);
-    if (same(add, exact) && !same(m, exact)) log::info("switch", "fast path: megaflow masks full, exact keys from now on");
+    if (same(add, exact) && !same(m, exact))
+      log::info("switch", "fast path: megaflow masks full, exact keys from now on");
     return int(masks_.size() - 1);
   }
   for (size_t i = 0; i < masks_.size(); ++i)  // a wider mask is exact too

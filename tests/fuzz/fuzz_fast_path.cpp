@@ -292,11 +292,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (off[i] >= 0 && size_t(off[i]) < other.size()) other[size_t(off[i])] ^= uint8_t(salt & ~mb[i]);
   }
   fl_key k2;
-  if (!kernel::extract_cache_key(other.data(), other.size(), 7, k2)) fail_with("a masked-out change made the frame uncacheable");
+  if (!kernel::extract_cache_key(other.data(), other.size(), 7, k2))
+    fail_with("a masked-out change made the frame uncacheable");
   const fl_key a = kernel::masked_key(k, mask, 3), b = kernel::masked_key(k2, mask, 3);
   if (std::memcmp(&a, &b, sizeof a) != 0) fail_with("a masked-out change changed the masked key");
   Sink again = run_pipeline(dp, other);
   if (again.packet_ins) fail_with("a packet covered by the entry goes to the controller in the pipeline");
-  expect_same(run_ops(*d, other), again.outs, "megaflow entry differs from the pipeline for a covered packet");
+  expect_same(run_ops(*d, other), again.outs,
+              "megaflow entry differs from the pipeline for a covered packet");
   return 0;
 }

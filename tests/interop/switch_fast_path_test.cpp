@@ -40,8 +40,8 @@ class FastPathSwitch {
       argv.insert(argv.end(), env.begin(), env.end());
     }
     argv.insert(argv.end(), {FLOWLAB_BINARY, "switch", "--port", hosts_.port1(), "--port", hosts_.port2(),
-                             "--listen", "ptcp:" + std::to_string(port_) + ":127.0.0.1", "--stats-file", stats_,
-                             "--log-level", "debug"});
+                             "--listen", "ptcp:" + std::to_string(port_) + ":127.0.0.1", "--stats-file",
+                             stats_, "--log-level", "debug"});
     sw_ = std::make_unique<Process>(argv, "/tmp/flowlab-fp-" + tag + pid + ".log");
     ok_ = eventually([&] { return tcp_listening(port_); }, 10s);
   }
