@@ -6,11 +6,11 @@
 # without, with -a); a Linux bridge — plus "direct", the two hosts on one veth
 # pair (the senders' own ceiling) — with veth offloads at their defaults.
 # Prints TCP Gbit/s, CPU ns per KB, UDP 64-byte and 1470-byte packet rates
-# received (flowlab pktgen as the sender: sendmmsg, 64 flows), ping RTT and
+# received (flowlab pktgen as the sender: sendmmsg, 64 flows, -g threads), ping RTT and
 # tcp-rr latency (p50), medians of -r repeats, and each one's ratio to the
 # bridge. Not a test: needs root, iperf3, ovs-vswitchd/ovsdb-server/ovs-ofctl.
 #
-#   sudo scripts/bench-switch.sh [-b path/to/flowlab] [-t seconds] [-r repeats] [-o results.json] [-a]
+#   sudo scripts/bench-switch.sh [-b path/to/flowlab] [-t seconds] [-r repeats] [-o results.json] [-a] [-g pktgen-threads]
 #
 # Layout: namespaces h1 (10.0.0.1) and h2 (10.0.0.2), and a switch namespace
 # holding the other ends of their veths (p1, p2). Every backend runs in the
@@ -23,7 +23,8 @@ REPEATS=3
 OUT=""
 THREADS=1
 ALL_OVS=0
-while getopts "b:t:r:o:j:ah" opt; do
+PKTGEN_THREADS=2
+while getopts "b:t:r:o:j:g:ah" opt; do
   case $opt in
     b) BIN=$OPTARG ;;
     t) DUR=$OPTARG ;;
@@ -31,6 +32,7 @@ while getopts "b:t:r:o:j:ah" opt; do
     o) OUT=$OPTARG ;;
     j) THREADS=$OPTARG ;;
     a) ALL_OVS=1 ;;
+    g) PKTGEN_THREADS=$OPTARG ;;
     *) sed -n '2,18p' "$0"; exit 2 ;;
   esac
 done
@@ -93,6 +95,7 @@ start_flowlab() {  # $1 = tc | af-packet
   ip netns exec $SW "$BIN" switch --name bench --port p1 --port p2 --threads "$THREADS" --datapath "$1" \
       --listen ptcp:$OF_PORT:127.0.0.1 --log-level warn --stats-file $RUN/flowlab-$1.json &
   FLOWLAB_PID=$!
+  SWITCH_PIDS=$FLOWLAB_PID
   for _ in $(seq 50); do in_ns $SW ovs-ofctl -O OpenFlow13 show tcp:127.0.0.1:$OF_PORT >/dev/null 2>&1 && break; sleep 0.1; done
   in_ns $SW ovs-ofctl -O OpenFlow13 add-flow tcp:127.0.0.1:$OF_PORT in_port=1,actions=output:2
   in_ns $SW ovs-ofctl -O OpenFlow13 add-flow tcp:127.0.0.1:$OF_PORT in_port=2,actions=output:1
@@ -100,7 +103,7 @@ start_flowlab() {  # $1 = tc | af-packet
 stop_flowlab() {
   [[ -n "$FLOWLAB_PID" ]] || return 0
   kill "$FLOWLAB_PID" 2>/dev/null || true; wait "$FLOWLAB_PID" || true
-  FLOWLAB_PID=""
+  FLOWLAB_PID=""; SWITCH_PIDS=""
   for f in $RUN/flowlab-*.json; do
     [[ -f $f ]] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('bench-switch:', d['name'], 'fast_path', json.dumps(d.get('fast_path')))" "$f" >&2
     rm -f "$f"
@@ -123,6 +126,7 @@ start_ovs() {  # $1 = true/false userspace TSO
   $V add-port br0 p1 -- set interface p1 ofport_request=1
   $V add-port br0 p2 -- set interface p2 ofport_request=2
   $V set-fail-mode br0 secure
+  SWITCH_PIDS="$(cat $RUN/ovs/ovs-vswitchd.pid 2>/dev/null)"
   sleep 1
   ovs-ofctl del-flows br0
   ovs-ofctl add-flow br0 in_port=1,actions=output:2
@@ -130,6 +134,7 @@ start_ovs() {  # $1 = true/false userspace TSO
 }
 stop_ovs() {
   [[ -d $RUN/ovs ]] || return 0
+  SWITCH_PIDS=""
   for p in ovs-vswitchd ovsdb-server; do
     [[ -f $RUN/ovs/$p.pid ]] && kill "$(cat $RUN/ovs/$p.pid)" 2>/dev/null
   done
@@ -151,23 +156,47 @@ json_get() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" 2>/
 
 # Busy CPU time of the whole machine (all cores, jiffies) from /proc/stat.
 busy_jiffies() { awk '/^cpu / {print $2+$3+$4+$7+$8+$9}' /proc/stat; }
-# Prints "GBPS CORES NS_PER_KB": TCP Gbit/s received, cores busy during the
-# run (the machine's whole CPU, iperf3 included) and busy CPU ns per KB carried.
+# CPU time (utime+stime, jiffies) of the switch's processes and of the
+# ksoftirqd threads: with the kernel's tick-based accounting (no
+# CONFIG_IRQ_TIME_ACCOUNTING) softirq work is charged to the task it ran in,
+# so this plus the two iperf3 processes is the path's CPU, without the other
+# work a shared machine does meanwhile.
+SWITCH_PIDS=""
+task_jiffies() {
+  local sum=0 p
+  for p in $SWITCH_PIDS $(pgrep -x 'ksoftirqd/[0-9]+' 2>/dev/null || pgrep ksoftirqd); do
+    [[ -r /proc/$p/stat ]] || continue
+    sum=$((sum + $(awk '{print $14+$15}' /proc/$p/stat 2>/dev/null || echo 0)))
+  done
+  echo $sum
+}
+# bash `times`, second line: the children's user and system time in seconds.
+times_secs() { python3 -c "import re,sys; t=open(sys.argv[1]).read().split('\n')[1].split(); print(sum(int(m)*60+float(s) for m,s in (re.match(r'(\d+)m([\d.]+)s',x).groups() for x in t)))" "$1" 2>/dev/null || echo 0; }
+# Prints "GBPS CORES NS_PER_KB MACHINE_NS_PER_KB": TCP Gbit/s received, cores
+# busy during the run (the whole machine), the path's CPU ns per KB carried
+# (iperf3 client and server, the switch's processes, ksoftirqd) and the whole
+# machine's busy ns per KB (meaningless when others load the machine).
 measure_tcp() {
-  in_ns $H2 iperf3 -s -1 -p 5201 -D --pidfile $RUN/iperf3.pid >/dev/null 2>&1; sleep 0.3
-  local hz b0 b1 t0 t1
-  hz=$(getconf CLK_TCK); b0=$(busy_jiffies); t0=$(date +%s.%N)
-  timeout $((DUR + 15)) ip netns exec $H1 iperf3 -c 10.0.0.2 -p 5201 -t "$DUR" -J 2>/dev/null > $RUN/tcp.json || true
-  b1=$(busy_jiffies); t1=$(date +%s.%N)
-  json_get "'%.3f %.2f %.1f' % (d['end']['sum_received']['bits_per_second']/1e9, ($b1-$b0)/$hz/($t1-$t0), ($b1-$b0)/$hz*1e9/(d['end']['sum_received']['bytes']/1024))" < $RUN/tcp.json
-  [[ -f $RUN/iperf3.pid ]] && kill "$(cat $RUN/iperf3.pid)" 2>/dev/null; rm -f $RUN/iperf3.pid; sleep 0.2
+  ( ip netns exec $H2 iperf3 -s -1 -p 5201 >/dev/null 2>&1; times > $RUN/srv.times ) &
+  local srv=$!
+  sleep 0.3
+  local hz b0 b1 t0 t1 j0 j1
+  hz=$(getconf CLK_TCK); b0=$(busy_jiffies); j0=$(task_jiffies); t0=$(date +%s.%N)
+  ( timeout $((DUR + 15)) ip netns exec $H1 iperf3 -c 10.0.0.2 -p 5201 -t "$DUR" -J 2>/dev/null > $RUN/tcp.json; times > $RUN/cli.times ) || true
+  b1=$(busy_jiffies); j1=$(task_jiffies); t1=$(date +%s.%N)
+  ( sleep $((DUR + 5)); kill $srv 2>/dev/null ) & local guard=$!
+  wait $srv 2>/dev/null; kill $guard 2>/dev/null; wait $guard 2>/dev/null
+  local cs ss
+  cs=$(times_secs $RUN/cli.times); ss=$(times_secs $RUN/srv.times)
+  json_get "'%.3f %.2f %.1f %.1f' % (d['end']['sum_received']['bits_per_second']/1e9, ($b1-$b0)/$hz/($t1-$t0), (($j1-$j0)/$hz+$cs+$ss)*1e9/(d['end']['sum_received']['bytes']/1024), ($b1-$b0)/$hz*1e9/(d['end']['sum_received']['bytes']/1024))" < $RUN/tcp.json
+  rm -f $RUN/srv.times $RUN/cli.times; sleep 0.2
 }
 # Received packets per second at h2's eth0 while `flowlab pktgen` sends from
-# h1 (64 UDP flows, sendmmsg). $1 = payload bytes.
+# h1 (64 UDP flows, sendmmsg, $PKTGEN_THREADS sending threads). $1 = payload bytes.
 measure_udp() {
   local r0 r1 t0 t1
   r0=$(in_ns $H2 cat /sys/class/net/eth0/statistics/rx_packets); t0=$(date +%s.%N)
-  timeout $((DUR + 15)) ip netns exec $H1 "$BIN" pktgen --dst 10.0.0.2 --size "$1" --flows 64 --seconds "$DUR" >/dev/null 2>&1 || true
+  timeout $((DUR + 15)) ip netns exec $H1 "$BIN" pktgen --dst 10.0.0.2 --size "$1" --flows 64 --threads "$PKTGEN_THREADS" --seconds "$DUR" >/dev/null 2>&1 || true
   sleep 0.1
   r1=$(in_ns $H2 cat /sys/class/net/eth0/statistics/rx_packets); t1=$(date +%s.%N)
   python3 -c "print('%.0f' % (($r1-$r0)/($t1-$t0-0.1)))" 2>/dev/null || echo fail
@@ -192,13 +221,13 @@ run_backend() {  # name start stop
   echo "bench-switch: $name ..." >&2
   $start
   in_ns $H1 ping -c 2 -W 2 10.0.0.2 >/dev/null 2>&1 || true   # warm up ARP / learning
-  local tcp=() cores=() nskb=() u64=() u1470=() rtt=() rr=() m
+  local tcp=() cores=() nskb=() mnskb=() u64=() u1470=() rtt=() rr=() m
   for _ in $(seq "$REPEATS"); do
     read -r -a m <<< "$(measure_tcp)"
-    tcp+=("${m[0]}"); cores+=("${m[1]:-fail}"); nskb+=("${m[2]:-fail}")
+    tcp+=("${m[0]}"); cores+=("${m[1]:-fail}"); nskb+=("${m[2]:-fail}"); mnskb+=("${m[3]:-fail}")
     u64+=("$(measure_udp 18)"); u1470+=("$(measure_udp 1470)"); rtt+=("$(measure_ping)"); rr+=("$(measure_rr)")
   done
-  R[$name,tcp]=$(median "${tcp[@]}"); R[$name,cores]=$(median "${cores[@]}"); R[$name,nskb]=$(median "${nskb[@]}")
+  R[$name,tcp]=$(median "${tcp[@]}"); R[$name,cores]=$(median "${cores[@]}"); R[$name,nskb]=$(median "${nskb[@]}"); R[$name,mnskb]=$(median "${mnskb[@]}")
   R[$name,u64]=$(median "${u64[@]}")
   R[$name,u1470]=$(median "${u1470[@]}"); R[$name,rtt]=$(median "${rtt[@]}"); R[$name,rr]=$(median "${rr[@]}")
   $stop
@@ -219,13 +248,15 @@ BACKENDS+=(ovs-tso bridge direct)
 
 ratio() { python3 -c "import sys; a,b=sys.argv[1],sys.argv[2]; print('-' if 'fail' in (a,b) or float(b)==0 else '%.2fx' % (float(a)/float(b)))" "$1" "$2"; }
 
-printf "\n%-12s %10s %9s %10s %12s %12s %9s %10s\n" backend "TCP Gbit/s" "TCP cores" "TCP ns/KB" "UDP64 pps" "UDP1470 pps" "ping ms" "rr p50 us"
+printf "\n%-12s %10s %9s %10s %10s %12s %12s %9s %10s\n" backend "TCP Gbit/s" "TCP cores" "TCP ns/KB" "machine" "UDP64 pps" "UDP1470 pps" "ping ms" "rr p50 us"
 for b in "${BACKENDS[@]}"; do
-  printf "%-12s %10s %9s %10s %12s %12s %9s %10s\n" $b "${R[$b,tcp]}" "${R[$b,cores]}" "${R[$b,nskb]}" \
+  printf "%-12s %10s %9s %10s %10s %12s %12s %9s %10s\n" $b "${R[$b,tcp]}" "${R[$b,cores]}" "${R[$b,nskb]}" "${R[$b,mnskb]}" \
     "${R[$b,u64]}" "${R[$b,u1470]}" "${R[$b,rtt]}" "${R[$b,rr]}"
 done
 printf "(medians of %s; TCP cores: the machine's busy cores during the TCP run, iperf3 included, of %s;\n" "$REPEATS" "$(nproc)"
-printf " TCP ns/KB: busy CPU time per KB carried, the whole path's cost; direct: no switch, the senders' ceiling)\n"
+printf " TCP ns/KB: CPU time per KB carried of the path (iperf3 client + server, the switch's processes, ksoftirqd);\n"
+printf " machine: the whole machine's busy time per KB (includes whatever else runs); direct: no switch, the senders' ceiling;\n"
+printf " UDP: flowlab pktgen with %s sending threads; uptime at the end: %s)\n" "$PKTGEN_THREADS" "$(uptime | sed 's/.*load/load/')"
 printf "\nratio to the Linux bridge (rates: higher is better; ping, rr, ns/KB: lower is better)\n"
 printf "%-12s %8s %8s %8s %9s %8s %8s\n" backend TCP ns/KB UDP64 UDP1470 ping rr
 for b in "${BACKENDS[@]}"; do
@@ -244,8 +275,8 @@ if [[ -n "$OUT" ]]; then
     for b in "${BACKENDS[@]}"; do
       [[ $first == 1 ]] || echo ","
       first=0
-      printf '  "%s": {"tcp_gbps": "%s", "tcp_cores": "%s", "tcp_ns_per_kb": "%s", "udp64_pps": "%s", "udp1470_pps": "%s", "ping_ms": "%s", "tcp_rr_p50_us": "%s"}' \
-        $b "${R[$b,tcp]}" "${R[$b,cores]}" "${R[$b,nskb]}" "${R[$b,u64]}" "${R[$b,u1470]}" "${R[$b,rtt]}" "${R[$b,rr]}"
+      printf '  "%s": {"tcp_gbps": "%s", "tcp_cores": "%s", "tcp_ns_per_kb": "%s", "machine_ns_per_kb": "%s", "udp64_pps": "%s", "udp1470_pps": "%s", "ping_ms": "%s", "tcp_rr_p50_us": "%s"}' \
+        $b "${R[$b,tcp]}" "${R[$b,cores]}" "${R[$b,nskb]}" "${R[$b,mnskb]}" "${R[$b,u64]}" "${R[$b,u1470]}" "${R[$b,rtt]}" "${R[$b,rr]}"
     done
     echo; echo "}"
   } > "$OUT"

@@ -9,30 +9,28 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 namespace flowlab::bench {
 
-Result<PacketGeneratorResult> run_packet_generator(const PacketGeneratorOptions& o) {
-  if (o.flows == 0 || o.flows > 65535u - o.base_port) return fail("--flows {}: out of range", o.flows);
-  if (o.payload > 65000) return fail("--size {}: too large", o.payload);
-  if (!(o.seconds > 0)) return fail("--seconds must be > 0");
-  sockaddr_in base{};
-  base.sin_family = AF_INET;
-  if (::inet_pton(AF_INET, o.dst.c_str(), &base.sin_addr) != 1)
-    return fail("--dst {}: not an IPv4 address", o.dst);
+namespace {
+
+// One sender: its own socket, flows starting at `first` so threads interleave.
+void send_loop(const PacketGeneratorOptions& o, const sockaddr_in& base, uint32_t first,
+               std::chrono::steady_clock::time_point end, PacketGeneratorResult& r) {
   int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return fail("socket: {}", std::strerror(errno));
+  if (fd < 0) {
+    ++r.failed;
+    return;
+  }
   constexpr size_t kBatch = 64;
   std::vector<uint8_t> payload(o.payload, 0x5a);
   std::vector<sockaddr_in> addrs(o.flows, base);
   for (uint32_t i = 0; i < o.flows; ++i) addrs[i].sin_port = htons(uint16_t(o.base_port + i));
   std::vector<iovec> iov(kBatch);
   std::vector<mmsghdr> msgs(kBatch);
-  PacketGeneratorResult r;
-  uint32_t next = 0;
-  const auto t0 = std::chrono::steady_clock::now();
-  const auto end = t0 + std::chrono::duration<double>(o.seconds);
+  uint32_t next = first % o.flows;
   for (uint64_t round = 0;; ++round) {
     if ((round & 63) == 0 && std::chrono::steady_clock::now() >= end) break;
     for (size_t i = 0; i < kBatch; ++i) {
@@ -50,9 +48,37 @@ Result<PacketGeneratorResult> run_packet_generator(const PacketGeneratorOptions&
     else
       ++r.failed;
   }
+  ::close(fd);
+}
+
+}  // namespace
+
+Result<PacketGeneratorResult> run_packet_generator(const PacketGeneratorOptions& o) {
+  if (o.flows == 0 || o.flows > 65535u - o.base_port) return fail("--flows {}: out of range", o.flows);
+  if (o.payload > 65000) return fail("--size {}: too large", o.payload);
+  if (!(o.seconds > 0)) return fail("--seconds must be > 0");
+  if (o.threads == 0 || o.threads > 64) return fail("--threads {}: expected 1..64", o.threads);
+  sockaddr_in base{};
+  base.sin_family = AF_INET;
+  if (::inet_pton(AF_INET, o.dst.c_str(), &base.sin_addr) != 1)
+    return fail("--dst {}: not an IPv4 address", o.dst);
+  std::vector<PacketGeneratorResult> per(o.threads);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto end = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(o.seconds));
+  {
+    std::vector<std::jthread> senders;
+    for (uint32_t t = 1; t < o.threads; ++t)
+      senders.emplace_back([&o, &base, &per, t, end] { send_loop(o, base, t * 17, end, per[t]); });
+    send_loop(o, base, 0, end, per[0]);
+  }
+  PacketGeneratorResult r;
+  for (const PacketGeneratorResult& p : per) {
+    r.sent += p.sent;
+    r.failed += p.failed;
+  }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.pps = double(r.sent) / r.seconds;
-  ::close(fd);
   return r;
 }
 

@@ -1,7 +1,9 @@
 // PacketGenerator: a UDP packet blaster for switch benchmarks (the sender
-// iperf3 is not: it tops out at ~60-80k small packets/s here). One UDP
-// socket, sendmmsg batches of 64 datagrams spread over `flows` destination
-// ports (so a flow cache sees many flows), for `seconds`. The receiving side
+// iperf3 is not: it tops out at ~60-80k small packets/s here). Per thread
+// one UDP socket, sendmmsg batches of 64 datagrams spread over `flows`
+// destination ports (so a flow cache sees many flows), for `seconds`; more
+// threads let the sender use more cores (on veth each sender's softirq runs
+// the receive path on its own core). The receiving side
 // is counted by the caller (e.g. the receiver interface's rx_packets), so the
 // generator measures the path, not a receiving application.
 //
@@ -22,6 +24,7 @@ struct PacketGeneratorOptions {
   uint32_t flows = 64;    // destination ports base_port .. base_port+flows-1
   uint32_t payload = 18;  // UDP payload bytes (18: 64-byte frames with the 4-byte FCS)
   double seconds = 5;
+  uint32_t threads = 1;  // sending threads, each with its own socket (1..64)
 };
 
 struct PacketGeneratorResult {

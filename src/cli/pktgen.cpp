@@ -17,6 +17,7 @@ int run_pktgen(int argc, char** argv) {
   app.add_option("--flows", o.flows, "distinct destination ports");
   app.add_option("--port", o.base_port, "first destination port");
   app.add_option("--seconds", o.seconds, "duration");
+  app.add_option("--threads", o.threads, "sending threads, one socket each (1..64)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

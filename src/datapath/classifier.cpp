@@ -2,6 +2,7 @@
 #include "datapath/classifier.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 namespace flowlab::dp {
@@ -202,7 +203,15 @@ std::shared_ptr<const Classifier::View> Classifier::publish() {
   if (view_ && !order_dirty_) return view_;
   auto v = std::make_shared<View>();
   for (const auto& [mask, st] : by_mask_)
-    if (!st->live_priorities.empty()) v->order_.push_back({st, uint16_t(st->max_priority())});
+    if (!st->live_priorities.empty()) {
+      v->order_.push_back({st, uint16_t(st->max_priority())});
+      for (size_t j = 0; j < st->words.size(); ++j) {
+        uint64_t w;
+        std::memcpy(&w, reinterpret_cast<const uint8_t*>(&v->fields_read_) + 8 * st->words[j], 8);
+        w |= st->mask_words[j];
+        std::memcpy(reinterpret_cast<uint8_t*>(&v->fields_read_) + 8 * st->words[j], &w, 8);
+      }
+    }
   std::stable_sort(v->order_.begin(), v->order_.end(),
                    [](const View::Ref& a, const View::Ref& b) { return a.max_priority > b.max_priority; });
   view_ = std::move(v);

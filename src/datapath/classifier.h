@@ -57,9 +57,13 @@ class Classifier {
     // Highest-priority flow visible at `version` that matches k, nullptr when none.
     const FlowEntry* lookup(const FlowKey& k, uint64_t version) const;
     size_t subtable_count() const { return order_.size(); }
+    // The union of the subtables' masks: every bit a lookup in this view can
+    // read (a kernel cache entry keyed on these bits is exact; megaflow).
+    const FlowKey& fields_read() const { return fields_read_; }
 
    private:
     friend class Classifier;
+    FlowKey fields_read_{};
     struct Ref {
       std::shared_ptr<const Subtable> st;
       uint16_t max_priority = 0;

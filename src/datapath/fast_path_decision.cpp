@@ -2,6 +2,8 @@
 // key, recorded as kernel-runnable ops instead of executed.
 #include "datapath/fast_path_decision.h"
 
+#include <cstring>
+
 #include "datapath/datapath_impl.h"
 #include "packet/headers.h"
 
@@ -9,6 +11,11 @@ namespace flowlab::dp {
 namespace {
 
 using Kind = FastPathOp::Kind;
+
+void or_word(FlowKey& k, size_t i, uint64_t bits) {
+  uint64_t w = key_word(k, i) | bits;
+  std::memcpy(reinterpret_cast<uint8_t*>(&k) + 8 * i, &w, 8);
+}
 constexpr uint8_t kTcp = 6, kUdp = 17, kIcmp = 1;
 
 class Recorder {
@@ -42,20 +49,24 @@ class Recorder {
         for (int i = 0; i < 6; ++i) key_.eth_dst[i] = uint8_t(v >> (40 - 8 * i));
         return add(Kind::kSetEthDst, 0, v);
       case of::OxmId::kIpv4Src:
+        d_.read_mask.ip_proto = 0xff;  // the checksum fixup depends on the protocol
         if (key_.ip_proto != kTcp && key_.ip_proto != kUdp && key_.ip_proto != kIcmp) return false;
         key_.ipv4_src = uint32_t(v);
         return add(Kind::kSetIpv4Src, 0, v);
       case of::OxmId::kIpv4Dst:
+        d_.read_mask.ip_proto = 0xff;
         if (key_.ip_proto != kTcp && key_.ip_proto != kUdp && key_.ip_proto != kIcmp) return false;
         key_.ipv4_dst = uint32_t(v);
         return add(Kind::kSetIpv4Dst, 0, v);
       case of::OxmId::kTcpSrc:
       case of::OxmId::kUdpSrc:
+        d_.read_mask.ip_proto = 0xff;
         if (key_.ip_proto != (f.id() == of::OxmId::kTcpSrc ? kTcp : kUdp)) return false;
         key_.tp_src = uint16_t(v);
         return add(Kind::kSetTpSrc, 0, v);
       case of::OxmId::kTcpDst:
       case of::OxmId::kUdpDst:
+        d_.read_mask.ip_proto = 0xff;
         if (key_.ip_proto != (f.id() == of::OxmId::kTcpDst ? kTcp : kUdp)) return false;
         key_.tp_dst = uint16_t(v);
         return add(Kind::kSetTpDst, 0, v);
@@ -143,7 +154,9 @@ std::optional<FastPathDecision> decide_for_fast_path(ForwardingContext& ctx, con
   uint8_t table = 0;
   for (;;) {
     if (table >= snap.tables.size()) return std::nullopt;
-    const FlowEntry* flow = snap.tables[table]->view->lookup(key, snap.version);
+    const Classifier::View& view = *snap.tables[table]->view;
+    const FlowEntry* flow = view.lookup(key, snap.version);
+    for (size_t w = 0; w < kFlowKeyWords; ++w) or_word(d.read_mask, w, key_word(view.fields_read(), w));
     if (!flow) {
       if (st.dp.cfg.of10 || st.dp.of10_miss.load(std::memory_order_relaxed)) return std::nullopt;
       d.miss_table = table;

@@ -16,6 +16,11 @@
 // kernel/cache_key.h): the decision is then a function of the kernel key.
 // The decision is only valid for the snapshot version it was made at.
 //
+// Megaflow. The decision also says which key bits it read (read_mask): for
+// every table visited, every bit any of its subtables masks. The kernel entry
+// is keyed on those bits only, so one upcall serves every microflow that
+// agrees on them (e.g. a table of in_port flows: one entry per port).
+//
 // Cost. One classifier lookup per table visited, no allocation.
 #pragma once
 
@@ -58,6 +63,10 @@ struct FastPathDecision {
   size_t n_flows = 0;
   uint8_t miss_table = 0xff;  // a table whose lookup missed (drop), 0xff when none
   uint64_t version = 0;       // snapshot version the decision was made at
+  // Megaflow: the key bits the decision depends on (the union of the masks of
+  // every table visited, plus ip_proto when a set-field needs it). Packets
+  // that agree with `key` on these bits get the same decision.
+  FlowKey read_mask{};
 };
 
 // What the pipeline would do with packets of `key` (in_port set, metadata 0)

@@ -40,4 +40,48 @@ bool extract_cache_key(const uint8_t* p, size_t len, uint32_t ifindex, fl_key& k
   return true;
 }
 
+fl_key cache_mask_of(const FlowKey& m) {
+  fl_key k;
+  std::memset(&k, 0, sizeof k);
+  k.ifindex = 0xffffffffu;
+  for (int i = 0; i < 6; ++i) {
+    k.eth_dst[i] = m.eth_dst[i];
+    k.eth_src[i] = m.eth_src[i];
+  }
+  const uint32_t src = __builtin_bswap32(m.ipv4_src), dst = __builtin_bswap32(m.ipv4_dst);
+  std::memcpy(&k.ipv4_src, &src, 4);  // network order, as the key holds the address
+  std::memcpy(&k.ipv4_dst, &dst, 4);
+  // tp_src / tp_dst: the port in network order (byte 0 the high byte), or the
+  // ICMP type / code in byte 0 (see extract()).
+  uint8_t* ts = reinterpret_cast<uint8_t*>(&k.tp_src);
+  uint8_t* td = reinterpret_cast<uint8_t*>(&k.tp_dst);
+  ts[0] = uint8_t(m.tp_src >> 8) | m.icmp_type;
+  ts[1] = uint8_t(m.tp_src);
+  td[0] = uint8_t(m.tp_dst >> 8) | m.icmp_code;
+  td[1] = uint8_t(m.tp_dst);
+  k.ip_proto = m.ip_proto;
+  k.ip_tos = uint8_t((m.ip_dscp & 0x3f) << 2 | (m.ip_ecn & 0x3));
+  return k;
+}
+
+fl_key masked_key(const fl_key& k, const fl_key& mask, uint16_t id) {
+  uint64_t a[4], b[4];
+  static_assert(sizeof(fl_key) == sizeof a);
+  std::memcpy(a, &k, sizeof a);
+  std::memcpy(b, &mask, sizeof b);
+  for (int i = 0; i < 4; ++i) a[i] &= b[i];
+  fl_key out;
+  std::memcpy(&out, a, sizeof out);
+  out.mask_id = id;
+  return out;
+}
+
+bool mask_covers(const fl_key& wide, const fl_key& narrow) {
+  const auto* w = reinterpret_cast<const uint8_t*>(&wide);
+  const auto* n = reinterpret_cast<const uint8_t*>(&narrow);
+  for (size_t i = 0; i < sizeof(fl_key); ++i)
+    if ((n[i] & ~w[i]) != 0) return false;
+  return true;
+}
+
 }  // namespace flowlab::kernel

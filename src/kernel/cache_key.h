@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "kernel/fast_path_abi.h"
+#include "packet/flow_key.h"
 
 namespace flowlab::kernel {
 
@@ -18,5 +19,15 @@ namespace flowlab::kernel {
 // lookup (VLAN-tagged, not IPv4, IPv4 fragment, truncated headers). On true, k
 // is fully written (padding zero).
 bool extract_cache_key(const uint8_t* frame, size_t len, uint32_t ifindex, fl_key& k);
+
+// Megaflow: the fl_key mask that keeps the bits of `flow_mask` (a FlowKey of
+// the bits a pipeline decision read) the kernel key carries, with ifindex
+// whole. FlowKey fields outside fl_key are constant for cacheable packets.
+fl_key cache_mask_of(const FlowKey& flow_mask);
+// k & mask, mask_id = id: the key of a cache entry under mask `id`, exactly as
+// the program computes it before its lookup.
+fl_key masked_key(const fl_key& k, const fl_key& mask, uint16_t id);
+// True when every bit of `narrow` is in `wide`.
+bool mask_covers(const fl_key& wide, const fl_key& narrow);
 
 }  // namespace flowlab::kernel

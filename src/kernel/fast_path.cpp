@@ -7,9 +7,11 @@
 #include <linux/pkt_cls.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/log.h"
@@ -40,6 +42,15 @@ std::string refusal(int err) {
 
 }  // namespace
 
+Result<AttachMode> attach_mode_from_env() {
+  const char* v = std::getenv("FLOWLAB_TC_ATTACH");
+  if (!v || !*v) return AttachMode::kAuto;
+  std::string_view s(v);
+  if (s == "tcx") return AttachMode::kTcx;
+  if (s == "clsact") return AttachMode::kClsact;
+  return fail("FLOWLAB_TC_ATTACH={}: expected tcx or clsact", s);
+}
+
 struct FastPath::Attachment {
   int ifindex = 0;
   int link_fd = -1;        // tcx link
@@ -69,6 +80,7 @@ struct FastPath::Attachment {
 Result<std::unique_ptr<FastPath>> FastPath::load() {
   libbpf_set_print(libbpf_to_log);
   std::unique_ptr<FastPath> fp(new FastPath());
+  FLOWLAB_ASSIGN_OR_RETURN(fp->forced_, attach_mode_from_env());
   fp->skel_ = fast_path_bpf__open();
   if (!fp->skel_) return fail("cannot open the BPF object: {}", std::strerror(errno));
   if (int err = fast_path_bpf__load(fp->skel_); err != 0) return fail("{}", refusal(-err));
@@ -97,11 +109,16 @@ Status FastPath::attach(int ifindex, std::string_view name, int upcall_ifindex) 
   int prog = bpf_program__fd(skel_->progs.fl_ingress);
   auto a = std::make_unique<Attachment>();
   a->ifindex = ifindex;
-  a->link_fd = bpf_link_create(prog, ifindex, static_cast<bpf_attach_type>(kTcxIngress), nullptr);
+  int tcx_err = EOPNOTSUPP;
+  if (forced_ != AttachMode::kClsact) {
+    a->link_fd = bpf_link_create(prog, ifindex, static_cast<bpf_attach_type>(kTcxIngress), nullptr);
+    tcx_err = errno;
+    if (a->link_fd < 0 && forced_ == AttachMode::kTcx)
+      return fail("{}: FLOWLAB_TC_ATTACH=tcx: cannot create a tcx link: {}", name, std::strerror(tcx_err));
+  }
   if (a->link_fd >= 0) {
     attach_mode_ = "tcx";
   } else {
-    int tcx_err = errno;
     bpf_tc_hook hook{};
     hook.sz = sizeof hook;
     hook.ifindex = ifindex;
@@ -132,6 +149,19 @@ Status FastPath::attach(int ifindex, std::string_view name, int upcall_ifindex) 
 void FastPath::set_epoch(uint64_t e) { skel_->bss->fl_epoch = e; }
 uint64_t FastPath::epoch() const { return skel_->bss->fl_epoch; }
 
+size_t FastPath::mask_count() const { return skel_->bss->fl_n_masks; }
+
+Status FastPath::add_mask(const fl_key& mask) {
+  uint32_t n = skel_->bss->fl_n_masks;
+  if (n >= FL_MAX_MASKS) return fail("fast path: all {} megaflow masks in use", FL_MAX_MASKS);
+  std::memcpy(&skel_->bss->fl_masks[n], &mask, sizeof mask);
+  // The program reads the count, then the masks below it: the mask must be
+  // whole in memory before the count that publishes it.
+  std::atomic_thread_fence(std::memory_order_release);
+  skel_->bss->fl_n_masks = n + 1;
+  return ok_status();
+}
+
 Status FastPath::install(const fl_key& k, const fl_value& v) {
   if (bpf_map_update_elem(bpf_map__fd(skel_->maps.fl_cache), &k, &v, BPF_ANY) != 0)
     return fail("fast path cache update: {}", std::strerror(errno));
@@ -159,7 +189,8 @@ void FastPath::reset_counter(uint32_t slot) {
 FastPathStats FastPath::stats() const {
   FastPathStats s;
   std::vector<uint64_t> per_cpu(static_cast<size_t>(ncpus_));
-  uint64_t* out[FL_STAT_COUNT] = {&s.hits, &s.upcalls, &s.drops, &s.errors};
+  uint64_t* out[FL_STAT_COUNT] = {&s.hits,     &s.upcalls,      &s.drops,     &s.errors,
+                                  &s.out_peer, &s.out_redirect, &s.out_clone, &s.gso};
   for (uint32_t i = 0; i < FL_STAT_COUNT; ++i) {
     if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.fl_stats), &i, per_cpu.data()) != 0) continue;
     for (uint64_t v : per_cpu) *out[i] += v;

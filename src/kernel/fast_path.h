@@ -11,11 +11,13 @@
 //    clsact qdisc + cls_bpf in direct-action mode). Not XDP: at TC the skb
 //    keeps its GSO super-frame and CHECKSUM_PARTIAL, so offloads stay on end
 //    to end through bpf_redirect.
-//  * Cache (fl_cache): exact match on the fields of an untagged, unfragmented
-//    IPv4 packet the OpenFlow key depends on (fast_path_abi.h). For such a
-//    packet every other FlowKey field is constant, so the decision is a
-//    function of this one key: one mask, no per-field megaflow masks (a
-//    deliberate simplification; every microflow pays one upcall).
+//  * Cache (fl_cache): the fields of an untagged, unfragmented IPv4 packet
+//    the OpenFlow key depends on (fast_path_abi.h); for such a packet every
+//    other FlowKey field is constant. Megaflow: the slow path reports which
+//    bits its decision read (the masks of the tables it visited), the entry
+//    is keyed on those bits under one of at most FL_MAX_MASKS masks (append-
+//    only, the last free one is taken by the exact mask when others run
+//    out), and the program looks a packet up under each mask in turn.
 //  * Value: an epoch and an op list (outputs, set-field with incremental
 //    checksum updates, TTL decrement, or drop; dp::FastPathDecision says what
 //    the pipeline can hand over). Several outputs: clone-redirect, the last
@@ -30,8 +32,9 @@
 //    pruned later by the switch.
 //  * Counters: per-CPU per-entry packets/bytes (fl_counters[slot]), folded
 //    into flow, table and port counters on read (and before idle expiry).
-// Costs: a hit is one hash lookup plus the ops in the kernel, no copy to user
-// space. A miss costs what the af-packet datapath costs plus one map update.
+// Costs: a hit is one hash lookup per mask tried plus the ops in the kernel,
+// no copy to user space. A miss costs what the af-packet datapath costs plus
+// one map update.
 #pragma once
 
 #include <cstdint>
@@ -49,12 +52,21 @@ namespace flowlab::kernel {
 
 struct FastPathStats {
   uint64_t hits = 0, upcalls = 0, drops = 0, errors = 0;
+  // Per action kind (hits by how the last output left, clones, GSO frames).
+  uint64_t out_peer = 0, out_redirect = 0, out_clone = 0, gso = 0;
 };
+
+// How the program is attached: kAuto tries a tcx link and falls back to a
+// clsact qdisc + cls_bpf; the others force one (FLOWLAB_TC_ATTACH=tcx|clsact
+// in the environment, for tests of the clsact path on kernels with tcx).
+enum class AttachMode { kAuto, kTcx, kClsact };
+Result<AttachMode> attach_mode_from_env();
 
 class FastPath {
  public:
   // Opens, verifies and loads the program and its maps. The error says why the
-  // kernel refused (no CAP_BPF / CAP_SYS_ADMIN, verifier, missing BTF ...).
+  // kernel refused (no CAP_BPF / CAP_SYS_ADMIN, verifier, missing BTF ...), or
+  // that FLOWLAB_TC_ATTACH has a value other than tcx / clsact.
   static Result<std::unique_ptr<FastPath>> load();
   ~FastPath();
   FastPath(const FastPath&) = delete;
@@ -68,6 +80,9 @@ class FastPath {
 
   void set_epoch(uint64_t e);
   uint64_t epoch() const;
+  // Megaflow masks (append-only; index i is live once mask_count() > i).
+  size_t mask_count() const;
+  Status add_mask(const fl_key& mask);
 
   Status install(const fl_key& k, const fl_value& v);
   void remove(const fl_key& k);
@@ -81,6 +96,7 @@ class FastPath {
   fast_path_bpf* skel_ = nullptr;
   std::vector<std::unique_ptr<Attachment>> attachments_;
   std::string attach_mode_;
+  AttachMode forced_ = AttachMode::kAuto;
   int ncpus_ = 1;
 };
 

@@ -7,6 +7,8 @@
  * fl_ports    hash   ingress ifindex -> fl_port  the switch's ports and their upcall devices
  * fl_stats    percpu array[FL_STAT_*] -> u64   hits, upcalls, drops of the program itself
  * fl_epoch    global (.bss)                   entries with another epoch are stale (= miss)
+ * fl_masks    global (.bss) [fl_n_masks]      megaflow masks, append-only: the program looks
+ *                                             the key up under each (key & mask, mask_id = i)
  */
 #ifndef FLOWLAB_KERNEL_FAST_PATH_ABI_H
 #define FLOWLAB_KERNEL_FAST_PATH_ABI_H
@@ -27,12 +29,14 @@
 #define FL_MAX_ENTRIES 65536
 #define FL_MAX_PORTS 1024
 #define FL_MAX_OPS 8
+#define FL_MAX_MASKS 8      /* few masks: a miss costs one lookup per mask */
 #define FL_ETH_MIN_FRAME 60 /* frames shorter than this are padded by the slow path, so they miss */
 
 /* Key: the fields of an untagged, unfragmented IPv4 packet that the OpenFlow
  * key depends on. Every other FlowKey field is constant for such packets, so
  * the slow path's decision is a function of this key. Addresses and ports in
- * network byte order, as on the wire. */
+ * network byte order, as on the wire. A cache entry's key is this key ANDed
+ * with one of fl_masks (ifindex always whole), mask_id naming the mask. */
 struct fl_key {
   FL_U32 ifindex; /* ingress port */
   FL_U32 ipv4_src;
@@ -42,8 +46,8 @@ struct fl_key {
   FL_U8 eth_dst[6];
   FL_U8 eth_src[6];
   FL_U8 ip_proto;
-  FL_U8 ip_tos; /* DSCP << 2 | ECN */
-  FL_U16 pad;
+  FL_U8 ip_tos;   /* DSCP << 2 | ECN */
+  FL_U16 mask_id; /* index into fl_masks (0 in an extracted key and in a mask) */
 };
 
 enum fl_op_kind {
@@ -91,7 +95,11 @@ enum fl_stat {
   FL_STAT_UPCALLS = 1,
   FL_STAT_DROPS = 2,        /* dropped by a cached drop decision */
   FL_STAT_REDIRECT_ERR = 3, /* a redirect the kernel refused */
-  FL_STAT_COUNT = 4,
+  FL_STAT_OUT_PEER = 4,     /* hits whose last output was bpf_redirect_peer */
+  FL_STAT_OUT_REDIRECT = 5, /* ... bpf_redirect (egress of the port) */
+  FL_STAT_OUT_CLONE = 6,    /* bpf_clone_redirect calls (all outputs but the last) */
+  FL_STAT_GSO = 7,          /* hits that were GSO super-frames (gso_segs > 1) */
+  FL_STAT_COUNT = 8,
 };
 
 #endif

@@ -34,12 +34,16 @@ int read_iflink(std::string_view ifname) {
   return f >> v ? v : 0;
 }
 
-// A veth's iflink is its peer's ifindex; when no interface here has that
-// index and points back, the peer lives in another namespace.
+// A veth's iflink is its peer's ifindex; when no other interface here has
+// that index and points back, the peer lives in another namespace. (Indexes
+// are per namespace: the peer of p1 (index 2 here) is often eth0 with index 2
+// in a host namespace, so "index 2 here" can be p1 itself — that is not its
+// peer; the first version missed this and used bpf_redirect on such ports.)
 bool peer_elsewhere(std::string_view ifname, int ifindex) {
   if (driver_of(ifname) != "veth") return false;
   int peer = read_iflink(ifname);
   if (peer <= 0) return false;
+  if (peer == ifindex) return true;
   auto name = netdev::name_of(peer);
   return !name.ok() || read_iflink(*name) != ifindex;
 }

@@ -88,8 +88,7 @@ void KernelDatapath::learn(dp::ForwardingContext& ctx, const std::vector<Pending
   auto usable = [this](uint32_t no) { return port_usable(no); };
   for (const Pending& pd : pending) {
     if (!pd.cacheable) continue;
-    auto it = entries_.find(pd.key);
-    if (it != entries_.end() && it->second.epoch == epoch) continue;  // an earlier packet installed it
+    if (installed(pd.key, epoch)) continue;  // an earlier packet installed its entry
     auto d = dp::decide_for_fast_path(ctx, pd.flow_key, usable);
     if (!d) {
       counters_.uncacheable.fetch_add(1, std::memory_order_relaxed);
@@ -99,6 +98,13 @@ void KernelDatapath::learn(dp::ForwardingContext& ctx, const std::vector<Pending
       counters_.install_skipped.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
+    int mask_id = mask_for(kernel::cache_mask_of(d->read_mask));
+    if (mask_id < 0) {
+      counters_.install_skipped.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    const fl_key key = kernel::masked_key(pd.key, masks_[size_t(mask_id)], uint16_t(mask_id));
+    auto it = entries_.find(key);
     Entry e;
     e.epoch = epoch;
     e.decision = *d;
@@ -154,7 +160,7 @@ void KernelDatapath::learn(dp::ForwardingContext& ctx, const std::vector<Pending
     }
     e.slot = free_slots_.back();
     v.slot = e.slot;
-    if (!fp_->install(pd.key, v).ok()) {
+    if (!fp_->install(key, v).ok()) {
       counters_.install_skipped.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
@@ -164,9 +170,39 @@ void KernelDatapath::learn(dp::ForwardingContext& ctx, const std::vector<Pending
       retired_.push_back(std::move(it->second));
       it->second = std::move(e);
     } else {
-      entries_.emplace(pd.key, std::move(e));
+      entries_.emplace(key, std::move(e));
     }
   }
+}
+
+bool KernelDatapath::installed(const fl_key& k, uint64_t epoch) const {
+  for (size_t i = 0; i < masks_.size(); ++i) {
+    auto it = entries_.find(kernel::masked_key(k, masks_[i], uint16_t(i)));
+    if (it != entries_.end() && it->second.epoch == epoch) return true;
+  }
+  return false;
+}
+
+int KernelDatapath::mask_for(const fl_key& m) {
+  auto same = [](const fl_key& a, const fl_key& b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  for (size_t i = 0; i < masks_.size(); ++i)
+    if (same(masks_[i], m)) return int(i);
+  fl_key exact;
+  std::memset(&exact, 0xff, sizeof exact);
+  exact.mask_id = 0;
+  // The last free mask is kept for the exact one, which covers every decision.
+  const fl_key& add = masks_.size() + 1 < FL_MAX_MASKS ? m : exact;
+  for (size_t i = 0; i < masks_.size(); ++i)
+    if (same(masks_[i], add)) return int(i);
+  if (masks_.size() < FL_MAX_MASKS && fp_->add_mask(add).ok()) {
+    masks_.push_back(add);
+    if (same(add, exact) && !same(m, exact))
+      log::info("switch", "fast path: megaflow masks full, exact keys from now on");
+    return int(masks_.size() - 1);
+  }
+  for (size_t i = 0; i < masks_.size(); ++i)  // a wider mask is exact too
+    if (kernel::mask_covers(masks_[i], m)) return int(i);
+  return -1;
 }
 
 void KernelDatapath::invalidate() {

@@ -7,7 +7,8 @@
 //  * Forwarding thread (slow path): before process_batch it reads the epoch
 //    and extracts each upcalled packet's cache key (before actions rewrite
 //    it); after, it asks dp::decide_for_fast_path (same pinned snapshot) and
-//    installs the entry stamped with that epoch. The epoch is read before the
+//    installs the entry stamped with that epoch, keyed on the bits the
+//    decision read (its megaflow mask, one of the program's few masks). The epoch is read before the
 //    snapshot is pinned and bumped after every publish, so an entry computed
 //    from an old snapshot can only carry an old epoch: the kernel treats it as
 //    a miss. The thread takes the entry table's lock with try_lock only: when
@@ -65,6 +66,7 @@ class KernelDatapath {
   kernel::FastPathStats kernel_stats() const { return fp_->stats(); }
   const KernelDatapathCounters& counters() const { return counters_; }
   size_t entries() const;
+  size_t mask_count() const { return fp_->mask_count(); }
 
  private:
   struct KeyHash {
@@ -84,6 +86,10 @@ class KernelDatapath {
 
   KernelDatapath(std::unique_ptr<kernel::FastPath> fp, dp::Datapath& dp, SwitchPorts& ports);
   bool port_usable(uint32_t port_no) const;
+  // Megaflow: whether k is covered by an entry of `epoch` under some mask, and
+  // the index of the mask an entry for cache mask m goes under (-1: none).
+  bool installed(const fl_key& k, uint64_t epoch) const;
+  int mask_for(const fl_key& m);
   void fold_entry(Entry& e, uint64_t now_ns);
   void retire(Entry& e, uint64_t now_ns);
 
@@ -94,10 +100,11 @@ class KernelDatapath {
   std::atomic<uint64_t> epoch_{1};
   KernelDatapathCounters counters_;
 
-  mutable std::mutex mu_;  // entries_, retired_, free_slots_
+  mutable std::mutex mu_;  // entries_, retired_, free_slots_, masks_
   std::unordered_map<fl_key, Entry, KeyHash, KeyEq> entries_;
   std::vector<Entry> retired_;  // replaced by the forwarding thread; folded and freed by the agent
   std::vector<uint32_t> free_slots_;
+  std::vector<fl_key> masks_;  // as in the program's fl_masks (only learn() appends)
 };
 
 }  // namespace flowlab::sw

@@ -9,8 +9,13 @@
 //     ops run on the frame (the way the BPF program runs them) give the same
 //     outputs, in the same order, with the same bytes (checksum fields aside)
 //     as the real pipeline on the same frame.
+//  3. Megaflow masks: a second frame that differs from the first only in key
+//     bits outside the decision's mask (cache_mask_of(read_mask)) has the
+//     same masked key, and the pipeline does to it exactly what the same
+//     ops do (one entry is exact for every packet it covers).
 #include <arpa/inet.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -138,6 +143,57 @@ void clear_checksums(std::vector<uint8_t>& f) {
   std::abort();
 }
 
+// The frame offset of each fl_key byte (-1: not from the frame), for a frame
+// whose L4 header starts at l4 with protocol proto.
+void key_offsets(size_t l4, uint8_t proto, int (&off)[sizeof(fl_key)]) {
+  for (int& o : off) o = -1;
+  for (int i = 0; i < 6; ++i) {
+    off[offsetof(fl_key, eth_dst) + i] = i;
+    off[offsetof(fl_key, eth_src) + i] = 6 + i;
+  }
+  for (int i = 0; i < 4; ++i) {
+    off[offsetof(fl_key, ipv4_src) + i] = 26 + i;
+    off[offsetof(fl_key, ipv4_dst) + i] = 30 + i;
+  }
+  off[offsetof(fl_key, ip_tos)] = 15;
+  if (proto == 6 || proto == 17 || proto == 132) {
+    for (int i = 0; i < 2; ++i) {
+      off[offsetof(fl_key, tp_src) + i] = int(l4) + i;
+      off[offsetof(fl_key, tp_dst) + i] = int(l4) + 2 + i;
+    }
+  } else if (proto == 1) {
+    off[offsetof(fl_key, tp_src)] = int(l4);
+    off[offsetof(fl_key, tp_dst)] = int(l4) + 1;
+  }
+}
+
+// Outputs of the pipeline for one frame on in_port 1.
+Sink run_pipeline(dp::Datapath& dp, const std::vector<uint8_t>& f) {
+  Sink sink;
+  dp::ForwardingContext ctx(dp, sink, sink);
+  Packet pkt;
+  if (!pkt.assign(f.data(), f.size())) fail_with("frame does not fit a packet");
+  pkt.in_port = 1;
+  PacketBatch batch;
+  batch.pkts.push_back(&pkt);
+  dp.process_batch(ctx, batch, 2);
+  return sink;
+}
+
+void expect_same(std::vector<Out> mine, std::vector<Out> theirs, const char* what) {
+  if (mine.size() != theirs.size()) fail_with(what);
+  for (size_t i = 0; i < mine.size(); ++i) {
+    clear_checksums(mine[i].bytes);
+    clear_checksums(theirs[i].bytes);
+    if (mine[i].port != theirs[i].port || mine[i].bytes != theirs[i].bytes) {
+      if (std::getenv("FUZZ_DEBUG"))
+        std::fprintf(stderr, "output %zu: translated %zu bytes to %u, pipeline %zu bytes to %u\n", i,
+                     mine[i].bytes.size(), mine[i].port, theirs[i].bytes.size(), theirs[i].port);
+      fail_with(what);
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -145,8 +201,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint8_t n_flows = data[0] % 5;
   if (size < 1 + size_t(n_flows) * 3) return 0;
   const uint8_t* ctl = data + 1;
-  const uint8_t* frame = ctl + n_flows * 3;
   const size_t len = size - 1 - size_t(n_flows) * 3;
+  // data[0] / 5 picks header values of the flow vocabulary to write into the
+  // frame, so matches (and the fields a mask must keep) are hit often.
+  std::vector<uint8_t> biased(ctl + n_flows * 3, ctl + n_flows * 3 + len);
+  const uint8_t bias = data[0] / 5;
+  if (biased.size() >= 38 && biased[12] == 0x08 && biased[13] == 0 && (biased[14] >> 4) == 4) {
+    const size_t l4 = 14 + size_t(biased[14] & 0xf) * 4;
+    if (bias & 1) biased[30] = 10, biased[31] = 0, biased[32] = 0, biased[33] = 2;
+    if (bias & 2) biased[26] = 10;
+    if ((bias & 4) && l4 + 4 <= biased.size()) biased[l4 + 2] = 0, biased[l4 + 3] = 80;
+    if ((bias & 8) && l4 + 2 <= biased.size()) biased[l4] = 0, biased[l4 + 1] = 53;
+    if (bias & 16) biased[0] = biased[1] = biased[2] = biased[3] = biased[4] = 0, biased[5] = 2;
+    if (bias & 32) biased[15] = 32;
+  }
+  const uint8_t* frame = biased.data();
 
   // 1. key extraction
   fl_key k;
@@ -208,18 +277,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (d->ops[i].kind == dp::FastPathOp::Kind::kDecTtl && ttl-- <= 1) ttl_miss = true;
   if (ttl_miss) return 0;                // the program sends such packets up
   if (len < FL_ETH_MIN_FRAME) return 0;  // and frames the slow path pads to the Ethernet minimum
-  std::vector<Out> mine = run_ops(*d, std::vector<uint8_t>(frame, frame + len));
-  if (mine.size() != sink.outs.size()) fail_with("output count differs");
-  for (size_t i = 0; i < mine.size(); ++i) {
-    clear_checksums(mine[i].bytes);
-    clear_checksums(sink.outs[i].bytes);
-    if (mine[i].port != sink.outs[i].port) fail_with("output port differs");
-    if (mine[i].bytes != sink.outs[i].bytes) {
-      if (std::getenv("FUZZ_DEBUG"))
-        std::fprintf(stderr, "output %zu: translated %zu bytes, pipeline %zu bytes\n", i,
-                     mine[i].bytes.size(), sink.outs[i].bytes.size());
-      fail_with("output bytes differ");
-    }
+  expect_same(run_ops(*d, std::vector<uint8_t>(frame, frame + len)), sink.outs, "output differs");
+
+  // 3. megaflow: flip key bits the decision did not read
+  const fl_key mask = kernel::cache_mask_of(d->read_mask);
+  if (mask.ifindex != 0xffffffffu || mask.mask_id != 0) fail_with("the mask must keep the whole ifindex");
+  int off[sizeof(fl_key)];
+  key_offsets(14 + size_t(frame[14] & 0xf) * 4, frame[23], off);
+  std::vector<uint8_t> other(frame, frame + len);
+  const auto* mb = reinterpret_cast<const uint8_t*>(&mask);
+  uint8_t salt = uint8_t(len * 131 + n_flows);
+  for (size_t i = 0; i < sizeof(fl_key); ++i) {
+    salt = uint8_t(salt * 29 + 7);
+    if (off[i] >= 0 && size_t(off[i]) < other.size()) other[size_t(off[i])] ^= uint8_t(salt & ~mb[i]);
   }
+  fl_key k2;
+  if (!kernel::extract_cache_key(other.data(), other.size(), 7, k2))
+    fail_with("a masked-out change made the frame uncacheable");
+  const fl_key a = kernel::masked_key(k, mask, 3), b = kernel::masked_key(k2, mask, 3);
+  if (std::memcmp(&a, &b, sizeof a) != 0) fail_with("a masked-out change changed the masked key");
+  Sink again = run_pipeline(dp, other);
+  if (again.packet_ins) fail_with("a packet covered by the entry goes to the controller in the pipeline");
+  expect_same(run_ops(*d, other), again.outs,
+              "megaflow entry differs from the pipeline for a covered packet");
   return 0;
 }

@@ -28,16 +28,21 @@ uint64_t rx_packets(const TwoHosts& h, bool host2) {
 // One switch on the two hosts' ports with an OpenFlow listener for ofctl.
 class FastPathSwitch {
  public:
-  explicit FastPathSwitch(const std::string& tag) : hosts_(tag) {
+  // `env`: NAME=VALUE settings for the switch process (through env(1)).
+  explicit FastPathSwitch(const std::string& tag, const std::vector<std::string>& env = {}) : hosts_(tag) {
     std::string pid = std::to_string(::getpid());
     port_ = free_tcp_port();
     stats_ = "/tmp/flowlab-fp-" + tag + pid + ".json";
     if (!hosts_.ok()) return;
-    sw_ = std::make_unique<Process>(
-        std::vector<std::string>{FLOWLAB_BINARY, "switch", "--port", hosts_.port1(), "--port", hosts_.port2(),
-                                 "--listen", "ptcp:" + std::to_string(port_) + ":127.0.0.1", "--stats-file",
-                                 stats_, "--log-level", "debug"},
-        "/tmp/flowlab-fp-" + tag + pid + ".log");
+    std::vector<std::string> argv;
+    if (!env.empty()) {
+      argv.push_back("env");
+      argv.insert(argv.end(), env.begin(), env.end());
+    }
+    argv.insert(argv.end(), {FLOWLAB_BINARY, "switch", "--port", hosts_.port1(), "--port", hosts_.port2(),
+                             "--listen", "ptcp:" + std::to_string(port_) + ":127.0.0.1", "--stats-file",
+                             stats_, "--log-level", "debug"});
+    sw_ = std::make_unique<Process>(argv, "/tmp/flowlab-fp-" + tag + pid + ".log");
     ok_ = eventually([&] { return tcp_listening(port_); }, 10s);
   }
   ~FastPathSwitch() {
@@ -64,9 +69,24 @@ class FastPathSwitch {
     auto j = nlohmann::json::parse(f, nullptr, false);
     return j.is_discarded() ? nlohmann::json::object() : j;
   }
-  uint64_t kernel_packets() const {
+  uint64_t fast_path(const std::string& field) const {
     auto j = stats();
-    return j.contains("fast_path") ? j["fast_path"].value("kernel_packets", uint64_t(0)) : 0;
+    return j.contains("fast_path") && j["fast_path"].contains(field) && j["fast_path"][field].is_number()
+               ? j["fast_path"][field].get<uint64_t>()
+               : 0;
+  }
+  uint64_t kernel_packets() const { return fast_path("kernel_packets"); }
+  // Which datapath the switch runs (--datapath auto picks tc where it can).
+  bool on_tc() const {
+    std::string dp;
+    eventually(
+        [&] {
+          auto j = stats();
+          if (j.contains("fast_path")) dp = j["fast_path"].value("datapath", "");
+          return !dp.empty();
+        },
+        3s);
+    return dp == "tc";
   }
   std::string log() const { return sw_ ? sw_->log() : ""; }
   Process& process() { return *sw_; }
@@ -82,9 +102,11 @@ class FastPathSwitch {
 #define NEED_ROOT() \
   if (!is_root()) GTEST_SKIP() << "needs root (namespaces, BPF)"
 
-// In the tc runs the packets must really take the kernel path.
+// In the tc runs (explicit or chosen by auto) the packets must really take
+// the kernel path.
 void expect_kernel_used(const FastPathSwitch& s) {
-  if (datapath() != "tc") return;
+  if (datapath() == "af-packet") return;
+  if (datapath() == "auto" && !s.on_tc()) return;
   EXPECT_TRUE(eventually([&] { return s.kernel_packets() > 0; }, 3s)) << s.stats().dump(2) << s.log();
 }
 
@@ -138,7 +160,7 @@ TEST(SwitchFastPath, CountersOfKernelHitsMatchThePacketsSent) {
   ASSERT_EQ(s.ofctl("dump-flows " + s.target(), &out), 0);
   // 1 warm-up + 40 echo requests matched the h1 -> h2 ICMP flow.
   EXPECT_NE(out.find("n_packets=41,"), std::string::npos) << out;
-  if (datapath() == "tc") {
+  if (s.on_tc()) {
     EXPECT_TRUE(eventually([&] { return s.kernel_packets() >= k0 + 70; }, 3s))
         << "most of the 80 packets should have been kernel hits: " << s.stats().dump(2);
   }
@@ -168,6 +190,100 @@ TEST(SwitchFastPath, IdleTimeoutSeesFastPathTraffic) {
       },
       6s))
       << out;
+}
+
+// h1 sends `seconds` of UDP from flowlab pktgen (100-byte payloads, `flows`
+// destination ports from `port`); returns how many packets h2 received.
+uint64_t udp_burst(const FastPathSwitch& s, int port, int flows, double seconds = 0.3) {
+  uint64_t r0 = rx_packets(s.hosts(), true);
+  run_quiet(s.hosts().in1(std::string(FLOWLAB_BINARY) + " pktgen --dst 10.0.0.2 --size 100 --flows " +
+                          std::to_string(flows) + " --port " + std::to_string(port) + " --seconds " +
+                          std::to_string(seconds)));
+  std::this_thread::sleep_for(100ms);
+  return rx_packets(s.hosts(), true) - r0;
+}
+
+// Megaflow: a table that matches only in_port reads no other field, so one
+// kernel entry serves every UDP flow of h1 (an exact-match cache would hold
+// one entry, and take one upcall, per destination port).
+TEST(SwitchFastPath, OneMegaflowEntryServesEveryMicroflowOfAPort) {
+  NEED_ROOT();
+  FastPathSwitch s("mf");
+  ASSERT_TRUE(s.ok()) << s.log();
+  if (!s.on_tc()) GTEST_SKIP() << "the kernel cache exists on the tc datapath only";
+  ASSERT_TRUE(s.base_flows());
+  ASSERT_TRUE(eventually([&] { return s.hosts().ping(1); }, 5s)) << s.log();
+  const uint64_t up0 = s.fast_path("upcalls");
+  const uint64_t got = udp_burst(s, 9000, 64);
+  ASSERT_GT(got, 1000u) << s.log();
+  std::string out;
+  ASSERT_EQ(s.ofctl("dump-flows " + s.target(), &out), 0);
+  ASSERT_TRUE(eventually([&] { return s.kernel_packets() >= got; }, 3s)) << s.stats().dump(2);
+  // One entry per direction of IPv4 (plus any in-flight reinstall), not 64.
+  EXPECT_LE(s.fast_path("entries"), 4u) << s.stats().dump(2);
+  EXPECT_LT(s.fast_path("upcalls") - up0, 32u) << "64 flows took ~one upcall each: " << s.stats().dump(2);
+  EXPECT_GE(s.fast_path("masks"), 1u) << s.stats().dump(2);
+  // Both ports are veths with their peers in the hosts' namespaces: every
+  // forwarded hit must leave through bpf_redirect_peer.
+  EXPECT_GE(s.fast_path("out_peer"), got) << s.stats().dump(2);
+  EXPECT_EQ(s.fast_path("out_redirect"), 0u) << s.stats().dump(2);
+}
+
+// The mask keeps what a flow matches: tp_dst 5001 forwarded, 5002 dropped by
+// the table below it, each decided in the kernel, in any order.
+TEST(SwitchFastPath, MegaflowKeepsTheFieldsTheFlowsMatch) {
+  NEED_ROOT();
+  FastPathSwitch s("mk");
+  ASSERT_TRUE(s.ok()) << s.log();
+  const std::string t = s.target();
+  ASSERT_EQ(s.ofctl("add-flow " + t + " 'priority=1,arp,actions=flood'"), 0);
+  ASSERT_EQ(s.ofctl("add-flow " + t + " 'priority=10,ip,in_port=2,actions=output:1'"), 0);
+  ASSERT_EQ(s.ofctl("add-flow " + t + " 'priority=10,icmp,in_port=1,actions=output:2'"), 0);
+  ASSERT_EQ(s.ofctl("add-flow " + t + " 'priority=20,udp,in_port=1,udp_dst=5001,actions=output:2'"), 0);
+  ASSERT_EQ(s.ofctl("add-flow " + t + " 'priority=5,ip,in_port=1,actions=drop'"), 0);
+  ASSERT_TRUE(eventually([&] { return s.hosts().ping(1); }, 5s)) << s.log();
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_GT(udp_burst(s, 5001, 1), 100u) << "round " << round << s.log();
+    // rx_packets also counts ARP (h1 refreshing h2's address): a few, not a burst.
+    EXPECT_LE(udp_burst(s, 5002, 1), 3u) << "round " << round << ": 5002 crossed\n" << s.stats().dump(2);
+  }
+  expect_kernel_used(s);
+  if (s.on_tc()) {
+    EXPECT_GT(s.fast_path("kernel_drops"), 100u) << s.stats().dump(2);
+  }
+}
+
+// Kernels without tcx attach through a clsact qdisc: FLOWLAB_TC_ATTACH=clsact
+// forces that path here; it forwards in the kernel and leaves no qdisc behind.
+TEST(SwitchFastPath, ClsactAttachForwardsAndCleansUp) {
+  NEED_ROOT();
+  if (datapath() == "af-packet") GTEST_SKIP() << "an attach mode of the tc datapath";
+  std::string port1;
+  {
+    FastPathSwitch s("cl", {"FLOWLAB_TC_ATTACH=clsact"});
+    ASSERT_TRUE(s.ok()) << s.log();
+    if (!s.on_tc()) GTEST_SKIP() << "the kernel refused BPF here";
+    port1 = s.hosts().port1();
+    ASSERT_TRUE(s.base_flows());
+    ASSERT_TRUE(eventually([&] { return s.hosts().ping(1); }, 5s)) << s.log();
+    ASSERT_TRUE(s.hosts().ping(5)) << s.log();
+    expect_kernel_used(s);
+    EXPECT_TRUE(eventually([&] { return s.stats()["fast_path"].value("attach", "") == "clsact"; }, 3s))
+        << s.stats().dump(2);
+    EXPECT_NE(run_output("tc filter show dev " + port1 + " ingress").find("bpf"), std::string::npos);
+    EXPECT_EQ(s.process().stop(), 0) << s.log();
+    EXPECT_EQ(run_output("tc qdisc show dev " + port1).find("clsact"), std::string::npos)
+        << "the clsact qdisc stayed behind";
+  }
+  // A bad value is a clear error, not a silent default.
+  TwoHosts h("cb");
+  ASSERT_TRUE(h.ok());
+  int st = -1;
+  std::string out = run_output("env FLOWLAB_TC_ATTACH=xdp " + std::string(FLOWLAB_BINARY) +
+                                   " switch --datapath tc --port " + h.port1(),
+                               &st);
+  EXPECT_EQ(st, 2) << out;
+  EXPECT_NE(out.find("FLOWLAB_TC_ATTACH"), std::string::npos) << out;
 }
 
 // The kernel refuses BPF without CAP_BPF / CAP_SYS_ADMIN: the default falls

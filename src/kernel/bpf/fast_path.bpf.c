@@ -1,8 +1,8 @@
 /* flowlab's kernel fast path: a TC ingress program on every switch port.
  *
  * For an untagged, unfragmented IPv4 packet it builds an fl_key (see
- * fast_path_abi.h), looks it up in fl_cache and, when the entry belongs to the
- * current epoch, runs its action list: set-fields with incremental checksum
+ * fast_path_abi.h), looks it up in fl_cache under each megaflow mask and, when
+ * an entry of the current epoch matches, runs its action list: set-fields with incremental checksum
  * updates (CHECKSUM_PARTIAL and GSO super-frames stay as they are), TTL
  * decrement, outputs (clone-redirect for all but the last, redirect or
  * redirect_peer for the last), or a drop. Anything else is a miss: the packet
@@ -52,6 +52,8 @@ struct {
 } fl_stats SEC(".maps");
 
 volatile __u64 fl_epoch = 0;
+volatile __u32 fl_n_masks = 0;
+struct fl_key fl_masks[FL_MAX_MASKS];
 
 #define ETH_LEN 14
 #define IP_CSUM_OFF (ETH_LEN + 10)
@@ -166,8 +168,28 @@ int fl_ingress(struct __sk_buff *skb) {
    * (as a NIC pads it); the slow path pads, so such frames are misses here. */
   if (skb->len < FL_ETH_MIN_FRAME) goto miss;
   if (!(port->flags & FL_PORT_ACTIVE) || extract(skb, &k, &l4, &ttl)) goto miss;
-  struct fl_value *v = bpf_map_lookup_elem(&fl_cache, &k);
-  if (!v || v->epoch != fl_epoch) goto miss;
+  /* Megaflow lookup: the key under each mask in turn (user space appends a
+   * mask before the first entry that uses it, so every index < n is whole).
+   * Every entry is exact for all packets its masked key covers: the first
+   * one of the current epoch wins. */
+  __u64 epoch = fl_epoch;
+  __u32 nm = fl_n_masks;
+  struct fl_value *v = 0;
+  const __u64 *kw = (const __u64 *)&k;
+  for (__u32 i = 0; i < FL_MAX_MASKS; i++) {
+    if (i >= nm) break;
+    const __u64 *mw = (const __u64 *)&fl_masks[i];
+    __u64 mk[4];
+    mk[0] = kw[0] & mw[0];
+    mk[1] = kw[1] & mw[1];
+    mk[2] = kw[2] & mw[2];
+    mk[3] = kw[3] & mw[3];
+    ((struct fl_key *)mk)->mask_id = (__u16)i;
+    v = bpf_map_lookup_elem(&fl_cache, mk);
+    if (v && v->epoch == epoch) break;
+    v = 0;
+  }
+  if (!v) goto miss;
 
   /* TTL checks first: a packet the slow path must see is not touched here. */
   __u32 n = v->n_ops;
@@ -191,6 +213,7 @@ int fl_ingress(struct __sk_buff *skb) {
     c->bytes += skb->len;
   }
   count_stat(FL_STAT_HITS);
+  if (skb->gso_segs > 1) count_stat(FL_STAT_GSO);
   if (last_out < 0) {
     count_stat(FL_STAT_DROPS);
     return TC_ACT_SHOT;
@@ -200,10 +223,12 @@ int fl_ingress(struct __sk_buff *skb) {
     const struct fl_op *op = &v->ops[i];
     if (op->kind == FL_OP_OUTPUT || op->kind == FL_OP_OUTPUT_PEER) {
       if (i == last_out) {
-        long r = op->kind == FL_OP_OUTPUT_PEER ? bpf_redirect_peer(op->arg32, 0) : bpf_redirect(op->arg32, 0);
-        if (r != TC_ACT_REDIRECT) count_stat(FL_STAT_REDIRECT_ERR);
+        int peer = op->kind == FL_OP_OUTPUT_PEER;
+        long r = peer ? bpf_redirect_peer(op->arg32, 0) : bpf_redirect(op->arg32, 0);
+        count_stat(r != TC_ACT_REDIRECT ? FL_STAT_REDIRECT_ERR : peer ? FL_STAT_OUT_PEER : FL_STAT_OUT_REDIRECT);
         return (int)r;
       }
+      count_stat(FL_STAT_OUT_CLONE);
       if (bpf_clone_redirect(skb, op->arg32, 0)) count_stat(FL_STAT_REDIRECT_ERR);
     } else if (apply(skb, op, &k, l4, &ttl)) {
       count_stat(FL_STAT_REDIRECT_ERR);

@@ -53,6 +53,28 @@ TEST(FastPathDecision, OutputsAndSetFieldsInOrder) {
   EXPECT_EQ(d->version, r.dp.version());
 }
 
+// Megaflow: the decision reports the bits the tables it visited can read.
+TEST(FastPathDecision, ReadMaskIsWhatTheVisitedTablesMatch) {
+  Rig r;
+  r.add(add_flow(0, 10, match_ip_dst("10.0.0.2"), {Action::output(2)}));
+  r.add(add_flow(0, 1, {}, {Action::output(3)}));
+  auto d = decide(r, udp_frame());
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->read_mask.ipv4_dst, 0xffffffffu);
+  EXPECT_EQ(d->read_mask.eth_type, 0xffff);  // the ip prerequisite
+  EXPECT_EQ(d->read_mask.ipv4_src, 0u);
+  EXPECT_EQ(d->read_mask.tp_dst, 0);
+  EXPECT_EQ(d->read_mask.ip_proto, 0);
+  // A set-field of an IPv4 address needs the protocol (its L4 checksum fixup).
+  Rig r2;
+  r2.add(add_flow(0, 1, match_ip_dst("10.0.0.2"),
+                  {Action::set_field(f(OxmId::kIpv4Src, ip4("10.9.9.9").v)), Action::output(2)}));
+  auto d2 = decide(r2, udp_frame());
+  ASSERT_TRUE(d2);
+  EXPECT_EQ(d2->read_mask.ip_proto, 0xff);
+  EXPECT_EQ(d2->read_mask.ipv4_src, 0u);
+}
+
 TEST(FastPathDecision, GotoTableAndActionSetOrder) {
   Rig r;
   of::FlowMod t0 = add_flow(0, 1, {}, {});

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <vector>
 
 namespace flowlab::kernel {
@@ -59,7 +60,7 @@ TEST(CacheKey, UdpKeyHasEveryField) {
   EXPECT_EQ(ntohs(k.tp_dst), 80);
   EXPECT_EQ(k.ipv4_dst, htonl(0x0a000002));
   EXPECT_EQ(k.eth_dst[5], 2);
-  EXPECT_EQ(k.pad, 0);
+  EXPECT_EQ(k.mask_id, 0);
 }
 
 TEST(CacheKey, IcmpTypeAndCode) {
@@ -87,6 +88,74 @@ TEST(CacheKey, WhatTheProgramSendsUp) {
   opts[14] = 0x46;  // IHL 6 but no room for the option and the ports
   EXPECT_FALSE(extract_cache_key(opts.data(), opts.size() - 4, 1, k));
   EXPECT_FALSE(extract_cache_key(opts.data(), 20, 1, k));
+}
+
+TEST(CacheMask, KeepsTheFlowKeyBitsInWireOrderAndTheWholeIfindex) {
+  FlowKey m;
+  m.clear();
+  m.ipv4_dst = 0xffffff00;  // a /24, host order in a FlowKey
+  m.tp_dst = 0xffff;
+  m.ip_proto = 0xff;
+  m.ip_dscp = 0x3f;
+  m.eth_src[5] = 0xff;
+  m.vlan_vid = 0x1fff;  // not in the kernel key (constant for cacheable packets)
+  fl_key k = cache_mask_of(m);
+  EXPECT_EQ(k.ifindex, 0xffffffffu);
+  EXPECT_EQ(k.ipv4_dst, htonl(0xffffff00));
+  EXPECT_EQ(k.ipv4_src, 0u);
+  EXPECT_EQ(k.tp_dst, 0xffff);
+  EXPECT_EQ(k.tp_src, 0);
+  EXPECT_EQ(k.ip_proto, 0xff);
+  EXPECT_EQ(k.ip_tos, 0xfc);
+  EXPECT_EQ(k.eth_src[5], 0xff);
+  EXPECT_EQ(k.eth_dst[5], 0);
+  EXPECT_EQ(k.mask_id, 0);
+}
+
+TEST(CacheMask, IcmpTypeLivesInTheFirstByteOfTpSrc) {
+  FlowKey m;
+  m.clear();
+  m.icmp_type = 0xff;
+  fl_key mask = cache_mask_of(m);
+  fl_key k;
+  auto echo = ipv4(1, {8, 0});
+  auto reply = ipv4(1, {0, 0});
+  ASSERT_TRUE(extract_cache_key(echo.data(), echo.size(), 1, k));
+  fl_key a = masked_key(k, mask, 2);
+  ASSERT_TRUE(extract_cache_key(reply.data(), reply.size(), 1, k));
+  fl_key b = masked_key(k, mask, 2);
+  EXPECT_NE(std::memcmp(&a, &b, sizeof a), 0) << "echo and reply must be different entries";
+  EXPECT_EQ(a.mask_id, 2);
+}
+
+TEST(CacheMask, MaskedKeysOfTwoMicroflowsOfOneMegaflowAreEqual) {
+  FlowKey m;
+  m.clear();
+  m.in_port = 0xffffffff;  // a table of in_port flows: nothing else read
+  fl_key mask = cache_mask_of(m);
+  auto f1 = ipv4(17, {0x13, 0x88, 0x00, 0x50});
+  auto f2 = ipv4(17, {0x13, 0x89, 0x00, 0x51});
+  fl_key k1, k2;
+  ASSERT_TRUE(extract_cache_key(f1.data(), f1.size(), 4, k1));
+  ASSERT_TRUE(extract_cache_key(f2.data(), f2.size(), 4, k2));
+  fl_key a = masked_key(k1, mask, 1), b = masked_key(k2, mask, 1);
+  EXPECT_EQ(std::memcmp(&a, &b, sizeof a), 0);
+  EXPECT_EQ(a.ifindex, 4u);
+  ASSERT_TRUE(extract_cache_key(f2.data(), f2.size(), 5, k2));  // another port: another entry
+  b = masked_key(k2, mask, 1);
+  EXPECT_NE(std::memcmp(&a, &b, sizeof a), 0);
+}
+
+TEST(CacheMask, Covers) {
+  FlowKey m;
+  m.clear();
+  m.tp_dst = 0xffff;
+  fl_key narrow = cache_mask_of(m);
+  m.ipv4_src = 0xffffffff;
+  fl_key wide = cache_mask_of(m);
+  EXPECT_TRUE(mask_covers(wide, narrow));
+  EXPECT_FALSE(mask_covers(narrow, wide));
+  EXPECT_TRUE(mask_covers(narrow, narrow));
 }
 
 }  // namespace
