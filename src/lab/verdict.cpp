@@ -19,6 +19,7 @@ using namespace verdict_detail;  // NOLINT(google-build-using-namespace): the ru
 
 constexpr double kExplains = 0.8;    // a bound must account for this share
 constexpr double kOverBound = 1.25;  // a rate bound exceeded by more than this is no bound
+constexpr double kAtLink = 0.9;      // a stream this close to a shaped link's rate is at the link
 
 std::string rate(double bps) {
   if (bps >= 1e9) return fmt::format("{:.3g} Gbit/s", bps / 1e9);
@@ -162,24 +163,35 @@ void rule_controller_rtt(const Facts& f, std::vector<Candidate>& out) {
   double share = rate_share(f.measured_bps, b.bps);
   auto [ctl, cpu] = controller_cpu(f);
   double h = controller_handling_us(f.case_rec);
+  // An idle ping crosses the controller twice (echo, reply): half its RTT is one
+  // packet's round trip switch -> controller -> switch.
+  double crossing_ms = f.ping_rtt_ms / 2;
+  std::string crossing =
+      crossing_ms > 0
+          ? fmt::format(" (packet-in + packet-out: {:.3g} ms per packet idle, half the {:.3g} ms ping)",
+                        crossing_ms, f.ping_rtt_ms)
+          : "";
   std::string idle;
   if (cpu >= 0)
     idle = fmt::format(
-        "; {} was busy {:.0f}% of a core: it gets one window ({:.0f} segments) per round trip and "
-        "waits for the ACKs the rest of it",
-        ctl, cpu, std::ceil(b.window / 1448));
+        "; {} was busy {:.0f}% of a core ({:.0f}% idle): it gets one window ({:.0f} segments) per round "
+        "trip, then waits for the sender, whose next window waits for the ACKs coming back through it",
+        ctl, cpu, std::max(0.0, 100 - cpu), std::ceil(b.window / 1448));
   if (h > 0) idle += fmt::format(" (median packet-in handling {:.3g} us)", h);
   out.push_back(
       {Bound::kControllerRoundTrip,
        share,
-       fmt::format("every segment and ACK crosses the controller: {} in flight per {} through it = {}, "
-                   "measured {} ({}%){}",
-                   bytes(b.window), rtt_words(b, f), rate(b.bps), rate(f.measured_bps), pct(share), idle),
+       fmt::format("every segment and ACK crosses the controller{}: TCP keeps {} in flight and gets one "
+                   "window per {} = {}, measured {} ({}%){}",
+                   crossing, bytes(b.window), rtt_words(b, f), rate(b.bps), rate(f.measured_bps), pct(share),
+                   idle),
        ctl,
        {{"window_bytes", b.window},
         {"rtt_ms", b.rtt_ms},
         {"idle_rtt_ms", f.idle_rtt_ms},
+        {"packet_in_rtt_ms", crossing_ms},
         {"bound_bps", b.bps},
+        {"loaded", b.loaded},
         {"controller_cpu_pct", cpu}}});
 }
 
@@ -193,7 +205,11 @@ void rule_window_rtt(const Facts& f, std::vector<Candidate>& out) {
                  fmt::format("{} in flight / {} = {}, measured {} ({}%)", bytes(b.window), rtt_words(b, f),
                              rate(b.bps), rate(f.measured_bps), pct(share)),
                  "",
-                 {{"window_bytes", b.window}, {"rtt_ms", b.rtt_ms}, {"bound_bps", b.bps}}});
+                 {{"window_bytes", b.window},
+                  {"rtt_ms", b.rtt_ms},
+                  {"idle_rtt_ms", f.idle_rtt_ms},
+                  {"bound_bps", b.bps},
+                  {"loaded", b.loaded}}});
 }
 
 // The shaped qdisc on the path with the lowest rate that carried packets.
@@ -242,21 +258,72 @@ void rule_switch_drops(const Facts& f, std::vector<Candidate>& out) {
       who = k.substr(0, k.find('.'));
     }
   }
-  double drops = queue + buffers;
+  // Open vSwitch: packet-ins dropped because the connection's queue to the controller
+  // held its 100 messages (coverage rconn_overflow), upcalls lost, port ring drops.
+  double ovs_queue = num(f.ovs, "coverage.rconn_overflow"),
+         ovs_upcall = num(f.ovs, "lookups.lost") + num(f.ovs, "coverage.datapath_drop_upcall_error"),
+         ovs_ports = 0;
+  for (const auto& [k, v] : f.ovs.items())
+    if (k.rfind("port.", 0) == 0 && (k.ends_with(".tx_dropped") || k.ends_with(".rx_dropped")) &&
+        v.is_number())
+      ovs_ports += v.get<double>();
+  if (ovs_queue + ovs_upcall + ovs_ports > 0) who = "ovs-vswitchd";
+  queue += ovs_queue;
+  // The switches' packet sockets (OVS's ports, flowlab's without rings): receive
+  // buffer full before the switch read them.
+  double sockets = 0;
+  for (const auto& d : f.packet_drops) {
+    std::string p = d.value("process", "");
+    if (p != "ovs-vswitchd" && p != "flowlab") continue;
+    sockets += num(d, "drops");
+    if (who.empty()) who = p == "flowlab" ? "flowlab switch" : p;
+  }
+  // Through a hub every packet is a packet-in answered by a packet-out: the ones
+  // the controller had not answered when the test ended are lost to the receiver
+  // (queued in the connection, or dropped by the controller).
+  double unanswered = 0;
+  if (f.via_ctl) {
+    if (double in = num(f.ovs, "coverage.rconn_sent"); in > 0)
+      unanswered += std::max(0.0, in - num(f.ovs, "coverage.ofproto_packet_out"));
+    for (const auto& [k, a] : f.counters.items()) {
+      if (!k.ends_with(".packet_ins.sent")) continue;
+      std::string sw = k.substr(0, k.size() - 17);
+      double outs = series_delta(member(f.counters, (sw + ".packet_outs").c_str()));
+      double buf = series_delta(member(f.counters, (sw + ".buffers.evicted").c_str())) +
+                   series_delta(member(f.counters, (sw + ".buffers.expired").c_str()));
+      if (f.counters.contains(sw + ".packet_outs")) {
+        unanswered += std::max(0.0, series_delta(a) - outs - buf);
+        if (who.empty()) who = sw;
+      }
+    }
+  }
+  double drops = queue + buffers + ovs_upcall + ovs_ports + sockets + unanswered;
   if (drops <= 0 || losses(f) <= 0) return;
   double share = std::min(1.0, drops / losses(f));
-  std::string what =
-      queue > 0 ? fmt::format("{:.0f} because its queue to the controller was full", queue) : "";
-  if (buffers > 0)
-    what += fmt::format("{}{:.0f} buffered packet-ins evicted or expired before the controller answered",
-                        what.empty() ? "" : ", ", buffers);
-  out.push_back(
-      {Bound::kSwitchQueueDrops,
-       share,
-       fmt::format("{} dropped {:.0f} packets ({}), {}% of the {:.0f} {}", who, drops, what, pct(share),
-                   losses(f), losses_what(f)),
-       who,
-       {{"drops", drops}, {"queue_drops", queue}, {"buffer_drops", buffers}, {"losses", losses(f)}}});
+  std::string what = queue > 0 ? fmt::format("{:.0f} because its queue to the controller was full{}", queue,
+                                             ovs_queue > 0 ? " (coverage rconn_overflow)" : "")
+                               : "";
+  auto also = [&](double n, const char* text) {
+    if (n > 0) what += fmt::format("{}{:.0f} {}", what.empty() ? "" : ", ", n, text);
+  };
+  also(buffers, "buffered packet-ins evicted or expired before the controller answered");
+  also(ovs_upcall, "upcalls lost (dpctl lookups lost)");
+  also(ovs_ports, "dropped by its ports (dpctl rx/tx dropped)");
+  also(sockets, "dropped by its ports' receive buffers (packet sockets, ss -0 skmem d)");
+  also(unanswered, "packet-ins the controller had not answered when the test ended");
+  out.push_back({Bound::kSwitchQueueDrops,
+                 share,
+                 fmt::format("{} lost {:.0f} packets ({}), {}% of the {:.0f} {}", who, drops, what,
+                             pct(share), losses(f), losses_what(f)),
+                 who,
+                 {{"drops", drops},
+                  {"queue_drops", queue},
+                  {"buffer_drops", buffers},
+                  {"upcall_drops", ovs_upcall},
+                  {"port_drops", ovs_ports},
+                  {"socket_drops", sockets},
+                  {"unanswered_packet_ins", unanswered},
+                  {"losses", losses(f)}}});
 }
 
 void rule_link_drops(const Facts& f, std::vector<Candidate>& out) {
@@ -313,78 +380,6 @@ void rule_offered(const Facts& f, std::vector<Candidate>& out) {
 
 }  // namespace
 
-const char* to_string(Bound b) {
-  switch (b) {
-    case Bound::kChecksumDrops:
-      return "checksum drops";
-    case Bound::kReceiverBuffer:
-      return "receiver socket buffer";
-    case Bound::kProcessCpu:
-      return "process CPU";
-    case Bound::kControllerRoundTrip:
-      return "controller round trip";
-    case Bound::kLossTimeouts:
-      return "loss with retransmission timeouts";
-    case Bound::kSwitchQueueDrops:
-      return "switch queue drops";
-    case Bound::kLinkQueueDrops:
-      return "link queue drops";
-    case Bound::kShapedLink:
-      return "shaped link rate";
-    case Bound::kWindowRtt:
-      return "window / RTT";
-    case Bound::kOffered:
-      return "offered load";
-    case Bound::kLatency:
-      return "latency";
-    case Bound::kNotExplained:
-      return "not explained";
-  }
-  return "?";
-}
-
-std::string Verdict::short_label() const {
-  switch (bound) {
-    case Bound::kProcessCpu:
-      return "cpu: " + who;
-    case Bound::kControllerRoundTrip:
-      return "ctl-rtt";
-    case Bound::kWindowRtt:
-      return "win/rtt";
-    case Bound::kLossTimeouts:
-      return "rto-idle";
-    case Bound::kShapedLink:
-      return "link";
-    case Bound::kReceiverBuffer:
-      return "rcvbuf";
-    case Bound::kChecksumDrops:
-      return "csum";
-    case Bound::kSwitchQueueDrops:
-      return "sw-drops";
-    case Bound::kLinkQueueDrops:
-      return "q-drops";
-    case Bound::kOffered:
-      return "offered";
-    case Bound::kLatency:
-      return "-";
-    case Bound::kNotExplained:
-      return "?";
-  }
-  return "?";
-}
-
-bool every_packet_via_controller(const json& c) {
-  for (const auto& [n, s] : member(c, "switches").items()) {
-    if (s.value("kind", "") == "linux-bridge") continue;
-    std::string ctl = s.value("controller", "");
-    const json& ct = member(member(c, "controllers"), ctl.c_str());
-    for (const auto& a : array_member(ct, "apps"))
-      if (a.is_string() && a.get<std::string>() == "hub") return true;
-    if (ct.value("app_file", "").find("hub") != std::string::npos) return true;
-  }
-  return false;
-}
-
 Verdict decide_verdict(const json& r, const json& c, const json& doc) {
   Verdict v;
   if (!r.is_object()) {
@@ -438,6 +433,21 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
     if (!best || cd.share > best->share + 1e-9 ||
         (std::abs(cd.share - best->share) <= 1e-9 && int(cd.bound) < int(best->bound)))
       best = &cd;
+  // A fixed window meets the RTT of the queue it fills: window / RTT under load then
+  // restates the rate. A stream within 10 % of a shaped link's rate is at the link;
+  // the grown RTT is the window waiting in the link's queue.
+  auto shaped = std::find_if(cands.begin(), cands.end(),
+                             [](const Candidate& cd) { return cd.bound == Bound::kShapedLink; });
+  if (best && shaped != cands.end() && shaped->share >= kAtLink &&
+      (best->bound == Bound::kControllerRoundTrip || best->bound == Bound::kWindowRtt) &&
+      best->numbers.value("loaded", false)) {
+    shaped->sentence += fmt::format(
+        "; the {} window waited in its queue: the round trip grew from {:.3g} ms idle to {:.3g} ms under "
+        "load, so window / RTT ({}) only restates the link's rate",
+        bytes(num(best->numbers, "window_bytes")), num(best->numbers, "idle_rtt_ms"),
+        num(best->numbers, "rtt_ms"), rate(num(best->numbers, "bound_bps")));
+    best = &*shaped;
+  }
   if (best && best->share >= kExplains) {
     v.bound = best->bound;
     v.share = best->share;
@@ -462,15 +472,6 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
   if (saturated)
     v.sentence += fmt::format("; every core was busy ({}): processes outside the case took the CPU", busy);
   return v;
-}
-
-json to_json(const Verdict& v) {
-  return {{"bound", to_string(v.bound)},
-          {"label", v.short_label()},
-          {"share", v.share},
-          {"sentence", v.sentence},
-          {"who", v.who},
-          {"numbers", v.numbers}};
 }
 
 }  // namespace flowlab::lab
