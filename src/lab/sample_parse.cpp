@@ -180,6 +180,7 @@ std::vector<QdiscStat> parse_tc_json(const std::string& text) {
     if (auto it = q.find("stats"); it != q.end() && it->is_object()) st = &*it;  // classes nest them
     s.drops = (long long)number(*st, "drops");
     s.packets = (long long)number(*st, "packets");
+    s.bytes = (long long)number(*st, "bytes");
     s.overlimits = (long long)number(*st, "overlimits");
     s.backlog = (long long)number(*st, "backlog");
     out.push_back(s);
@@ -325,6 +326,7 @@ std::vector<QdiscStat> parse_tc_class_text(const std::string& text) {
         if (w[i] == "rate") q.rate_bps = tc_rate_bps(w[i + 1]);
       out.push_back(q);
     } else if (!out.empty() && w.size() >= 5 && w[0] == "Sent" && w[2] == "bytes") {
+      out.back().bytes = std::strtoll(w[1].c_str(), nullptr, 10);
       out.back().packets = std::strtoll(w[3].c_str(), nullptr, 10);
       if (auto d = line.find("(dropped "); d != std::string::npos)
         out.back().drops = std::strtoll(line.c_str() + d + 9, nullptr, 10);

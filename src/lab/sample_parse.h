@@ -59,7 +59,7 @@ const SsSocket* stream_socket(const std::vector<SsSocket>& sockets);
 struct QdiscStat {
   std::string dev, kind;
   double rate_bps = 0;  // bits per second, 0 when the qdisc does not shape
-  long long drops = 0, packets = 0, overlimits = 0, backlog = 0;
+  long long drops = 0, packets = 0, bytes = 0, overlimits = 0, backlog = 0;
 };
 std::vector<QdiscStat> parse_tc_json(const std::string& text);
 // `tc -s class show dev X` as text: iproute2 6.1 prints htb classes in JSON without

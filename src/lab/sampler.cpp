@@ -120,8 +120,8 @@ json qdisc_snapshot(const std::string& role, const std::string& ns) {
   auto add = [&](const QdiscStat& q) {
     if (q.kind == "noqueue") return;
     j[fmt::format("{}/{}/{}", role, q.dev, q.kind)] = {
-        {"ns", role},       {"dev", q.dev},         {"kind", q.kind},      {"rate_bps", q.rate_bps},
-        {"drops", q.drops}, {"packets", q.packets}, {"backlog", q.backlog}};
+        {"ns", role},       {"dev", q.dev},         {"kind", q.kind},   {"rate_bps", q.rate_bps},
+        {"drops", q.drops}, {"packets", q.packets}, {"bytes", q.bytes}, {"backlog", q.backlog}};
   };
   for (const auto& q : parse_tc_json(r.out)) {
     add(q);
@@ -476,6 +476,7 @@ json TestSampler::finish() {
     const json& b = before_["qdiscs"].contains(k) ? before_["qdiscs"][k] : json::object();
     e["drops"] = a.value("drops", 0LL) - b.value("drops", 0LL);
     e["packets"] = a.value("packets", 0LL) - b.value("packets", 0LL);
+    e["bytes"] = a.value("bytes", 0LL) - b.value("bytes", 0LL);
     q.push_back(e);
   }
   out["qdiscs"] = q;

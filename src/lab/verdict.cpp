@@ -212,11 +212,19 @@ void rule_window_rtt(const Facts& f, std::vector<Candidate>& out) {
                   {"loaded", b.loaded}}});
 }
 
-// The shaped qdisc on the path with the lowest rate that carried packets.
+// Whether a qdisc carried the test's stream: at least half the bytes the measured
+// rate moved in the test (a shaped link the stream does not cross still passes ARP,
+// LLDP or the ACKs of the other direction). Records without bytes: any packet.
+bool carried_the_stream(const Facts& f, const json& q) {
+  if (!q.contains("bytes") || f.measured_bps <= 0 || f.duration_s <= 0) return num(q, "packets") > 0;
+  return num(q, "bytes") >= 0.5 * f.measured_bps * f.duration_s / 8;
+}
+
+// The shaped qdisc on the path with the lowest rate that carried the stream.
 const json* shaped_qdisc(const Facts& f) {
   const json* best = nullptr;
   for (const auto& q : f.qdiscs)
-    if (num(q, "rate_bps") > 0 && num(q, "packets") > 0 &&
+    if (num(q, "rate_bps") > 0 && carried_the_stream(f, q) &&
         (!best || num(q, "rate_bps") < num(*best, "rate_bps")))
       best = &q;
   return best;
@@ -400,15 +408,24 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
     }
     return v;
   }
-  if (f.type == "ping" || f.type == "tcp-rr") {
+  if (f.type == "ping" || f.type == "tcp-rr" || f.type == "pingall" || f.type == "probe") {
     v.bound = Bound::kLatency;
     v.share = 1;
     const json& m = member(r, "metrics");
-    v.sentence = f.type == "ping"
-                     ? fmt::format("round trip {:.3g} ms{}", num(m, "rtt_avg_ms"),
-                                   f.via_ctl ? ": each echo and reply crosses the controller" : "")
-                     : fmt::format("{:.0f} transactions/s, one per {:.3g} us round trip",
-                                   num(m, "transactions_per_s"), num(m, "rtt_avg_us"));
+    if (f.type == "ping")
+      v.sentence = fmt::format("round trip {:.3g} ms{}", num(m, "rtt_avg_ms"),
+                               f.via_ctl ? ": each echo and reply crosses the controller" : "");
+    else if (f.type == "tcp-rr")
+      v.sentence = fmt::format("{:.0f} transactions/s, one per {:.3g} us round trip",
+                               num(m, "transactions_per_s"), num(m, "rtt_avg_us"));
+    else if (f.type == "pingall")
+      v.sentence = fmt::format("{:.0f} of {:.0f} host pairs reached, round trip {:.3g} ms on average",
+                               num(m, "pairs_reached"), num(m, "pairs"), num(m, "rtt_avg_ms"));
+    else
+      v.sentence =
+          fmt::format("{:.0f} of {:.0f} probes delivered ({:.2g}% lost){}", num(m, "delivered"),
+                      num(m, "sent"), num(m, "loss_pct"),
+                      r.contains("probe_explain") ? ": the outages are under the probe's events" : "");
     return v;
   }
   rule_receiver_buffer(f, cands);

@@ -202,5 +202,50 @@ TEST(VerdictRecorded, HubComparisonSaysWhenTheControllerDidNotIdle) {
   EXPECT_EQ(all.find("idles during TCP because"), std::string::npos) << all;
 }
 
+// two-nodes.yaml, flowlab case, vm1 -> vm2 on the same node: 1.05 Gbit/s while the
+// 1 Gbit/s link between the nodes carried 7 packets (ARP, LLDP). The link is not
+// this stream's bound; cross-node, where it carried the stream, it is.
+TEST(VerdictRecorded, AShapedLinkTheStreamDoesNotCrossIsNoBound) {
+  json c = {{"name", "flowlab"},
+            {"status", "ok"},
+            {"switches", {{"cn1", {{"kind", "flowlab"}, {"controller", "c1"}}}}},
+            {"controllers", {{"c1", {{"kind", "flowlab"}, {"apps", {"learning-switch"}}}}}}};
+  json uplink = {{"ns", "cn1:uplink-cn2:uplink"},
+                 {"dev", "wire-a"},
+                 {"kind", "htb-class"},
+                 {"rate_bps", 1e9},
+                 {"packets", 7},
+                 {"bytes", 420},
+                 {"drops", 0}};
+  json r = {{"case", "flowlab"},
+            {"test", "same-host"},
+            {"type", "iperf3-tcp"},
+            {"from", "vm1"},
+            {"to", "vm2"},
+            {"status", "ok"},
+            {"metrics", {{"gbps", 1.05}, {"retransmits", 392}}},
+            {"receiver_stack", json::object()},
+            {"samples",
+             {{"t_s", {0.1, 1.0, 2.0, 3.0}},
+              {"procs", {{"flowlab switch cn1", proc(60)}}},
+              {"tcp", {{"summary", {{"min_rtt_ms", 0.05}, {"inflight_mean_bytes", 0}}}}},
+              {"tcp_ext", {{"sender", json::object()}, {"receiver", json::object()}}},
+              {"qdiscs", {uplink}},
+              {"counters", json::object()}}}};
+  json doc = {{"cases", {c}}, {"results", {r}}};
+  Verdict same = decide_verdict(r, c, doc);
+  EXPECT_NE(same.bound, Bound::kShapedLink) << same.sentence;
+  r["test"] = "cross-host";
+  r["to"] = "vm3";
+  r["metrics"]["gbps"] = 0.94;
+  r["samples"]["qdiscs"][0]["packets"] = 240000;
+  r["samples"]["qdiscs"][0]["bytes"] = 352500000;  // 0.94 Gbit/s x 3 s
+  Verdict cross = decide_verdict(r, c, doc);
+  EXPECT_EQ(cross.bound, Bound::kShapedLink) << cross.sentence;
+  EXPECT_NE(cross.sentence.find("shaped to 1 Gbit/s (htb-class on wire-a (cn1:uplink-cn2:uplink))"),
+            std::string::npos)
+      << cross.sentence;
+}
+
 }  // namespace
 }  // namespace flowlab::lab
