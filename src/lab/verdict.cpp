@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "lab/json_access.h"
 #include "lab/verdict_facts.h"
@@ -334,14 +335,38 @@ void rule_switch_drops(const Facts& f, std::vector<Candidate>& out) {
                   {"losses", losses(f)}}});
 }
 
+// Whether a qdisc sits under a shaper (the leaf pfifo of an htb class, a qdisc in
+// the same namespace and device as a tbf/htb): its drops are the shaped link's queue.
+bool under_a_shaper(const Facts& f, const json& q) {
+  for (const auto& o : f.qdiscs)
+    if (&o != &q && num(o, "rate_bps") > 0 && o.value("ns", "") == q.value("ns", "") &&
+        o.value("dev", "") == q.value("dev", ""))
+      return true;
+  return false;
+}
+
 void rule_link_drops(const Facts& f, std::vector<Candidate>& out) {
+  // Per device the largest count: a shaper, its class and its leaf pfifo count the
+  // same drops. A shaper's queue dropping bursts is this bound too (the rate rule
+  // judges only the mean rate).
+  std::map<std::string, double> per_dev;
+  std::map<std::string, std::string> where_of;
+  for (const auto& q : f.qdiscs) {
+    if (num(q, "drops") <= 0) continue;
+    std::string k = q.value("ns", "?") + "/" + q.value("dev", "?");
+    if (num(q, "drops") > per_dev[k]) {
+      per_dev[k] = num(q, "drops");
+      bool shaped = num(q, "rate_bps") > 0 || under_a_shaper(f, q);
+      where_of[k] = fmt::format("{}{} on {} ({})", shaped ? "the shaped link's queue, " : "",
+                                q.value("kind", "?"), q.value("dev", "?"), q.value("ns", "?"));
+    }
+  }
   double drops = 0;
   std::string where;
-  for (const auto& q : f.qdiscs)
-    if (num(q, "rate_bps") <= 0 && num(q, "drops") > 0) {
-      drops += num(q, "drops");
-      where = fmt::format("{} on {} ({})", q.value("kind", "?"), q.value("dev", "?"), q.value("ns", "?"));
-    }
+  for (const auto& [k, d] : per_dev) {
+    drops += d;
+    where = where_of[k];
+  }
   if (drops <= 0 || losses(f) <= 0) return;
   double share = std::min(1.0, drops / losses(f));
   out.push_back({Bound::kLinkQueueDrops,
@@ -357,16 +382,19 @@ void rule_shaped_link(const Facts& f, std::vector<Candidate>& out) {
   if (!q) return;
   double r = num(*q, "rate_bps");
   double share = rate_share(f.measured_bps, r);
+  double drops = 0;  // the shaper's, its class's or its leaf queue's (the same packets)
+  for (const auto& o : f.qdiscs)
+    if (o.value("ns", "") == q->value("ns", "") && o.value("dev", "") == q->value("dev", ""))
+      drops = std::max(drops, num(o, "drops"));
   std::string where =
       fmt::format("{} on {} ({})", q->value("kind", "?"), q->value("dev", "?"), q->value("ns", "?"));
   out.push_back(
       {Bound::kShapedLink,
        share,
        fmt::format("the link is shaped to {} ({}), measured {} ({}%){}", rate(r), where, rate(f.measured_bps),
-                   pct(share),
-                   num(*q, "drops") > 0 ? fmt::format("; its queue dropped {:.0f}", num(*q, "drops")) : ""),
+                   pct(share), drops > 0 ? fmt::format("; its queue dropped {:.0f}", drops) : ""),
        where,
-       {{"rate_bps", r}, {"drops", num(*q, "drops")}}});
+       {{"rate_bps", r}, {"drops", drops}}});
 }
 
 void rule_offered(const Facts& f, std::vector<Candidate>& out) {

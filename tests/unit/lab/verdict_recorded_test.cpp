@@ -247,5 +247,34 @@ TEST(VerdictRecorded, AShapedLinkTheStreamDoesNotCrossIsNoBound) {
       << cross.sentence;
 }
 
+// flowlab-osken-hub, udp-100m (hub-100m, 13:01 UTC): os-ken answers in batches, the
+// packet-outs toward h2 arrive in bursts and the 100 Mbit/s link's queue drops them
+// (htb, its class and its leaf pfifo each count the same 9136 drops).
+TEST(VerdictRecorded, AShapedLinksQueueDroppingBurstsIsLinkQueueDrops) {
+  json c = hub_on("flowlab-osken-hub", "flowlab", "os-ken");
+  json r = ovs_udp_record();
+  r["case"] = "flowlab-osken-hub";
+  r["metrics"] = {{"gbps", 0.06331080720282417},
+                  {"offered_gbps", 0.0954634035513259},
+                  {"loss_pct", 10.694761696994584},
+                  {"lost_packets", 4167},
+                  {"packets", 42615}};
+  r["receiver_stack"] = {{"Udp.RcvbufErrors", 133}};
+  r["samples"]["ovs"] = json::object();
+  r["samples"]["packet_drops"] = json::array();
+  auto q = [](const char* dev, const char* kind, double rate, double packets, double drops) {
+    return json{{"ns", "h2:eth0-s1:p2"}, {"dev", dev},         {"kind", kind},
+                {"rate_bps", rate},      {"packets", packets}, {"bytes", packets * 1441},
+                {"drops", drops}};
+  };
+  r["samples"]["qdiscs"] = {q("wire-a", "htb", 0, 33504, 9136), q("wire-a", "htb-class", 100e6, 33504, 9136),
+                            q("wire-a", "pfifo", 0, 33504, 9136), q("wire-b", "htb-class", 100e6, 18, 0)};
+  Verdict v = decide_verdict(r, c, json{{"cases", {c}}, {"results", {r}}});
+  EXPECT_EQ(v.bound, Bound::kLinkQueueDrops) << v.sentence;
+  EXPECT_NE(v.sentence.find("link queues dropped 9136 packets (last: the shaped link's queue"),
+            std::string::npos)
+      << v.sentence;
+}
+
 }  // namespace
 }  // namespace flowlab::lab
