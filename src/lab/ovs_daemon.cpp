@@ -47,6 +47,9 @@ Status OvsDaemon::ensure_started(const CaseEnv& env, bool tso) {
   o.env = this->env();
   CommandOptions here = with_timeout(15);
   here.env = this->env();
+  // A case run again (--repeat) reuses its scratch dir: start from an empty database.
+  fs::remove(R + "/conf.db", ec);
+  fs::remove(R + "/.conf.db.~lock~", ec);
   FLOWLAB_TRY(run_checked(
       {"ovsdb-tool", "create", R + "/conf.db", "/usr/share/openvswitch/vswitch.ovsschema"}, here));
   FLOWLAB_ASSIGN_OR_RETURN(

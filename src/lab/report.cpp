@@ -259,15 +259,13 @@ std::string render_html(const json& doc) {
   for (const auto& t : tests) {
     h += "<h2>" + markup_escape(t) + "</h2>";
     for (const auto& m : test_metrics(doc, t)) h += svg_chart(doc, t, m, cases) + "<br>";
-    h += "<table><tr><th>case</th><th>status</th><th>metrics</th><th>explanation</th></tr>";
+    h += "<table><tr><th>case</th><th>status</th><th>measured</th><th>explanation</th></tr>";
     for (const auto& c : cases) {
       const json* r = find_result(doc, c, t);
       if (!r) continue;
       std::string ms, ex;
       std::string matrix = render_pingall_html(*r);
-      for (const auto& [k, v] : member(*r, "metrics").items())
-        ms += markup_escape(k) + " = " +
-              (v.is_number() ? fmt_value(v.get<double>()) : markup_escape(v.dump())) + "<br>";
+      ms = markup_escape(metrics_sentence(*r));
       for (const auto& e : r->value("explain", json::array()))
         ex += "<li>" + markup_escape(e.get<std::string>()) + "</li>";
       std::string st = r->value("status", "?");
@@ -286,10 +284,14 @@ std::string render_html(const json& doc) {
     for (const auto& c : cases)
       if (const json* r = find_result(doc, c, t)) h += render_test_charts(*r);
   }
-  h += "<h2>Counters</h2>";
+  // The raw dumps behind the sentences above, folded: for whoever wants to check them.
+  h += "<h2>Raw counters</h2><p>What the sentences above were made from, as the switches and "
+       "controllers reported it.</p>";
   for (const auto& c : array_member(doc, "cases")) {
     if (!c.contains("switch_counters") && !c.contains("offload_state")) continue;
     h += "<details><summary>" + markup_escape(c.value("name", "")) + "</summary>";
+    for (const auto& [n, st] : member(c, "controller_stats").items())
+      h += "<p>" + markup_escape(controller_sentence(n, st)) + "</p>";
     for (const auto& [n, s] : member(c, "switch_counters").items())
       for (const auto& [k, v] : s.items())
         if (v.is_string() && k != "kind")

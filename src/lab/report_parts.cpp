@@ -52,7 +52,69 @@ std::string figure(const json& r) {
   return s;
 }
 
+std::string rate_words(double gbps) {
+  return gbps < 1 ? fmt::format("{:.3g} Mbit/s", gbps * 1e3) : fmt::format("{:.3g} Gbit/s", gbps);
+}
+
 }  // namespace
+
+std::string metrics_sentence(const json& r) {
+  const json& m = member(r, "metrics");
+  std::string type = r.value("type", "");
+  if (m.empty()) return {};
+  if (type == "ping")
+    return fmt::format(
+        "{:.0f} of {:.0f} echoes answered ({:.2g}% lost); round trip {:.3g} ms on average "
+        "(min {:.3g}, max {:.3g}, mdev {:.3g} ms)",
+        num(m, "received"), num(m, "sent"), num(m, "loss_pct"), num(m, "rtt_avg_ms"), num(m, "rtt_min_ms"),
+        num(m, "rtt_max_ms"), num(m, "rtt_mdev_ms"));
+  if (type == "iperf3-udp")
+    return fmt::format(
+        "{} arrived of {} offered; {:.0f} of {:.0f} datagrams lost ({:.2g}%), jitter {:.3g} ms",
+        rate_words(num(m, "gbps")), rate_words(num(m, "offered_gbps")), num(m, "lost_packets"),
+        num(m, "packets"), num(m, "loss_pct"), num(m, "jitter_ms"));
+  if (type == "iperf3-tcp") {
+    std::string s =
+        fmt::format("{} received ({} sent), {:.0f} segments retransmitted", rate_words(num(m, "gbps")),
+                    rate_words(num(m, "sender_gbps", num(m, "gbps"))), num(m, "retransmits"));
+    if (num(m, "rtt_ms") > 0) s += fmt::format("; mean RTT {:.3g} ms", num(m, "rtt_ms"));
+    if (num(m, "max_cwnd_bytes") > 0)
+      s += fmt::format(", largest cwnd {:.0f} KB", num(m, "max_cwnd_bytes") / 1024);
+    return s;
+  }
+  if (type == "iperf2-window") {
+    std::string s;
+    for (const auto& [k, v] : m.items())
+      if (k.rfind("gbps_", 0) == 0 && v.is_number())
+        s += fmt::format("{}window {}: {}", s.empty() ? "" : "; ", k.substr(5), rate_words(v.get<double>()));
+    return s;
+  }
+  if (type == "tcp-rr")
+    return fmt::format("{:.0f} transactions/s, {:.3g} us per request/response on average",
+                       num(m, "transactions_per_s"), num(m, "rtt_avg_us"));
+  if (type == "probe") {
+    std::string s = fmt::format("{:.0f} of {:.0f} probes delivered ({:.0f} lost, {:.2g}%)",
+                                num(m, "delivered"), num(m, "sent"), num(m, "lost"), num(m, "loss_pct"));
+    if (m.contains("owd_p50_ms"))
+      s += fmt::format("; one-way delay median {:.3g} ms, p99 {:.3g} ms", num(m, "owd_p50_ms"),
+                       num(m, "owd_p99_ms"));
+    if (num(m, "duplicates") + num(m, "reordered") > 0)
+      s += fmt::format("; {:.0f} duplicated, {:.0f} reordered", num(m, "duplicates"), num(m, "reordered"));
+    return s;
+  }
+  if (type == "pingall") {
+    std::string s = fmt::format("{:.0f} of {:.0f} host pairs reached ({:.2g}% of the echoes lost)",
+                                num(m, "pairs_reached"), num(m, "pairs"), num(m, "dropped_pct"));
+    if (m.contains("rtt_avg_ms"))
+      s += fmt::format("; round trip {:.3g} ms on average, {:.3g} ms at most", num(m, "rtt_avg_ms"),
+                       num(m, "rtt_max_ms"));
+    return s;
+  }
+  std::string s;  // a test type without its own sentence: its figures, named
+  for (const auto& [k, v] : m.items())
+    if (v.is_number()) s += fmt::format("{}{} {:.4g}", s.empty() ? "" : ", ", k, v.get<double>());
+  return s;
+}
 
 std::string verdict_label(const json& r) {
   const json& v = member(r, "verdict");
@@ -127,6 +189,25 @@ std::string render_test_charts(const json& r) {
   const json& t = member(s, "tcp");
   if (!t.empty()) tp.series.push_back({"ss delivery rate", numbers(t["t_s"]), numbers(t["delivery_mbps"])});
   if (!tp.series.empty()) out += render_line_chart(tp);
+  // The ping and probe streams (sampler.h add_stream_series).
+  const json& ping = member(s, "ping");
+  if (!ping.empty()) {
+    LineChart pc;
+    pc.title = "ping RTT per echo — " + label;
+    pc.y_label = "RTT (ms)";
+    pc.events = events;
+    pc.series.push_back({"rtt", numbers(ping["t_s"]), numbers(ping["rtt_ms"])});
+    out += render_line_chart(pc);
+  }
+  const json& probe = member(s, "probe");
+  if (!probe.empty()) {
+    LineChart pr;
+    pr.title = "probe delivered rate — " + label;
+    pr.y_label = "packets/s";
+    pr.events = events;
+    pr.series.push_back({"delivered", numbers(probe["t_s"]), numbers(probe["delivered_pps"])});
+    out += render_line_chart(pr);
+  }
   if (!t.empty()) {
     LineChart cw;
     cw.title = "cwnd and RTT — " + label;

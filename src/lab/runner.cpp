@@ -405,6 +405,10 @@ json run_one_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, CaseTop
   rc.progress.start(fmt::format("[{}] {} {} -> {}", cs.name, t.name, t.from, t.to));
   SamplerConfig scfg{{{"core", topo.core_ns}}, ctx.from_ns, ctx.to_ns, case_out, 0.1};
   for (const auto& [h, ns] : topo.host_ns) scfg.namespaces.emplace_back(h, ns);
+  for (size_t li = 0; li < topo.handles.shaped.size(); ++li)  // explain: the shaped links' queues
+    if (const ShapedLink* l = topo.handles.shaped[li])
+      scfg.namespaces.emplace_back(
+          topo.handles.link_names[li].first + "-" + topo.handles.link_names[li].second, l->wire_ns());
   auto sampler = std::make_unique<TestSampler>(std::move(scfg));
   uint64_t t0 = monotonic_ns();
   TestOutcome o;
@@ -448,6 +452,7 @@ json run_one_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, CaseTop
   rec["elapsed_s"] = double(monotonic_ns() - t0) / 1e9;
   rec["samples"] = sampler->finish();
   if (auto iv = intervals_json(o.raw); !iv.empty()) rec["samples"]["intervals"] = iv;
+  add_stream_series(rec, o.raw, t.interval);  // explain: ping and probe streams as series
   std::string summary = o.status;
   if (o.status != "ok") summary += ": " + o.reason;
   rc.progress.done(summary);

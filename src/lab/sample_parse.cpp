@@ -180,6 +180,7 @@ std::vector<QdiscStat> parse_tc_json(const std::string& text) {
     if (auto it = q.find("stats"); it != q.end() && it->is_object()) st = &*it;  // classes nest them
     s.drops = (long long)number(*st, "drops");
     s.packets = (long long)number(*st, "packets");
+    s.bytes = (long long)number(*st, "bytes");
     s.overlimits = (long long)number(*st, "overlimits");
     s.backlog = (long long)number(*st, "backlog");
     out.push_back(s);
@@ -234,6 +235,133 @@ CgroupPaths parse_proc_cgroup(const std::string& text) {
     std::string c;
     while (std::getline(cs, c, ','))
       if (c == "cpu") out.v1_cpu = path;
+  }
+  return out;
+}
+
+std::map<std::string, long long> parse_ovs_coverage(const std::string& text) {
+  std::map<std::string, long long> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto t = line.rfind("total: ");
+    auto w = words(line);
+    if (t == std::string::npos || w.empty()) continue;
+    out[w[0]] = std::strtoll(line.c_str() + t + 7, nullptr, 10);
+  }
+  return out;
+}
+
+std::map<std::string, long long> parse_ovs_dpctl_show(const std::string& text) {
+  std::map<std::string, long long> out;
+  std::istringstream in(text);
+  std::string line, port;  // the current port, "" when it is left out
+  auto fields = [&](const std::string& prefix, const std::string& rest) {
+    for (const auto& w : words(rest)) {
+      auto c = w.find(':');
+      if (c == std::string::npos || c + 1 >= w.size()) continue;
+      char* end = nullptr;
+      long long v = std::strtoll(w.c_str() + c + 1, &end, 10);
+      if (end == w.c_str() + c + 1) continue;
+      out[prefix + w.substr(0, c)] = v;
+    }
+  };
+  while (std::getline(in, line)) {
+    auto w = words(line);
+    if (w.empty()) continue;
+    if (w[0] == "lookups:") {
+      fields("lookups.", line.substr(line.find(':') + 1));
+    } else if (w[0] == "port" && w.size() >= 3) {
+      port = w[2];
+      bool skip = w.size() >= 4 && (w[3].rfind("(tap", 0) == 0 || w[3].rfind("(internal", 0) == 0);
+      if (skip) port.clear();
+    } else if (!port.empty() && (w[0] == "RX" || w[0] == "TX") && w.size() > 1 &&
+               w[1].rfind("packets:", 0) == 0) {
+      std::string dir = w[0] == "RX" ? "rx_" : "tx_";
+      fields("port." + port + "." + dir, line.substr(line.find(w[0]) + 2));
+    }
+  }
+  return out;
+}
+
+std::vector<PingReply> parse_ping_replies(const std::string& text) {
+  std::vector<PingReply> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto s = line.find("icmp_seq="), t = line.find(" time=");
+    if (s == std::string::npos || t == std::string::npos) continue;
+    PingReply r;
+    r.seq = int(std::strtol(line.c_str() + s + 9, nullptr, 10));
+    r.rtt_ms = std::strtod(line.c_str() + t + 6, nullptr);
+    if (r.seq > 0 && r.rtt_ms >= 0) out.push_back(r);
+  }
+  return out;
+}
+
+// "100Mbit" -> 1e8, "1Gbit" -> 1e9, "800Kbit" -> 8e5, "96bit" -> 96 (tc's SI units).
+static double tc_rate_bps(const std::string& w) {
+  char* end = nullptr;
+  double v = std::strtod(w.c_str(), &end);
+  if (end == w.c_str()) return 0;
+  std::string unit(end);
+  if (unit.rfind("Kbit", 0) == 0) return v * 1e3;
+  if (unit.rfind("Mbit", 0) == 0) return v * 1e6;
+  if (unit.rfind("Gbit", 0) == 0) return v * 1e9;
+  if (unit.rfind("Tbit", 0) == 0) return v * 1e12;
+  if (unit.rfind("bit", 0) == 0) return v;
+  return 0;
+}
+
+std::vector<QdiscStat> parse_tc_class_text(const std::string& text) {
+  std::vector<QdiscStat> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto w = words(line);
+    if (w.size() >= 3 && w[0] == "class" && w[1] == "htb") {
+      QdiscStat q;
+      q.kind = "htb-class";
+      for (size_t i = 2; i + 1 < w.size(); ++i)
+        if (w[i] == "rate") q.rate_bps = tc_rate_bps(w[i + 1]);
+      out.push_back(q);
+    } else if (!out.empty() && w.size() >= 5 && w[0] == "Sent" && w[2] == "bytes") {
+      out.back().bytes = std::strtoll(w[1].c_str(), nullptr, 10);
+      out.back().packets = std::strtoll(w[3].c_str(), nullptr, 10);
+      if (auto d = line.find("(dropped "); d != std::string::npos)
+        out.back().drops = std::strtoll(line.c_str() + d + 9, nullptr, 10);
+      if (auto o = line.find("overlimits "); o != std::string::npos)
+        out.back().overlimits = std::strtoll(line.c_str() + o + 11, nullptr, 10);
+    } else if (!out.empty() && w.size() >= 2 && w[0] == "backlog") {
+      out.back().backlog = std::strtoll(w[1].c_str(), nullptr, 10);  // "1514b 1p": bytes, as tc -j
+    }
+  }
+  return out;
+}
+
+std::vector<PacketSocketDrops> parse_ss_packet(const std::string& text) {
+  std::vector<PacketSocketDrops> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto w = words(line);
+    if (w.size() < 5 || w[0].rfind("p_", 0) != 0) continue;  // p_raw, p_dgr
+    PacketSocketDrops d;
+    auto c = w[4].rfind(':');
+    d.iface = c == std::string::npos ? w[4] : w[4].substr(c + 1);
+    if (auto u = line.find("users:((\""); u != std::string::npos) {
+      auto e = line.find('"', u + 9);
+      if (e != std::string::npos) d.process = line.substr(u + 9, e - u - 9);
+    }
+    if (auto m = line.find("skmem:("); m != std::string::npos) {
+      auto e = line.find(')', m);
+      std::string mem = line.substr(m + 7, e == std::string::npos ? std::string::npos : e - m - 7);
+      std::istringstream ms(mem);
+      std::string f;
+      while (std::getline(ms, f, ','))
+        if (f.size() > 1 && f[0] == 'd') d.drops = std::strtoll(f.c_str() + 1, nullptr, 10);
+    }
+    out.push_back(d);
   }
   return out;
 }

@@ -59,9 +59,21 @@ const SsSocket* stream_socket(const std::vector<SsSocket>& sockets);
 struct QdiscStat {
   std::string dev, kind;
   double rate_bps = 0;  // bits per second, 0 when the qdisc does not shape
-  long long drops = 0, packets = 0, overlimits = 0, backlog = 0;
+  long long drops = 0, packets = 0, bytes = 0, overlimits = 0, backlog = 0;
 };
 std::vector<QdiscStat> parse_tc_json(const std::string& text);
+// `tc -s class show dev X` as text: iproute2 6.1 prints htb classes in JSON without
+// their rate, so the lab reads the text ("class htb 1:1 root ... rate 100Mbit ceil
+// ...", then " Sent B bytes P pkt (dropped D, overlimits O ...)"). kind = "htb-class".
+std::vector<QdiscStat> parse_tc_class_text(const std::string& text);
+
+// `ss -0 -m -n -a -p`: the packet sockets (AF_PACKET: the switches' ports) with the
+// process that holds them and the drops of their receive buffer (skmem "d").
+struct PacketSocketDrops {
+  std::string process, iface;
+  long long drops = 0;
+};
+std::vector<PacketSocketDrops> parse_ss_packet(const std::string& text);
 
 // iperf3 -J "intervals": the end time of each interval and its throughput.
 struct IntervalPoint {
@@ -79,5 +91,22 @@ struct CgroupPaths {
   std::string v2, v1_cpu;
 };
 CgroupPaths parse_proc_cgroup(const std::string& text);
+
+// `ovs-appctl coverage/show`: event name -> its total ("rconn_overflow", ...).
+std::map<std::string, long long> parse_ovs_coverage(const std::string& text);
+// `ovs-appctl dpctl/show -s`: "lookups.hit", "lookups.missed", "lookups.lost" of the
+// datapath, and per port "port.NAME.rx_dropped" / "port.NAME.tx_dropped" (also
+// rx/tx_packets, *_errors). Ports of type tap or internal (the bridges' LOCAL ports,
+// ovs-netdev) are left out: their drops are packets flooded to a port that is down,
+// not losses on the path.
+std::map<std::string, long long> parse_ovs_dpctl_show(const std::string& text);
+
+// `ping -n` replies ("64 bytes from A: icmp_seq=3 ttl=64 time=0.466 ms"): sequence
+// number and RTT of each answered echo, in order of arrival.
+struct PingReply {
+  int seq = 0;
+  double rtt_ms = 0;
+};
+std::vector<PingReply> parse_ping_replies(const std::string& text);
 
 }  // namespace flowlab::lab

@@ -120,21 +120,75 @@ json qdisc_snapshot(const std::string& role, const std::string& ns) {
   auto add = [&](const QdiscStat& q) {
     if (q.kind == "noqueue") return;
     j[fmt::format("{}/{}/{}", role, q.dev, q.kind)] = {
-        {"ns", role},       {"dev", q.dev},         {"kind", q.kind},      {"rate_bps", q.rate_bps},
-        {"drops", q.drops}, {"packets", q.packets}, {"backlog", q.backlog}};
+        {"ns", role},       {"dev", q.dev},         {"kind", q.kind},   {"rate_bps", q.rate_bps},
+        {"drops", q.drops}, {"packets", q.packets}, {"bytes", q.bytes}, {"backlog", q.backlog}};
   };
   for (const auto& q : parse_tc_json(r.out)) {
     add(q);
     if (q.kind == "htb") htb_devs.insert(q.dev);
   }
-  for (const auto& dev : htb_devs) {
-    auto c = run_command({"tc", "-j", "-s", "class", "show", "dev", dev}, in_ns(ns, 5));
+  for (const auto& dev : htb_devs) {  // text: tc -j leaves the htb classes' rates out
+    auto c = run_command({"tc", "-s", "class", "show", "dev", dev}, in_ns(ns, 5));
     if (!c.ok()) continue;
-    for (auto q : parse_tc_json(c.out)) {
+    for (auto q : parse_tc_class_text(c.out)) {
       q.dev = dev;
-      q.kind = "htb-class";
       add(q);
     }
+  }
+  return j;
+}
+
+// Receive-buffer drops of the packet sockets (the switches' ports) of a namespace,
+// keyed "role/process/iface".
+json packet_drops_snapshot(const std::string& role, const std::string& ns) {
+  json j = json::object();
+  auto r = run_command({"ss", "-0", "-m", "-n", "-a", "-p"}, in_ns(ns, 5));
+  if (!r.ok()) return j;
+  for (const auto& d : parse_ss_packet(r.out)) {
+    std::string k = fmt::format("{}/{}/{}", role, d.process.empty() ? "?" : d.process, d.iface);
+    j[k] = j.value(k, 0LL) + d.drops;
+  }
+  return j;
+}
+
+// The unixctl sockets of the ovs-vswitchd processes in the case's namespaces
+// (their --unixctl=PATH argument; the lab starts them with one).
+std::vector<std::string> ovs_unixctl_sockets(const SamplerConfig& c) {
+  std::set<ino_t> inodes;
+  for (const auto& [role, ns] : c.namespaces)
+    if (ino_t i = inode_of("/run/netns/" + ns)) inodes.insert(i);
+  std::vector<std::string> out;
+  if (DIR* d = opendir("/proc")) {
+    while (dirent* e = readdir(d)) {
+      pid_t pid = pid_t(std::strtol(e->d_name, nullptr, 10));
+      if (pid <= 0 || !inodes.count(inode_of(fmt::format("/proc/{}/ns/net", pid)))) continue;
+      std::string cmd = read_file(fmt::format("/proc/{}/cmdline", pid));
+      if (fs::path(cmd.substr(0, cmd.find('\0'))).filename() != "ovs-vswitchd") continue;
+      for (size_t b = 0; b < cmd.size();) {
+        size_t end = cmd.find('\0', b);
+        if (end == std::string::npos) end = cmd.size();
+        if (cmd.compare(b, 10, "--unixctl=") == 0) out.push_back(cmd.substr(b + 10, end - b - 10));
+        b = end + 1;
+      }
+    }
+    closedir(d);
+  }
+  return out;
+}
+
+// OVS's own counters: coverage events ("coverage.rconn_overflow": packet-ins dropped
+// because the connection's queue to the controller was full) and the datapath's
+// lookups and port drops (dpctl/show -s), summed over the case's vswitchd.
+json ovs_snapshot(const SamplerConfig& c) {
+  json j = json::object();
+  for (const auto& sock : ovs_unixctl_sockets(c)) {
+    auto add = [&](const std::string& prefix, const std::map<std::string, long long>& m) {
+      for (const auto& [k, v] : m) j[prefix + k] = j.value(prefix + k, 0LL) + v;
+    };
+    if (auto r = run_command({"ovs-appctl", "-t", sock, "coverage/show"}, with_timeout(5)); r.ok())
+      add("coverage.", parse_ovs_coverage(r.out));
+    if (auto r = run_command({"ovs-appctl", "-t", sock, "dpctl/show", "-s"}, with_timeout(5)); r.ok())
+      add("", parse_ovs_dpctl_show(r.out));
   }
   return j;
 }
@@ -142,8 +196,13 @@ json qdisc_snapshot(const std::string& role, const std::string& ns) {
 json snapshot(const SamplerConfig& c) {
   json j = {{"sender", counters_snapshot(c.sender_ns)},
             {"receiver", counters_snapshot(c.receiver_ns)},
-            {"qdiscs", json::object()}};
-  for (const auto& [role, ns] : c.namespaces) j["qdiscs"].update(qdisc_snapshot(role, ns));
+            {"qdiscs", json::object()},
+            {"ovs", ovs_snapshot(c)},
+            {"packet_drops", json::object()}};
+  for (const auto& [role, ns] : c.namespaces) {
+    j["qdiscs"].update(qdisc_snapshot(role, ns));
+    j["packet_drops"].update(packet_drops_snapshot(role, ns));
+  }
   return j;
 }
 
@@ -188,6 +247,27 @@ json intervals_json(const std::string& out) {
     j["mbps"].push_back(p.bps / 1e6);
   }
   return j;
+}
+
+void add_stream_series(json& rec, const std::string& raw, double ping_interval_s) {
+  if (rec.value("type", "") == "ping") {
+    auto replies = parse_ping_replies(raw);
+    if (!replies.empty()) {
+      json p = {{"t_s", json::array()}, {"seq", json::array()}, {"rtt_ms", json::array()}};
+      for (const auto& r : replies) {
+        p["t_s"].push_back(double(r.seq - 1) * ping_interval_s);
+        p["seq"].push_back(r.seq);
+        p["rtt_ms"].push_back(r.rtt_ms);
+      }
+      rec["samples"]["ping"] = std::move(p);
+    }
+  }
+  if (rec.contains("probe") && rec["probe"].is_object()) {
+    const json& s = rec["probe"].value("series", json::object());
+    if (s.is_object() && s.contains("t_s") && s.contains("delivered_pps"))
+      rec["samples"]["probe"] = {
+          {"t_s", s["t_s"]}, {"delivered_pps", s["delivered_pps"]}, {"bin_s", s.value("bin_s", 0.0)}};
+  }
 }
 
 TestSampler::TestSampler(SamplerConfig cfg) : cfg_(std::move(cfg)) {
@@ -321,6 +401,7 @@ void TestSampler::loop() {
         put("to_controller.dropped", j.value("/to_controller/dropped"_json_pointer, json()));
         put("buffers.evicted", j.value("/buffers/evicted"_json_pointer, json()));
         put("buffers.expired", j.value("/buffers/expired"_json_pointer, json()));
+        put("packet_outs", j.value("/packet_outs"_json_pointer, json()));
       }
     }
   }
@@ -395,9 +476,21 @@ json TestSampler::finish() {
     const json& b = before_["qdiscs"].contains(k) ? before_["qdiscs"][k] : json::object();
     e["drops"] = a.value("drops", 0LL) - b.value("drops", 0LL);
     e["packets"] = a.value("packets", 0LL) - b.value("packets", 0LL);
+    e["bytes"] = a.value("bytes", 0LL) - b.value("bytes", 0LL);
     q.push_back(e);
   }
   out["qdiscs"] = q;
+  if (!after["ovs"].empty()) out["ovs"] = delta(before_["ovs"], after["ovs"]);
+  json pd = json::array();  // only the sockets that dropped during the test
+  const json dropped = delta(before_["packet_drops"], after["packet_drops"]);
+  for (const auto& [k, d] : dropped.items()) {
+    auto a = k.find('/'), b = k.rfind('/');
+    pd.push_back({{"ns", k.substr(0, a)},
+                  {"process", k.substr(a + 1, b - a - 1)},
+                  {"iface", k.substr(b + 1)},
+                  {"drops", d}});
+  }
+  out["packet_drops"] = pd;
   result_ = std::move(out);
   return result_;
 }

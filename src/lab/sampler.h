@@ -15,7 +15,11 @@
 // Around the test (before and after) it takes TcpExt/Tcp/Udp counters of the sender
 // and receiver namespaces (/proc/net/netstat, /proc/net/snmp) and the queueing
 // disciplines of every namespace (`tc -s qdisc`: shaping rates and queue drops), and
-// reports their deltas.
+// reports their deltas; and, when the case runs ovs-vswitchd, OVS's coverage counters
+// and datapath port drops (`ovs-appctl coverage/show`, `dpctl/show -s`) as deltas,
+// and the receive-buffer drops of every packet socket (`ss -0 -m -p`: the ports of
+// OVS and of flowlab's switch without rings).
+// The namespaces include the wire namespaces of shaped links (their HTB/TBF queues).
 //
 // finish() returns the JSON stored as results[].samples (layout in docs/LAB.md).
 #pragma once
@@ -64,5 +68,10 @@ double series_mean(const nlohmann::json& arr);
 double series_max(const nlohmann::json& arr);
 // iperf3 -J output -> {"t_s": [...], "mbps": [...]} (empty object when none).
 nlohmann::json intervals_json(const std::string& iperf3_output);
+// The probe and ping streams of a test record as time series in rec.samples:
+// `ping` {t_s, seq, rtt_ms} from ping's replies (t_s = (seq - 1) x interval, a
+// lost echo is a gap in seq) and `probe` {t_s, delivered_pps, bin_s} from the
+// probe's delivered-rate series. Leaves the record alone when it has neither.
+void add_stream_series(nlohmann::json& rec, const std::string& raw, double ping_interval_s);
 
 }  // namespace flowlab::lab

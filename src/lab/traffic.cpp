@@ -44,8 +44,8 @@ TestOutcome skipped(std::string reason) {
 
 TestOutcome run_ping(const TestSpec& t, const TrafficCtx& c) {
   std::vector<std::string> argv = {
-      "ping", "-q", "-n",     "-c", std::to_string(t.count), "-i", fmt::format("{}", t.interval),
-      "-W",   "2",  c.to_addr};
+      "ping", "-n", "-c",     std::to_string(t.count), "-i", fmt::format("{}", t.interval),
+      "-W",   "2",  c.to_addr};  // not -q: each reply's RTT is the ping series (sampler.h)
   auto r = run_command(argv, in_ns(c.from_ns, t.count * t.interval + 10));
   TestOutcome o;
   o.command = join(argv);

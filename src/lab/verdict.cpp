@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "lab/json_access.h"
 #include "lab/verdict_facts.h"
+#include "lab/verdict_rules.h"
 
 namespace flowlab::lab {
 
@@ -19,6 +21,7 @@ using namespace verdict_detail;  // NOLINT(google-build-using-namespace): the ru
 
 constexpr double kExplains = 0.8;    // a bound must account for this share
 constexpr double kOverBound = 1.25;  // a rate bound exceeded by more than this is no bound
+constexpr double kAtLink = 0.9;      // a stream this close to a shaped link's rate is at the link
 
 std::string rate(double bps) {
   if (bps >= 1e9) return fmt::format("{:.3g} Gbit/s", bps / 1e9);
@@ -32,25 +35,12 @@ std::string bytes(double b) {
   return fmt::format("{:.0f} B", b);
 }
 
-int pct(double share) { return int(std::lround(share * 100)); }
-
 // A rate bound's share: measured / bound, 0 when the measurement passes it by > 25 %.
 double rate_share(double measured, double bound) {
   if (bound <= 0 || measured <= 0) return 0;
   double s = measured / bound;
   return s > kOverBound ? 0 : std::min(1.0, s);
 }
-
-struct Candidate {
-  Bound bound;
-  double share = 0;
-  std::string sentence, who;
-  json numbers = json::object();
-};
-
-// The packets this test lost: UDP datagrams, TCP retransmitted segments.
-double losses(const Facts& f) { return f.udp ? f.lost : f.retrans; }
-const char* losses_what(const Facts& f) { return f.udp ? "lost datagrams" : "retransmitted segments"; }
 
 void rule_checksum(const Facts& f, std::vector<Candidate>& out) {
   if (f.csum <= 0) return;
@@ -162,24 +152,35 @@ void rule_controller_rtt(const Facts& f, std::vector<Candidate>& out) {
   double share = rate_share(f.measured_bps, b.bps);
   auto [ctl, cpu] = controller_cpu(f);
   double h = controller_handling_us(f.case_rec);
+  // An idle ping crosses the controller twice (echo, reply): half its RTT is one
+  // packet's round trip switch -> controller -> switch.
+  double crossing_ms = f.ping_rtt_ms / 2;
+  std::string crossing =
+      crossing_ms > 0
+          ? fmt::format(" (packet-in + packet-out: {:.3g} ms per packet idle, half the {:.3g} ms ping)",
+                        crossing_ms, f.ping_rtt_ms)
+          : "";
   std::string idle;
   if (cpu >= 0)
     idle = fmt::format(
-        "; {} was busy {:.0f}% of a core: it gets one window ({:.0f} segments) per round trip and "
-        "waits for the ACKs the rest of it",
-        ctl, cpu, std::ceil(b.window / 1448));
+        "; {} was busy {:.0f}% of a core ({:.0f}% idle): it gets one window ({:.0f} segments) per round "
+        "trip, then waits for the sender, whose next window waits for the ACKs coming back through it",
+        ctl, cpu, std::max(0.0, 100 - cpu), std::ceil(b.window / 1448));
   if (h > 0) idle += fmt::format(" (median packet-in handling {:.3g} us)", h);
   out.push_back(
       {Bound::kControllerRoundTrip,
        share,
-       fmt::format("every segment and ACK crosses the controller: {} in flight per {} through it = {}, "
-                   "measured {} ({}%){}",
-                   bytes(b.window), rtt_words(b, f), rate(b.bps), rate(f.measured_bps), pct(share), idle),
+       fmt::format("every segment and ACK crosses the controller{}: TCP keeps {} in flight and gets one "
+                   "window per {} = {}, measured {} ({}%){}",
+                   crossing, bytes(b.window), rtt_words(b, f), rate(b.bps), rate(f.measured_bps), pct(share),
+                   idle),
        ctl,
        {{"window_bytes", b.window},
         {"rtt_ms", b.rtt_ms},
         {"idle_rtt_ms", f.idle_rtt_ms},
+        {"packet_in_rtt_ms", crossing_ms},
         {"bound_bps", b.bps},
+        {"loaded", b.loaded},
         {"controller_cpu_pct", cpu}}});
 }
 
@@ -193,14 +194,26 @@ void rule_window_rtt(const Facts& f, std::vector<Candidate>& out) {
                  fmt::format("{} in flight / {} = {}, measured {} ({}%)", bytes(b.window), rtt_words(b, f),
                              rate(b.bps), rate(f.measured_bps), pct(share)),
                  "",
-                 {{"window_bytes", b.window}, {"rtt_ms", b.rtt_ms}, {"bound_bps", b.bps}}});
+                 {{"window_bytes", b.window},
+                  {"rtt_ms", b.rtt_ms},
+                  {"idle_rtt_ms", f.idle_rtt_ms},
+                  {"bound_bps", b.bps},
+                  {"loaded", b.loaded}}});
 }
 
-// The shaped qdisc on the path with the lowest rate that carried packets.
+// Whether a qdisc carried the test's stream: at least half the bytes the measured
+// rate moved in the test (a shaped link the stream does not cross still passes ARP,
+// LLDP or the ACKs of the other direction). Records without bytes: any packet.
+bool carried_the_stream(const Facts& f, const json& q) {
+  if (!q.contains("bytes") || f.measured_bps <= 0 || f.duration_s <= 0) return num(q, "packets") > 0;
+  return num(q, "bytes") >= 0.5 * f.measured_bps * f.duration_s / 8;
+}
+
+// The shaped qdisc on the path with the lowest rate that carried the stream.
 const json* shaped_qdisc(const Facts& f) {
   const json* best = nullptr;
   for (const auto& q : f.qdiscs)
-    if (num(q, "rate_bps") > 0 && num(q, "packets") > 0 &&
+    if (num(q, "rate_bps") > 0 && carried_the_stream(f, q) &&
         (!best || num(q, "rate_bps") < num(*best, "rate_bps")))
       best = &q;
   return best;
@@ -229,69 +242,24 @@ void rule_loss_timeouts(const Facts& f, std::vector<Candidate>& out) {
        {{"timeouts", f.timeouts}, {"rto_ms", f.rto_ms}, {"idle_s", idle_s}, {"reference_bps", ref}}});
 }
 
-void rule_switch_drops(const Facts& f, std::vector<Candidate>& out) {
-  double queue = 0, buffers = 0;  // to-controller queue full; buffered packet-ins evicted or expired
-  std::string who;
-  for (const auto& [k, a] : f.counters.items()) {
-    bool q = k.find("to_controller.dropped") != std::string::npos ||
-             k.find("packet_in.dropped") != std::string::npos;
-    bool b = k.find("buffers.evicted") != std::string::npos || k.find("buffers.expired") != std::string::npos;
-    if (!q && !b) continue;
-    if (double d = series_delta(a); d > 0) {
-      (q ? queue : buffers) += d;
-      who = k.substr(0, k.find('.'));
-    }
-  }
-  double drops = queue + buffers;
-  if (drops <= 0 || losses(f) <= 0) return;
-  double share = std::min(1.0, drops / losses(f));
-  std::string what =
-      queue > 0 ? fmt::format("{:.0f} because its queue to the controller was full", queue) : "";
-  if (buffers > 0)
-    what += fmt::format("{}{:.0f} buffered packet-ins evicted or expired before the controller answered",
-                        what.empty() ? "" : ", ", buffers);
-  out.push_back(
-      {Bound::kSwitchQueueDrops,
-       share,
-       fmt::format("{} dropped {:.0f} packets ({}), {}% of the {:.0f} {}", who, drops, what, pct(share),
-                   losses(f), losses_what(f)),
-       who,
-       {{"drops", drops}, {"queue_drops", queue}, {"buffer_drops", buffers}, {"losses", losses(f)}}});
-}
-
-void rule_link_drops(const Facts& f, std::vector<Candidate>& out) {
-  double drops = 0;
-  std::string where;
-  for (const auto& q : f.qdiscs)
-    if (num(q, "rate_bps") <= 0 && num(q, "drops") > 0) {
-      drops += num(q, "drops");
-      where = fmt::format("{} on {} ({})", q.value("kind", "?"), q.value("dev", "?"), q.value("ns", "?"));
-    }
-  if (drops <= 0 || losses(f) <= 0) return;
-  double share = std::min(1.0, drops / losses(f));
-  out.push_back({Bound::kLinkQueueDrops,
-                 share,
-                 fmt::format("link queues dropped {:.0f} packets (last: {}), {}% of the {:.0f} {}", drops,
-                             where, pct(share), losses(f), losses_what(f)),
-                 where,
-                 {{"drops", drops}, {"losses", losses(f)}}});
-}
-
 void rule_shaped_link(const Facts& f, std::vector<Candidate>& out) {
   const json* q = shaped_qdisc(f);
   if (!q) return;
   double r = num(*q, "rate_bps");
   double share = rate_share(f.measured_bps, r);
+  double drops = 0;  // the shaper's, its class's or its leaf queue's (the same packets)
+  for (const auto& o : f.qdiscs)
+    if (o.value("ns", "") == q->value("ns", "") && o.value("dev", "") == q->value("dev", ""))
+      drops = std::max(drops, num(o, "drops"));
   std::string where =
       fmt::format("{} on {} ({})", q->value("kind", "?"), q->value("dev", "?"), q->value("ns", "?"));
   out.push_back(
       {Bound::kShapedLink,
        share,
        fmt::format("the link is shaped to {} ({}), measured {} ({}%){}", rate(r), where, rate(f.measured_bps),
-                   pct(share),
-                   num(*q, "drops") > 0 ? fmt::format("; its queue dropped {:.0f}", num(*q, "drops")) : ""),
+                   pct(share), drops > 0 ? fmt::format("; its queue dropped {:.0f}", drops) : ""),
        where,
-       {{"rate_bps", r}, {"drops", num(*q, "drops")}}});
+       {{"rate_bps", r}, {"drops", drops}}});
 }
 
 void rule_offered(const Facts& f, std::vector<Candidate>& out) {
@@ -313,78 +281,6 @@ void rule_offered(const Facts& f, std::vector<Candidate>& out) {
 
 }  // namespace
 
-const char* to_string(Bound b) {
-  switch (b) {
-    case Bound::kChecksumDrops:
-      return "checksum drops";
-    case Bound::kReceiverBuffer:
-      return "receiver socket buffer";
-    case Bound::kProcessCpu:
-      return "process CPU";
-    case Bound::kControllerRoundTrip:
-      return "controller round trip";
-    case Bound::kLossTimeouts:
-      return "loss with retransmission timeouts";
-    case Bound::kSwitchQueueDrops:
-      return "switch queue drops";
-    case Bound::kLinkQueueDrops:
-      return "link queue drops";
-    case Bound::kShapedLink:
-      return "shaped link rate";
-    case Bound::kWindowRtt:
-      return "window / RTT";
-    case Bound::kOffered:
-      return "offered load";
-    case Bound::kLatency:
-      return "latency";
-    case Bound::kNotExplained:
-      return "not explained";
-  }
-  return "?";
-}
-
-std::string Verdict::short_label() const {
-  switch (bound) {
-    case Bound::kProcessCpu:
-      return "cpu: " + who;
-    case Bound::kControllerRoundTrip:
-      return "ctl-rtt";
-    case Bound::kWindowRtt:
-      return "win/rtt";
-    case Bound::kLossTimeouts:
-      return "rto-idle";
-    case Bound::kShapedLink:
-      return "link";
-    case Bound::kReceiverBuffer:
-      return "rcvbuf";
-    case Bound::kChecksumDrops:
-      return "csum";
-    case Bound::kSwitchQueueDrops:
-      return "sw-drops";
-    case Bound::kLinkQueueDrops:
-      return "q-drops";
-    case Bound::kOffered:
-      return "offered";
-    case Bound::kLatency:
-      return "-";
-    case Bound::kNotExplained:
-      return "?";
-  }
-  return "?";
-}
-
-bool every_packet_via_controller(const json& c) {
-  for (const auto& [n, s] : member(c, "switches").items()) {
-    if (s.value("kind", "") == "linux-bridge") continue;
-    std::string ctl = s.value("controller", "");
-    const json& ct = member(member(c, "controllers"), ctl.c_str());
-    for (const auto& a : array_member(ct, "apps"))
-      if (a.is_string() && a.get<std::string>() == "hub") return true;
-    if (ct.value("app_file", "").find("hub") != std::string::npos) return true;
-  }
-  return false;
-}
-
 Verdict decide_verdict(const json& r, const json& c, const json& doc) {
   Verdict v;
   if (!r.is_object()) {
@@ -405,15 +301,24 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
     }
     return v;
   }
-  if (f.type == "ping" || f.type == "tcp-rr") {
+  if (f.type == "ping" || f.type == "tcp-rr" || f.type == "pingall" || f.type == "probe") {
     v.bound = Bound::kLatency;
     v.share = 1;
     const json& m = member(r, "metrics");
-    v.sentence = f.type == "ping"
-                     ? fmt::format("round trip {:.3g} ms{}", num(m, "rtt_avg_ms"),
-                                   f.via_ctl ? ": each echo and reply crosses the controller" : "")
-                     : fmt::format("{:.0f} transactions/s, one per {:.3g} us round trip",
-                                   num(m, "transactions_per_s"), num(m, "rtt_avg_us"));
+    if (f.type == "ping")
+      v.sentence = fmt::format("round trip {:.3g} ms{}", num(m, "rtt_avg_ms"),
+                               f.via_ctl ? ": each echo and reply crosses the controller" : "");
+    else if (f.type == "tcp-rr")
+      v.sentence = fmt::format("{:.0f} transactions/s, one per {:.3g} us round trip",
+                               num(m, "transactions_per_s"), num(m, "rtt_avg_us"));
+    else if (f.type == "pingall")
+      v.sentence = fmt::format("{:.0f} of {:.0f} host pairs reached, round trip {:.3g} ms on average",
+                               num(m, "pairs_reached"), num(m, "pairs"), num(m, "rtt_avg_ms"));
+    else
+      v.sentence =
+          fmt::format("{:.0f} of {:.0f} probes delivered ({:.2g}% lost){}", num(m, "delivered"),
+                      num(m, "sent"), num(m, "loss_pct"),
+                      r.contains("probe_explain") ? ": the outages are under the probe's events" : "");
     return v;
   }
   rule_receiver_buffer(f, cands);
@@ -438,6 +343,21 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
     if (!best || cd.share > best->share + 1e-9 ||
         (std::abs(cd.share - best->share) <= 1e-9 && int(cd.bound) < int(best->bound)))
       best = &cd;
+  // A fixed window meets the RTT of the queue it fills: window / RTT under load then
+  // restates the rate. A stream within 10 % of a shaped link's rate is at the link;
+  // the grown RTT is the window waiting in the link's queue.
+  auto shaped = std::find_if(cands.begin(), cands.end(),
+                             [](const Candidate& cd) { return cd.bound == Bound::kShapedLink; });
+  if (best && shaped != cands.end() && shaped->share >= kAtLink &&
+      (best->bound == Bound::kControllerRoundTrip || best->bound == Bound::kWindowRtt) &&
+      best->numbers.value("loaded", false)) {
+    shaped->sentence += fmt::format(
+        "; the {} window waited in its queue: the round trip grew from {:.3g} ms idle to {:.3g} ms under "
+        "load, so window / RTT ({}) only restates the link's rate",
+        bytes(num(best->numbers, "window_bytes")), num(best->numbers, "idle_rtt_ms"),
+        num(best->numbers, "rtt_ms"), rate(num(best->numbers, "bound_bps")));
+    best = &*shaped;
+  }
   if (best && best->share >= kExplains) {
     v.bound = best->bound;
     v.share = best->share;
@@ -462,15 +382,6 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
   if (saturated)
     v.sentence += fmt::format("; every core was busy ({}): processes outside the case took the CPU", busy);
   return v;
-}
-
-json to_json(const Verdict& v) {
-  return {{"bound", to_string(v.bound)},
-          {"label", v.short_label()},
-          {"share", v.share},
-          {"sentence", v.sentence},
-          {"who", v.who},
-          {"numbers", v.numbers}};
 }
 
 }  // namespace flowlab::lab

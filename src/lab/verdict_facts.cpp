@@ -85,7 +85,7 @@ Facts gather(const json& r, const json& c, const json& doc) {
   const json& ts = array_member(s, "t_s");
   f.duration_s = !ts.empty() && ts.back().is_number() ? ts.back().get<double>() : num(r, "elapsed_s");
   f.inflight = num(tsum, "inflight_mean_bytes");
-  f.idle_rtt_ms = case_ping_rtt_ms(doc, r.value("case", ""));
+  f.idle_rtt_ms = f.ping_rtt_ms = case_ping_rtt_ms(doc, r.value("case", ""));
   if (double mr = num(tsum, "min_rtt_ms"); mr > 0 && (f.idle_rtt_ms <= 0 || mr < f.idle_rtt_ms))
     f.idle_rtt_ms = mr;
   f.retrans = std::max({num(m, "retransmits"), num(tsum, "retrans"), num(tx_ext, "Tcp.RetransSegs"),
@@ -142,6 +142,8 @@ Facts gather(const json& r, const json& c, const json& doc) {
   }
   f.qdiscs = array_member(s, "qdiscs");
   f.counters = member(s, "counters");
+  f.ovs = member(s, "ovs");
+  f.packet_drops = array_member(s, "packet_drops");
   return f;
 }
 

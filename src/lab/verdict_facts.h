@@ -19,6 +19,7 @@ struct Facts {
   double window = 0;       // fixed window (iperf -w), bytes
   double inflight = 0;     // mean bytes in flight (ss), bytes
   double idle_rtt_ms = 0;  // case ping RTT or the stream's min RTT
+  double ping_rtt_ms = 0;  // the case's ping test (0: none)
   double retrans = 0, csum = 0, rcvbuf = 0, pruned = 0, timeouts = 0, rto_ms = 0;
   double delivery_max_bps = 0;
   double rwnd_limited_pct = 0, zero_windows = 0;
@@ -27,6 +28,8 @@ struct Facts {
   json procs = json::object();
   json qdiscs = json::array();
   json counters = json::object();
+  json ovs = json::object();          // OVS coverage and datapath deltas (sampler.h)
+  json packet_drops = json::array();  // packet sockets that dropped (ss -0)
   json case_rec;
 };
 

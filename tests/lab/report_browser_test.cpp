@@ -18,8 +18,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// A recorded-shaped hub case: ping, a fixed-window TCP stream with ss samples and
-// CPU per process, UDP with iperf3 intervals.
+// A recorded-shaped hub case: ping with its per-echo series, a fixed-window TCP
+// stream with ss samples and CPU per process, UDP with iperf3 intervals, a probe
+// with its delivered-rate series and an event.
 json recorded_doc() {
   json c = {
       {"name", "flowlab-hub"},
@@ -54,28 +55,57 @@ json recorded_doc() {
         {"inflight_bytes", infl},
         {"summary", {{"inflight_mean_bytes", 16384}, {"min_rtt_ms", 1.2}, {"window_rate_mean_mbps", 17.2}}}}},
       {"intervals", {{"t_s", {1, 2, 3, 4, 5}}, {"mbps", {15, 16, 14, 15, 16}}}}};
+  json ping_series = {{"t_s", json::array()}, {"seq", json::array()}, {"rtt_ms", json::array()}};
+  for (int i = 1; i <= 20; ++i) {
+    if (i == 7) continue;  // a lost echo: a gap in the series
+    ping_series["t_s"].push_back((i - 1) * 0.05);
+    ping_series["seq"].push_back(i);
+    ping_series["rtt_ms"].push_back(4.5 + (i % 4) * 0.2);
+  }
   json ping = {{"case", "flowlab-hub"},
                {"test", "ping"},
                {"type", "ping"},
                {"status", "ok"},
-               {"metrics", {{"rtt_avg_ms", 4.89}, {"loss_pct", 0}}}};
+               {"metrics", {{"rtt_avg_ms", 4.89}, {"loss_pct", 0}}},
+               {"samples", {{"t_s", {0.5, 1.0}}, {"ping", ping_series}}}};
+  json probe_series = {{"t_s", json::array()}, {"delivered_pps", json::array()}, {"bin_s", 0.1}};
+  for (int i = 1; i <= 30; ++i) {
+    probe_series["t_s"].push_back(i * 0.1);
+    probe_series["delivered_pps"].push_back(i >= 10 && i < 14 ? 0 : 1000);  // the outage
+  }
+  json probe = {{"case", "flowlab-hub"},
+                {"test", "probe"},
+                {"type", "probe"},
+                {"status", "ok"},
+                {"metrics", {{"sent", 3000}, {"delivered", 2600}, {"lost", 400}, {"loss_pct", 13.3}}},
+                {"events", {{{"t_s", 1.0}, {"label", "s1-s2 down"}}}},
+                {"samples", {{"t_s", {1.0, 2.0, 3.0}}, {"probe", probe_series}}}};
   json tcp = {{"case", "flowlab-hub"},
               {"test", "tcp-16k"},
               {"type", "iperf2-window"},
               {"status", "ok"},
               {"metrics", {{"gbps_16K", 0.0154}}},
               {"samples", samples}};
+  json udp_samples = samples;  // the controller busier for UDP's packet-ins
+  udp_samples["procs"]["flowlab controller"]["mean_pct"] = 60;
+  udp_samples["procs"]["flowlab controller"]["user_pct"] = json::array();
+  udp_samples["procs"]["flowlab controller"]["system_pct"] = json::array();
+  for (int i = 1; i <= 50; ++i) {
+    udp_samples["procs"]["flowlab controller"]["user_pct"].push_back(40);
+    udp_samples["procs"]["flowlab controller"]["system_pct"].push_back(20);
+  }
+  udp_samples.erase("tcp");
   json udp = {{"case", "flowlab-hub"},
               {"test", "udp-100m"},
               {"type", "iperf3-udp"},
               {"status", "ok"},
               {"metrics", {{"gbps", 0.095}, {"offered_gbps", 0.1}, {"loss_pct", 0.2}, {"lost_packets", 10}}},
-              {"samples", samples}};
+              {"samples", udp_samples}};
   return {
       {"scenario", {{"name", "hub-100m"}, {"file", "scenarios/hub-100m.yaml"}, {"description", "recorded"}}},
       {"run_id", "abcde"},
       {"cases", {c}},
-      {"results", {ping, tcp, udp}}};
+      {"results", {ping, tcp, udp, probe}}};
 }
 
 class ReportBrowser : public ::testing::Test {
@@ -124,6 +154,10 @@ TEST_F(ReportBrowser, SummaryChartsAndNoConsoleErrors) {
   EXPECT_NE(dom.find("cwnd and RTT — flowlab-hub / tcp-16k"), std::string::npos);
   EXPECT_NE(dom.find("CPU per process — flowlab-hub / udp-100m"), std::string::npos);
   EXPECT_NE(dom.find("<polyline"), std::string::npos);
+  // The ping and probe streams as line charts, the probe's event marked.
+  EXPECT_NE(dom.find("ping RTT per echo — flowlab-hub / ping"), std::string::npos);
+  EXPECT_NE(dom.find("probe delivered rate — flowlab-hub / probe"), std::string::npos);
+  EXPECT_NE(dom.find("s1-s2 down"), std::string::npos);
   EXPECT_NE(dom.find("aria-label=\"ping rtt_avg_ms\""), std::string::npos);
   EXPECT_NE(dom.find("controller c1 handled 44257 packet-ins, median 11.6 us"), std::string::npos);
 }

@@ -176,7 +176,9 @@ TEST(Verdict, ControllerRoundTripBoundsTcpThroughAHub) {
   // 16 KB / 20 ms (the idle ping RTT through the hub) = 6.55 Mbit/s; 5.6 measured.
   EXPECT_EQ(v.bound, Bound::kControllerRoundTrip);
   EXPECT_NEAR(v.share, 5.6 / 6.5536, 1e-3);
-  EXPECT_NE(v.sentence.find("16 KB in flight per 20 ms idle round trip"), std::string::npos) << v.sentence;
+  EXPECT_NE(v.sentence.find("16 KB in flight and gets one window per 20 ms idle round trip"),
+            std::string::npos)
+      << v.sentence;
   EXPECT_NE(v.sentence.find("busy 30% of a core"), std::string::npos) << v.sentence;
   EXPECT_NE(v.sentence.find("5.8 us"), std::string::npos) << v.sentence;
 }
@@ -200,8 +202,9 @@ TEST(Verdict, FixedWindowThroughAHubUsesTheRoundTripUnderLoad) {
   Verdict v = decide(r, hub_case(), {ping});
   EXPECT_EQ(v.bound, Bound::kControllerRoundTrip);
   EXPECT_NEAR(v.share, 15.420284 / 17.2165, 1e-3);
-  EXPECT_NE(v.sentence.find("17 KB in flight per 8.04 ms round trip under load (1.22 ms idle)"),
-            std::string::npos)
+  EXPECT_NE(
+      v.sentence.find("17 KB in flight and gets one window per 8.04 ms round trip under load (1.22 ms idle)"),
+      std::string::npos)
       << v.sentence;
   EXPECT_NE(v.sentence.find("flowlab controller was busy 10% of a core"), std::string::npos) << v.sentence;
 }
@@ -227,7 +230,7 @@ TEST(Verdict, SwitchQueueDropsToTheController) {
   EXPECT_EQ(v.bound, Bound::kSwitchQueueDrops);
   EXPECT_NEAR(v.share, 0.95, 1e-9);
   EXPECT_NE(
-      v.sentence.find("s1-switch dropped 1900 packets (1900 because its queue to the controller was full)"),
+      v.sentence.find("s1-switch lost 1900 packets (1900 because its queue to the controller was full)"),
       std::string::npos)
       << v.sentence;
 }
