@@ -28,9 +28,9 @@
 #   - each minute: every host pair pings (3 of 3 after up to 3 tries of the
 #     pair, the first try may hit a flow being re-learned), the TCP run
 #     delivers > 0 bytes; every 10 s the churn count;
-#   - after each restart: both switches reconnect within 10 s (the
-#     controller's stats JSON counts 2 switches); after each flap: h1 pings h3
-#     within 10 s;
+#   - after each restart: both switches reconnect within 20 s (the
+#     controller's stats JSON counts 2 switches; the switch's reconnect
+#     backoff doubles up to 8 s); after each flap: h1 pings h3 within 10 s;
 #   - at the end: the background ping lost less than the outages explain
 #     plus 2 %: (2 s per flap + 3 s per restart) / run length + 2 % (a flap
 #     takes the trunk down 2 s; a restart may cost a re-learn); the UDP
@@ -255,7 +255,8 @@ while [ $((SECONDS - t0)) -lt "$duration" ]; do
     rm -f "$out/controller-stats.json"
     sleep 1
     start_controller
-    if wait_connected 10; then log "both switches reconnected"; else fail "switches did not reconnect within 10 s after restart at ${t}s"; fi
+    r0=$SECONDS
+    if wait_connected 20; then log "both switches reconnected in $((SECONDS - r0)) s"; else fail "switches did not reconnect within 20 s after restart at ${t}s"; fi
     next_restart=$((next_restart + period))
   fi
   if [ $t -ge $next_flap ] && [ $t -lt $((duration - 20)) ]; then
