@@ -41,7 +41,7 @@ const json* find_result(const json& doc, const std::string& cs, const std::strin
 
 std::optional<double> metric(const json* r, const std::string& m) {
   if (!r || r->value("status", "") != "ok") return std::nullopt;
-  const auto& ms = (*r)["metrics"];
+  const json& ms = member(*r, "metrics");
   if (!ms.contains(m) || !ms[m].is_number()) return std::nullopt;
   return ms[m].get<double>();
 }
