@@ -277,7 +277,8 @@ namespace {
 bool square(const json& mx, const char* key, size_t n) {
   auto it = mx.find(key);
   if (it == mx.end() || !it->is_array() || it->size() != n) return false;
-  return std::all_of(it->begin(), it->end(), [n](const json& row) { return row.is_array() && row.size() == n; });
+  return std::all_of(it->begin(), it->end(),
+                     [n](const json& row) { return row.is_array() && row.size() == n; });
 }
 bool matrix_ok(const json& result) {
   auto it = result.find("matrix");

@@ -493,7 +493,8 @@ void Agent::pin_sent(Peer& p, size_t bytes) {
 }
 
 void Agent::on_echo_reply(Peer& p, const of::EchoReply& r) {
-  if (r.data.size() != 16 || !std::equal(std::begin(kProbeMagic), std::end(kProbeMagic), r.data.begin())) return;
+  if (r.data.size() != 16 || !std::equal(std::begin(kProbeMagic), std::end(kProbeMagic), r.data.begin()))
+    return;
   uint64_t seq = 0;
   for (size_t i = 8; i < 16; ++i) seq = seq << 8 | r.data[i];
   const uint64_t now = monotonic_ns();

@@ -44,9 +44,9 @@ struct AgentCounters {
   uint64_t requests = 0;
   uint64_t errors_sent = 0;
   uint64_t packet_ins_sent = 0;
-  uint64_t packet_ins_unsent = 0;  // no peer wanted it
+  uint64_t packet_ins_unsent = 0;     // no peer wanted it
   uint64_t packet_ins_congested = 0;  // not sent to a peer whose output backlog was full
-  uint64_t packet_outs = 0;        // packet-outs run (by buffer id or with data)
+  uint64_t packet_outs = 0;           // packet-outs run (by buffer id or with data)
   uint64_t flow_removed_sent = 0;
   uint64_t port_status_sent = 0;
 };
@@ -88,7 +88,8 @@ class Agent {
   Agent(const Agent&) = delete;
   Agent& operator=(const Agent&) = delete;
 
-  // A peer whose version is negotiated. Returns its id. With `backlog`, packet-ins toward it are shed above kPacketInBacklogBytes.
+  // A peer whose version is negotiated. Returns its id. With `backlog`, packet-ins toward it are shed above
+  // kPacketInBacklogBytes.
   uint64_t add_peer(uint8_t version, bool service, std::string name, SendFn send, BacklogFn backlog = {});
   void remove_peer(uint64_t id);
   size_t peer_count() const { return peers_.size(); }

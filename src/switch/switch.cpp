@@ -228,7 +228,8 @@ struct Switch::Impl {
         opts.name, opts.dpid, fast_path_json, ports_json, datapath_json,
         sum_threads(&ForwardingCounters::to_controller_queued),
         sum_threads(&ForwardingCounters::to_controller_dropped), a.packet_ins_sent, a.packet_ins_unsent,
-        a.packet_ins_congested, a.packet_outs, b.capacity(), b.in_use(), b.evicted(), b.expired(), a.requests, a.errors_sent);
+        a.packet_ins_congested, a.packet_outs, b.capacity(), b.in_use(), b.evicted(), b.expired(), a.requests,
+        a.errors_sent);
     std::string tmp = opts.stats_file + ".tmp";
     std::FILE* f = std::fopen(tmp.c_str(), "w");
     if (!f) {

@@ -55,8 +55,9 @@ class Controller {
         dup2(fileno(f), 2);
       }
       std::string listen = "ptcp:" + std::to_string(port);
-      execl(FLOWLAB_BINARY, FLOWLAB_BINARY, "controller", "--listen", listen.c_str(), "--app", "learning-switch",
-            "--echo-interval", "0.5", "--dead-peer", "2", "--log-level", "info", static_cast<char*>(nullptr));
+      execl(FLOWLAB_BINARY, FLOWLAB_BINARY, "controller", "--listen", listen.c_str(), "--app",
+            "learning-switch", "--echo-interval", "0.5", "--dead-peer", "2", "--log-level", "info",
+            static_cast<char*>(nullptr));
       _exit(127);
     }
   }
@@ -111,8 +112,9 @@ TEST(ControllerLoad, ThousandSwitchesAllAnsweredAndNoDeadPeerUnderFlood) {
   {
     Controller ctl(port, log);
     ASSERT_TRUE(ctl.wait_listening(port)) << "flowlab controller did not start, see " << log;
-    std::string base = "timeout 120 " + std::string(FLOWLAB_BINARY) + " cbench --controller tcp:127.0.0.1:" +
-                       std::to_string(port) + " --switches " + std::to_string(kSwitches) +
+    std::string base = "timeout 120 " + std::string(FLOWLAB_BINARY) +
+                       " cbench --controller tcp:127.0.0.1:" + std::to_string(port) + " --switches " +
+                       std::to_string(kSwitches) +
                        " --macs 100 --connect-timeout 10000 --handshake-timeout 20000 --json";
     // Latency mode: one packet-in in flight per switch; every switch answered.
     auto lat = run(base + " --loops 2 --ms 1500 --warmup 1");
@@ -129,10 +131,11 @@ TEST(ControllerLoad, ThousandSwitchesAllAnsweredAndNoDeadPeerUnderFlood) {
     auto tj = parse_json(thr.out);
     ASSERT_TRUE(tj.is_object()) << thr.out.substr(0, 2000);
     EXPECT_GT(tj["summary"]["avg"].get<double>(), 0.0);
-    std::printf("1000 switches: latency mode %.0f responses/s (median %.0f us, p99 %.0f us), throughput mode %.0f "
-                "responses/s\n",
-                lj["summary"]["avg"].get<double>(), lj["latency_us"].value("median", 0.0),
-                lj["latency_us"].value("p99", 0.0), tj["summary"]["avg"].get<double>());
+    std::printf(
+        "1000 switches: latency mode %.0f responses/s (median %.0f us, p99 %.0f us), throughput mode %.0f "
+        "responses/s\n",
+        lj["summary"]["avg"].get<double>(), lj["latency_us"].value("median", 0.0),
+        lj["latency_us"].value("p99", 0.0), tj["summary"]["avg"].get<double>());
   }
   std::string text = slurp(log);
   EXPECT_EQ(count_of(text, "peer dead"), 0u) << "a switch was declared dead under load, see " << log;

@@ -49,7 +49,8 @@ TEST(AgentFlood, EchoFlowModAndBarrierAnsweredDuringPacketInFlood) {
   SwitchFixture fx(o, 3);
   ASSERT_TRUE(ctl.wait_ready());
   // Table miss -> controller, whole frames (no buffer ids: nothing to evict).
-  uint32_t miss = ctl.send(flow(0, {of::Action::output(of::port::kController, of::kControllerMaxLenNoBuffer)}, 0));
+  uint32_t miss =
+      ctl.send(flow(0, {of::Action::output(of::port::kController, of::kControllerMaxLenNoBuffer)}, 0));
   auto b0 = ctl.wait_xid(ctl.send(of::BarrierRequest{}));
   ASSERT_TRUE(b0 && b0->is<of::BarrierReply>());
   ASSERT_FALSE(ctl.wait_xid(miss, 0ms).has_value());
@@ -72,7 +73,8 @@ TEST(AgentFlood, EchoFlowModAndBarrierAnsweredDuringPacketInFlood) {
   });
   // Let the flood fill the controller's socket before measuring.
   auto warm = std::chrono::steady_clock::now() + 1s;
-  while (std::chrono::steady_clock::now() < warm && ctl.packet_ins_sunk() == 0) std::this_thread::sleep_for(10ms);
+  while (std::chrono::steady_clock::now() < warm && ctl.packet_ins_sunk() == 0)
+    std::this_thread::sleep_for(10ms);
   std::this_thread::sleep_for(300ms);
 
   constexpr uint32_t kRounds = 40;
