@@ -232,7 +232,9 @@ log "soak: $minutes min, restarts and flaps every ${period}s, warm-up ${warm}s, 
 build_lab || { fail "cannot build the lab"; exit 1; }
 start_controller
 start_switches
-if ! wait_connected 20; then fail "switches never connected to the controller"; exit 1; fi
+# A sanitizer build on a loaded machine may take tens of seconds to start.
+if ! wait_connected 90; then fail "switches never connected to the controller within 90 s"; exit 1; fi
+log "both switches connected"
 ping_ok "$H1" 10.0.0.3 || fail "h1 cannot ping h3 at the start"
 ping_ok "$H2" 10.0.0.3 || fail "h2 cannot ping h3 at the start"
 churn_files
