@@ -173,6 +173,7 @@ ping_ok() {  # from-ns to-ip: 3 of 3, up to 3 tries
 }
 
 # ---- samples ----------------------------------------------------------------
+: > "$out/checks.log"  # a reused --out directory starts a new log
 echo "t_s,role,pid,rss_kb,fds,threads" > "$out/samples.csv"
 sample() {
   local t=$((SECONDS - t0))
