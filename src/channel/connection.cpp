@@ -226,8 +226,15 @@ void arm_echo_timer(const ConnectionPtr& self) {
     uint64_t now = monotonic_ns();
     auto idle_ms = int64_t((now - d.last_rx_ns) / 1000000);
     if (d.opts.dead_peer_timeout.count() > 0 && idle_ms >= d.opts.dead_peer_timeout.count()) {
-      self->abort(fmt::format("peer dead: nothing received for {} ms", idle_ms));
-      return;
+      // Silence of our own making is not a dead peer: reading stopped by our
+      // back-pressure, or bytes waiting in the socket that a busy loop has
+      // not read yet (a controller under a flood from 1,000 switches).
+      asio::error_code aec;
+      size_t unread = d.lowest().available(aec);
+      if (!d.read_paused && (aec || unread == 0)) {
+        self->abort(fmt::format("peer dead: nothing received for {} ms", idle_ms));
+        return;
+      }
     }
     if (d.hello_done && d.opts.echo_interval.count() > 0 && idle_ms >= d.opts.echo_interval.count() &&
         (d.echo_xid == 0 || int64_t((now - d.echo_sent_ns) / 1000000) >= d.opts.echo_interval.count())) {

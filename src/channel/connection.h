@@ -6,6 +6,9 @@
 // it to on_message; answers ECHO_REQUEST itself, sends keepalive echoes when the
 // peer is idle and closes a dead peer; answers a malformed message with
 // make_error_reply() and keeps the connection (a framing error closes it).
+// The dead-peer timeout counts silence we did not cause: while reading is
+// paused by back-pressure, or bytes wait unread in the socket (a loop busy
+// with other peers), the peer is alive.
 //
 // Write path (design): send() encodes the message in the negotiated version and
 // appends the bytes to one contiguous pending buffer. If no write is in flight,

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <thread>
 
+#include "lab/json_access.h"
 #include "lab/process.h"
 #include "lab/svg_chart.h"
 
@@ -268,8 +269,31 @@ double wait_reachable(const std::vector<PingallHost>& hosts, double timeout_s, i
   return -1;
 }
 
+namespace {
+
+// A results.json read back may have been edited or truncated: operator[] on a
+// const json is undefined for a missing key or index, so the matrix is
+// checked whole first (hosts: strings; loss_pct, rtt_ms: N x N arrays).
+bool square(const json& mx, const char* key, size_t n) {
+  auto it = mx.find(key);
+  if (it == mx.end() || !it->is_array() || it->size() != n) return false;
+  return std::all_of(it->begin(), it->end(),
+                     [n](const json& row) { return row.is_array() && row.size() == n; });
+}
+bool matrix_ok(const json& result) {
+  auto it = result.find("matrix");
+  if (it == result.end() || !it->is_object()) return false;
+  auto h = it->find("hosts");
+  if (h == it->end() || !h->is_array() ||
+      !std::all_of(h->begin(), h->end(), [](const json& x) { return x.is_string(); }))
+    return false;
+  return square(*it, "loss_pct", h->size()) && square(*it, "rtt_ms", h->size());
+}
+
+}  // namespace
+
 std::string render_pingall_html(const json& result, size_t max_hosts) {
-  if (!result.contains("matrix") || !result["matrix"].is_object()) return {};
+  if (!result.is_object() || !matrix_ok(result)) return {};
   const json& mx = result["matrix"];
   const json& hosts = mx["hosts"];
   const json& loss = mx["loss_pct"];
@@ -307,13 +331,14 @@ std::string render_pingall_html(const json& result, size_t max_hosts) {
 }
 
 std::string render_pingall_text(const json& result, size_t max_pairs) {
-  if (!result.contains("matrix") || !result["matrix"].is_object()) return {};
-  const json& m = result["metrics"];
+  if (!result.is_object() || !matrix_ok(result)) return {};
+  const json& m = member(result, "metrics");
   std::string out =
       fmt::format("{} / {}: pingall {}/{} pairs reached, {:.1f}% dropped", result.value("case", ""),
                   result.value("test", ""), m.value("pairs_reached", 0), m.value("pairs", 0),
                   m.value("dropped_pct", 0.0));
-  if (m.contains("rtt_avg_ms")) out += fmt::format(", rtt avg {:.3f} ms", m["rtt_avg_ms"].get<double>());
+  if (m.contains("rtt_avg_ms") && m["rtt_avg_ms"].is_number())
+    out += fmt::format(", rtt avg {:.3f} ms", m["rtt_avg_ms"].get<double>());
   out += "\n";
   const json& mx = result["matrix"];
   size_t shown = 0;

@@ -41,7 +41,7 @@ const json* find_result(const json& doc, const std::string& cs, const std::strin
 
 std::optional<double> metric(const json* r, const std::string& m) {
   if (!r || r->value("status", "") != "ok") return std::nullopt;
-  const auto& ms = (*r)["metrics"];
+  const json& ms = member(*r, "metrics");
   if (!ms.contains(m) || !ms[m].is_number()) return std::nullopt;
   return ms[m].get<double>();
 }
@@ -154,7 +154,7 @@ std::string render_table(const json& doc) {
   for (const auto& r : rows)
     for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
   std::string out = fmt::format("\n{} — ratios against the first case ({})\n",
-                                doc["scenario"].value("name", "?"), cases.empty() ? "-" : cases[0]);
+                                member(doc, "scenario").value("name", "?"), cases.empty() ? "-" : cases[0]);
   for (size_t k = 0; k < rows.size(); ++k) {
     for (size_t i = 0; i < rows[k].size(); ++i)
       out += fmt::format("{:<{}}{}", rows[k][i], width[i], i + 1 < rows[k].size() ? "  " : "\n");
@@ -188,7 +188,7 @@ std::string render_table(const json& doc) {
 std::string render_html(const json& doc) {
   auto cases = ordered(doc, "case");
   auto tests = ordered(doc, "test");
-  const auto& sc = doc["scenario"];
+  const json& sc = member(doc, "scenario");  // operator[] on a const json: undefined when missing
   std::string h =
       "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>flowlab lab: " +
       markup_escape(sc.value("name", "")) +

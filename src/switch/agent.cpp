@@ -76,7 +76,7 @@ Agent::Agent(const SwitchOptions& opts, dp::Datapath& dp, SwitchPorts& ports, Fo
 
 Agent::~Agent() = default;
 
-uint64_t Agent::add_peer(uint8_t version, bool service, std::string name, SendFn send) {
+uint64_t Agent::add_peer(uint8_t version, bool service, std::string name, SendFn send, BacklogFn backlog) {
   Peer p;
   p.id = next_peer_id_++;
   p.name = std::move(name);
@@ -84,6 +84,7 @@ uint64_t Agent::add_peer(uint8_t version, bool service, std::string name, SendFn
   p.version = version;
   p.async = default_async(service);
   p.send = std::move(send);
+  p.backlog = std::move(backlog);
   uint64_t id = p.id;
   peers_.emplace(id, std::move(p));
   note_of10_controllers();
@@ -205,6 +206,8 @@ void Agent::handle(uint64_t peer_id, const of::Message& msg, ByteSpan raw) {
       reply(p, xid, of::EchoReply{msg.as<of::EchoRequest>().data});
       break;
     case of::MsgType::kEchoReply:
+      on_echo_reply(p, msg.as<of::EchoReply>());
+      break;
     case of::MsgType::kHello:
       break;
     case of::MsgType::kError: {
@@ -468,16 +471,66 @@ void Agent::port_changed(size_t port_index, of::PortStatusReason reason) {
   }
 }
 
+namespace {
+constexpr uint8_t kProbeMagic[8] = {'f', 'l', 'p', 'i', 'n', 'p', 'r', 'b'};
+}  // namespace
+
+bool Agent::pin_room(const Peer& p) const {
+  if (p.pin_sent - p.pin_acked >= p.pin_window) return false;
+  return !p.backlog || p.backlog() <= kPacketInBacklogBytes;
+}
+
+void Agent::pin_sent(Peer& p, size_t bytes) {
+  p.pin_sent += bytes + 32;  // header and match
+  if (p.pin_sent - p.pin_probed < p.pin_window / 4) return;
+  p.pin_probed = p.pin_sent;
+  const uint64_t seq = p.next_probe++;
+  p.probes.push_back({seq, p.pin_sent, monotonic_ns()});
+  of::EchoRequest probe;
+  probe.data.assign(std::begin(kProbeMagic), std::end(kProbeMagic));
+  for (int i = 7; i >= 0; --i) probe.data.push_back(uint8_t(seq >> (8 * i)));
+  reply(p, 0, probe);
+}
+
+void Agent::on_echo_reply(Peer& p, const of::EchoReply& r) {
+  if (r.data.size() != 16 || !std::equal(std::begin(kProbeMagic), std::end(kProbeMagic), r.data.begin()))
+    return;
+  uint64_t seq = 0;
+  for (size_t i = 8; i < 16; ++i) seq = seq << 8 | r.data[i];
+  const uint64_t now = monotonic_ns();
+  while (!p.probes.empty() && p.probes.front().seq <= seq) {
+    const Peer::Probe pr = p.probes.front();
+    p.probes.pop_front();
+    p.pin_acked = std::max(p.pin_acked, pr.bytes);
+    const uint64_t rtt = now - pr.sent_ns;
+    if (rtt > kPacketInTargetNs) {
+      if (pr.sent_ns > p.pin_cut_ns) {
+        p.pin_window = std::max(kPacketInMinWindow, p.pin_window / 2);
+        p.pin_cut_ns = now;
+      }
+    } else if (rtt < kPacketInTargetNs / 5)
+      p.pin_window = std::min(kPacketInMaxWindow, p.pin_window + p.pin_window / 8);
+  }
+}
+
 void Agent::deliver_packet_in(ToController item) {
   // Who wants it?
   const uint8_t reason = uint8_t(item.info.reason);
   auto takes = [&](const Peer& p) {
     return (!item.info.of10_miss || p.version == of::kOf10) && wants(p, 0, reason);
   };
-  bool any = false;
-  for (auto& [id, p] : peers_) any = any || takes(p);
+  bool any = false, room = false;
+  for (auto& [id, p] : peers_) {
+    if (!takes(p)) continue;
+    any = true;
+    room = room || pin_room(p);
+  }
   if (!any) {
     ++counters_.packet_ins_unsent;
+    return;
+  }
+  if (!room) {  // every taker is backed up: shed it before buffering or segmenting
+    ++counters_.packet_ins_congested;
     return;
   }
   // A GSO super-frame going out whole is split into wire-sized frames, each its
@@ -539,8 +592,13 @@ void Agent::deliver_packet_in(ToController item) {
     pin.data = std::move(data);
     for (auto& [id, p] : peers_) {
       if (!takes(p)) continue;
+      if (!pin_room(p)) {
+        ++counters_.packet_ins_congested;
+        continue;
+      }
       reply(p, 0, pin);
       ++counters_.packet_ins_sent;
+      pin_sent(p, pin.data.size());
     }
   }
 }

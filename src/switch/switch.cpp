@@ -103,9 +103,15 @@ struct Switch::Impl {
     channel::Connection::Handlers h;
     h.on_ready = [this, service, label](channel::Connection& c) {
       std::weak_ptr<channel::Connection> weak = c.shared_from_this();
-      uint64_t id = agent->add_peer(c.version(), service, label, [weak](of::Message m) {
-        if (auto sp = weak.lock()) (void)sp->send(std::move(m));
-      });
+      uint64_t id = agent->add_peer(
+          c.version(), service, label,
+          [weak](of::Message m) {
+            if (auto sp = weak.lock()) (void)sp->send(std::move(m));
+          },
+          [weak]() -> size_t {
+            auto sp = weak.lock();
+            return sp ? sp->queued_bytes() : 0;
+          });
       conns[&c].first = id;
       owner->connected_.fetch_add(1);
       log::info("switch", "{}: {} {} connected ({})", opts.name, service ? "client" : "controller", label,
@@ -221,14 +227,15 @@ struct Switch::Impl {
         "{{\n  \"name\": \"{}\",\n  \"dpid\": {},\n  \"fast_path\": {},\n  \"ports\": [{}\n  ],\n"
         "  \"datapath\": {},\n"
         "  \"to_controller\": {{\"queued\": {}, \"dropped\": {}}},\n"
-        "  \"packet_ins\": {{\"sent\": {}, \"unsent\": {}}},\n"
+        "  \"packet_ins\": {{\"sent\": {}, \"unsent\": {}, \"congested\": {}}},\n"
         "  \"packet_outs\": {},\n"
         "  \"buffers\": {{\"capacity\": {}, \"in_use\": {}, \"evicted\": {}, \"expired\": {}}},\n"
         "  \"requests\": {},\n  \"errors_sent\": {}\n}}\n",
         opts.name, opts.dpid, fast_path_json, ports_json, datapath_json,
         sum_threads(&ForwardingCounters::to_controller_queued),
         sum_threads(&ForwardingCounters::to_controller_dropped), a.packet_ins_sent, a.packet_ins_unsent,
-        a.packet_outs, b.capacity(), b.in_use(), b.evicted(), b.expired(), a.requests, a.errors_sent);
+        a.packet_ins_congested, a.packet_outs, b.capacity(), b.in_use(), b.evicted(), b.expired(), a.requests,
+        a.errors_sent);
     std::string tmp = opts.stats_file + ".tmp";
     std::FILE* f = std::fopen(tmp.c_str(), "w");
     if (!f) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <asio.hpp>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -130,6 +131,15 @@ class TestController {
     std::lock_guard lk(mu_);
     return closed_;
   }
+  // Packet-ins are counted and dropped instead of kept (a flood would fill
+  // msgs_), each after `cost` of work on the io thread: a slow controller.
+  void sink_packet_ins(std::chrono::microseconds cost) {
+    run([this, cost] {
+      sink_packet_ins_ = true;
+      packet_in_cost_ = cost;
+    });
+  }
+  uint64_t packet_ins_sunk() const { return packet_ins_sunk_.load(); }
 
  private:
   void accept(const channel::ConnectionPtr& c) {
@@ -141,6 +151,13 @@ class TestController {
       cv_.notify_all();
     };
     h.on_message = [this](channel::Connection&, of::Message& m, ByteSpan) {
+      if (sink_packet_ins_ && m.is<of::PacketIn>()) {
+        packet_ins_sunk_.fetch_add(1);
+        auto until = std::chrono::steady_clock::now() + packet_in_cost_;
+        while (std::chrono::steady_clock::now() < until) {
+        }
+        return;
+      }
       std::lock_guard lk(mu_);
       msgs_.push_back(std::move(m));
       cv_.notify_all();
@@ -163,6 +180,9 @@ class TestController {
   std::condition_variable cv_;
   std::deque<of::Message> msgs_;
   bool ready_ = false, closed_ = false;
+  bool sink_packet_ins_ = false;  // io thread only
+  std::chrono::microseconds packet_in_cost_{0};
+  std::atomic<uint64_t> packet_ins_sunk_{0};
 };
 
 inline MacAddr mac(uint8_t last) { return MacAddr{{0x02, 0, 0, 0, 0, last}}; }
