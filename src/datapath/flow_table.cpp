@@ -223,6 +223,12 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(c
   }
   auto ne = make_entry(fm, mk, now_ns);
   if (auto it = table.find(fm.priority, mk); it != table.end()) {
+    // OF1.3 re-add of an identical flow: a new entry (duration restarts), its
+    // counters carried over unless RESET_COUNTS (OF1.0: cleared). They are
+    // shared, not copied: hits still credited to the old entry's counters (a
+    // batch in flight on the old snapshot, kernel cache entries folded
+    // later) land in the flow that replaced it.
+    if (!cfg.of10 && !(fm.flags & of::flow_mod_flags::kResetCounts)) ne->counters = (*it)->counters;
     replace_flow(fm.table_id, it, std::move(ne));
     return std::vector<of::FlowRemoved>{};
   }

@@ -87,7 +87,7 @@ TEST(FlowModScale, NonStrictCommandsSelectEveryCoveredPriority) {
   EXPECT_EQ(last_port(r, tcp_frame()), 3u);  // falls to the /24 at prio 10
 }
 
-TEST(FlowModScale, ReAddReplacesInPlaceWithFreshCounters) {
+TEST(FlowModScale, ReAddReplacesInPlaceKeepingCountersUnlessReset) {
   Rig r;
   r.add(add_flow(0, 10, match_ip_dst("10.0.0.2"), {Action::output(2)}));
   r.add(add_flow(0, 10, match_ip_dst("10.0.0.3"), {Action::output(3)}));
@@ -99,8 +99,19 @@ TEST(FlowModScale, ReAddReplacesInPlaceWithFreshCounters) {
   ASSERT_TRUE(st.ok());
   ASSERT_EQ(st->stats.size(), 2u);
   EXPECT_EQ(st->stats[0].match, match_ip_dst("10.0.0.2"));  // kept its place in dump order
-  EXPECT_EQ(st->stats[0].packet_count, 0u);
+  EXPECT_EQ(st->stats[0].packet_count, 1u);                 // OF1.3: copied from the replaced flow
   EXPECT_EQ(last_port(r, tcp_frame()), 4u);
+  st = r.dp.flow_stats(req, r.now);
+  ASSERT_TRUE(st.ok());
+  EXPECT_EQ(st->stats[0].packet_count, 2u);
+  of::FlowMod reset = add_flow(0, 10, match_ip_dst("10.0.0.2"), {Action::output(2)});
+  reset.flags = of::flow_mod_flags::kResetCounts;
+  r.add(reset);
+  st = r.dp.flow_stats(req, r.now);
+  ASSERT_TRUE(st.ok());
+  ASSERT_EQ(st->stats.size(), 2u);
+  EXPECT_EQ(st->stats[0].packet_count, 0u);
+  EXPECT_EQ(last_port(r, tcp_frame()), 2u);
 }
 
 TEST(FlowModScale, DeleteAndReAddInOneVersion) {

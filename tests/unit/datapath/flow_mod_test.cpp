@@ -296,5 +296,17 @@ TEST(FlowMod, Of10ModifyOfNothingAdds) {
   EXPECT_EQ(r13.dp.flow_count(), 0u);  // OF1.3: modify of nothing is a no-op
 }
 
+TEST(FlowMod, Of10ReAddClearsCounters) {
+  DatapathConfig cfg;
+  cfg.of10 = true;
+  Rig r(cfg);
+  r.add(add_flow(0, 10, match_ip_dst("10.0.0.2"), {of::Action::output(2)}));
+  r.send(tcp_frame());
+  ASSERT_EQ(r.dp.flow_stats({}, r.now)->stats[0].packet_count, 1u);
+  r.add(add_flow(0, 10, match_ip_dst("10.0.0.2"), {of::Action::output(3)}));
+  EXPECT_EQ(r.dp.flow_count(), 1u);
+  EXPECT_EQ(r.dp.flow_stats({}, r.now)->stats[0].packet_count, 0u);  // OF1.0: counters removed too
+}
+
 }  // namespace
 }  // namespace flowlab::dp
