@@ -14,6 +14,7 @@
 
 #include "core/clock.h"
 #include "lab/process.h"
+#include "lab_dir_test.h"
 
 namespace flowlab::lab {
 namespace {
@@ -80,34 +81,18 @@ class CpuCgroup {
   std::string dir_;
 };
 
-class Explain : public ::testing::Test {
+class Explain : public LabDirTest {
  protected:
+  Explain() : LabDirTest("explain-test", {"ip", "iperf3", "ss", "tc"}) {}
   void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root (network namespaces)";
-    if (!have_program("ip") || !have_program("iperf3") || !have_program("ss") || !have_program("tc"))
-      GTEST_SKIP() << "needs iproute2 and iperf3";
-    dir_ = fs::temp_directory_path() /
-           fmt::format("flowlab-explain-test-{}-{}", getpid(),
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "state");
+    LabDirTest::SetUp();
+    if (IsSkipped()) return;
     std::ofstream(dir_ / "s.yaml") << kScenario;
-  }
-  void TearDown() override {
-    if (dir_.empty()) return;
-    run_command({FLOWLAB_BINARY, "lab", "clean", "--force"}, opts(30));
-    fs::remove_all(dir_);
-  }
-  CommandOptions opts(double timeout) const {
-    CommandOptions o = with_timeout(timeout);
-    o.env = {{"FLOWLAB_STATE_DIR", (dir_ / "state").string()}};
-    return o;
   }
   Result<Process> start_run() const {
     return Process::spawn("lab", {FLOWLAB_BINARY, "lab", "run", (dir_ / "s.yaml").string(), "--out", out()},
                           opts(120), (dir_ / "lab.log").string(), nullptr);
   }
-  std::string out() const { return (dir_ / "out").string(); }
   std::string run_id() const {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(dir_ / "state", ec)) return e.path().filename();
@@ -133,7 +118,6 @@ class Explain : public ::testing::Test {
     std::ifstream in(dir_ / "lab.log");
     return std::string((std::istreambuf_iterator<char>(in)), {});
   }
-  fs::path dir_;
 };
 
 TEST_F(Explain, ThrottledReceiverIsNamedCpuBound) {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/process.h"
+#include "lab_dir_test.h"
 
 namespace flowlab::lab {
 namespace {
@@ -20,28 +21,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class FaultLabEvents : public ::testing::Test {
+class FaultLabEvents : public LabDirTest {
  protected:
-  void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root (network namespaces)";
-    if (!have_program("ip") || !have_program("iperf3") || !have_program("ping"))
-      GTEST_SKIP() << "needs iproute2, iperf3 and ping";
-    dir_ = fs::temp_directory_path() /
-           fmt::format("flowlab-fault-lab-{}-{}", getpid(),
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "state");
-  }
-  void TearDown() override {
-    if (dir_.empty()) return;
-    run_command({FLOWLAB_BINARY, "lab", "clean", "--force"}, opts(30));
-    fs::remove_all(dir_);
-  }
-  CommandOptions opts(double timeout) const {
-    CommandOptions o = with_timeout(timeout);
-    o.env = {{"FLOWLAB_STATE_DIR", (dir_ / "state").string()}};
-    return o;
-  }
+  FaultLabEvents() : LabDirTest("fault-lab", {"ip", "iperf3", "ping"}) {}
   CommandResult lab(const std::string& verb, const std::string& yaml) {
     auto file = dir_ / "s.yaml";
     std::ofstream(file) << yaml;
@@ -62,7 +44,6 @@ class FaultLabEvents : public ::testing::Test {
     return none;
   }
 
-  fs::path dir_;
   std::string out_;
 };
 

@@ -17,6 +17,7 @@
 #include "core/clock.h"
 #include "lab/process.h"
 #include "lab/run_state.h"
+#include "lab_dir_test.h"
 
 namespace flowlab::lab {
 namespace {
@@ -24,30 +25,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class LabRun : public ::testing::Test {
+class LabRun : public LabDirTest {
  protected:
-  void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root (network namespaces)";
-    if (!have_program("ip") || !have_program("iperf3") || !have_program("ping"))
-      GTEST_SKIP() << "needs iproute2, iperf3 and ping";
-    dir_ = fs::temp_directory_path() /
-           fmt::format("flowlab-lab-test-{}-{}", getpid(),
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "state");
-  }
-  void TearDown() override {
-    if (dir_.empty()) return;
-    // Whatever a failed test left: clean it with the lab itself, then check.
-    run_command({FLOWLAB_BINARY, "lab", "clean", "--force"}, env_opts(30));
-    fs::remove_all(dir_);
-  }
-
-  CommandOptions env_opts(double timeout) const {
-    CommandOptions o = with_timeout(timeout);
-    o.env = {{"FLOWLAB_STATE_DIR", (dir_ / "state").string()}};
-    return o;
-  }
+  LabRun() : LabDirTest("lab-test", {"ip", "iperf3", "ping"}) {}
 
   std::string write(const std::string& name, const std::string& yaml) const {
     auto p = dir_ / name;
@@ -98,8 +78,6 @@ class LabRun : public ::testing::Test {
     }
     return json();
   }
-
-  fs::path dir_;
 };
 
 constexpr const char* kTopology = R"(
@@ -137,7 +115,7 @@ tests:
   - {type: tcp-rr, from: h1, to: h2, count: 200}
 )");
   std::string out = (dir_ / "out").string();
-  auto o = env_opts(240);
+  auto o = opts(240);
   o.env.push_back({"FLOWLAB_PEERS_DIR", peers});
   auto r = run_command({FLOWLAB_BINARY, "lab", "run", file, "--out", out}, o);
   ASSERT_TRUE(r.ok()) << r.describe() << "\n" << r.out << r.err;
@@ -177,7 +155,7 @@ tests:
   EXPECT_TRUE(fs::is_empty(dir_ / "state"));
   // The report re-renders from results.json alone.
   fs::remove(out + "/report.html");
-  auto rep = run_command({FLOWLAB_BINARY, "lab", "report", out}, env_opts(30));
+  auto rep = run_command({FLOWLAB_BINARY, "lab", "report", out}, opts(30));
   EXPECT_TRUE(rep.ok()) << rep.describe();
   EXPECT_TRUE(fs::exists(out + "/report.html"));
 }
@@ -192,7 +170,7 @@ tests:
   - {type: ping, from: h1, to: h2, count: 1}
 )");
   std::string out = (dir_ / "out").string();
-  auto r = run_command({FLOWLAB_BINARY, "lab", "run", file, "--out", out}, env_opts(60));
+  auto r = run_command({FLOWLAB_BINARY, "lab", "run", file, "--out", out}, opts(60));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;  // skipped is not a failure
   json j = results(out);
   ASSERT_EQ(j["cases"].size(), 1u);
@@ -209,7 +187,7 @@ tests:
   - {type: iperf3-tcp, from: h1, to: h2, duration: 60}
 )");
   std::string out = (dir_ / "out").string();
-  auto o = env_opts(60);
+  auto o = opts(60);
   auto lab = Process::spawn("lab", {FLOWLAB_BINARY, "lab", "run", file, "--out", out}, o,
                             (dir_ / "lab.log").string(), nullptr);
   ASSERT_TRUE(lab.ok());
@@ -240,7 +218,7 @@ tests:
   - {type: iperf3-tcp, from: h1, to: h2, duration: 60}
 )");
   auto lab = Process::spawn("lab", {FLOWLAB_BINARY, "lab", "run", file, "--out", (dir_ / "out").string()},
-                            env_opts(60), (dir_ / "lab.log").string(), nullptr);
+                            opts(60), (dir_ / "lab.log").string(), nullptr);
   ASSERT_TRUE(lab.ok());
   std::string id = wait_run_id(10);
   ASSERT_FALSE(id.empty());
@@ -250,7 +228,7 @@ tests:
   ASSERT_TRUE(lab->wait_exit(10));
   auto left = namespaces_of(id);
   EXPECT_EQ(left.size(), 3u) << "core + two hosts are left behind after kill -9";
-  auto r = run_command({FLOWLAB_BINARY, "lab", "clean"}, env_opts(60));
+  auto r = run_command({FLOWLAB_BINARY, "lab", "clean"}, opts(60));
   ASSERT_TRUE(r.ok()) << r.describe();
   EXPECT_NE(r.out.find("deleted netns fl" + id), std::string::npos) << r.out;
   EXPECT_TRUE(namespaces_of(id).empty());
@@ -258,23 +236,23 @@ tests:
   for (const auto& p : st["processes"])
     EXPECT_NE(process_start_time(p["pid"].get<pid_t>()), p["start"].get<uint64_t>()) << p.dump();
   // A second clean finds nothing.
-  r = run_command({FLOWLAB_BINARY, "lab", "clean"}, env_opts(60));
+  r = run_command({FLOWLAB_BINARY, "lab", "clean"}, opts(60));
   EXPECT_NE(r.out.find("nothing to clean"), std::string::npos) << r.out;
 }
 
 TEST_F(LabRun, BadYamlNamesFileLineAndKey) {
   std::string file =
       write("bad.yaml", "name: x\nhosts:\n  h1: {addr: 10.0.0.1/24}\nswitches:\n  s1: {kindd: ovs}\n");
-  auto r = run_command({FLOWLAB_BINARY, "lab", "validate", file}, env_opts(30));
+  auto r = run_command({FLOWLAB_BINARY, "lab", "validate", file}, opts(30));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(file + ":5: key 'kindd'"), std::string::npos) << r.err;
-  r = run_command({FLOWLAB_BINARY, "lab", "run", file}, env_opts(30));
+  r = run_command({FLOWLAB_BINARY, "lab", "run", file}, opts(30));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(file + ":5: key 'kindd'"), std::string::npos) << r.err;
   EXPECT_TRUE(fs::is_empty(dir_ / "state")) << "a bad file starts nothing";
   auto ok = run_command(
       {FLOWLAB_BINARY, "lab", "validate", std::string(FLOWLAB_SOURCE_DIR) + "/scenarios/quick.yaml"},
-      env_opts(30));
+      opts(30));
   EXPECT_TRUE(ok.ok()) << ok.err;
   EXPECT_NE(ok.out.find("ok: scenario 'quick'"), std::string::npos);
 }
@@ -285,7 +263,7 @@ TEST_F(LabRun, QuickYamlFlowlabCase) {
   auto r =
       run_command({FLOWLAB_BINARY, "lab", "run", std::string(FLOWLAB_SOURCE_DIR) + "/scenarios/quick.yaml",
                    "--quick", "--only", "flowlab", "--out", out},
-                  env_opts(120));
+                  opts(120));
   json j = results(out);
   ASSERT_TRUE(j.is_object()) << r.out << r.err;
   ASSERT_EQ(j["cases"].size(), 1u);

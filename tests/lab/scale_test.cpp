@@ -17,6 +17,7 @@
 #include "core/clock.h"
 #include "lab/process.h"
 #include "lab/run_state.h"
+#include "lab_dir_test.h"
 
 namespace flowlab::lab {
 namespace {
@@ -24,28 +25,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class LabScale : public ::testing::Test {
+class LabScale : public LabDirTest {
  protected:
-  void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root (network namespaces)";
-    if (!have_program("ip") || !have_program("ping")) GTEST_SKIP() << "needs iproute2 and ping";
-    dir_ = fs::temp_directory_path() /
-           fmt::format("flowlab-scale-test-{}-{}", getpid(),
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "state");
-  }
-  void TearDown() override {
-    if (dir_.empty()) return;
-    run_command({FLOWLAB_BINARY, "lab", "clean", "--force"}, env_opts(120));
-    fs::remove_all(dir_);
-  }
-  CommandOptions env_opts(double timeout) const {
-    CommandOptions o = with_timeout(timeout);
-    o.env = {{"FLOWLAB_STATE_DIR", (dir_ / "state").string()}};
-    return o;
-  }
-  std::string out() const { return (dir_ / "out").string(); }
+  LabScale() : LabDirTest("scale-test", {"ip", "ping"}, 120) {}
   static size_t namespaces_of(const std::string& run_id) {
     size_t n = 0;
     std::error_code ec;
@@ -89,7 +71,6 @@ class LabScale : public ::testing::Test {
     }
     return out;
   }
-  fs::path dir_;
 };
 
 TEST_F(LabScale, ThousandHostTreeUpExecByNameDown) {
@@ -97,7 +78,7 @@ TEST_F(LabScale, ThousandHostTreeUpExecByNameDown) {
   uint64_t t0 = monotonic_ns();
   auto up = run_command({FLOWLAB_BINARY, "lab", "up", "--topo", "tree,2,32", "--switch", "linux-bridge",
                          "--controller", "none", "--out", out()},
-                        env_opts(240));
+                        opts(240));
   double up_s = double(monotonic_ns() - t0) / 1e9;
   ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
   std::string id = up.out.substr(4, up.out.find(' ', 4) - 4);
@@ -111,12 +92,12 @@ TEST_F(LabScale, ThousandHostTreeUpExecByNameDown) {
   EXPECT_NE(text.find("] addresses: 1024 in "), std::string::npos) << text;
   EXPECT_NE(text.find("] switches: 33 in "), std::string::npos) << text;
   // Across the whole tree (h1 under s2, h1024 under s33), by name.
-  auto ping = run_command({FLOWLAB_BINARY, "lab", "exec", id, "h1", "ping", "-c1", "-W5", "h1024"}, env_opts(30));
+  auto ping = run_command({FLOWLAB_BINARY, "lab", "exec", id, "h1", "ping", "-c1", "-W5", "h1024"}, opts(30));
   EXPECT_EQ(ping.exit_code, 0) << ping.out << ping.err;
   EXPECT_NE(ping.out.find("PING 10.0.4.0"), std::string::npos) << ping.out;
   EXPECT_NE(ping.out.find("1 received"), std::string::npos) << ping.out;
   t0 = monotonic_ns();
-  auto down = run_command({FLOWLAB_BINARY, "lab", "down", id}, env_opts(120));
+  auto down = run_command({FLOWLAB_BINARY, "lab", "down", id}, opts(120));
   double down_s = double(monotonic_ns() - t0) / 1e9;
   EXPECT_EQ(down.exit_code, 0) << down.out << down.err;
   EXPECT_EQ(namespaces_of(id), 0u);
@@ -132,9 +113,10 @@ TEST_F(LabScale, SigkilledDuringThousandHostBringUpLeavesNothingAfterClean) {
   // `lab up` forks the supervisor that builds the lab; it is the one killed.
   Process up;
   {
-    auto p = Process::spawn("lab up", {FLOWLAB_BINARY, "lab", "up", "--topo", "tree,2,32", "--switch", "linux-bridge",
-                                       "--controller", "none", "--out", out()},
-                            env_opts(240), (dir_ / "up-parent.log").string(), nullptr);
+    auto p = Process::spawn("lab up",
+                            {FLOWLAB_BINARY, "lab", "up", "--topo", "tree,2,32", "--switch", "linux-bridge",
+                             "--controller", "none", "--out", out()},
+                            opts(240), (dir_ / "up-parent.log").string(), nullptr);
     ASSERT_TRUE(p.ok()) << p.error().message;
     up = std::move(*p);
   }
@@ -161,7 +143,7 @@ TEST_F(LabScale, SigkilledDuringThousandHostBringUpLeavesNothingAfterClean) {
   EXPECT_EQ(text.find("] switches: "), std::string::npos) << "killed before the switches were up";
   EXPECT_EQ(rec["netns"].size(), 1025u);
   EXPECT_GT(namespaces_of(id), 1000u);
-  auto clean = run_command({FLOWLAB_BINARY, "lab", "clean"}, env_opts(120));
+  auto clean = run_command({FLOWLAB_BINARY, "lab", "clean"}, opts(120));
   EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;
   EXPECT_NE((clean.out + clean.err).find("deleted netns fl" + id + "-0-sw"), std::string::npos)
       << clean.out << clean.err;

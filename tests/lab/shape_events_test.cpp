@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "lab/process.h"
+#include "lab_dir_test.h"
 
 namespace flowlab::lab {
 namespace {
@@ -19,28 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class ShapeRun : public ::testing::Test {
+class ShapeRun : public LabDirTest {
  protected:
-  void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root (network namespaces)";
-    if (!have_program("ip") || !have_program("tc") || !have_program("iperf3") || !have_program("ping"))
-      GTEST_SKIP() << "needs iproute2, iperf3 and ping";
-    dir_ = fs::temp_directory_path() /
-           fmt::format("flowlab-shape-test-{}-{}", getpid(),
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "state");
-  }
-  void TearDown() override {
-    if (dir_.empty()) return;
-    run_command({FLOWLAB_BINARY, "lab", "clean", "--force"}, opts(30));
-    fs::remove_all(dir_);
-  }
-  CommandOptions opts(double timeout) const {
-    CommandOptions o = with_timeout(timeout);
-    o.env = {{"FLOWLAB_STATE_DIR", (dir_ / "state").string()}};
-    return o;
-  }
+  ShapeRun() : LabDirTest("shape-test", {"ip", "tc", "iperf3", "ping"}) {}
   // Runs the scenario; returns results.json (null when none was written).
   json run(const std::string& yaml, CommandResult* res = nullptr) {
     auto file = dir_ / "s.yaml";
@@ -74,7 +56,6 @@ class ShapeRun : public ::testing::Test {
     return none;
   }
 
-  fs::path dir_;
   std::string out_;
 };
 

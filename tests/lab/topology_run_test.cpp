@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/process.h"
+#include "lab_dir_test.h"
 
 namespace flowlab::lab {
 namespace {
@@ -18,28 +19,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class LabTopology : public ::testing::Test {
+class LabTopology : public LabDirTest {
  protected:
-  void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root (network namespaces)";
-    if (!have_program("ip") || !have_program("ping") || !have_program("bridge"))
-      GTEST_SKIP() << "needs iproute2 and ping";
-    dir_ = fs::temp_directory_path() /
-           fmt::format("flowlab-topo-test-{}-{}", getpid(),
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "state");
-  }
-  void TearDown() override {
-    if (dir_.empty()) return;
-    run_command({FLOWLAB_BINARY, "lab", "clean", "--force"}, env_opts(60));
-    fs::remove_all(dir_);
-  }
-  CommandOptions env_opts(double timeout) const {
-    CommandOptions o = with_timeout(timeout);
-    o.env = {{"FLOWLAB_STATE_DIR", (dir_ / "state").string()},
-             {"FLOWLAB_PEERS_DIR", std::string(FLOWLAB_SHARED_DIR) + "/peers"}};
-    return o;
+  LabTopology() : LabDirTest("topo-test", {"ip", "ping", "bridge"}, 60) {
+    extra_env_ = {{"FLOWLAB_PEERS_DIR", std::string(FLOWLAB_SHARED_DIR) + "/peers"}};
   }
   std::string write(const std::string& name, const std::string& yaml) const {
     auto p = dir_ / name;
@@ -50,7 +33,6 @@ class LabTopology : public ::testing::Test {
     std::ifstream in(out() + "/results.json");
     return in ? json::parse(in, nullptr, false) : json();
   }
-  std::string out() const { return (dir_ / "out").string(); }
   static size_t namespaces_of(const std::string& run_id) {
     size_t n = 0;
     std::error_code ec;
@@ -79,13 +61,12 @@ class LabTopology : public ::testing::Test {
     EXPECT_EQ(namespaces_of(j["run_id"]), 0u) << "nothing left";
     EXPECT_TRUE(fs::is_empty(dir_ / "state"));
   }
-  fs::path dir_;
 };
 
 TEST_F(LabTopology, TreeOfFlowlabSwitchesFromTheCommandLine) {
   auto r = run_command({FLOWLAB_BINARY, "lab", "run", "--topo", "tree,2,2", "--switch", "flowlab",
                         "--controller", "flowlab:learning-switch", "--test", "pingall", "--out", out()},
-                       env_opts(180));
+                       opts(180));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   json j = results();
   expect_pingall_complete(j, 4);
@@ -110,7 +91,7 @@ TEST_F(LabTopology, TreeOfFlowlabSwitchesFromTheCommandLine) {
 TEST_F(LabTopology, TreeOfOvsSwitches) {
   if (!have_program("ovs-vswitchd")) GTEST_SKIP() << "needs Open vSwitch";
   auto r = run_command(
-      {FLOWLAB_BINARY, "lab", "run", "--topo", "tree,2,2", "--switch", "ovs", "--out", out()}, env_opts(180));
+      {FLOWLAB_BINARY, "lab", "run", "--topo", "tree,2,2", "--switch", "ovs", "--out", out()}, opts(180));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   json j = results();
   expect_pingall_complete(j, 4);
@@ -143,10 +124,10 @@ TEST_F(LabTopology, RingOfLinuxBridgesWithStp) {
   s2: {kind: linux-bridge, stp: true}
   s3: {kind: linux-bridge, stp: true}
 )");
-  auto v = run_command({FLOWLAB_BINARY, "lab", "validate", file}, env_opts(30));
+  auto v = run_command({FLOWLAB_BINARY, "lab", "validate", file}, opts(30));
   EXPECT_EQ(v.exit_code, 0) << v.err;
   EXPECT_EQ(v.out.find("warning"), std::string::npos) << "stp breaks the loop: " << v.out;
-  auto r = run_command({FLOWLAB_BINARY, "lab", "run", file, "--out", out()}, env_opts(180));
+  auto r = run_command({FLOWLAB_BINARY, "lab", "run", file, "--out", out()}, opts(180));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   json j = results();
   expect_pingall_complete(j, 3);
@@ -164,7 +145,7 @@ TEST_F(LabTopology, RingWithoutStpIsWarnedAbout) {
   s2: {kind: linux-bridge}
   s3: {kind: linux-bridge}
 )");
-  auto v = run_command({FLOWLAB_BINARY, "lab", "validate", file}, env_opts(30));
+  auto v = run_command({FLOWLAB_BINARY, "lab", "validate", file}, opts(30));
   EXPECT_EQ(v.exit_code, 0) << v.err;
   EXPECT_NE(
       v.out.find(file + ":16: warning: case 'default': switch s1 is on a loop and linux-bridge without"),
@@ -184,7 +165,7 @@ controllers:
   c1: {kind: os-ken, app: stp_switch_13.py}
 settle: 90
 )");
-  auto r = run_command({FLOWLAB_BINARY, "lab", "run", file, "--out", out()}, env_opts(240));
+  auto r = run_command({FLOWLAB_BINARY, "lab", "run", file, "--out", out()}, opts(240));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   json j = results();
   expect_pingall_complete(j, 3);
@@ -192,35 +173,35 @@ settle: 90
 }
 
 TEST_F(LabTopology, PersistentLabUpExecStatusDown) {
-  auto up = run_command({FLOWLAB_BINARY, "lab", "up", "--topo", "tree,2,2", "--out", out()}, env_opts(180));
+  auto up = run_command({FLOWLAB_BINARY, "lab", "up", "--topo", "tree,2,2", "--out", out()}, opts(180));
   ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
-  auto st = run_command({FLOWLAB_BINARY, "lab", "status"}, env_opts(30));
+  auto st = run_command({FLOWLAB_BINARY, "lab", "status"}, opts(30));
   std::string id = st.out.substr(0, st.out.find(' '));
   ASSERT_EQ(id.size(), 5u) << st.out;
   EXPECT_NE(st.out.find("tree-2-2 case default  4 hosts  up"), std::string::npos) << st.out;
   EXPECT_EQ(namespaces_of(id), 5u) << "core + 4 hosts stay up";
   // Mininet's `h1 ping h4`, across the tree, through flowlab switches and the learning switch.
   auto ping =
-      run_command({FLOWLAB_BINARY, "lab", "exec", id, "h1", "ping", "-c1", "-W3", "10.0.0.4"}, env_opts(30));
+      run_command({FLOWLAB_BINARY, "lab", "exec", id, "h1", "ping", "-c1", "-W3", "10.0.0.4"}, opts(30));
   EXPECT_EQ(ping.exit_code, 0) << ping.out << ping.err;
   EXPECT_NE(ping.out.find("1 received"), std::string::npos) << ping.out;
   // Host names in the command become addresses, as in Mininet's CLI: `h1 ping h4`.
-  auto by_name = run_command({FLOWLAB_BINARY, "lab", "exec", id, "h1", "ping", "-c1", "-W3", "h4"}, env_opts(30));
+  auto by_name = run_command({FLOWLAB_BINARY, "lab", "exec", id, "h1", "ping", "-c1", "-W3", "h4"}, opts(30));
   EXPECT_EQ(by_name.exit_code, 0) << by_name.out << by_name.err;
   EXPECT_NE(by_name.out.find("PING 10.0.0.4"), std::string::npos) << by_name.out;
   EXPECT_NE(by_name.out.find("1 received"), std::string::npos) << by_name.out;
-  auto fail = run_command({FLOWLAB_BINARY, "lab", "exec", id, "h1", "false"}, env_opts(30));
+  auto fail = run_command({FLOWLAB_BINARY, "lab", "exec", id, "h1", "false"}, opts(30));
   EXPECT_EQ(fail.exit_code, 1) << "the command's exit code passes through";
-  auto nohost = run_command({FLOWLAB_BINARY, "lab", "exec", id, "h9", "true"}, env_opts(30));
+  auto nohost = run_command({FLOWLAB_BINARY, "lab", "exec", id, "h9", "true"}, opts(30));
   EXPECT_EQ(nohost.exit_code, 2);
   EXPECT_NE(nohost.err.find("has no host 'h9'"), std::string::npos) << nohost.err;
-  auto down = run_command({FLOWLAB_BINARY, "lab", "down", id}, env_opts(90));
+  auto down = run_command({FLOWLAB_BINARY, "lab", "down", id}, opts(90));
   EXPECT_EQ(down.exit_code, 0) << down.out << down.err;
   EXPECT_EQ(namespaces_of(id), 0u);
   EXPECT_TRUE(fs::is_empty(dir_ / "state"));
-  st = run_command({FLOWLAB_BINARY, "lab", "status"}, env_opts(30));
+  st = run_command({FLOWLAB_BINARY, "lab", "status"}, opts(30));
   EXPECT_NE(st.out.find("no lab is up"), std::string::npos) << st.out;
-  EXPECT_NE(run_command({FLOWLAB_BINARY, "lab", "down", id}, env_opts(30)).exit_code, 0);
+  EXPECT_NE(run_command({FLOWLAB_BINARY, "lab", "down", id}, opts(30)).exit_code, 0);
 }
 
 TEST_F(LabTopology, BadTopologyInputExits2AndCreatesNothing) {
@@ -257,7 +238,7 @@ links:
        }) {
     std::vector<std::string> argv = {FLOWLAB_BINARY, "lab"};
     argv.insert(argv.end(), b.args.begin(), b.args.end());
-    auto r = run_command(argv, env_opts(30));
+    auto r = run_command(argv, opts(30));
     EXPECT_EQ(r.exit_code, 2) << b.expect << "\n" << r.err;
     EXPECT_NE(r.err.find(b.expect), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
