@@ -99,7 +99,10 @@ TEST_F(FaultController, StandaloneLearnsWithinThreeEchoIntervalsAndReturnsToTheC
   std::ofstream(net.dir() + "/rules.yaml") << kRules;
   net.set_controller_args({"--app", "firewall", "--app", "learning-switch", "--config",
                            net.dir() + "/rules.yaml", "--echo-interval", "1", "--dead-peer", "3"});
-  net.set_switch_args({"--fail-mode", "standalone", "--echo-interval", "1"});
+  // Reconnect attempts at most 1 s apart: with the default 8 s cap the attempt after
+  // the restart can come seconds late (0.1, 0.2, ... 3.2 s after the kill), and the
+  // check below gives the controller 1.5 s to be back in charge.
+  net.set_switch_args({"--fail-mode", "standalone", "--echo-interval", "1", "--reconnect-max", "1"});
   ASSERT_TRUE(net.start_controller()) << net.logs();
   ASSERT_TRUE(net.start_switch()) << net.logs();
   ASSERT_TRUE(net.wait_switch_connected()) << net.logs();
