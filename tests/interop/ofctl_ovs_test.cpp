@@ -117,6 +117,9 @@ class Ovs {
   }
 
   void stop() {
+    // A netdev bridge is a persistent TAP in the root namespace: ovs-vswitchd leaves it
+    // behind when it is stopped, so the bridge goes first (and the device, if still there).
+    if (!slurp(dir_ / "ovs-vswitchd.pid").empty()) sh("ovs-vsctl " + db() + " --timeout=5 del-br " + bridge_);
     for (const char* pidfile : {"ovs-vswitchd.pid", "ovsdb-server.pid"}) {
       std::string s = slurp(dir_ / pidfile);
       pid_t pid = s.empty() ? 0 : pid_t(std::atol(s.c_str()));
@@ -125,6 +128,7 @@ class Ovs {
       for (int i = 0; i < 100 && ::kill(pid, 0) == 0; ++i) std::this_thread::sleep_for(20ms);
       if (::kill(pid, 0) == 0) ::kill(pid, SIGKILL);
     }
+    shell("ip link del " + bridge_ + " 2>/dev/null", dir_);
     std::error_code ec;
     fs::remove_all(dir_, ec);
   }
