@@ -21,13 +21,14 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "core/clock.h"
 #include "lab/backends.h"
 #include "lab/case_events.h"  // lab-shape
+#include "lab/case_topology.h"
 #include "lab/netns.h"
 #include "lab/pingall.h"
 #include "lab/probe_test.h"  // lab-shape
@@ -49,89 +50,11 @@ using nlohmann::json;
 
 namespace {
 
-constexpr int kControllerPortBase = 6653;
-constexpr int kSwitchListenBase = 6634;
-constexpr int kSwitchListenHigh = 20000;  // past 19 switches, clear of the controllers' 6653...
-
 std::string now_iso() {
   std::time_t t = std::time(nullptr);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
-}
-
-// Seconds per bring-up/teardown phase, into results.json ("phases") and the log.
-struct PhaseClock {
-  json& out;
-  std::string case_name;
-  uint64_t t0 = monotonic_ns();
-  PhaseClock(json& o, std::string c) : out(o), case_name(std::move(c)) {}
-  void lap(const std::string& phase, size_t items) {
-    uint64_t now = monotonic_ns();
-    double s = double(now - t0) / 1e9;
-    out[phase + "_s"] = s;
-    std::fprintf(stderr, "lab: [%s] %s: %zu in %.3f s\n", case_name.c_str(), phase.c_str(), items, s);
-    t0 = now;
-  }
-};
-
-// Everything one case creates. Destruction order (reverse of declaration): switches,
-// controllers, then namespaces.
-struct CaseTopology {
-  json phases = json::object();           // bring-up, per phase
-  json teardown_phases = json::object();  // filled by teardown()
-  std::vector<Netns> namespaces;
-  // lab-shape: links through wire namespaces (stopped before the hosts' namespaces
-  // go) and the handles events act on.
-  std::vector<std::unique_ptr<ShapedLink>> shaped;
-  CaseHandles handles;
-  std::map<std::string, std::string> host_ns;  // host -> namespace
-  std::string core_ns;
-  std::vector<std::unique_ptr<ControllerInstance>> controllers;
-  std::vector<std::unique_ptr<SwitchInstance>> switches;
-  json offloads = json::object();  // "h1:eth0" -> features
-
-  // Processes first (switches stop in parallel), then every namespace at once.
-  void teardown(const std::string& case_name) {
-    if (torn_down) return;
-    torn_down = true;
-    PhaseClock clock(teardown_phases, case_name);
-    size_t n = switches.size();
-    (void)parallel_for(n, 8, [&](size_t i) {
-      SwitchKind k = switches[i]->spec().kind;
-      if (k == SwitchKind::kFlowlab || k == SwitchKind::kLinuxBridge) switches[i].reset();
-      return ok_status();
-    });
-    switches.clear();  // the OVS ones, one at a time
-    for (auto& c : controllers) c->stop();
-    controllers.clear();
-    clock.lap("processes", n);
-    n = shaped.size();
-    shaped.clear();
-    clock.lap("shaped_links", n);
-    n = namespaces.size();
-    destroy_namespaces(namespaces);
-    clock.lap("namespaces", n);
-  }
-  bool torn_down = false;
-  ~CaseTopology() { teardown("teardown"); }
-};
-
-struct RunContext {
-  const Scenario& sc;
-  RunState& state;
-  std::string out_dir;
-  std::string flowlab_bin;
-  ProgressLine progress;
-  std::string repeat_dir;  // "/repeat-2" under each case's out dir with --repeat
-};
-
-// Whether a switch of the case (other than a Linux bridge, which takes no
-// controller) is wired to controller `name`.
-bool controller_used(const CaseSpec& cs, const std::string& name) {
-  return std::any_of(cs.switches.begin(), cs.switches.end(), [&](const auto& kv) {
-    return kv.second.controller == name && kv.second.kind != SwitchKind::kLinuxBridge;
-  });
 }
 
 std::string case_skip_reason(const CaseSpec& cs, const std::string& bin) {
@@ -143,209 +66,6 @@ std::string case_skip_reason(const CaseSpec& cs, const std::string& bin) {
       if (auto m = missing_peer(c, bin); !m.empty()) return m;
   }
   return {};
-}
-
-// Waits (bounded) until `want` TCP connections to 127.0.0.1:port are established in `ns`.
-Status wait_connections(const std::string& ns, int port, size_t want, double timeout_s) {
-  size_t have = 0;
-  for (uint64_t t0 = monotonic_ns(); double(monotonic_ns() - t0) / 1e9 < timeout_s;) {
-    auto r = run_command({"ss", "-Htn", "state", "established", fmt::format("dport = :{}", port)}, in_ns(ns, 5));
-    have = size_t(std::count(r.out.begin(), r.out.end(), '\n'));
-    if (have >= want) return ok_status();
-    if (!sleep_unless_interrupted(0.1)) return fail("interrupted");
-  }
-  return fail("{} of {} switches connected to the controller on port {} within {:.0f} s", have, want, port,
-              timeout_s);
-}
-
-// Builds namespaces, links, addresses, offloads; starts controllers and switches.
-Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::string& case_out,
-                  CaseTopology& topo) {
-  const Scenario& sc = rc.sc;
-  std::string prefix = fmt::format("fl{}-{}", rc.state.id(), ci);
-  topo.core_ns = prefix + "-sw";
-  // Phase 1: every namespace at once (parallel, netns.h).
-  PhaseClock clock(topo.phases, cs.name);
-  std::vector<std::string> ns_names = {topo.core_ns};
-  for (const auto& h : sc.hosts) {
-    ns_names.push_back(prefix + "-" + h.name);
-    topo.host_ns[h.name] = ns_names.back();
-  }
-  FLOWLAB_ASSIGN_OR_RETURN(topo.namespaces, create_namespaces(ns_names, &rc.state));
-  clock.lap("namespaces", ns_names.size());
-  // Links: a host end lives in the host's namespace under its own name; a switch end
-  // in the core namespace as "<switch>-<port>" (both ends of a switch-to-switch link).
-  auto switch_ports = switch_port_order(sc, cs);
-  topo.handles.link_names = link_names(sc);  // lab-shape
-  struct End {
-    std::string ns, ifname, label, mac;
-    int mtu = 0;
-    std::optional<bool> offloads;
-  };
-  std::vector<std::pair<End, End>> ends;
-  std::vector<VethSpec> veths;
-  std::set<std::string> mac_at_birth;  // "ns/ifname" whose MAC the veth was created with
-  for (size_t li = 0; li < sc.links.size(); ++li) {
-    const LinkSpec& l = sc.links[li];
-    auto resolve = [&](const Endpoint& e) {
-      End x;
-      if (const HostSpec* h = sc.host(e.node)) {
-        x.ns = topo.host_ns[e.node];
-        x.ifname = e.ifname;
-        x.offloads = h->offloads;
-        for (const auto& i : h->interfaces)
-          if (i.name == e.ifname) {
-            x.mtu = i.mtu;
-            x.mac = i.mac;
-          }
-      } else {
-        x.ns = topo.core_ns;
-        x.ifname = switch_port_ifname(e);
-      }
-      x.label = e.node + ":" + e.ifname;
-      return x;
-    };
-    End a = resolve(l.a), b = resolve(l.b);
-    int mtu = l.mtu ? l.mtu : std::max(a.mtu, b.mtu);
-    // lab-shape: a shaped link (or one an event re-shapes) goes through a wire namespace.
-    topo.handles.link_ends.push_back({LinkEnd{a.ns, a.ifname}, LinkEnd{b.ns, b.ifname}});
-    if (link_needs_wire(sc, li)) {
-      ShapeEnv se{rc.flowlab_bin, case_out, &rc.state, false};
-      FLOWLAB_ASSIGN_OR_RETURN(auto sl, ShapedLink::create({a.ns, a.ifname}, {b.ns, b.ifname}, mtu, l.shape,
-                                                           fmt::format("{}-w{}", prefix, li), se));
-      topo.handles.shaped.push_back(sl.get());
-      topo.shaped.push_back(std::move(sl));
-    } else {
-      topo.handles.shaped.push_back(nullptr);
-      veths.push_back({a.ns, a.ifname, b.ns, b.ifname, mtu, a.mac, b.mac});
-      for (const End* e : {&a, &b})
-        if (!e->mac.empty()) mac_at_birth.insert(e->ns + "/" + e->ifname);
-    }
-    ends.emplace_back(std::move(a), std::move(b));
-  }
-  // Phase 2: the plain veths in netlink batches, each end born in its namespace,
-  // up, with its MTU and MAC.
-  FLOWLAB_TRY(create_veths(veths));
-  clock.lap("links", veths.size());
-  FLOWLAB_TRY(set_peers_up(veths));
-  clock.lap("links_up", veths.size());
-  // Phase 3: offloads off where asked, and every end's offload state for the report
-  // (ethtool ioctls, in parallel).
-  std::vector<const End*> all_ends;
-  std::vector<char> off;
-  for (const auto& [a, b] : ends) {
-    bool on = a.offloads.value_or(b.offloads.value_or(cs.offloads));
-    for (const End* e : {&a, &b}) {
-      all_ends.push_back(e);
-      off.push_back(!on);
-    }
-  }
-  std::vector<std::map<std::string, std::string>> states(all_ends.size());
-  FLOWLAB_TRY(parallel_for(all_ends.size(), 4, [&](size_t i) -> Status {
-    if (off[i]) FLOWLAB_TRY(set_offloads(all_ends[i]->ns, all_ends[i]->ifname, false));
-    states[i] = offload_state(all_ends[i]->ns, all_ends[i]->ifname);
-    return ok_status();
-  }));
-  for (size_t i = 0; i < all_ends.size(); ++i) topo.offloads[all_ends[i]->label] = states[i];
-  clock.lap("offloads", all_ends.size());
-  // Phase 4: MACs not set at creation (shaped links) and addresses, per namespace in parallel.
-  std::map<std::string, std::vector<std::pair<std::string, std::string>>> addrs;
-  for (const auto& h : sc.hosts)
-    for (const auto& i : h.interfaces) {
-      if (!i.mac.empty() && !mac_at_birth.count(topo.host_ns[h.name] + "/" + i.name))
-        FLOWLAB_TRY(
-            run_checked({"ip", "link", "set", "dev", i.name, "address", i.mac}, in_ns(topo.host_ns[h.name])));
-      if (!i.addr.empty()) addrs[topo.host_ns[h.name]].emplace_back(i.name, i.addr);
-    }
-  FLOWLAB_TRY(add_addresses(addrs));
-  clock.lap("addresses", addrs.size());
-
-  CaseEnv env;
-  env.ovs = std::make_shared<OvsDaemon>();
-  env.core_ns = topo.core_ns;
-  env.out_dir = case_out;
-  env.scratch_dir = rc.state.dir() + "/" + std::to_string(ci);
-  env.flowlab_bin = rc.flowlab_bin;
-  env.state = &rc.state;
-  std::error_code ec;
-  fs::create_directories(env.scratch_dir, ec);
-  topo.handles.env = env;  // lab-shape
-
-  std::map<std::string, int> ctl_port;
-  int idx = 0;
-  for (const auto& [n, c] : cs.controllers) {
-    int port = c.port ? c.port : kControllerPortBase + idx;
-    ++idx;
-    if (c.kind == ControllerKind::kNone) continue;
-    bool used = controller_used(cs, n);
-    if (!used) continue;
-    topo.controllers.push_back(std::make_unique<ControllerInstance>(c, port));
-    rc.progress.start(fmt::format("[{}] starting {} controller {}", cs.name, to_string(c.kind), n));
-    auto st = topo.controllers.back()->start(env);
-    rc.progress.done(st.ok() ? "up" : "failed");
-    FLOWLAB_TRY(st);
-    ctl_port[n] = port;
-    topo.handles.controllers[n] = topo.controllers.back().get();  // lab-shape
-  }
-  clock.lap("controllers", topo.controllers.size());
-  idx = 0;
-  std::vector<int> cports;
-  for (const auto& [n, s] : cs.switches) {
-    int cport = s.controller.empty() || !ctl_port.count(s.controller) ? 0 : ctl_port[s.controller];
-    int listen =
-        idx < kControllerPortBase - kSwitchListenBase ? kSwitchListenBase + idx : kSwitchListenHigh + idx;
-    ++idx;
-    topo.switches.push_back(std::make_unique<SwitchInstance>(s, switch_ports[n], listen));
-    cports.push_back(cport);
-    topo.handles.switches[n] = topo.switches.back().get();  // lab-shape
-  }
-  // Flowlab switches are forked here, one after the other (a child dies with the
-  // thread that forked it), then awaited in parallel, a wave at a time; bridges are
-  // made in parallel (netlink); OVS switches share one ovsdb and go one at a time.
-  // Then every connection is awaited.
-  rc.progress.start(fmt::format("[{}] starting {} switches", cs.name, topo.switches.size()));
-  // Flowlab switches go in waves of kSwitchWave: each one's start is CPU-bound (a
-  // 100-switch lab started at once on 2 cores would blow every switch's own bound).
-  constexpr size_t kSwitchWave = 4;
-  std::vector<size_t> flowlab_idx;
-  for (size_t i = 0; i < topo.switches.size(); ++i)
-    if (topo.switches[i]->spec().kind == SwitchKind::kFlowlab) flowlab_idx.push_back(i);
-  Status st = parallel_for(topo.switches.size(), 4, [&](size_t i) -> Status {
-    if (topo.switches[i]->spec().kind != SwitchKind::kLinuxBridge) return ok_status();
-    return topo.switches[i]->start(env, cports[i]);
-  });
-  for (size_t w = 0; st.ok() && w < flowlab_idx.size(); w += kSwitchWave) {
-    size_t end = std::min(flowlab_idx.size(), w + kSwitchWave);
-    for (size_t k = w; st.ok() && k < end; ++k) st = topo.switches[flowlab_idx[k]]->spawn(env, cports[flowlab_idx[k]]);
-    if (st.ok())
-      st = parallel_for(end - w, kSwitchWave, [&](size_t k) { return topo.switches[flowlab_idx[w + k]]->wait_started(); });
-  }
-  for (size_t i = 0; st.ok() && i < topo.switches.size(); ++i) {
-    SwitchKind k = topo.switches[i]->spec().kind;
-    if (k == SwitchKind::kOvs || k == SwitchKind::kOvsTso) st = topo.switches[i]->start(env, cports[i]);
-  }
-  for (size_t i = 0; st.ok() && i < topo.switches.size(); ++i) st = topo.switches[i]->wait_connected(60);
-  // wait_connected sees a connection to the controller's port, any switch's: with
-  // many switches starting at once, also wait until each holds its own.
-  for (auto it = ctl_port.begin(); st.ok() && it != ctl_port.end(); ++it) {
-    size_t want = 0;
-    for (const auto& sw : topo.switches)
-      want += sw->spec().controller == it->first && sw->spec().kind != SwitchKind::kLinuxBridge;
-    st = wait_connections(topo.core_ns, it->second, want, 60);
-  }
-  rc.progress.done(st.ok() ? "up" : "failed");
-  FLOWLAB_TRY(st);
-  clock.lap("switches", topo.switches.size());
-  // Bridges with STP forward only once their ports have left listening/learning.
-  for (auto& sw : topo.switches) {
-    if (!sw->spec().stp) continue;
-    rc.progress.start(fmt::format("[{}] waiting for STP on {}", cs.name, sw->spec().name));
-    auto stp = sw->wait_stp_settled(60);
-    rc.progress.done(stp.ok() ? "ports forwarding or blocking" : "failed");
-    FLOWLAB_TRY(stp);
-  }
-  clock.lap("stp", 0);
-  return ok_status();
 }
 
 // pingall: every ordered pair of addressed hosts (pingall.h).
