@@ -7,6 +7,7 @@
 #include <deque>
 #include <map>
 
+#include "lab/json_access.h"
 #include "lab/svg_chart.h"
 
 namespace flowlab::lab {
@@ -154,7 +155,8 @@ std::string render_topology_svg(const json& topo, const json& case_rec) {
     const json& l = links[i];
     size_t a = g.index[node_of(l.value("a", ""))], b = g.index[node_of(l.value("b", ""))];
     std::string params;
-    if (l.value("mtu", 0) > 0) params += fmt::format("mtu {} ", l.value("mtu", 0));
+    // A results.json read back may hold any number here: only an MTU is printed.
+    if (double mtu = num(l, "mtu"); mtu > 0 && mtu <= 65535) params += fmt::format("mtu {:.0f} ", mtu);
     json link_params = l.value("params", json::object());
     for (const auto& [k, v] : link_params.items())
       params += k + " " + (v.is_string() ? v.get<std::string>() : v.dump()) + " ";
