@@ -40,6 +40,10 @@ class SwitchNet {
     procs_.clear();
     ctl_.reset();
     if (kind_ == Kind::kOvs) {
+      // Bridges deleted while ovs-vswitchd runs: with the last netdev bridge it also
+      // removes its datapath device (ovs-netdev), which a killed daemon leaves behind.
+      for (size_t s = 0; s < ports_.size(); ++s)
+        run_quiet(ovs_env() + "ovs-vsctl --timeout=5 --db=unix:" + dir_ + "/db.sock del-br " + bridge(s));
       for (const char* p : {"ovs-vswitchd.pid", "ovsdb-server.pid"}) {
         std::ifstream f(dir_ + "/" + p);
         int pid = 0;
