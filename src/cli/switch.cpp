@@ -118,8 +118,10 @@ int run_switch(int argc, char** argv) {
   if (!dk.ok()) return error_exit(dk.error().message);
   opts.datapath = *dk;
   opts.threads = threads;
-  if (!(echo_interval >= 0.1 && echo_interval <= 3600)) return error_exit("--echo-interval: must be 0.1..3600 s");
-  if (!(reconnect_max >= 0.1 && reconnect_max <= 3600)) return error_exit("--reconnect-max: must be 0.1..3600 s");
+  if (!(echo_interval >= 0.1 && echo_interval <= 3600))
+    return error_exit("--echo-interval: must be 0.1..3600 s");
+  if (!(reconnect_max >= 0.1 && reconnect_max <= 3600))
+    return error_exit("--reconnect-max: must be 0.1..3600 s");
   opts.echo_interval_ms = uint32_t(echo_interval * 1000);
   opts.reconnect_max_ms = uint32_t(reconnect_max * 1000);
   opts.stats_file = stats_file;

@@ -309,7 +309,6 @@ ActionResult set_dscp(PacketContext& pc, uint8_t dscp) {
   return ActionResult::kOk;
 }
 
-
 void copy_packet(const Packet& src, Packet& dst) {
   dst.assign(src.data(), src.size());
   dst.offload = src.offload;

@@ -37,7 +37,9 @@ struct PacketContext {
 enum class ActionResult : uint8_t { kOk, kSkipped, kInvalidTtl };
 
 // Whether the packet has an IPv4 or IPv6 header the actions can reach.
-inline bool is_ip(const PacketContext& pc) { return (pc.layers.ipv4 || pc.layers.ipv6) && pc.layers.l3 != PacketLayers::kNone; }
+inline bool is_ip(const PacketContext& pc) {
+  return (pc.layers.ipv4 || pc.layers.ipv6) && pc.layers.l3 != PacketLayers::kNone;
+}
 
 ActionResult set_field(PacketContext& pc, const of::OxmField& f);
 ActionResult push_vlan(PacketContext& pc, uint16_t tpid);

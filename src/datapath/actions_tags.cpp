@@ -3,7 +3,6 @@
 #include <cstring>
 
 #include "datapath/actions.h"
-
 #include "packet/builder.h"
 #include "packet/csum_incremental.h"
 #include "packet/headers.h"

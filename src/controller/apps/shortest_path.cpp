@@ -287,8 +287,8 @@ void ShortestPath::reroute() {
   for (const auto& [dpid, mac] : dels) delete_flow(dpid, mac);
   send_levels(std::move(levels));  // last hop first, each level confirmed by barriers
   if (n_adds || !dels.empty())
-    log::info("shortest-path", "topology changed: {} flows moved in {} levels, {} removed", n_adds,
-              n_levels, dels.size());
+    log::info("shortest-path", "topology changed: {} flows moved in {} levels, {} removed", n_adds, n_levels,
+              dels.size());
 }
 
 std::map<MacAddr, std::map<uint64_t, uint32_t>> ShortestPath::installed() const {
