@@ -16,18 +16,8 @@
 namespace flowlab::lab::fault {
 namespace {
 
-// h0 may send anything; h1 accepts ping and the probes' UDP; h2 accepts nothing.
-constexpr const char* kRules = R"(default: deny
-security_groups:
-  - name: client
-    targets: [{ip: 10.0.0.1}]
-    egress: [{protocol: any}]
-  - name: server
-    targets: [{ip: 10.0.0.2}]
-    ingress:
-      - {protocol: icmp, icmp_type: 8}
-      - {protocol: udp, port: 7000-7010}
-  - name: closed
+// kClientServerRules (fault_net.h), and h2 accepts nothing.
+const std::string kRules = std::string(kClientServerRules) + R"(  - name: closed
     targets: [{ip: 10.0.0.3}]
     ingress: []
 )";

@@ -14,18 +14,6 @@
 namespace flowlab::lab::fault {
 namespace {
 
-constexpr const char* kRules = R"(default: deny
-security_groups:
-  - name: client
-    targets: [{ip: 10.0.0.1}]
-    egress: [{protocol: any}]
-  - name: server
-    targets: [{ip: 10.0.0.2}]
-    ingress:
-      - {protocol: icmp, icmp_type: 8}
-      - {protocol: udp, port: 7000-7010}
-)";
-
 // Sum of n_packets over the flows whose line contains `match`.
 uint64_t flow_packets(const std::string& dump, const std::string& match) {
   uint64_t n = 0;
@@ -58,7 +46,7 @@ TEST_P(FaultFlap, FlapsLeaveNoCrashNoStuckFlowAndCountersAddUp) {
   ASSERT_TRUE(net.ok());
   std::vector<std::string> args = {"--app", "learning-switch"};
   if (GetParam() == "firewall") {
-    std::ofstream(net.dir() + "/rules.yaml") << kRules;
+    std::ofstream(net.dir() + "/rules.yaml") << kClientServerRules;
     args = {"--app", "firewall", "--app", "learning-switch", "--config", net.dir() + "/rules.yaml"};
   }
   net.set_controller_args(args);

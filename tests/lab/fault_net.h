@@ -33,6 +33,20 @@
 
 namespace flowlab::lab::fault {
 
+// Firewall rules of the fault tests: h0 may send anything; h1 accepts ping and the
+// probes' UDP (7000-7010).
+inline constexpr const char* kClientServerRules = R"(default: deny
+security_groups:
+  - name: client
+    targets: [{ip: 10.0.0.1}]
+    egress: [{protocol: any}]
+  - name: server
+    targets: [{ip: 10.0.0.2}]
+    ingress:
+      - {protocol: icmp, icmp_type: 8}
+      - {protocol: udp, port: 7000-7010}
+)";
+
 using namespace std::chrono_literals;
 
 inline std::string read_file(const std::string& path) {
