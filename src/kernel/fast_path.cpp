@@ -5,6 +5,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/pkt_cls.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -81,11 +82,21 @@ Result<std::unique_ptr<FastPath>> FastPath::load() {
   libbpf_set_print(libbpf_to_log);
   std::unique_ptr<FastPath> fp(new FastPath());
   FLOWLAB_ASSIGN_OR_RETURN(fp->forced_, attach_mode_from_env());
-  fp->skel_ = fast_path_bpf__open();
-  if (!fp->skel_) return fail("cannot open the BPF object: {}", std::strerror(errno));
-  if (int err = fast_path_bpf__load(fp->skel_); err != 0) return fail("{}", refusal(-err));
   int n = libbpf_num_possible_cpus();
   fp->ncpus_ = n > 0 ? n : 1;
+  fp->skel_ = fast_path_bpf__open();
+  if (!fp->skel_) return fail("cannot open the BPF object: {}", std::strerror(errno));
+  // fl_counters holds every possible CPU's counters, CPU-major (fast_path_abi.h).
+  const size_t n_counters = size_t(FL_MAX_ENTRIES) * size_t(fp->ncpus_);
+  if (int err = bpf_map__set_max_entries(fp->skel_->maps.fl_counters, uint32_t(n_counters)); err != 0)
+    return fail("cannot size the fast path counters: {}", std::strerror(-err));
+  if (int err = fast_path_bpf__load(fp->skel_); err != 0) return fail("{}", refusal(-err));
+  const size_t bytes = n_counters * sizeof(fl_count);
+  void* mem =
+      ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(fp->skel_->maps.fl_counters), 0);
+  if (mem == MAP_FAILED) return fail("cannot map the fast path counters: {}", std::strerror(errno));
+  fp->counters_ = static_cast<fl_count*>(mem);
+  fp->counters_bytes_ = bytes;
   log::debug("kernel", "fast path loaded: program fd {}, {} possible CPUs",
              bpf_program__fd(fp->skel_->progs.fl_ingress), fp->ncpus_);
   return fp;
@@ -93,6 +104,7 @@ Result<std::unique_ptr<FastPath>> FastPath::load() {
 
 FastPath::~FastPath() {
   attachments_.clear();  // detach before the program goes
+  if (counters_) ::munmap(counters_, counters_bytes_);
   if (skel_) fast_path_bpf__destroy(skel_);
 }
 
@@ -170,11 +182,13 @@ Status FastPath::install(const fl_key& k, const fl_value& v) {
 
 void FastPath::remove(const fl_key& k) { (void)bpf_map_delete_elem(bpf_map__fd(skel_->maps.fl_cache), &k); }
 
+// The program adds to its CPU's copy without atomics (one writer per copy);
+// a read may miss a packet being counted at that instant, as a PERCPU map's.
 fl_count FastPath::read_counter(uint32_t slot) const {
-  std::vector<fl_count> per_cpu(static_cast<size_t>(ncpus_));
   fl_count sum{};
-  if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.fl_counters), &slot, per_cpu.data()) != 0) return sum;
-  for (const fl_count& c : per_cpu) {
+  if (slot >= FL_MAX_ENTRIES) return sum;
+  for (int cpu = 0; cpu < ncpus_; ++cpu) {
+    const volatile fl_count& c = counters_[size_t(cpu) * FL_MAX_ENTRIES + slot];
     sum.packets += c.packets;
     sum.bytes += c.bytes;
   }
@@ -182,8 +196,12 @@ fl_count FastPath::read_counter(uint32_t slot) const {
 }
 
 void FastPath::reset_counter(uint32_t slot) {
-  std::vector<fl_count> zero(static_cast<size_t>(ncpus_));
-  (void)bpf_map_update_elem(bpf_map__fd(skel_->maps.fl_counters), &slot, zero.data(), BPF_ANY);
+  if (slot >= FL_MAX_ENTRIES) return;
+  for (int cpu = 0; cpu < ncpus_; ++cpu) {
+    volatile fl_count& c = counters_[size_t(cpu) * FL_MAX_ENTRIES + slot];
+    c.packets = 0;
+    c.bytes = 0;
+  }
 }
 
 FastPathStats FastPath::stats() const {

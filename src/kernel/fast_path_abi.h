@@ -3,7 +3,8 @@
  * padding: both sides see the same bytes.
  *
  * fl_cache    hash   fl_key -> fl_value      what the slow path decided for one microflow
- * fl_counters percpu array[slot] -> fl_count  packets/bytes hit in the kernel per entry
+ * fl_counters array[cpu * FL_MAX_ENTRIES + slot] -> fl_count  packets/bytes hit in the kernel
+ *                                             per entry and CPU (mmap'd by user space)
  * fl_ports    hash   ingress ifindex -> fl_port  the switch's ports and their upcall devices
  * fl_stats    percpu array[FL_STAT_*] -> u64   hits, upcalls, drops of the program itself
  * fl_epoch    global (.bss)                   entries with another epoch are stale (= miss)
@@ -29,6 +30,7 @@
 #define FL_MAX_ENTRIES 65536
 #define FL_MAX_PORTS 1024
 #define FL_MAX_OPS 8
+#define FL_NO_OUTPUT 0xff   /* fl_value.last_out of a drop decision */
 #define FL_MAX_MASKS 8      /* few masks: a miss costs one lookup per mask */
 #define FL_ETH_MIN_FRAME 60 /* frames shorter than this are padded by the slow path, so they miss */
 
@@ -73,8 +75,11 @@ struct fl_op {
 
 struct fl_value {
   FL_U64 epoch;
-  FL_U32 slot;  /* index into fl_counters */
-  FL_U32 n_ops; /* 0: drop */
+  FL_U32 slot;     /* index into fl_counters */
+  FL_U8 n_ops;     /* 0: drop */
+  FL_U8 last_out;  /* index of the last output op (it redirects; earlier ones clone); FL_NO_OUTPUT: drop */
+  FL_U8 n_dec_ttl; /* DEC_TTL ops: a packet with TTL <= this is a miss (the slow path handles it) */
+  FL_U8 pad;
   struct fl_op ops[FL_MAX_OPS];
 };
 

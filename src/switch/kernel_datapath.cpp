@@ -151,9 +151,11 @@ void KernelDatapath::learn(dp::ForwardingContext& ctx, const std::vector<Pending
           break;
         case K::kDecTtl:
           k.kind = FL_OP_DEC_TTL;
+          ++v.n_dec_ttl;
           break;
       }
     }
+    v.last_out = last_out < 0 ? FL_NO_OUTPUT : uint8_t(last_out);
     if (!ok) {
       counters_.uncacheable.fetch_add(1, std::memory_order_relaxed);
       continue;
