@@ -271,16 +271,17 @@ Status SwitchInstance::wait_stp_settled(double timeout_s) {
   int settled = 0;
   std::string last;
   auto ready = [&] {
-    auto r = run_command({"bridge", "-j", "link", "show"}, in_ns(env_.core_ns, 5));
-    if (!r.ok()) return false;
-    auto j = nlohmann::json::parse(r.out, nullptr, false);
-    if (!j.is_array()) return false;
-    bool ok = true;
+    auto links = namespace_links(env_.core_ns);
+    if (!links.ok()) return false;
+    int br = 0;
+    for (const auto& l : *links)
+      if (l.name == bridge_name()) br = l.index;
+    bool ok = br != 0;
     last.clear();
-    for (const auto& p : j) {
-      if (p.value("master", "") != bridge_name()) continue;
-      std::string st = p.value("state", "");
-      last += p.value("ifname", "") + "=" + st + " ";
+    for (const auto& l : *links) {
+      if (br == 0 || l.master != br) continue;
+      std::string st = bridge_port_state_name(l.bridge_port_state);
+      last += l.name + "=" + st + " ";
       if (st != "forwarding" && st != "blocking" && st != "disabled") ok = false;
     }
     settled = ok ? settled + 1 : 0;
@@ -300,7 +301,7 @@ void SwitchInstance::stop() {
   procs_.clear();
 }
 
-nlohmann::json SwitchInstance::counters() const {
+nlohmann::json SwitchInstance::counters(const std::vector<LinkInfo>* core_links) const {
   nlohmann::json j;
   j["kind"] = to_string(spec_.kind);
   auto keep = [&](const char* key, const CommandResult& r) {
@@ -326,9 +327,32 @@ nlohmann::json SwitchInstance::counters() const {
       j["stats"] = stats;
     }
   } else {
-    keep("dump_ports",
-         run_command({"ip", "-s", "link", "show", "master", bridge_name()}, in_ns(env_.core_ns)));
-    if (spec_.stp) keep("stp_ports", run_command({"bridge", "link", "show"}, in_ns(env_.core_ns)));
+    // The bridge's ports from netlink, printed like dump-ports (explain.cpp sums them)
+    // and, with STP, each port's state as `bridge link` prints it.
+    std::vector<LinkInfo> dumped;
+    if (!core_links) {
+      auto d = namespace_links(env_.core_ns);
+      if (d.ok())
+        dumped = std::move(*d);
+      else
+        j["dump_ports"] = "error: " + d.error().message;
+      core_links = &dumped;
+    }
+    int br = 0;
+    for (const auto& l : *core_links)
+      if (l.name == bridge_name()) br = l.index;
+    std::string ports, stp;
+    for (const auto& l : *core_links) {
+      if (br == 0 || l.master != br) continue;
+      ports += fmt::format("  port {}: rx pkts={}, bytes={}, drop={}, errs={}\n", l.name, l.rx_packets,
+                           l.rx_bytes, l.rx_dropped, l.rx_errors);
+      ports += fmt::format("           tx pkts={}, bytes={}, drop={}, errs={}\n", l.tx_packets, l.tx_bytes,
+                           l.tx_dropped, l.tx_errors);
+      stp += fmt::format("{}: master {} state {}\n", l.name, bridge_name(),
+                         bridge_port_state_name(l.bridge_port_state));
+    }
+    if (!j.contains("dump_ports")) j["dump_ports"] = ports;
+    if (spec_.stp) j["stp_ports"] = stp;
     if (spec_.security_group) {
       keep("iptables", run_command({"iptables", "-L", "-v", "-n", "-x"}, in_ns(env_.core_ns)));
       keep("conntrack_count",
@@ -364,7 +388,8 @@ Status SwitchInstance::kill_now() {
     return env_.ovs->kill_vswitchd();
   }
   if (spec_.kind != SwitchKind::kFlowlab)
-    return fail("kill of a {} switch is not supported (flowlab and ovs switches only)", to_string(spec_.kind));
+    return fail("kill of a {} switch is not supported (flowlab and ovs switches only)",
+                to_string(spec_.kind));
   if (procs_.empty()) return fail("switch {} is not running", spec_.name);
   for (auto& p : procs_) FLOWLAB_TRY(kill_group(p));
   return ok_status();
@@ -378,7 +403,8 @@ Status SwitchInstance::restart(double connect_timeout_s) {
     return controller_port_ ? wait_connected(connect_timeout_s) : ok_status();
   }
   if (spec_.kind != SwitchKind::kFlowlab)
-    return fail("start of a {} switch is not supported (flowlab and ovs switches only)", to_string(spec_.kind));
+    return fail("start of a {} switch is not supported (flowlab and ovs switches only)",
+                to_string(spec_.kind));
   for (auto& p : procs_)
     if (p.running()) return fail("switch {} is still running", spec_.name);
   procs_.clear();

@@ -74,6 +74,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     topo.host_ns[h.name] = ns_names.back();
   }
   FLOWLAB_ASSIGN_OR_RETURN(topo.namespaces, create_namespaces(ns_names, &rc.state));
+  FLOWLAB_TRY(prepare_switch_namespace(topo.core_ns));  // no IPv6 on switch ports (netns.h)
   clock.lap("namespaces", ns_names.size());
   // Links: a host end lives in the host's namespace under its own name; a switch end
   // in the core namespace as "<switch>-<port>" (both ends of a switch-to-switch link).
