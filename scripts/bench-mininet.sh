@@ -12,7 +12,9 @@
 # up: "mem MB" is MemAvailable before minus while up (kernel memory included, but
 # noisy when others use the machine), "rss MB" the resident memory of the lab's
 # process tree (Mininet's python and its host shells; flowlab's supervisor, switches
-# and controller).
+# and controller). "settle s" is measured after each teardown: how long a fresh
+# namespace with lo up then takes, i.e. how long the kernel is still busy freeing
+# what the teardown deleted (both tools return from "down" before that is done).
 #
 # Mininet runs through its Python API (what `mn` runs) so that its phases are timed
 # apart: Mininet(topo) + start(), pingAll(), stop(). flowlab: `lab up` (returns once
@@ -105,10 +107,22 @@ switches_of() {
   esac
 }
 now() { date +%s.%N; }
+# Seconds until the kernel has finished with a teardown: a fresh namespace with lo up
+# waits for the RTNL lock that the kernel's background freeing of deleted namespaces
+# and interfaces holds. Both tools' "down" return before the kernel is done (flowlab
+# unmounts its namespaces, Mininet's hosts' shells exit); this is the rest.
+settle_s() {
+  local ns="flbench-settle-$$" t0 t1
+  t0=$(now)
+  ip netns add "$ns" && ip -n "$ns" link set lo up
+  t1=$(now)
+  ip netns del "$ns" 2>/dev/null || true
+  secs "$t0" "$t1"
+}
 secs() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", b - a}'; }
 
 ROWS=()
-row() { ROWS+=("$(printf '| %-8s | %-20s | %-11s | %5s | %4s | %8s | %9s | %8s | %7s | %6s |' "$@")"); echo "${ROWS[-1]}"; }
+row() { ROWS+=("$(printf '| %-8s | %-20s | %-11s | %5s | %4s | %8s | %9s | %8s | %8s | %7s | %6s |' "$@")"); echo "${ROWS[-1]}"; }
 
 # --- Mininet (Python API; prints "up S", "pingall S", "down S", "mem MB") ---
 mininet_run() {
@@ -166,6 +180,7 @@ EOF
     fi
   fi
   echo "$out"
+  echo "settle $(settle_s)"
 }
 
 field() { awk -v k="$1" '$1 == k {print $2}' <<<"$2"; }
@@ -177,21 +192,22 @@ for topo in $TOPOS; do
     o=$(mininet_run "$topo" $ping)
     cut=$(field cut "$o")
     up=$(field up "$o"); pa=$(field pingall "$o"); dn=$(field down "$o"); mem=$(field mem "$o"); rss=$(field rss "$o")
+    st=$(field settle "$o")
     [ -n "$cut" ] && { up=${up:-">$cut"}; dn=${dn:-"cut"}; }
     mfail=$(field failed "$o")
     [ -n "$mfail" ] && up=${up:-"failed"}
-    row mininet "lxbr, no controller" "$topo" "$h" "$s" "${up:--}" "${pa:--}" "${dn:--}" "${mem:--}" "${rss:--}"
+    row mininet "lxbr, no controller" "$topo" "$h" "$s" "${up:--}" "${pa:--}" "${dn:--}" "${st:--}" "${mem:--}" "${rss:--}"
   fi
   for sw in linux-bridge flowlab; do
     ctl=none; [ $sw = flowlab ] && ctl=flowlab:learning-switch
     label="$sw"; [ $sw = flowlab ] && label="flowlab + learning"
     if [ $sw = flowlab ] && [ "$s" -gt "$FL_SWITCH_MAX" ]; then
-      row flowlab "$label" "$topo" "$h" "$s" "not run" - - - -; continue
+      row flowlab "$label" "$topo" "$h" "$s" "not run" - - - - -; continue
     fi
     m0=$(mem_avail_mb)
     t0=$(now)
     upout=$("$FLOWLAB" lab up --topo "$topo" --switch $sw --controller $ctl --out "$WORK/up-$sw-$topo" 2>"$WORK/up.err") || {
-      row flowlab "$label" "$topo" "$h" "$s" failed - - - -; cat "$WORK/up.err" >&2; continue; }
+      row flowlab "$label" "$topo" "$h" "$s" failed - - - - -; cat "$WORK/up.err" >&2; continue; }
     t1=$(now)
     mem=$(( m0 - $(mem_avail_mb) ))
     LAB_ID=$(awk '{print $2}' <<<"$upout")
@@ -201,6 +217,7 @@ for topo in $TOPOS; do
     "$FLOWLAB" lab down "$LAB_ID" >/dev/null
     t3=$(now)
     LAB_ID=""
+    st=$(settle_s)
     pa=-
     if [ $ping = 1 ]; then
       "$FLOWLAB" lab run --topo "$topo" --switch $sw --controller $ctl --test pingall --out "$WORK/run-$sw-$topo" \
@@ -208,13 +225,13 @@ for topo in $TOPOS; do
       pa=$($PY -c 'import json,sys; r=[x for x in json.load(open(sys.argv[1]))["results"] if x["type"]=="pingall"][0];
 print("%.2f%s" % (r["elapsed_s"], "" if r["status"]=="ok" else " (" + r["status"] + ")"))' "$WORK/run-$sw-$topo/results.json" 2>/dev/null || echo failed)
     fi
-    row flowlab "$label" "$topo" "$h" "$s" "$(secs "$t0" "$t1")" "$pa" "$(secs "$t2" "$t3")" "$mem" "$rss"
+    row flowlab "$label" "$topo" "$h" "$s" "$(secs "$t0" "$t1")" "$pa" "$(secs "$t2" "$t3")" "$st" "$mem" "$rss"
   done
 done
 
 echo
-echo "| tool     | switch               | topology    | hosts | sw   | up s     | pingall s | down s   | mem MB  | rss MB |"
-echo "|----------|----------------------|-------------|-------|------|----------|-----------|----------|---------|--------|"
+echo "| tool     | switch               | topology    | hosts | sw   | up s     | pingall s | down s   | settle s | mem MB  | rss MB |"
+echo "|----------|----------------------|-------------|-------|------|----------|-----------|----------|----------|---------|--------|"
 printf '%s\n' "${ROWS[@]}"
 echo
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ), flowlab $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
