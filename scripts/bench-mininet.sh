@@ -55,7 +55,12 @@ if [ "$MININET" = 1 ] && ! $PY -c 'import mininet.net' 2>/dev/null; then
   exit 2
 fi
 
-WORK=$(mktemp -d /tmp/bench-mininet.XXXXXX)
+# The lab state and out dirs on tmpfs, where a Debian system has /run (flowlab's
+# default state root /run/flowlab); on a machine whose /run is a disk (this one's
+# is ext4), every state-file write and unlink of `lab up`/`down` would wait on the
+# disk's journal, which other users' builds keep busy.
+TMPFS=/dev/shm; [ -d "$TMPFS" ] || TMPFS=/tmp
+WORK=$(mktemp -d "$TMPFS/bench-mininet.XXXXXX")
 export FLOWLAB_STATE_DIR=$WORK/state
 mkdir -p "$FLOWLAB_STATE_DIR"
 LAB_ID=""

@@ -186,7 +186,7 @@ void destroy_namespaces(std::vector<Netns>& namespaces) {
   }
   namespaces.clear();
   std::vector<std::string> errors(names.size());
-  (void)parallel_for(names.size(), 4, [&](size_t i) {
+  (void)parallel_for(names.size(), kWorkers, [&](size_t i) {
     remove_netns_mount(names[i], &errors[i]);
     return ok_status();
   });
