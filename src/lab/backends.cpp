@@ -3,6 +3,7 @@
 // optional Neutron-style iptables security group, os-ken.
 #include "lab/backends.h"
 
+#include <netinet/tcp.h>
 #include <signal.h>
 
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include "core/clock.h"
 #include "lab/netns.h"
 #include "lab/run_state.h"
+#include "lab/sock_diag.h"
 
 namespace flowlab::lab {
 
@@ -18,16 +20,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// True once `ss` in the namespace shows a socket matching the filter.
-bool ss_has(const std::string& ns, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {"ss", "-H"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  auto r = run_command(argv, in_ns(ns, 5));
-  return r.ok() && r.out.find_first_not_of(" \n") != std::string::npos;
+// Sockets of the core namespace from a sock_diag dump (sock_diag.h), no fork of
+// `ss`: a listener on `port`, or how many connections are established to `port`.
+bool listening_on(const std::string& ns, int port) {
+  auto socks = tcp_sockets(ns, tcp_state_bit(TCP_LISTEN));
+  return socks.ok() && count_tcp(*socks, uint16_t(port), 0) > 0;
 }
 
-// Polls `ready` every 100 ms up to `timeout_s`; fails early when `alive` says the
-// process died, with its log tail.
+}  // namespace
+
+size_t connections_to(const std::string& ns, int port) {
+  auto socks = tcp_sockets(ns, tcp_state_bit(TCP_ESTABLISHED));
+  return socks.ok() ? count_tcp(*socks, 0, uint16_t(port)) : 0;
+}
+
+namespace {
+
+// Polls `ready` every 5 ms (the check is one netlink dump) up to `timeout_s`; fails
+// early when `alive` says the process died, with its log tail.
 template <typename Ready, typename Alive>
 Status wait_until(double timeout_s, const std::string& what, Ready ready, Alive alive) {
   uint64_t deadline = monotonic_ns() + uint64_t(timeout_s * 1e9);
@@ -35,7 +45,7 @@ Status wait_until(double timeout_s, const std::string& what, Ready ready, Alive 
     if (ready()) return ok_status();
     if (auto dead = alive(); !dead.empty()) return fail("{}: {}", what, dead);
     if (monotonic_ns() > deadline) return fail("{}: not ready after {:.0f} s", what, timeout_s);
-    if (!sleep_unless_interrupted(0.1)) return fail("interrupted");
+    if (!sleep_unless_interrupted(0.005)) return fail("interrupted");
   }
 }
 
@@ -102,13 +112,9 @@ Status ControllerInstance::start(const CaseEnv& env) {
   FLOWLAB_ASSIGN_OR_RETURN(
       proc_, Process::spawn(fmt::format("{} controller {}", to_string(spec_.kind), spec_.name), argv, o, log,
                             env.state));
-  std::string port = fmt::format("sport = :{}", port_);
   return wait_until(
       90, fmt::format("controller {} listening on 127.0.0.1:{}", spec_.name, port_),
-      [&] {
-        return ss_has(env.core_ns, {"-ltn", port});
-      },
-      [&] { return exited_msg(proc_); });
+      [&] { return listening_on(env.core_ns, port_); }, [&] { return exited_msg(proc_); });
 }
 
 void ControllerInstance::stop() { proc_.stop(); }
@@ -237,26 +243,19 @@ Status SwitchInstance::spawn_flowlab(const CaseEnv& env, int controller_port) {
 }
 
 Status SwitchInstance::wait_flowlab_listening() {
-  std::string port = fmt::format("sport = :{}", listen_port_);
   return wait_until(
       15, fmt::format("flowlab switch {} listening on ptcp:{}", spec_.name, listen_port_),
-      [&] {
-        return ss_has(env_.core_ns, {"-ltn", port});
-      },
-      [&] { return exited_msg(procs_.back()); });
+      [&] { return listening_on(env_.core_ns, listen_port_); }, [&] { return exited_msg(procs_.back()); });
 }
 
 Status SwitchInstance::wait_connected(double timeout_s) {
   if (!controller_port_ || spec_.kind == SwitchKind::kLinuxBridge) return ok_status();
   // Any switch/controller pair: an established TCP connection to the controller's
   // port inside the core namespace (both ends live there).
-  std::string filter = fmt::format("dport = :{}", controller_port_);
   return wait_until(
       timeout_s,
       fmt::format("switch {} connecting to the controller on port {}", spec_.name, controller_port_),
-      [&] {
-        return ss_has(env_.core_ns, {"-tn", "state", "established", filter});
-      },
+      [&] { return connections_to(env_.core_ns, controller_port_) > 0; },
       [&]() -> std::string {
         for (auto& p : procs_)
           if (auto m = exited_msg(p); !m.empty()) return m;

@@ -36,6 +36,8 @@ struct CaseEnv {
 // Why a backend cannot run here (a peer is not installed), empty if it can.
 std::string missing_peer(const SwitchSpec& s);
 std::string missing_peer(const ControllerSpec& c, const std::string& flowlab_bin);
+// Established TCP connections to `port` in the namespace NS (a sock_diag dump).
+size_t connections_to(const std::string& ns, int port);
 
 class ControllerInstance {
  public:
