@@ -21,7 +21,9 @@
 # the lab is up), `lab down`; pingall from `lab run --test pingall` (its pingall
 # record's elapsed_s). Mininet's pingall pings the pairs one by one: it is skipped
 # above --pingall-max hosts (default 100) for both tools, and a Mininet run past
-# --mininet-timeout seconds (default 300) is cut and reported as such. Rows with
+# --mininet-timeout seconds (default 300; the whole Mininet run, up + pingall + down)
+# is cut there: its nodes' shells are killed, what it left in the root namespace is
+# deleted, and the phase it was in reads "did not finish in S s". Rows with
 # flowlab switches are run up to --flowlab-switch-max switches (default 100): each
 # is a process (~150 MB for 10 with their controller).
 #
@@ -29,6 +31,7 @@
 # run dies, only the switch interfaces (sN, sN-ethM) that appeared in the root
 # namespace during that run are deleted.
 set -euo pipefail
+export LC_ALL=C  # $EPOCHREALTIME with a "." decimal point
 
 FLOWLAB=${FLOWLAB:-build/release/flowlab}
 TOPOS="linear,10 linear,100 linear,1000 tree,1,10 tree,2,10 tree,2,32"
@@ -111,16 +114,16 @@ switches_of() {
     tree) local s=0 p=1; for _ in $(seq 1 "$a"); do s=$((s + p)); p=$((p * b)); done; echo $s ;;
   esac
 }
-now() { date +%s.%N; }
+# Timestamps are $EPOCHREALTIME (bash 5): no fork of `date` inside a timed span.
 # Seconds until the kernel has finished with a teardown: a fresh namespace with lo up
 # waits for the RTNL lock that the kernel's background freeing of deleted namespaces
 # and interfaces holds. Both tools' "down" return before the kernel is done (flowlab
 # unmounts its namespaces, Mininet's hosts' shells exit); this is the rest.
 settle_s() {
   local ns="flbench-settle-$$" t0 t1
-  t0=$(now)
+  t0=$EPOCHREALTIME
   ip netns add "$ns" && ip -n "$ns" link set lo up
-  t1=$(now)
+  t1=$EPOCHREALTIME
   ip netns del "$ns" 2>/dev/null || true
   secs "$t0" "$t1"
 }
@@ -135,8 +138,12 @@ mininet_run() {
   local before_links
   before_links=$(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | sort)
   local out rc=0
-  out=$(timeout -k 10 "$MN_TIMEOUT" $PY - "$topo" "$ping" "$WORK/rss-tree.py" 2>"$WORK/mn.err" <<'EOF'
-import os, subprocess, sys, time
+  # The run's own bound: SIGALRM at --mininet-timeout seconds in the Python run, which
+  # then kills the shells of the nodes it made and prints "cut S PHASE"; `timeout` is
+  # only the backstop should Python not get to run its handler.
+  out=$(timeout -k 10 $((MN_TIMEOUT + 60)) $PY - "$topo" "$ping" "$WORK/rss-tree.py" "$MN_TIMEOUT" \
+    2>"$WORK/mn.err" <<'EOF'
+import os, signal, subprocess, sys, time
 from mininet.net import Mininet
 from mininet.nodelib import LinuxBridge
 from mininet.topo import LinearTopo, SingleSwitchTopo
@@ -148,27 +155,55 @@ def avail():
         if line.startswith("MemAvailable"):
             return int(line.split()[1]) // 1024
 
+class Cut(Exception):
+    pass
+
+def on_alarm(signum, frame):
+    raise Cut()
+
 setLogLevel("error")
 kind, *args = sys.argv[1].split(",")
 args = [int(a) for a in args]
+limit = int(sys.argv[4])
 topo = {"linear": lambda: LinearTopo(k=args[0], n=1), "single": lambda: SingleSwitchTopo(k=args[0]),
         "tree": lambda: TreeTopo(depth=args[0], fanout=args[1])}[kind]()
+signal.signal(signal.SIGALRM, on_alarm)
 m0 = avail()
 t0 = time.time()
-net = Mininet(topo=topo, switch=LinuxBridge, controller=None)
-net.start()
-t1 = time.time()
-print("up %.2f" % (t1 - t0), flush=True)
-print("mem %d" % (m0 - avail()), flush=True)
-rss = subprocess.run([sys.executable, sys.argv[3], str(os.getpid())], capture_output=True, text=True)
-print("rss %s" % rss.stdout.strip(), flush=True)
-if sys.argv[2] == "1":
-    loss = net.pingAll(timeout="1")
+net, phase = None, "up"
+try:
+    signal.alarm(limit)
+    # build=False and build() apart: `net` exists (with the nodes made so far) if the
+    # bound strikes during the build.
+    net = Mininet(topo=topo, switch=LinuxBridge, controller=None, build=False)
+    net.build()
+    net.start()
+    t1 = time.time()
+    print("up %.2f" % (t1 - t0), flush=True)
+    print("mem %d" % (m0 - avail()), flush=True)
+    rss = subprocess.run([sys.executable, sys.argv[3], str(os.getpid())], capture_output=True, text=True)
+    print("rss %s" % rss.stdout.strip(), flush=True)
+    if sys.argv[2] == "1":
+        phase = "pingall"
+        loss = net.pingAll(timeout="1")
+        t2 = time.time()
+        print("pingall %.2f loss %s" % (t2 - t1, loss), flush=True)
+    phase = "down"
     t2 = time.time()
-    print("pingall %.2f loss %s" % (t2 - t1, loss), flush=True)
-t2 = time.time()
-net.stop()
-print("down %.2f" % (time.time() - t2), flush=True)
+    net.stop()
+    signal.alarm(0)
+    print("down %.2f" % (time.time() - t2), flush=True)
+except Cut:
+    # Out of time: end the shell of every node made so far (each leads its own
+    # process group); the caller deletes the bridges and links left in the root
+    # namespace.
+    print("cut %d %s" % (limit, phase), flush=True)
+    for node in (net.hosts + net.switches) if net else []:
+        try:
+            os.killpg(node.pid, signal.SIGKILL)
+        except (OSError, TypeError):
+            pass
+    sys.exit(3)
 EOF
 ) || rc=$?
   if [ $rc -ne 0 ]; then
@@ -177,9 +212,7 @@ EOF
     after=$(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | sort)
     comm -13 <(echo "$before_links") <(echo "$after") | grep -E '^s[0-9]+(-eth[0-9]+)?$' |
       while read -r l; do ip link del "$l" 2>/dev/null || true; done
-    if [ $rc -eq 124 ]; then
-      out="$out"$'\n'"cut ${MN_TIMEOUT}"
-    else
+    if ! grep -q '^cut ' <<<"$out"; then
       echo "bench-mininet: Mininet $topo exited $rc: $(tail -3 "$WORK/mn.err")" >&2
       out="$out"$'\n'"failed $rc"
     fi
@@ -198,7 +231,14 @@ for topo in $TOPOS; do
     cut=$(field cut "$o")
     up=$(field up "$o"); pa=$(field pingall "$o"); dn=$(field down "$o"); mem=$(field mem "$o"); rss=$(field rss "$o")
     st=$(field settle "$o")
-    [ -n "$cut" ] && { up=${up:-">$cut"}; dn=${dn:-"cut"}; }
+    if [ -n "$cut" ]; then  # "cut S PHASE": that phase ran out of the bound
+      msg="did not finish in $cut s"
+      case $(awk '$1 == "cut" {print $3}' <<<"$o") in
+        up) up=$msg ;;
+        pingall) pa=$msg ;;
+        down) dn=$msg ;;
+      esac
+    fi
     mfail=$(field failed "$o")
     [ -n "$mfail" ] && up=${up:-"failed"}
     row mininet "lxbr, no controller" "$topo" "$h" "$s" "${up:--}" "${pa:--}" "${dn:--}" "${st:--}" "${mem:--}" "${rss:--}"
@@ -210,17 +250,17 @@ for topo in $TOPOS; do
       row flowlab "$label" "$topo" "$h" "$s" "not run" - - - - -; continue
     fi
     m0=$(mem_avail_mb)
-    t0=$(now)
+    t0=$EPOCHREALTIME
     upout=$("$FLOWLAB" lab up --topo "$topo" --switch $sw --controller $ctl --out "$WORK/up-$sw-$topo" 2>"$WORK/up.err") || {
       row flowlab "$label" "$topo" "$h" "$s" failed - - - - -; cat "$WORK/up.err" >&2; continue; }
-    t1=$(now)
+    t1=$EPOCHREALTIME
     mem=$(( m0 - $(mem_avail_mb) ))
     LAB_ID=$(awk '{print $2}' <<<"$upout")
     sup=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$FLOWLAB_STATE_DIR/$LAB_ID/lab.json")
     rss=$(rss_tree_mb "$sup")
-    t2=$(now)
+    t2=$EPOCHREALTIME
     "$FLOWLAB" lab down "$LAB_ID" >/dev/null
-    t3=$(now)
+    t3=$EPOCHREALTIME
     LAB_ID=""
     st=$(settle_s)
     pa=-
