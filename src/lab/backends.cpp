@@ -243,8 +243,11 @@ Status SwitchInstance::spawn_flowlab(const CaseEnv& env, int controller_port) {
 }
 
 Status SwitchInstance::wait_flowlab_listening() {
+  // 60 s, as for the controller connection: a switch's start is CPU-bound, and 15 s
+  // was missed by the tenth switch of linear,10 (waves of 4) at load 70-90;
+  // a switch that dies is caught at once by exited_msg, not by the bound.
   return wait_until(
-      15, fmt::format("flowlab switch {} listening on ptcp:{}", spec_.name, listen_port_),
+      60, fmt::format("flowlab switch {} listening on ptcp:{}", spec_.name, listen_port_),
       [&] { return listening_on(env_.core_ns, listen_port_); }, [&] { return exited_msg(procs_.back()); });
 }
 
