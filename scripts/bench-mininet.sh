@@ -12,14 +12,18 @@
 # up: "mem MB" is MemAvailable before minus while up (kernel memory included, but
 # noisy when others use the machine), "rss MB" the resident memory of the lab's
 # process tree (Mininet's python and its host shells; flowlab's supervisor, switches
-# and controller).
+# and controller). "settle s" is measured after each teardown: how long a fresh
+# namespace with lo up then takes, i.e. how long the kernel is still busy freeing
+# what the teardown deleted (both tools return from "down" before that is done).
 #
 # Mininet runs through its Python API (what `mn` runs) so that its phases are timed
 # apart: Mininet(topo) + start(), pingAll(), stop(). flowlab: `lab up` (returns once
 # the lab is up), `lab down`; pingall from `lab run --test pingall` (its pingall
 # record's elapsed_s). Mininet's pingall pings the pairs one by one: it is skipped
 # above --pingall-max hosts (default 100) for both tools, and a Mininet run past
-# --mininet-timeout seconds (default 300) is cut and reported as such. Rows with
+# --mininet-timeout seconds (default 300; the whole Mininet run, up + pingall + down)
+# is cut there: its nodes' shells are killed, what it left in the root namespace is
+# deleted, and the phase it was in reads "did not finish in S s". Rows with
 # flowlab switches are run up to --flowlab-switch-max switches (default 100): each
 # is a process (~150 MB for 10 with their controller).
 #
@@ -27,6 +31,7 @@
 # run dies, only the switch interfaces (sN, sN-ethM) that appeared in the root
 # namespace during that run are deleted.
 set -euo pipefail
+export LC_ALL=C  # $EPOCHREALTIME with a "." decimal point
 
 FLOWLAB=${FLOWLAB:-build/release/flowlab}
 TOPOS="linear,10 linear,100 linear,1000 tree,1,10 tree,2,10 tree,2,32"
@@ -53,7 +58,12 @@ if [ "$MININET" = 1 ] && ! $PY -c 'import mininet.net' 2>/dev/null; then
   exit 2
 fi
 
-WORK=$(mktemp -d /tmp/bench-mininet.XXXXXX)
+# The lab state and out dirs on tmpfs, where a Debian system has /run (flowlab's
+# default state root /run/flowlab); on a machine whose /run is a disk (this one's
+# is ext4), every state-file write and unlink of `lab up`/`down` would wait on the
+# disk's journal, which other users' builds keep busy.
+TMPFS=/dev/shm; [ -d "$TMPFS" ] || TMPFS=/tmp
+WORK=$(mktemp -d "$TMPFS/bench-mininet.XXXXXX")
 export FLOWLAB_STATE_DIR=$WORK/state
 mkdir -p "$FLOWLAB_STATE_DIR"
 LAB_ID=""
@@ -104,11 +114,23 @@ switches_of() {
     tree) local s=0 p=1; for _ in $(seq 1 "$a"); do s=$((s + p)); p=$((p * b)); done; echo $s ;;
   esac
 }
-now() { date +%s.%N; }
+# Timestamps are $EPOCHREALTIME (bash 5): no fork of `date` inside a timed span.
+# Seconds until the kernel has finished with a teardown: a fresh namespace with lo up
+# waits for the RTNL lock that the kernel's background freeing of deleted namespaces
+# and interfaces holds. Both tools' "down" return before the kernel is done (flowlab
+# unmounts its namespaces, Mininet's hosts' shells exit); this is the rest.
+settle_s() {
+  local ns="flbench-settle-$$" t0 t1
+  t0=$EPOCHREALTIME
+  ip netns add "$ns" && ip -n "$ns" link set lo up
+  t1=$EPOCHREALTIME
+  ip netns del "$ns" 2>/dev/null || true
+  secs "$t0" "$t1"
+}
 secs() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", b - a}'; }
 
 ROWS=()
-row() { ROWS+=("$(printf '| %-8s | %-20s | %-11s | %5s | %4s | %8s | %9s | %8s | %7s | %6s |' "$@")"); echo "${ROWS[-1]}"; }
+row() { ROWS+=("$(printf '| %-8s | %-20s | %-11s | %5s | %4s | %8s | %9s | %8s | %8s | %7s | %6s |' "$@")"); echo "${ROWS[-1]}"; }
 
 # --- Mininet (Python API; prints "up S", "pingall S", "down S", "mem MB") ---
 mininet_run() {
@@ -116,8 +138,12 @@ mininet_run() {
   local before_links
   before_links=$(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | sort)
   local out rc=0
-  out=$(timeout -k 10 "$MN_TIMEOUT" $PY - "$topo" "$ping" "$WORK/rss-tree.py" 2>"$WORK/mn.err" <<'EOF'
-import os, subprocess, sys, time
+  # The run's own bound: SIGALRM at --mininet-timeout seconds in the Python run, which
+  # then kills the shells of the nodes it made and prints "cut S PHASE"; `timeout` is
+  # only the backstop should Python not get to run its handler.
+  out=$(timeout -k 10 $((MN_TIMEOUT + 60)) $PY - "$topo" "$ping" "$WORK/rss-tree.py" "$MN_TIMEOUT" \
+    2>"$WORK/mn.err" <<'EOF'
+import os, signal, subprocess, sys, time
 from mininet.net import Mininet
 from mininet.nodelib import LinuxBridge
 from mininet.topo import LinearTopo, SingleSwitchTopo
@@ -129,27 +155,55 @@ def avail():
         if line.startswith("MemAvailable"):
             return int(line.split()[1]) // 1024
 
+class Cut(Exception):
+    pass
+
+def on_alarm(signum, frame):
+    raise Cut()
+
 setLogLevel("error")
 kind, *args = sys.argv[1].split(",")
 args = [int(a) for a in args]
+limit = int(sys.argv[4])
 topo = {"linear": lambda: LinearTopo(k=args[0], n=1), "single": lambda: SingleSwitchTopo(k=args[0]),
         "tree": lambda: TreeTopo(depth=args[0], fanout=args[1])}[kind]()
+signal.signal(signal.SIGALRM, on_alarm)
 m0 = avail()
 t0 = time.time()
-net = Mininet(topo=topo, switch=LinuxBridge, controller=None)
-net.start()
-t1 = time.time()
-print("up %.2f" % (t1 - t0), flush=True)
-print("mem %d" % (m0 - avail()), flush=True)
-rss = subprocess.run([sys.executable, sys.argv[3], str(os.getpid())], capture_output=True, text=True)
-print("rss %s" % rss.stdout.strip(), flush=True)
-if sys.argv[2] == "1":
-    loss = net.pingAll(timeout="1")
+net, phase = None, "up"
+try:
+    signal.alarm(limit)
+    # build=False and build() apart: `net` exists (with the nodes made so far) if the
+    # bound strikes during the build.
+    net = Mininet(topo=topo, switch=LinuxBridge, controller=None, build=False)
+    net.build()
+    net.start()
+    t1 = time.time()
+    print("up %.2f" % (t1 - t0), flush=True)
+    print("mem %d" % (m0 - avail()), flush=True)
+    rss = subprocess.run([sys.executable, sys.argv[3], str(os.getpid())], capture_output=True, text=True)
+    print("rss %s" % rss.stdout.strip(), flush=True)
+    if sys.argv[2] == "1":
+        phase = "pingall"
+        loss = net.pingAll(timeout="1")
+        t2 = time.time()
+        print("pingall %.2f loss %s" % (t2 - t1, loss), flush=True)
+    phase = "down"
     t2 = time.time()
-    print("pingall %.2f loss %s" % (t2 - t1, loss), flush=True)
-t2 = time.time()
-net.stop()
-print("down %.2f" % (time.time() - t2), flush=True)
+    net.stop()
+    signal.alarm(0)
+    print("down %.2f" % (time.time() - t2), flush=True)
+except Cut:
+    # Out of time: end the shell of every node made so far (each leads its own
+    # process group); the caller deletes the bridges and links left in the root
+    # namespace.
+    print("cut %d %s" % (limit, phase), flush=True)
+    for node in (net.hosts + net.switches) if net else []:
+        try:
+            os.killpg(node.pid, signal.SIGKILL)
+        except (OSError, TypeError):
+            pass
+    sys.exit(3)
 EOF
 ) || rc=$?
   if [ $rc -ne 0 ]; then
@@ -158,14 +212,13 @@ EOF
     after=$(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | sort)
     comm -13 <(echo "$before_links") <(echo "$after") | grep -E '^s[0-9]+(-eth[0-9]+)?$' |
       while read -r l; do ip link del "$l" 2>/dev/null || true; done
-    if [ $rc -eq 124 ]; then
-      out="$out"$'\n'"cut ${MN_TIMEOUT}"
-    else
+    if ! grep -q '^cut ' <<<"$out"; then
       echo "bench-mininet: Mininet $topo exited $rc: $(tail -3 "$WORK/mn.err")" >&2
       out="$out"$'\n'"failed $rc"
     fi
   fi
   echo "$out"
+  echo "settle $(settle_s)"
 }
 
 field() { awk -v k="$1" '$1 == k {print $2}' <<<"$2"; }
@@ -177,30 +230,39 @@ for topo in $TOPOS; do
     o=$(mininet_run "$topo" $ping)
     cut=$(field cut "$o")
     up=$(field up "$o"); pa=$(field pingall "$o"); dn=$(field down "$o"); mem=$(field mem "$o"); rss=$(field rss "$o")
-    [ -n "$cut" ] && { up=${up:-">$cut"}; dn=${dn:-"cut"}; }
+    st=$(field settle "$o")
+    if [ -n "$cut" ]; then  # "cut S PHASE": that phase ran out of the bound
+      msg="did not finish in $cut s"
+      case $(awk '$1 == "cut" {print $3}' <<<"$o") in
+        up) up=$msg ;;
+        pingall) pa=$msg ;;
+        down) dn=$msg ;;
+      esac
+    fi
     mfail=$(field failed "$o")
     [ -n "$mfail" ] && up=${up:-"failed"}
-    row mininet "lxbr, no controller" "$topo" "$h" "$s" "${up:--}" "${pa:--}" "${dn:--}" "${mem:--}" "${rss:--}"
+    row mininet "lxbr, no controller" "$topo" "$h" "$s" "${up:--}" "${pa:--}" "${dn:--}" "${st:--}" "${mem:--}" "${rss:--}"
   fi
   for sw in linux-bridge flowlab; do
     ctl=none; [ $sw = flowlab ] && ctl=flowlab:learning-switch
     label="$sw"; [ $sw = flowlab ] && label="flowlab + learning"
     if [ $sw = flowlab ] && [ "$s" -gt "$FL_SWITCH_MAX" ]; then
-      row flowlab "$label" "$topo" "$h" "$s" "not run" - - - -; continue
+      row flowlab "$label" "$topo" "$h" "$s" "not run" - - - - -; continue
     fi
     m0=$(mem_avail_mb)
-    t0=$(now)
+    t0=$EPOCHREALTIME
     upout=$("$FLOWLAB" lab up --topo "$topo" --switch $sw --controller $ctl --out "$WORK/up-$sw-$topo" 2>"$WORK/up.err") || {
-      row flowlab "$label" "$topo" "$h" "$s" failed - - - -; cat "$WORK/up.err" >&2; continue; }
-    t1=$(now)
+      row flowlab "$label" "$topo" "$h" "$s" failed - - - - -; cat "$WORK/up.err" >&2; continue; }
+    t1=$EPOCHREALTIME
     mem=$(( m0 - $(mem_avail_mb) ))
     LAB_ID=$(awk '{print $2}' <<<"$upout")
     sup=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$FLOWLAB_STATE_DIR/$LAB_ID/lab.json")
     rss=$(rss_tree_mb "$sup")
-    t2=$(now)
+    t2=$EPOCHREALTIME
     "$FLOWLAB" lab down "$LAB_ID" >/dev/null
-    t3=$(now)
+    t3=$EPOCHREALTIME
     LAB_ID=""
+    st=$(settle_s)
     pa=-
     if [ $ping = 1 ]; then
       "$FLOWLAB" lab run --topo "$topo" --switch $sw --controller $ctl --test pingall --out "$WORK/run-$sw-$topo" \
@@ -208,13 +270,13 @@ for topo in $TOPOS; do
       pa=$($PY -c 'import json,sys; r=[x for x in json.load(open(sys.argv[1]))["results"] if x["type"]=="pingall"][0];
 print("%.2f%s" % (r["elapsed_s"], "" if r["status"]=="ok" else " (" + r["status"] + ")"))' "$WORK/run-$sw-$topo/results.json" 2>/dev/null || echo failed)
     fi
-    row flowlab "$label" "$topo" "$h" "$s" "$(secs "$t0" "$t1")" "$pa" "$(secs "$t2" "$t3")" "$mem" "$rss"
+    row flowlab "$label" "$topo" "$h" "$s" "$(secs "$t0" "$t1")" "$pa" "$(secs "$t2" "$t3")" "$st" "$mem" "$rss"
   done
 done
 
 echo
-echo "| tool     | switch               | topology    | hosts | sw   | up s     | pingall s | down s   | mem MB  | rss MB |"
-echo "|----------|----------------------|-------------|-------|------|----------|-----------|----------|---------|--------|"
+echo "| tool     | switch               | topology    | hosts | sw   | up s     | pingall s | down s   | settle s | mem MB  | rss MB |"
+echo "|----------|----------------------|-------------|-------|------|----------|-----------|----------|----------|---------|--------|"
 printf '%s\n' "${ROWS[@]}"
 echo
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ), flowlab $(git rev-parse --short HEAD 2>/dev/null || echo '?')"

@@ -3,6 +3,7 @@
 // optional Neutron-style iptables security group, os-ken.
 #include "lab/backends.h"
 
+#include <netinet/tcp.h>
 #include <signal.h>
 
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include "core/clock.h"
 #include "lab/netns.h"
 #include "lab/run_state.h"
+#include "lab/sock_diag.h"
 
 namespace flowlab::lab {
 
@@ -18,16 +20,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// True once `ss` in the namespace shows a socket matching the filter.
-bool ss_has(const std::string& ns, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {"ss", "-H"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  auto r = run_command(argv, in_ns(ns, 5));
-  return r.ok() && r.out.find_first_not_of(" \n") != std::string::npos;
+// Sockets of the core namespace from a sock_diag dump (sock_diag.h), no fork of
+// `ss`: a listener on `port`, or how many connections are established to `port`.
+bool listening_on(const std::string& ns, int port) {
+  auto socks = tcp_sockets(ns, tcp_state_bit(TCP_LISTEN));
+  return socks.ok() && count_tcp(*socks, uint16_t(port), 0) > 0;
 }
 
-// Polls `ready` every 100 ms up to `timeout_s`; fails early when `alive` says the
-// process died, with its log tail.
+}  // namespace
+
+size_t connections_to(const std::string& ns, int port) {
+  auto socks = tcp_sockets(ns, tcp_state_bit(TCP_ESTABLISHED));
+  return socks.ok() ? count_tcp(*socks, 0, uint16_t(port)) : 0;
+}
+
+namespace {
+
+// Polls `ready` every 5 ms (the check is one netlink dump) up to `timeout_s`; fails
+// early when `alive` says the process died, with its log tail.
 template <typename Ready, typename Alive>
 Status wait_until(double timeout_s, const std::string& what, Ready ready, Alive alive) {
   uint64_t deadline = monotonic_ns() + uint64_t(timeout_s * 1e9);
@@ -35,7 +45,7 @@ Status wait_until(double timeout_s, const std::string& what, Ready ready, Alive 
     if (ready()) return ok_status();
     if (auto dead = alive(); !dead.empty()) return fail("{}: {}", what, dead);
     if (monotonic_ns() > deadline) return fail("{}: not ready after {:.0f} s", what, timeout_s);
-    if (!sleep_unless_interrupted(0.1)) return fail("interrupted");
+    if (!sleep_unless_interrupted(0.005)) return fail("interrupted");
   }
 }
 
@@ -102,13 +112,9 @@ Status ControllerInstance::start(const CaseEnv& env) {
   FLOWLAB_ASSIGN_OR_RETURN(
       proc_, Process::spawn(fmt::format("{} controller {}", to_string(spec_.kind), spec_.name), argv, o, log,
                             env.state));
-  std::string port = fmt::format("sport = :{}", port_);
   return wait_until(
       90, fmt::format("controller {} listening on 127.0.0.1:{}", spec_.name, port_),
-      [&] {
-        return ss_has(env.core_ns, {"-ltn", port});
-      },
-      [&] { return exited_msg(proc_); });
+      [&] { return listening_on(env.core_ns, port_); }, [&] { return exited_msg(proc_); });
 }
 
 void ControllerInstance::stop() { proc_.stop(); }
@@ -237,26 +243,22 @@ Status SwitchInstance::spawn_flowlab(const CaseEnv& env, int controller_port) {
 }
 
 Status SwitchInstance::wait_flowlab_listening() {
-  std::string port = fmt::format("sport = :{}", listen_port_);
+  // 60 s, as for the controller connection: a switch's start is CPU-bound, and 15 s
+  // was missed by the tenth switch of linear,10 (waves of 4) at load 70-90;
+  // a switch that dies is caught at once by exited_msg, not by the bound.
   return wait_until(
-      15, fmt::format("flowlab switch {} listening on ptcp:{}", spec_.name, listen_port_),
-      [&] {
-        return ss_has(env_.core_ns, {"-ltn", port});
-      },
-      [&] { return exited_msg(procs_.back()); });
+      60, fmt::format("flowlab switch {} listening on ptcp:{}", spec_.name, listen_port_),
+      [&] { return listening_on(env_.core_ns, listen_port_); }, [&] { return exited_msg(procs_.back()); });
 }
 
 Status SwitchInstance::wait_connected(double timeout_s) {
   if (!controller_port_ || spec_.kind == SwitchKind::kLinuxBridge) return ok_status();
   // Any switch/controller pair: an established TCP connection to the controller's
   // port inside the core namespace (both ends live there).
-  std::string filter = fmt::format("dport = :{}", controller_port_);
   return wait_until(
       timeout_s,
       fmt::format("switch {} connecting to the controller on port {}", spec_.name, controller_port_),
-      [&] {
-        return ss_has(env_.core_ns, {"-tn", "state", "established", filter});
-      },
+      [&] { return connections_to(env_.core_ns, controller_port_) > 0; },
       [&]() -> std::string {
         for (auto& p : procs_)
           if (auto m = exited_msg(p); !m.empty()) return m;
@@ -271,16 +273,17 @@ Status SwitchInstance::wait_stp_settled(double timeout_s) {
   int settled = 0;
   std::string last;
   auto ready = [&] {
-    auto r = run_command({"bridge", "-j", "link", "show"}, in_ns(env_.core_ns, 5));
-    if (!r.ok()) return false;
-    auto j = nlohmann::json::parse(r.out, nullptr, false);
-    if (!j.is_array()) return false;
-    bool ok = true;
+    auto links = namespace_links(env_.core_ns);
+    if (!links.ok()) return false;
+    int br = 0;
+    for (const auto& l : *links)
+      if (l.name == bridge_name()) br = l.index;
+    bool ok = br != 0;
     last.clear();
-    for (const auto& p : j) {
-      if (p.value("master", "") != bridge_name()) continue;
-      std::string st = p.value("state", "");
-      last += p.value("ifname", "") + "=" + st + " ";
+    for (const auto& l : *links) {
+      if (br == 0 || l.master != br) continue;
+      std::string st = bridge_port_state_name(l.bridge_port_state);
+      last += l.name + "=" + st + " ";
       if (st != "forwarding" && st != "blocking" && st != "disabled") ok = false;
     }
     settled = ok ? settled + 1 : 0;
@@ -300,7 +303,7 @@ void SwitchInstance::stop() {
   procs_.clear();
 }
 
-nlohmann::json SwitchInstance::counters() const {
+nlohmann::json SwitchInstance::counters(const std::vector<LinkInfo>* core_links) const {
   nlohmann::json j;
   j["kind"] = to_string(spec_.kind);
   auto keep = [&](const char* key, const CommandResult& r) {
@@ -326,9 +329,32 @@ nlohmann::json SwitchInstance::counters() const {
       j["stats"] = stats;
     }
   } else {
-    keep("dump_ports",
-         run_command({"ip", "-s", "link", "show", "master", bridge_name()}, in_ns(env_.core_ns)));
-    if (spec_.stp) keep("stp_ports", run_command({"bridge", "link", "show"}, in_ns(env_.core_ns)));
+    // The bridge's ports from netlink, printed like dump-ports (explain.cpp sums them)
+    // and, with STP, each port's state as `bridge link` prints it.
+    std::vector<LinkInfo> dumped;
+    if (!core_links) {
+      auto d = namespace_links(env_.core_ns);
+      if (d.ok())
+        dumped = std::move(*d);
+      else
+        j["dump_ports"] = "error: " + d.error().message;
+      core_links = &dumped;
+    }
+    int br = 0;
+    for (const auto& l : *core_links)
+      if (l.name == bridge_name()) br = l.index;
+    std::string ports, stp;
+    for (const auto& l : *core_links) {
+      if (br == 0 || l.master != br) continue;
+      ports += fmt::format("  port {}: rx pkts={}, bytes={}, drop={}, errs={}\n", l.name, l.rx_packets,
+                           l.rx_bytes, l.rx_dropped, l.rx_errors);
+      ports += fmt::format("           tx pkts={}, bytes={}, drop={}, errs={}\n", l.tx_packets, l.tx_bytes,
+                           l.tx_dropped, l.tx_errors);
+      stp += fmt::format("{}: master {} state {}\n", l.name, bridge_name(),
+                         bridge_port_state_name(l.bridge_port_state));
+    }
+    if (!j.contains("dump_ports")) j["dump_ports"] = ports;
+    if (spec_.stp) j["stp_ports"] = stp;
     if (spec_.security_group) {
       keep("iptables", run_command({"iptables", "-L", "-v", "-n", "-x"}, in_ns(env_.core_ns)));
       keep("conntrack_count",
@@ -364,7 +390,8 @@ Status SwitchInstance::kill_now() {
     return env_.ovs->kill_vswitchd();
   }
   if (spec_.kind != SwitchKind::kFlowlab)
-    return fail("kill of a {} switch is not supported (flowlab and ovs switches only)", to_string(spec_.kind));
+    return fail("kill of a {} switch is not supported (flowlab and ovs switches only)",
+                to_string(spec_.kind));
   if (procs_.empty()) return fail("switch {} is not running", spec_.name);
   for (auto& p : procs_) FLOWLAB_TRY(kill_group(p));
   return ok_status();
@@ -378,7 +405,8 @@ Status SwitchInstance::restart(double connect_timeout_s) {
     return controller_port_ ? wait_connected(connect_timeout_s) : ok_status();
   }
   if (spec_.kind != SwitchKind::kFlowlab)
-    return fail("start of a {} switch is not supported (flowlab and ovs switches only)", to_string(spec_.kind));
+    return fail("start of a {} switch is not supported (flowlab and ovs switches only)",
+                to_string(spec_.kind));
   for (auto& p : procs_)
     if (p.running()) return fail("switch {} is still running", spec_.name);
   procs_.clear();

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "lab/netlink.h"
 #include "lab/ovs_daemon.h"
 #include "lab/process.h"
 #include "lab/topology.h"
@@ -35,6 +36,8 @@ struct CaseEnv {
 // Why a backend cannot run here (a peer is not installed), empty if it can.
 std::string missing_peer(const SwitchSpec& s);
 std::string missing_peer(const ControllerSpec& c, const std::string& flowlab_bin);
+// Established TCP connections to `port` in the namespace NS (a sock_diag dump).
+size_t connections_to(const std::string& ns, int port);
 
 class ControllerInstance {
  public:
@@ -82,7 +85,9 @@ class SwitchInstance {
   // listening or learning) on two polls in a row; ok at once for other switches.
   Status wait_stp_settled(double timeout_s);
   // Raw per-port counters (ovs-ofctl/flowlab ofctl dump-ports, ip -s link) and flows.
-  nlohmann::json counters() const;
+  // A Linux bridge's come from `core_links` (one netlink dump of the core namespace
+  // for all bridges; dumped here when null).
+  nlohmann::json counters(const std::vector<LinkInfo>* core_links = nullptr) const;
   // Events: SIGKILL the switch process (flowlab switches; for OVS the case's
   // ovs-vswitchd, see ovs_daemon.h), and start it again with the same arguments
   // (then wait for its controller connection).

@@ -45,15 +45,14 @@ constexpr int kControllerPortBase = 6653;
 constexpr int kSwitchListenBase = 6634;
 constexpr int kSwitchListenHigh = 20000;  // past 19 switches, clear of the controllers' 6653...
 
-// Waits (bounded) until `want` TCP connections to 127.0.0.1:port are established in `ns`.
+// Waits (bounded) until `want` TCP connections to 127.0.0.1:port are established in
+// `ns` (a sock_diag dump every 5 ms).
 Status wait_connections(const std::string& ns, int port, size_t want, double timeout_s) {
   size_t have = 0;
   for (uint64_t t0 = monotonic_ns(); double(monotonic_ns() - t0) / 1e9 < timeout_s;) {
-    auto r =
-        run_command({"ss", "-Htn", "state", "established", fmt::format("dport = :{}", port)}, in_ns(ns, 5));
-    have = size_t(std::count(r.out.begin(), r.out.end(), '\n'));
+    have = connections_to(ns, port);
     if (have >= want) return ok_status();
-    if (!sleep_unless_interrupted(0.1)) return fail("interrupted");
+    if (!sleep_unless_interrupted(0.005)) return fail("interrupted");
   }
   return fail("{} of {} switches connected to the controller on port {} within {:.0f} s", have, want, port,
               timeout_s);
@@ -74,6 +73,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     topo.host_ns[h.name] = ns_names.back();
   }
   FLOWLAB_ASSIGN_OR_RETURN(topo.namespaces, create_namespaces(ns_names, &rc.state));
+  FLOWLAB_TRY(prepare_switch_namespace(topo.core_ns));  // no IPv6 on switch ports (netns.h)
   clock.lap("namespaces", ns_names.size());
   // Links: a host end lives in the host's namespace under its own name; a switch end
   // in the core namespace as "<switch>-<port>" (both ends of a switch-to-switch link).

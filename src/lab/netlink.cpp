@@ -6,6 +6,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/if.h>
 #include <linux/if_addr.h>
+#include <linux/if_bridge.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -73,14 +74,102 @@ int ack_attr_cb(const nlattr* a, void* data) {
   return MNL_CB_OK;
 }
 
+// IFLA_LINKINFO of a bridge port: IFLA_INFO_SLAVE_DATA holds IFLA_BRPORT_STATE.
+int slave_data_cb(const nlattr* a, void* data) {
+  if (mnl_attr_get_type(a) == IFLA_BRPORT_STATE && mnl_attr_validate(a, MNL_TYPE_U8) == 0)
+    static_cast<LinkInfo*>(data)->bridge_port_state = mnl_attr_get_u8(a);
+  return MNL_CB_OK;
+}
+
+struct LinkInfoParse {
+  LinkInfo* out;
+  bool bridge_slave = false;
+  const nlattr* slave_data = nullptr;
+};
+
+int linkinfo_cb(const nlattr* a, void* data) {
+  auto* p = static_cast<LinkInfoParse*>(data);
+  if (mnl_attr_get_type(a) == IFLA_INFO_SLAVE_KIND && mnl_attr_validate(a, MNL_TYPE_STRING) == 0)
+    p->bridge_slave = std::strncmp(mnl_attr_get_str(a), "bridge", mnl_attr_get_payload_len(a)) == 0;
+  if (mnl_attr_get_type(a) == IFLA_INFO_SLAVE_DATA && mnl_attr_validate(a, MNL_TYPE_NESTED) == 0)
+    p->slave_data = a;
+  return MNL_CB_OK;
+}
+
+int link_attr_cb(const nlattr* a, void* data) {
+  auto* p = static_cast<LinkInfoParse*>(data);
+  switch (mnl_attr_get_type(a)) {
+    case IFLA_IFNAME:
+      if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0) p->out->name = mnl_attr_get_str(a);
+      break;
+    case IFLA_MASTER:
+      if (mnl_attr_validate(a, MNL_TYPE_U32) == 0) p->out->master = int(mnl_attr_get_u32(a));
+      break;
+    case IFLA_STATS64:
+      if (mnl_attr_get_payload_len(a) >= sizeof(rtnl_link_stats64)) {
+        rtnl_link_stats64 st;
+        std::memcpy(&st, mnl_attr_get_payload(a), sizeof st);
+        p->out->rx_packets = st.rx_packets;
+        p->out->tx_packets = st.tx_packets;
+        p->out->rx_bytes = st.rx_bytes;
+        p->out->tx_bytes = st.tx_bytes;
+        p->out->rx_errors = st.rx_errors;
+        p->out->tx_errors = st.tx_errors;
+        p->out->rx_dropped = st.rx_dropped;
+        p->out->tx_dropped = st.tx_dropped;
+      }
+      break;
+    case IFLA_LINKINFO:
+      if (mnl_attr_validate(a, MNL_TYPE_NESTED) == 0) {
+        mnl_attr_parse_nested(a, linkinfo_cb, p);
+        if (p->bridge_slave && p->slave_data) mnl_attr_parse_nested(p->slave_data, slave_data_cb, p->out);
+      }
+      break;
+    default:
+      break;
+  }
+  return MNL_CB_OK;
+}
+
 }  // namespace
+
+const char* bridge_port_state_name(int state) {
+  switch (state) {
+    case BR_STATE_DISABLED:
+      return "disabled";
+    case BR_STATE_LISTENING:
+      return "listening";
+    case BR_STATE_LEARNING:
+      return "learning";
+    case BR_STATE_FORWARDING:
+      return "forwarding";
+    case BR_STATE_BLOCKING:
+      return "blocking";
+    default:
+      return "unknown";
+  }
+}
+
+bool parse_link_message(const void* msg, size_t len, LinkInfo& out) {
+  const auto* nlh = static_cast<const nlmsghdr*>(msg);
+  if (len < sizeof(nlmsghdr) || nlh->nlmsg_len > len || nlh->nlmsg_type != RTM_NEWLINK ||
+      nlh->nlmsg_len < NLMSG_LENGTH(sizeof(ifinfomsg)))
+    return false;
+  const auto* ifm = static_cast<const ifinfomsg*>(mnl_nlmsg_get_payload(nlh));
+  out = LinkInfo{};
+  out.index = ifm->ifi_index;
+  out.up = (ifm->ifi_flags & IFF_UP) != 0;
+  LinkInfoParse p{&out};
+  mnl_attr_parse(nlh, sizeof(ifinfomsg), link_attr_cb, &p);
+  return true;
+}
 
 Result<std::vector<uint8_t>> parse_mac(const std::string& mac) {
   std::vector<uint8_t> out;
   unsigned v[6];
   char tail = 0;
-  if (std::sscanf(mac.c_str(), "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &tail) !=
-      6)
+  if (std::sscanf(mac.c_str(), "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                  &tail) != 6)
     return fail("'{}' is not a MAC address (aa:bb:cc:dd:ee:ff)", mac);
   for (unsigned b : v) out.push_back(uint8_t(b));
   return out;
@@ -300,7 +389,37 @@ Result<int> RtnlSocket::link_index(const std::string& ifname) {
         auto* err = static_cast<nlmsgerr*>(mnl_nlmsg_get_payload(nlh));
         return fail("netlink: looking up interface {}: {}", ifname, errno_text(-err->error));
       }
-      if (nlh->nlmsg_type == RTM_NEWLINK) return static_cast<ifinfomsg*>(mnl_nlmsg_get_payload(nlh))->ifi_index;
+      if (nlh->nlmsg_type == RTM_NEWLINK)
+        return static_cast<ifinfomsg*>(mnl_nlmsg_get_payload(nlh))->ifi_index;
+    }
+  }
+}
+
+Result<std::vector<LinkInfo>> RtnlSocket::dump_links() {
+  Msg m(RTM_GETLINK, 0);
+  m.nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+  put_ifinfo(m.nlh);
+  m.nlh->nlmsg_seq = seq_++;
+  if (mnl_socket_sendto(nl_, m.nlh, m.nlh->nlmsg_len) < 0)
+    return fail("netlink: dumping the interfaces: {}", errno_text(errno));
+  std::vector<LinkInfo> out;
+  std::vector<uint8_t> buf(32768);  // the kernel fills up to 32 KB per read of a dump
+  for (;;) {
+    ssize_t n = mnl_socket_recvfrom(nl_, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail("netlink: dumping the interfaces: {}", errno_text(errno));
+    int len = int(n);
+    for (auto* nlh = reinterpret_cast<nlmsghdr*>(buf.data()); mnl_nlmsg_ok(nlh, len);
+         nlh = mnl_nlmsg_next(nlh, &len)) {
+      if (nlh->nlmsg_seq != m.nlh->nlmsg_seq) continue;
+      if (nlh->nlmsg_type == NLMSG_DONE) return out;
+      if (nlh->nlmsg_type == NLMSG_ERROR) {
+        auto* err = static_cast<nlmsgerr*>(mnl_nlmsg_get_payload(nlh));
+        if (err->error == 0) continue;
+        return fail("netlink: dumping the interfaces: {}", errno_text(-err->error));
+      }
+      LinkInfo li;
+      if (parse_link_message(nlh, nlh->nlmsg_len, li)) out.push_back(std::move(li));
     }
   }
 }

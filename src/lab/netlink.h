@@ -24,6 +24,22 @@ struct mnl_socket;
 
 namespace flowlab::lab {
 
+// One interface as an RTM_GETLINK dump reports it: what `ip -s link` and `bridge
+// link` print, read without a fork.
+struct LinkInfo {
+  int index = 0;
+  std::string name;
+  int master = 0;              // ifindex of the bridge it is enslaved to, 0 if none
+  bool up = false;             // IFF_UP
+  int bridge_port_state = -1;  // BR_STATE_* (0 disabled .. 4 blocking) of a bridge port, -1 if not one
+  uint64_t rx_packets = 0, tx_packets = 0, rx_bytes = 0, tx_bytes = 0;
+  uint64_t rx_errors = 0, tx_errors = 0, rx_dropped = 0, tx_dropped = 0;
+};
+// "disabled", "listening", "learning", "forwarding", "blocking" (as `bridge link` says).
+const char* bridge_port_state_name(int state);
+// Parses one RTM_NEWLINK message (header included); false if it is not one.
+bool parse_link_message(const void* msg, size_t len, LinkInfo& out);
+
 // One rtnetlink request: the message bytes and what it is about (for errors).
 struct RtnlRequest {
   std::vector<uint8_t> bytes;
@@ -47,6 +63,8 @@ class RtnlSocket {
   Status run(std::vector<RtnlRequest> reqs);
   // The ifindex of `ifname` in this socket's namespace.
   Result<int> link_index(const std::string& ifname);
+  // Every interface of the namespace with its counters (one RTM_GETLINK dump).
+  Result<std::vector<LinkInfo>> dump_links();
 
  private:
   Status send_batch(std::vector<RtnlRequest>& reqs, size_t from, size_t to);

@@ -5,10 +5,10 @@
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
 #include <net/if.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -186,7 +186,7 @@ void destroy_namespaces(std::vector<Netns>& namespaces) {
   }
   namespaces.clear();
   std::vector<std::string> errors(names.size());
-  (void)parallel_for(names.size(), 4, [&](size_t i) {
+  (void)parallel_for(names.size(), kWorkers, [&](size_t i) {
     remove_netns_mount(names[i], &errors[i]);
     return ok_status();
   });
@@ -238,7 +238,8 @@ Status create_veths(const std::vector<VethSpec>& veths) {
       FLOWLAB_ASSIGN_OR_RETURN(int fb, fds.get(v.ns_b));
       FLOWLAB_ASSIGN_OR_RETURN(
           auto r, veth_request({v.if_a, fa, v.mtu, v.mac_a}, {v.if_b, fb, v.mtu, v.mac_b},
-                               fmt::format("creating veth {} (in {}) <-> {} (in {})", v.if_a, v.ns_a, v.if_b, v.ns_b)));
+                               fmt::format("creating veth {} (in {}) <-> {} (in {})", v.if_a, v.ns_a, v.if_b,
+                                           v.ns_b)));
       reqs.push_back(std::move(r));
     }
     FLOWLAB_TRY(sock.run(std::move(reqs)));
@@ -273,8 +274,9 @@ Status add_addresses(const std::map<std::string, std::vector<std::pair<std::stri
     std::vector<RtnlRequest> reqs;
     for (const auto& ia : items[i]->second) {
       FLOWLAB_ASSIGN_OR_RETURN(int idx, sock.link_index(ia.first));
-      FLOWLAB_ASSIGN_OR_RETURN(auto r, addr_request(idx, ia.second,
-                                                    fmt::format("adding {} to {} in {}", ia.second, ia.first, ns)));
+      FLOWLAB_ASSIGN_OR_RETURN(
+          auto r,
+          addr_request(idx, ia.second, fmt::format("adding {} to {} in {}", ia.second, ia.first, ns)));
       reqs.push_back(std::move(r));
     }
     return sock.run(std::move(reqs));
@@ -292,6 +294,46 @@ Status create_bridge(const std::string& ns, const std::string& name, bool stp,
     reqs.push_back(set_master_request(idx, br, fmt::format("adding {} to bridge {} in {}", p, name, ns)));
   }
   return sock.run(std::move(reqs));
+}
+
+Status write_sysctl_in(const std::string& ns, const std::string& key, const std::string& value,
+                       bool optional) {
+  // /proc/sys/net resolves the namespace of the thread that opens the file.
+  std::string path = std::string(kNetnsDir) + "/" + ns;
+  int target = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (target < 0) return fail("opening namespace {}: {}", ns, errno_text(errno));
+  int home = ::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+  Status st = ok_status();
+  if (home < 0 || setns(target, CLONE_NEWNET) != 0) {
+    st = fail("entering namespace {}: {}", ns, errno_text(errno));
+  } else {
+    int fd = ::open(("/proc/sys/" + key).c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      if (!(optional && errno == ENOENT)) st = fail("sysctl {} in {}: {}", key, ns, errno_text(errno));
+    } else {
+      if (::write(fd, value.data(), value.size()) != ssize_t(value.size()))
+        st = fail("sysctl {}={} in {}: {}", key, value, ns, errno_text(errno));
+      close(fd);
+    }
+    if (setns(home, CLONE_NEWNET) != 0 && st.ok())
+      st = fail("returning from namespace {}: {}", ns, errno_text(errno));
+  }
+  close(target);
+  if (home >= 0) close(home);
+  return st;
+}
+
+Status prepare_switch_namespace(const std::string& ns) {
+  FLOWLAB_TRY(write_sysctl_in(ns, "net/ipv6/conf/default/disable_ipv6", "1", true));
+  for (const char* k : {"net/bridge/bridge-nf-call-iptables", "net/bridge/bridge-nf-call-ip6tables",
+                        "net/bridge/bridge-nf-call-arptables"})
+    FLOWLAB_TRY(write_sysctl_in(ns, k, "0", true));  // only there when br_netfilter is loaded
+  return ok_status();
+}
+
+Result<std::vector<LinkInfo>> namespace_links(const std::string& ns) {
+  FLOWLAB_ASSIGN_OR_RETURN(auto sock, RtnlSocket::open_in(std::string(kNetnsDir) + "/" + ns));
+  return sock.dump_links();
 }
 
 namespace {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "lab/netlink.h"
 
 namespace flowlab::lab {
 
@@ -77,6 +78,20 @@ Status add_addresses(const std::map<std::string, std::vector<std::pair<std::stri
 // A Linux bridge in `ns`, up, with `ports` enslaved (optionally kernel STP).
 Status create_bridge(const std::string& ns, const std::string& name, bool stp,
                      const std::vector<std::string>& ports);
+// The switches' namespace, before any link exists: interfaces made in it from now
+// on get no IPv6 (a switch port needs no address; with thousands of ports every
+// flooded IPv6 multicast frame cost a route lookup linear in the number of ports,
+// at every bridge it crossed: linear,1000 took 188 s), and bridged frames skip
+// iptables/ip6tables/arptables (br_netfilter's per-namespace switches; a security
+// group turns iptables back on). Its lo keeps IPv6.
+Status prepare_switch_namespace(const std::string& ns);
+// Writes "value" to /proc/sys/KEY (KEY like "net/ipv6/conf/default/disable_ipv6") as
+// seen from namespace `ns`; a key missing from the kernel is skipped when optional.
+Status write_sysctl_in(const std::string& ns, const std::string& key, const std::string& value,
+                       bool optional = false);
+// Every interface of namespace `ns` with its counters and bridge-port state (one
+// RTM_GETLINK dump, no fork).
+Result<std::vector<LinkInfo>> namespace_links(const std::string& ns);
 // offloads off: rx/tx checksum, TSO, GSO, GRO, scatter-gather all off.
 Status set_offloads(const std::string& ns, const std::string& ifname, bool on);
 // The main offload features as "feature" -> "on"/"off" (from `ethtool -k`).

@@ -3,7 +3,9 @@
 #include "lab/persistent_lab.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +15,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/clock.h"
 #include "lab/process.h"
 #include "lab/run_state.h"
 #include "lab/runner.h"
@@ -70,14 +73,10 @@ int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, int fd)
     json addrs = json::object();
     for (const auto& h : sc.hosts)
       if (auto a = sc.address_of(h.name); a.ok()) addrs[h.name] = *a;
-    json j = {{"id", (*state)->id()},
-              {"addresses", addrs},
-              {"scenario", sc.name},
-              {"case", sc.cases[ci].name},
-              {"pid", getpid()},
-              {"start", process_start_time(getpid())},
-              {"out_dir", out},
-              {"hosts", hosts}};
+    json j = {{"id", (*state)->id()}, {"addresses", addrs},
+              {"scenario", sc.name},  {"case", sc.cases[ci].name},
+              {"pid", getpid()},      {"start", process_start_time(getpid())},
+              {"out_dir", out},       {"hosts", hosts}};
     std::string path = state_root() + "/" + (*state)->id() + "/lab.json";
     std::ofstream(path) << j.dump(2) << "\n";
     say("ok " + (*state)->id());
@@ -157,7 +156,8 @@ Status lab_exec(const std::string& lab, const std::string& host, const std::vect
   if (!hosts.contains(host)) return fail("lab '{}' has no host '{}'", lab, host);
   if (cmd.empty()) return fail("give a command to run in {}", host);
   std::vector<std::string> argv = {"ip", "netns", "exec", hosts[host].get<std::string>()};
-  auto args = with_host_addresses(cmd, rec.value("addresses", json::object()).get<std::map<std::string, std::string>>());
+  auto args = with_host_addresses(
+      cmd, rec.value("addresses", json::object()).get<std::map<std::string, std::string>>());
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> a;
   for (auto& s : argv) a.push_back(s.data());
@@ -184,12 +184,30 @@ Status lab_down(const std::string& lab, double timeout_s) {
   if (!alive(rec))
     return fail("lab '{}' has no running supervisor; flowlab lab clean --force removes what is left", lab);
   pid_t pid = rec.value("pid", 0);
-  kill(pid, SIGTERM);
-  for (double t = 0; t < timeout_s; t += 0.01) {
-    if (!alive(rec)) return ok_status();
-    usleep(10000);
+  // A pidfd of the recorded supervisor (opened, then checked to still be that process,
+  // so a recycled pid is never waited on) becomes readable the moment it exits: the
+  // supervisor exits only once its processes and namespaces are gone.
+  int pfd = int(syscall(SYS_pidfd_open, pid, 0));
+  if (pfd >= 0 && !alive(rec)) {
+    close(pfd);
+    return ok_status();
   }
-  return fail("lab '{}': supervisor {} did not stop within {:.0f} s", lab, pid, timeout_s);
+  kill(pid, SIGTERM);
+  uint64_t deadline = monotonic_ns() + uint64_t(timeout_s * 1e9);
+  while (alive(rec)) {
+    if (monotonic_ns() >= deadline) {
+      if (pfd >= 0) close(pfd);
+      return fail("lab '{}': supervisor {} did not stop within {:.0f} s", lab, pid, timeout_s);
+    }
+    if (pfd < 0) {
+      usleep(2000);  // no pidfd (kernel < 5.3): poll the process
+      continue;
+    }
+    pollfd p{pfd, POLLIN, 0};
+    (void)poll(&p, 1, int(std::min<uint64_t>((deadline - monotonic_ns()) / 1000000 + 1, 1000)));
+  }
+  if (pfd >= 0) close(pfd);
+  return ok_status();
 }
 
 }  // namespace flowlab::lab

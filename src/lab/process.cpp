@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -25,10 +26,20 @@ namespace flowlab::lab {
 namespace {
 
 // The one piece of global mutable state besides the logger: a signal can only talk
-// to the program through a flag.
+// to the program through a flag, and through a pipe it writes one byte to so that a
+// wait (poll) on the pipe's read end returns the moment a signal arrives, on
+// whichever thread the kernel delivered it. The pipe is never drained: once
+// interrupted, every later wait returns at once, like interrupted().
 volatile std::sig_atomic_t g_signal = 0;
+int g_signal_pipe[2] = {-1, -1};
 
-void on_signal(int sig) { g_signal = sig; }
+void on_signal(int sig) {
+  g_signal = sig;
+  if (g_signal_pipe[1] >= 0) {
+    char b = 1;
+    (void)!::write(g_signal_pipe[1], &b, 1);  // async-signal-safe; a full pipe is fine
+  }
+}
 
 // argv for the child: `ip netns exec NS ...` when a namespace is given.
 std::vector<std::string> full_argv(const std::vector<std::string>& argv, const CommandOptions& o) {
@@ -80,6 +91,8 @@ int decode_status(int status) {
 }  // namespace
 
 void install_signal_handlers() {
+  if (g_signal_pipe[0] < 0 && pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+    g_signal_pipe[0] = g_signal_pipe[1] = -1;  // waits fall back to 20 ms polls
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
@@ -95,9 +108,18 @@ int interrupt_signal() { return g_signal; }
 
 bool sleep_unless_interrupted(double seconds) {
   auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < end) {
+  for (auto now = std::chrono::steady_clock::now(); now < end; now = std::chrono::steady_clock::now()) {
     if (interrupted()) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (g_signal_pipe[0] < 0) {
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+          std::chrono::duration_cast<std::chrono::steady_clock::duration>(end - now),
+          std::chrono::milliseconds(20)));
+      continue;
+    }
+    // Sleeps on the signal pipe: a signal ends the wait at once (the pipe has a byte).
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - now).count() + 1;
+    pollfd p{g_signal_pipe[0], POLLIN, 0};
+    (void)::poll(&p, 1, int(std::min<long long>(left, 1000)));
   }
   return !interrupted();
 }

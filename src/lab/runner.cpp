@@ -295,7 +295,12 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
     }
   if (!links.empty()) rec["links"] = std::move(links);
   json counters = json::object();
-  for (auto& s : topo.switches) counters[s->spec().name] = s->counters();
+  // The bridges' counters from one netlink dump of the core namespace, not one per bridge.
+  std::vector<LinkInfo> core_links;
+  bool bridges = std::any_of(topo.switches.begin(), topo.switches.end(),
+                             [](const auto& s) { return s->spec().kind == SwitchKind::kLinuxBridge; });
+  auto dumped = bridges ? namespace_links(topo.core_ns) : Result<std::vector<LinkInfo>>(core_links);
+  for (auto& s : topo.switches) counters[s->spec().name] = s->counters(dumped.ok() ? &*dumped : nullptr);
   rec["switch_counters"] = counters;
   // Controllers write their statistics as they run and on exit: stop first, then read.
   json stats = json::object();

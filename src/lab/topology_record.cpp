@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "lab/netns.h"
 #include "lab/process.h"
 
 namespace flowlab::lab {
@@ -72,9 +73,11 @@ std::map<std::string, long long> parse_ip_link_stats(const std::string& text) {
 }
 
 std::map<std::string, long long> interface_bytes(const std::string& ns) {
-  auto r = run_command({"ip", "-j", "-s", "link", "show"}, in_ns(ns, 10));
-  if (!r.ok()) return {};
-  return parse_ip_link_stats(r.out);
+  auto links = namespace_links(ns);  // one netlink dump, no `ip -s link` fork
+  if (!links.ok()) return {};
+  std::map<std::string, long long> out;
+  for (const auto& l : *links) out[l.name] = (long long)(l.rx_bytes + l.tx_bytes);
+  return out;
 }
 
 }  // namespace flowlab::lab

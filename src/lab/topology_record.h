@@ -24,7 +24,7 @@ nlohmann::json topology_record(const Scenario& sc, const CaseSpec& cs);
 // declared `ports:` order when it has one, else the order its links appear in.
 std::map<std::string, std::vector<std::string>> switch_port_order(const Scenario& sc, const CaseSpec& cs);
 
-// rx + tx bytes per interface of a namespace (`ip -j -s link show`); empty on error.
+// rx + tx bytes per interface of a namespace (one netlink dump); empty on error.
 std::map<std::string, long long> interface_bytes(const std::string& ns);
 std::map<std::string, long long> parse_ip_link_stats(const std::string& json_text);
 
