@@ -56,8 +56,9 @@ struct Connector::State : std::enable_shared_from_this<Connector::State> {
           self->connecting.reset();
           if (self->stopped) return;
           if (ec) {
-            self->retry(fmt::format("connect to {}:{} failed: {}", self->ep.host, self->ep.port, ec.message()),
-                        ec == asio::error::connection_refused);
+            self->retry(
+                fmt::format("connect to {}:{} failed: {}", self->ep.host, self->ep.port, ec.message()),
+                ec == asio::error::connection_refused);
             return;
           }
           if (!self->tls_ctx) {

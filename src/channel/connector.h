@@ -23,7 +23,7 @@ struct BackoffOptions {
   std::chrono::milliseconds initial{100};
   std::chrono::milliseconds max{8000};
   std::chrono::milliseconds refused_max{100};  // cap while the peer refuses (cheap to retry)
-  bool reconnect = true;  // false: one attempt (e.g. ofctl)
+  bool reconnect = true;                       // false: one attempt (e.g. ofctl)
 };
 
 class Connector {
