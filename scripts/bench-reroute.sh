@@ -37,7 +37,10 @@ if [[ -z ${FLOWLAB:-} ]]; then  # a Release build when there is one
   FLOWLAB=$HERE/build/release/flowlab
   [[ -x $FLOWLAB ]] || FLOWLAB=$HERE/build/dev/flowlab
 fi
-PEERS=${PEERS:-$HERE/../shared/peers}
+if [[ -z ${PEERS:-} ]]; then  # ../shared/peers from /work/main, ../../shared/peers from a worktree
+  PEERS=$HERE/../shared/peers
+  [[ -d $PEERS ]] || PEERS=$HERE/../../shared/peers
+fi
 SWITCHES=all CONTROLLERS=all CAP= REPEAT=1 STP_REPEAT=
 # iputils ping 20221126 on this kernel sends every ~16 ms with -i 0.01 and
 # every ~10.5 ms with -i 0.009 (measured on loopback); the issue asks for a
@@ -61,6 +64,12 @@ done
 [[ $(id -u) == 0 ]] || { echo "bench-reroute: needs root" >&2; exit 2; }
 [[ -x $FLOWLAB ]] || { echo "bench-reroute: no flowlab binary at $FLOWLAB" >&2; exit 2; }
 STP_REPEAT=${STP_REPEAT:-$REPEAT}
+if [[ $CONTROLLERS == *osken* ]]; then
+  for f in stp_switch_13.py shortest_path_13.py; do
+    [[ -f $PEERS/$f ]] || { echo "bench-reroute: no $PEERS/$f (set PEERS=DIR)" >&2; exit 2; }
+  done
+  [[ -x /usr/bin/osken-manager ]] || { echo "bench-reroute: /usr/bin/osken-manager not installed" >&2; exit 2; }
+fi
 for n in "$REPEAT" "$STP_REPEAT"; do
   [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench-reroute: --repeat/--stp-repeat need a positive number" >&2; exit 2; }
 done
