@@ -37,7 +37,10 @@ if [[ -z ${FLOWLAB:-} ]]; then  # a Release build when there is one
   FLOWLAB=$HERE/build/release/flowlab
   [[ -x $FLOWLAB ]] || FLOWLAB=$HERE/build/dev/flowlab
 fi
-PEERS=${PEERS:-$HERE/../shared/peers}
+if [[ -z ${PEERS:-} ]]; then  # ../shared/peers from /work/main, ../../shared/peers from a worktree
+  PEERS=$HERE/../shared/peers
+  [[ -d $PEERS ]] || PEERS=$HERE/../../shared/peers
+fi
 SWITCHES=all CONTROLLERS=all CAP= REPEAT=1 STP_REPEAT=
 # iputils ping 20221126 on this kernel sends every ~16 ms with -i 0.01 and
 # every ~10.5 ms with -i 0.009 (measured on loopback); the issue asks for a
@@ -61,6 +64,12 @@ done
 [[ $(id -u) == 0 ]] || { echo "bench-reroute: needs root" >&2; exit 2; }
 [[ -x $FLOWLAB ]] || { echo "bench-reroute: no flowlab binary at $FLOWLAB" >&2; exit 2; }
 STP_REPEAT=${STP_REPEAT:-$REPEAT}
+if [[ $CONTROLLERS == *osken* ]]; then
+  for f in stp_switch_13.py shortest_path_13.py; do
+    [[ -f $PEERS/$f ]] || { echo "bench-reroute: no $PEERS/$f (set PEERS=DIR)" >&2; exit 2; }
+  done
+  [[ -x /usr/bin/osken-manager ]] || { echo "bench-reroute: /usr/bin/osken-manager not installed" >&2; exit 2; }
+fi
 for n in "$REPEAT" "$STP_REPEAT"; do
   [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench-reroute: --repeat/--stp-repeat need a positive number" >&2; exit 2; }
 done
@@ -229,14 +238,17 @@ wait_reply_after() {  # wait_reply_after FILE T CAP: until a reply newer than T+
 }
 
 # The ping's real spacing (median ms between replies before T), the echoes
-# lost around (b), and, for a
-# flowlab controller, (b)'s timeline from the logs (ms after TB): the switch
-# logging the carrier loss (flowlab switches), the controller receiving the
-# port-status, the controller sending the moved flows.
-details() {  # details RUNDIR TB T_END CTL
+# lost around (b), (a)'s parts from the logs (ms after T0: the last flowlab
+# switch "started", i.e. ports open and fast path loaded; the last "switch
+# up" at a flowlab controller), and, for a flowlab controller, (b)'s timeline
+# from the logs (ms after TB): the switch logging the carrier loss (flowlab
+# switches), the controller receiving the port-status, the controller sending
+# the moved flows, and ctl_ack: the controller's own time from the event to
+# the barrier replies of the last moved flows ("reroute acknowledged").
+details() {  # details RUNDIR TB T_END CTL T0
   /usr/bin/python3 - "$@" <<'PY'
 import datetime, glob, re, statistics, sys
-run, tb, tend, ctl = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+run, tb, tend, ctl, t0 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], float(sys.argv[5])
 ping = open(f"{run}/ping.log").read()
 ts = sorted(float(m.group(1)) for m in re.finditer(r"^\[(\d+\.\d+)\] \d+ bytes from", ping, re.M))
 pre = [b - a for a, b in zip(ts, ts[1:]) if b < tb]
@@ -251,6 +263,13 @@ window = {q for t, q in seqs if tb <= t <= tend}
 if before and window:
     lo, hi = before[-1], max(window)
     out.append(f"b_lost={sum(1 for q in range(lo + 1, hi) if q not in window)}")
+def first_in(line, lo, hi):
+    try:
+        t = datetime.datetime.strptime(line[:23], "%Y-%m-%dT%H:%M:%S.%f")
+    except ValueError:
+        return False
+    t = t.replace(tzinfo=datetime.timezone.utc).timestamp()
+    return lo <= t <= hi
 def first(path, pat):
     try:
         for line in open(path):
@@ -262,10 +281,42 @@ def first(path, pat):
     except (OSError, ValueError):
         pass
     return "-"
+# (a)'s parts: the last flowlab switch process logging "started" (ports open,
+# fast path loaded), the switches' own fast path load times (min..max), and
+# the last "switch up" at a flowlab controller, ms after T0.
+def last(paths, pat):
+    best = None
+    for path in paths:
+        try:
+            for line in open(path):
+                if re.search(pat, line):
+                    t = datetime.datetime.strptime(line[:23], "%Y-%m-%dT%H:%M:%S.%f")
+                    t = t.replace(tzinfo=datetime.timezone.utc).timestamp()
+                    if t0 <= t <= tb:
+                        best = t if best is None else max(best, t)
+        except (OSError, ValueError):
+            pass
+    return f"{(best - t0) * 1000:.0f}" if best is not None else "-"
+sw_logs = sorted(glob.glob(f"{run}/s[1-4].log"))
+if sw_logs:
+    loads = [int(m.group(1)) for p in sw_logs for m in re.finditer(r"fast path loaded in (\d+) ms", open(p).read())]
+    out.append("a: started=" + last(sw_logs, r"switch: s\d: started") +
+               (f" fastpath_load={min(loads)}..{max(loads)}ms" if loads else ""))
 if ctl == "flowlab":
+    out.append(("" if sw_logs else "a: ") + "up=" + last([f"{run}/ctl.log"], r"switch up: dpid"))
     out.append("b: carrier(s1)=" + first(f"{run}/s1.log", r"link down"))
     out.append("port-status rx=" + first(f"{run}/ctl.log", r"modified, link down"))
     out.append("flows sent=" + first(f"{run}/ctl.log", r"topology changed"))
+    # the controller's own share: the event to the last level's barrier replies
+    m = None
+    try:
+        for line in open(f"{run}/ctl.log"):
+            if "reroute acknowledged" in line and first_in(line, tb, tend):
+                m = re.search(r"(\d+) flows in (\d+) levels, ([\d.]+) ms", line)
+                break
+    except OSError:
+        pass
+    out.append(f"ctl_ack={m.group(3)}ms({m.group(1)} flows, {m.group(2)} levels)" if m else "ctl_ack=-")
 print(" ".join(out))
 PY
 }
@@ -316,7 +367,7 @@ one() {  # one SWITCH CONTROLLER: prints one result line, appends it to $RUN/../
   wait_reply_after "$RUN/ping.log" "$tc" "$cap" || true
   sleep 1
   local c; c=$(gap_ms "$RUN/ping.log" "$tc")
-  local d; d=$(details "$RUN" "$tb" "$tb_end" "$ctl")
+  local d; d=$(details "$RUN" "$tb" "$tb_end" "$ctl" "$t0")
   local line
   line=$(printf '%-11s %-10s a=%s ms  b=%s ms  c=%s ms  %s' "$sw" "$ctl" "$a" "$b" "$c" "$d")
   echo "$line"
@@ -324,6 +375,7 @@ one() {  # one SWITCH CONTROLLER: prints one result line, appends it to $RUN/../
   local keep=/tmp/flowlab-reroute-logs/$sw-$ctl  # logs of the last run, for a look afterwards
   rm -rf "$keep" && mkdir -p "$keep" && cp "$RUN"/*.log "$keep"/ 2>/dev/null || true
   cleanup
+  rm -f "$RUN"/*.log  # the next combination's logs start empty (no stale switch logs)
 }
 
 median() {  # median SWITCH CONTROLLER: the median of each figure over the runs in $RESULTS

@@ -57,7 +57,8 @@ struct Connector::State : std::enable_shared_from_this<Connector::State> {
           if (self->stopped) return;
           if (ec) {
             self->retry(
-                fmt::format("connect to {}:{} failed: {}", self->ep.host, self->ep.port, ec.message()));
+                fmt::format("connect to {}:{} failed: {}", self->ep.host, self->ep.port, ec.message()),
+                ec == asio::error::connection_refused);
             return;
           }
           if (!self->tls_ctx) {
@@ -91,13 +92,14 @@ struct Connector::State : std::enable_shared_from_this<Connector::State> {
     on_connect(c);
   }
 
-  void retry(const std::string& reason) {
+  void retry(const std::string& reason, bool refused = false) {
     if (stopped) return;
     if (!backoff.reconnect) {
       if (on_fail) on_fail(reason, std::chrono::milliseconds(-1));
       return;
     }
     auto wait = next_backoff.count() == 0 ? backoff.initial : std::min(next_backoff * 2, backoff.max);
+    if (refused) wait = std::min(wait, backoff.refused_max);
     next_backoff = wait;
     if (on_fail) on_fail(reason, wait);
     timer.expires_after(wait);

@@ -3,7 +3,10 @@
 // start() connects; each established connection is handed, not yet started, to
 // on_connect (the owner sets handlers and calls start()). When it closes, or a
 // connect attempt fails, the next attempt waits backoff: initial, doubling up
-// to max; it resets to initial after a connection that reached ready().
+// to max; it resets to initial after a connection that reached ready(). A
+// refused connect (the host answered and nothing listens there yet: the
+// controller is still starting) waits at most refused_max, so a switch
+// started before its controller connects within refused_max of the listen.
 #pragma once
 
 #include <asio/io_context.hpp>
@@ -19,7 +22,8 @@ namespace flowlab::channel {
 struct BackoffOptions {
   std::chrono::milliseconds initial{100};
   std::chrono::milliseconds max{8000};
-  bool reconnect = true;  // false: one attempt (e.g. ofctl)
+  std::chrono::milliseconds refused_max{100};  // cap while the peer refuses (cheap to retry)
+  bool reconnect = true;                       // false: one attempt (e.g. ofctl)
 };
 
 class Connector {

@@ -276,9 +276,12 @@ Switch::~Switch() { stop(); }
 Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts) {
   std::unique_ptr<kernel::FastPath> fp;
   if (opts.datapath != DatapathKind::kAfPacket) {
+    uint64_t t0 = monotonic_ns();
     auto loaded = kernel::FastPath::load();
     if (loaded.ok()) {
       fp = std::move(*loaded);
+      log::info("switch", "{}: fast path loaded in {} ms (BPF maps and program)", opts.name,
+                (monotonic_ns() - t0) / 1000000);
     } else {
       if (opts.datapath == DatapathKind::kTc) return fail("--datapath tc: {}", loaded.error().message);
       log::info("switch", "{}: datapath tc unavailable ({}); using af-packet", opts.name,

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "controller/flows.h"
+#include "core/clock.h"
 #include "core/log.h"
 #include "packet/builder.h"
 
@@ -205,11 +206,11 @@ void ShortestPath::forget(MacAddr mac) {
 
 namespace {
 
-// One level of a staged reroute: the flows of switches `level` hops from their
-// destination. The gate is shared by the barrier callbacks of that level; when
-// the last one has run or been dropped (switch gone), it is destroyed and the
-// next level goes out, so a flow never points at a switch that does not have
-// the destination's flow yet, and a disconnect cannot stall the rest.
+// One level of a staged reroute: flows whose next hop is a switch of the
+// previous level. The gate is shared by the barrier callbacks of that level;
+// when the last one has run or been dropped (switch gone), it is destroyed and
+// the next level goes out, so a flow never points at a switch that does not
+// have the destination's flow yet, and a disconnect cannot stall the rest.
 struct RerouteGate {
   std::function<void()> next;
   ~RerouteGate() {
@@ -217,14 +218,41 @@ struct RerouteGate {
   }
 };
 
+// Level of each changed flow: 0 when its next hop already holds a correct
+// flow (or is the destination's switch), else one more than the next hop's.
+// Only a chain of changed flows costs barrier round trips.
+size_t level_of(uint64_t dpid, const std::map<uint64_t, uint64_t>& next, const std::set<uint64_t>& changed,
+                std::map<uint64_t, size_t>& memo, size_t depth = 0) {
+  if (auto m = memo.find(dpid); m != memo.end()) return m->second;
+  size_t level = 0;
+  auto n = next.find(dpid);
+  if (n != next.end() && changed.count(n->second) && depth < changed.size())
+    level = level_of(n->second, next, changed, memo, depth + 1) + 1;
+  memo[dpid] = level;
+  return level;
+}
+
 }  // namespace
 
-void ShortestPath::send_levels(std::shared_ptr<std::map<size_t, std::vector<FlowAdd>>> levels) {
-  if (levels->empty()) return;
+void ShortestPath::send_levels(std::shared_ptr<std::map<size_t, std::vector<FlowAdd>>> levels,
+                               std::shared_ptr<RerouteClock> clock) {
+  if (levels->empty()) {
+    if (clock) {
+      double ms = double(monotonic_ns() - clock->event_ns) / 1e6;
+      {
+        std::lock_guard lock(mu_);
+        last_reroute_ms_ = ms;
+      }
+      log::info("shortest-path",
+                "reroute acknowledged: {} flows in {} levels, {:.2f} ms after the topology change",
+                clock->flows, clock->levels, ms);
+    }
+    return;
+  }
   std::vector<FlowAdd> now = std::move(levels->begin()->second);
   levels->erase(levels->begin());
   auto gate = std::make_shared<RerouteGate>();
-  gate->next = [this, levels] { send_levels(levels); };
+  gate->next = [this, levels, clock] { send_levels(levels, clock); };
   std::map<uint64_t, std::vector<std::pair<MacAddr, uint32_t>>> by_switch;
   for (const auto& a : now) by_switch[a.dpid].emplace_back(a.mac, a.out);
   for (auto& [dpid, flows] : by_switch) {
@@ -241,6 +269,8 @@ void ShortestPath::send_levels(std::shared_ptr<std::map<size_t, std::vector<Flow
 
 void ShortestPath::reroute() {
   if (!topo_) return;
+  auto clock = std::make_shared<RerouteClock>();
+  clock->event_ns = monotonic_ns();
   topology::Graph g = topo_->graph();
   auto levels = std::make_shared<std::map<size_t, std::vector<FlowAdd>>>();
   std::vector<std::pair<uint64_t, MacAddr>> dels;
@@ -253,28 +283,30 @@ void ShortestPath::reroute() {
       Dst& d = it->second;
       auto host = topo_->host(mac);
       std::map<uint64_t, uint32_t> want;
-      std::map<uint64_t, size_t> hops_to_dst;  // 0: the destination's own switch
+      std::map<uint64_t, uint64_t> next;  // dpid -> the switch its flow forwards to
       if (host && !d.narrowed) {
+        want[host->dpid] = host->port_no;
         for (const auto& [dpid, out] : d.hops) {
-          want[host->dpid] = host->port_no;
-          hops_to_dst[host->dpid] = 0;
           if (dpid == host->dpid) continue;
           auto p = g.path(dpid, host->dpid);
           if (!p) continue;
           for (size_t i = 0; i < p->size(); ++i) {
             want[(*p)[i].dpid] = (*p)[i].out_port;
-            hops_to_dst[(*p)[i].dpid] = p->size() - i;
+            next[(*p)[i].dpid] = i + 1 < p->size() ? (*p)[i + 1].dpid : host->dpid;
           }
         }
       }
       for (const auto& [dpid, out] : d.hops)
         if (!want.count(dpid)) dels.emplace_back(dpid, mac);
+      std::set<uint64_t> changed;
       for (const auto& [dpid, out] : want) {
         auto old = d.hops.find(dpid);
-        if (old == d.hops.end() || old->second != out) {
-          (*levels)[hops_to_dst[dpid]].push_back(FlowAdd{dpid, mac, out});
-          ++n_adds;
-        }
+        if (old == d.hops.end() || old->second != out) changed.insert(dpid);
+      }
+      std::map<uint64_t, size_t> memo;
+      for (uint64_t dpid : changed) {
+        (*levels)[level_of(dpid, next, changed, memo)].push_back(FlowAdd{dpid, mac, want[dpid]});
+        ++n_adds;
       }
       d.hops = std::move(want);
       if (d.hops.empty())
@@ -285,10 +317,16 @@ void ShortestPath::reroute() {
   }
   size_t n_levels = levels->size();
   for (const auto& [dpid, mac] : dels) delete_flow(dpid, mac);
-  send_levels(std::move(levels));  // last hop first, each level confirmed by barriers
   if (n_adds || !dels.empty())
     log::info("shortest-path", "topology changed: {} flows moved in {} levels, {} removed", n_adds, n_levels,
               dels.size());
+  if (n_adds) {
+    clock->flows = n_adds;
+    clock->levels = n_levels;
+  } else {
+    clock.reset();  // no flow moved: nothing to acknowledge
+  }
+  send_levels(std::move(levels), std::move(clock));  // dependencies first, each level confirmed by barriers
 }
 
 std::map<MacAddr, std::map<uint64_t, uint32_t>> ShortestPath::installed() const {
@@ -301,6 +339,11 @@ std::map<MacAddr, std::map<uint64_t, uint32_t>> ShortestPath::installed() const 
 uint64_t ShortestPath::reroutes() const {
   std::lock_guard lock(mu_);
   return reroutes_;
+}
+
+double ShortestPath::last_reroute_ms() const {
+  std::lock_guard lock(mu_);
+  return last_reroute_ms_;
 }
 
 }  // namespace flowlab::controller

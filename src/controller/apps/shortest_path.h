@@ -19,12 +19,16 @@
 // Link or switch loss (port-status, LLDP timeout, disconnect): for every
 // destination with flows, the switches that had one get the next hop of the
 // new tree (and the switches on their new paths a flow), switches with no path
-// left lose it, as the event arrives: deletions at once, new flows last hop
-// first (the switches nearest the destination, confirmed by barriers, then
-// the next ring of switches), so a moved flow never sends into a switch that
-// does not know the destination yet (no packet-in, no drop on the way). A link that appears
-// moves flows back onto the (new) shortest path the same way. A host that moves has
-// its flows deleted everywhere.
+// left lose it, as the event arrives: deletions at once; of the new flows,
+// only those whose flow actually changes are sent, and only a chain of them
+// waits: a flow whose next hop already holds a correct flow goes out at once,
+// one whose next hop gets a new flow too waits for that switch's barrier reply
+// (RerouteGate), so a moved flow never sends into a switch that does not know
+// the destination yet (no packet-in, no drop on the way). The time from the
+// event to the last level's barrier replies is logged ("reroute
+// acknowledged") and kept (last_reroute_ms). A link that appears moves flows
+// back onto the (new) shortest path the same way. A host that moves has its
+// flows deleted everywhere.
 //
 // Tables: OF1.3 one table of its own (table-miss -> CONTROLLER); behind the
 // firewall on OF1.0 the flows carry the firewall's narrowed match
@@ -68,6 +72,11 @@ class ShortestPath : public App, public topology::TopologyListener {
   // What this app believes is installed: destination -> dpid -> output port.
   std::map<MacAddr, std::map<uint64_t, uint32_t>> installed() const;
   uint64_t reroutes() const;
+  // Milliseconds from the last topology change that moved flows (the
+  // port-status, LLDP timeout or disconnect as it reached the app) to the
+  // barrier replies of its last level; -1 before the first. Also logged
+  // ("reroute acknowledged").
+  double last_reroute_ms() const;
 
  private:
   void flood(Datapath& dp, PacketInEvent& ev);
@@ -81,9 +90,15 @@ class ShortestPath : public App, public topology::TopologyListener {
     MacAddr mac;
     uint32_t out;
   };
+  struct RerouteClock {
+    uint64_t event_ns = 0;
+    size_t flows = 0, levels = 0;
+  };
   // Sends the first level's flows (+ a barrier per switch); when every switch
-  // of it has answered, the next level (see RerouteGate in the .cpp).
-  void send_levels(std::shared_ptr<std::map<size_t, std::vector<FlowAdd>>> levels);
+  // of it has answered, the next level (see RerouteGate in the .cpp); after
+  // the last, records the time since clock->event_ns (when clock is set).
+  void send_levels(std::shared_ptr<std::map<size_t, std::vector<FlowAdd>>> levels,
+                   std::shared_ptr<RerouteClock> clock);
   void delete_flow(uint64_t dpid, MacAddr mac);
 
   Options opts_;
@@ -95,6 +110,7 @@ class ShortestPath : public App, public topology::TopologyListener {
   };
   std::map<MacAddr, Dst> installed_;
   uint64_t reroutes_ = 0;
+  double last_reroute_ms_ = -1;
 };
 
 }  // namespace flowlab::controller

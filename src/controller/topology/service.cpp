@@ -264,6 +264,7 @@ bool TopologyService::packet_in(Datapath& dp, const PacketInEvent& pev) {
     }
     PortRef src{id->dpid, id->port_no};
     if (src.dpid == at.dpid) return true;  // looped back into the same switch: not a link
+    bool reverse_unknown = false;
     {
       std::lock_guard lock(mu_);
       auto s = switches_.find(src.dpid);
@@ -291,12 +292,17 @@ bool TopologyService::packet_in(Datapath& dp, const PacketInEvent& pev) {
         ev.link_added.push_back(link_view(src, it->second));
         remove_hosts_at(src, ev);
         remove_hosts_at(at, ev);
+        // The other direction: at's LLDP went out before src's switch was
+        // connected (switches come up one by one), so it is not known until
+        // the next tick; asking now saves up to one interval at start.
+        reverse_unknown = !links_.count(at);
       }
     }
     for (const auto& l : ev.link_added)
       log::info("topology", "link up: {:016x}:{} -> {:016x}:{}", l.src_dpid, l.src_port, l.dst_dpid,
                 l.dst_port);
     deliver(ev);
+    if (reverse_unknown) send_lldp(at.dpid, {at.port_no});
     return true;
   }
   MacAddr src;

@@ -387,6 +387,63 @@ TEST(Connector, BacksOffExponentiallyThenConnects) {
   });
 }
 
+// A controller that is not listening yet refuses: the switch retries every
+// refused_max, not with the doubling meant for an unreachable host (which
+// had it wait up to 8 s after a controller that started a moment late).
+TEST(Connector, RefusedConnectsRetryAtRefusedMax) {
+  IoThread io;
+  uint16_t port;
+  {
+    asio::ip::tcp::acceptor a(io.io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+    port = a.local_endpoint().port();
+  }
+  auto ep = parse_endpoint(fmt::format("tcp:127.0.0.1:{}", port));
+  ASSERT_TRUE(ep.ok());
+  std::mutex mu;
+  std::vector<long> waits;
+  std::atomic<bool> connected{false};
+  BackoffOptions b;
+  b.initial = 10ms;
+  b.max = 8000ms;
+  b.refused_max = 30ms;
+  auto connector = std::make_unique<Connector>(
+      io.io, *ep, ConnectionOptions{},
+      [&](const ConnectionPtr& c) {
+        connected = true;
+        c->start();
+      },
+      b, TlsConfig{},
+      [&](const std::string&, std::chrono::milliseconds next) {
+        std::lock_guard lock(mu);
+        waits.push_back(long(next.count()));
+      });
+  io.run([&] {
+    connector->start();
+    return 0;
+  });
+  for (int i = 0; i < 400; ++i) {
+    {
+      std::lock_guard lock(mu);
+      if (waits.size() >= 6) break;
+    }
+    std::this_thread::sleep_for(5ms);
+  }
+  {
+    std::lock_guard lock(mu);
+    ASSERT_GE(waits.size(), 6u);
+    EXPECT_EQ(waits[0], 10);
+    EXPECT_EQ(waits[1], 20);
+    for (size_t i = 2; i < waits.size(); ++i) EXPECT_EQ(waits[i], 30) << i;  // not 40, 80, ... 8000
+  }
+  Server s(io, {}, port);
+  for (int i = 0; i < 200 && !connected; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(connected);
+  io.run([&] {
+    connector.reset();
+    return 0;
+  });
+}
+
 TEST(Listener, PortInUseIsAClearError) {
   IoThread io;
   Server s(io);

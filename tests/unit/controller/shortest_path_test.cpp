@@ -234,10 +234,30 @@ TEST_P(TopologyTest, PathFlowsLastHopFirstAndThePacketAfterTheBarrier) {
   EXPECT_GT(s1.all<of::PacketOut>().size(), s1_outs);
 }
 
+// A link found in one direction is probed in the other at once: s2's LLDP
+// goes out of port 3 again when s1's frame arrives there (at start-up the
+// other switch may not have been connected yet when it first went out), not
+// at the next tick (1 min here).
+TEST_P(TopologyTest, NewLinkSendsLldpBackAtOnce) {
+  std::vector<std::unique_ptr<App>> apps;
+  apps.push_back(shortest_path());
+  ControllerRunner c(std::move(apps), fast_topology(60000ms));
+  FakeSwitch s1(c.port(), GetParam(), 1), s2(c.port(), GetParam(), 2);
+  ASSERT_TRUE(wait_for([&] { return lldp_out_of(s1, 3).has_value() && lldp_out_of(s2, 3).has_value(); }));
+  size_t before = s2.all<of::PacketOut>().size();
+  s2.packet_in(3, *lldp_out_of(s1, 3));  // s1:3 -> s2:3 seen
+  ASSERT_TRUE(wait_for([&] { return n_links(c) == 1; }));
+  ASSERT_TRUE(wait_for([&] { return s2.all<of::PacketOut>().size() > before; }));
+  auto outs = s2.all<of::PacketOut>();
+  ASSERT_TRUE(lldp_out_of(s2, 3).has_value());
+  EXPECT_EQ(outs.back().actions.at(0).port, 3u);
+  EXPECT_EQ(outs.back().data.at(12), 0x88);
+}
+
 // Triangle: s1:2-s2:3, s2:2-s3:3, s3:2-s1:3; the tree leaves out s2:2-s3:3.
 struct Triangle {
   explicit Triangle(uint8_t v, bool proxy_arp = false, ControllerOptions o = fast_topology())
-      : c(make(proxy_arp), o),
+      : c(make(proxy_arp, &app), o),
         p1(std::make_unique<FakeSwitch>(c.port(), v, 1)),
         p2(std::make_unique<FakeSwitch>(c.port(), v, 2)),
         p3(std::make_unique<FakeSwitch>(c.port(), v, 3)),
@@ -249,11 +269,13 @@ struct Triangle {
     relay_lldp(s3, 2, s1, 3);
     EXPECT_TRUE(wait_for([&] { return n_links(c) == 6; }));
   }
-  static std::vector<std::unique_ptr<App>> make(bool proxy_arp) {
+  static std::vector<std::unique_ptr<App>> make(bool proxy_arp, ShortestPath** app) {
     std::vector<std::unique_ptr<App>> apps;
     apps.push_back(shortest_path(proxy_arp));
+    *app = static_cast<ShortestPath*>(apps.back().get());
     return apps;
   }
+  ShortestPath* app = nullptr;
   ControllerRunner c;
   std::unique_ptr<FakeSwitch> p1, p2, p3;
   FakeSwitch &s1, &s2, &s3;
@@ -328,6 +350,45 @@ TEST_P(TopologyTest, LinkDownMovesTheFlowsLastHopFirst) {
   EXPECT_EQ(flows_to(t.s1, kMacB).size(), s1_flows) << "s1 moved before s3 knew B";
   t.s3.release_barriers();
   ASSERT_TRUE(wait_for([&] { return out_port(flows_to(t.s1, kMacB).back()) == 3u; }));
+}
+
+// Only a chain of changed flows waits for barriers. Flows to B (on s2) on s1
+// and s3, to A (on s1) on s2; s1-s2 goes down. s1's new flow to B points at
+// s3, which already has B's flow: it goes out at once, while s3's barrier is
+// still unanswered. s3's new flow to A points at A's own switch: at once
+// too. s2's new flow to A points at s3, whose flow to A is new: it waits for
+// s3's barrier reply. The time to the last reply is recorded.
+TEST_P(TopologyTest, RerouteWaitsOnlyForChangedNextHops) {
+  constexpr uint64_t kMacC = 0x0200000000cc;
+  Triangle t(GetParam());
+  EXPECT_LT(t.app->last_reroute_ms(), 0);
+  t.s2.packet_in(1, eth_frame(kMacA, kMacB, 0x0800));  // B on s2:1
+  ASSERT_TRUE(wait_for([&] { return t.c.controller().topology().hosts().size() == 1; }));
+  t.s1.packet_in(1, eth_frame(kMacB, kMacA, 0x0800));  // A on s1:1 -> B: s1:2
+  ASSERT_TRUE(wait_for([&] { return !flows_to(t.s1, kMacB).empty(); }));
+  t.s3.packet_in(1, eth_frame(kMacB, kMacC, 0x0800));  // C on s3:1 -> B: s3:3
+  ASSERT_TRUE(wait_for([&] { return !flows_to(t.s3, kMacB).empty(); }));
+  t.s2.packet_in(1, eth_frame(kMacA, kMacB, 0x0800));  // B -> A: s2:3
+  ASSERT_TRUE(wait_for([&] { return !flows_to(t.s2, kMacA).empty(); }));
+  ASSERT_EQ(out_port(flows_to(t.s2, kMacA).back()), 3u);
+  ASSERT_EQ(out_port(flows_to(t.s3, kMacB).back()), 3u);
+  size_t s3_barriers = t.s3.all<of::BarrierRequest>().size();
+  t.s3.hold_barriers();
+  t.s3.sync();
+  t.s1.send(link_down(2));
+  ASSERT_TRUE(wait_for([&] { return out_port(flows_to(t.s1, kMacB).back()) == 3u; }))
+      << "s1 waited although s3 already knew B";
+  ASSERT_TRUE(wait_for([&] { return !flows_to(t.s3, kMacA).empty(); }));
+  EXPECT_EQ(out_port(flows_to(t.s3, kMacA).back()), 2u);
+  ASSERT_TRUE(t.s3.wait_count<of::BarrierRequest>(s3_barriers + 1));
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(out_port(flows_to(t.s2, kMacA).back()), 3u) << "s2 moved before s3 knew A";
+  EXPECT_LT(t.app->last_reroute_ms(), 0);  // the last level is not acknowledged yet
+  t.s3.release_barriers();
+  ASSERT_TRUE(wait_for([&] { return out_port(flows_to(t.s2, kMacA).back()) == 2u; }));
+  ASSERT_TRUE(wait_for([&] { return t.app->last_reroute_ms() >= 0; }));
+  EXPECT_GE(t.app->last_reroute_ms(), 50.0);  // it included the 50 ms s3 held its barrier
+  RecordProperty("reroute_ack_us", int(t.app->last_reroute_ms() * 1000));
 }
 
 TEST_P(TopologyTest, SwitchLossRemovesFlowsThatHaveNoPathLeft) {
@@ -409,7 +470,8 @@ TEST_P(TopologyTest, FirewallReloadKeepsTheLldpFlow) {
   auto lldp_flows_after = [&](size_t from) {
     size_t n = 0;
     auto fms = sw.all<of::FlowMod>();
-    for (size_t i = from; i < fms.size(); ++i) n += is_lldp_flow(fms[i]) && fms[i].command == of::FlowModCommand::kAdd;
+    for (size_t i = from; i < fms.size(); ++i)
+      n += is_lldp_flow(fms[i]) && fms[i].command == of::FlowModCommand::kAdd;
     return n;
   };
   ASSERT_TRUE(wait_for([&] { return lldp_flows_after(0) == 1; }));
