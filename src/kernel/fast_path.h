@@ -33,7 +33,7 @@
 //  * Counters: per-CPU per-entry packets/bytes (fl_counters, one mmap'd
 //    array, CPU-major), folded into flow, table and port counters on read
 //    (and before idle expiry).
-//  * Start-up: the verifier checks ~1.9k instructions (global functions and
+//  * Start-up: the verifier checks ~4.9k instructions (global functions and
 //    a bpf_loop instead of unrolled, state-splitting loops) and the maps are
 //    allocated lazily or as plain arrays: a load takes ~5 ms, not ~300 ms.
 // Costs: a hit is one hash lookup per mask tried plus the ops in the kernel,
