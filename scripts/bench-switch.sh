@@ -10,7 +10,13 @@
 # tcp-rr latency (p50), medians of -r repeats, and each one's ratio to the
 # bridge. Not a test: needs root, iperf3, ovs-vswitchd/ovsdb-server/ovs-ofctl.
 #
-#   sudo scripts/bench-switch.sh [-b path/to/flowlab] [-t seconds] [-r repeats] [-o results.json] [-a] [-g pktgen-threads]
+#   sudo scripts/bench-switch.sh [-b path/to/flowlab] [-t seconds] [-r repeats] [-o results.json] [-a] [-g pktgen-threads] [-P dir]
+#
+# -P dir: also profile (perf record -a -g, the whole machine) the first TCP
+# and UDP 64 B run of each backend into dir/BACKEND-{tcp,udp64}.data and print
+# where the cycles go (scripts/perf-shares.py): the forwarding element's share
+# and the Amdahl bound it sets. Profiling perturbs the figures: use a separate
+# invocation (e.g. -r 1) for the profile and one without -P for the figures.
 #
 # Layout: namespaces h1 (10.0.0.1) and h2 (10.0.0.2), and a switch namespace
 # holding the other ends of their veths (p1, p2). Every backend runs in the
@@ -24,7 +30,8 @@ OUT=""
 THREADS=1
 ALL_OVS=0
 PKTGEN_THREADS=2
-while getopts "b:t:r:o:j:g:ah" opt; do
+PROFILE_DIR=""
+while getopts "b:t:r:o:j:g:P:ah" opt; do
   case $opt in
     b) BIN=$OPTARG ;;
     t) DUR=$OPTARG ;;
@@ -33,6 +40,7 @@ while getopts "b:t:r:o:j:g:ah" opt; do
     j) THREADS=$OPTARG ;;
     a) ALL_OVS=1 ;;
     g) PKTGEN_THREADS=$OPTARG ;;
+    P) PROFILE_DIR=$OPTARG ;;
     *) sed -n '2,18p' "$0"; exit 2 ;;
   esac
 done
@@ -46,15 +54,26 @@ fi
 for t in iperf3 ping ip ovs-vsctl ovs-vswitchd ovsdb-server ovsdb-tool ovs-ofctl python3; do
   command -v $t >/dev/null || { echo "bench-switch: $t is not installed" >&2; exit 2; }
 done
+if [[ -n "$PROFILE_DIR" ]]; then
+  command -v perf >/dev/null || { echo "bench-switch: -P needs perf (linux-perf)" >&2; exit 2; }
+  mkdir -p "$PROFILE_DIR"
+fi
 
 TAG="fb$$"
 H1="${TAG}h1"; H2="${TAG}h2"; SW="${TAG}sw"; D1="${TAG}d1"; D2="${TAG}d2"
 RUN=$(mktemp -d /tmp/flowlab-bench.XXXXXX)
+# pktgen runs as "fl-pktgen" (a symlink: its comm), so a profile tells the
+# sender from other flowlab processes on a shared machine.
+PKTGEN=$RUN/fl-pktgen
+ln -s "$(realpath "$BIN")" "$PKTGEN"
 FLOWLAB_PID=""
+BPF_STATS0=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
 
 cleanup() {
   set +e
+  sysctl -qw kernel.bpf_stats_enabled="$BPF_STATS0" 2>/dev/null
   [[ -n "$FLOWLAB_PID" ]] && kill "$FLOWLAB_PID" 2>/dev/null && wait "$FLOWLAB_PID" 2>/dev/null
+  [[ -n "$PERF_PID" ]] && kill "$PERF_PID" 2>/dev/null
   stop_ovs
   for ns in $H1 $H2 $SW $D1 $D2; do ip netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null; ip netns del $ns 2>/dev/null; done
   rm -rf "$RUN"
@@ -90,6 +109,9 @@ setup_topology() {
 OF_PORT=6633
 start_flowlab() {  # $1 = tc | af-packet
   OF_PORT=$((OF_PORT + 1))  # a fresh port per run: the last one may still be in TIME_WAIT
+  # The kernel times each BPF program run while this is on (~20 ns a run:
+  # two clock reads); the switch reports its program's ns per run.
+  [[ $1 == tc ]] && sysctl -qw kernel.bpf_stats_enabled=1
   # Not through in_ns: $! must be the switch itself (ip netns exec execs it),
   # not a subshell that a kill would leave the switch running behind.
   ip netns exec $SW "$BIN" switch --name bench --port p1 --port p2 --threads "$THREADS" --datapath "$1" \
@@ -104,8 +126,9 @@ stop_flowlab() {
   [[ -n "$FLOWLAB_PID" ]] || return 0
   kill "$FLOWLAB_PID" 2>/dev/null || true; wait "$FLOWLAB_PID" || true
   FLOWLAB_PID=""; SWITCH_PIDS=""
+  sysctl -qw kernel.bpf_stats_enabled="$BPF_STATS0"
   for f in $RUN/flowlab-*.json; do
-    [[ -f $f ]] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('bench-switch:', d['name'], 'fast_path', json.dumps(d.get('fast_path')))" "$f" >&2
+    [[ -f $f ]] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d.get('fast_path') or {}; print('bench-switch:', d['name'], 'fast_path', json.dumps(f)); r=f.get('prog_runs') or 0; r and print('bench-switch: the TC program took %.0f ns per run (%d runs, kernel bpf_stats; all runs of the benchmark)' % (f['prog_ns'] / r, r))" "$f" >&2
     rm -f "$f"
   done
 }
@@ -196,7 +219,7 @@ measure_tcp() {
 measure_udp() {
   local r0 r1 t0 t1
   r0=$(in_ns $H2 cat /sys/class/net/eth0/statistics/rx_packets); t0=$(date +%s.%N)
-  timeout $((DUR + 15)) ip netns exec $H1 "$BIN" pktgen --dst 10.0.0.2 --size "$1" --flows 64 --threads "$PKTGEN_THREADS" --seconds "$DUR" >/dev/null 2>&1 || true
+  timeout $((DUR + 15)) ip netns exec $H1 "$PKTGEN" pktgen --dst 10.0.0.2 --size "$1" --flows 64 --threads "$PKTGEN_THREADS" --seconds "$DUR" >/dev/null 2>&1 || true
   sleep 0.1
   r1=$(in_ns $H2 cat /sys/class/net/eth0/statistics/rx_packets); t1=$(date +%s.%N)
   python3 -c "print('%.0f' % (($r1-$r0)/($t1-$t0-0.1)))" 2>/dev/null || echo fail
@@ -215,17 +238,37 @@ measure_rr() {
 
 median() { python3 -c "import sys,statistics as s; v=[float(x) for x in sys.argv[1:] if x!='fail']; print(('%.3f' % s.median(v)) if v else 'fail')" "$@"; }
 
+# -P: perf samples the whole machine for the middle of one measurement
+# (it starts 0.5 s in and stops a second before the end).
+PERF_PID=""
+profile_start() {
+  local secs=$((DUR > 2 ? DUR - 2 : 1))
+  ( sleep 0.5; exec perf record -a -g -q -o "$PROFILE_DIR/$1.data" -- sleep "$secs" ) >/dev/null 2>&1 &
+  PERF_PID=$!
+}
+profile_stop() {
+  [[ -n "$PERF_PID" ]] || return 0
+  wait "$PERF_PID" 2>/dev/null || true
+  PERF_PID=""
+}
+
 declare -A R
 run_backend() {  # name start stop
   local name=$1 start=$2 stop=$3
   echo "bench-switch: $name ..." >&2
   $start
   in_ns $H1 ping -c 2 -W 2 10.0.0.2 >/dev/null 2>&1 || true   # warm up ARP / learning
-  local tcp=() cores=() nskb=() mnskb=() u64=() u1470=() rtt=() rr=() m
+  local tcp=() cores=() nskb=() mnskb=() u64=() u1470=() rtt=() rr=() m rep=0
   for _ in $(seq "$REPEATS"); do
+    rep=$((rep + 1))
+    [[ -n "$PROFILE_DIR" && $rep == 1 ]] && profile_start "$name-tcp"
     read -r -a m <<< "$(measure_tcp)"
+    profile_stop
     tcp+=("${m[0]}"); cores+=("${m[1]:-fail}"); nskb+=("${m[2]:-fail}"); mnskb+=("${m[3]:-fail}")
-    u64+=("$(measure_udp 18)"); u1470+=("$(measure_udp 1470)"); rtt+=("$(measure_ping)"); rr+=("$(measure_rr)")
+    [[ -n "$PROFILE_DIR" && $rep == 1 ]] && profile_start "$name-udp64"
+    u64+=("$(measure_udp 18)")
+    profile_stop
+    u1470+=("$(measure_udp 1470)"); rtt+=("$(measure_ping)"); rr+=("$(measure_rr)")
   done
   R[$name,tcp]=$(median "${tcp[@]}"); R[$name,cores]=$(median "${cores[@]}"); R[$name,nskb]=$(median "${nskb[@]}"); R[$name,mnskb]=$(median "${mnskb[@]}")
   R[$name,u64]=$(median "${u64[@]}")
@@ -280,4 +323,13 @@ if [[ -n "$OUT" ]]; then
     done
     echo; echo "}"
   } > "$OUT"
+fi
+
+if [[ -n "$PROFILE_DIR" ]]; then
+  printf "\nprofile (perf record -a -g; %s):\n" "$PROFILE_DIR"
+  for b in flowlab-tc bridge direct; do
+    for m in tcp udp64; do
+      [[ -f $PROFILE_DIR/$b-$m.data ]] && python3 "$(dirname "$0")/perf-shares.py" "$b" "$m" "$PROFILE_DIR/$b-$m.data"
+    done
+  done
 fi

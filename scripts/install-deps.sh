@@ -15,6 +15,9 @@ PACKAGES=(
   # the eBPF fast path (src/kernel): libbpf to load/attach, bpftool to embed the
   # program as a skeleton, clang (above) compiles it with -target bpf
   libbpf-dev bpftool
+  # scripts/bench-switch.sh -P profiles each backend (perf record -a -g) to show
+  # where the cycles go (the forwarding element's share, the Amdahl bound)
+  linux-perf
   # lab, peers and traffic tools
   iproute2 iptables ethtool iputils-ping procps psmisc
   openvswitch-switch python3-os-ken iperf3 iperf tshark openssl

@@ -20,8 +20,9 @@ constexpr uint8_t kTcp = 6, kUdp = 17, kIcmp = 1;
 
 class Recorder {
  public:
-  Recorder(FastPathDecision& d, FlowKey& key, const std::function<bool(uint32_t)>& usable)
-      : d_(d), key_(key), usable_(usable) {}
+  Recorder(FastPathDecision& d, FlowKey& key, const std::function<bool(uint32_t)>& usable,
+           const PortView* ports, const GroupTable* groups)
+      : d_(d), key_(key), usable_(usable), ports_(ports), groups_(groups) {}
 
   bool add(Kind k, uint32_t port = 0, uint64_t value = 0) {
     if (d_.n_ops == FastPathDecision::kMaxOps) return false;
@@ -30,6 +31,18 @@ class Recorder {
   }
 
   bool output(uint32_t port) {
+    if (port == of::port::kFlood || port == of::port::kAll || port == of::port::kNormal) {
+      // As the pipeline floods (NORMAL is FLOOD there): every listed port but
+      // in_port, in list order; one that cannot bypass the slow path (LOCAL,
+      // a TAP, port config) keeps the whole decision in the slow path.
+      if (!ports_) return true;
+      ports_->list_ports(flood_);
+      for (uint32_t p : flood_) {
+        if (p == key_.in_port) continue;
+        if (p == 0 || p > of::port::kMax || !usable_(p) || !add(Kind::kOutput, p)) return false;
+      }
+      return true;
+    }
     if (port == of::port::kInPort)
       port = key_.in_port;
     else if (port == key_.in_port)
@@ -90,6 +103,9 @@ class Recorder {
           break;
         case of::ActionType::kSetQueue:  // queues are not modelled on output
           break;
+        case of::ActionType::kGroup:
+          if (!group(a.group_id)) return false;
+          break;
         default:
           return false;
       }
@@ -97,10 +113,34 @@ class Recorder {
     return true;
   }
 
+  // Group ALL (every bucket) or INDIRECT (its one bucket) whose buckets only
+  // output: each bucket sees the packet as the group got it, as the pipeline
+  // runs a bucket that modifies nothing on the packet itself. Buckets that
+  // modify (they run on a copy there), nested groups, select and fast-failover
+  // stay in the slow path.
+  bool group(uint32_t id) {
+    if (!groups_ || d_.n_groups == FastPathDecision::kMaxGroups) return false;
+    auto it = groups_->find(id);
+    if (it == groups_->end()) return true;  // the pipeline does nothing either
+    const Group& g = *it->second;
+    if (g.type != of::GroupType::kAll && g.type != of::GroupType::kIndirect) return false;
+    const size_t n = g.type == of::GroupType::kAll ? g.buckets.size() : std::min<size_t>(g.buckets.size(), 1);
+    for (size_t b = 0; b < n; ++b)
+      for (const of::Action& a : g.buckets[b].actions) {
+        if (a.type == of::ActionType::kSetQueue) continue;
+        if (a.type != of::ActionType::kOutput || !output(a.port)) return false;
+      }
+    d_.groups[d_.n_groups++] = FastPathDecision::GroupHit{g.counters, uint16_t(n)};
+    return true;
+  }
+
  private:
   FastPathDecision& d_;
   FlowKey& key_;
   const std::function<bool(uint32_t)>& usable_;
+  const PortView* ports_;
+  const GroupTable* groups_;
+  std::vector<uint32_t> flood_;
 };
 
 // The OF1.3 action set of write-actions, restricted to what the kernel runs:
@@ -109,6 +149,7 @@ struct WrittenSet {
   bool dec_ttl = false;
   std::array<const of::Action*, of::kNumBasicOxm> fields{};
   const of::Action* output = nullptr;
+  const of::Action* group = nullptr;  // replaces the output when set (OF1.3 5.10)
   bool ok = true;
 
   void clear() { *this = WrittenSet{}; }
@@ -126,6 +167,9 @@ struct WrittenSet {
           break;
         case of::ActionType::kOutput:
           output = &a;
+          break;
+        case of::ActionType::kGroup:
+          group = &a;
           break;
         case of::ActionType::kSetQueue:
           break;
@@ -149,7 +193,7 @@ std::optional<FastPathDecision> decide_for_fast_path(ForwardingContext& ctx, con
   FastPathDecision d;
   d.version = snap.version;
   FlowKey key = in_key;
-  Recorder rec(d, key, port_usable);
+  Recorder rec(d, key, port_usable, st.dp.ports, snap.groups.get());
   WrittenSet as;
   uint8_t table = 0;
   for (;;) {
@@ -178,7 +222,11 @@ std::optional<FastPathDecision> decide_for_fast_path(ForwardingContext& ctx, con
   if (as.dec_ttl && !rec.add(Kind::kDecTtl)) return std::nullopt;
   for (const of::Action* a : as.fields)
     if (a && !rec.set_field(a->field)) return std::nullopt;
-  if (as.output && !rec.output(as.output->port)) return std::nullopt;
+  if (as.group) {
+    if (!rec.group(as.group->group_id)) return std::nullopt;
+  } else if (as.output && !rec.output(as.output->port)) {
+    return std::nullopt;
+  }
   return d;
 }
 
@@ -191,6 +239,15 @@ void account_fast_path_hits(Datapath& dp, const FastPathDecision& d, uint64_t pa
     fc.bytes.fetch_add(bytes, std::memory_order_relaxed);
     if (fc.last_used_ns.load(std::memory_order_relaxed) < now_ns)
       fc.last_used_ns.store(now_ns, std::memory_order_relaxed);
+  }
+  for (size_t i = 0; i < d.n_groups; ++i) {
+    GroupCounters& gc = *d.groups[i].counters;
+    gc.packets.fetch_add(packets, std::memory_order_relaxed);
+    gc.bytes.fetch_add(bytes, std::memory_order_relaxed);
+    for (size_t b = 0; b < d.groups[i].n_buckets && b < gc.bucket_packets.size(); ++b) {
+      gc.bucket_packets[b].fetch_add(packets, std::memory_order_relaxed);
+      gc.bucket_bytes[b].fetch_add(bytes, std::memory_order_relaxed);
+    }
   }
   DatapathImpl& impl = dp.impl();
   std::lock_guard lk(impl.reg_mu);

@@ -6,8 +6,11 @@
 // packet, records what it would do: an ordered list of simple ops (outputs to
 // real ports, set-field of Ethernet/IPv4/TCP/UDP fields, IPv4 TTL decrement)
 // and the flows and tables it went through (their counters get the kernel's
-// hits). Anything the kernel cannot run exactly — meters, groups, packet-in,
-// FLOOD/ALL, LOCAL, VLAN/MPLS/PBB push/pop, set-queue aside, a table miss that
+// hits). FLOOD / ALL / NORMAL become one output per port (as the pipeline
+// floods), groups ALL and INDIRECT whose buckets only output become their
+// buckets' outputs (the group and bucket counters get the hits). Anything the
+// kernel cannot run exactly — meters, select / fast-failover groups or buckets
+// that modify, packet-in, LOCAL, VLAN/MPLS/PBB push/pop, set-queue aside, a table miss that
 // goes to the controller, a port whose config would drop or divert the packet
 // — makes decide() return nullopt: such packets stay in the slow path.
 //
@@ -32,6 +35,7 @@
 
 #include "datapath/datapath.h"
 #include "datapath/flow_entry.h"
+#include "datapath/groups.h"
 
 namespace flowlab::dp {
 
@@ -52,8 +56,15 @@ struct FastPathOp {
 };
 
 struct FastPathDecision {
-  static constexpr size_t kMaxOps = 8;
+  static constexpr size_t kMaxOps = 16;  // = FL_MAX_OPS (a FLOOD over 16 ports)
   static constexpr size_t kMaxFlows = 8;
+  static constexpr size_t kMaxGroups = 4;
+  // A group the decision went through: its counters and those of its first
+  // n_buckets buckets get the kernel's hits.
+  struct GroupHit {
+    std::shared_ptr<GroupCounters> counters;
+    uint16_t n_buckets = 0;
+  };
   std::array<FastPathOp, kMaxOps> ops{};
   size_t n_ops = 0;
   // Flows matched on the way (their counters and idle timers get the hits) and
@@ -61,6 +72,8 @@ struct FastPathDecision {
   std::array<std::shared_ptr<FlowCounters>, kMaxFlows> flows{};
   std::array<uint8_t, kMaxFlows> tables{};
   size_t n_flows = 0;
+  std::array<GroupHit, kMaxGroups> groups{};
+  size_t n_groups = 0;
   uint8_t miss_table = 0xff;  // a table whose lookup missed (drop), 0xff when none
   uint64_t version = 0;       // snapshot version the decision was made at
   // Megaflow: the key bits the decision depends on (the union of the masks of

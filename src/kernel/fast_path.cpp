@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -82,6 +83,7 @@ Result<std::unique_ptr<FastPath>> FastPath::load() {
   libbpf_set_print(libbpf_to_log);
   std::unique_ptr<FastPath> fp(new FastPath());
   FLOWLAB_ASSIGN_OR_RETURN(fp->forced_, attach_mode_from_env());
+  const auto t0 = std::chrono::steady_clock::now();
   int n = libbpf_num_possible_cpus();
   fp->ncpus_ = n > 0 ? n : 1;
   fp->skel_ = fast_path_bpf__open();
@@ -97,8 +99,13 @@ Result<std::unique_ptr<FastPath>> FastPath::load() {
   if (mem == MAP_FAILED) return fail("cannot map the fast path counters: {}", std::strerror(errno));
   fp->counters_ = static_cast<fl_count*>(mem);
   fp->counters_bytes_ = bytes;
-  log::debug("kernel", "fast path loaded: program fd {}, {} possible CPUs",
-             bpf_program__fd(fp->skel_->progs.fl_ingress), fp->ncpus_);
+  fp->load_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  bpf_prog_info info{};
+  uint32_t info_len = sizeof info;
+  if (bpf_obj_get_info_by_fd(bpf_program__fd(fp->skel_->progs.fl_ingress), &info, &info_len) == 0)
+    fp->verified_insns_ = info.verified_insns;
+  log::debug("kernel", "fast path loaded in {:.1f} ms ({} instructions verified, {} possible CPUs)",
+             fp->load_ms_, fp->verified_insns_, fp->ncpus_);
   return fp;
 }
 
@@ -212,6 +219,12 @@ FastPathStats FastPath::stats() const {
   for (uint32_t i = 0; i < FL_STAT_COUNT; ++i) {
     if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.fl_stats), &i, per_cpu.data()) != 0) continue;
     for (uint64_t v : per_cpu) *out[i] += v;
+  }
+  bpf_prog_info info{};
+  uint32_t info_len = sizeof info;
+  if (bpf_obj_get_info_by_fd(bpf_program__fd(skel_->progs.fl_ingress), &info, &info_len) == 0) {
+    s.prog_runs = info.run_cnt;
+    s.prog_ns = info.run_time_ns;
   }
   return s;
 }

@@ -33,7 +33,7 @@
 //  * Counters: per-CPU per-entry packets/bytes (fl_counters, one mmap'd
 //    array, CPU-major), folded into flow, table and port counters on read
 //    (and before idle expiry).
-//  * Start-up: the verifier checks ~1.9k instructions (global functions and
+//  * Start-up: the verifier checks ~4.9k instructions (global functions and
 //    a bpf_loop instead of unrolled, state-splitting loops) and the maps are
 //    allocated lazily or as plain arrays: a load takes ~5 ms, not ~300 ms.
 // Costs: a hit is one hash lookup per mask tried plus the ops in the kernel,
@@ -58,6 +58,9 @@ struct FastPathStats {
   uint64_t hits = 0, upcalls = 0, drops = 0, errors = 0;
   // Per action kind (hits by how the last output left, clones, GSO frames).
   uint64_t out_peer = 0, out_redirect = 0, out_clone = 0, gso = 0;
+  // The program's own time: runs and ns the kernel counted (bpf_prog_info
+  // run_cnt / run_time_ns; 0 unless kernel.bpf_stats_enabled=1).
+  uint64_t prog_runs = 0, prog_ns = 0;
 };
 
 // How the program is attached: kAuto tries a tcx link and falls back to a
@@ -81,6 +84,10 @@ class FastPath {
   // Inactive ports send every packet up (port config the kernel does not model).
   Status set_port_active(int ifindex, int upcall_ifindex, bool active);
   std::string_view attach_mode() const { return attach_mode_; }  // "tcx", "clsact" or ""
+  // What the load cost: instructions the verifier processed (the kernel's
+  // bpf_prog_info.verified_insns) and the wall time of open + load.
+  uint32_t verified_insns() const { return verified_insns_; }
+  double load_ms() const { return load_ms_; }
 
   void set_epoch(uint64_t e);
   uint64_t epoch() const;
@@ -102,6 +109,8 @@ class FastPath {
   std::string attach_mode_;
   AttachMode forced_ = AttachMode::kAuto;
   int ncpus_ = 1;
+  uint32_t verified_insns_ = 0;
+  double load_ms_ = 0;
   fl_count* counters_ = nullptr;  // fl_counters, mmap'd
   size_t counters_bytes_ = 0;
 };

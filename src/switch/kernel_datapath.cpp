@@ -35,6 +35,8 @@ bool KernelDatapath::KeyEq::operator()(const fl_key& a, const fl_key& b) const {
 KernelDatapath::KernelDatapath(std::unique_ptr<kernel::FastPath> fp, dp::Datapath& dp, SwitchPorts& ports)
     : fp_(std::move(fp)), dp_(dp), ports_(ports) {}
 
+static_assert(FL_MAX_OPS == dp::FastPathDecision::kMaxOps, "one kernel op per decision op");
+
 Result<std::unique_ptr<KernelDatapath>> KernelDatapath::create(std::unique_ptr<kernel::FastPath> fp,
                                                                dp::Datapath& dp, SwitchPorts& ports) {
   std::unique_ptr<KernelDatapath> kd(new KernelDatapath(std::move(fp), dp, ports));

@@ -215,10 +215,10 @@ struct Switch::Impl {
           "{{\"datapath\": \"tc\", \"attach\": \"{}\", \"kernel_packets\": {}, \"upcalls\": {}, "
           "\"kernel_drops\": {}, \"kernel_errors\": {}, \"entries\": {}, \"installs\": {}, "
           "\"uncacheable\": {}, \"install_skipped\": {}, \"masks\": {}, \"out_peer\": {}, "
-          "\"out_redirect\": {}, \"out_clone\": {}, \"gso_frames\": {}}}",
+          "\"out_redirect\": {}, \"out_clone\": {}, \"gso_frames\": {}, \"prog_runs\": {}, \"prog_ns\": {}}}",
           kernel->attach_mode(), k.hits, k.upcalls, k.drops, k.errors, kernel->entries(), kc.installs.load(),
           kc.uncacheable.load(), kc.install_skipped.load(), kernel->mask_count(), k.out_peer, k.out_redirect,
-          k.out_clone, k.gso);
+          k.out_clone, k.gso, k.prog_runs, k.prog_ns);
     } else {
       fast_path_json =
           fmt::format("{{\"datapath\": \"af-packet\", \"kernel_packets\": 0, \"upcalls\": {}}}", c.packets);

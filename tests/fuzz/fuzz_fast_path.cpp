@@ -5,7 +5,8 @@
 //  1. Cache key extraction: whatever extract_cache_key accepts has an
 //     OpenFlow FlowKey equal to the FlowKey of a canonical frame rebuilt from
 //     the cache key alone (so nothing outside the key can change a decision).
-//  2. Action translation: when decide_for_fast_path hands a decision over, the
+//  2. Action translation (FLOOD / ALL and groups included): when decide_for_fast_path hands a decision over,
+//  the
 //     ops run on the frame (the way the BPF program runs them) give the same
 //     outputs, in the same order, with the same bytes (checksum fields aside)
 //     as the real pipeline on the same frame.
@@ -65,7 +66,19 @@ const char* kActions[] = {"output:2",
                           "write_actions(dec_ttl,output:3),goto_table:1",
                           "write_metadata:0x1,goto_table:1",
                           "set_field:10.1.1.1->ip_dst,goto_table:1",
-                          "group:1"};
+                          "group:1",
+                          "group:2",
+                          "group:3",
+                          "group:4",
+                          "all",
+                          "write_actions(group:1)",
+                          "write_actions(group:2,output:1)"};
+// Groups of the datapath: ALL and INDIRECT that only output (translated), ALL
+// with a bucket that modifies and SELECT (kept in the slow path).
+const char* kGroups[] = {"group_id=1,type=all,bucket=output:2,bucket=output:3",
+                         "group_id=2,type=indirect,bucket=output:3",
+                         "group_id=3,type=all,bucket=mod_dl_src:02:00:00:00:00:07,output:2,bucket=output:3",
+                         "group_id=4,type=select,bucket=weight:1,actions=output:2"};
 
 class Ports final : public dp::PortView {
  public:
@@ -248,6 +261,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // 2. action translation against the pipeline
   Ports ports;
   dp::Datapath dp({.n_tables = 2}, &ports);
+  for (const char* g : kGroups) {
+    auto gm = of::parse_group_mod(g, of::GroupModCommand::kAdd);
+    if (!gm.ok() || !dp.group_mod(*gm, 1).ok()) fail_with("a vocabulary group does not parse");
+  }
   for (uint8_t i = 0; i < n_flows; ++i) {
     std::string text = "table=" + std::to_string(ctl[i * 3] & 1) +
                        ",priority=" + std::to_string(ctl[i * 3] >> 1) + "," +

@@ -90,12 +90,53 @@ static __always_inline void count_stat(__u32 i) {
 }
 
 /* Mirrors src/kernel/cache_key.cpp (fuzzed against the OpenFlow key
- * extraction). Returns 0 when the packet can be cached. Global: verified once. */
+ * extraction). Returns 0 when the packet can be cached. Reads the headers in
+ * place (direct packet access: no helper call, no copy) when they are in the
+ * skb's linear part, as they are for the frames veths and local sockets make;
+ * else copies them (fl_extract_copy, the same checks). Global: verified once. */
+__attribute__((noinline)) int fl_extract_copy(struct __sk_buff *skb, struct fl_key *k, struct fl_meta *m);
+
 __attribute__((noinline)) int fl_extract(struct __sk_buff *skb, struct fl_key *k, struct fl_meta *m) {
+  if (!skb || !k || !m) return -1;
+  if (skb->vlan_present) return -1;
+  void *data = (void *)(long)skb->data;
+  void *end = (void *)(long)skb->data_end;
+  struct ethhdr *eth = data;
+  struct iphdr *ip = data + ETH_LEN;
+  if ((void *)(ip + 1) > end) return fl_extract_copy(skb, k, m);
+  if (eth->h_proto != bpf_htons(ETH_P_IP)) return -1;
+  if (ip->version != 4 || ip->ihl < 5) return -1;
+  __u32 ihl = ip->ihl * 4;
+  if (skb->len < ETH_LEN + ihl) return -1;
+  if (ip->frag_off & bpf_htons(0x3fff)) return -1;
+  /* The OpenFlow key reads ICMPv6 fields for protocol 58 even in IPv4. */
+  if (ip->protocol == PROTO_ICMPV6) return -1;
+  __u8 *l4 = data + ETH_LEN + ihl;
+  if ((void *)(l4 + 4) > end) return fl_extract_copy(skb, k, m);
+  __builtin_memcpy(k->eth_dst, eth->h_dest, 6);
+  __builtin_memcpy(k->eth_src, eth->h_source, 6);
+  k->ifindex = skb->ingress_ifindex;
+  k->ipv4_src = ip->saddr;
+  k->ipv4_dst = ip->daddr;
+  k->ip_proto = ip->protocol;
+  k->ip_tos = ip->tos;
+  m->ttl = ip->ttl;
+  m->l4 = ETH_LEN + ihl;
+  if (ip->protocol == IPPROTO_TCP || ip->protocol == IPPROTO_UDP || ip->protocol == PROTO_SCTP) {
+    k->tp_src = *(__u16 *)l4;
+    k->tp_dst = *(__u16 *)(l4 + 2);
+  } else if (ip->protocol == IPPROTO_ICMP) {
+    k->tp_src = l4[0];
+    k->tp_dst = l4[1];
+  }
+  return 0;
+}
+
+/* fl_extract on copies, for headers outside the skb's linear part. */
+__attribute__((noinline)) int fl_extract_copy(struct __sk_buff *skb, struct fl_key *k, struct fl_meta *m) {
   struct ethhdr eth;
   struct iphdr ip;
   if (!skb || !k || !m) return -1;
-  if (skb->vlan_present) return -1;
   if (bpf_skb_load_bytes(skb, 0, &eth, sizeof eth)) return -1;
   if (eth.h_proto != bpf_htons(ETH_P_IP)) return -1;
   if (bpf_skb_load_bytes(skb, ETH_LEN, &ip, sizeof ip)) return -1;
@@ -103,7 +144,6 @@ __attribute__((noinline)) int fl_extract(struct __sk_buff *skb, struct fl_key *k
   __u32 ihl = ip.ihl * 4;
   if (skb->len < ETH_LEN + ihl) return -1;
   if (ip.frag_off & bpf_htons(0x3fff)) return -1;
-  /* The OpenFlow key reads ICMPv6 fields for protocol 58 even in IPv4. */
   if (ip.protocol == PROTO_ICMPV6) return -1;
   __builtin_memcpy(k->eth_dst, eth.h_dest, 6);
   __builtin_memcpy(k->eth_src, eth.h_source, 6);
@@ -155,6 +195,9 @@ static long search_mask(__u64 i, void *arg) {
   }
   return 0;
 }
+
+/* bpf_loop callback for the masks after the first: i counts from 0. */
+static long search_next_mask(__u64 i, void *arg) { return search_mask(i + 1, arg); }
 
 static __always_inline __u32 l4_csum_off(__u8 proto, __u32 l4) {
   if (proto == IPPROTO_TCP) return l4 + 16;
@@ -246,7 +289,8 @@ int fl_ingress(struct __sk_buff *skb) {
   s.epoch = fl_epoch;
   __u32 nm = fl_n_masks;
   if (nm > FL_MAX_MASKS) nm = FL_MAX_MASKS;
-  bpf_loop(nm, search_mask, &s, 0);
+  /* Mask 0 directly (most switches use one or two), the others in a loop. */
+  if (nm > 0 && !search_mask(0, &s) && nm > 1) bpf_loop(nm - 1, search_next_mask, &s, 0);
   struct fl_value *v = s.v;
   if (!v) goto miss;
 

@@ -1,6 +1,8 @@
 // decide_for_fast_path: what the pipeline hands over to the kernel fast path,
-// and what it keeps (meters, groups, controller, FLOOD, unusable ports, OF1.0
-// misses); account_fast_path_hits folds kernel hits into flow/table counters.
+// and what it keeps (meters, select / fast-failover groups, buckets that
+// modify, controller, LOCAL, unusable ports, OF1.0 misses); FLOOD and groups
+// ALL / INDIRECT become outputs; account_fast_path_hits folds kernel hits into
+// flow, table and group counters.
 #include "datapath/fast_path_decision.h"
 
 #include <gtest/gtest.h>
@@ -101,7 +103,6 @@ TEST(FastPathDecision, TableMissIsADropInOf13) {
 
 TEST(FastPathDecision, WhatStaysInTheSlowPath) {
   for (of::ActionList acts : std::vector<of::ActionList>{{Action::output(of::port::kController)},
-                                                         {Action::output(of::port::kFlood)},
                                                          {Action::output(of::port::kLocal)},
                                                          {Action::push_vlan(0x8100), Action::output(2)},
                                                          {Action::output(9)}}) {
@@ -117,6 +118,88 @@ TEST(FastPathDecision, WhatStaysInTheSlowPath) {
   ipv6[12] = 0x86;
   ipv6[13] = 0xdd;
   EXPECT_FALSE(decide(arp, ipv6));  // not IPv4: no kernel key
+}
+
+// FLOOD and ALL: one output per listed port but in_port, in list order; a
+// port that cannot bypass the slow path keeps the decision there.
+TEST(FastPathDecision, FloodIsAnOutputPerPortButInPort) {
+  for (uint32_t flood : {of::port::kFlood, of::port::kAll}) {
+    Rig r;
+    r.add(add_flow(0, 10, {}, {Action::output(flood)}));
+    auto d = decide(r, udp_frame(), 2);
+    ASSERT_TRUE(d);
+    ASSERT_EQ(d->n_ops, 3u);
+    EXPECT_EQ(d->ops[0].port, 1u);
+    EXPECT_EQ(d->ops[1].port, 3u);
+    EXPECT_EQ(d->ops[2].port, 4u);
+    for (size_t i = 0; i < 3; ++i) EXPECT_EQ(d->ops[i].kind, Kind::kOutput);
+  }
+  Rig r;
+  r.ports.ports = {1, 2, 3, 4, 5};  // 5 is not usable (all_ports: 1..4)
+  r.add(add_flow(0, 10, {}, {Action::output(of::port::kFlood)}));
+  EXPECT_FALSE(decide(r, udp_frame(), 2));
+}
+
+of::Bucket bucket_of(of::ActionList acts) {
+  of::Bucket b;
+  b.actions = std::move(acts);
+  return b;
+}
+void add_group(Rig& r, uint32_t id, of::GroupType type, std::vector<of::Bucket> buckets) {
+  of::GroupMod gm;
+  gm.group_id = id;
+  gm.type = type;
+  gm.buckets = std::move(buckets);
+  auto res = r.dp.group_mod(gm, r.now);
+  ASSERT_TRUE(res.ok()) << res.error().to_string();
+}
+
+// Groups ALL and INDIRECT whose buckets only output become their outputs
+// (apply-actions and the action set); their hits count in the group and
+// bucket counters. Buckets that modify, select and fast-failover stay.
+TEST(FastPathDecision, GroupsAllAndIndirectBecomeOutputsWithTheirCounters) {
+  Rig r;
+  add_group(r, 1, of::GroupType::kAll, {bucket_of({Action::output(2)}), bucket_of({Action::output(3)})});
+  add_group(r, 2, of::GroupType::kIndirect, {bucket_of({Action::output(4)})});
+  r.add(add_flow(0, 10, match_ip_dst("10.0.0.2"), {Action::group(1), Action::output(4)}));
+  of::FlowMod w5 = add_flow(0, 5, {}, {});
+  w5.instructions = {Instruction::write({Action::group(2), Action::output(3)})};
+  r.add(w5);
+  auto d = decide(r, udp_frame());
+  ASSERT_TRUE(d);
+  ASSERT_EQ(d->n_ops, 3u);
+  EXPECT_EQ(d->ops[0].port, 2u);
+  EXPECT_EQ(d->ops[1].port, 3u);
+  EXPECT_EQ(d->ops[2].port, 4u);
+  ASSERT_EQ(d->n_groups, 1u);
+  EXPECT_EQ(d->groups[0].n_buckets, 2u);
+  const uint64_t p0 = d->groups[0].counters->packets.load(),
+                 b0 = d->groups[0].counters->bucket_bytes[1].load();
+  account_fast_path_hits(r.dp, *d, 5, 500, 1);
+  EXPECT_EQ(d->groups[0].counters->packets.load(), p0 + 5);
+  EXPECT_EQ(d->groups[0].counters->bucket_bytes[1].load(), b0 + 500);
+
+  // ip_dst 10.0.0.9: the write-actions flow, group 2 replaces its output.
+  auto w = decide(r, udp_frame("10.0.0.1", "10.0.0.9"));
+  ASSERT_TRUE(w);
+  ASSERT_EQ(w->n_ops, 1u);
+  EXPECT_EQ(w->ops[0].port, 4u);
+  EXPECT_EQ(w->n_groups, 1u);
+
+  for (auto type : {of::GroupType::kSelect, of::GroupType::kFastFailover}) {
+    Rig g;
+    of::Bucket b = bucket_of({Action::output(2)});
+    if (type == of::GroupType::kSelect) b.weight = 1;
+    b.watch_port = 2;
+    add_group(g, 3, type, {b});
+    g.add(add_flow(0, 10, {}, {Action::group(3)}));
+    EXPECT_FALSE(decide(g, udp_frame()));
+  }
+  Rig m;
+  add_group(m, 4, of::GroupType::kAll,
+            {bucket_of({Action::set_field(f(OxmId::kIpv4Dst, ip4("10.9.9.9").v)), Action::output(2)})});
+  m.add(add_flow(0, 10, {}, {Action::group(4)}));
+  EXPECT_FALSE(decide(m, udp_frame()));  // the bucket runs on a copy in the pipeline
 }
 
 TEST(FastPathDecision, OutputToInPortIsSkippedUnlessInPort) {
