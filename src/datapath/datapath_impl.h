@@ -141,9 +141,24 @@ struct DatapathImpl {
   uint64_t next_version() const { return last ? last->version + 1 : 1; }
 
   // Every change to a table's flows goes through these (master list + classifier).
+  // With `journal` set, each one also records how to undo it (flow_commit.cpp).
   void add_flow(uint8_t t, FlowEntryPtr e);
+  void insert_flow(uint8_t t, FlowSet::iterator before, FlowEntryPtr e);
   void replace_flow(uint8_t t, FlowSet::iterator it, FlowEntryPtr e);
   FlowSet::iterator erase_flow(uint8_t t, FlowSet::iterator it);
+
+  // Undo log of an atomic commit (Datapath::commit_flow_mods): one step per
+  // change, undone newest first. `entry` is the flow added (kAdded) or the one
+  // replaced or erased; `next` the flow that followed an erased one in dump
+  // order (nullptr: it was last). Flows are found again by (priority, match),
+  // unique within a table, so a step stays valid whatever was undone after it.
+  struct UndoStep {
+    enum class Kind : uint8_t { kAdded, kReplaced, kErased } kind;
+    uint8_t table;
+    FlowEntryPtr entry, next;
+  };
+  std::vector<UndoStep>* journal = nullptr;
+  void undo(std::vector<UndoStep>& steps);
 
   // flow_table.cpp (caller holds mu; they do not publish)
   Result<std::vector<of::FlowRemoved>, of::OfError> apply_flow_mod(const of::FlowMod& fm, uint64_t now_ns);

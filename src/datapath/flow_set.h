@@ -34,10 +34,13 @@ class FlowSet {
       if ((*it->second)->priority == priority && (*it->second)->key == k) return it->second;
     return list_.end();
   }
-  void push_back(FlowEntryPtr e) {
+  void push_back(FlowEntryPtr e) { insert(list_.end(), std::move(e)); }
+  // Before `pos` (a bundle's undo puts a deleted flow back where it was).
+  iterator insert(iterator pos, FlowEntryPtr e) {
     const uint64_t h = hash(e->priority, e->key);
-    list_.push_back(std::move(e));
-    index_.emplace(h, std::prev(list_.end()));
+    auto it = list_.insert(pos, std::move(e));
+    index_.emplace(h, it);
+    return it;
   }
   // Same priority and match as the flow at `it` (a modify or a re-add).
   void replace(iterator it, FlowEntryPtr e) { *it = std::move(e); }
