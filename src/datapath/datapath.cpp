@@ -99,7 +99,25 @@ void DatapathImpl::reclaim() {
   for (TableState& t : tables) t.cls.free_unreachable(oldest);
 }
 
-void DatapathImpl::add_flow(uint8_t t, FlowEntryPtr e) { insert_flow(t, tables[t].flows.end(), std::move(e)); }
+StoredKey DatapathImpl::stored_key(uint8_t t, const MaskedKey& mk) {
+  TableState& ts = tables[t];
+  auto& m = ts.masks[mk.mask];
+  if (!m) {
+    m = std::make_shared<const FlowKey>(mk.mask);
+    if (ts.masks.size() >= ts.masks_sweep_at) {
+      // use_count() only falls behind our back (snapshots released by forwarding
+      // threads); 1 means the pool holds the last reference and only we hand out new ones.
+      for (auto it = ts.masks.begin(); it != ts.masks.end();)
+        it = it->second.use_count() == 1 && it->first != mk.mask ? ts.masks.erase(it) : std::next(it);
+      ts.masks_sweep_at = std::max<size_t>(64, ts.masks.size() * 2);
+    }
+  }
+  return StoredKey(mk.value, m);  // erasing others leaves references to m valid
+}
+
+void DatapathImpl::add_flow(uint8_t t, FlowEntryPtr e) {
+  insert_flow(t, tables[t].flows.end(), std::move(e));
+}
 
 void DatapathImpl::insert_flow(uint8_t t, FlowSet::iterator before, FlowEntryPtr e) {
   TableState& ts = tables[t];
@@ -127,7 +145,9 @@ FlowSet::iterator DatapathImpl::erase_flow(uint8_t t, FlowSet::iterator it) {
   if ((*it)->idle_timeout || (*it)->hard_timeout) --ts.timed;
   ts.cls.remove(**it, next_version());
   ts.dirty = true;
-  if (journal) journal->push_back({UndoStep::Kind::kErased, t, *it, std::next(it) == ts.flows.end() ? nullptr : *std::next(it)});
+  if (journal)
+    journal->push_back(
+        {UndoStep::Kind::kErased, t, *it, std::next(it) == ts.flows.end() ? nullptr : *std::next(it)});
   return ts.flows.erase(it);
 }
 

@@ -94,8 +94,19 @@ struct ForwardingState {
 // One flow table on the agent side: the master list and the classifier that
 // forwarding threads search, changed together.
 struct TableState {
+  struct KeyHash {
+    size_t operator()(const FlowKey& k) const {
+      uint64_t h = 0;
+      for (size_t i = 0; i < kFlowKeyWords; ++i) h = hash_mix(h, key_word(k, i));
+      return size_t(h);
+    }
+  };
   FlowSet flows;
   Classifier cls;
+  // The masks its flows' StoredKeys share, one copy each. Masks no flow holds
+  // any more are dropped when the pool has doubled since the last sweep.
+  std::unordered_map<FlowKey, std::shared_ptr<const FlowKey>, KeyHash> masks;
+  size_t masks_sweep_at = 64;
   bool dirty = true;  // its view must be republished
   size_t timed = 0;   // flows with an idle or hard timeout (expiry skips tables without)
 };
@@ -140,6 +151,8 @@ struct DatapathImpl {
   size_t flow_count_locked() const;
   uint64_t next_version() const { return last ? last->version + 1 : 1; }
 
+  // mk as table t keeps it, its mask shared with the table's other flows.
+  StoredKey stored_key(uint8_t t, const MaskedKey& mk);
   // Every change to a table's flows goes through these (master list + classifier).
   // With `journal` set, each one also records how to undo it (flow_commit.cpp).
   void add_flow(uint8_t t, FlowEntryPtr e);
