@@ -34,8 +34,8 @@ std::string flow_file(size_t n, size_t bad = 0) {
   return path.string();
 }
 
-struct Run {
-  Run(const std::string& file, size_t bundle_size, uint32_t version_bitmap) {
+struct StaticFlowsRun {
+  StaticFlowsRun(const std::string& file, size_t bundle_size, uint32_t version_bitmap) {
     auto app = controller::StaticFlows::load(file, bundle_size);
     EXPECT_TRUE(app.ok()) << (app.ok() ? "" : app.error().message);
     std::vector<std::unique_ptr<controller::App>> apps;
@@ -45,7 +45,7 @@ struct Run {
     if (version_bitmap) o.version_bitmap = version_bitmap;  // 0: OF1.3 and OF1.0
     fx = std::make_unique<sw::testing::SwitchFixture>(o);
   }
-  ~Run() {
+  ~StaticFlowsRun() {
     fx.reset();
     ctl.reset();
   }
@@ -73,7 +73,7 @@ Bytes to_host(uint32_t dst) {
 TEST(StaticFlowsSwitch, BundlesInstallEveryFlowAndTheyForward) {
   const std::string f = flow_file(20000);
   {
-    Run r(f, 1000, 0);
+    StaticFlowsRun r(f, 1000, 0);
     EXPECT_EQ(r.settle(20000), 20000u);
     r.fx->mem[0]->inject(to_host(0x0b000000u + 12345));
     auto out = r.fx->wait_tx(1, 1);
@@ -90,7 +90,7 @@ TEST(StaticFlowsSwitch, ABundleWithABadFlowIsRefusedWholeTheOthersApplied) {
   // 10 bundles of 500; line 1234 (bundle 3: flows 1001-1500) outputs to a missing group.
   const std::string f = flow_file(5000, 1234);
   {
-    Run r(f, 500, 0);
+    StaticFlowsRun r(f, 500, 0);
     EXPECT_EQ(r.settle(4500, 30s), 4500u);
     // A flow of the refused bundle is absent, its neighbours in the other bundles present.
     r.fx->mem[0]->inject(to_host(0x0b000000u + 1100));
@@ -107,7 +107,7 @@ TEST(StaticFlowsSwitch, ABundleWithABadFlowIsRefusedWholeTheOthersApplied) {
 TEST(StaticFlowsSwitch, Of10GetsPlainFlowModsAndBarriers) {
   const std::string f = flow_file(3000);
   {
-    Run r(f, 1000, 1u << of::kOf10);
+    StaticFlowsRun r(f, 1000, 1u << of::kOf10);
     EXPECT_EQ(r.settle(3000), 3000u);
     r.fx->mem[0]->inject(to_host(0x0b000000u + 2999));
     EXPECT_EQ(r.fx->wait_tx(1, 1).size(), 1u);
