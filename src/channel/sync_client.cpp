@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "channel/endpoint.h"
+#include "openflow/bundle.h"
 #include "openflow/codec.h"
 #include "openflow/errors.h"
 
@@ -204,6 +205,8 @@ Result<of::Message> SyncClient::read_message(Clock::time_point deadline) {
 
 Error SyncClient::error_reply(const of::Message& m) const {
   const auto& e = m.as<of::ErrorMsg>();
+  if (of::BundleFailedCode bc{}; of::bundle_error_code(e, bc))
+    return Error::format("{}: switch replied {} (bundle failed)", peer_, of::to_string(bc));
   if (e.type == 0xffff)
     return Error::format("{}: switch replied with an experimenter error (experimenter {:#x}, type {})", peer_,
                          e.experimenter, e.code);

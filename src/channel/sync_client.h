@@ -57,6 +57,12 @@ class SyncClient {
   // OFPT_ERROR answering a message (the message's 1-based index is named).
   using NextMessage = std::function<Result<std::optional<of::Message>>()>;
   Status stream_with_barriers(const NextMessage& next, size_t window = 4096);
+  // Sends the messages `next` yields as one bundle (the ONF extension of
+  // OF1.3, openflow/bundle.h): open, the adds streamed in windows with
+  // barriers as above, then commit. Nothing is applied unless all of them
+  // are: a refused add or commit fails naming the message (1-based) and the
+  // switch's error; a bundle that was not committed is discarded.
+  Status send_bundle(const NextMessage& next, uint16_t flags = 3, size_t window = 4096);  // sync_client_bundle.cpp
   // Waits for the next message from the peer (echo requests are answered, not returned).
   Result<of::Message> receive();
 

@@ -96,6 +96,13 @@ struct Session {
       if (del && fm.priority == 0x8000 && cmd == FlowModCommand::kDelete) fm.priority = 0;
       msgs.push_back(msg(std::move(fm)));
     }
+    if (opts.bundle) {
+      size_t i = 0;
+      return client.send_bundle([&]() -> Result<std::optional<Message>> {
+        if (i == msgs.size()) return std::optional<Message>();
+        return std::optional<Message>(std::move(msgs[i++]));
+      });
+    }
     return client.send_with_barrier(std::move(msgs));
   }
 
@@ -122,7 +129,7 @@ struct Session {
       }
       return std::optional<Message>();
     };
-    return client.stream_with_barriers(next);
+    return opts.bundle ? client.send_bundle(next) : client.stream_with_barriers(next);
   }
 
   Status dump_ports(const std::vector<std::string>& args) {

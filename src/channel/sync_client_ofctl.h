@@ -16,6 +16,7 @@ struct OfctlOptions {
   std::vector<uint8_t> versions;  // wire versions to offer; empty = {OF1.3, OF1.0}
   bool strict = false;            // mod-flows / del-flows: strict match
   bool no_stats = false;          // dump-flows: like --no-stats
+  bool bundle = false;            // add-flow(s), mod-flows, del-flows: all in one atomic bundle (OF1.3)
   std::chrono::milliseconds timeout{5000};
 };
 

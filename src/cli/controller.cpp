@@ -18,8 +18,9 @@ namespace flowlab::cli {
 
 int run_controller(int argc, char** argv) {
   CLI::App app{
-      "OpenFlow 1.3/1.0 controller hosting apps (hub, learning-switch, firewall, shortest-path), stacked in "
-      "order",
+      "OpenFlow 1.3/1.0 controller hosting apps (hub, learning-switch, firewall, shortest-path, "
+      "static-flows), "
+      "stacked in order",
       "flowlab controller"};
   controller::ControllerOptions o;
   controller::AppConfig cfg;
@@ -34,12 +35,18 @@ int run_controller(int argc, char** argv) {
   app.add_option("-c,--connect", o.connect,
                  "active endpoint(s) to a passive switch: tcp:HOST:PORT or ssl:HOST:PORT");
   app.add_option("-a,--app", apps,
-                 "app to run, in stack order (repeatable): hub, learning-switch, firewall, shortest-path")
+                 "app to run, in stack order (repeatable): hub, learning-switch, firewall, shortest-path, "
+                 "static-flows")
       ->required();
   app.add_option("--config", cfg.config_file, "firewall rules (YAML); reloaded on SIGHUP");
   app.add_option("--idle-timeout", cfg.idle_timeout, "idle timeout of learned flows, seconds")
       ->capture_default_str();
   app.add_flag("--proxy-arp", cfg.proxy_arp, "shortest-path: answer ARP requests from the host table");
+  app.add_option("--flows", cfg.flows_file, "static-flows: file of flows (ovs-ofctl add-flows lines)");
+  app.add_option("--bundle-size", cfg.bundle_size,
+                 "static-flows: flow-mods per bundle on OpenFlow 1.3 (0: plain flow-mods and barriers)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 20));
   int lldp_interval = int(o.topology.lldp_interval.count()),
       link_timeout = int(o.topology.link_timeout.count());
   app.add_option("--lldp-interval", lldp_interval, "topology: milliseconds between LLDP frames on every port")
@@ -120,6 +127,10 @@ int run_controller(int argc, char** argv) {
   o.connection.dead_peer_timeout = std::chrono::milliseconds(int64_t(dead_peer * 1000));
   if (!cfg.config_file.empty() && std::find(apps.begin(), apps.end(), "firewall") == apps.end()) {
     std::fprintf(stderr, "flowlab controller: error: --config is only used by --app firewall\n");
+    return 2;
+  }
+  if (!cfg.flows_file.empty() && std::find(apps.begin(), apps.end(), "static-flows") == apps.end()) {
+    std::fprintf(stderr, "flowlab controller: error: --flows is only used by --app static-flows\n");
     return 2;
   }
   std::vector<std::unique_ptr<controller::App>> stack;

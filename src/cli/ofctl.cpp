@@ -1,4 +1,4 @@
-// `flowlab ofctl [-O OpenFlow13|OpenFlow10] [--strict] [--no-stats] CMD SWITCH [ARGS]`:
+// `flowlab ofctl [-O OpenFlow13|OpenFlow10] [--strict] [--no-stats] [--bundle] CMD SWITCH [ARGS]`:
 // argument handling only; the commands live in channel/sync_client_ofctl.
 // Exit codes: 0 success, 1 runtime error (switch refused, bad flow, malformed
 // input), 2 usage error.
@@ -50,6 +50,8 @@ int run_ofctl(int argc, char** argv) {
                  "OpenFlow versions to offer: OpenFlow13, OpenFlow10 (comma list)");
   app.add_flag("--strict", opts.strict, "mod-flows/del-flows: match priority and fields exactly");
   app.add_flag("--no-stats", opts.no_stats, "dump-flows: leave out the statistics");
+  app.add_flag("--bundle", opts.bundle,
+               "add-flow(s)/mod-flows/del-flows: one atomic bundle, all applied or none (OF1.3, ONF extension)");
   app.add_option("-t,--timeout", timeout_s, "seconds to wait for the switch at each step")
       ->check(CLI::Range(0.1, 3600.0));
   app.add_option("command", words, "CMD SWITCH [ARGS]")->required();

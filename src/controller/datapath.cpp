@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include "openflow/bundle.h"
+#include "openflow/codec.h"
+
 namespace flowlab::controller {
 
 Datapath::Datapath(channel::ConnectionPtr conn, ControllerStats& stats)
@@ -63,6 +66,24 @@ Result<uint32_t> Datapath::multipart(of::MultipartRequestBody body, ReplyCallbac
   uint32_t xid = conn_->next_xid();
   if (cb) pending_[xid] = std::move(cb);
   auto r = send(of::MultipartRequest{0, std::move(body)}, xid);
+  if (!r.ok()) pending_.erase(xid);
+  return r;
+}
+
+Result<uint32_t> Datapath::bundle_flow_mods(std::vector<of::FlowMod> mods, ReplyCallback cb, uint16_t flags) {
+  if (!is_of13()) return fail("{}: bundles need OpenFlow 1.3 (the ONF extension)", name());
+  const uint32_t id = next_bundle_++;
+  FLOWLAB_TRY(send(of::encode_bundle_control({id, of::BundleCtrlType::kOpenRequest, flags, {}})));
+  for (of::FlowMod& fm : mods) {
+    const uint32_t xid = conn_->next_xid();
+    auto wire = of::encode_message(of::Message{version(), xid, std::move(fm)});
+    if (!wire.ok()) return fail("{}: cannot encode a bundled flow-mod: {}", name(), wire.error().to_string());
+    FLOWLAB_TRY(send(of::encode_bundle_add({id, flags, std::move(*wire), {}}), xid));
+    stats_.flow_mod_sent++;
+  }
+  const uint32_t xid = conn_->next_xid();
+  if (cb) pending_[xid] = std::move(cb);
+  auto r = send(of::encode_bundle_control({id, of::BundleCtrlType::kCommitRequest, flags, {}}), xid);
   if (!r.ok()) pending_.erase(xid);
   return r;
 }

@@ -44,6 +44,14 @@ class Datapath : public std::enable_shared_from_this<Datapath> {
   Result<uint32_t> barrier(ReplyCallback cb = {});
   // cb runs once per reply part (flags & kMultipartMore on all but the last).
   Result<uint32_t> multipart(of::MultipartRequestBody body, ReplyCallback cb);
+  // Sends `mods` as one bundle (ONF extension of OF1.3, openflow/bundle.h):
+  // open, one add per flow-mod (its xid repeated inside), commit, back to
+  // back. The switch applies all of them as one table version or none. `cb`
+  // gets the commit's answer: the COMMIT_REPLY (an ExperimenterMsg) or an
+  // OFPT_ERROR (OFPBFC_MSG_FAILED after a flow-mod failed: that flow-mod's own
+  // error arrives before it as an ordinary error event). OF1.0: refused.
+  // flags 3: ATOMIC | ORDERED. Returns the commit's xid.
+  Result<uint32_t> bundle_flow_mods(std::vector<of::FlowMod> mods, ReplyCallback cb = {}, uint16_t flags = 3);
   // Fast path: a flow-mod or packet-out already encoded in this switch's version
   // (xid filled in by the caller). Counted like flow_mod()/packet_out().
   Status send_wire(ByteSpan wire, of::MsgType type);
@@ -68,6 +76,7 @@ class Datapath : public std::enable_shared_from_this<Datapath> {
   uint8_t n_tables_ = 0;
   bool up_ = false;
   uint64_t sent_ = 0;
+  uint32_t next_bundle_ = 1;
   std::map<uint32_t, of::PortDesc> ports_;
   std::unordered_map<uint32_t, ReplyCallback> pending_;
 };

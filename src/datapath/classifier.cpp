@@ -95,7 +95,7 @@ Classifier::Subtable& Classifier::subtable_for(const FlowKey& mask) {
 }
 
 void Classifier::insert(FlowEntryPtr e, uint64_t version) {
-  Subtable& st = subtable_for(e->key.mask);
+  Subtable& st = subtable_for(*e->key.mask);
   auto owned = std::make_unique<Rule>();
   Rule* r = owned.get();
   r->hash = st.hash_of(e->key.value);
@@ -178,7 +178,7 @@ void Classifier::unlink(Rule& r, uint64_t tag) {
   garbage_.emplace_back(tag, std::move(node.mapped()), nullptr);
   if (--st.linked == 0) {
     // Empty: views that still list it keep it alive; a later flow with this mask starts afresh.
-    const FlowKey mask = garbage_.back().rule->entry->key.mask;
+    const FlowKey mask = *garbage_.back().rule->entry->key.mask;
     by_mask_.erase(mask);
   }
 }

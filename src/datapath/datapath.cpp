@@ -99,11 +99,32 @@ void DatapathImpl::reclaim() {
   for (TableState& t : tables) t.cls.free_unreachable(oldest);
 }
 
+StoredKey DatapathImpl::stored_key(uint8_t t, const MaskedKey& mk) {
+  TableState& ts = tables[t];
+  auto& m = ts.masks[mk.mask];
+  if (!m) {
+    m = std::make_shared<const FlowKey>(mk.mask);
+    if (ts.masks.size() >= ts.masks_sweep_at) {
+      // use_count() only falls behind our back (snapshots released by forwarding
+      // threads); 1 means the pool holds the last reference and only we hand out new ones.
+      for (auto it = ts.masks.begin(); it != ts.masks.end();)
+        it = it->second.use_count() == 1 && it->first != mk.mask ? ts.masks.erase(it) : std::next(it);
+      ts.masks_sweep_at = std::max<size_t>(64, ts.masks.size() * 2);
+    }
+  }
+  return StoredKey(mk.value, m);  // erasing others leaves references to m valid
+}
+
 void DatapathImpl::add_flow(uint8_t t, FlowEntryPtr e) {
+  insert_flow(t, tables[t].flows.end(), std::move(e));
+}
+
+void DatapathImpl::insert_flow(uint8_t t, FlowSet::iterator before, FlowEntryPtr e) {
   TableState& ts = tables[t];
   if (e->idle_timeout || e->hard_timeout) ++ts.timed;
   ts.cls.insert(e, next_version());
-  ts.flows.push_back(std::move(e));
+  if (journal) journal->push_back({UndoStep::Kind::kAdded, t, e, nullptr});
+  ts.flows.insert(before, std::move(e));
   ts.dirty = true;
 }
 
@@ -114,6 +135,7 @@ void DatapathImpl::replace_flow(uint8_t t, FlowSet::iterator it, FlowEntryPtr e)
   if (e->idle_timeout || e->hard_timeout) ++ts.timed;
   ts.cls.remove(**it, v);
   ts.cls.insert(e, v);
+  if (journal) journal->push_back({UndoStep::Kind::kReplaced, t, *it, nullptr});
   ts.flows.replace(it, std::move(e));
   ts.dirty = true;
 }
@@ -123,6 +145,9 @@ FlowSet::iterator DatapathImpl::erase_flow(uint8_t t, FlowSet::iterator it) {
   if ((*it)->idle_timeout || (*it)->hard_timeout) --ts.timed;
   ts.cls.remove(**it, next_version());
   ts.dirty = true;
+  if (journal)
+    journal->push_back(
+        {UndoStep::Kind::kErased, t, *it, std::next(it) == ts.flows.end() ? nullptr : *std::next(it)});
   return ts.flows.erase(it);
 }
 

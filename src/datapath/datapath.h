@@ -149,6 +149,12 @@ class DeferredPublish {
   Datapath& dp_;
 };
 
+// The flow-mod of an atomic commit that failed (0-based) and why.
+struct FlowModsFailure {
+  size_t index = 0;
+  of::OfError error;
+};
+
 class Datapath {
  public:
   explicit Datapath(DatapathConfig cfg = {}, const PortView* ports = nullptr);
@@ -171,6 +177,13 @@ class Datapath {
   Result<std::vector<of::FlowRemoved>, of::OfError> group_mod(const of::GroupMod& gm, uint64_t now_ns);
   // Meter-mod add/modify/delete. Deleting a meter removes the flows that use it.
   Result<std::vector<of::FlowRemoved>, of::OfError> meter_mod(const of::MeterMod& mm, uint64_t now_ns);
+  // Atomic commit (a bundle): flow-mods at(0) .. at(n-1), applied in order
+  // and published as one version. When one fails (or `at` returns an error),
+  // the ones before it are undone, no change becomes visible, and the error
+  // names its index. Returns the flow-removed messages of its deletes.
+  using FlowModSource = std::function<Result<of::FlowMod, of::OfError>(size_t index)>;
+  Result<std::vector<of::FlowRemoved>, FlowModsFailure> commit_flow_mods(size_t n, const FlowModSource& at,
+                                                                         uint64_t now_ns);
   // Table-mod: accepted for existing tables (OF1.3 has no table config bits left).
   OfStatus table_mod(const of::TableMod& tm);
   // Idle/hard timeouts: removes expired flows, returns those with

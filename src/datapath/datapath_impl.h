@@ -94,8 +94,19 @@ struct ForwardingState {
 // One flow table on the agent side: the master list and the classifier that
 // forwarding threads search, changed together.
 struct TableState {
+  struct KeyHash {
+    size_t operator()(const FlowKey& k) const {
+      uint64_t h = 0;
+      for (size_t i = 0; i < kFlowKeyWords; ++i) h = hash_mix(h, key_word(k, i));
+      return size_t(h);
+    }
+  };
   FlowSet flows;
   Classifier cls;
+  // The masks its flows' StoredKeys share, one copy each. Masks no flow holds
+  // any more are dropped when the pool has doubled since the last sweep.
+  std::unordered_map<FlowKey, std::shared_ptr<const FlowKey>, KeyHash> masks;
+  size_t masks_sweep_at = 64;
   bool dirty = true;  // its view must be republished
   size_t timed = 0;   // flows with an idle or hard timeout (expiry skips tables without)
 };
@@ -140,10 +151,27 @@ struct DatapathImpl {
   size_t flow_count_locked() const;
   uint64_t next_version() const { return last ? last->version + 1 : 1; }
 
+  // mk as table t keeps it, its mask shared with the table's other flows.
+  StoredKey stored_key(uint8_t t, const MaskedKey& mk);
   // Every change to a table's flows goes through these (master list + classifier).
+  // With `journal` set, each one also records how to undo it (flow_commit.cpp).
   void add_flow(uint8_t t, FlowEntryPtr e);
+  void insert_flow(uint8_t t, FlowSet::iterator before, FlowEntryPtr e);
   void replace_flow(uint8_t t, FlowSet::iterator it, FlowEntryPtr e);
   FlowSet::iterator erase_flow(uint8_t t, FlowSet::iterator it);
+
+  // Undo log of an atomic commit (Datapath::commit_flow_mods): one step per
+  // change, undone newest first. `entry` is the flow added (kAdded) or the one
+  // replaced or erased; `next` the flow that followed an erased one in dump
+  // order (nullptr: it was last). Flows are found again by (priority, match),
+  // unique within a table, so a step stays valid whatever was undone after it.
+  struct UndoStep {
+    enum class Kind : uint8_t { kAdded, kReplaced, kErased } kind;
+    uint8_t table;
+    FlowEntryPtr entry, next;
+  };
+  std::vector<UndoStep>* journal = nullptr;
+  void undo(std::vector<UndoStep>& steps);
 
   // flow_table.cpp (caller holds mu; they do not publish)
   Result<std::vector<of::FlowRemoved>, of::OfError> apply_flow_mod(const of::FlowMod& fm, uint64_t now_ns);

@@ -27,7 +27,7 @@ struct FlowEntry {
   uint16_t idle_timeout = 0, hard_timeout = 0;
   uint64_t created_ns = 0;
   of::Match match;
-  MaskedKey key;
+  StoredKey key;
   of::InstructionList instructions;
   std::shared_ptr<FlowCounters> counters;
 

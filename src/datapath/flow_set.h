@@ -28,21 +28,28 @@ class FlowSet {
   const_iterator end() const { return list_.end(); }
 
   // The flow with exactly this priority and match, end() when none.
-  iterator find(uint16_t priority, const MaskedKey& k) {
-    auto [a, b] = index_.equal_range(hash(priority, k));
-    for (auto it = a; it != b; ++it)
-      if ((*it->second)->priority == priority && (*it->second)->key == k) return it->second;
+  iterator find(uint16_t priority, const MaskedKey& k) { return find(priority, k.value, k.mask); }
+  iterator find(uint16_t priority, const StoredKey& k) { return find(priority, k.value, *k.mask); }
+  iterator find(uint16_t priority, const FlowKey& value, const FlowKey& mask) {
+    auto [a, b] = index_.equal_range(hash(priority, value, mask));
+    for (auto it = a; it != b; ++it) {
+      const FlowEntry& e = **it->second;
+      if (e.priority == priority && e.key.value == value && *e.key.mask == mask) return it->second;
+    }
     return list_.end();
   }
-  void push_back(FlowEntryPtr e) {
-    const uint64_t h = hash(e->priority, e->key);
-    list_.push_back(std::move(e));
-    index_.emplace(h, std::prev(list_.end()));
+  void push_back(FlowEntryPtr e) { insert(list_.end(), std::move(e)); }
+  // Before `pos` (a bundle's undo puts a deleted flow back where it was).
+  iterator insert(iterator pos, FlowEntryPtr e) {
+    const uint64_t h = hash(e->priority, e->key.value, *e->key.mask);
+    auto it = list_.insert(pos, std::move(e));
+    index_.emplace(h, it);
+    return it;
   }
   // Same priority and match as the flow at `it` (a modify or a re-add).
   void replace(iterator it, FlowEntryPtr e) { *it = std::move(e); }
   iterator erase(iterator it) {
-    auto [a, b] = index_.equal_range(hash((*it)->priority, (*it)->key));
+    auto [a, b] = index_.equal_range(hash((*it)->priority, (*it)->key.value, *(*it)->key.mask));
     for (auto i = a; i != b; ++i)
       if (i->second == it) {
         index_.erase(i);
@@ -52,11 +59,11 @@ class FlowSet {
   }
 
  private:
-  static uint64_t hash(uint16_t priority, const MaskedKey& k) {
+  static uint64_t hash(uint16_t priority, const FlowKey& value, const FlowKey& mask) {
     uint64_t h = priority;
     for (size_t i = 0; i < kFlowKeyWords; ++i) {
-      h = hash_mix(h, key_word(k.value, i));
-      h = hash_mix(h, key_word(k.mask, i));
+      h = hash_mix(h, key_word(value, i));
+      h = hash_mix(h, key_word(mask, i));
     }
     return h;
   }

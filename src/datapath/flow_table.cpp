@@ -17,7 +17,7 @@ bool cookie_ok(const FlowEntry& e, uint64_t cookie, uint64_t mask) {
   return (e.cookie & mask) == (cookie & mask);
 }
 
-std::shared_ptr<FlowEntry> make_entry(const of::FlowMod& fm, const MaskedKey& mk, uint64_t now_ns) {
+std::shared_ptr<FlowEntry> make_entry(const of::FlowMod& fm, StoredKey key, uint64_t now_ns) {
   auto e = std::make_shared<FlowEntry>();
   e->table_id = fm.table_id;
   e->priority = fm.priority;
@@ -27,7 +27,7 @@ std::shared_ptr<FlowEntry> make_entry(const of::FlowMod& fm, const MaskedKey& mk
   e->hard_timeout = fm.hard_timeout;
   e->created_ns = now_ns;
   e->match = fm.match;
-  e->key = mk;
+  e->key = std::move(key);
   e->instructions = fm.instructions;
   e->counters = std::make_shared<FlowCounters>();
   e->counters->last_used_ns.store(now_ns, std::memory_order_relaxed);
@@ -221,7 +221,7 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(c
                               fmt::format("flow overlaps an existing flow at priority {} in table {}",
                                           fm.priority, fm.table_id)));
   }
-  auto ne = make_entry(fm, mk, now_ns);
+  auto ne = make_entry(fm, stored_key(fm.table_id, mk), now_ns);
   if (auto it = table.find(fm.priority, mk); it != table.end()) {
     // OF1.3 re-add of an identical flow: a new entry (duration restarts), its
     // counters carried over unless RESET_COUNTS (OF1.0: cleared). They are

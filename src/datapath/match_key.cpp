@@ -166,7 +166,19 @@ of::Match of10_effective_match(const of::Match& m) {
   return out;
 }
 
-bool MaskedKey::covered_by(const MaskedKey& f) const {
+const std::shared_ptr<const FlowKey>& StoredKey::empty_mask() {
+  static const std::shared_ptr<const FlowKey> m = [] {
+    auto k = std::make_shared<FlowKey>();
+    k->clear();
+    return std::shared_ptr<const FlowKey>(std::move(k));
+  }();
+  return m;
+}
+
+bool MaskedKey::covered_by(const MaskedKey& f) const { return key_covered_by(value, mask, f); }
+bool MaskedKey::overlaps(const MaskedKey& o) const { return key_overlaps(value, mask, o); }
+
+bool key_covered_by(const FlowKey& value, const FlowKey& mask, const MaskedKey& f) {
   for (size_t i = 0; i < kFlowKeyWords; ++i) {
     uint64_t fm = key_word(f.mask, i);
     if ((key_word(mask, i) & fm) != fm) return false;  // filter constrains a bit we don't
@@ -175,7 +187,7 @@ bool MaskedKey::covered_by(const MaskedKey& f) const {
   return true;
 }
 
-bool MaskedKey::overlaps(const MaskedKey& o) const {
+bool key_overlaps(const FlowKey& value, const FlowKey& mask, const MaskedKey& o) {
   for (size_t i = 0; i < kFlowKeyWords; ++i) {
     uint64_t both = key_word(mask, i) & key_word(o.mask, i);
     if ((key_word(value, i) ^ key_word(o.value, i)) & both) return false;

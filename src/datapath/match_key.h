@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "core/result.h"
 #include "openflow/errors.h"
@@ -31,6 +32,41 @@ struct MaskedKey {
   bool covered_by(const MaskedKey& filter) const;
   // Some packet could match both.
   bool overlaps(const MaskedKey& o) const;
+};
+
+// The same relations for a key held as (value, mask) apart (StoredKey).
+bool key_covered_by(const FlowKey& value, const FlowKey& mask, const MaskedKey& filter);
+bool key_overlaps(const FlowKey& value, const FlowKey& mask, const MaskedKey& o);
+
+// A flow's compiled match as a table keeps it: its value, and its mask shared
+// with every flow of that mask in the table (DatapathImpl::stored_key interns
+// them): a flow holds 16 bytes of mask instead of 160. Assigning a MaskedKey
+// gives it a mask of its own (tests, benchmarks).
+struct StoredKey {
+  FlowKey value;
+  std::shared_ptr<const FlowKey> mask;
+
+  StoredKey() : mask(empty_mask()) { value.clear(); }
+  StoredKey(const FlowKey& v, std::shared_ptr<const FlowKey> m) : value(v), mask(std::move(m)) {}
+  StoredKey& operator=(const MaskedKey& k) {
+    value = k.value;
+    mask = std::make_shared<const FlowKey>(k.mask);
+    return *this;
+  }
+  bool operator==(const MaskedKey& o) const { return value == o.value && *mask == o.mask; }
+  bool operator==(const StoredKey& o) const {
+    return value == o.value && (mask == o.mask || *mask == *o.mask);
+  }
+  bool matches(const FlowKey& k) const {
+    for (size_t i = 0; i < kFlowKeyWords; ++i)
+      if ((key_word(k, i) & key_word(*mask, i)) != key_word(value, i)) return false;
+    return true;
+  }
+  bool covered_by(const MaskedKey& filter) const { return key_covered_by(value, *mask, filter); }
+  bool overlaps(const MaskedKey& o) const { return key_overlaps(value, *mask, o); }
+
+ private:
+  static const std::shared_ptr<const FlowKey>& empty_mask();  // all zero, shared, never changed
 };
 
 // Where an OXM field lives in FlowKey.

@@ -92,6 +92,7 @@ uint64_t Agent::add_peer(uint8_t version, bool service, std::string name, SendFn
 }
 
 void Agent::remove_peer(uint64_t id) {
+  if (auto it = peers_.find(id); it != peers_.end()) drop_bundles(it->second);  // a closed connection discards them
   peers_.erase(id);
   note_of10_controllers();
 }
@@ -216,9 +217,7 @@ void Agent::handle(uint64_t peer_id, const of::Message& msg, ByteSpan raw) {
       break;
     }
     case of::MsgType::kExperimenter:
-      send_error(
-          p, OfError::make(of::BadRequestCode::kBadExperimenter, "experimenter messages are not supported"),
-          raw);
+      on_experimenter(p, msg, raw);
       break;
     default:
       send_error(

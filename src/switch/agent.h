@@ -32,6 +32,7 @@
 
 #include "core/bytes.h"
 #include "datapath/datapath.h"
+#include "openflow/bundle.h"
 #include "openflow/message.h"
 #include "switch/buffer_store.h"
 #include "switch/forwarding.h"
@@ -49,6 +50,8 @@ struct AgentCounters {
   uint64_t packet_outs = 0;           // packet-outs run (by buffer id or with data)
   uint64_t flow_removed_sent = 0;
   uint64_t port_status_sent = 0;
+  uint64_t bundles_committed = 0;
+  uint64_t bundles_failed = 0;  // commits refused (a flow-mod failed: nothing applied)
 };
 
 class Agent {
@@ -82,6 +85,13 @@ class Agent {
   static constexpr size_t kPacketInMinWindow = 8 * 1024;
   static constexpr size_t kPacketInMaxWindow = 256 * 1024;
   static constexpr uint64_t kPacketInTargetNs = 50'000'000;
+
+  // Bundle limits (memory exhaustion): bundles open per peer, bytes of inner
+  // messages per bundle, and over all bundles of all peers. Beyond them an add
+  // gets OFPBFC_MSG_TOO_MANY and an open OFPBFC_OUT_OF_BUNDLES.
+  static constexpr size_t kMaxBundlesPerPeer = 64;
+  static constexpr size_t kMaxBundleBytes = size_t(256) << 20;
+  static constexpr size_t kMaxBundleBytesTotal = size_t(512) << 20;
 
   Agent(const SwitchOptions& opts, dp::Datapath& dp, SwitchPorts& ports, ForwardingShared& shared);
   ~Agent();
@@ -140,6 +150,15 @@ class Agent {
     std::deque<Probe> probes;  // unanswered, oldest first
     uint64_t next_probe = 1;
     uint64_t pin_cut_ns = 0;  // when the window was last halved
+    // Bundles this peer opened (ONF extension, agent_bundle.cpp): the inner
+    // flow-mods' wire bytes back to back, applied at commit.
+    struct Bundle {
+      uint16_t flags = 0;
+      bool closed = false;
+      size_t count = 0;
+      Bytes wire;
+    };
+    std::map<uint32_t, Bundle> bundles;
   };
   class AgentSinks;
 
@@ -156,6 +175,12 @@ class Agent {
   void on_port_mod(Peer& p, const of::PortMod& pm, ByteSpan raw);
   void on_role(Peer& p, const of::Message& m, ByteSpan raw);
   void on_multipart(Peer& p, const of::Message& m, ByteSpan raw);  // agent_multipart.cpp
+  void on_experimenter(Peer& p, const of::Message& m, ByteSpan raw);  // agent_bundle.cpp
+  void on_bundle_control(Peer& p, uint32_t xid, const of::BundleControl& c, ByteSpan raw);
+  void on_bundle_add(Peer& p, uint32_t xid, of::BundleAdd a, ByteSpan raw);
+  void commit_bundle(Peer& p, uint32_t xid, uint32_t id, Peer::Bundle& b, ByteSpan raw);
+  void send_bundle_error(Peer& p, of::BundleFailedCode code, ByteSpan raw, std::string_view why);
+  void drop_bundles(Peer& p);
 
   // Sends a multipart reply, split into several (OFPMPF_REPLY_MORE) when one
   // message would exceed 64 KB.
@@ -187,6 +212,7 @@ class Agent {
   uint64_t generation_id_ = 0;
   AgentCounters counters_;
   std::vector<ForwardingThread*> threads_;
+  size_t bundle_bytes_ = 0;  // inner-message bytes held by all open bundles
 
   std::unique_ptr<AgentSinks> sinks_;
   std::unique_ptr<dp::ForwardingContext> ctx_;

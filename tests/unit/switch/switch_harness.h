@@ -78,6 +78,15 @@ class TestController {
       return r.ok() ? *r : 0;
     });
   }
+  // Sends a request with a chosen xid (a bundle add's inner message must repeat it).
+  void send_xid(uint32_t xid, of::MessageBody body) {
+    run([this, xid, body = std::move(body)]() mutable {
+      if (conn_) {
+        EXPECT_TRUE(conn_->send(of::Message{conn_->version(), xid, std::move(body)}).ok());
+      }
+      return 0;
+    });
+  }
   // Sends every request in one go on the io thread (back to back on the wire); returns their xids.
   std::vector<uint32_t> send_all(std::vector<of::MessageBody> bodies) {
     return run([this, bodies = std::move(bodies)]() mutable {

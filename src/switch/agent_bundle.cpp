@@ -1,0 +1,167 @@
+// The agent's bundles (ONF extension for OF1.3, openflow/bundle.h): open,
+// add, close, commit, discard.
+//
+// A bundle belongs to the connection that opened it and dies with it. Adds
+// are checked as they arrive (the inner message decodes, is a flow-mod, has
+// the add's xid, carries no buffer id; the bundle is open and has the same
+// flags) and kept as wire bytes, ~100 bytes per flow-mod; nothing reaches the
+// tables before commit. A commit applies the flow-mods in order through
+// Datapath::commit_flow_mods: all of them, published as one version, or, when
+// one fails, none (its error goes out with the inner xid, then
+// OFPBFC_MSG_FAILED for the commit). Either way the bundle is gone after it.
+// Every bundle is atomic and ordered here, so both flags are accepted.
+#include <fmt/format.h>
+
+#include "core/clock.h"
+#include "core/log.h"
+#include "openflow/codec.h"
+#include "switch/agent.h"
+
+namespace flowlab::sw {
+
+using of::BundleCtrlType;
+using of::BundleFailedCode;
+
+void Agent::send_bundle_error(Peer& p, BundleFailedCode code, ByteSpan raw, std::string_view why) {
+  ++counters_.errors_sent;
+  log::debug("switch", "{}: bundle error {}: {}", p.name, of::to_string(code), why);
+  p.send(of::make_bundle_error(code, raw));
+}
+
+void Agent::drop_bundles(Peer& p) {
+  for (const auto& [id, b] : p.bundles) bundle_bytes_ -= b.wire.size();
+  p.bundles.clear();
+}
+
+void Agent::on_experimenter(Peer& p, const of::Message& m, ByteSpan raw) {
+  const auto& e = m.as<of::ExperimenterMsg>();
+  if (p.version != of::kOf13 || e.experimenter != of::kOnfExperimenter) {
+    send_error(p, of::OfError::make(of::BadRequestCode::kBadExperimenter,
+                                    fmt::format("experimenter {:#x} is not supported", e.experimenter)),
+               raw);
+    return;
+  }
+  if (of::is_bundle_control(e)) {
+    auto c = of::decode_bundle_control(e);
+    if (!c.ok()) return send_bundle_error(p, c.error().code, raw, c.error().message);
+    on_bundle_control(p, m.xid, *c, raw);
+  } else if (of::is_bundle_add(e)) {
+    auto a = of::decode_bundle_add(e);
+    if (!a.ok()) return send_bundle_error(p, a.error().code, raw, a.error().message);
+    on_bundle_add(p, m.xid, std::move(*a), raw);
+  } else {
+    send_error(p, of::OfError::make(of::BadRequestCode::kBadExpType,
+                                    fmt::format("ONF experimenter type {} is not supported", e.exp_type)),
+               raw);
+  }
+}
+
+void Agent::on_bundle_control(Peer& p, uint32_t xid, const of::BundleControl& c, ByteSpan raw) {
+  auto answer = [&](BundleCtrlType t) {
+    of::BundleControl r;
+    r.bundle_id = c.bundle_id;
+    r.type = t;
+    r.flags = c.flags;
+    reply(p, xid, of::encode_bundle_control(r));
+  };
+  auto it = p.bundles.find(c.bundle_id);
+  switch (c.type) {
+    case BundleCtrlType::kOpenRequest:
+      if (it != p.bundles.end())
+        return send_bundle_error(p, BundleFailedCode::kBundleExist, raw, "bundle is already open");
+      if (p.bundles.size() >= kMaxBundlesPerPeer)
+        return send_bundle_error(p, BundleFailedCode::kOutOfBundles, raw, "too many open bundles");
+      p.bundles[c.bundle_id].flags = c.flags;
+      return answer(BundleCtrlType::kOpenReply);
+    case BundleCtrlType::kCloseRequest:
+      if (it == p.bundles.end()) return send_bundle_error(p, BundleFailedCode::kBadId, raw, "no such bundle");
+      if (it->second.closed)
+        return send_bundle_error(p, BundleFailedCode::kBundleClosed, raw, "bundle is already closed");
+      if (it->second.flags != c.flags)
+        return send_bundle_error(p, BundleFailedCode::kBadFlags, raw, "flags differ from the open's");
+      it->second.closed = true;
+      return answer(BundleCtrlType::kCloseReply);
+    case BundleCtrlType::kCommitRequest:
+      if (it == p.bundles.end()) return send_bundle_error(p, BundleFailedCode::kBadId, raw, "no such bundle");
+      if (it->second.flags != c.flags)
+        return send_bundle_error(p, BundleFailedCode::kBadFlags, raw, "flags differ from the open's");
+      if (!writable(p, raw)) return;
+      commit_bundle(p, xid, c.bundle_id, it->second, raw);
+      return;
+    case BundleCtrlType::kDiscardRequest:
+      if (it == p.bundles.end()) return send_bundle_error(p, BundleFailedCode::kBadId, raw, "no such bundle");
+      bundle_bytes_ -= it->second.wire.size();
+      p.bundles.erase(it);
+      return answer(BundleCtrlType::kDiscardReply);
+    default:
+      return send_bundle_error(p, BundleFailedCode::kBadType, raw,
+                               fmt::format("{} is not a request", of::to_string(c.type)));
+  }
+}
+
+void Agent::on_bundle_add(Peer& p, uint32_t xid, of::BundleAdd a, ByteSpan raw) {
+  if (!writable(p, raw)) return;
+  auto it = p.bundles.find(a.bundle_id);
+  if (it == p.bundles.end()) {  // an add opens the bundle it names (OF1.4 7.3.9.2)
+    if (p.bundles.size() >= kMaxBundlesPerPeer)
+      return send_bundle_error(p, BundleFailedCode::kOutOfBundles, raw, "too many open bundles");
+    it = p.bundles.emplace(a.bundle_id, Peer::Bundle{a.flags, false, 0, {}}).first;
+  }
+  Peer::Bundle& b = it->second;
+  if (b.closed) return send_bundle_error(p, BundleFailedCode::kBundleClosed, raw, "bundle is closed");
+  if (b.flags != a.flags)
+    return send_bundle_error(p, BundleFailedCode::kBadFlags, raw, "flags differ from the bundle's");
+  if (load_be32(&a.message[4]) != xid)
+    return send_bundle_error(p, BundleFailedCode::kMsgBadXid, raw, "inner xid differs from the add's");
+  if (a.message[0] != of::kOf13)
+    return send_bundle_error(p, BundleFailedCode::kMsgUnsup, raw, "inner message is not OF1.3");
+  auto inner = of::decode_of13(a.message);
+  if (!inner.ok()) return send_error(p, inner.error(), a.message);
+  if (!inner->is<of::FlowMod>())
+    return send_bundle_error(p, BundleFailedCode::kMsgUnsup, raw,
+                             fmt::format("{} in a bundle: only flow-mods are", of::to_string(inner->type())));
+  if (inner->as<of::FlowMod>().buffer_id != of::kNoBuffer)
+    return send_bundle_error(p, BundleFailedCode::kMsgUnsup, raw, "a bundled flow-mod cannot name a buffer");
+  if (b.wire.size() + a.message.size() > kMaxBundleBytes ||
+      bundle_bytes_ + a.message.size() > kMaxBundleBytesTotal)
+    return send_bundle_error(p, BundleFailedCode::kMsgTooMany, raw, "bundle memory limit reached");
+  b.wire.insert(b.wire.end(), a.message.begin(), a.message.end());
+  bundle_bytes_ += a.message.size();
+  ++b.count;
+}
+
+void Agent::commit_bundle(Peer& p, uint32_t xid, uint32_t id, Peer::Bundle& b, ByteSpan raw) {
+  size_t at = 0;  // commit_flow_mods asks for 0, 1, ... in order
+  ByteSpan wire(b.wire);
+  ByteSpan failed_msg;
+  auto next = [&](size_t) -> Result<of::FlowMod, of::OfError> {
+    const ByteSpan m = wire.subspan(at, load_be16(&wire[at + 2]));
+    at += m.size();
+    failed_msg = m;
+    auto d = of::decode_of13(m);
+    if (!d.ok()) return unexpected(std::move(d.error()));
+    return std::move(d->as<of::FlowMod>());
+  };
+  const size_t count = b.count;
+  auto r = dp_.commit_flow_mods(count, next, monotonic_ns());
+  of::BundleControl done;
+  done.bundle_id = id;
+  done.type = BundleCtrlType::kCommitReply;
+  done.flags = b.flags;
+  const Bytes failed(failed_msg.begin(), failed_msg.end());  // quoted by the error; b dies below
+  bundle_bytes_ -= b.wire.size();
+  p.bundles.erase(id);  // b is gone
+  if (!r.ok()) {
+    ++counters_.bundles_failed;
+    log::info("switch", "{}: bundle {} refused, nothing applied: flow-mod {} of {}: {}", p.name, id,
+              r.error().index + 1, count, r.error().error.to_string());
+    send_error(p, r.error().error, failed);
+    send_bundle_error(p, BundleFailedCode::kMsgFailed, raw, "a flow-mod of the bundle failed");
+    return;
+  }
+  ++counters_.bundles_committed;
+  send_flow_removed(*r);
+  reply(p, xid, of::encode_bundle_control(done));
+}
+
+}  // namespace flowlab::sw
