@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "lab/json_access.h"
+#include "lab/netlink_tc.h"
 #include "lab/process.h"
 #include "lab/svg_chart.h"
 
@@ -157,6 +158,7 @@ PingallPacing pingall_pacing(size_t n, int parallel, const PingallPath& path) {
     double per_source = s * 1000.0 / p.gap_ms;  // packet-ins a second while it floods
     p.sources = std::min(p.sources, size_t(std::max(1.0, std::floor(kPacketInBudget / per_source))));
     p.timeout_ms = 10000;
+    p.arp_retrans_ms = 3000;
   }
   return p;
 }
@@ -194,6 +196,36 @@ class NeighbourTableRoom {
   std::string note_;
 };
 
+// The hosts' ARP retransmit interval for the test (PingallPacing::arp_retrans_ms),
+// put back to the kernel's 1000 ms after (the lab made these namespaces with it).
+class HostArpPatience {
+ public:
+  HostArpPatience(const std::vector<PingallHost>& hosts, int retrans_ms) {
+    if (retrans_ms <= 0) return;
+    for (const auto& h : hosts)
+      for (const auto& i : h.ifnames) {
+        if (i.find('.') != std::string::npos) continue;  // a sysctl key cannot name it
+        if (write_sysctl_in(h.ns, key(i), std::to_string(retrans_ms)).ok()) set_.emplace_back(h.ns, i);
+      }
+    if (!set_.empty())
+      note_ = fmt::format("; hosts' ARP retransmit {} ms for the test ({} probes: {} s to resolve)",
+                          retrans_ms, kArpProbes, retrans_ms * kArpProbes / 1000.0);
+  }
+  ~HostArpPatience() {
+    for (const auto& [ns, i] : set_) (void)write_sysctl_in(ns, key(i), "1000");
+  }
+  HostArpPatience(const HostArpPatience&) = delete;
+  HostArpPatience& operator=(const HostArpPatience&) = delete;
+  const std::string& note() const { return note_; }
+
+ private:
+  static std::string key(const std::string& ifname) {
+    return "net.ipv4.neigh." + ifname + ".retrans_time_ms";
+  }
+  std::vector<std::pair<std::string, std::string>> set_;
+  std::string note_;
+};
+
 PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& hosts, int parallel,
                            const PingallPath& path) {
   size_t n = hosts.size();
@@ -201,8 +233,9 @@ PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& ho
   double interval = std::max(t.interval, 0.01);
   // Room for every pair plus what else the machine has (other namespaces, other labs).
   NeighbourTableRoom room(n * n + 1024);
+  const PingallPacing pacing = pingall_pacing(n, parallel, path);
+  HostArpPatience arp(hosts, pacing.arp_retrans_ms);
   if (have_program("fping")) {
-    const PingallPacing pacing = pingall_pacing(n, parallel, path);
     fping_all(t, hosts, pacing, interval, per_pair);
     std::vector<std::string> names;
     for (const auto& h : hosts) names.push_back(h.name);
@@ -215,14 +248,13 @@ PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& ho
             path.controller_switches
                 ? fmt::format("; paced for {} controller switches on the path", path.controller_switches)
                 : "") +
-        room.note();
+        room.note() + arp.note();
     if (interrupted()) {
       out.outcome.status = "failed";
       out.outcome.reason = "interrupted";
     }
     return out;
   }
-  const PingallPacing pacing = pingall_pacing(n, parallel, path);
   const std::string wait_s = std::to_string(pacing.timeout_ms / 1000);
   std::vector<std::pair<size_t, size_t>> pairs;
   for (size_t i = 0; i < n; ++i)
@@ -254,7 +286,7 @@ PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& ho
   out.outcome.command =
       fmt::format("ping -q -n -c {} -i {} -W {} (every ordered pair of {} hosts, {} at a time)", t.count,
                   interval, wait_s, n, count) +
-      room.note();
+      room.note() + arp.note();
   if (interrupted()) {
     out.outcome.status = "failed";
     out.outcome.reason = "interrupted";
