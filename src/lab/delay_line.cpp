@@ -100,8 +100,11 @@ class Direction {
 
   // Reads what is waiting on `in`, stamping each frame with its due time.
   void receive(int in) {
+    // One receive buffer, reused; each held frame gets a copy of its own size (a
+    // 64 KB buffer per frame would zero 64 KB for every 66-byte ACK and keep that
+    // much memory per frame held).
+    buf_.resize(kFrameMax);
     for (int i = 0; i < kRecvBurst; ++i) {
-      buf_.resize(kFrameMax);
       iovec iov{buf_.data(), buf_.size()};
       alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(timespec))];
       msghdr mh{};
@@ -128,7 +131,6 @@ class Direction {
         ++c_.dropped_queue_full;
         continue;
       }
-      buf_.resize(size_t(n));
       int64_t d = int64_t(p_.delay_ns);
       if (p_.jitter_ns > 0) {
         std::uniform_int_distribution<int64_t> j(-int64_t(p_.jitter_ns), int64_t(p_.jitter_ns));
@@ -137,8 +139,7 @@ class Direction {
       d -= int64_t(std::min<uint64_t>(late_ns_ >> kLateShift, p_.delay_ns / 4));
       uint64_t due = std::max(arrived + uint64_t(std::max<int64_t>(d, 0)), last_due_);
       last_due_ = due;
-      q_.push_back(Frame{due, std::move(buf_)});
-      buf_ = {};
+      q_.push_back(Frame{due, std::vector<char>(buf_.begin(), buf_.begin() + n)});
       c_.max_queue = std::max(c_.max_queue, q_.size());
     }
   }
