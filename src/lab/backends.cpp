@@ -236,10 +236,13 @@ Status SwitchInstance::spawn_flowlab(const CaseEnv& env, int controller_port) {
   return ok_status();
 }
 
+// A flowlab switch on the tc datapath loads its eBPF programs before it listens:
+// 4.5 s alone on the loaded 2-core machine, ~15 s for a wave of 4 (linear,100
+// failed at 15 s), so the bound is 60 s.
 Status SwitchInstance::wait_flowlab_listening() {
   std::string port = fmt::format("sport = :{}", listen_port_);
   return wait_until(
-      15, fmt::format("flowlab switch {} listening on ptcp:{}", spec_.name, listen_port_),
+      60, fmt::format("flowlab switch {} listening on ptcp:{}", spec_.name, listen_port_),
       [&] {
         return ss_has(env_.core_ns, {"-ltn", port});
       },
