@@ -11,24 +11,28 @@
 #          shaper is not the limit; 10G and 1G + delay also with 4 streams. Each
 #          rate row prints the mean busy % of every core during the test (the
 #          lab's sampler): 100 % on both is a CPU bound, not the shaper's.
-#   delay: ping over links of delay 1, 5, 20, 50 ms -> RTT within 10 % of 2 x delay?
+#   delay: ping x 100 over links of delay 1, 5, 20, 50 ms -> RTT within 10 % of 2 x delay?
+#          (an unshaped pair, p0, gives the RTT of the path without any delay)
 #   loss:  the probe (one UDP datagram per 100 us) over links of loss 1, 5, 20 %
 #          -> measured loss within the binomial 99.9 % bounds (3.3 sd)?
 # Not a test (no pass/fail exit code, timings depend on the machine): it prints a
 # table and leaves results.json + report.html in the out dir.
 #
-#   sudo scripts/bench-shaping.sh [-b path/to/flowlab] [-t seconds] [-o OUTDIR]
+#   sudo scripts/bench-shaping.sh [-b path/to/flowlab] [-t seconds] [-o OUTDIR] [-r ROW,ROW...]
+# -r runs only the named rows (e.g. -r r10g,r10gx4,w100g), for a quick re-run.
 set -euo pipefail
 
 BIN="${FLOWLAB_BINARY:-}"
 DUR=5
 OUT=""
-while getopts "b:t:o:h" opt; do
+ROWS=""
+while getopts "b:t:o:r:h" opt; do
   case $opt in
     b) BIN=$OPTARG ;;
     t) DUR=$OPTARG ;;
     o) OUT=$OPTARG ;;
-    *) sed -n '2,15p' "$0"; exit 2 ;;
+    r) ROWS=$OPTARG ;;
+    *) sed -n '2,22p' "$0"; exit 2 ;;
   esac
 done
 if [[ -z "$BIN" ]]; then
@@ -58,6 +62,7 @@ PAIRS=(
   "r10gx4 10G - - rate 4"
   "r1gd 1G 5ms - rate"
   "r1gdx4 1G 5ms - rate 4"
+  "p0 - - - delay"
   "d1 - 1ms - delay"
   "d5 - 5ms - delay"
   "d20 - 20ms - delay"
@@ -66,6 +71,14 @@ PAIRS=(
   "l5 - - 5% loss"
   "l20 - - 20% loss"
 )
+if [[ -n $ROWS ]]; then
+  KEEP=()
+  for p in "${PAIRS[@]}"; do
+    [[ ",$ROWS," == *",${p%% *},"* ]] && KEEP+=("$p")
+  done
+  [[ ${#KEEP[@]} -gt 0 ]] || { echo "bench-shaping: -r $ROWS names no row (rows: $(printf '%s ' "${PAIRS[@]%% *}"))" >&2; exit 2; }
+  PAIRS=("${KEEP[@]}")
+fi
 {
   echo "name: bench-shaping"
   echo "description: each shaping parameter on its own direct link"
@@ -90,7 +103,7 @@ PAIRS=(
     read -r n bw delay loss kind streams <<<"$p"
     case $kind in
       rate) echo "  - {name: $n, type: iperf3-tcp, from: ${n}a, to: ${n}b, duration: $DUR, streams: ${streams:-1}}" ;;
-      delay) echo "  - {name: $n, type: ping, from: ${n}a, to: ${n}b, count: 50, interval: 0.02}" ;;
+      delay) echo "  - {name: $n, type: ping, from: ${n}a, to: ${n}b, count: 100, interval: 0.02}" ;;
       loss) echo "  - {name: $n, type: probe, from: ${n}a, to: ${n}b, duration: 3, interval: 100us}" ;;
     esac
   done
@@ -134,8 +147,11 @@ for p in sys.argv[2:]:
         label = f"bw {bw}" + (f" + delay {delay}" if delay != "-" else "")
         print(f"{n:7} {label:22} {target:>10.4g} G {wire:>10.4g} G {err:>+7.1f}%  {f'wire rate (goodput {got:.4g})':<26} {'yes' if abs(err) <= 5 else 'NO':5}  {mech}")
     elif kind == "delay":
-        target = 2 * float(delay[:-2])
         got, mn = m["rtt_avg_ms"], m["rtt_min_ms"]
+        if delay == "-":
+            print(f"{n:7} {'RTT, unshaped (floor)':22} {'-':>12} {got:>9.4g} ms {'':>8}  {f'avg (min {mn:.4g} ms)':<26} {'-':5}  {mech or 'bpf-redirect'}")
+            continue
+        target = 2 * float(delay[:-2])
         err = (got - target) / target * 100
         print(f"{n:7} {'RTT, delay ' + delay:22} {target:>9.4g} ms {got:>9.4g} ms {err:>+7.1f}%  {f'avg (min {mn:.4g} ms)':<26} {'yes' if abs(err) <= 10 else 'NO':5}  {mech}")
     else:
