@@ -51,9 +51,10 @@ struct Counters {
   uint64_t kernel_stamped = 0;  // frames whose arrival time came from the kernel
 };
 
-// How far behind its due time a frame leaves (wake-up, send through the veth),
-// as a moving average; the hold is shortened by it, so the link adds `delay`,
-// not delay plus the line's own cost. At most a quarter of the delay.
+// How far behind its due time a frame leaves (wake-up, send through the veth):
+// the hold is shortened by a low mark of it (not the average, so that a frame
+// is almost never delivered before `delay`), so the link adds `delay`, not delay
+// plus the line's own cost. At most a quarter of the delay.
 constexpr int kLateShift = 4;  // EWMA weight 1/16
 
 uint64_t realtime_ns() {
@@ -136,7 +137,7 @@ class Direction {
         std::uniform_int_distribution<int64_t> j(-int64_t(p_.jitter_ns), int64_t(p_.jitter_ns));
         d = std::max<int64_t>(0, d + j(rng_));
       }
-      d -= int64_t(std::min<uint64_t>(late_ns_ >> kLateShift, p_.delay_ns / 4));
+      d -= int64_t(std::min<uint64_t>(late_floor_ns_, p_.delay_ns / 4));
       uint64_t due = std::max(arrived + uint64_t(std::max<int64_t>(d, 0)), last_due_);
       last_due_ = due;
       q_.push_back(Frame{due, std::vector<char>(buf_.begin(), buf_.begin() + n)});
@@ -156,7 +157,12 @@ class Direction {
         c_.bytes += f.size() > 10 ? f.size() - 10 : 0;
         // Lateness of this frame (only while the line keeps up: a backlog is not latency).
         uint64_t late = monotonic_ns() - q_.front().due_ns;
-        if (late < 1'000'000) late_ns_ = late_ns_ - (late_ns_ >> kLateShift) + late;
+        if (late < 1'000'000) {
+          late_ns_ = late_ns_ - (late_ns_ >> kLateShift) + late;
+          // The floor follows a lower lateness at once and a higher one slowly (1/256):
+          // a frame leaves early only when it is less late than the floor, by little.
+          late_floor_ns_ = late < late_floor_ns_ ? late : late_floor_ns_ + ((late - late_floor_ns_) >> 8);
+        }
       }
       q_.pop_front();
     }
@@ -175,6 +181,7 @@ class Direction {
             {"max_queue", c_.max_queue},
             {"kernel_stamped", c_.kernel_stamped},
             {"own_latency_ns", late_ns_ >> kLateShift},
+            {"own_latency_floor_ns", late_floor_ns_},
             {"delay_ns", p_.delay_ns},
             {"jitter_ns", p_.jitter_ns},
             {"queue", p_.queue}};
@@ -186,7 +193,8 @@ class Direction {
   std::deque<Frame> q_;
   std::vector<char> buf_;
   uint64_t last_due_ = 0;
-  uint64_t late_ns_ = 0;  // 16 x the average lateness
+  uint64_t late_ns_ = 0;        // 16 x the average lateness (reported)
+  uint64_t late_floor_ns_ = 0;  // a low mark of the lateness: what the hold is shortened by
   Counters c_;
 };
 
