@@ -6,25 +6,33 @@
 #          through the delay line)       -> within 5 % of bw? bw is a wire rate
 #          (HTB counts every frame's Ethernet, IP and TCP headers), so iperf3's
 #          goodput is scaled by 1514/1448 (MTU 1500, TCP timestamps) to compare;
-#          an unshaped pair (r0) shows what the machine can carry at all.
-#   delay: ping over links of delay 1, 5, 20, 50 ms -> RTT within 10 % of 2 x delay?
+#          an unshaped pair (r0) shows what the machine can carry at all, a pair
+#          shaped at 100G (w100g) what the wire namespace's path carries when the
+#          shaper is not the limit; 10G and 1G + delay also with 4 streams. Each
+#          rate row prints the mean busy % of every core during the test (the
+#          lab's sampler): 100 % on both is a CPU bound, not the shaper's.
+#   delay: ping x 100 over links of delay 1, 5, 20, 50 ms -> RTT within 10 % of 2 x delay?
+#          (an unshaped pair, p0, gives the RTT of the path without any delay)
 #   loss:  the probe (one UDP datagram per 100 us) over links of loss 1, 5, 20 %
 #          -> measured loss within the binomial 99.9 % bounds (3.3 sd)?
 # Not a test (no pass/fail exit code, timings depend on the machine): it prints a
 # table and leaves results.json + report.html in the out dir.
 #
-#   sudo scripts/bench-shaping.sh [-b path/to/flowlab] [-t seconds] [-o OUTDIR]
+#   sudo scripts/bench-shaping.sh [-b path/to/flowlab] [-t seconds] [-o OUTDIR] [-r ROW,ROW...]
+# -r runs only the named rows (e.g. -r r10g,r10gx4,w100g), for a quick re-run.
 set -euo pipefail
 
 BIN="${FLOWLAB_BINARY:-}"
 DUR=5
 OUT=""
-while getopts "b:t:o:h" opt; do
+ROWS=""
+while getopts "b:t:o:r:h" opt; do
   case $opt in
     b) BIN=$OPTARG ;;
     t) DUR=$OPTARG ;;
     o) OUT=$OPTARG ;;
-    *) sed -n '2,15p' "$0"; exit 2 ;;
+    r) ROWS=$OPTARG ;;
+    *) sed -n '2,22p' "$0"; exit 2 ;;
   esac
 done
 if [[ -z "$BIN" ]]; then
@@ -42,14 +50,19 @@ trap 'rm -rf "$WORK"' EXIT
 OUT=${OUT:-$WORK/out}
 YAML=$WORK/bench-shaping.yaml
 
-# name bw delay loss test
+# name bw delay loss test [streams]
 PAIRS=(
   "r0 - - - rate"
+  "r0x4 - - - rate 4"
+  "w100g 100G - - rate 4"
   "r10m 10M - - rate"
   "r100m 100M - - rate"
   "r1g 1G - - rate"
   "r10g 10G - - rate"
+  "r10gx4 10G - - rate 4"
   "r1gd 1G 5ms - rate"
+  "r1gdx4 1G 5ms - rate 4"
+  "p0 - - - delay"
   "d1 - 1ms - delay"
   "d5 - 5ms - delay"
   "d20 - 20ms - delay"
@@ -58,20 +71,28 @@ PAIRS=(
   "l5 - - 5% loss"
   "l20 - - 20% loss"
 )
+if [[ -n $ROWS ]]; then
+  KEEP=()
+  for p in "${PAIRS[@]}"; do
+    [[ ",$ROWS," == *",${p%% *},"* ]] && KEEP+=("$p")
+  done
+  [[ ${#KEEP[@]} -gt 0 ]] || { echo "bench-shaping: -r $ROWS names no row (rows: $(printf '%s ' "${PAIRS[@]%% *}"))" >&2; exit 2; }
+  PAIRS=("${KEEP[@]}")
+fi
 {
   echo "name: bench-shaping"
   echo "description: each shaping parameter on its own direct link"
   echo "hosts:"
   i=0
   for p in "${PAIRS[@]}"; do
-    read -r n bw delay loss kind <<<"$p"
+    read -r n bw delay loss kind _ <<<"$p"
     i=$((i + 1))
     echo "  ${n}a: {addr: 10.$i.0.1/24}"
     echo "  ${n}b: {addr: 10.$i.0.2/24}"
   done
   echo "links:"
   for p in "${PAIRS[@]}"; do
-    read -r n bw delay loss kind <<<"$p"
+    read -r n bw delay loss kind _ <<<"$p"
     echo "  - endpoints: [${n}a:eth0, ${n}b:eth0]"
     [[ $bw != - ]] && echo "    bw: $bw"
     [[ $delay != - ]] && echo "    delay: $delay"
@@ -79,10 +100,10 @@ PAIRS=(
   done
   echo "tests:"
   for p in "${PAIRS[@]}"; do
-    read -r n bw delay loss kind <<<"$p"
+    read -r n bw delay loss kind streams <<<"$p"
     case $kind in
-      rate) echo "  - {name: $n, type: iperf3-tcp, from: ${n}a, to: ${n}b, duration: $DUR}" ;;
-      delay) echo "  - {name: $n, type: ping, from: ${n}a, to: ${n}b, count: 50, interval: 0.02}" ;;
+      rate) echo "  - {name: $n, type: iperf3-tcp, from: ${n}a, to: ${n}b, duration: $DUR, streams: ${streams:-1}}" ;;
+      delay) echo "  - {name: $n, type: ping, from: ${n}a, to: ${n}b, count: 100, interval: 0.02}" ;;
       loss) echo "  - {name: $n, type: probe, from: ${n}a, to: ${n}b, duration: 3, interval: 100us}" ;;
     esac
   done
@@ -104,7 +125,8 @@ links = {l["link"].split(":")[0][:-1]: l for c in doc["cases"] for l in c.get("l
 units = {"k": 1e3, "M": 1e6, "G": 1e9}
 print(f"{'link':7} {'parameter':22} {'target':>12} {'measured':>12} {'error':>8}  {'bound':<26} holds  mechanisms")
 for p in sys.argv[2:]:
-    n, bw, delay, loss, kind = p.split()
+    n, bw, delay, loss, kind = p.split()[:5]
+    streams = int(p.split()[5]) if len(p.split()) > 5 else 1
     r = res.get(n, {})
     m = r.get("metrics", {})
     mech = ",".join(links.get(n, {}).get("a_to_b", {}).get("mechanisms", []))
@@ -114,6 +136,9 @@ for p in sys.argv[2:]:
     if kind == "rate":
         got = m["gbps"]
         wire = got * 1514 / 1448
+        cores = r.get("samples", {}).get("cores", {})
+        cpu = " cpu " + "/".join(f"{v.get('busy_mean_pct', 0):.0f}" for _, v in sorted(cores.items())) + "%" if cores else ""
+        mech += f" [x{streams}, rtx {m.get('retransmits', 0):.0f}{cpu}]"
         if bw == "-":
             print(f"{n:7} {'unshaped (ceiling)':22} {'-':>12} {got:>10.4g} G {'':>8}  {'TCP goodput, no shaping':<26} {'-':5}  {mech}")
             continue
@@ -122,8 +147,11 @@ for p in sys.argv[2:]:
         label = f"bw {bw}" + (f" + delay {delay}" if delay != "-" else "")
         print(f"{n:7} {label:22} {target:>10.4g} G {wire:>10.4g} G {err:>+7.1f}%  {f'wire rate (goodput {got:.4g})':<26} {'yes' if abs(err) <= 5 else 'NO':5}  {mech}")
     elif kind == "delay":
-        target = 2 * float(delay[:-2])
         got, mn = m["rtt_avg_ms"], m["rtt_min_ms"]
+        if delay == "-":
+            print(f"{n:7} {'RTT, unshaped (floor)':22} {'-':>12} {got:>9.4g} ms {'':>8}  {f'avg (min {mn:.4g} ms)':<26} {'-':5}  {mech or 'bpf-redirect'}")
+            continue
+        target = 2 * float(delay[:-2])
         err = (got - target) / target * 100
         print(f"{n:7} {'RTT, delay ' + delay:22} {target:>9.4g} ms {got:>9.4g} ms {err:>+7.1f}%  {f'avg (min {mn:.4g} ms)':<26} {'yes' if abs(err) <= 10 else 'NO':5}  {mech}")
     else:

@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -47,7 +48,20 @@ struct Frame {
 struct Counters {
   uint64_t frames = 0, bytes = 0, dropped_queue_full = 0, send_errors = 0;
   size_t max_queue = 0;
+  uint64_t kernel_stamped = 0;  // frames whose arrival time came from the kernel
 };
+
+// How far behind its due time a frame leaves (wake-up, send through the veth):
+// the hold is shortened by a low mark of it (not the average, so that a frame
+// is almost never delivered before `delay`), so the link adds `delay`, not delay
+// plus the line's own cost. At most a quarter of the delay.
+constexpr int kLateShift = 4;  // EWMA weight 1/16
+
+uint64_t realtime_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_REALTIME, &t);
+  return uint64_t(t.tv_sec) * 1'000'000'000ULL + uint64_t(t.tv_nsec);
+}
 
 struct Side {
   int fd = -1;
@@ -64,6 +78,9 @@ Status open_side(Side& s) {
   if (setsockopt(s.fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof one) != 0)
     return fail("{}: PACKET_VNET_HDR: {}", s.ifname, std::strerror(errno));
   setsockopt(s.fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);
+  // The kernel stamps each frame when the veth hands it over (CLOCK_REALTIME): the
+  // hold counts from there, not from when this process got to read it.
+  setsockopt(s.fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
   setsockopt(s.fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof buf);
   setsockopt(s.fd, SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof buf);
   unsigned idx = if_nametoindex(s.ifname.c_str());
@@ -84,25 +101,46 @@ class Direction {
 
   // Reads what is waiting on `in`, stamping each frame with its due time.
   void receive(int in) {
+    // One receive buffer, reused; each held frame gets a copy of its own size (a
+    // 64 KB buffer per frame would zero 64 KB for every 66-byte ACK and keep that
+    // much memory per frame held).
+    buf_.resize(kFrameMax);
     for (int i = 0; i < kRecvBurst; ++i) {
-      buf_.resize(kFrameMax);
-      ssize_t n = recv(in, buf_.data(), buf_.size(), 0);
+      iovec iov{buf_.data(), buf_.size()};
+      alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(timespec))];
+      msghdr mh{};
+      mh.msg_iov = &iov;
+      mh.msg_iovlen = 1;
+      mh.msg_control = ctl;
+      mh.msg_controllen = sizeof ctl;
+      ssize_t n = recvmsg(in, &mh, 0);
       if (n <= 0) return;
       uint64_t now = monotonic_ns();  // per frame: we may have been preempted since the poll
+      uint64_t arrived = now;
+      for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
+        timespec ts;
+        std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
+        uint64_t stamp = uint64_t(ts.tv_sec) * 1'000'000'000ULL + uint64_t(ts.tv_nsec);
+        uint64_t age = realtime_ns() - std::min(stamp, realtime_ns());
+        if (age < 1'000'000'000ULL && age < now) {  // a sane stamp (not a clock step)
+          arrived = now - age;
+          ++c_.kernel_stamped;
+        }
+      }
       if (q_.size() >= size_t(p_.queue)) {
         ++c_.dropped_queue_full;
         continue;
       }
-      buf_.resize(size_t(n));
       int64_t d = int64_t(p_.delay_ns);
       if (p_.jitter_ns > 0) {
         std::uniform_int_distribution<int64_t> j(-int64_t(p_.jitter_ns), int64_t(p_.jitter_ns));
         d = std::max<int64_t>(0, d + j(rng_));
       }
-      uint64_t due = std::max(now + uint64_t(d), last_due_);
+      d -= int64_t(std::min<uint64_t>(late_floor_ns_, p_.delay_ns / 4));
+      uint64_t due = std::max(arrived + uint64_t(std::max<int64_t>(d, 0)), last_due_);
       last_due_ = due;
-      q_.push_back(Frame{due, std::move(buf_)});
-      buf_ = {};
+      q_.push_back(Frame{due, std::vector<char>(buf_.begin(), buf_.begin() + n)});
       c_.max_queue = std::max(c_.max_queue, q_.size());
     }
   }
@@ -112,11 +150,19 @@ class Direction {
       const auto& f = q_.front().bytes;
       ssize_t n = send(out, f.data(), f.size(), 0);
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
-      if (n < 0)
+      if (n < 0) {
         ++c_.send_errors;  // ENOBUFS: the queue behind us (the link's rate) dropped it
-      else {
+      } else {
         ++c_.frames;
         c_.bytes += f.size() > 10 ? f.size() - 10 : 0;
+        // Lateness of this frame (only while the line keeps up: a backlog is not latency).
+        uint64_t late = monotonic_ns() - q_.front().due_ns;
+        if (late < 1'000'000) {
+          late_ns_ = late_ns_ - (late_ns_ >> kLateShift) + late;
+          // The floor follows a lower lateness at once and a higher one slowly (1/256):
+          // a frame leaves early only when it is less late than the floor, by little.
+          late_floor_ns_ = late < late_floor_ns_ ? late : late_floor_ns_ + ((late - late_floor_ns_) >> 8);
+        }
       }
       q_.pop_front();
     }
@@ -133,6 +179,9 @@ class Direction {
             {"dropped_queue_full", c_.dropped_queue_full},
             {"send_errors", c_.send_errors},
             {"max_queue", c_.max_queue},
+            {"kernel_stamped", c_.kernel_stamped},
+            {"own_latency_ns", late_ns_ >> kLateShift},
+            {"own_latency_floor_ns", late_floor_ns_},
             {"delay_ns", p_.delay_ns},
             {"jitter_ns", p_.jitter_ns},
             {"queue", p_.queue}};
@@ -144,6 +193,8 @@ class Direction {
   std::deque<Frame> q_;
   std::vector<char> buf_;
   uint64_t last_due_ = 0;
+  uint64_t late_ns_ = 0;        // 16 x the average lateness (reported)
+  uint64_t late_floor_ns_ = 0;  // a low mark of the lateness: what the hold is shortened by
   Counters c_;
 };
 

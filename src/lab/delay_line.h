@@ -4,7 +4,13 @@
 // reads every frame arriving on one side with AF_PACKET, holds it until its due
 // time (delay + uniform jitter in [-jitter, +jitter], never before the frame
 // ahead of it: no reordering) in a bounded queue (full: dropped, counted) and
-// then sends it out of the other side. PACKET_VNET_HDR keeps GSO super-frames and
+// then sends it out of the other side. The hold counts from the kernel's receive
+// stamp of the frame (SO_TIMESTAMPNS, so the wake-up to read it is not added) and
+// is shortened by the line's own measured lateness (a low mark of how far past
+// its due time a frame gets out, at most a quarter of the delay; the average
+// would deliver every less-late frame early): the link adds `delay`, not delay
+// plus the line's cost. Counters report both (kernel_stamped, own_latency_ns,
+// own_latency_floor_ns). PACKET_VNET_HDR keeps GSO super-frames and
 // partial checksums as they are, so TCP keeps its offloads through the wire.
 //
 // It asks for SCHED_FIFO priority 1 (the lowest real-time one; it sleeps in ppoll

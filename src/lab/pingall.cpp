@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
 #include "lab/json_access.h"
+#include "lab/netlink_tc.h"
 #include "lab/process.h"
 #include "lab/svg_chart.h"
 
@@ -106,24 +108,15 @@ json pair_metrics(const std::vector<double>& rtts, int count) {
   return m;
 }
 
-// Sources at once and ms between a source's packets. From cold every first echo
-// needs an ARP broadcast that reaches all n hosts, n^3 deliveries in all; paced to
-// about a million broadcast copies a second across the namespaces.
-std::pair<size_t, int> fping_pacing(size_t n, int parallel) {
-  int gap_ms = n > 50 ? 2 : 1;
-  double budget = 1000.0 / double(std::max<size_t>(n, 1)) * gap_ms;
-  return {size_t(std::clamp(int(budget), 1, std::max(parallel, 1))), gap_ms};
-}
-
-// One fping per source host, paced (fping_pacing).
-void fping_all(const TestSpec& t, const std::vector<PingallHost>& hosts, int parallel, double interval,
-               std::vector<std::vector<json>>& per_pair) {
+// One fping per source host, paced (pingall_pacing).
+void fping_all(const TestSpec& t, const std::vector<PingallHost>& hosts, const PingallPacing& pacing,
+               double interval, std::vector<std::vector<json>>& per_pair) {
   size_t n = hosts.size();
   // Plain variables, not a structured binding: lambdas may capture those only from
   // C++20 on, and clang 14 (the fuzz build) does not allow it yet.
-  const auto pacing = fping_pacing(n, parallel);
-  const size_t sources = pacing.first;
-  const int gap_ms = pacing.second;
+  const size_t sources = pacing.sources;
+  const int gap_ms = pacing.gap_ms;
+  const int timeout_ms = pacing.timeout_ms;
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i; (i = next.fetch_add(1)) < n && !interrupted();) {
@@ -132,10 +125,11 @@ void fping_all(const TestSpec& t, const std::vector<PingallHost>& hosts, int par
                                        "-C",    std::to_string(t.count),
                                        "-p",    std::to_string(std::max(10, int(interval * 1000))),
                                        "-i",    std::to_string(gap_ms),
-                                       "-t",    "2000"};
+                                       "-t",    std::to_string(timeout_ms)};
       for (size_t j = 0; j < n; ++j)
         if (j != i) argv.push_back(hosts[j].addr);
-      double bound = t.count * interval + double(n * size_t(t.count) * size_t(gap_ms)) * 0.002 + 10;
+      double bound = t.count * interval + double(n * size_t(t.count) * size_t(gap_ms)) * 0.002 +
+                     timeout_ms / 1000.0 + 10;
       auto r = run_command(argv, in_ns(hosts[i].ns, bound));
       auto got = parse_fping(r.err);
       for (size_t j = 0; j < n; ++j) {
@@ -151,6 +145,23 @@ void fping_all(const TestSpec& t, const std::vector<PingallHost>& hosts, int par
 }
 
 }  // namespace
+
+PingallPacing pingall_pacing(size_t n, int parallel, const PingallPath& path) {
+  PingallPacing p;
+  p.gap_ms = n > 50 ? 2 : 1;
+  double budget = 1000.0 / double(std::max<size_t>(n, 1)) * p.gap_ms;
+  p.sources = size_t(std::clamp(int(budget), 1, std::max(parallel, 1)));
+  if (path.controller_switches > 0) {
+    double s = double(path.controller_switches);
+    // One source alone must stay within the budget: widen its gap if not.
+    p.gap_ms = std::max(p.gap_ms, int(std::ceil(s * 1000.0 / kPacketInBudget)));
+    double per_source = s * 1000.0 / p.gap_ms;  // packet-ins a second while it floods
+    p.sources = std::min(p.sources, size_t(std::max(1.0, std::floor(kPacketInBudget / per_source))));
+    p.timeout_ms = 10000;
+    p.arp_retrans_ms = 3000;
+  }
+  return p;
+}
 
 // The kernel's ARP table is one for all namespaces, capped by gc_thresh3 (1024 by
 // default): n hosts that all talk need n(n-1) entries, and past the cap resolution
@@ -185,29 +196,66 @@ class NeighbourTableRoom {
   std::string note_;
 };
 
-PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& hosts, int parallel) {
+// The hosts' ARP retransmit interval for the test (PingallPacing::arp_retrans_ms),
+// put back to the kernel's 1000 ms after (the lab made these namespaces with it).
+class HostArpPatience {
+ public:
+  HostArpPatience(const std::vector<PingallHost>& hosts, int retrans_ms) {
+    if (retrans_ms <= 0) return;
+    for (const auto& h : hosts)
+      for (const auto& i : h.ifnames) {
+        if (i.find('.') != std::string::npos) continue;  // a sysctl key cannot name it
+        if (write_sysctl_in(h.ns, key(i), std::to_string(retrans_ms)).ok()) set_.emplace_back(h.ns, i);
+      }
+    if (!set_.empty())
+      note_ = fmt::format("; hosts' ARP retransmit {} ms for the test ({} probes: {} s to resolve)",
+                          retrans_ms, kArpProbes, retrans_ms * kArpProbes / 1000.0);
+  }
+  ~HostArpPatience() {
+    for (const auto& [ns, i] : set_) (void)write_sysctl_in(ns, key(i), "1000");
+  }
+  HostArpPatience(const HostArpPatience&) = delete;
+  HostArpPatience& operator=(const HostArpPatience&) = delete;
+  const std::string& note() const { return note_; }
+
+ private:
+  static std::string key(const std::string& ifname) {
+    return "net.ipv4.neigh." + ifname + ".retrans_time_ms";
+  }
+  std::vector<std::pair<std::string, std::string>> set_;
+  std::string note_;
+};
+
+PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& hosts, int parallel,
+                           const PingallPath& path) {
   size_t n = hosts.size();
   std::vector<std::vector<json>> per_pair(n, std::vector<json>(n));
   double interval = std::max(t.interval, 0.01);
   // Room for every pair plus what else the machine has (other namespaces, other labs).
   NeighbourTableRoom room(n * n + 1024);
+  const PingallPacing pacing = pingall_pacing(n, parallel, path);
+  HostArpPatience arp(hosts, pacing.arp_retrans_ms);
   if (have_program("fping")) {
-    fping_all(t, hosts, parallel, interval, per_pair);
+    fping_all(t, hosts, pacing, interval, per_pair);
     std::vector<std::string> names;
     for (const auto& h : hosts) names.push_back(h.name);
     PingallOutcome out = summarize_pingall(names, per_pair);
-    auto [sources, gap_ms] = fping_pacing(n, parallel);
     out.outcome.command =
         fmt::format(
-            "fping -q -C {} -p {} -i {} -t 2000 <every other host> (from each of {} hosts, {} at a time)",
-            t.count, std::max(10, int(interval * 1000)), gap_ms, n, std::min(n, sources)) +
-        room.note();
+            "fping -q -C {} -p {} -i {} -t {} <every other host> (from each of {} hosts, {} at a time{})",
+            t.count, std::max(10, int(interval * 1000)), pacing.gap_ms, pacing.timeout_ms, n,
+            std::min(n, pacing.sources),
+            path.controller_switches
+                ? fmt::format("; paced for {} controller switches on the path", path.controller_switches)
+                : "") +
+        room.note() + arp.note();
     if (interrupted()) {
       out.outcome.status = "failed";
       out.outcome.reason = "interrupted";
     }
     return out;
   }
+  const std::string wait_s = std::to_string(pacing.timeout_ms / 1000);
   std::vector<std::pair<size_t, size_t>> pairs;
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j < n; ++j)
@@ -219,24 +267,26 @@ PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& ho
     for (size_t k; (k = next.fetch_add(1)) < pairs.size() && !interrupted();) {
       auto [i, j] = pairs[k];
       std::vector<std::string> argv = {
-          "ping", "-q", "-n",         "-c", std::to_string(t.count), "-i", fmt::format("{}", interval),
-          "-W",   "2",  hosts[j].addr};
-      auto r = run_command(argv, in_ns(hosts[i].ns, t.count * interval + 5));
+          "ping", "-q",   "-n",         "-c", std::to_string(t.count), "-i", fmt::format("{}", interval),
+          "-W",   wait_s, hosts[j].addr};
+      auto r = run_command(argv, in_ns(hosts[i].ns, t.count * interval + pacing.timeout_ms / 1000.0 + 3));
       auto m = parse_ping(r.out);
       per_pair[i][j] = m.ok() ? *m : json{{"sent", t.count}, {"received", 0}, {"loss_pct", 100.0}};
     }
   };
   std::vector<std::thread> workers;
-  size_t count = std::min(pairs.size(), size_t(std::max(parallel, 1)));
+  // Through controlled switches, as many pings at once as fping would have sources.
+  size_t count =
+      std::min(pairs.size(), path.controller_switches ? pacing.sources : size_t(std::max(parallel, 1)));
   for (size_t w = 0; w < count; ++w) workers.emplace_back(work);
   for (auto& w : workers) w.join();
   std::vector<std::string> names;
   for (const auto& h : hosts) names.push_back(h.name);
   PingallOutcome out = summarize_pingall(names, per_pair);
   out.outcome.command =
-      fmt::format("ping -q -n -c {} -i {} -W 2 (every ordered pair of {} hosts, {} at a time)", t.count,
-                  interval, n, count) +
-      room.note();
+      fmt::format("ping -q -n -c {} -i {} -W {} (every ordered pair of {} hosts, {} at a time)", t.count,
+                  interval, wait_s, n, count) +
+      room.note() + arp.note();
   if (interrupted()) {
     out.outcome.status = "failed";
     out.outcome.reason = "interrupted";

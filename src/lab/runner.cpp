@@ -68,16 +68,33 @@ std::string case_skip_reason(const CaseSpec& cs, const std::string& bin) {
   return {};
 }
 
+// Every host with an address: its namespace, address and addressed interfaces.
+std::vector<PingallHost> pingall_hosts(RunContext& rc, CaseTopology& topo) {
+  std::vector<PingallHost> hosts;
+  for (const auto& h : rc.sc.hosts) {
+    auto a = rc.sc.address_of(h.name);
+    if (!a.ok()) continue;
+    std::vector<std::string> ifs;
+    for (const auto& i : h.interfaces)
+      if (!i.addr.empty()) ifs.push_back(i.name);
+    hosts.push_back({h.name, topo.host_ns[h.name], *a, ifs});
+  }
+  return hosts;
+}
+
 // pingall: every ordered pair of addressed hosts (pingall.h).
 json run_pingall_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, CaseTopology& topo) {
   json rec = {{"case", cs.name}, {"test", t.name}, {"type", to_string(t.type)}, {"from", "*"}, {"to", "*"}};
-  std::vector<PingallHost> hosts;
-  for (const auto& h : rc.sc.hosts)
-    if (auto a = rc.sc.address_of(h.name); a.ok()) hosts.push_back({h.name, topo.host_ns[h.name], *a});
+  std::vector<PingallHost> hosts = pingall_hosts(rc, topo);
   rc.progress.start(fmt::format("[{}] {} {} hosts, {} pairs", cs.name, t.name, hosts.size(),
                                 hosts.size() * (hosts.size() - 1)));
   uint64_t t0 = monotonic_ns();
-  PingallOutcome o = run_pingall(t, hosts);
+  // Switches whose first frames go to a controller and back (pingall paces by them).
+  PingallPath path;
+  for (const auto& sw : topo.switches)
+    if (sw->spec().kind != SwitchKind::kLinuxBridge && !sw->spec().controller.empty())
+      ++path.controller_switches;
+  PingallOutcome o = run_pingall(t, hosts, 32, path);
   rec["elapsed_s"] = double(monotonic_ns() - t0) / 1e9;
   rc.progress.done(o.outcome.status == "ok" ? fmt::format("ok, {} pairs", o.outcome.metrics.value("pairs", 0))
                                             : o.outcome.status + ": " + o.outcome.reason);
@@ -242,9 +259,7 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
     return rec;
   }
   if (cs.settle_s > 0) {
-    std::vector<PingallHost> hosts;
-    for (const auto& h : rc.sc.hosts)
-      if (auto a = rc.sc.address_of(h.name); a.ok()) hosts.push_back({h.name, topo.host_ns[h.name], *a});
+    std::vector<PingallHost> hosts = pingall_hosts(rc, topo);
     rc.progress.start(
         fmt::format("[{}] waiting up to {:.0f} s until every host answers", cs.name, cs.settle_s));
     double took = wait_reachable(hosts, cs.settle_s);

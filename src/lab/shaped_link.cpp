@@ -1,7 +1,6 @@
 // Building, re-shaping and tearing down a shaped link (see shaped_link.h).
 #include "lab/shaped_link.h"
 
-#include <fmt/ranges.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -12,6 +11,7 @@
 
 #include "core/clock.h"
 #include "lab/delay_line.h"
+#include "lab/netlink_tc.h"
 
 namespace flowlab::lab {
 
@@ -27,27 +27,24 @@ constexpr int kDelayLineQueue = 100000;  // frames; the delay line's own bound w
 // frames (so a super-frame never waits for tokens it can never have).
 uint64_t htb_burst_bytes(uint64_t bps) { return std::max<uint64_t>(bps / 8 / 500, 2 * 65536 + 3000); }
 
-std::string tc_rate(uint64_t bps) { return fmt::format("{}bit", bps); }
-
-std::vector<std::string> netem_args(const LinkShape& s, int limit) {
-  std::vector<std::string> a = {"netem", "limit", std::to_string(limit)};
+NetemSpec netem_spec(const LinkShape& s, int limit) {
+  NetemSpec n;
+  n.limit = uint32_t(limit);
   if (s.delays()) {
-    a.insert(a.end(), {"delay", fmt::format("{}us", s.delay_ns.value_or(0) / 1000)});
-    if (s.jitter_ns.value_or(0) > 0) a.push_back(fmt::format("{}us", *s.jitter_ns / 1000));
+    n.delay_ns = s.delay_ns.value_or(0);
+    n.jitter_ns = s.jitter_ns.value_or(0);
   }
-  if (s.loses()) a.insert(a.end(), {"loss", fmt::format("{}%", *s.loss_pct)});
-  return a;
+  if (s.loses()) n.loss_pct = *s.loss_pct;
+  return n;
+}
+
+std::string netem_key(const NetemSpec& n) {
+  return fmt::format("netem {} {} {} {}", n.limit, n.delay_ns, n.jitter_ns, n.loss_pct);
 }
 
 }  // namespace
 
-bool netem_available(const std::string& ns) {
-  auto r = run_command({"tc", "qdisc", "add", "dev", "lo", "root", "handle", "9:", "netem", "delay", "1ms"},
-                       in_ns(ns, 5));
-  if (!r.ok()) return false;
-  run_command({"tc", "qdisc", "del", "dev", "lo", "root"}, in_ns(ns, 5));
-  return true;
-}
+bool netem_available(const std::string& ns) { return netem_supported(ns); }
 
 Result<std::unique_ptr<ShapedLink>> ShapedLink::create(const LinkEnd& a, const LinkEnd& b, int mtu,
                                                        const LinkShapes& shape, const std::string& wire_ns,
@@ -57,9 +54,8 @@ Result<std::unique_ptr<ShapedLink>> ShapedLink::create(const LinkEnd& a, const L
   l->shape_ = shape;
   FLOWLAB_ASSIGN_OR_RETURN(l->ns_, Netns::create(wire_ns, env.state));
   // The wire has no addresses; IPv6 would still send its own DAD/RS frames into the link.
-  run_command(
-      {"sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"},
-      in_ns(wire_ns, 5));
+  for (const char* k : {"net.ipv6.conf.all.disable_ipv6", "net.ipv6.conf.default.disable_ipv6"})
+    (void)write_sysctl_in(wire_ns, k, "1");  // best effort: a kernel without IPv6 has neither
   FLOWLAB_TRY(create_veth(a.ns, a.ifname, wire_ns, kWireA, mtu));
   FLOWLAB_TRY(create_veth(wire_ns, kWireB, b.ns, b.ifname, mtu));
   l->netem_ = !env.force_flowlab && netem_available(wire_ns);
@@ -93,12 +89,10 @@ void ShapedLink::finish() {
 }
 
 Status ShapedLink::apply_qdisc(const std::string& out_if, const LinkShape& s, nlohmann::json& mech) {
-  auto ns = in_ns(ns_.name(), 10);
   int limit = s.queue.value_or(kDefaultQueue);
   bool net = netem_ && (s.delays() || s.loses());
   // Unchanged since the last time: leave the qdiscs (and the packets they hold) alone.
-  std::string key = fmt::format("{} {} {}", s.bw_bps.value_or(0), limit,
-                                net ? fmt::format("{}", fmt::join(netem_args(s, limit), " ")) : "");
+  std::string key = fmt::format("{} {} {}", s.bw_bps.value_or(0), limit, net ? netem_key(netem_spec(s, limit)) : "");
   std::string& last = qdisc_key_[out_if];
   bool had = !last.empty(), same = had && last == key;
   if (same) {
@@ -107,38 +101,31 @@ Status ShapedLink::apply_qdisc(const std::string& out_if, const LinkShape& s, nl
     return ok_status();
   }
   last = key;
+  FLOWLAB_ASSIGN_OR_RETURN(int ifindex, ifindex_in(ns_.name(), out_if));
+  std::string where = fmt::format("{} in {}", out_if, ns_.name());
   // Start from nothing: a re-shape may drop the rate or netem.
-  if (had) run_command({"tc", "qdisc", "del", "dev", out_if, "root"}, ns);
+  if (had) FLOWLAB_TRY(tc_delete(ns_.name(), qdisc_delete_request(ifindex, tc_root(), "deleting the qdiscs of " + where)));
+  std::vector<RtnlRequest> reqs;
   if (s.bw_bps) {
     uint64_t burst = htb_burst_bytes(*s.bw_bps);
-    FLOWLAB_TRY(run_checked(
-        {"tc", "qdisc", "add", "dev", out_if, "root", "handle", "1:", "htb", "default", "1"}, ns));
-    FLOWLAB_TRY(run_checked({"tc",      "class",
-                             "add",     "dev",
-                             out_if,    "parent",
-                             "1:",      "classid",
-                             "1:1",     "htb",
-                             "rate",    tc_rate(*s.bw_bps),
-                             "ceil",    tc_rate(*s.bw_bps),
-                             "burst",   std::to_string(burst),
-                             "cburst",  std::to_string(burst),
-                             "quantum", "70000"},
-                            ns));
-    std::vector<std::string> leaf = {"tc", "qdisc", "add", "dev", out_if, "parent", "1:1", "handle", "10:"};
-    if (net) {
-      auto n = netem_args(s, limit);
-      leaf.insert(leaf.end(), n.begin(), n.end());
-    } else {
-      leaf.insert(leaf.end(), {"pfifo", "limit", std::to_string(limit)});
-    }
-    FLOWLAB_TRY(run_checked(leaf, ns));
+    reqs.push_back(htb_qdisc_request(ifindex, tc_handle(1, 0), 1, "adding an htb qdisc on " + where));
+    HtbClassSpec c;
+    c.rate_bps = c.ceil_bps = *s.bw_bps;
+    c.burst_bytes = c.cburst_bytes = burst;
+    c.quantum = 70000;
+    reqs.push_back(htb_class_request(ifindex, c, fmt::format("adding htb class 1:1 rate {} on {}", format_rate(*s.bw_bps), where)));
+    if (net)
+      reqs.push_back(netem_qdisc_request(ifindex, tc_handle(1, 1), tc_handle(0x10, 0), netem_spec(s, limit),
+                                         "adding netem under htb on " + where));
+    else
+      reqs.push_back(pfifo_qdisc_request(ifindex, tc_handle(1, 1), tc_handle(0x10, 0), uint32_t(limit),
+                                         "adding a pfifo leaf on " + where));
     mech.push_back("htb");
   } else if (net) {
-    std::vector<std::string> q = {"tc", "qdisc", "add", "dev", out_if, "root", "handle", "10:"};
-    auto n = netem_args(s, limit);
-    q.insert(q.end(), n.begin(), n.end());
-    FLOWLAB_TRY(run_checked(q, ns));
+    reqs.push_back(
+        netem_qdisc_request(ifindex, tc_root(), tc_handle(0x10, 0), netem_spec(s, limit), "adding netem on " + where));
   }
+  if (!reqs.empty()) FLOWLAB_TRY(tc_apply(ns_.name(), std::move(reqs)));
   if (net) mech.push_back("netem");
   return ok_status();
 }

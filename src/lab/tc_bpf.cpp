@@ -95,6 +95,8 @@ auto in_netns(const std::string& ns, F fn) -> decltype(fn()) {
 
 }  // namespace
 
+Result<int> load_tc_program(const TcAction& a) { return load(a); }
+
 uint64_t loss_threshold(double loss_pct) {
   if (!(loss_pct > 0)) return 0;
   double t = std::round(loss_pct / 100.0 * 4294967296.0);

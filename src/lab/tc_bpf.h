@@ -28,6 +28,10 @@ std::vector<uint64_t> tc_program(const TcAction& a);
 // The threshold a random u32 is compared with: round(loss/100 * 2^32), 0 for none.
 uint64_t loss_threshold(double loss_pct);
 
+// Loads the program for `a` (BPF_PROG_TYPE_SCHED_CLS); the caller owns the fd.
+// For a classic tc bpf filter (netlink_tc.h); TcxProgram loads its own.
+Result<int> load_tc_program(const TcAction& a);
+
 // Interface index of `ifname` inside namespace `ns` (empty: the lab's own).
 Result<int> ifindex_in(const std::string& ns, const std::string& ifname);
 
