@@ -22,6 +22,7 @@ using namespace verdict_detail;  // NOLINT(google-build-using-namespace): the ru
 constexpr double kExplains = 0.8;    // a bound must account for this share
 constexpr double kOverBound = 1.25;  // a rate bound exceeded by more than this is no bound
 constexpr double kAtLink = 0.9;      // a stream this close to a shaped link's rate is at the link
+constexpr int kCrossingsPerRtt = 2;  // through a hub: a segment, then its ACK, each via the controller
 
 std::string rate(double bps) {
   if (bps >= 1e9) return fmt::format("{:.3g} Gbit/s", bps / 1e9);
@@ -167,6 +168,44 @@ void rule_controller_rtt(const Facts& f, std::vector<Candidate>& out) {
         "trip, then waits for the sender, whose next window waits for the ACKs coming back through it",
         ctl, cpu, std::max(0.0, 100 - cpu), std::ceil(b.window / 1448));
   if (h > 0) idle += fmt::format(" (median packet-in handling {:.3g} us)", h);
+  json numbers = {{"window_bytes", b.window},
+                  {"rtt_ms", b.rtt_ms},
+                  {"idle_rtt_ms", f.idle_rtt_ms},
+                  {"packet_in_rtt_ms", crossing_ms},
+                  {"bound_bps", b.bps},
+                  {"loaded", b.loaded},
+                  {"controller_cpu_pct", cpu}};
+  if (f.packet_ins_per_s > 0) numbers["packet_ins_per_s"] = f.packet_ins_per_s;
+  if (f.ctl_delay_ms > 0) {
+    // A controller far away (controller_link): one round trip of the stream is the
+    // segment's trip through the controller and then its ACK's, each over the
+    // control channel and back (2 x its one-way delay); the rest is handling,
+    // switching and the queues.
+    double channel_ms = kCrossingsPerRtt * 2 * f.ctl_delay_ms;
+    double rest_ms = std::max(0.0, b.rtt_ms - channel_ms);
+    numbers["channel_delay_ms"] = f.ctl_delay_ms;
+    numbers["controller_crossings"] = kCrossingsPerRtt;
+    numbers["channel_ms"] = channel_ms;
+    numbers["rest_ms"] = rest_ms;
+    out.push_back(
+        {Bound::kControllerRoundTrip, share,
+         fmt::format("every segment and ACK crosses the controller, {:.3g} ms away: the {} = {} controller "
+                     "round trips (the segment's, then its ACK's) x 2 x {:.3g} ms channel delay = {:.3g} ms, "
+                     "+ {:.3g} ms handling, switching and queues{}; TCP keeps {} in flight and gets one "
+                     "window per round trip = {}, measured {} ({}%){}",
+                     f.ctl_delay_ms, rtt_words(b, f), kCrossingsPerRtt, f.ctl_delay_ms, channel_ms, rest_ms,
+                     h > 0 ? fmt::format(" (median packet-in handling {:.3g} us)", h) : "", bytes(b.window),
+                     rate(b.bps), rate(f.measured_bps), pct(share),
+                     cpu >= 0 ? fmt::format("; {} was busy {:.0f}% of a core ({:.0f}% idle){}: it waits for "
+                                            "the next window, which waits for the ACKs",
+                                            ctl, cpu, std::max(0.0, 100 - cpu),
+                                            f.packet_ins_per_s > 0
+                                                ? fmt::format(" for {:.0f} packet-ins/s", f.packet_ins_per_s)
+                                                : "")
+                              : ""),
+         ctl, numbers});
+    return;
+  }
   out.push_back(
       {Bound::kControllerRoundTrip,
        share,
@@ -174,14 +213,7 @@ void rule_controller_rtt(const Facts& f, std::vector<Candidate>& out) {
                    "window per {} = {}, measured {} ({}%){}",
                    crossing, bytes(b.window), rtt_words(b, f), rate(b.bps), rate(f.measured_bps), pct(share),
                    idle),
-       ctl,
-       {{"window_bytes", b.window},
-        {"rtt_ms", b.rtt_ms},
-        {"idle_rtt_ms", f.idle_rtt_ms},
-        {"packet_in_rtt_ms", crossing_ms},
-        {"bound_bps", b.bps},
-        {"loaded", b.loaded},
-        {"controller_cpu_pct", cpu}}});
+       ctl, numbers});
 }
 
 void rule_window_rtt(const Facts& f, std::vector<Candidate>& out) {
@@ -266,17 +298,24 @@ void rule_offered(const Facts& f, std::vector<Candidate>& out) {
   double loss = f.sent > 0 ? 100 * f.lost / f.sent : f.loss_pct;  // iperf3's own count misses the tail
   if (!f.udp || f.offered_bps <= 0 || loss >= 1 || f.measured_bps < 0.9 * f.offered_bps) return;
   auto [ctl, cpu] = controller_cpu(f);
-  out.push_back(
-      {Bound::kOffered,
-       1.0,
-       fmt::format(
-           "{} of the {} offered arrived (loss {:.2g}%): no bound was reached{}", rate(f.measured_bps),
-           rate(f.offered_bps), f.loss_pct,
-           f.via_ctl && cpu >= 0
-               ? fmt::format("; {} was busy {:.0f}% of a core with a packet-in per datagram", ctl, cpu)
-               : ""),
-       "",
-       {{"offered_bps", f.offered_bps}, {"loss_pct", f.loss_pct}}});
+  json numbers = {{"offered_bps", f.offered_bps}, {"loss_pct", f.loss_pct}};
+  std::string via;
+  if (f.via_ctl && cpu >= 0) {
+    // Through a hub: UDP has no window, so the controller's round trip costs it
+    // nothing; the controller's CPU is what the datagram rate asks of it.
+    via = fmt::format("; no window: the sender waits for no ACK, so the controller round trip{} does not "
+                      "bound it; {} was busy {:.0f}% of a core ({:.0f}% idle) with a packet-in per datagram",
+                      f.ctl_delay_ms > 0 ? fmt::format(" ({:.3g} ms over the control channel)", 2 * f.ctl_delay_ms)
+                                         : "",
+                      ctl, cpu, std::max(0.0, 100 - cpu));
+    if (f.packet_ins_per_s > 0) via += fmt::format(", {:.0f} packet-ins/s", f.packet_ins_per_s);
+    numbers["controller_cpu_pct"] = cpu;
+    numbers["packet_ins_per_s"] = f.packet_ins_per_s;
+  }
+  out.push_back({Bound::kOffered, 1.0,
+                 fmt::format("{} of the {} offered arrived (loss {:.2g}%): no bound was reached{}",
+                             rate(f.measured_bps), rate(f.offered_bps), f.loss_pct, via),
+                 "", numbers});
 }
 
 }  // namespace
@@ -357,6 +396,15 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
         bytes(num(best->numbers, "window_bytes")), num(best->numbers, "idle_rtt_ms"),
         num(best->numbers, "rtt_ms"), rate(num(best->numbers, "bound_bps")));
     best = &*shaped;
+  }
+  // The offered load went through (< 1 % lost): that is the figure's bound; a rule
+  // that accounts for the few lost datagrams explains them, not the rate.
+  auto offered = std::find_if(cands.begin(), cands.end(),
+                              [](const Candidate& cd) { return cd.bound == Bound::kOffered; });
+  if (best && offered != cands.end() && best->bound != Bound::kOffered) {
+    if (best->share >= kExplains && losses(f) > 0)
+      offered->sentence += fmt::format("; the {:.0f} lost: {}", losses(f), best->sentence);
+    best = &*offered;
   }
   if (best && best->share >= kExplains) {
     v.bound = best->bound;

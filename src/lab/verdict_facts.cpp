@@ -144,7 +144,25 @@ Facts gather(const json& r, const json& c, const json& doc) {
   f.counters = member(s, "counters");
   f.ovs = member(s, "ovs");
   f.packet_drops = array_member(s, "packet_drops");
+  f.ctl_delay_ms = num(member(f.case_rec, "controller_link"), "delay_ms");
+  f.packet_ins_per_s = packet_in_rate(r);
   return f;
+}
+
+double packet_in_rate(const json& r) {
+  const json& s = member(r, "samples");
+  const json& ts = array_member(s, "t_s");
+  double dur = !ts.empty() && ts.back().is_number() ? ts.back().get<double>() : 0;
+  if (dur <= 0) return 0;
+  double rate = 0;
+  for (const auto& [k, a] : member(s, "counters").items()) {
+    if (k.find("packet_in.received") == std::string::npos && k.find("packet_ins.sent") == std::string::npos)
+      continue;
+    rate = std::max(rate, series_delta(a) / dur);
+  }
+  if (double sent = num(member(s, "ovs"), "coverage.rconn_sent"); rate <= 0 && sent > 0)
+    rate = sent / dur;  // OVS: messages to the controller, the packet-ins of a hub
+  return rate;
 }
 
 // The controller process of the case and its mean CPU during the test.
