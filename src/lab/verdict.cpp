@@ -22,6 +22,7 @@ using namespace verdict_detail;  // NOLINT(google-build-using-namespace): the ru
 constexpr double kExplains = 0.8;    // a bound must account for this share
 constexpr double kOverBound = 1.25;  // a rate bound exceeded by more than this is no bound
 constexpr double kAtLink = 0.9;      // a stream this close to a shaped link's rate is at the link
+constexpr double kCoreSaturated = 90;  // % busy: a core with no room left
 constexpr int kCrossingsPerRtt = 2;  // through a hub: a segment, then its ACK, each via the controller
 
 std::string rate(double bps) {
@@ -112,6 +113,59 @@ void rule_process_cpu(const Facts& f, std::vector<Candidate>& out) {
                              rate(f.measured_bps)),
                  who,
                  {{"process", who}, {"cpu_pct", used}, {"limit_pct", cap}}});
+}
+
+// A core saturated by the case: same-host traffic is forwarded in softirq (veth,
+// the kernel's share of the switch's work) on the cores the sender, the receiver
+// and the switch run on, and has no per-process figure. The busiest core must be
+// >= 90 % busy and the case (its processes plus the softirq time, which on this
+// machine is the test's packets) must account for the busy CPU of all cores; the
+// share is the saturated core's busy fraction times that accounted fraction.
+void rule_core_cpu(const Facts& f, std::vector<Candidate>& out) {
+  std::string core;
+  double busy = 0, total_busy = 0, softirq = 0;
+  for (const auto& [name, c] : f.cores.items()) {
+    double b = num(c, "busy_mean_pct");
+    total_busy += b;
+    softirq += num(c, "softirq_mean_pct");
+    if (b > busy) {
+      busy = b;
+      core = name;
+    }
+  }
+  if (core.empty() || busy < kCoreSaturated || total_busy <= 0) return;
+  std::vector<std::pair<double, std::string>> procs;
+  double procs_pct = 0;
+  for (const auto& [label, p] : f.procs.items()) {
+    procs_pct += num(p, "mean_pct");
+    if (num(p, "mean_pct") >= 1) procs.emplace_back(num(p, "mean_pct"), label);
+  }
+  std::sort(procs.rbegin(), procs.rend());
+  std::string who_list;
+  for (size_t i = 0; i < procs.size() && i < 4; ++i)
+    who_list += fmt::format("{}{} {:.0f}%", i ? ", " : "", procs[i].second, procs[i].first);
+  double accounted = std::min(1.0, (procs_pct + softirq) / total_busy);
+  double share = std::min(1.0, busy / 100) * accounted;
+  const json& c = f.cores[core];
+  out.push_back(
+      {Bound::kCoreCpu,
+       share,
+       fmt::format("{} was saturated (busy {:.0f}%: softirq {:.0f}%, system {:.0f}%, user {:.0f}%; all cores "
+                   "{:.0f}% of {:.0f}%); the case's processes ({}) and the softirq time of its packets "
+                   "({:.0f}% of a core) account for {}% of the busy CPU: {} is CPU-bound",
+                   core, busy, num(c, "softirq_mean_pct"), num(c, "system_mean_pct"), num(c, "user_mean_pct"),
+                   total_busy, 100.0 * double(f.cores.size()), who_list.empty() ? "none seen" : who_list,
+                   softirq, pct(accounted), rate(f.measured_bps)),
+       core,
+       {{"core", core},
+        {"busy_pct", busy},
+        {"softirq_pct", num(c, "softirq_mean_pct")},
+        {"system_pct", num(c, "system_mean_pct")},
+        {"user_pct", num(c, "user_mean_pct")},
+        {"all_cores_busy_pct", total_busy},
+        {"case_procs_pct", procs_pct},
+        {"softirq_all_pct", softirq},
+        {"accounted", accounted}}});
 }
 
 // The window in flight: what ss saw, else the fixed window of the test.
@@ -362,6 +416,7 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
   }
   rule_receiver_buffer(f, cands);
   rule_process_cpu(f, cands);
+  rule_core_cpu(f, cands);
   rule_controller_rtt(f, cands);
   rule_loss_timeouts(f, cands);
   rule_switch_drops(f, cands);
@@ -427,8 +482,15 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
     busy += fmt::format("{}{} {:.0f}%", busy.empty() ? "" : ", ", core, num(cs, "busy_mean_pct"));
     saturated &= num(cs, "busy_mean_pct") >= 95;
   }
+  auto core = std::find_if(cands.begin(), cands.end(),
+                           [](const Candidate& cd) { return cd.bound == Bound::kCoreCpu; });
   if (saturated)
-    v.sentence += fmt::format("; every core was busy ({}): processes outside the case took the CPU", busy);
+    v.sentence += fmt::format(
+        "; every core was busy ({}): processes outside the case took the CPU{}", busy,
+        core != cands.end()
+            ? fmt::format(" (the case's processes and softirq account for {}% of it)",
+                          pct(num(core->numbers, "accounted")))
+            : "");
   return v;
 }
 

@@ -121,20 +121,36 @@ void rule_link_drops(const Facts& f, std::vector<Candidate>& out) {
                                 q.value("kind", "?"), q.value("dev", "?"), q.value("ns", "?"));
     }
   }
-  double drops = 0;
+  double qdisc_drops = 0;
   std::string where;
   for (const auto& [k, d] : per_dev) {
-    drops += d;
+    qdisc_drops += d;
     where = where_of[k];
   }
+  // The kernel's per-CPU backlog behind a veth (netdev_max_backlog) drops before
+  // any qdisc or socket sees the packet: the receiving interface's rx dropped.
+  double backlog = 0;
+  std::string backlog_where;
+  for (const auto& d : f.iface_drops)
+    if (double n = num(d, "rx_dropped"); n > 0) {
+      backlog += n;
+      backlog_where += fmt::format("{}{} {} ({})", backlog_where.empty() ? "" : ", ", d.value("dev", "?"), n,
+                                   d.value("ns", "?"));
+    }
+  double drops = qdisc_drops + backlog;
   if (drops <= 0 || losses(f) <= 0) return;
   double share = std::min(1.0, drops / losses(f));
+  std::string detail = qdisc_drops > 0 ? "last: " + where : "";
+  if (backlog > 0)
+    detail += fmt::format("{}{:.0f} by interfaces on receive: ip -s link rx dropped, the backlog behind a veth, {}",
+                          detail.empty() ? "" : "; ", backlog, backlog_where);
   out.push_back({Bound::kLinkQueueDrops,
                  share,
-                 fmt::format("link queues dropped {:.0f} packets (last: {}), {}% of the {:.0f} {}", drops,
-                             where, pct(share), losses(f), losses_what(f)),
-                 where,
-                 {{"drops", drops}, {"losses", losses(f)}}});
+                 fmt::format("link queues dropped {:.0f} packets ({}), {}% of the {:.0f} {}", drops, detail,
+                             pct(share), losses(f), losses_what(f)),
+                 where.empty() ? backlog_where : where,
+                 {{"drops", drops}, {"qdisc_drops", qdisc_drops}, {"backlog_drops", backlog},
+                  {"losses", losses(f)}}});
 }
 
 }  // namespace flowlab::lab::verdict_detail

@@ -30,6 +30,7 @@ struct Facts {
   json counters = json::object();
   json ovs = json::object();          // OVS coverage and datapath deltas (sampler.h)
   json packet_drops = json::array();  // packet sockets that dropped (ss -0)
+  json iface_drops = json::array();   // interfaces' rx dropped (ip -s link: the backlog behind a veth)
   double ctl_delay_ms = 0;            // the case's controller_link, one way (0: none)
   double packet_ins_per_s = 0;        // the switch's packet-in rate during the test (0: unknown)
   json case_rec;
