@@ -419,6 +419,7 @@ void TestSampler::loop() {
         put("packet_in.received", j.value("/packet_in/received"_json_pointer, json()));
         put("packet_in.dropped", j.value("/packet_in/dropped"_json_pointer, json()));
         put("packet_ins.sent", j.value("/packet_ins/sent"_json_pointer, json()));
+        put("packet_ins.congested", j.value("/packet_ins/congested"_json_pointer, json()));
         put("to_controller.dropped", j.value("/to_controller/dropped"_json_pointer, json()));
         put("buffers.evicted", j.value("/buffers/evicted"_json_pointer, json()));
         put("buffers.expired", j.value("/buffers/expired"_json_pointer, json()));
