@@ -119,10 +119,18 @@ std::vector<std::string> compare_controller_path(const json& doc, const std::str
         "the link's rate (" +
         a.verdict->value("sentence", "") + ")";
   std::string udp_why = b.verdict ? b.verdict->value("sentence", "") : "";
-  if (b.bps > a.bps)
+  // UDP keeps the sender's rate only when little of it is lost; otherwise what the
+  // controller path could not carry was dropped, and its verdict says where.
+  double udp_loss = num(member(*udp, "metrics"), "loss_pct");
+  if (b.bps > a.bps && udp_loss < 10)
     out.push_back(
         fmt::format("TCP {} vs UDP {}: {}; UDP does not wait for ACKs, so it keeps the sender's rate{}",
                     mbit(a.bps), mbit(b.bps), why, udp_why.empty() ? "" : " (" + udp_why + ")"));
+  else if (b.bps > a.bps)
+    out.push_back(fmt::format(
+        "TCP {} vs UDP {}: {}; UDP does not wait for ACKs, so the sender keeps sending and what the "
+        "controller path cannot carry is lost ({:.0f}% of it){}",
+        mbit(a.bps), mbit(b.bps), why, udp_loss, udp_why.empty() ? "" : " (" + udp_why + ")"));
   else
     out.push_back(
         fmt::format("TCP {} vs UDP {}: {}; UDP waits for no ACK, yet here it did not keep its rate "
