@@ -101,7 +101,7 @@ Status ControllerInstance::start(const CaseEnv& env) {
     if (!spec_.config.empty()) argv.insert(argv.end(), {"--config", spec_.config});
     argv.insert(argv.end(), {"--stats-json", stats_path_});
   } else if (spec_.kind == ControllerKind::kOsKen) {
-    argv = {"/usr/bin/osken-manager", "--ofp-listen-host",   "127.0.0.1",
+    argv = {"/usr/bin/osken-manager", "--ofp-listen-host",   host_,
             "--ofp-tcp-listen-port",  std::to_string(port_), spec_.app_file};
   } else {
     return ok_status();
@@ -113,7 +113,7 @@ Status ControllerInstance::start(const CaseEnv& env) {
       proc_, Process::spawn(fmt::format("{} controller {}", to_string(spec_.kind), spec_.name), argv, o, log,
                             env.state));
   return wait_until(
-      90, fmt::format("controller {} listening on 127.0.0.1:{}", spec_.name, port_),
+      90, fmt::format("controller {} listening on {}:{}", spec_.name, host_, port_),
       [&] { return listening_on(env.core_ns, port_); }, [&] { return exited_msg(proc_); });
 }
 
@@ -167,7 +167,7 @@ Status SwitchInstance::start_ovs(const CaseEnv& env, int controller_port) {
   if (controller_port) {
     FLOWLAB_TRY(run_checked(vsctl({"set-fail-mode", br, "secure"}), here));
     FLOWLAB_TRY(
-        run_checked(vsctl({"set-controller", br, fmt::format("tcp:127.0.0.1:{}", controller_port)}), here));
+        run_checked(vsctl({"set-controller", br, fmt::format("tcp:{}:{}", controller_host_, controller_port)}), here));
     FLOWLAB_TRY(run_checked(vsctl({"set", "controller", br, "connection-mode=out-of-band"}), here));
   } else {
     FLOWLAB_TRY(run_checked(vsctl({"set-fail-mode", br, "standalone"}), here));
@@ -231,7 +231,7 @@ Status SwitchInstance::spawn_flowlab(const CaseEnv& env, int controller_port) {
                                    spec_.name,      "--dpid", fmt::format("{:#x}", spec_.dpid)};
   for (const auto& p : ports_) argv.insert(argv.end(), {"--port", p});
   if (controller_port)
-    argv.insert(argv.end(), {"--controller", fmt::format("tcp:127.0.0.1:{}", controller_port)});
+    argv.insert(argv.end(), {"--controller", fmt::format("tcp:{}:{}", controller_host_, controller_port)});
   argv.insert(argv.end(), {"--listen", fmt::format("ptcp:{}", listen_port_)});
   stats_path_ = env.out_dir + "/" + spec_.name + "-switch-stats.json";
   argv.insert(argv.end(), {"--stats-file", stats_path_});

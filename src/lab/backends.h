@@ -45,6 +45,10 @@ class ControllerInstance {
   Status start(const CaseEnv& env);
   void stop();
   int port() const { return port_; }
+  // Where it listens: the core namespace's loopback, or its own namespace's address
+  // with a controller_link (set before start()).
+  void set_listen_host(std::string host) { host_ = std::move(host); }
+  const std::string& host() const { return host_; }
   const ControllerSpec& spec() const { return spec_; }
   // The controller's statistics (flowlab --stats-json), or null when it has none.
   nlohmann::json stats() const;
@@ -56,6 +60,7 @@ class ControllerInstance {
  private:
   ControllerSpec spec_;
   int port_;
+  std::string host_ = "127.0.0.1";
   std::string stats_path_;
   Process proc_;
 };
@@ -71,6 +76,8 @@ class SwitchInstance {
 
   // controller_port 0: no controller (OVS standalone / NORMAL, bridge as is).
   Status start(const CaseEnv& env, int controller_port);
+  // The controller's address (default 127.0.0.1; set before start()).
+  void set_controller_host(std::string host) { controller_host_ = std::move(host); }
   // start() in two halves, for many switches at once: spawn() forks a flowlab
   // switch (call it on the thread that lives as long as the lab: the child dies with
   // that thread, PR_SET_PDEATHSIG) and wait_started() waits until it listens (any
@@ -107,6 +114,7 @@ class SwitchInstance {
   std::vector<std::string> ports_;
   int listen_port_;
   int controller_port_ = 0;
+  std::string controller_host_ = "127.0.0.1";
   CaseEnv env_;
   std::string stats_path_;      // flowlab switch --stats-file
   std::vector<Process> procs_;  // in start order; stopped in reverse

@@ -43,6 +43,11 @@ namespace {
 
 constexpr int kControllerPortBase = 6653;
 constexpr int kSwitchListenBase = 6634;
+// The controller link's ends (TEST-NET-1: never a host's address).
+constexpr const char* kCtlCoreIf = "ctl-link";
+constexpr const char* kCtlIf = "eth0";
+constexpr const char* kCtlCoreAddr = "192.0.2.1";
+constexpr const char* kCtlAddr = "192.0.2.2";
 constexpr int kSwitchListenHigh = 20000;  // past 19 switches, clear of the controllers' 6653...
 
 // Waits (bounded) until `want` TCP connections to 127.0.0.1:port are established in
@@ -71,6 +76,12 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   for (const auto& h : sc.hosts) {
     ns_names.push_back(prefix + "-" + h.name);
     topo.host_ns[h.name] = ns_names.back();
+  }
+  // A controller far away (`controller_link`): the controllers get a namespace of
+  // their own, reached from the core namespace over a shaped link.
+  if (cs.controller_link) {
+    topo.ctl_ns = prefix + "-ctl";
+    ns_names.push_back(topo.ctl_ns);
   }
   FLOWLAB_ASSIGN_OR_RETURN(topo.namespaces, create_namespaces(ns_names, &rc.state));
   FLOWLAB_TRY(prepare_switch_namespace(topo.core_ns));  // no IPv6 on switch ports (netns.h)
@@ -161,6 +172,16 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     }
   FLOWLAB_TRY(add_addresses(addrs));
   clock.lap("addresses", addrs.size());
+  if (cs.controller_link) {
+    ShapeEnv se{rc.flowlab_bin, case_out, &rc.state, false};
+    LinkShapes both{*cs.controller_link, *cs.controller_link};
+    FLOWLAB_ASSIGN_OR_RETURN(topo.controller_link,
+                             ShapedLink::create({topo.core_ns, kCtlCoreIf}, {topo.ctl_ns, kCtlIf}, 1500, both,
+                                                prefix + "-wc", se));
+    FLOWLAB_TRY(add_addresses({{topo.core_ns, {{kCtlCoreIf, std::string(kCtlCoreAddr) + "/30"}}},
+                               {topo.ctl_ns, {{kCtlIf, std::string(kCtlAddr) + "/30"}}}}));
+    clock.lap("controller_link", 1);
+  }
 
   CaseEnv env;
   env.ovs = std::make_shared<OvsDaemon>();
@@ -183,7 +204,12 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     if (!used) continue;
     topo.controllers.push_back(std::make_unique<ControllerInstance>(c, port));
     rc.progress.start(fmt::format("[{}] starting {} controller {}", cs.name, to_string(c.kind), n));
-    auto st = topo.controllers.back()->start(env);
+    CaseEnv ctl_env = env;
+    if (cs.controller_link) {
+      ctl_env.core_ns = topo.ctl_ns;
+      topo.controllers.back()->set_listen_host(kCtlAddr);
+    }
+    auto st = topo.controllers.back()->start(ctl_env);
     rc.progress.done(st.ok() ? "up" : "failed");
     FLOWLAB_TRY(st);
     ctl_port[n] = port;
@@ -198,6 +224,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
         idx < kControllerPortBase - kSwitchListenBase ? kSwitchListenBase + idx : kSwitchListenHigh + idx;
     ++idx;
     topo.switches.push_back(std::make_unique<SwitchInstance>(s, switch_ports[n], listen));
+    if (cs.controller_link) topo.switches.back()->set_controller_host(kCtlAddr);
     cports.push_back(cport);
     topo.handles.switches[n] = topo.switches.back().get();  // lab-shape
   }

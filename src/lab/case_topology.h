@@ -52,6 +52,10 @@ struct CaseTopology {
   std::string core_ns;
   std::vector<std::unique_ptr<ControllerInstance>> controllers;
   std::vector<std::unique_ptr<SwitchInstance>> switches;
+  // With a case's controller_link: the controllers' namespace and the shaped link
+  // from the core namespace to it (stopped after the controllers).
+  std::string ctl_ns;
+  std::unique_ptr<ShapedLink> controller_link;
   json offloads = json::object();  // "h1:eth0" -> features
 
   // Processes first (switches stop in parallel), then every namespace at once.
@@ -69,8 +73,9 @@ struct CaseTopology {
     for (auto& c : controllers) c->stop();
     controllers.clear();
     clock.lap("processes", n);
-    n = shaped.size();
+    n = shaped.size() + (controller_link ? 1 : 0);
     shaped.clear();
+    controller_link.reset();
     clock.lap("shaped_links", n);
     n = namespaces.size();
     destroy_namespaces(namespaces);

@@ -137,8 +137,35 @@ std::string controller_sentence(const std::string& name, const json& st) {
   return s;
 }
 
+// The hub cases' answer in a few rows, before the full summary: TCP's and UDP's
+// figure and bound, and the controller's load in each (the comparison's last line).
+std::string render_hub_answer(const json& doc) {
+  std::string rows;
+  for (const auto& c : array_member(doc, "cases")) {
+    const json& cmp = array_member(c, "comparison");
+    if (cmp.empty()) continue;
+    std::string name = c.value("name", ""), tcp, udp;
+    for (const auto& r : array_member(doc, "results")) {
+      if (r.value("case", "") != name || r.value("status", "") != "ok") continue;
+      std::string t = r.value("type", ""), cell = markup_escape(figure(r)) + " — <b>" +
+                                                  markup_escape(member(r, "verdict").value("bound", "-")) +
+                                                  "</b>";
+      if (tcp.empty() && (t == "iperf3-tcp" || t == "iperf2-window")) tcp = cell;
+      if (udp.empty() && t == "iperf3-udp") udp = cell;
+    }
+    std::string ctl = cmp.size() > 1 ? cmp.back().get<std::string>() : "";
+    rows += fmt::format("<tr><td><b>{}</b></td><td>{}</td><td>{}</td><td class=\"cmp\">{}</td></tr>",
+                        markup_escape(name), tcp, udp, markup_escape(ctl));
+  }
+  if (rows.empty()) return {};
+  return "<h2 id=\"hub\">Through the hub controller: TCP vs UDP</h2><table class=\"hub\"><tr><th>case</th>"
+         "<th>TCP</th><th>UDP</th><th>the controller during TCP and UDP</th></tr>" +
+         rows + "</table>";
+}
+
 std::string render_summary(const json& doc) {
   std::string h =
+      render_hub_answer(doc) +
       "<h2 id=\"summary\">Summary</h2><table class=\"summary\"><tr><th>case</th><th>status</th><th>test</th>"
       "<th>figure</th><th>verdict</th></tr>";
   for (const auto& c : array_member(doc, "cases")) {

@@ -146,6 +146,7 @@ json run_one_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, CaseTop
     if (const ShapedLink* l = topo.handles.shaped[li])
       scfg.namespaces.emplace_back(
           topo.handles.link_names[li].first + "-" + topo.handles.link_names[li].second, l->wire_ns());
+  if (!topo.ctl_ns.empty()) scfg.namespaces.emplace_back("ctl", topo.ctl_ns);  // controller_link
   auto sampler = std::make_unique<TestSampler>(std::move(scfg));
   uint64_t t0 = monotonic_ns();
   TestOutcome o;
@@ -324,6 +325,15 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
     stats[c->spec().name] = c->stats();
   }
   rec["controller_stats"] = stats;
+  // The control channel's own shaped link (controller_link): its shape, one-way delay
+  // and delay-line counters, read once the controllers are gone.
+  if (topo.controller_link) {
+    topo.controller_link->finish();
+    json j = topo.controller_link->to_json();
+    j["delay_ms"] = double(cs.controller_link->delay_ns.value_or(0)) / 1e6;
+    j["shape"] = cs.controller_link->to_json();
+    rec["controller_link"] = std::move(j);
+  }
   rec["status"] = interrupted() ? "interrupted" : failed ? "failed" : "ok";
   topo.teardown(cs.name);
   rec["phases"] = {{"up", topo.phases}, {"down", topo.teardown_phases}};

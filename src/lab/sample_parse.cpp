@@ -62,6 +62,21 @@ std::optional<ProcStat> parse_proc_pid_stat(const std::string& text) {
   return s;
 }
 
+std::vector<std::pair<std::string, long long>> parse_ip_link_rx_dropped(const std::string& text) {
+  std::vector<std::pair<std::string, long long>> out;
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_array()) return out;
+  for (const auto& l : j) {
+    if (!l.is_object() || !l.contains("ifname") || !l["ifname"].is_string()) continue;
+    const auto* st = l.contains("stats64") ? &l["stats64"] : l.contains("stats") ? &l["stats"] : nullptr;
+    if (!st || !st->is_object() || !st->contains("rx") || !(*st)["rx"].is_object()) continue;
+    const auto& rx = (*st)["rx"];
+    if (!rx.contains("dropped") || !rx["dropped"].is_number_integer()) continue;
+    out.emplace_back(l["ifname"].get<std::string>(), rx["dropped"].get<long long>());
+  }
+  return out;
+}
+
 std::map<std::string, CoreTimes> parse_proc_stat(const std::string& text) {
   std::map<std::string, CoreTimes> out;
   std::istringstream in(text);

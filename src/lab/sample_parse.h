@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace flowlab::lab {
@@ -29,6 +30,9 @@ struct CoreTimes {
   uint64_t total() const { return user + nice + system + idle + iowait + irq + softirq + steal; }
   uint64_t busy() const { return total() - idle - iowait; }
 };
+// `ip -s -j link show`: interface name -> rx dropped (stats64), in file order;
+// entries without statistics are left out; malformed JSON gives an empty list.
+std::vector<std::pair<std::string, long long>> parse_ip_link_rx_dropped(const std::string& json_text);
 // Per core ("cpu0", "cpu1", ...); the aggregate "cpu" line is left out.
 std::map<std::string, CoreTimes> parse_proc_stat(const std::string& text);
 

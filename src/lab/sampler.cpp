@@ -151,6 +151,19 @@ json packet_drops_snapshot(const std::string& role, const std::string& ns) {
   return j;
 }
 
+// Receive drops of every interface of a namespace (`ip -s -j link`: rx dropped,
+// which counts the kernel's per-CPU backlog overflowing behind a veth,
+// netdev_max_backlog), keyed "role/ifname". A veth's peer counts the same packet
+// as tx dropped, so only rx is kept.
+json iface_drops_snapshot(const std::string& role, const std::string& ns) {
+  json j = json::object();
+  auto r = run_command({"ip", "-s", "-j", "link", "show"}, in_ns(ns, 5));
+  if (!r.ok()) return j;
+  for (const auto& [ifname, rx_dropped] : parse_ip_link_rx_dropped(r.out))
+    if (ifname != "lo") j[role + "/" + ifname] = rx_dropped;
+  return j;
+}
+
 // The unixctl sockets of the ovs-vswitchd processes in the case's namespaces
 // (their --unixctl=PATH argument; the lab starts them with one).
 std::vector<std::string> ovs_unixctl_sockets(const SamplerConfig& c) {
@@ -198,10 +211,12 @@ json snapshot(const SamplerConfig& c) {
             {"receiver", counters_snapshot(c.receiver_ns)},
             {"qdiscs", json::object()},
             {"ovs", ovs_snapshot(c)},
-            {"packet_drops", json::object()}};
+            {"packet_drops", json::object()},
+            {"iface_drops", json::object()}};
   for (const auto& [role, ns] : c.namespaces) {
     j["qdiscs"].update(qdisc_snapshot(role, ns));
     j["packet_drops"].update(packet_drops_snapshot(role, ns));
+    j["iface_drops"].update(iface_drops_snapshot(role, ns));
   }
   return j;
 }
@@ -282,6 +297,10 @@ TestSampler::TestSampler(SamplerConfig cfg) : cfg_(std::move(cfg)) {
 
 TestSampler::~TestSampler() { finish(); }
 
+// Per core, each sample: busy (all but idle and iowait), its user (with nice),
+// system and softirq parts, and steal.
+constexpr const char* kCoreSeries[] = {"busy_pct", "user_pct", "system_pct", "softirq_pct", "steal_pct"};
+
 void TestSampler::loop() {
   const double hz = double(sysconf(_SC_CLK_TCK));
   std::map<ino_t, std::string> ns_role;
@@ -354,8 +373,10 @@ void TestSampler::loop() {
       double tot = double(c.total() - pc->second.total());
       auto pct = [&](uint64_t a, uint64_t b) { return tot > 0 ? 100.0 * double(a - b) / tot : 0.0; };
       auto& s = series_["cores"][name];
-      for (const char* k : {"busy_pct", "softirq_pct", "steal_pct"}) pad(s[k], n - 1);
+      for (const char* k : kCoreSeries) pad(s[k], n - 1);
       s["busy_pct"].push_back(pct(c.busy(), pc->second.busy()));
+      s["user_pct"].push_back(pct(c.user + c.nice, pc->second.user + pc->second.nice));
+      s["system_pct"].push_back(pct(c.system, pc->second.system));
       s["softirq_pct"].push_back(pct(c.softirq, pc->second.softirq));
       s["steal_pct"].push_back(pct(c.steal, pc->second.steal));
     }
@@ -398,6 +419,7 @@ void TestSampler::loop() {
         put("packet_in.received", j.value("/packet_in/received"_json_pointer, json()));
         put("packet_in.dropped", j.value("/packet_in/dropped"_json_pointer, json()));
         put("packet_ins.sent", j.value("/packet_ins/sent"_json_pointer, json()));
+        put("packet_ins.congested", j.value("/packet_ins/congested"_json_pointer, json()));
         put("to_controller.dropped", j.value("/to_controller/dropped"_json_pointer, json()));
         put("buffers.evicted", j.value("/buffers/evicted"_json_pointer, json()));
         put("buffers.expired", j.value("/buffers/expired"_json_pointer, json()));
@@ -429,7 +451,7 @@ json TestSampler::finish() {
   }
   out["procs"] = s["procs"];
   for (auto& [name, c] : s["cores"].items())
-    for (const char* k : {"busy_pct", "softirq_pct", "steal_pct"}) {
+    for (const char* k : kCoreSeries) {
       pad(c[k], n);
       c[std::string(k).replace(std::string(k).find("_pct"), 4, "_mean_pct")] = series_mean(c[k]);
     }
@@ -491,6 +513,13 @@ json TestSampler::finish() {
                   {"drops", d}});
   }
   out["packet_drops"] = pd;
+  json idr = json::array();  // only the interfaces that dropped during the test
+  const json iface_dropped = delta(before_["iface_drops"], after["iface_drops"]);
+  for (const auto& [k, d] : iface_dropped.items()) {
+    auto a = k.find('/');
+    idr.push_back({{"ns", k.substr(0, a)}, {"dev", k.substr(a + 1)}, {"rx_dropped", d}});
+  }
+  out["iface_drops"] = idr;
   result_ = std::move(out);
   return result_;
 }

@@ -185,7 +185,8 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
       for (const auto& cn : cs) {
         FLOWLAB_TRY(check_keys(
             c, cn, "case",
-            {"name", "description", "switch", "switches", "controllers", "offloads", "tests", "settle"}));
+            {"name", "description", "switch", "switches", "controllers", "offloads", "tests", "settle",
+             "controller_link"}));
         CaseSpec k;
         k.line = line_of(cn);
         if (!cn["name"]) return c.err(cn, "name", "each case needs a 'name'");
@@ -198,6 +199,12 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
         k.settle_s = settle;
         if (cn["settle"]) LAB_ASSIGN(k.settle_s, (scalar<double>(c, cn["settle"], "settle", "seconds")));
         if (k.settle_s < 0 || k.settle_s > 600) return c.err(cn["settle"], "settle", "must be 0..600 s");
+        if (auto cl = cn["controller_link"]) {
+          FLOWLAB_ASSIGN_OR_RETURN(LinkShape sh, parse_shape_map(cl, c.path, "controller_link"));
+          if (sh.empty())
+            return c.err(cl, "controller_link", "nothing to shape (bw, delay, jitter, loss, queue)");
+          k.controller_link = sh;
+        }
         k.switches = base_sw;
         k.controllers = base_ctl;
         // `switch:` overrides every switch, then `switches:` one by name.
@@ -242,6 +249,11 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
             k.controllers[name] = std::move(ct);
           }
         }
+        if (k.controller_link &&
+            std::none_of(k.switches.begin(), k.switches.end(), [&](const auto& kv) {
+              return !kv.second.controller.empty() && kv.second.kind != SwitchKind::kLinuxBridge;
+            }))
+          return c.err(cn["controller_link"], "controller_link", "no switch of the case uses a controller");
         s.cases.push_back(std::move(k));
       }
     } else {

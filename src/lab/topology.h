@@ -111,6 +111,10 @@ struct CaseSpec {
   double settle_s = 0;             // > 0: before the tests, wait up to this long until the first host
                                    // reaches every other (a spanning tree converging), timed
   std::vector<std::string> tests;  // subset of test names, empty: all
+  // `controller_link: {delay: 5ms}`: the case's controllers run in a namespace of
+  // their own, reached from the switches' core namespace over a link shaped this
+  // way (both directions): a controller far away. Unset: on the core's loopback.
+  std::optional<LinkShape> controller_link;
   int line = 0;
 };
 

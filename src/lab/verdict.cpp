@@ -22,6 +22,8 @@ using namespace verdict_detail;  // NOLINT(google-build-using-namespace): the ru
 constexpr double kExplains = 0.8;    // a bound must account for this share
 constexpr double kOverBound = 1.25;  // a rate bound exceeded by more than this is no bound
 constexpr double kAtLink = 0.9;      // a stream this close to a shaped link's rate is at the link
+constexpr double kCoreSaturated = 90;  // % busy: a core with no room left
+constexpr int kCrossingsPerRtt = 2;  // through a hub: a segment, then its ACK, each via the controller
 
 std::string rate(double bps) {
   if (bps >= 1e9) return fmt::format("{:.3g} Gbit/s", bps / 1e9);
@@ -113,6 +115,59 @@ void rule_process_cpu(const Facts& f, std::vector<Candidate>& out) {
                  {{"process", who}, {"cpu_pct", used}, {"limit_pct", cap}}});
 }
 
+// A core saturated by the case: same-host traffic is forwarded in softirq (veth,
+// the kernel's share of the switch's work) on the cores the sender, the receiver
+// and the switch run on, and has no per-process figure. The busiest core must be
+// >= 90 % busy and the case (its processes plus the softirq time, which on this
+// machine is the test's packets) must account for the busy CPU of all cores; the
+// share is the saturated core's busy fraction times that accounted fraction.
+void rule_core_cpu(const Facts& f, std::vector<Candidate>& out) {
+  std::string core;
+  double busy = 0, total_busy = 0, softirq = 0;
+  for (const auto& [name, c] : f.cores.items()) {
+    double b = num(c, "busy_mean_pct");
+    total_busy += b;
+    softirq += num(c, "softirq_mean_pct");
+    if (b > busy) {
+      busy = b;
+      core = name;
+    }
+  }
+  if (core.empty() || busy < kCoreSaturated || total_busy <= 0) return;
+  std::vector<std::pair<double, std::string>> procs;
+  double procs_pct = 0;
+  for (const auto& [label, p] : f.procs.items()) {
+    procs_pct += num(p, "mean_pct");
+    if (num(p, "mean_pct") >= 1) procs.emplace_back(num(p, "mean_pct"), label);
+  }
+  std::sort(procs.rbegin(), procs.rend());
+  std::string who_list;
+  for (size_t i = 0; i < procs.size() && i < 4; ++i)
+    who_list += fmt::format("{}{} {:.0f}%", i ? ", " : "", procs[i].second, procs[i].first);
+  double accounted = std::min(1.0, (procs_pct + softirq) / total_busy);
+  double share = std::min(1.0, busy / 100) * accounted;
+  const json& c = f.cores[core];
+  out.push_back(
+      {Bound::kCoreCpu,
+       share,
+       fmt::format("{} was saturated (busy {:.0f}%: softirq {:.0f}%, system {:.0f}%, user {:.0f}%; all cores "
+                   "{:.0f}% of {:.0f}%); the case's processes ({}) and the softirq time of its packets "
+                   "({:.0f}% of a core) account for {}% of the busy CPU: {} is CPU-bound",
+                   core, busy, num(c, "softirq_mean_pct"), num(c, "system_mean_pct"), num(c, "user_mean_pct"),
+                   total_busy, 100.0 * double(f.cores.size()), who_list.empty() ? "none seen" : who_list,
+                   softirq, pct(accounted), rate(f.measured_bps)),
+       core,
+       {{"core", core},
+        {"busy_pct", busy},
+        {"softirq_pct", num(c, "softirq_mean_pct")},
+        {"system_pct", num(c, "system_mean_pct")},
+        {"user_pct", num(c, "user_mean_pct")},
+        {"all_cores_busy_pct", total_busy},
+        {"case_procs_pct", procs_pct},
+        {"softirq_all_pct", softirq},
+        {"accounted", accounted}}});
+}
+
 // The window in flight: what ss saw, else the fixed window of the test.
 double flight_window(const Facts& f) { return f.inflight > 0 ? f.inflight : f.window; }
 
@@ -167,6 +222,44 @@ void rule_controller_rtt(const Facts& f, std::vector<Candidate>& out) {
         "trip, then waits for the sender, whose next window waits for the ACKs coming back through it",
         ctl, cpu, std::max(0.0, 100 - cpu), std::ceil(b.window / 1448));
   if (h > 0) idle += fmt::format(" (median packet-in handling {:.3g} us)", h);
+  json numbers = {{"window_bytes", b.window},
+                  {"rtt_ms", b.rtt_ms},
+                  {"idle_rtt_ms", f.idle_rtt_ms},
+                  {"packet_in_rtt_ms", crossing_ms},
+                  {"bound_bps", b.bps},
+                  {"loaded", b.loaded},
+                  {"controller_cpu_pct", cpu}};
+  if (f.packet_ins_per_s > 0) numbers["packet_ins_per_s"] = f.packet_ins_per_s;
+  if (f.ctl_delay_ms > 0) {
+    // A controller far away (controller_link): one round trip of the stream is the
+    // segment's trip through the controller and then its ACK's, each over the
+    // control channel and back (2 x its one-way delay); the rest is handling,
+    // switching and the queues.
+    double channel_ms = kCrossingsPerRtt * 2 * f.ctl_delay_ms;
+    double rest_ms = std::max(0.0, b.rtt_ms - channel_ms);
+    numbers["channel_delay_ms"] = f.ctl_delay_ms;
+    numbers["controller_crossings"] = kCrossingsPerRtt;
+    numbers["channel_ms"] = channel_ms;
+    numbers["rest_ms"] = rest_ms;
+    out.push_back(
+        {Bound::kControllerRoundTrip, share,
+         fmt::format("every segment and ACK crosses the controller, {:.3g} ms away: the {} = {} controller "
+                     "round trips (the segment's, then its ACK's) x 2 x {:.3g} ms channel delay = {:.3g} ms, "
+                     "+ {:.3g} ms handling, switching and queues{}; TCP keeps {} in flight and gets one "
+                     "window per round trip = {}, measured {} ({}%){}",
+                     f.ctl_delay_ms, rtt_words(b, f), kCrossingsPerRtt, f.ctl_delay_ms, channel_ms, rest_ms,
+                     h > 0 ? fmt::format(" (median packet-in handling {:.3g} us)", h) : "", bytes(b.window),
+                     rate(b.bps), rate(f.measured_bps), pct(share),
+                     cpu >= 0 ? fmt::format("; {} was busy {:.0f}% of a core ({:.0f}% idle){}: it waits for "
+                                            "the next window, which waits for the ACKs",
+                                            ctl, cpu, std::max(0.0, 100 - cpu),
+                                            f.packet_ins_per_s > 0
+                                                ? fmt::format(" for {:.0f} packet-ins/s", f.packet_ins_per_s)
+                                                : "")
+                              : ""),
+         ctl, numbers});
+    return;
+  }
   out.push_back(
       {Bound::kControllerRoundTrip,
        share,
@@ -174,14 +267,7 @@ void rule_controller_rtt(const Facts& f, std::vector<Candidate>& out) {
                    "window per {} = {}, measured {} ({}%){}",
                    crossing, bytes(b.window), rtt_words(b, f), rate(b.bps), rate(f.measured_bps), pct(share),
                    idle),
-       ctl,
-       {{"window_bytes", b.window},
-        {"rtt_ms", b.rtt_ms},
-        {"idle_rtt_ms", f.idle_rtt_ms},
-        {"packet_in_rtt_ms", crossing_ms},
-        {"bound_bps", b.bps},
-        {"loaded", b.loaded},
-        {"controller_cpu_pct", cpu}}});
+       ctl, numbers});
 }
 
 void rule_window_rtt(const Facts& f, std::vector<Candidate>& out) {
@@ -266,17 +352,24 @@ void rule_offered(const Facts& f, std::vector<Candidate>& out) {
   double loss = f.sent > 0 ? 100 * f.lost / f.sent : f.loss_pct;  // iperf3's own count misses the tail
   if (!f.udp || f.offered_bps <= 0 || loss >= 1 || f.measured_bps < 0.9 * f.offered_bps) return;
   auto [ctl, cpu] = controller_cpu(f);
-  out.push_back(
-      {Bound::kOffered,
-       1.0,
-       fmt::format(
-           "{} of the {} offered arrived (loss {:.2g}%): no bound was reached{}", rate(f.measured_bps),
-           rate(f.offered_bps), f.loss_pct,
-           f.via_ctl && cpu >= 0
-               ? fmt::format("; {} was busy {:.0f}% of a core with a packet-in per datagram", ctl, cpu)
-               : ""),
-       "",
-       {{"offered_bps", f.offered_bps}, {"loss_pct", f.loss_pct}}});
+  json numbers = {{"offered_bps", f.offered_bps}, {"loss_pct", f.loss_pct}};
+  std::string via;
+  if (f.via_ctl && cpu >= 0) {
+    // Through a hub: UDP has no window, so the controller's round trip costs it
+    // nothing; the controller's CPU is what the datagram rate asks of it.
+    via = fmt::format("; no window: the sender waits for no ACK, so the controller round trip{} does not "
+                      "bound it; {} was busy {:.0f}% of a core ({:.0f}% idle) with a packet-in per datagram",
+                      f.ctl_delay_ms > 0 ? fmt::format(" ({:.3g} ms over the control channel)", 2 * f.ctl_delay_ms)
+                                         : "",
+                      ctl, cpu, std::max(0.0, 100 - cpu));
+    if (f.packet_ins_per_s > 0) via += fmt::format(", {:.0f} packet-ins/s", f.packet_ins_per_s);
+    numbers["controller_cpu_pct"] = cpu;
+    numbers["packet_ins_per_s"] = f.packet_ins_per_s;
+  }
+  out.push_back({Bound::kOffered, 1.0,
+                 fmt::format("{} of the {} offered arrived (loss {:.2g}%): no bound was reached{}",
+                             rate(f.measured_bps), rate(f.offered_bps), f.loss_pct, via),
+                 "", numbers});
 }
 
 }  // namespace
@@ -323,6 +416,7 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
   }
   rule_receiver_buffer(f, cands);
   rule_process_cpu(f, cands);
+  rule_core_cpu(f, cands);
   rule_controller_rtt(f, cands);
   rule_loss_timeouts(f, cands);
   rule_switch_drops(f, cands);
@@ -358,6 +452,15 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
         num(best->numbers, "rtt_ms"), rate(num(best->numbers, "bound_bps")));
     best = &*shaped;
   }
+  // The offered load went through (< 1 % lost): that is the figure's bound; a rule
+  // that accounts for the few lost datagrams explains them, not the rate.
+  auto offered = std::find_if(cands.begin(), cands.end(),
+                              [](const Candidate& cd) { return cd.bound == Bound::kOffered; });
+  if (best && offered != cands.end() && best->bound != Bound::kOffered) {
+    if (best->share >= kExplains && losses(f) > 0)
+      offered->sentence += fmt::format("; the {:.0f} lost: {}", losses(f), best->sentence);
+    best = &*offered;
+  }
   if (best && best->share >= kExplains) {
     v.bound = best->bound;
     v.share = best->share;
@@ -379,8 +482,15 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
     busy += fmt::format("{}{} {:.0f}%", busy.empty() ? "" : ", ", core, num(cs, "busy_mean_pct"));
     saturated &= num(cs, "busy_mean_pct") >= 95;
   }
+  auto core = std::find_if(cands.begin(), cands.end(),
+                           [](const Candidate& cd) { return cd.bound == Bound::kCoreCpu; });
   if (saturated)
-    v.sentence += fmt::format("; every core was busy ({}): processes outside the case took the CPU", busy);
+    v.sentence += fmt::format(
+        "; every core was busy ({}): processes outside the case took the CPU{}", busy,
+        core != cands.end()
+            ? fmt::format(" (the case's processes and softirq account for {}% of it)",
+                          pct(num(core->numbers, "accounted")))
+            : "");
   return v;
 }
 

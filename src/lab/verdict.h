@@ -25,6 +25,7 @@ enum class Bound {
   kChecksumDrops,        // the receiver dropped segments with bad checksums
   kReceiverBuffer,       // the receiver's socket buffer dropped (Udp.RcvbufErrors, TCP pruning)
   kProcessCpu,           // a process of the case used its core (or its cgroup's limit)
+  kCoreCpu,              // a core saturated by the case: its processes and softirq (packet forwarding)
   kControllerRoundTrip,  // every packet crosses the controller: window / controller RTT
   kLossTimeouts,         // loss with retransmission timeouts: the sender idles waiting
   kSwitchQueueDrops,     // the switch's ring / to-controller queue dropped

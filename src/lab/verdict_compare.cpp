@@ -8,6 +8,7 @@
 #include "lab/json_access.h"
 #include "lab/sampler.h"
 #include "lab/verdict.h"
+#include "lab/verdict_facts.h"
 
 namespace flowlab::lab {
 
@@ -41,22 +42,7 @@ PathLoad load_of(const json& r) {
       p.ctl = label;
       p.ctl_cpu = num(pr, "mean_pct");
     }
-  const json& ts = array_member(s, "t_s");
-  double dur = !ts.empty() && ts.back().is_number() ? ts.back().get<double>() : 0;
-  for (const auto& [k, a] : member(s, "counters").items()) {
-    if (k.find("packet_in.received") == std::string::npos && k.find("packet_ins.sent") == std::string::npos)
-      continue;
-    double first = -1, last = 0;
-    for (const auto& v : a)
-      if (v.is_number()) {
-        if (first < 0) first = v.get<double>();
-        last = v.get<double>();
-      }
-    if (first >= 0 && dur > 0) p.packet_ins_per_s = std::max(p.packet_ins_per_s, (last - first) / dur);
-  }
-  if (double sent = num(member(s, "ovs"), "coverage.rconn_sent");
-      p.packet_ins_per_s <= 0 && sent > 0 && dur > 0)
-    p.packet_ins_per_s = sent / dur;  // OVS: messages to the controller, the packet-ins of a hub
+  p.packet_ins_per_s = verdict_detail::packet_in_rate(r);
   if (r.contains("verdict")) p.verdict = &r["verdict"];
   return p;
 }
@@ -133,10 +119,18 @@ std::vector<std::string> compare_controller_path(const json& doc, const std::str
         "the link's rate (" +
         a.verdict->value("sentence", "") + ")";
   std::string udp_why = b.verdict ? b.verdict->value("sentence", "") : "";
-  if (b.bps > a.bps)
+  // UDP keeps the sender's rate only when little of it is lost; otherwise what the
+  // controller path could not carry was dropped, and its verdict says where.
+  double udp_loss = num(member(*udp, "metrics"), "loss_pct");
+  if (b.bps > a.bps && udp_loss < 10)
     out.push_back(
         fmt::format("TCP {} vs UDP {}: {}; UDP does not wait for ACKs, so it keeps the sender's rate{}",
                     mbit(a.bps), mbit(b.bps), why, udp_why.empty() ? "" : " (" + udp_why + ")"));
+  else if (b.bps > a.bps)
+    out.push_back(fmt::format(
+        "TCP {} vs UDP {}: {}; UDP does not wait for ACKs, so the sender keeps sending and what the "
+        "controller path cannot carry is lost ({:.0f}% of it){}",
+        mbit(a.bps), mbit(b.bps), why, udp_loss, udp_why.empty() ? "" : " (" + udp_why + ")"));
   else
     out.push_back(
         fmt::format("TCP {} vs UDP {}: {}; UDP waits for no ACK, yet here it did not keep its rate "

@@ -140,11 +140,47 @@ Facts gather(const json& r, const json& c, const json& doc) {
       p["mean_pct"] = (su + sy) / n;
     }
   }
+  // The cores over the same span.
+  if (tt.size() >= 2 && tt.front().is_number() && tt.back().is_number()) {
+    double from = tt.front().get<double>(), to = tt.back().get<double>();
+    for (auto& [name, c] : f.cores.items())
+      for (const char* k : {"busy", "user", "system", "softirq"}) {
+        const json& a = array_member(c, (std::string(k) + "_pct").c_str());
+        double sum = 0;
+        int n = 0;
+        for (size_t i = 0; i < st.size() && i < a.size(); ++i) {
+          if (!st[i].is_number() || st[i].get<double>() < from || st[i].get<double>() > to) continue;
+          sum += a[i].is_number() ? a[i].get<double>() : 0;
+          ++n;
+        }
+        if (n) c[std::string(k) + "_mean_pct"] = sum / n;
+      }
+  }
   f.qdiscs = array_member(s, "qdiscs");
   f.counters = member(s, "counters");
   f.ovs = member(s, "ovs");
   f.packet_drops = array_member(s, "packet_drops");
+  for (const auto& d : array_member(s, "iface_drops"))  // the control channel's losses are retransmitted
+    if (d.value("ns", "") != "ctl" && d.value("dev", "") != "ctl-link") f.iface_drops.push_back(d);
+  f.ctl_delay_ms = num(member(f.case_rec, "controller_link"), "delay_ms");
+  f.packet_ins_per_s = packet_in_rate(r);
   return f;
+}
+
+double packet_in_rate(const json& r) {
+  const json& s = member(r, "samples");
+  const json& ts = array_member(s, "t_s");
+  double dur = !ts.empty() && ts.back().is_number() ? ts.back().get<double>() : 0;
+  if (dur <= 0) return 0;
+  double rate = 0;
+  for (const auto& [k, a] : member(s, "counters").items()) {
+    if (k.find("packet_in.received") == std::string::npos && k.find("packet_ins.sent") == std::string::npos)
+      continue;
+    rate = std::max(rate, series_delta(a) / dur);
+  }
+  if (double sent = num(member(s, "ovs"), "coverage.rconn_sent"); rate <= 0 && sent > 0)
+    rate = sent / dur;  // OVS: messages to the controller, the packet-ins of a hub
+  return rate;
 }
 
 // The controller process of the case and its mean CPU during the test.

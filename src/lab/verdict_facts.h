@@ -30,6 +30,9 @@ struct Facts {
   json counters = json::object();
   json ovs = json::object();          // OVS coverage and datapath deltas (sampler.h)
   json packet_drops = json::array();  // packet sockets that dropped (ss -0)
+  json iface_drops = json::array();   // interfaces' rx dropped (ip -s link: the backlog behind a veth)
+  double ctl_delay_ms = 0;            // the case's controller_link, one way (0: none)
+  double packet_ins_per_s = 0;        // the switch's packet-in rate during the test (0: unknown)
   json case_rec;
 };
 
@@ -38,6 +41,9 @@ Facts gather(const json& result, const json& case_rec, const json& doc);
 double series_delta(const json& a);
 // The controller process of the case and its mean CPU during the test ("", -1: none).
 std::pair<std::string, double> controller_cpu(const Facts& f);
+// Packet-ins per second during the test, from the switch/controller stats series
+// (flowlab) or OVS's rconn_sent (0: unknown).
+double packet_in_rate(const json& result);
 // Median packet-in handling time of the case's controller, in us (0: unknown).
 double controller_handling_us(const json& case_rec);
 

@@ -15,6 +15,8 @@ const char* to_string(Bound b) {
       return "receiver socket buffer";
     case Bound::kProcessCpu:
       return "process CPU";
+    case Bound::kCoreCpu:
+      return "core CPU";
     case Bound::kControllerRoundTrip:
       return "controller round trip";
     case Bound::kLossTimeouts:
@@ -40,6 +42,7 @@ const char* to_string(Bound b) {
 std::string Verdict::short_label() const {
   switch (bound) {
     case Bound::kProcessCpu:
+    case Bound::kCoreCpu:
       return "cpu: " + who;
     case Bound::kControllerRoundTrip:
       return "ctl-rtt";

@@ -179,5 +179,63 @@ TEST_F(Explain, ShapedLinkIsNamedLinkBound) {
             std::string::npos);
 }
 
+// A controller far away (controller_link: delay 5 ms each way): every packet
+// through the hub pays 2 x 5 ms per crossing, so the ping's echo and reply (two
+// crossings) take >= 20 ms, a 16 KB window gets one window per >= 20 ms, and the
+// verdict names the controller round trip with the RTT decomposed.
+constexpr const char* kFarScenario = R"(name: fartest
+hosts:
+  h1: {addr: 10.0.0.1/24}
+  h2: {addr: 10.0.0.2/24}
+switches:
+  s1: {kind: flowlab, controller: c1}
+controllers:
+  c1: {kind: flowlab, apps: [hub]}
+links:
+  - endpoints: [h1:eth0, s1:p1]
+  - endpoints: [h2:eth0, s1:p2]
+cases:
+  - name: far
+    controller_link: {delay: 5ms}
+    offloads: off
+tests:
+  - {type: ping, from: h1, to: h2, count: 5, interval: 0.05}
+  - {name: tcp-16k, type: iperf2-window, from: h1, to: h2, duration: 2, windows: [16K]}
+)";
+
+class ExplainFar : public LabDirTest {
+ protected:
+  ExplainFar() : LabDirTest("explain-far", {"ip", "iperf", "ss", "tc"}) {}
+};
+
+TEST_F(ExplainFar, FarControllerIsTheControllerRoundTripWithItsDelay) {
+  std::ofstream(dir_ / "far.yaml") << kFarScenario;
+  auto r = run_command({FLOWLAB_BINARY, "lab", "run", (dir_ / "far.yaml").string(), "--out", out()}, opts(120));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::ifstream in(out() + "/results.json");
+  json doc = json::parse(in, nullptr, false);
+  ASSERT_TRUE(doc.is_object());
+  const json& c = doc["cases"][0];
+  EXPECT_DOUBLE_EQ(c["controller_link"].value("delay_ms", 0.0), 5.0) << c["controller_link"].dump();
+  // The control channel went through the delay line: its frames are the OpenFlow messages.
+  const json& dl = c["controller_link"]["delay_line"][0];
+  EXPECT_GT(dl["a_to_b"].value("frames", 0), 100) << dl.dump();
+  EXPECT_GT(dl["b_to_a"].value("frames", 0), 100) << dl.dump();
+  const json* ping = nullptr;
+  const json* tcp = nullptr;
+  for (const auto& t : doc["results"]) (t["type"] == "ping" ? ping : tcp) = &t;
+  ASSERT_TRUE(ping && tcp);
+  ASSERT_EQ((*ping)["status"], "ok") << ping->dump();
+  EXPECT_GE((*ping)["metrics"].value("rtt_min_ms", 0.0), 20.0);  // 2 crossings x 2 x 5 ms
+  ASSERT_EQ((*tcp)["status"], "ok") << tcp->dump();
+  // 16 KB per >= 20 ms is at most ~6.6 Mbit/s (a little more with the window's slack).
+  EXPECT_LT((*tcp)["metrics"].value("gbps_16K", 1.0), 0.009) << tcp->dump();
+  const json& v = (*tcp)["verdict"];
+  EXPECT_EQ(v["bound"], "controller round trip") << v.dump(2);
+  EXPECT_DOUBLE_EQ(v["numbers"].value("channel_ms", 0.0), 20.0) << v.dump(2);
+  EXPECT_NE(v["sentence"].get<std::string>().find("crosses the controller, 5 ms away"), std::string::npos)
+      << v.dump(2);
+}
+
 }  // namespace
 }  // namespace flowlab::lab

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "lab/report_parts.h"
+
 namespace flowlab::lab {
 namespace {
 
@@ -120,6 +122,49 @@ TEST(Report, HeadlineMetricsPerType) {
   auto w =
       headline_metrics(json{{"type", "iperf2-window"}, {"metrics", {{"gbps_16K", 1.0}, {"gbps_64K", 2.0}}}});
   EXPECT_EQ(w.size(), 2u);
+}
+
+}  // namespace
+}  // namespace flowlab::lab
+
+namespace flowlab::lab {
+namespace {
+
+// A hub case's TCP-vs-UDP answer opens the summary: both figures with their
+// bounds and the controller's load line of the comparison.
+TEST(Report, HubAnswerOpensTheSummary) {
+  nlohmann::json doc = {
+      {"cases",
+       {{{"name", "flowlab-hub-far"},
+         {"status", "ok"},
+         {"comparison",
+          {"TCP 5.5 Mbit/s vs UDP 72 Mbit/s: ...", "flowlab controller was busy 1% of a core"}}},
+        {{"name", "bridge"}, {"status", "ok"}}}},
+      {"results",
+       {{{"case", "flowlab-hub-far"},
+         {"test", "tcp-16k"},
+         {"type", "iperf2-window"},
+         {"status", "ok"},
+         {"metrics", {{"gbps_16K", 0.0055}}},
+         {"verdict", {{"bound", "controller round trip"}}}},
+        {{"case", "flowlab-hub-far"},
+         {"test", "udp-100m"},
+         {"type", "iperf3-udp"},
+         {"status", "ok"},
+         {"metrics", {{"gbps", 0.072}, {"loss_pct", 23.9}}},
+         {"verdict", {{"bound", "switch queue drops"}}}}}}};
+  std::string h = render_summary(doc);
+  auto hub = h.find("Through the hub controller: TCP vs UDP");
+  ASSERT_NE(hub, std::string::npos) << h;
+  EXPECT_LT(hub, h.find("id=\"summary\""));
+  EXPECT_NE(h.find("<b>controller round trip</b>"), std::string::npos) << h;
+  EXPECT_NE(h.find("<b>switch queue drops</b>"), std::string::npos) << h;
+  EXPECT_NE(h.find("<td class=\"cmp\">flowlab controller was busy 1% of a core</td>"), std::string::npos)
+      << h;
+  // A case without a comparison gets no row; a run without hub cases, no table.
+  EXPECT_EQ(h.find("<td><b>bridge</b></td>"), std::string::npos) << h;
+  doc["cases"][0].erase("comparison");
+  EXPECT_EQ(render_summary(doc).find("Through the hub controller"), std::string::npos);
 }
 
 }  // namespace

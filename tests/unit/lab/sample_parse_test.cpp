@@ -151,3 +151,25 @@ TEST(SampleParse, CgroupLimits) {
 
 }  // namespace
 }  // namespace flowlab::lab
+
+namespace flowlab::lab {
+namespace {
+
+// `ip -s -j link show` (iproute2 6.1): rx dropped per interface, from stats64.
+TEST(SampleParse, IpLinkRxDropped) {
+  const char* text =
+      R"([{"ifindex":1,"ifname":"lo","stats64":{"rx":{"bytes":10,"packets":1,"errors":0,"dropped":3},)"
+      R"("tx":{"dropped":0}}},{"ifindex":7,"ifname":"s1-p1","link_netnsid":0,)"
+      R"("stats64":{"rx":{"bytes":99,"packets":9,"errors":0,"dropped":15000},"tx":{"dropped":12}}},)"
+      R"({"ifindex":8,"ifname":"nostats"}])";
+  auto v = parse_ip_link_rx_dropped(text);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0], std::make_pair(std::string("lo"), 3LL));
+  EXPECT_EQ(v[1], std::make_pair(std::string("s1-p1"), 15000LL));
+  EXPECT_TRUE(parse_ip_link_rx_dropped("not json").empty());
+  EXPECT_TRUE(parse_ip_link_rx_dropped(R"({"ifname":"x"})").empty());
+  EXPECT_TRUE(parse_ip_link_rx_dropped(R"([{"ifname":"x","stats64":{"rx":{"dropped":"many"}}}])").empty());
+}
+
+}  // namespace
+}  // namespace flowlab::lab

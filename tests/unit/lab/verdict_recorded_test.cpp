@@ -79,6 +79,59 @@ TEST(VerdictRecorded, UdpLossThroughOvsIsItsQueueToTheControllerAndItsPortBuffer
     EXPECT_NE(v.sentence.find(part), std::string::npos) << part << " in: " << v.sentence;
 }
 
+// OVS drops a packet-in before its connection queue too: the handler threads hand
+// packet-ins to the main thread through a bounded queue (coverage
+// packet_in_overflow). Those count with the connection's queue.
+TEST(VerdictRecorded, OvsPacketInOverflowCountsAsItsQueueToTheController) {
+  json c = hub_on("ovs-osken-hub", "ovs", "os-ken");
+  json r = ovs_udp_record();
+  r["samples"]["ovs"]["coverage.rconn_overflow"] = 9000;
+  r["samples"]["ovs"]["coverage.packet_in_overflow"] = 6092;
+  Verdict v = decide_verdict(r, c, json{{"cases", {c}}, {"results", {r}}});
+  EXPECT_EQ(v.bound, Bound::kSwitchQueueDrops) << v.sentence;
+  EXPECT_NEAR(v.share, (9000.0 + 6092 + 3782 + (24282 - 23545)) / 20412, 1e-9);
+  EXPECT_NE(v.sentence.find("15092 because its queue to the controller was full (coverage rconn_overflow + "
+                            "packet_in_overflow)"),
+            std::string::npos)
+      << v.sentence;
+  EXPECT_EQ(v.numbers["queue_drops"], 15092);
+}
+
+// flowlab-hub-far, udp-100m (hub-100m, 16:53 UTC, load ~30): the switch queued
+// 41322 packets for the controller 5 ms away and sent 13694 packet-ins; its
+// packet-in pacing shed the other 27628 (the connection's window of unread
+// packet-ins full), which is where the 27638 lost datagrams went.
+TEST(VerdictRecorded, PacketInsShedByThePacingAreSwitchQueueDrops) {
+  json c = hub_on("flowlab-hub-far", "flowlab", "flowlab");
+  json r = ovs_udp_record();
+  r["case"] = "flowlab-hub-far";
+  r["metrics"] = {{"gbps", 0.02552508615135176},
+                  {"offered_gbps", 0.09028490109395204},
+                  {"loss_pct", 68.5653328040884},
+                  {"lost_packets", 27638},
+                  {"packets", 40269}};
+  r["receiver_stack"] = {{"Udp.RcvbufErrors", 51}};
+  r["samples"]["procs"] = {{"flowlab controller", proc(2.4)}, {"flowlab switch s1", proc(15.8)}};
+  r["samples"]["ovs"] = json::object();
+  r["samples"]["packet_drops"] = json::array();
+  r["samples"]["counters"] = {{"c1.packet_in.received", {972, 13689}},
+                              {"s1-switch.packet_ins.sent", {972, 13676}},
+                              {"s1-switch.packet_ins.congested", {0, 27628}},
+                              {"s1-switch.packet_outs", {972, 13675}}};
+  Verdict v = decide_verdict(r, c, json{{"cases", {c}}, {"results", {r}}});
+  EXPECT_EQ(v.bound, Bound::kSwitchQueueDrops) << v.sentence;
+  EXPECT_EQ(v.who, "s1-switch");
+  EXPECT_NEAR(v.share, (27628.0 + 1) / 27638, 1e-9) << v.sentence;
+  EXPECT_EQ(v.numbers["paced_drops"], 27628);
+  EXPECT_NE(v.sentence.find("27628 packet-ins shed because the controller connection's window of unread "
+                            "packet-ins was full"),
+            std::string::npos)
+      << v.sentence;
+  // Without the pacing counter the same loss is not explained.
+  r["samples"]["counters"].erase("s1-switch.packet_ins.congested");
+  EXPECT_EQ(decide_verdict(r, c, json{{"cases", {c}}, {"results", {r}}}).bound, Bound::kNotExplained);
+}
+
 // The run before the packet sockets were sampled: OVS's counters alone covered 59 %
 // of the loss, so the verdict stays "not explained" and names its best candidate.
 TEST(VerdictRecorded, OvsCountersBelowEightyPercentAreNotExplained) {
