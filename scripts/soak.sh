@@ -149,9 +149,13 @@ state_loop() {
   done
 }
 fail() { failures=$((failures + 1)); log "FAIL: $*"; }
-# Background processes are started with `ip netns exec` itself (not this
+# Short commands (ping, ofctl, ip link, the TCP check) enter the namespace's
+# network only (nsenter): `ip netns exec` also makes a mount namespace and
+# remounts /sys, which waits on the same kernel locks as every other
+# namespace being made or removed on the machine. Background processes (the
+# switches read sysfs) are started with `ip netns exec` itself (not this
 # function), so that $! is the process (ip execs it), not a subshell.
-in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
+in_ns() { local ns=$1; shift; nsenter --net="/run/netns/$ns" "$@"; }
 
 cleanup() {
   trap - EXIT INT TERM
@@ -243,7 +247,7 @@ flap_recovered() {  # h1 pings h3 within 10 tries, one a second
 }
 
 tcp_run() {  # a 2 s TCP run h1->h3, its JSON in DIR/tcp-last.json (bounded at 20 s)
-  timeout 20 ip netns exec "$H1" iperf3 -c 10.0.0.3 -p 5202 -t 2 --connect-timeout 3000 --json \
+  timeout 20 nsenter --net="/run/netns/$H1" iperf3 -c 10.0.0.3 -p 5202 -t 2 --connect-timeout 3000 --json \
     > "$out/tcp-last.json" 2>/dev/null
 }
 
