@@ -10,8 +10,30 @@ Datapath::Datapath(channel::ConnectionPtr conn, ControllerStats& stats)
 
 std::string Datapath::name() const { return fmt::format("dpid {:016x}", dpid_); }
 
+namespace {
+
+bool state_changing(of::MsgType t) {
+  switch (t) {
+    case of::MsgType::kFlowMod:
+    case of::MsgType::kPacketOut:
+    case of::MsgType::kGroupMod:
+    case of::MsgType::kPortMod:
+    case of::MsgType::kTableMod:
+    case of::MsgType::kMeterMod:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 Result<uint32_t> Datapath::send(of::MessageBody body, uint32_t xid) {
   of::Message m{conn_->version(), xid, std::move(body)};
+  if (role_ == of::ControllerRole::kSlave && state_changing(m.type())) {
+    stats_.slave_refused++;
+    return fail("{}: this controller is a slave here; not sending a state-changing message", name());
+  }
   bool po = m.is<of::PacketOut>(), fm = m.is<of::FlowMod>();
   auto r = conn_->send(std::move(m));
   if (!r.ok()) {
@@ -26,6 +48,10 @@ Result<uint32_t> Datapath::send(of::MessageBody body, uint32_t xid) {
 }
 
 Status Datapath::send_wire(ByteSpan wire, of::MsgType type) {
+  if (role_ == of::ControllerRole::kSlave && state_changing(type)) {
+    stats_.slave_refused++;
+    return fail("{}: this controller is a slave here; not sending a state-changing message", name());
+  }
   auto st = conn_->send_raw(wire);
   if (!st.ok()) {
     stats_.send_refused++;
@@ -63,6 +89,17 @@ Result<uint32_t> Datapath::multipart(of::MultipartRequestBody body, ReplyCallbac
   uint32_t xid = conn_->next_xid();
   if (cb) pending_[xid] = std::move(cb);
   auto r = send(of::MultipartRequest{0, std::move(body)}, xid);
+  if (!r.ok()) pending_.erase(xid);
+  return r;
+}
+
+Result<uint32_t> Datapath::role_request(of::ControllerRole role, uint64_t generation_id, ReplyCallback cb) {
+  uint32_t xid = conn_->next_xid();
+  if (cb) pending_[xid] = std::move(cb);
+  of::RoleRequest rr;
+  rr.role = role;
+  rr.generation_id = generation_id;
+  auto r = send(rr, xid);
   if (!r.ok()) pending_.erase(xid);
   return r;
 }
