@@ -100,9 +100,14 @@ TEST_F(FaultRoles, MasterDiesSlavePromotedBySignalTakesOverStaleMasterRefused) {
   ASSERT_TRUE(net.kill_controller());
   uint64_t b_flow_mods = sent_stat(stats_of(b_stats), "flow_mod");
   EXPECT_EQ(FaultNet::received(net.ping(0, 2, 3, 0.1)), 3) << all_logs();
-  bj = stats_of(b_stats);
-  EXPECT_GT(bj.value("packet_in", nlohmann::json::object()).value("received", uint64_t(0)), 0u) << bj.dump();
-  EXPECT_GT(sent_stat(bj, "flow_mod"), b_flow_mods) << bj.dump();
+  EXPECT_TRUE(eventually(
+      [&] {
+        bj = stats_of(b_stats);  // written every second
+        return bj.value("packet_in", nlohmann::json::object()).value("received", uint64_t(0)) > 0 &&
+               sent_stat(bj, "flow_mod") > b_flow_mods;
+      },
+      3s))
+      << bj.dump();
 
   // A comes back with its old generation id: refused as stale, acts as a slave.
   std::filesystem::remove(net.stats_path());
