@@ -405,6 +405,16 @@ for name in sorted(by):
     print(f"timing {name}: {len(ms)} runs, p50 {q(0.5)} ms, p99 {q(0.99)} ms, max {ms[-1]} ms, "
           f"{sum(m > 3000 for m in ms)} over 3 s, {sum(b for _, b in by[name])} failed")
 EOF
+python3 - "$out/state.csv" <<'EOF' | tee -a "$out/checks.log"
+import csv, os, sys
+seen = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    seen[r["time"]] = float(r["load1"])  # one load value per 5 s line
+v = sorted(seen.values())
+if v:
+    print(f"load average (1 min, every 5 s): min {v[0]:.1f}, p50 {v[len(v) // 2]:.1f}, "
+          f"p90 {v[min(len(v) - 1, len(v) * 9 // 10)]:.1f}, max {v[-1]:.1f} on {os.cpu_count()} CPUs")
+EOF
 python3 - "$out/samples.csv" "$warm" <<'EOF' | tee -a "$out/checks.log"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
