@@ -148,7 +148,7 @@ for r in j["rows"]:
     # frames in flight when pktgen started and stopped)
     stages = [("veth h1 -> p1 (CPU)", g.get("sent", 0), k["rx"] + k["dropped"]),
               ("p1 kernel rx", k["rx"] + k["dropped"], k["rx"]),
-              ("kernel -> switch socket", k["rx"], s["p1_rx"] + s["p1_rx_dropped"]),
+              ("kernel -> switch socket (tc: the redirect to the upcall device)", k["rx"], s["p1_rx"] + s["p1_rx_dropped"]),
               ("switch ring (forwarding thread)", s["p1_rx"] + s["p1_rx_dropped"], s["p1_rx"]),
               ("forwarding -> agent queue", s["to_controller_queued"] + s["to_controller_dropped"], s["to_controller_queued"]),
               ("agent pacing (controller slower)", s["sent"] + s["congested"] + s["unsent"], s["sent"]),
