@@ -2,7 +2,12 @@
 # bench-pin-flood.sh (issue #14): a packet-in flood toward the controller and
 # the delay of the controller's echo, flow-mod and barrier replies meanwhile.
 #
-#   sudo scripts/bench-pin-flood.sh [-b FLOWLAB] [-t SECONDS] [-g PKTGEN_THREADS] [-d tc|af-packet|both]
+#   sudo scripts/bench-pin-flood.sh [-b FLOWLAB] [-t SECONDS] [-g PKTGEN_THREADS] [-d tc|af-packet|ovs|both|all]
+#
+# -d: the switches measured, one row each: tc, af-packet (flowlab's
+# datapaths), ovs (Open vSwitch userspace, datapath_type=netdev, OF1.3, the
+# same controller; skipped if it is not installed); both = tc af-packet
+# (default), all = tc af-packet ovs.
 #
 # Lab (namespaces fpf<pid>-*, removed on every exit): h1 (10.0.0.1) -- p1
 # [flowlab switch, namespace sw] p2 -- h2 (10.0.0.2). h1 has a static ARP
@@ -28,7 +33,10 @@
 #      the stage that lost the most packets: the rate the flood really
 #      reached at the controller path and what stopped it (on a 2-core
 #      machine pktgen, the veth softirqs and the switch share the CPUs: the
-#      offered rate is itself bounded by that).
+#      offered rate is itself bounded by that);
+#   3. with -d ovs / all: Open vSwitch (userspace) under the same flood and
+#      controller: offered, p1's kernel counters, packet-ins read, replies
+#      (OVS's own stages are not broken down).
 # Not a test (no assertions); prints a table and writes DIR/results.json.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,13 +49,19 @@ while getopts "b:t:g:d:h" opt; do
     b) BIN=$OPTARG ;;
     t) DUR=$OPTARG ;;
     g) PKTGEN_THREADS=$OPTARG ;;
-    d) [ "$OPTARG" = both ] && DPS="tc af-packet" || DPS=$OPTARG ;;
+    d) case $OPTARG in both) DPS="tc af-packet" ;; all) DPS="tc af-packet ovs" ;; *) DPS=$OPTARG ;; esac ;;
     *) sed -n "2,/^set -uo/p" "$0" | sed '$d'; exit 2 ;;
   esac
 done
 if [ "$(id -u)" != 0 ]; then echo "bench-pin-flood: needs root (namespaces)"; exit 77; fi
 [ -x "$BIN" ] || { echo "bench-pin-flood: no flowlab binary at $BIN" >&2; exit 2; }
-for d in $DPS; do [ "$d" = tc ] || [ "$d" = af-packet ] || { echo "-d: tc, af-packet or both" >&2; exit 2; }; done
+for d in $DPS; do
+  case $d in tc|af-packet|ovs) ;; *) echo "-d: tc, af-packet, ovs, both or all" >&2; exit 2 ;; esac
+done
+if [[ " $DPS " == *" ovs "* ]] && ! command -v ovs-vswitchd >/dev/null; then
+  echo "bench-pin-flood: ovs-vswitchd is not installed: the ovs row is skipped" >&2
+  DPS=${DPS//ovs/}
+fi
 out=$(mktemp -d /tmp/flowlab-pin-flood.XXXXXX)
 id=fpf$$
 SW=$id-sw H1=$id-h1 H2=$id-h2
@@ -57,8 +71,35 @@ cleanup() {
   for p in $sw_pid $ctl_pid; do kill "$p" 2>/dev/null; done
   sleep 0.3
   for p in $sw_pid $ctl_pid; do kill -9 "$p" 2>/dev/null; done
+  stop_ovs
   wait 2>/dev/null
   for ns in "$SW" "$H1" "$H2"; do ip netns del "$ns" 2>/dev/null; done
+}
+# Open vSwitch in the switch's namespace, its database and run files under
+# DIR/ovs (private: no other OVS on the machine is touched).
+OVSRUN=$out/ovs
+ovs_vsctl() { ip netns exec "$SW" ovs-vsctl --db="unix:$OVSRUN/db.sock" --timeout=10 "$@"; }
+start_ovs() {  # controller port
+  mkdir -p "$OVSRUN"
+  export OVS_RUNDIR=$OVSRUN OVS_LOGDIR=$OVSRUN OVS_DBDIR=$OVSRUN
+  ovsdb-tool create "$OVSRUN/conf.db" /usr/share/openvswitch/vswitch.ovsschema || return 1
+  ip netns exec "$SW" ovsdb-server "$OVSRUN/conf.db" --remote="punix:$OVSRUN/db.sock" \
+    --pidfile="$OVSRUN/ovsdb-server.pid" --detach --log-file="$OVSRUN/ovsdb-server.log" || return 1
+  ovs_vsctl --no-wait init || return 1
+  ip netns exec "$SW" ovs-vswitchd "unix:$OVSRUN/db.sock" --pidfile="$OVSRUN/ovs-vswitchd.pid" --detach \
+    --log-file="$OVSRUN/ovs-vswitchd.log" || return 1
+  ovs_vsctl add-br br0 -- set bridge br0 datapath_type=netdev protocols=OpenFlow13 \
+    other_config:datapath-id=0000000000000001 fail_mode=secure \
+    -- add-port br0 p1 -- set interface p1 ofport_request=1 \
+    -- add-port br0 p2 -- set interface p2 ofport_request=2 \
+    -- set-controller br0 "tcp:127.0.0.1:$1" || return 1
+}
+stop_ovs() {
+  local f
+  for f in "$OVSRUN/ovs-vswitchd.pid" "$OVSRUN/ovsdb-server.pid"; do
+    [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null && rm -f "$f"
+  done
+  return 0
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -105,10 +146,15 @@ for dp in $DPS; do
     > "$out/ctl-$dp.json" 2> "$out/ctl-$dp.log" &
   ctl_pid=$!
   for _ in $(seq 50); do grep -q listening "$out/ctl-$dp.log" 2>/dev/null && break; sleep 0.1; done
-  ip netns exec "$SW" "$BIN" switch --name s1 --dpid 1 --port p1 --port p2 --datapath "$dp" \
-    --controller "tcp:127.0.0.1:$port" --fail-mode secure --stats-file "$out/stats-$dp.json" \
-    --log-level warn > "$out/switch-$dp.log" 2>&1 &
-  sw_pid=$!
+  if [ "$dp" = ovs ]; then
+    start_ovs "$port" > "$out/switch-ovs.log" 2>&1 || echo "bench-pin-flood: OVS did not start (see $out/switch-ovs.log)" >&2
+  else
+    ip netns exec "$SW" "$BIN" switch --name s1 --dpid 1 --port p1 --port p2 --datapath "$dp" \
+      --controller "tcp:127.0.0.1:$port" --fail-mode secure --stats-file "$out/stats-$dp.json" \
+      --log-level warn > "$out/switch-$dp.log" 2>&1 &
+    sw_pid=$!
+  fi
+  for _ in $(seq 200); do grep -q connected "$out/ctl-$dp.log" 2>/dev/null && break; sleep 0.1; done
   sleep 1  # the controller's warm-up (1.5 s) starts at its accept
   k0=$(kstat)
   g=$(pktgen $((DUR + 1)))
@@ -116,7 +162,12 @@ for dp in $DPS; do
   wait "$ctl_pid"; ctl_pid=
   sleep 0.6  # the stats file is written every 500 ms
   st=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); p1=[p for p in j["ports"] if p["name"]=="p1"][0]; print(json.dumps({"p1_rx": p1["rx_packets"], "p1_rx_dropped": p1["rx_dropped"], "datapath_packets": j["datapath"]["packets"], "to_controller_queued": j["to_controller"]["queued"], "to_controller_dropped": j["to_controller"]["dropped"], "sent": j["packet_ins"]["sent"], "unsent": j["packet_ins"]["unsent"], "congested": j["packet_ins"]["congested"]}))' "$out/stats-$dp.json" 2>/dev/null || echo null)
-  kill "$sw_pid" 2>/dev/null; wait "$sw_pid" 2>/dev/null; sw_pid=
+  if [ "$dp" = ovs ]; then  # OVS's own counters are not broken down (its port counters are p1's kernel ones)
+    st='{}'
+    stop_ovs
+  else
+    kill "$sw_pid" 2>/dev/null; wait "$sw_pid" 2>/dev/null; sw_pid=
+  fi
   c=$(cat "$out/ctl-$dp.json" 2>/dev/null); [ -n "$c" ] || c=null
   rows+=("{\"case\": \"$dp\", \"pktgen\": ${g:-null}, \"p1_kernel\": $kd, \"controller\": $c, \"switch\": $st}")
   port=$((port + 1))
@@ -139,6 +190,16 @@ for r in j["rows"]:
     off = f"{g.get('pps', 0) / 1e6:.3f} Mpps ({g.get('sent', 0):,} sent, {g.get('failed', 0):,} failed)"
     c, s, k = r.get("controller"), r.get("switch"), r.get("p1_kernel") or {"rx": 0, "dropped": 0}
     kern = f"{k['rx']:,} ({k['dropped']:,})"
+    if c and s is not None and r["case"] == "ovs":  # OVS: only what it read from p1 and what the controller read
+        worst = (k["rx"] - c.get("packet_ins_total", 0), "inside OVS (not broken down)", k["rx"])
+        bound = f"{worst[1]}: {100 * worst[0] / worst[2]:.0f} % lost" if worst[2] and worst[0] > 0.02 * worst[2] else "nowhere (< 2 %)"
+        e, b = c["echo_ms"], c["barrier_ms"]
+        print(f"| ovs | {off} | {kern} | | | | "
+              f"{c.get('packet_ins_total', 0):,} ({c['packet_ins_per_s']:,}/s) | {bound} | "
+              f"{e['p50']} / {e['p99']} / {e['max']} ms ({c['echo_answered']}/{c['rounds']}) | "
+              f"{b['p50']} / {b['p99']} / {b['max']} ms ({c['barrier_answered']}/{c['rounds']}) | {c['over_100ms']} | "
+              f"{c['switch_disconnected']} |")
+        continue
     if not c or not s:
         note = "" if r["case"] == "pktgen alone" else "no result (see the logs in the results folder)"
         print(f"| {r['case']} | {off} | {kern} | | | | | {note} | | | | |"); continue

@@ -61,6 +61,7 @@ def main():
     ls.settimeout(60)
     print(json.dumps({"listening": port}), file=sys.stderr, flush=True)
     s, _ = ls.accept()
+    print(json.dumps({"connected": port}), file=sys.stderr, flush=True)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     wlock = threading.Lock()
 
