@@ -55,6 +55,8 @@ while getopts "b:t:g:d:h" opt; do
 done
 if [ "$(id -u)" != 0 ]; then echo "bench-pin-flood: needs root (namespaces)"; exit 77; fi
 [ -x "$BIN" ] || { echo "bench-pin-flood: no flowlab binary at $BIN" >&2; exit 2; }
+[[ $DUR =~ ^[1-9][0-9]*$ ]] || { echo "-t: seconds, a positive integer" >&2; exit 2; }
+[[ $PKTGEN_THREADS =~ ^[1-9][0-9]*$ ]] && [ "$PKTGEN_THREADS" -le 64 ] || { echo "-g: pktgen threads, 1..64" >&2; exit 2; }
 for d in $DPS; do
   case $d in tc|af-packet|ovs) ;; *) echo "-d: tc, af-packet, ovs, both or all" >&2; exit 2 ;; esac
 done
