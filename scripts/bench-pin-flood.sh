@@ -25,7 +25,8 @@
 #      measuring window and covers it): the rate offered (pktgen's own count)
 #      and, stage by stage, how much of it got through (the switch's
 #      --stats-file, p1's kernel counters): arrived at p1 (kernel rx and
-#      drops), read by the switch's socket (and dropped by its ring), queued
+#      drops), read by the switch's socket (on tc: the upcall TAP, whose full
+#      queue drops are counted; on af-packet: dropped by its ring), queued
 #      toward the agent (and dropped: queue full), packet-ins sent to the
 #      controller (and shed by the agent's pacing: "congested"), packet-ins
 #      the controller read; then the controller's echo and barrier round
@@ -129,6 +130,9 @@ pktgen() {  # seconds: JSON of one pktgen run from h1
 kstat() {  # p1's kernel counters, as JSON: {"rx": packets, "dropped": packets}
   ip -n "$SW" -s -j link show p1 2>/dev/null | python3 -c 'import json,sys; r=json.load(sys.stdin)[0]["stats64"]["rx"]; print(json.dumps({"rx": r["packets"], "dropped": r["dropped"]}))' 2>/dev/null || echo null
 }
+upstat() {  # the tc datapath's upcall TAP (flup<ifindex>): what the kernel queued to it and dropped (queue full)
+  ip -n "$SW" -s -j link show 2>/dev/null | python3 -c 'import json,sys; t=[l for l in json.load(sys.stdin) if l["ifname"].startswith("flup")]; print(json.dumps({"tx": sum(l["stats64"]["tx"]["packets"] for l in t), "dropped": sum(l["stats64"]["tx"]["dropped"] for l in t)}) if t else "null")' 2>/dev/null || echo null
+}
 kdiff() {  # before after: the counters' growth
   python3 -c 'import json,sys; a,b=json.loads(sys.argv[1]),json.loads(sys.argv[2]); print(json.dumps({k: b[k]-a[k] for k in a}))' "$1" "$2" 2>/dev/null || echo null
 }
@@ -158,9 +162,9 @@ for dp in $DPS; do
   fi
   for _ in $(seq 200); do grep -q connected "$out/ctl-$dp.log" 2>/dev/null && break; sleep 0.1; done
   sleep 1  # the controller's warm-up (1.5 s) starts at its accept
-  k0=$(kstat)
+  k0=$(kstat) u0=$(upstat)
   g=$(pktgen $((DUR + 1)))
-  kd=$(kdiff "$k0" "$(kstat)")
+  kd=$(kdiff "$k0" "$(kstat)") ud=$(kdiff "$u0" "$(upstat)")
   wait "$ctl_pid"; ctl_pid=
   sleep 0.6  # the stats file is written every 500 ms
   st=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); p1=[p for p in j["ports"] if p["name"]=="p1"][0]; print(json.dumps({"p1_rx": p1["rx_packets"], "p1_rx_dropped": p1["rx_dropped"], "datapath_packets": j["datapath"]["packets"], "to_controller_queued": j["to_controller"]["queued"], "to_controller_dropped": j["to_controller"]["dropped"], "sent": j["packet_ins"]["sent"], "unsent": j["packet_ins"]["unsent"], "congested": j["packet_ins"]["congested"]}))' "$out/stats-$dp.json" 2>/dev/null || echo null)
@@ -171,7 +175,7 @@ for dp in $DPS; do
     kill "$sw_pid" 2>/dev/null; wait "$sw_pid" 2>/dev/null; sw_pid=
   fi
   c=$(cat "$out/ctl-$dp.json" 2>/dev/null); [ -n "$c" ] || c=null
-  rows+=("{\"case\": \"$dp\", \"pktgen\": ${g:-null}, \"p1_kernel\": $kd, \"controller\": $c, \"switch\": $st}")
+  rows+=("{\"case\": \"$dp\", \"pktgen\": ${g:-null}, \"p1_kernel\": $kd, \"upcall_tap\": $ud, \"controller\": $c, \"switch\": $st}")
   port=$((port + 1))
 done
 
@@ -211,7 +215,8 @@ for r in j["rows"]:
     # frames in flight when pktgen started and stopped)
     stages = [("veth h1 -> p1 (CPU)", g.get("sent", 0), k["rx"] + k["dropped"]),
               ("p1 kernel rx", k["rx"] + k["dropped"], k["rx"]),
-              ("kernel -> switch socket (tc: the redirect to the upcall device)", k["rx"], s["p1_rx"] + s["p1_rx_dropped"]),
+              ("kernel -> switch socket" + (" (tc: the upcall TAP's queue full: %s dropped)" % f"{r['upcall_tap']['dropped']:,}" if r.get("upcall_tap") else ""),
+               k["rx"], s["p1_rx"] + s["p1_rx_dropped"]),
               ("switch ring (forwarding thread)", s["p1_rx"] + s["p1_rx_dropped"], s["p1_rx"]),
               ("forwarding -> agent queue", s["to_controller_queued"] + s["to_controller_dropped"], s["to_controller_queued"]),
               ("agent pacing (controller slower)", s["sent"] + s["congested"] + s["unsent"], s["sent"]),
