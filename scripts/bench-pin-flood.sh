@@ -35,6 +35,9 @@
 #      reached at the controller path and what stopped it (on a 2-core
 #      machine pktgen, the veth softirqs and the switch share the CPUs: the
 #      offered rate is itself bounded by that);
+#   (before them, a control row "DATAPATH, no flood": the first switch of -d
+#   with its controller and no pktgen, the replies' delay from the loaded
+#   machine alone);
 #   3. with -d ovs / all: Open vSwitch (userspace) under the same flood and
 #      controller: offered, p1's kernel counters, packet-ins read, replies
 #      (OVS's own stages are not broken down).
@@ -145,37 +148,43 @@ g=$(pktgen "$DUR")
 rows+=("{\"case\": \"pktgen alone\", \"pktgen\": ${g:-null}, \"p1_kernel\": $(kdiff "$k0" "$(kstat)")}")
 
 port=16699
-for dp in $DPS; do
-  echo "datapath $dp..." >&2
-  rm -f "$out/stats-$dp.json"
+# The first row of the switch is a control: the same switch and controller,
+# no flood, on the same loaded machine (what the scheduler alone costs the
+# replies).
+first=${DPS%% *}; first=${first:-tc}
+for run in "$first:idle" $DPS; do
+  dp=${run%%:*} idle=; [ "$run" != "$dp" ] && idle=1
+  tag=$dp${idle:+-idle} name=$dp${idle:+, no flood}
+  echo "$name..." >&2
+  rm -f "$out/stats-$tag.json"
   ip netns exec "$SW" python3 "$root/scripts/pin_flood_controller.py" "$port" "$DUR" 1.5 \
-    > "$out/ctl-$dp.json" 2> "$out/ctl-$dp.log" &
+    > "$out/ctl-$tag.json" 2> "$out/ctl-$tag.log" &
   ctl_pid=$!
-  for _ in $(seq 50); do grep -q listening "$out/ctl-$dp.log" 2>/dev/null && break; sleep 0.1; done
+  for _ in $(seq 50); do grep -q listening "$out/ctl-$tag.log" 2>/dev/null && break; sleep 0.1; done
   if [ "$dp" = ovs ]; then
     start_ovs "$port" > "$out/switch-ovs.log" 2>&1 || echo "bench-pin-flood: OVS did not start (see $out/switch-ovs.log)" >&2
   else
     ip netns exec "$SW" "$BIN" switch --name s1 --dpid 1 --port p1 --port p2 --datapath "$dp" \
-      --controller "tcp:127.0.0.1:$port" --fail-mode secure --stats-file "$out/stats-$dp.json" \
-      --log-level warn > "$out/switch-$dp.log" 2>&1 &
+      --controller "tcp:127.0.0.1:$port" --fail-mode secure --stats-file "$out/stats-$tag.json" \
+      --log-level warn > "$out/switch-$tag.log" 2>&1 &
     sw_pid=$!
   fi
-  for _ in $(seq 200); do grep -q connected "$out/ctl-$dp.log" 2>/dev/null && break; sleep 0.1; done
+  for _ in $(seq 200); do grep -q connected "$out/ctl-$tag.log" 2>/dev/null && break; sleep 0.1; done
   sleep 1  # the controller's warm-up (1.5 s) starts at its accept
   k0=$(kstat) u0=$(upstat)
-  g=$(pktgen $((DUR + 1)))
+  if [ -n "$idle" ]; then g=null; sleep $((DUR + 1)); else g=$(pktgen $((DUR + 1))); fi
   kd=$(kdiff "$k0" "$(kstat)") ud=$(kdiff "$u0" "$(upstat)")
   wait "$ctl_pid"; ctl_pid=
   sleep 0.6  # the stats file is written every 500 ms
-  st=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); p1=[p for p in j["ports"] if p["name"]=="p1"][0]; print(json.dumps({"p1_rx": p1["rx_packets"], "p1_rx_dropped": p1["rx_dropped"], "datapath_packets": j["datapath"]["packets"], "to_controller_queued": j["to_controller"]["queued"], "to_controller_dropped": j["to_controller"]["dropped"], "sent": j["packet_ins"]["sent"], "unsent": j["packet_ins"]["unsent"], "congested": j["packet_ins"]["congested"]}))' "$out/stats-$dp.json" 2>/dev/null || echo null)
+  st=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); p1=[p for p in j["ports"] if p["name"]=="p1"][0]; print(json.dumps({"p1_rx": p1["rx_packets"], "p1_rx_dropped": p1["rx_dropped"], "datapath_packets": j["datapath"]["packets"], "to_controller_queued": j["to_controller"]["queued"], "to_controller_dropped": j["to_controller"]["dropped"], "sent": j["packet_ins"]["sent"], "unsent": j["packet_ins"]["unsent"], "congested": j["packet_ins"]["congested"]}))' "$out/stats-$tag.json" 2>/dev/null || echo null)
   if [ "$dp" = ovs ]; then  # OVS's own counters are not broken down (its port counters are p1's kernel ones)
     st='{}'
     stop_ovs
   else
     kill "$sw_pid" 2>/dev/null; wait "$sw_pid" 2>/dev/null; sw_pid=
   fi
-  c=$(cat "$out/ctl-$dp.json" 2>/dev/null); [ -n "$c" ] || c=null
-  rows+=("{\"case\": \"$dp\", \"pktgen\": ${g:-null}, \"p1_kernel\": $kd, \"upcall_tap\": $ud, \"controller\": $c, \"switch\": $st}")
+  c=$(cat "$out/ctl-$tag.json" 2>/dev/null); [ -n "$c" ] || c=null
+  rows+=("{\"case\": \"$name\", \"pktgen\": ${g:-null}, \"p1_kernel\": $kd, \"upcall_tap\": $ud, \"controller\": $c, \"switch\": $st}")
   port=$((port + 1))
 done
 
@@ -194,13 +203,14 @@ for r in j["rows"]:
     g = r.get("pktgen") or {}
     secs = g.get("seconds", 0)
     off = f"{g.get('pps', 0) / 1e6:.3f} Mpps ({g.get('sent', 0):,} sent, {g.get('failed', 0):,} failed)"
+    if not g: off = "none"
     c, s, k = r.get("controller"), r.get("switch"), r.get("p1_kernel") or {"rx": 0, "dropped": 0}
     kern = f"{k['rx']:,} ({k['dropped']:,})"
-    if c and s is not None and r["case"] == "ovs":  # OVS: only what it read from p1 and what the controller read
+    if c and s is not None and r["case"].startswith("ovs"):  # OVS: only what it read from p1 and what the controller read
         worst = (k["rx"] - c.get("packet_ins_total", 0), "inside OVS (not broken down)", k["rx"])
         bound = f"{worst[1]}: {100 * worst[0] / worst[2]:.0f} % lost" if worst[2] and worst[0] > 0.02 * worst[2] else "nowhere (< 2 %)"
         e, b = c["echo_ms"], c["barrier_ms"]
-        print(f"| ovs | {off} | {kern} | | | | "
+        print(f"| {r['case']} | {off} | {kern} | | | | "
               f"{c.get('packet_ins_total', 0):,} ({c['packet_ins_per_s']:,}/s) | {bound} | "
               f"{e['p50']} / {e['p99']} / {e['max']} ms ({c['echo_answered']}/{c['rounds']}) | "
               f"{b['p50']} / {b['p99']} / {b['max']} ms ({c['barrier_answered']}/{c['rounds']}) | {c['over_100ms']} | "
