@@ -37,6 +37,11 @@
 #     plus 2 %: (2 s per flap + 3 s per restart) / run length + 2 % (a flap
 #     takes the trunk down 2 s; a restart may cost a re-learn); the UDP
 #     stream delivered; no process died.
+# Diagnosis: DIR/timing.csv times every check and churn step; DIR/state.csv
+# has, every 5 s, each flowlab process's state letter and CPU ticks used and
+# the load average; a step slower than 3 s writes the state and wait channel
+# of every thread of every flowlab process to DIR/state.log. The verdict
+# prints p50/p99/max per kind of step.
 # Resources (DIR/samples.csv, one row per process per minute):
 #   pass = after the warm-up (the first 10 minutes, or the first 40 % of a run
 #   shorter than 25 minutes) no process role grows beyond noise:
@@ -58,7 +63,7 @@ while [ $# -gt 0 ]; do
     --bin) bin=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --churn) churn=$2; shift 2 ;;
-    -h|--help) sed -n 2,45p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,50p "$0"; exit 0 ;;
     *) echo "soak: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -81,13 +86,76 @@ id=fsk$$
 SW=$id-sw H1=$id-h1 H2=$id-h2 H3=$id-h3
 ctl_port=16653 s1_port=16634 s2_port=16635
 pids=()
-ctl_pid=
+ctl_pid= s1_pid= s2_pid=
 failures=0 restarts=0 flaps=0
 log() { echo "$(date -u +%H:%M:%S) $*" | tee -a "$out/checks.log"; }
+now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
+# Per-check timing: DIR/timing.csv, one row per check or churn step
+# (wall clock, name, milliseconds, exit status). A check slower than 3 s
+# also snapshots the state of every flowlab process into DIR/state.log.
+timed() {  # name command...: runs the command, records its time, returns its status
+  local name=$1; shift
+  local t_start rc ms
+  t_start=$(now_ms)
+  "$@"; rc=$?
+  ms=$(($(now_ms) - t_start))
+  echo "$(date -u +%H:%M:%S),$name,$ms,$rc" >> "$out/timing.csv"
+  [ $ms -gt 3000 ] && snapshot "slow: $name took $ms ms (status $rc)"
+  return $rc
+}
+# The state of every flowlab process and of each of its threads (state
+# letter, CPU ticks, kernel wait channel), the load average and the run
+# queue: what a slow check was waiting for. The pids are read from
+# DIR/pids (the controller's changes at each restart).
+snapshot() {
+  {
+    echo "== $(date -u +%H:%M:%S.%N | cut -c1-12) $* | load $(cut -d' ' -f1-4 /proc/loadavg)"
+    local role pid
+    while read -r role pid; do
+      [ -d "/proc/$pid" ] || { echo "  $role pid $pid: gone"; continue; }
+      local task
+      for task in /proc/$pid/task/*; do
+        # fields after the comm: 3 state, 14 utime, 15 stime, 39 cpu
+        local st comm wchan
+        st=$(sed 's/.*) //' "$task/stat" 2>/dev/null | awk '{print $1, "cpu_ticks=" $12 + $13, "on_cpu=" $37}')
+        comm=$(cat "$task/comm" 2>/dev/null)
+        wchan=$(cat "$task/wchan" 2>/dev/null)
+        echo "  $role pid $pid tid ${task##*/} ($comm): $st wchan=${wchan:-?}"
+      done
+    done < "$out/pids"
+  } >> "$out/state.log" 2>/dev/null
+}
+write_pids() { printf 'controller %s\ns1 %s\ns2 %s\n' "$ctl_pid" "$s1_pid" "$s2_pid" > "$out/pids"; }
+# Every 5 s one line per flowlab process (state, CPU ticks used since the
+# last line) and the load average, in DIR/state.csv: a stall shows which
+# process ran and which did not.
+state_loop() {
+  local -A last=()
+  echo "time,load1,role,pid,state,cpu_ticks_5s,threads" > "$out/state.csv"
+  while [ -e "$out/pids" ] && [ $((SECONDS - t0)) -lt "$duration" ]; do
+    local role pid load1
+    load1=$(cut -d' ' -f1 /proc/loadavg)
+    while read -r role pid; do
+      [ -r "/proc/$pid/stat" ] || continue
+      local f
+      f=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null) || continue
+      read -r -a a <<< "$f"
+      local ticks=$((a[11] + a[12]))
+      local d=$((ticks - ${last[$pid]:-$ticks}))
+      last[$pid]=$ticks
+      echo "$(date -u +%H:%M:%S),$load1,$role,$pid,${a[0]},$d,${a[17]}" >> "$out/state.csv"
+    done < "$out/pids"
+    sleep 5
+  done
+}
 fail() { failures=$((failures + 1)); log "FAIL: $*"; }
-# Background processes are started with `ip netns exec` itself (not this
+# Short commands (ping, ofctl, ip link, the TCP check) enter the namespace's
+# network only (nsenter): `ip netns exec` also makes a mount namespace and
+# remounts /sys, which waits on the same kernel locks as every other
+# namespace being made or removed on the machine. Background processes (the
+# switches read sysfs) are started with `ip netns exec` itself (not this
 # function), so that $! is the process (ip execs it), not a subshell.
-in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
+in_ns() { local ns=$1; shift; nsenter --net="/run/netns/$ns" "$@"; }
 
 cleanup() {
   trap - EXIT INT TERM
@@ -141,6 +209,7 @@ start_switches() {
     --controller "tcp:127.0.0.1:$ctl_port" --listen "ptcp:$s2_port:127.0.0.1" --fail-mode secure \
     --stats-file "$out/s2-stats.json" --log-level warn >> "$out/s2.log" 2>&1 &
   pids+=($!); s2_pid=$!
+  write_pids
 }
 
 # Switches the controller counts as connected (its stats JSON), or -1.
@@ -170,6 +239,16 @@ ping_ok() {  # from-ns to-ip: 3 of 3, up to 3 tries
     in_ns "$1" ping -q -c 3 -i 0.2 -W 1 "$2" >/dev/null 2>&1 && return 0
   done
   return 1
+}
+
+flap_recovered() {  # h1 pings h3 within 10 tries, one a second
+  for _ in $(seq 1 10); do ping_ok "$H1" 10.0.0.3 && return 0; sleep 1; done
+  return 1
+}
+
+tcp_run() {  # a 2 s TCP run h1->h3, its JSON in DIR/tcp-last.json (bounded at 20 s)
+  timeout 20 nsenter --net="/run/netns/$H1" iperf3 -c 10.0.0.3 -p 5202 -t 2 --connect-timeout 3000 --json \
+    > "$out/tcp-last.json" 2>/dev/null
 }
 
 # ---- samples ----------------------------------------------------------------
@@ -204,16 +283,17 @@ churn_loop() {  # runs in the background until the run ends
   local k=0 bad=0
   while [ $((SECONDS - t0)) -lt "$duration" ]; do
     local t_start=$SECONDS set=$((k % 2)) other=$(((k + 1) % 2))
-    if ! in_ns "$SW" "$bin" ofctl -t 5 add-flows "tcp:127.0.0.1:$s1_port" "$out/churn-$set.flows" >> "$out/churn.log" 2>&1; then
+    if ! timed churn-add in_ns "$SW" "$bin" ofctl -t 5 add-flows "tcp:127.0.0.1:$s1_port" "$out/churn-$set.flows" >> "$out/churn.log" 2>&1; then
       echo "$(date -u +%H:%M:%S) FAIL: churn add-flows (second $k)" >> "$out/churn-failures.log"
     fi
-    if ! in_ns "$SW" "$bin" ofctl -t 5 del-flows "tcp:127.0.0.1:$s1_port" "ip,nw_dst=10.$((200 + other)).0.0/16" >> "$out/churn.log" 2>&1; then
+    if ! timed churn-del in_ns "$SW" "$bin" ofctl -t 5 del-flows "tcp:127.0.0.1:$s1_port" "ip,nw_dst=10.$((200 + other)).0.0/16" >> "$out/churn.log" 2>&1; then
       echo "$(date -u +%H:%M:%S) FAIL: churn del-flows (second $k)" >> "$out/churn-failures.log"
     fi
     if [ $((k % 10)) = 9 ]; then
       local n
-      n=$(in_ns "$SW" "$bin" ofctl -t 5 dump-aggregate "tcp:127.0.0.1:$s1_port" "ip,nw_dst=10.200.0.0/15" 2>>"$out/churn.log" |
-        sed -n 's/.*flow_count=\([0-9]*\).*/\1/p')
+      timed churn-count in_ns "$SW" "$bin" ofctl -t 5 dump-aggregate "tcp:127.0.0.1:$s1_port" "ip,nw_dst=10.200.0.0/15" \
+        > "$out/churn-count.txt" 2>>"$out/churn.log"
+      n=$(sed -n 's/.*flow_count=\([0-9]*\).*/\1/p' "$out/churn-count.txt")
       if [ "$n" != "$churn" ]; then
         echo "$(date -u +%H:%M:%S) FAIL: churn count is '$n', expected $churn (second $k)" >> "$out/churn-failures.log"
       else
@@ -241,13 +321,16 @@ ping_ok "$H2" 10.0.0.3 || fail "h2 cannot ping h3 at the start"
 churn_files
 t0=$SECONDS
 ip netns exec "$H3" iperf3 -s -p 5201 > "$out/iperf3-s1.log" 2>&1 & pids+=($!)
-ip netns exec "$H3" iperf3 -s -p 5202 > "$out/iperf3-s2.log" 2>&1 & pids+=($!)
+# --idle-timeout: a TCP run cut by its 20 s bound must not leave the server
+# stuck in that test for the following ones.
+ip netns exec "$H3" iperf3 -s -p 5202 --idle-timeout 30 > "$out/iperf3-s2.log" 2>&1 & pids+=($!)
 sleep 0.5
 ip netns exec "$H1" ping -i 0.2 -w "$duration" 10.0.0.3 > "$out/ping-h1-h3.log" 2>&1 & pids+=($!)
 ip netns exec "$H2" iperf3 -c 10.0.0.3 -p 5201 -u -b 5M -t "$duration" --json > "$out/udp-h2-h3.json" 2>&1 & pids+=($!)
 udp_pid=$!
 churn_loop & pids+=($!)
 churn_pid=$!
+state_loop & pids+=($!)
 sample
 next_sample=60 next_restart=$period next_flap=$((period / 2)) next_check=60
 while [ $((SECONDS - t0)) -lt "$duration" ]; do
@@ -260,8 +343,9 @@ while [ $((SECONDS - t0)) -lt "$duration" ]; do
     rm -f "$out/controller-stats.json"
     sleep 1
     start_controller
+    write_pids
     r0=$SECONDS
-    if wait_connected 20; then log "both switches reconnected in $((SECONDS - r0)) s"; else fail "switches did not reconnect within 20 s after restart at ${t}s"; fi
+    if timed reconnect wait_connected 20; then log "both switches reconnected in $((SECONDS - r0)) s"; else fail "switches did not reconnect within 20 s after restart at ${t}s"; fi
     next_restart=$((next_restart + period)); [ $next_restart -le $((SECONDS - t0)) ] && next_restart=$((SECONDS - t0 + period))
   fi
   if [ $t -ge $next_flap ] && [ $t -lt $((duration - 20)) ]; then
@@ -270,17 +354,16 @@ while [ $((SECONDS - t0)) -lt "$duration" ]; do
     in_ns "$SW" ip link set t1 down
     sleep 2
     in_ns "$SW" ip link set t1 up
-    local_ok=0
-    for _ in $(seq 1 10); do ping_ok "$H1" 10.0.0.3 && { local_ok=1; break; }; sleep 1; done
-    if [ $local_ok = 1 ]; then log "h1 pings h3 after the flap"; else fail "h1 cannot ping h3 within 10 s after the flap at ${t}s"; fi
+    if timed flap-recovery flap_recovered; then log "h1 pings h3 after the flap"; else fail "h1 cannot ping h3 within 10 s after the flap at ${t}s"; fi
     next_flap=$((next_flap + period)); [ $next_flap -le $((SECONDS - t0)) ] && next_flap=$((SECONDS - t0 + period))
   fi
   if [ $t -ge $next_check ]; then
     for pair in "$H1:10.0.0.2" "$H1:10.0.0.3" "$H2:10.0.0.1" "$H2:10.0.0.3" "$H3:10.0.0.1" "$H3:10.0.0.2"; do
-      ping_ok "${pair%%:*}" "${pair#*:}" || fail "${pair%%:*} cannot ping ${pair#*:} at ${t}s"
+      timed "ping ${pair%%:*}-${pair#*:}" ping_ok "${pair%%:*}" "${pair#*:}" || fail "${pair%%:*} cannot ping ${pair#*:} at ${t}s"
     done
-    bytes=$(timeout 20 ip netns exec "$H1" iperf3 -c 10.0.0.3 -p 5202 -t 2 --json 2>/dev/null |
-      python3 -c 'import json,sys; print(int(json.load(sys.stdin)["end"]["sum_received"]["bytes"]))' 2>/dev/null || echo 0)
+    timed tcp tcp_run
+    bytes=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bytes"]))' \
+      "$out/tcp-last.json" 2>/dev/null || echo 0)
     if [ "${bytes:-0}" -gt 0 ]; then log "minute check at ${t}s: pings ok, TCP h1->h3 $bytes bytes"; else fail "TCP h1->h3 delivered nothing at ${t}s"; fi
     next_check=$((next_check + 60)); [ $next_check -le $((SECONDS - t0)) ] && next_check=$((SECONDS - t0 + 60))
   fi
@@ -308,6 +391,30 @@ else
 fi
 udp=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); s=j["end"]["sum"]; print("%d %.2f" % (s["bytes"], s["lost_percent"]))' "$out/udp-h2-h3.json" 2>/dev/null)
 if [ -z "$udp" ] || [ "${udp%% *}" = 0 ]; then fail "UDP h2->h3 delivered nothing"; else log "UDP h2->h3: ${udp%% *} bytes, ${udp##* }% lost"; fi
+python3 - "$out/timing.csv" <<'EOF' | tee -a "$out/checks.log"
+import sys, collections
+by = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    f = line.rstrip("\n").split(",")
+    if len(f) != 4: continue
+    name = "ping" if f[1].startswith("ping ") else f[1]
+    by[name].append((int(f[2]), f[3] != "0"))
+for name in sorted(by):
+    ms = sorted(m for m, _ in by[name])
+    q = lambda p: ms[min(len(ms) - 1, int(p * len(ms)))]
+    print(f"timing {name}: {len(ms)} runs, p50 {q(0.5)} ms, p99 {q(0.99)} ms, max {ms[-1]} ms, "
+          f"{sum(m > 3000 for m in ms)} over 3 s, {sum(b for _, b in by[name])} failed")
+EOF
+python3 - "$out/state.csv" <<'EOF' | tee -a "$out/checks.log"
+import csv, os, sys
+seen = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    seen[r["time"]] = float(r["load1"])  # one load value per 5 s line
+v = sorted(seen.values())
+if v:
+    print(f"load average (1 min, every 5 s): min {v[0]:.1f}, p50 {v[len(v) // 2]:.1f}, "
+          f"p90 {v[min(len(v) - 1, len(v) * 9 // 10)]:.1f}, max {v[-1]:.1f} on {os.cpu_count()} CPUs")
+EOF
 python3 - "$out/samples.csv" "$warm" <<'EOF' | tee -a "$out/checks.log"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))

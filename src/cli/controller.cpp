@@ -83,6 +83,14 @@ int run_controller(int argc, char** argv) {
   app.add_option("--rest-timeout", rest_timeout, "seconds a REST request waits for a switch's reply")
       ->capture_default_str()
       ->check(CLI::Range(0.05, 600.0));
+  std::string role;
+  uint64_t generation_id = 0;
+  app.add_option("--role", role,
+                 "OF1.3 role requested from every switch on connect: master, slave or equal (default: none, "
+                 "the switch keeps the controller equal); SIGUSR1 requests master")
+      ->check(CLI::IsMember({"master", "slave", "equal"}));
+  auto* gen = app.add_option("--generation-id", generation_id,
+                             "generation id of the role requests (a new master needs a larger one than the old)");
   app.add_option("--log-level", log_level, "debug, info, warn, error")->capture_default_str();
   try {
     app.parse(argc, argv);
@@ -122,6 +130,14 @@ int run_controller(int argc, char** argv) {
     std::fprintf(stderr, "flowlab controller: error: --proxy-arp is only used by --app shortest-path\n");
     return 2;
   }
+  if (gen->count() && role.empty()) {
+    std::fprintf(stderr, "flowlab controller: error: --generation-id is only used with --role\n");
+    return 2;
+  }
+  using Role = of::ControllerRole;
+  o.role = role == "master" ? Role::kMaster : role == "slave" ? Role::kSlave : role == "equal" ? Role::kEqual
+                                                                                                : Role::kNoChange;
+  o.generation_id = generation_id;
   o.stats_every = std::chrono::milliseconds(int64_t(stats_every * 1000));
   o.connection.echo_interval = std::chrono::milliseconds(int64_t(echo_interval * 1000));
   o.connection.dead_peer_timeout = std::chrono::milliseconds(int64_t(dead_peer * 1000));

@@ -54,6 +54,7 @@ struct Controller::State {
   std::atomic<bool> stopping{false};
   std::mutex conns_mu;
   std::vector<std::weak_ptr<channel::Connection>> conns;
+  std::vector<std::weak_ptr<Datapath>> dps;  // under conns_mu; for promote()
   std::mutex reload_mu;
 
   asio::io_context& pick() { return *ios[next_io++ % ios.size()]; }
@@ -76,10 +77,102 @@ struct Controller::State {
     log::info("controller", "switch up: {} {} from {}, {} tables, {} buffers, {} ports:{}", dp.name(),
               version_name(dp.version()), dp.connection().peer(), dp.n_tables(), dp.n_buffers(),
               dp.ports().size(), ports);
+    if (dp.role() == of::ControllerRole::kSlave) {
+      log::info("controller", "{}: slave here; the apps see this switch once this controller is master",
+                dp.name());
+      return;
+    }
+    attach(dp);
+  }
+
+  // The topology service and the apps take the switch on.
+  void attach(Datapath& dp) {
+    dp.set_attached(true);
     uint64_t t0 = monotonic_ns();
     topo->switch_up(dp, dp.weak_from_this());
     for (auto& app : apps) app->switch_connected(dp);
     stats.handling[size_t(EventKind::kSwitchConnected)].record(monotonic_ns() - t0);
+  }
+
+  // ---- roles ----
+  static const char* role_name(of::ControllerRole r) {
+    switch (r) {
+      case of::ControllerRole::kMaster:
+        return "master";
+      case of::ControllerRole::kSlave:
+        return "slave";
+      case of::ControllerRole::kEqual:
+        return "equal";
+      case of::ControllerRole::kNoChange:
+        break;
+    }
+    return "no-change";
+  }
+
+  void set_role(Datapath& dp, of::ControllerRole r) {
+    if (dp.role() == r) return;
+    if (dp.role() == of::ControllerRole::kMaster) stats.switches_master--;
+    if (r == of::ControllerRole::kMaster) stats.switches_master++;
+    dp.set_role(r);
+  }
+
+  // Sends ROLE_REQUEST `role`; `then` runs once it is answered (or refused).
+  void request_role(Datapath& dp, of::ControllerRole role, std::function<void(Datapath&)> then) {
+    auto on_reply = [this, role, then = std::move(then)](Datapath& dp, const of::Message& reply) {
+      if (reply.is<of::RoleReply>()) {
+        set_role(dp, reply.as<of::RoleReply>().role);
+        log::info("controller", "{}: role {} (generation id {})", dp.name(), role_name(dp.role()),
+                  reply.as<of::RoleReply>().generation_id);
+      } else if (reply.is<of::ErrorMsg>()) {
+        const auto& e = reply.as<of::ErrorMsg>();
+        stats.role_refused++;
+        bool stale = e.type == uint16_t(of::ErrorType::kRoleRequestFailed) &&
+                     e.code == uint16_t(of::RoleRequestFailedCode::kStale);
+        log::warn("controller", "{}: role request {} (generation id {}) refused: {}; acting as a slave here",
+                  dp.name(), role_name(role), opts.generation_id,
+                  stale ? "stale generation id (OFPRRFC_STALE)"
+                        : fmt::format("error type {} code {}", e.type, e.code));
+        set_role(dp, of::ControllerRole::kSlave);
+      }
+      if (then) then(dp);
+    };
+    auto r = dp.role_request(role, opts.generation_id, std::move(on_reply));
+    if (!r.ok()) log::warn("controller", "{}: role request: {}", dp.name(), r.error().message);
+  }
+
+  // After the handshake: the configured role first, then switch_up.
+  void handshake_done(Datapath& dp) {
+    if (opts.role == of::ControllerRole::kNoChange) return switch_up(dp);
+    if (!dp.is_of13()) {
+      log::warn("controller", "{}: OpenFlow 1.0 has no role request; acting as {} locally", dp.name(),
+                role_name(opts.role));
+      if (opts.role != of::ControllerRole::kEqual) set_role(dp, opts.role);
+      return switch_up(dp);
+    }
+    request_role(dp, opts.role, [this](Datapath& dp) {
+      if (!dp.up()) switch_up(dp);
+    });
+  }
+
+  void promote_one(Datapath& dp) {
+    if (!dp.up() || dp.role() == of::ControllerRole::kMaster) return;
+    if (!dp.is_of13()) {
+      set_role(dp, of::ControllerRole::kMaster);
+      if (!dp.attached()) attach(dp);
+      return;
+    }
+    request_role(dp, of::ControllerRole::kMaster, [this](Datapath& dp) {
+      if (dp.role() != of::ControllerRole::kMaster || dp.attached()) return;
+      attach(dp);
+    });
+  }
+
+  void on_is_slave(Datapath& dp) {
+    stats.is_slave_errors++;
+    if (dp.role() == of::ControllerRole::kSlave) return;
+    log::warn("controller", "{}: the switch says this controller is a slave (OFPBRC_IS_SLAVE): another "
+              "controller is master; acting as a slave here", dp.name());
+    set_role(dp, of::ControllerRole::kSlave);
   }
 
   void switch_down(Datapath& dp, const std::string& reason) {
@@ -90,7 +183,13 @@ struct Controller::State {
     }
     dp.set_up(false);
     stats.switches_connected--;
+    set_role(dp, of::ControllerRole::kEqual);
     log::info("controller", "switch down: {} ({})", dp.name(), reason);
+    if (!dp.attached()) {
+      dp.drop_callbacks();
+      return;
+    }
+    dp.set_attached(false);
     uint64_t t0 = monotonic_ns();
     topo->switch_down(dp);
     for (auto& app : apps) app->switch_disconnected(dp);
@@ -99,7 +198,7 @@ struct Controller::State {
   }
 
   void on_packet_in(Datapath& dp, const of::Message& m) {
-    if (!dp.up()) {
+    if (!dp.up() || !dp.attached()) {  // a slave (or refused master) sees an EQUAL's packet-ins: not its apps'
       stats.packet_in_received++;
       stats.packet_in_dropped++;
       return;
@@ -141,11 +240,11 @@ struct Controller::State {
                         dp.name());
             }
             dp.set_ports(ports);
-            if (!dp.up()) switch_up(dp);
+            if (!dp.up()) handshake_done(dp);
           });
           if (!r.ok()) log::warn("controller", "{}: {}", dp.name(), r.error().message);
         } else if (!dp.up()) {
-          switch_up(dp);
+          handshake_done(dp);
         }
         return;
       }
@@ -156,7 +255,7 @@ struct Controller::State {
         log::info("controller", "{}: port {}({}) {}{}", dp.name(), port_name(ps.desc.port_no), ps.desc.name,
                   ps.reason < 3 ? kReasons[ps.reason] : "changed",
                   ps.desc.state & of::port_state::kLinkDown ? ", link down" : "");
-        if (!dp.up()) return;
+        if (!dp.attached()) return;
         uint64_t t0 = monotonic_ns();
         topo->port_status(dp, ps);
         stats.handling[size_t(EventKind::kPortStatus)].record(monotonic_ns() - t0);
@@ -164,7 +263,7 @@ struct Controller::State {
         return;
       }
       case of::MsgType::kFlowRemoved:
-        if (dp.up())
+        if (dp.attached())
           dispatch(EventKind::kFlowRemoved,
                    [&](App& a) { return a.flow_removed(dp, m.as<of::FlowRemoved>()); });
         return;
@@ -175,6 +274,9 @@ struct Controller::State {
           return;
         }
         const auto& e = m.as<of::ErrorMsg>();
+        if (dp.is_of13() && e.type == uint16_t(of::ErrorType::kBadRequest) &&
+            e.code == uint16_t(of::BadRequestCode::kIsSlave))
+          on_is_slave(dp);
         log::warn("controller", "{}: error from switch: type {} code {} (xid {})", dp.name(), e.type, e.code,
                   m.xid);
         dispatch(EventKind::kError, [&](App& a) { return a.error(dp, m, e); });
@@ -207,6 +309,8 @@ struct Controller::State {
       std::lock_guard lock(conns_mu);
       std::erase_if(conns, [](const auto& w) { return w.expired(); });
       conns.push_back(conn);
+      std::erase_if(dps, [](const auto& w) { return w.expired(); });
+      dps.push_back(dp);
     }
     if (stopping) {
       conn->abort("controller stopping");
@@ -254,6 +358,12 @@ struct Controller::State {
   void wait_signal(Controller* self) {
     signals->async_wait([this, self](const asio::error_code& ec, int sig) {
       if (ec || stopping) return;
+      if (sig == SIGUSR1) {
+        log::info("controller", "SIGUSR1: requesting the master role (generation id {})", opts.generation_id);
+        self->promote();
+        wait_signal(self);
+        return;
+      }
       if (sig == SIGHUP) {
         log::info("controller", "SIGHUP: reloading apps");
         auto st = self->reload();
@@ -367,6 +477,7 @@ Status Controller::start() {
   s_->arm_lldp();
   if (s_->opts.handle_signals) {
     s_->signals = std::make_unique<asio::signal_set>(io0, SIGINT, SIGTERM, SIGHUP);
+    s_->signals->add(SIGUSR1);
     s_->wait_signal(this);
   }
   return {};
@@ -394,6 +505,16 @@ Status Controller::reload() {
   }
   s_->topo->reassert_flows();
   return first;
+}
+
+void Controller::promote() {
+  std::vector<std::shared_ptr<Datapath>> live;
+  {
+    std::lock_guard lock(s_->conns_mu);
+    for (auto& w : s_->dps)
+      if (auto d = w.lock()) live.push_back(std::move(d));
+  }
+  for (auto& d : live) d->connection().post([this, d] { s_->promote_one(*d); });
 }
 
 const ControllerStats& Controller::stats() const { return s_->stats; }

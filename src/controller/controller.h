@@ -36,6 +36,15 @@ struct ControllerOptions {
   std::string stats_json;                    // written every stats period (or 1 s) and at exit
   bool handle_signals = true;                // SIGINT/SIGTERM stop, SIGHUP reloads apps
   topology::TopologyOptions topology;        // LLDP interval, link timeout
+  // OF1.3 role (6.3.6). Unless kNoChange, a ROLE_REQUEST (role, generation_id)
+  // goes to every OF1.3 switch once its features are known. As a SLAVE (or
+  // when the switch refuses the request) the controller sends no
+  // state-changing message and its apps and topology service do not see the
+  // switch; promote() (SIGUSR1) asks every switch for MASTER with
+  // generation_id and, once granted, attaches the apps. An OFPBRC_IS_SLAVE
+  // error (another controller became master) makes it a slave there.
+  of::ControllerRole role = of::ControllerRole::kNoChange;
+  uint64_t generation_id = 0;
 };
 
 class Controller {
@@ -53,6 +62,9 @@ class Controller {
   void stop();
   // Reloads every app (as on SIGHUP); returns the first error.
   Status reload();
+  // Any thread: request MASTER (generation id from the options) on every
+  // connected switch, as on SIGUSR1.
+  void promote();
 
   const ControllerStats& stats() const;
   // Switches, links and hosts as the topology service sees them (any thread).

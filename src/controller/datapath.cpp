@@ -13,8 +13,30 @@ Datapath::Datapath(channel::ConnectionPtr conn, ControllerStats& stats)
 
 std::string Datapath::name() const { return fmt::format("dpid {:016x}", dpid_); }
 
+namespace {
+
+bool state_changing(of::MsgType t) {
+  switch (t) {
+    case of::MsgType::kFlowMod:
+    case of::MsgType::kPacketOut:
+    case of::MsgType::kGroupMod:
+    case of::MsgType::kPortMod:
+    case of::MsgType::kTableMod:
+    case of::MsgType::kMeterMod:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 Result<uint32_t> Datapath::send(of::MessageBody body, uint32_t xid) {
   of::Message m{conn_->version(), xid, std::move(body)};
+  if (role_ == of::ControllerRole::kSlave && state_changing(m.type())) {
+    stats_.slave_refused++;
+    return fail("{}: this controller is a slave here; not sending a state-changing message", name());
+  }
   bool po = m.is<of::PacketOut>(), fm = m.is<of::FlowMod>();
   auto r = conn_->send(std::move(m));
   if (!r.ok()) {
@@ -29,6 +51,10 @@ Result<uint32_t> Datapath::send(of::MessageBody body, uint32_t xid) {
 }
 
 Status Datapath::send_wire(ByteSpan wire, of::MsgType type) {
+  if (role_ == of::ControllerRole::kSlave && state_changing(type)) {
+    stats_.slave_refused++;
+    return fail("{}: this controller is a slave here; not sending a state-changing message", name());
+  }
   auto st = conn_->send_raw(wire);
   if (!st.ok()) {
     stats_.send_refused++;
@@ -72,6 +98,10 @@ Result<uint32_t> Datapath::multipart(of::MultipartRequestBody body, ReplyCallbac
 
 Result<uint32_t> Datapath::bundle_flow_mods(std::vector<of::FlowMod> mods, ReplyCallback cb, uint16_t flags) {
   if (!is_of13()) return fail("{}: bundles need OpenFlow 1.3 (the ONF extension)", name());
+  if (role_ == of::ControllerRole::kSlave) {  // a bundle of flow-mods changes state like its flow-mods
+    stats_.slave_refused++;
+    return fail("{}: this controller is a slave here; not sending a bundle of flow-mods", name());
+  }
   const uint32_t id = next_bundle_++;
   FLOWLAB_TRY(send(of::encode_bundle_control({id, of::BundleCtrlType::kOpenRequest, flags, {}})));
   for (of::FlowMod& fm : mods) {
@@ -84,6 +114,17 @@ Result<uint32_t> Datapath::bundle_flow_mods(std::vector<of::FlowMod> mods, Reply
   const uint32_t xid = conn_->next_xid();
   if (cb) pending_[xid] = std::move(cb);
   auto r = send(of::encode_bundle_control({id, of::BundleCtrlType::kCommitRequest, flags, {}}), xid);
+  if (!r.ok()) pending_.erase(xid);
+  return r;
+}
+
+Result<uint32_t> Datapath::role_request(of::ControllerRole role, uint64_t generation_id, ReplyCallback cb) {
+  uint32_t xid = conn_->next_xid();
+  if (cb) pending_[xid] = std::move(cb);
+  of::RoleRequest rr;
+  rr.role = role;
+  rr.generation_id = generation_id;
+  auto r = send(rr, xid);
   if (!r.ok()) pending_.erase(xid);
   return r;
 }

@@ -56,6 +56,19 @@ class Datapath : public std::enable_shared_from_this<Datapath> {
   // (xid filled in by the caller). Counted like flow_mod()/packet_out().
   Status send_wire(ByteSpan wire, of::MsgType type);
 
+  // OF1.3 roles (6.3.6): the role this controller holds on this switch (EQUAL
+  // until a role request is answered). As a SLAVE it sends no state-changing
+  // message (flow/group/meter/port/table mod, packet-out): send() refuses them
+  // here, counted in stats.slave_refused, instead of drawing OFPBRC_IS_SLAVE.
+  of::ControllerRole role() const { return role_; }
+  void set_role(of::ControllerRole r) { role_ = r; }
+  // A ROLE_REQUEST; cb gets the ROLE_REPLY or the error answering it.
+  Result<uint32_t> role_request(of::ControllerRole role, uint64_t generation_id, ReplyCallback cb);
+  // Whether the apps and the topology service were told about this switch
+  // (a slave's are not, until it becomes master).
+  bool attached() const { return attached_; }
+  void set_attached(bool a) { attached_ = a; }
+
   channel::Connection& connection() { return *conn_; }
   uint64_t sent_count() const { return sent_; }
 
@@ -75,6 +88,8 @@ class Datapath : public std::enable_shared_from_this<Datapath> {
   uint32_t n_buffers_ = 0;
   uint8_t n_tables_ = 0;
   bool up_ = false;
+  bool attached_ = false;
+  of::ControllerRole role_ = of::ControllerRole::kEqual;
   uint64_t sent_ = 0;
   uint32_t next_bundle_ = 1;
   std::map<uint32_t, of::PortDesc> ports_;

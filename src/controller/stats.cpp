@@ -96,6 +96,10 @@ nlohmann::json ControllerStats::to_json() const {
                {"flow_mod", flow_mod_sent.load()},
                {"messages", messages_sent.load()},
                {"refused", send_refused.load()}};
+  j["role"] = {{"slave_refused", slave_refused.load()},
+               {"role_refused", role_refused.load()},
+               {"is_slave_errors", is_slave_errors.load()},
+               {"switches_master", switches_master.load()}};
   auto& h = j["handling_time"];
   for (size_t i = 0; i < size_t(EventKind::kCount); ++i)
     if (handling[i].count()) h[to_string(EventKind(i))] = handling[i].to_json();

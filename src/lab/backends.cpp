@@ -166,8 +166,8 @@ Status SwitchInstance::start_ovs(const CaseEnv& env, int controller_port) {
                             here));
   if (controller_port) {
     FLOWLAB_TRY(run_checked(vsctl({"set-fail-mode", br, "secure"}), here));
-    FLOWLAB_TRY(
-        run_checked(vsctl({"set-controller", br, fmt::format("tcp:{}:{}", controller_host_, controller_port)}), here));
+    FLOWLAB_TRY(run_checked(
+        vsctl({"set-controller", br, fmt::format("tcp:{}:{}", controller_host_, controller_port)}), here));
     FLOWLAB_TRY(run_checked(vsctl({"set", "controller", br, "connection-mode=out-of-band"}), here));
   } else {
     FLOWLAB_TRY(run_checked(vsctl({"set-fail-mode", br, "standalone"}), here));

@@ -17,16 +17,15 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <thread>
 
 namespace flowlab::lab {
 
 namespace {
 
-constexpr size_t kMsgMax = 512;  // the largest (an htb class with 64-bit rates) is ~150 bytes
-constexpr uint32_t kClsact = 0xFFFFFFF1u;      // TC_H_CLSACT
-constexpr uint16_t kClsactIngress = 0xFFF2u;   // TC_H_MIN_INGRESS
-constexpr uint16_t kClsactEgress = 0xFFF3u;    // TC_H_MIN_EGRESS
+constexpr size_t kMsgMax = 512;               // the largest (an htb class with 64-bit rates) is ~150 bytes
+constexpr uint32_t kClsact = 0xFFFFFFF1u;     // TC_H_CLSACT
+constexpr uint16_t kClsactIngress = 0xFFF2u;  // TC_H_MIN_INGRESS
+constexpr uint16_t kClsactEgress = 0xFFF3u;   // TC_H_MIN_EGRESS
 constexpr uint64_t kU32Max = 0xFFFFFFFFull;
 
 struct TcMsg {
@@ -57,32 +56,6 @@ tc_ratespec ratespec(uint64_t bytes_per_s) {
   r.linklayer = TC_LINKLAYER_ETHERNET;
   r.rate = uint32_t(std::min(bytes_per_s, kU32Max));
   return r;
-}
-
-// Runs fn on a short-lived thread inside namespace ns (setns of a network
-// namespace changes only the calling thread).
-template <typename F>
-Status in_netns_thread(const std::string& ns, F fn) {
-  Status out = fail("namespace {}: not entered", ns);
-  std::thread t([&] {
-    if (!ns.empty()) {
-      int fd = ::open(("/run/netns/" + ns).c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd < 0) {
-        out = fail("namespace {}: {}", ns, std::strerror(errno));
-        return;
-      }
-      int r = setns(fd, CLONE_NEWNET);
-      int e = errno;
-      ::close(fd);
-      if (r != 0) {
-        out = fail("setns {}: {}", ns, std::strerror(e));
-        return;
-      }
-    }
-    out = fn();
-  });
-  t.join();
-  return out;
 }
 
 Result<RtnlSocket> socket_in(const std::string& ns) {
@@ -237,21 +210,6 @@ bool netem_supported(const std::string& ns) {
   del.push_back(qdisc_delete_request(*idx, tc_root(), "removing the netem probe"));
   (void)sock->run(std::move(del));
   return true;
-}
-
-Status write_sysctl_in(const std::string& ns, const std::string& key, const std::string& value) {
-  std::string path = "/proc/sys/" + key;
-  std::replace(path.begin() + 10, path.end(), '.', '/');
-  return in_netns_thread(ns, [&]() -> Status {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return fail("sysctl {} in {}: {}", key, ns.empty() ? "this namespace" : ns, std::strerror(errno));
-    ssize_t n = ::write(fd, value.data(), value.size());
-    int e = errno;
-    ::close(fd);
-    if (n != ssize_t(value.size()))
-      return fail("sysctl {}={} in {}: {}", key, value, ns, n < 0 ? std::strerror(e) : "short write");
-    return ok_status();
-  });
 }
 
 }  // namespace flowlab::lab

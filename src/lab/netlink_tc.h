@@ -95,8 +95,4 @@ Status tc_delete(const std::string& ns, RtnlRequest req);
 // then removed). Errors other than "not supported" are also false.
 bool netem_supported(const std::string& ns);
 
-// Writes `value` to /proc/sys/KEY (dots or slashes) as seen from namespace `ns`
-// (net.* keys are per namespace): what `sysctl -w` does, without the fork.
-Status write_sysctl_in(const std::string& ns, const std::string& key, const std::string& value);
-
 }  // namespace flowlab::lab

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -307,7 +308,9 @@ Status write_sysctl_in(const std::string& ns, const std::string& key, const std:
   if (home < 0 || setns(target, CLONE_NEWNET) != 0) {
     st = fail("entering namespace {}: {}", ns, errno_text(errno));
   } else {
-    int fd = ::open(("/proc/sys/" + key).c_str(), O_WRONLY | O_CLOEXEC);
+    std::string file = "/proc/sys/" + key;  // "net.ipv4.x" as sysctl(8) names it, or "net/ipv4/x"
+    std::replace(file.begin() + 10, file.end(), '.', '/');
+    int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) {
       if (!(optional && errno == ENOENT)) st = fail("sysctl {} in {}: {}", key, ns, errno_text(errno));
     } else {

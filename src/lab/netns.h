@@ -85,8 +85,10 @@ Status create_bridge(const std::string& ns, const std::string& name, bool stp,
 // iptables/ip6tables/arptables (br_netfilter's per-namespace switches; a security
 // group turns iptables back on). Its lo keeps IPv6.
 Status prepare_switch_namespace(const std::string& ns);
-// Writes "value" to /proc/sys/KEY (KEY like "net/ipv6/conf/default/disable_ipv6") as
-// seen from namespace `ns`; a key missing from the kernel is skipped when optional.
+// Writes "value" to /proc/sys/KEY (KEY like "net/ipv6/conf/default/disable_ipv6" or
+// with dots, as sysctl(8) names it) as seen from namespace `ns` (net.* keys are per
+// namespace): `sysctl -w` without the fork; a key missing from the kernel is skipped
+// when optional.
 Status write_sysctl_in(const std::string& ns, const std::string& key, const std::string& value,
                        bool optional = false);
 // Every interface of namespace `ns` with its counters and bridge-port state (one

@@ -11,6 +11,7 @@
 
 #include "lab/json_access.h"
 #include "lab/netlink_tc.h"
+#include "lab/netns.h"
 #include "lab/process.h"
 #include "lab/svg_chart.h"
 

@@ -198,6 +198,13 @@ uint32_t AfPacketPort::mtu() const {
   auto m = netdev::mtu(name_, ctl_.get());
   return m.ok() ? *m : 0;
 }
+int AfPacketPort::take_error() {
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (::getsockopt(fd_.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) return errno;
+  return err;
+}
+
 bool AfPacketPort::link_up() const {
   auto u = netdev::link_up(name_, ctl_.get());
   return u.ok() && *u;

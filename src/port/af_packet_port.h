@@ -30,6 +30,9 @@ class AfPacketPort final : public Port {
   bool link_up() const override;
   uint32_t speed_mbps() const override;
   int poll_fd() const override { return receive_ ? fd_.get() : -1; }
+  // The kernel sets ENETDOWN on the socket when the link goes down (and
+  // re-arms the socket itself when it comes back up); SO_ERROR reads it.
+  int take_error() override;
   PortCapabilities capabilities() const override { return caps_; }
 
   size_t rx_batch(PacketBatch& batch, size_t max) override;

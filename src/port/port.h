@@ -110,6 +110,10 @@ class Port {
   virtual bool link_up() const = 0;                  // current state (a syscall: control path)
   virtual uint32_t speed_mbps() const { return 0; }  // 0: unknown
   virtual int poll_fd() const = 0;                   // POLLIN when rx_batch may have packets
+  // poll_fd reported an error (EPOLLERR): read and clear it, return its errno
+  // (0: none). A pending socket error is level-triggered: until it is read,
+  // every poll returns at once, and the polling thread spins.
+  virtual int take_error() { return 0; }
   virtual PortCapabilities capabilities() const = 0;
 
   // Non-blocking receive. On entry batch.pkts holds caller-owned, free Packets to

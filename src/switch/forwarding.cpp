@@ -106,7 +106,17 @@ size_t ForwardingThread::poll_once(int timeout_ms) {
   size_t total = 0;
   for (int i = 0; i < n; ++i) {
     if (evs[i].data.u64 == ~uint64_t(0)) continue;  // stop
-    total += receive_from(size_t(evs[i].data.u64));
+    const size_t pi = size_t(evs[i].data.u64);
+    // An AF_PACKET socket gets ENETDOWN when its link goes down; unread, it
+    // would wake every epoll_wait at once (this thread spun at 100 % CPU after
+    // one flap, and starved the agent on a busy machine).
+    if (evs[i].events & EPOLLERR) {
+      int e = ports_.at(pi).port->take_error();
+      counters_.port_errors.fetch_add(1, std::memory_order_relaxed);
+      if (e) log::debug("switch", "forwarding thread {}: port {}: {}", index_, ports_.at(pi).port->name(),
+                        std::strerror(e));
+    }
+    total += receive_from(pi);
   }
   wake_agent_if_needed();
   return total;

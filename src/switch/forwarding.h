@@ -92,6 +92,7 @@ struct ForwardingCounters {
   std::atomic<uint64_t> to_controller_dropped{0};
   std::atomic<uint64_t> output_dropped{0};  // unknown port, NO_FWD, PORT_DOWN, LOCAL
   std::atomic<uint64_t> standalone_packets{0};
+  std::atomic<uint64_t> port_errors{0};  // socket errors read after EPOLLERR (ENETDOWN on a link down)
 };
 
 class KernelDatapath;

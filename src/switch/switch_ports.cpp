@@ -12,6 +12,7 @@ SwitchPorts::SwitchPorts(std::vector<std::unique_ptr<Port>> ports) {
     sp->port_no = p->port_no();
     sp->link_up.store(p->link_up(), std::memory_order_relaxed);
     sp->added_ns = now;
+    sp->speed_mbps = p->speed_mbps();
     sp->port = std::move(p);
     numbers_.push_back(sp->port_no);
     ports_.push_back(std::move(sp));
@@ -52,7 +53,7 @@ of::PortDesc SwitchPorts::desc(const SwitchPort& p) const {
   d.config = p.config.load(std::memory_order_relaxed);
   bool up = p.link_up.load(std::memory_order_relaxed);
   d.state = up ? of::port_state::kLive : of::port_state::kLinkDown;
-  uint32_t mbps = p.port->speed_mbps();
+  uint32_t mbps = p.speed_mbps;
   if (mbps == 0) mbps = 10000;
   d.curr = d.advertised = d.supported = of::port_features::k10GbFd | of::port_features::kCopper;
   d.curr_speed = d.max_speed = mbps * 1000;

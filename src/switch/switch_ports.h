@@ -27,6 +27,12 @@ struct SwitchPort {
   std::atomic<bool> link_up{false};
   std::atomic<uint64_t> config_drops{0};  // dropped because of NO_RECV/NO_FWD/PORT_DOWN
   uint64_t added_ns = 0;                  // for duration in port stats
+  // Link speed in Mbit/s (0: unknown), read once when the port is added. Not
+  // read per request: the ethtool ioctl waits for the kernel's RTNL lock,
+  // which other programs' namespace and link changes can hold for seconds,
+  // and the agent thread (port-desc, features, port-status) must not wait
+  // behind it (the soak's stalls, docs/RELIABILITY.md).
+  uint32_t speed_mbps = 0;
 };
 
 class SwitchPorts final : public dp::PortView {

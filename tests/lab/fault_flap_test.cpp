@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+#include <tuple>
 
 #include "fault_net.h"
 
@@ -34,7 +35,11 @@ uint64_t port_packets(const std::string& dump, uint32_t port, bool rx) {
   return std::stoull(m[rx ? 1 : 2]);
 }
 
-class FaultFlap : public ::testing::TestWithParam<std::string> {
+// (app, datapath): the learning switch or the firewall, on the kernel (tc)
+// fast path or on AF_PACKET sockets only.
+using FlapParam = std::tuple<std::string, std::string>;
+
+class FaultFlap : public ::testing::TestWithParam<FlapParam> {
  protected:
   void SetUp() override {
     if (auto why = missing_for_fault_tests(); !why.empty()) GTEST_SKIP() << why;
@@ -42,10 +47,13 @@ class FaultFlap : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(FaultFlap, FlapsLeaveNoCrashNoStuckFlowAndCountersAddUp) {
-  FaultNet net(GetParam() == "firewall" ? "ff" : "fl", 2);
+  const std::string app = std::get<0>(GetParam()), datapath = std::get<1>(GetParam());
+  const bool firewall = app == "firewall";
+  FaultNet net(std::string(firewall ? "ff" : "fl") + (datapath == "af-packet" ? "a" : "t"), 2);
   ASSERT_TRUE(net.ok());
+  net.set_switch_args({"--datapath", datapath});
   std::vector<std::string> args = {"--app", "learning-switch"};
-  if (GetParam() == "firewall") {
+  if (firewall) {
     std::ofstream(net.dir() + "/rules.yaml") << kClientServerRules;
     args = {"--app", "firewall", "--app", "learning-switch", "--config", net.dir() + "/rules.yaml"};
   }
@@ -92,7 +100,7 @@ TEST_P(FaultFlap, FlapsLeaveNoCrashNoStuckFlowAndCountersAddUp) {
   // packets miss table 0 (to the controller, sent on by packet-out), the rest hit
   // the connection's flow; the two add up to N.
   uint64_t flow_d = flow_packets(flows1.out, to_h1) - flow_packets(flows0.out, to_h1);
-  if (GetParam() == "firewall") {
+  if (firewall) {
     const std::string conn = "tp_dst=7004";
     auto table0_miss = [&](const std::string& dump) {
       uint64_t n = 0;
@@ -114,12 +122,15 @@ TEST_P(FaultFlap, FlapsLeaveNoCrashNoStuckFlowAndCountersAddUp) {
   EXPECT_GE(tx_d, kN) << ports0.out << ports1.out;
   EXPECT_LE(tx_d, kN + 10) << ports0.out << ports1.out;
   // The flows are the ones the apps installed for this pair, not one per flap.
-  EXPECT_LE(count_of(flows1.out, to_h1), GetParam() == "firewall" ? 2u : 1u) << flows1.out;
+  EXPECT_LE(count_of(flows1.out, to_h1), firewall ? 2u : 1u) << flows1.out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Apps, FaultFlap, ::testing::Values("learning-switch", "firewall"),
+INSTANTIATE_TEST_SUITE_P(AppsAndDatapaths, FaultFlap,
+                         ::testing::Combine(::testing::Values("learning-switch", "firewall"),
+                                            ::testing::Values("tc", "af-packet")),
                          [](const auto& info) {
-                           return info.param == "firewall" ? "Firewall" : "LearningSwitch";
+                           std::string name = std::get<0>(info.param) == "firewall" ? "Firewall" : "LearningSwitch";
+                           return name + (std::get<1>(info.param) == "af-packet" ? "AfPacket" : "Tc");
                          });
 
 }  // namespace

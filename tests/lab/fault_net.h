@@ -314,9 +314,11 @@ class FaultNet {
     return "--- controller:\n" + tail(read_file(ctl_log())) + "--- switch:\n" + tail(read_file(sw_log())) +
            (ovs_ ? "--- ovs-vswitchd:\n" + tail(read_file(dir_ + "/ovs-vswitchd.log")) : "");
   }
+  static std::string tail(const std::string& s) { return s.size() > 4000 ? s.substr(s.size() - 4000) : s; }
+  // A TCP listener on `port` in the core namespace.
+  bool listening(int port) const { return ss_out({"-Hltn", fmt::format("sport = :{}", port)}).size() > 1; }
 
  private:
-  static std::string tail(const std::string& s) { return s.size() > 4000 ? s.substr(s.size() - 4000) : s; }
   static bool sh(const std::vector<std::string>& argv) { return run_command(argv, with_timeout(15)).ok(); }
   bool in_core(const std::vector<std::string>& argv) const {
     return run_command(argv, in_ns(core_, 15)).ok();
@@ -327,7 +329,6 @@ class FaultNet {
     auto r = run_command(argv, in_ns(core_, 5));
     return r.ok() ? r.out : std::string();
   }
-  bool listening(int port) const { return ss_out({"-Hltn", fmt::format("sport = :{}", port)}).size() > 1; }
   static bool kill9(Process& p) {
     if (!p.running()) return false;
     ::kill(p.pid(), SIGKILL);

@@ -318,6 +318,34 @@ TEST_F(AfPacketPortTest, SmallRingSlotsFallBackToCopiesForBigFrames) {
   EXPECT_EQ(port->stats().rx_dropped, 0u);
 }
 
+// Our side of the link set down and up again: the kernel leaves ENETDOWN
+// pending on the socket, which makes every poll return at once (a forwarding
+// thread spun on it) until take_error() reads it; then poll sleeps again and
+// frames arrive as before.
+TEST_F(AfPacketPortTest, FlapLeavesAnErrorThatTakeErrorClears) {
+  auto port = open(link_a_->port());
+  ASSERT_TRUE(port);
+  ASSERT_EQ(testutil::sh("ip link set " + link_a_->port() + " down"), 0);
+  ASSERT_EQ(testutil::sh("ip link set " + link_a_->port() + " up"), 0);
+  ASSERT_TRUE(testutil::wait_for([&] { return port->link_up(); }, 2000ms));
+  pollfd pfd{port->poll_fd(), POLLIN, 0};
+  ASSERT_EQ(::poll(&pfd, 1, 0), 1);
+  EXPECT_TRUE(pfd.revents & POLLERR);
+  EXPECT_EQ(port->take_error(), ENETDOWN);
+  EXPECT_EQ(port->take_error(), 0);
+  pfd.revents = 0;
+  EXPECT_EQ(::poll(&pfd, 1, 50), 0) << "revents " << pfd.revents;  // nothing pending: it sleeps
+  int fd = testutil::raw_socket_in(*ns_a_, link_a_->host());
+  ASSERT_GE(fd, 0);
+  auto f = test_frame(100, 7);
+  ASSERT_EQ(::send(fd, f.data(), f.size(), 0), ssize_t(f.size()));
+  ::close(fd);
+  RxHelper rx;
+  auto got = rx.receive(*port, 1, 2000ms);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0], f);
+}
+
 TEST_F(AfPacketPortTest, LinkDownAndUpAreReported) {
   auto port = open(link_a_->port());
   ASSERT_TRUE(port);
