@@ -330,61 +330,80 @@ TEST(Connection, TwoEndsNegotiateLowestCommon) {
   });
 }
 
-TEST(Connector, BacksOffExponentiallyThenConnects) {
-  IoThread io;
-  // Find a free port, then leave it closed.
-  uint16_t port;
-  {
-    asio::ip::tcp::acceptor a(io.io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
-    port = a.local_endpoint().port();
-  }
-  auto ep = parse_endpoint(fmt::format("tcp:127.0.0.1:{}", port));
-  ASSERT_TRUE(ep.ok());
+// A Connector aimed at a free loopback port that nothing listens on yet: it
+// records every wait it announces; listen() opens the port and waits for the
+// connection.
+struct ClosedPortConnector {
+  IoThread& io;
+  uint16_t port = 0;
   std::mutex mu;
   std::vector<long> waits;
   std::atomic<bool> connected{false};
+  std::unique_ptr<Connector> connector;
+
+  ClosedPortConnector(IoThread& io_thread, const BackoffOptions& b) : io(io_thread) {
+    {
+      asio::ip::tcp::acceptor a(io.io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+      port = a.local_endpoint().port();
+    }
+    auto ep = parse_endpoint(fmt::format("tcp:127.0.0.1:{}", port));
+    EXPECT_TRUE(ep.ok());
+    connector = std::make_unique<Connector>(
+        io.io, *ep, ConnectionOptions{},
+        [this](const ConnectionPtr& c) {
+          connected = true;
+          c->start();
+        },
+        b, TlsConfig{},
+        [this](const std::string&, std::chrono::milliseconds next) {
+          std::lock_guard lock(mu);
+          waits.push_back(long(next.count()));
+        });
+    io.run([&] {
+      connector->start();
+      return 0;
+    });
+  }
+  ~ClosedPortConnector() {
+    io.run([&] {
+      connector.reset();
+      return 0;
+    });
+  }
+  // The waits announced once at least n are (or after 2 s).
+  std::vector<long> waits_after(size_t n) {
+    for (int i = 0; i < 400; ++i) {
+      {
+        std::lock_guard lock(mu);
+        if (waits.size() >= n) return waits;
+      }
+      std::this_thread::sleep_for(5ms);
+    }
+    std::lock_guard lock(mu);
+    return waits;
+  }
+  // Something listens now: the next attempt connects (within 1 s).
+  bool listen_and_wait() {
+    Server s(io, {}, port);
+    for (int i = 0; i < 200 && !connected; ++i) std::this_thread::sleep_for(5ms);
+    return connected;
+  }
+};
+
+TEST(Connector, BacksOffExponentiallyThenConnects) {
+  IoThread io;
   BackoffOptions b;
   b.initial = 20ms;
   b.max = 80ms;
-  auto connector = std::make_unique<Connector>(
-      io.io, *ep, ConnectionOptions{},
-      [&](const ConnectionPtr& c) {
-        connected = true;
-        c->start();
-      },
-      b, TlsConfig{},
-      [&](const std::string&, std::chrono::milliseconds next) {
-        std::lock_guard lock(mu);
-        waits.push_back(long(next.count()));
-      });
-  io.run([&] {
-    connector->start();
-    return 0;
-  });
-  for (int i = 0; i < 200; ++i) {
-    {
-      std::lock_guard lock(mu);
-      if (waits.size() >= 5) break;
-    }
-    std::this_thread::sleep_for(5ms);
-  }
-  {
-    std::lock_guard lock(mu);
-    ASSERT_GE(waits.size(), 5u);
-    EXPECT_EQ(waits[0], 20);
-    EXPECT_EQ(waits[1], 40);
-    EXPECT_EQ(waits[2], 80);
-    EXPECT_EQ(waits[3], 80);  // capped
-  }
-  // Now something listens: the next attempt connects.
-  Server s(io, {}, port);
-  for (int i = 0; i < 200 && !connected; ++i) std::this_thread::sleep_for(5ms);
-  EXPECT_TRUE(connected);
-  EXPECT_GE(connector->attempts(), 6u);
-  io.run([&] {
-    connector.reset();
-    return 0;
-  });
+  ClosedPortConnector c(io, b);
+  std::vector<long> waits = c.waits_after(5);
+  ASSERT_GE(waits.size(), 5u);
+  EXPECT_EQ(waits[0], 20);
+  EXPECT_EQ(waits[1], 40);
+  EXPECT_EQ(waits[2], 80);
+  EXPECT_EQ(waits[3], 80);  // capped
+  EXPECT_TRUE(c.listen_and_wait());
+  EXPECT_GE(c.connector->attempts(), 6u);
 }
 
 // A controller that is not listening yet refuses: the switch retries every
@@ -392,56 +411,17 @@ TEST(Connector, BacksOffExponentiallyThenConnects) {
 // had it wait up to 8 s after a controller that started a moment late).
 TEST(Connector, RefusedConnectsRetryAtRefusedMax) {
   IoThread io;
-  uint16_t port;
-  {
-    asio::ip::tcp::acceptor a(io.io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
-    port = a.local_endpoint().port();
-  }
-  auto ep = parse_endpoint(fmt::format("tcp:127.0.0.1:{}", port));
-  ASSERT_TRUE(ep.ok());
-  std::mutex mu;
-  std::vector<long> waits;
-  std::atomic<bool> connected{false};
   BackoffOptions b;
   b.initial = 10ms;
   b.max = 8000ms;
   b.refused_max = 30ms;
-  auto connector = std::make_unique<Connector>(
-      io.io, *ep, ConnectionOptions{},
-      [&](const ConnectionPtr& c) {
-        connected = true;
-        c->start();
-      },
-      b, TlsConfig{},
-      [&](const std::string&, std::chrono::milliseconds next) {
-        std::lock_guard lock(mu);
-        waits.push_back(long(next.count()));
-      });
-  io.run([&] {
-    connector->start();
-    return 0;
-  });
-  for (int i = 0; i < 400; ++i) {
-    {
-      std::lock_guard lock(mu);
-      if (waits.size() >= 6) break;
-    }
-    std::this_thread::sleep_for(5ms);
-  }
-  {
-    std::lock_guard lock(mu);
-    ASSERT_GE(waits.size(), 6u);
-    EXPECT_EQ(waits[0], 10);
-    EXPECT_EQ(waits[1], 20);
-    for (size_t i = 2; i < waits.size(); ++i) EXPECT_EQ(waits[i], 30) << i;  // not 40, 80, ... 8000
-  }
-  Server s(io, {}, port);
-  for (int i = 0; i < 200 && !connected; ++i) std::this_thread::sleep_for(5ms);
-  EXPECT_TRUE(connected);
-  io.run([&] {
-    connector.reset();
-    return 0;
-  });
+  ClosedPortConnector c(io, b);
+  std::vector<long> waits = c.waits_after(6);
+  ASSERT_GE(waits.size(), 6u);
+  EXPECT_EQ(waits[0], 10);
+  EXPECT_EQ(waits[1], 20);
+  for (size_t i = 2; i < waits.size(); ++i) EXPECT_EQ(waits[i], 30) << i;  // not 40, 80, ... 8000
+  EXPECT_TRUE(c.listen_and_wait());
 }
 
 TEST(Listener, PortInUseIsAClearError) {
