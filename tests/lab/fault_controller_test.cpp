@@ -60,7 +60,12 @@ TEST_F(FaultController, SecureKeepsEstablishedFlowsNewPairsWaitAndTheSwitchRecon
   ASSERT_TRUE(net.start_controller()) << net.logs();
   EXPECT_TRUE(net.wait_switch_connected(10s)) << net.logs();
   // The controller rebuilt its MAC table from the traffic: the new pair works now.
-  auto after = net.ping(0, 2, 3, 0.1, 2);
+  // Up to 3 tries: the switch is back within ~100 ms of the restart, while h0's ARP
+  // for h2 (begun while the controller was gone) may still be failing, and a
+  // failing resolution returns an error for every ping queued behind it.
+  CommandResult after;
+  for (int i = 0; i < 3; ++i)
+    if (FaultNet::received(after = net.ping(0, 2, 3, 0.1, 2)) == 3) break;
   EXPECT_EQ(FaultNet::received(after), 3) << after.out << net.logs();
   ASSERT_TRUE(probe.finish()) << probe.sender_output();
 
@@ -70,11 +75,12 @@ TEST_F(FaultController, SecureKeepsEstablishedFlowsNewPairsWaitAndTheSwitchRecon
   std::string log = read_file(net.sw_log());
   EXPECT_EQ(count_of(log, "controller tcp:127.0.0.1:6653 connected"), 2u) << log;
   EXPECT_EQ(count_of(log, "retrying with backoff"), 1u) << log;
-  // At least three attempts in 2 s down, each wait longer than the one before (100 ms doubling).
+  // The controller's port was closed: a refused connect is retried every 100 ms
+  // (refused_max), not with the doubling meant for an unreachable host, so the switch
+  // is back at once; about 2 s down gives at least ten attempts.
   auto waits = backoff_ms(log);
-  ASSERT_GE(waits.size(), 2u) << log;
-  for (size_t i = 1; i < waits.size(); ++i) EXPECT_GT(waits[i], waits[i - 1]) << log;
-  EXPECT_LE(waits.back(), 8000);  // the cap (--reconnect-max default)
+  ASSERT_GE(waits.size(), 10u) << log;
+  for (int w : waits) EXPECT_LE(w, 100) << log;
   // The new controller saw the switch come up and learned both pairs again.
   EXPECT_GE(count_of(read_file(net.ctl_log()), "switch up"), 2u);
 }
