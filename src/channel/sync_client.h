@@ -62,7 +62,8 @@ class SyncClient {
   // barriers as above, then commit. Nothing is applied unless all of them
   // are: a refused add or commit fails naming the message (1-based) and the
   // switch's error; a bundle that was not committed is discarded.
-  Status send_bundle(const NextMessage& next, uint16_t flags = 3, size_t window = 4096);  // sync_client_bundle.cpp
+  Status send_bundle(const NextMessage& next, uint16_t flags = 3,
+                     size_t window = 4096);  // sync_client_bundle.cpp
   // Waits for the next message from the peer (echo requests are answered, not returned).
   Result<of::Message> receive();
 

@@ -12,15 +12,16 @@ namespace flowlab::channel {
 Status SyncClient::send_bundle(const NextMessage& next, uint16_t flags, size_t window) {
   using of::BundleCtrlType;
   if (version_ != of::kOf13)
-    return fail("{}: bundles need OpenFlow 1.3 (the ONF extension); the switch negotiated version {:#x}", peer_,
-                version_);
+    return fail("{}: bundles need OpenFlow 1.3 (the ONF extension); the switch negotiated version {:#x}",
+                peer_, version_);
   const uint32_t id = next_xid();  // any id not open on this connection
   auto control = [&](BundleCtrlType t) {
     return of::make_message(version_, 0, of::encode_bundle_control({id, t, flags, {}}));
   };
   auto expect = [&](const std::vector<of::Message>& r, BundleCtrlType t) -> Status {
     const auto* e = r.empty() ? nullptr : std::get_if<of::ExperimenterMsg>(&r.back().body);
-    auto c = e ? of::decode_bundle_control(*e) : Result<of::BundleControl, of::BundleError>(unexpected(of::BundleError{}));
+    auto c = e ? of::decode_bundle_control(*e)
+               : Result<of::BundleControl, of::BundleError>(unexpected(of::BundleError{}));
     if (!c.ok() || c->type != t || c->bundle_id != id)
       return fail("{}: expected a bundle {} for bundle {}", peer_, of::to_string(t), id);
     return ok_status();

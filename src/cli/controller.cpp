@@ -89,8 +89,9 @@ int run_controller(int argc, char** argv) {
                  "OF1.3 role requested from every switch on connect: master, slave or equal (default: none, "
                  "the switch keeps the controller equal); SIGUSR1 requests master")
       ->check(CLI::IsMember({"master", "slave", "equal"}));
-  auto* gen = app.add_option("--generation-id", generation_id,
-                             "generation id of the role requests (a new master needs a larger one than the old)");
+  auto* gen =
+      app.add_option("--generation-id", generation_id,
+                     "generation id of the role requests (a new master needs a larger one than the old)");
   app.add_option("--log-level", log_level, "debug, info, warn, error")->capture_default_str();
   try {
     app.parse(argc, argv);
@@ -135,8 +136,10 @@ int run_controller(int argc, char** argv) {
     return 2;
   }
   using Role = of::ControllerRole;
-  o.role = role == "master" ? Role::kMaster : role == "slave" ? Role::kSlave : role == "equal" ? Role::kEqual
-                                                                                                : Role::kNoChange;
+  o.role = role == "master"  ? Role::kMaster
+           : role == "slave" ? Role::kSlave
+           : role == "equal" ? Role::kEqual
+                             : Role::kNoChange;
   o.generation_id = generation_id;
   o.stats_every = std::chrono::milliseconds(int64_t(stats_every * 1000));
   o.connection.echo_interval = std::chrono::milliseconds(int64_t(echo_interval * 1000));

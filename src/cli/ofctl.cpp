@@ -50,8 +50,9 @@ int run_ofctl(int argc, char** argv) {
                  "OpenFlow versions to offer: OpenFlow13, OpenFlow10 (comma list)");
   app.add_flag("--strict", opts.strict, "mod-flows/del-flows: match priority and fields exactly");
   app.add_flag("--no-stats", opts.no_stats, "dump-flows: leave out the statistics");
-  app.add_flag("--bundle", opts.bundle,
-               "add-flow(s)/mod-flows/del-flows: one atomic bundle, all applied or none (OF1.3, ONF extension)");
+  app.add_flag(
+      "--bundle", opts.bundle,
+      "add-flow(s)/mod-flows/del-flows: one atomic bundle, all applied or none (OF1.3, ONF extension)");
   app.add_option("-t,--timeout", timeout_s, "seconds to wait for the switch at each step")
       ->check(CLI::Range(0.1, 3600.0));
   app.add_option("command", words, "CMD SWITCH [ARGS]")->required();

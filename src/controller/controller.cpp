@@ -170,8 +170,10 @@ struct Controller::State {
   void on_is_slave(Datapath& dp) {
     stats.is_slave_errors++;
     if (dp.role() == of::ControllerRole::kSlave) return;
-    log::warn("controller", "{}: the switch says this controller is a slave (OFPBRC_IS_SLAVE): another "
-              "controller is master; acting as a slave here", dp.name());
+    log::warn("controller",
+              "{}: the switch says this controller is a slave (OFPBRC_IS_SLAVE): another "
+              "controller is master; acting as a slave here",
+              dp.name());
     set_role(dp, of::ControllerRole::kSlave);
   }
 
@@ -198,7 +200,8 @@ struct Controller::State {
   }
 
   void on_packet_in(Datapath& dp, const of::Message& m) {
-    if (!dp.up() || !dp.attached()) {  // a slave (or refused master) sees an EQUAL's packet-ins: not its apps'
+    if (!dp.up() ||
+        !dp.attached()) {  // a slave (or refused master) sees an EQUAL's packet-ins: not its apps'
       stats.packet_in_received++;
       stats.packet_in_dropped++;
       return;

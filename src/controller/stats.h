@@ -55,7 +55,7 @@ struct ControllerStats {
   std::atomic<uint64_t> slave_refused{0};
   std::atomic<uint64_t> role_refused{0};
   std::atomic<uint64_t> is_slave_errors{0};
-  std::atomic<uint64_t> switches_master{0};  // now: switches where this controller is master
+  std::atomic<uint64_t> switches_master{0};     // now: switches where this controller is master
   std::atomic<uint64_t> switches_connected{0};  // now
   std::atomic<uint64_t> switches_seen{0};       // total since start
   std::array<LatencyHistogram, size_t(EventKind::kCount)> handling;

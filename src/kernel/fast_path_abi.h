@@ -29,7 +29,7 @@
 
 #define FL_MAX_ENTRIES 65536
 #define FL_MAX_PORTS 1024
-#define FL_MAX_OPS 16 /* = dp::FastPathDecision::kMaxOps */
+#define FL_MAX_OPS 16       /* = dp::FastPathDecision::kMaxOps */
 #define FL_NO_OUTPUT 0xff   /* fl_value.last_out of a drop decision */
 #define FL_MAX_MASKS 8      /* few masks: a miss costs one lookup per mask */
 #define FL_ETH_MIN_FRAME 60 /* frames shorter than this are padded by the slow path, so they miss */

@@ -92,7 +92,8 @@ Status ShapedLink::apply_qdisc(const std::string& out_if, const LinkShape& s, nl
   int limit = s.queue.value_or(kDefaultQueue);
   bool net = netem_ && (s.delays() || s.loses());
   // Unchanged since the last time: leave the qdiscs (and the packets they hold) alone.
-  std::string key = fmt::format("{} {} {}", s.bw_bps.value_or(0), limit, net ? netem_key(netem_spec(s, limit)) : "");
+  std::string key =
+      fmt::format("{} {} {}", s.bw_bps.value_or(0), limit, net ? netem_key(netem_spec(s, limit)) : "");
   std::string& last = qdisc_key_[out_if];
   bool had = !last.empty(), same = had && last == key;
   if (same) {
@@ -104,7 +105,9 @@ Status ShapedLink::apply_qdisc(const std::string& out_if, const LinkShape& s, nl
   FLOWLAB_ASSIGN_OR_RETURN(int ifindex, ifindex_in(ns_.name(), out_if));
   std::string where = fmt::format("{} in {}", out_if, ns_.name());
   // Start from nothing: a re-shape may drop the rate or netem.
-  if (had) FLOWLAB_TRY(tc_delete(ns_.name(), qdisc_delete_request(ifindex, tc_root(), "deleting the qdiscs of " + where)));
+  if (had)
+    FLOWLAB_TRY(
+        tc_delete(ns_.name(), qdisc_delete_request(ifindex, tc_root(), "deleting the qdiscs of " + where)));
   std::vector<RtnlRequest> reqs;
   if (s.bw_bps) {
     uint64_t burst = htb_burst_bytes(*s.bw_bps);
@@ -113,7 +116,8 @@ Status ShapedLink::apply_qdisc(const std::string& out_if, const LinkShape& s, nl
     c.rate_bps = c.ceil_bps = *s.bw_bps;
     c.burst_bytes = c.cburst_bytes = burst;
     c.quantum = 70000;
-    reqs.push_back(htb_class_request(ifindex, c, fmt::format("adding htb class 1:1 rate {} on {}", format_rate(*s.bw_bps), where)));
+    reqs.push_back(htb_class_request(
+        ifindex, c, fmt::format("adding htb class 1:1 rate {} on {}", format_rate(*s.bw_bps), where)));
     if (net)
       reqs.push_back(netem_qdisc_request(ifindex, tc_handle(1, 1), tc_handle(0x10, 0), netem_spec(s, limit),
                                          "adding netem under htb on " + where));
@@ -122,8 +126,8 @@ Status ShapedLink::apply_qdisc(const std::string& out_if, const LinkShape& s, nl
                                          "adding a pfifo leaf on " + where));
     mech.push_back("htb");
   } else if (net) {
-    reqs.push_back(
-        netem_qdisc_request(ifindex, tc_root(), tc_handle(0x10, 0), netem_spec(s, limit), "adding netem on " + where));
+    reqs.push_back(netem_qdisc_request(ifindex, tc_root(), tc_handle(0x10, 0), netem_spec(s, limit),
+                                       "adding netem on " + where));
   }
   if (!reqs.empty()) FLOWLAB_TRY(tc_apply(ns_.name(), std::move(reqs)));
   if (net) mech.push_back("netem");

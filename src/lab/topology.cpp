@@ -183,10 +183,9 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
       if (!cs.IsSequence() || cs.size() == 0) return c.err(cs, "cases", "expected a non-empty list of cases");
       std::set<std::string> names;
       for (const auto& cn : cs) {
-        FLOWLAB_TRY(check_keys(
-            c, cn, "case",
-            {"name", "description", "switch", "switches", "controllers", "offloads", "tests", "settle",
-             "controller_link"}));
+        FLOWLAB_TRY(check_keys(c, cn, "case",
+                               {"name", "description", "switch", "switches", "controllers", "offloads",
+                                "tests", "settle", "controller_link"}));
         CaseSpec k;
         k.line = line_of(cn);
         if (!cn["name"]) return c.err(cn, "name", "each case needs a 'name'");
@@ -249,8 +248,7 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
             k.controllers[name] = std::move(ct);
           }
         }
-        if (k.controller_link &&
-            std::none_of(k.switches.begin(), k.switches.end(), [&](const auto& kv) {
+        if (k.controller_link && std::none_of(k.switches.begin(), k.switches.end(), [&](const auto& kv) {
               return !kv.second.controller.empty() && kv.second.kind != SwitchKind::kLinuxBridge;
             }))
           return c.err(cn["controller_link"], "controller_link", "no switch of the case uses a controller");

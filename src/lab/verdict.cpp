@@ -19,11 +19,11 @@ namespace {
 
 using namespace verdict_detail;  // NOLINT(google-build-using-namespace): the rules' own facts
 
-constexpr double kExplains = 0.8;    // a bound must account for this share
-constexpr double kOverBound = 1.25;  // a rate bound exceeded by more than this is no bound
-constexpr double kAtLink = 0.9;      // a stream this close to a shaped link's rate is at the link
+constexpr double kExplains = 0.8;      // a bound must account for this share
+constexpr double kOverBound = 1.25;    // a rate bound exceeded by more than this is no bound
+constexpr double kAtLink = 0.9;        // a stream this close to a shaped link's rate is at the link
 constexpr double kCoreSaturated = 90;  // % busy: a core with no room left
-constexpr int kCrossingsPerRtt = 2;  // through a hub: a segment, then its ACK, each via the controller
+constexpr int kCrossingsPerRtt = 2;    // through a hub: a segment, then its ACK, each via the controller
 
 std::string rate(double bps) {
   if (bps >= 1e9) return fmt::format("{:.3g} Gbit/s", bps / 1e9);
@@ -222,12 +222,8 @@ void rule_controller_rtt(const Facts& f, std::vector<Candidate>& out) {
         "trip, then waits for the sender, whose next window waits for the ACKs coming back through it",
         ctl, cpu, std::max(0.0, 100 - cpu), std::ceil(b.window / 1448));
   if (h > 0) idle += fmt::format(" (median packet-in handling {:.3g} us)", h);
-  json numbers = {{"window_bytes", b.window},
-                  {"rtt_ms", b.rtt_ms},
-                  {"idle_rtt_ms", f.idle_rtt_ms},
-                  {"packet_in_rtt_ms", crossing_ms},
-                  {"bound_bps", b.bps},
-                  {"loaded", b.loaded},
+  json numbers = {{"window_bytes", b.window},        {"rtt_ms", b.rtt_ms}, {"idle_rtt_ms", f.idle_rtt_ms},
+                  {"packet_in_rtt_ms", crossing_ms}, {"bound_bps", b.bps}, {"loaded", b.loaded},
                   {"controller_cpu_pct", cpu}};
   if (f.packet_ins_per_s > 0) numbers["packet_ins_per_s"] = f.packet_ins_per_s;
   if (f.ctl_delay_ms > 0) {
@@ -261,8 +257,7 @@ void rule_controller_rtt(const Facts& f, std::vector<Candidate>& out) {
     return;
   }
   out.push_back(
-      {Bound::kControllerRoundTrip,
-       share,
+      {Bound::kControllerRoundTrip, share,
        fmt::format("every segment and ACK crosses the controller{}: TCP keeps {} in flight and gets one "
                    "window per {} = {}, measured {} ({}%){}",
                    crossing, bytes(b.window), rtt_words(b, f), rate(b.bps), rate(f.measured_bps), pct(share),
@@ -357,11 +352,11 @@ void rule_offered(const Facts& f, std::vector<Candidate>& out) {
   if (f.via_ctl && cpu >= 0) {
     // Through a hub: UDP has no window, so the controller's round trip costs it
     // nothing; the controller's CPU is what the datagram rate asks of it.
-    via = fmt::format("; no window: the sender waits for no ACK, so the controller round trip{} does not "
-                      "bound it; {} was busy {:.0f}% of a core ({:.0f}% idle) with a packet-in per datagram",
-                      f.ctl_delay_ms > 0 ? fmt::format(" ({:.3g} ms over the control channel)", 2 * f.ctl_delay_ms)
-                                         : "",
-                      ctl, cpu, std::max(0.0, 100 - cpu));
+    via = fmt::format(
+        "; no window: the sender waits for no ACK, so the controller round trip{} does not "
+        "bound it; {} was busy {:.0f}% of a core ({:.0f}% idle) with a packet-in per datagram",
+        f.ctl_delay_ms > 0 ? fmt::format(" ({:.3g} ms over the control channel)", 2 * f.ctl_delay_ms) : "",
+        ctl, cpu, std::max(0.0, 100 - cpu));
     if (f.packet_ins_per_s > 0) via += fmt::format(", {:.0f} packet-ins/s", f.packet_ins_per_s);
     numbers["controller_cpu_pct"] = cpu;
     numbers["packet_ins_per_s"] = f.packet_ins_per_s;
@@ -485,12 +480,11 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
   auto core = std::find_if(cands.begin(), cands.end(),
                            [](const Candidate& cd) { return cd.bound == Bound::kCoreCpu; });
   if (saturated)
-    v.sentence += fmt::format(
-        "; every core was busy ({}): processes outside the case took the CPU{}", busy,
-        core != cands.end()
-            ? fmt::format(" (the case's processes and softirq account for {}% of it)",
-                          pct(num(core->numbers, "accounted")))
-            : "");
+    v.sentence += fmt::format("; every core was busy ({}): processes outside the case took the CPU{}", busy,
+                              core != cands.end()
+                                  ? fmt::format(" (the case's processes and softirq account for {}% of it)",
+                                                pct(num(core->numbers, "accounted")))
+                                  : "");
   return v;
 }
 

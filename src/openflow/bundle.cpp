@@ -57,10 +57,10 @@ std::string_view to_string(BundleCtrlType t) {
 
 std::string_view to_string(BundleFailedCode c) {
   static constexpr std::string_view kNames[] = {
-      "OFPBFC_UNKNOWN",        "OFPBFC_EPERM",       "OFPBFC_BAD_ID",        "OFPBFC_BUNDLE_EXIST",
-      "OFPBFC_BUNDLE_CLOSED",  "OFPBFC_OUT_OF_BUNDLES", "OFPBFC_BAD_TYPE",   "OFPBFC_BAD_FLAGS",
-      "OFPBFC_MSG_BAD_LEN",    "OFPBFC_MSG_BAD_XID", "OFPBFC_MSG_UNSUP",     "OFPBFC_MSG_CONFLICT",
-      "OFPBFC_MSG_TOO_MANY",   "OFPBFC_MSG_FAILED",  "OFPBFC_TIMEOUT",       "OFPBFC_BUNDLE_IN_PROGRESS"};
+      "OFPBFC_UNKNOWN",       "OFPBFC_EPERM",          "OFPBFC_BAD_ID",    "OFPBFC_BUNDLE_EXIST",
+      "OFPBFC_BUNDLE_CLOSED", "OFPBFC_OUT_OF_BUNDLES", "OFPBFC_BAD_TYPE",  "OFPBFC_BAD_FLAGS",
+      "OFPBFC_MSG_BAD_LEN",   "OFPBFC_MSG_BAD_XID",    "OFPBFC_MSG_UNSUP", "OFPBFC_MSG_CONFLICT",
+      "OFPBFC_MSG_TOO_MANY",  "OFPBFC_MSG_FAILED",     "OFPBFC_TIMEOUT",   "OFPBFC_BUNDLE_IN_PROGRESS"};
   const auto i = static_cast<size_t>(c);
   return i < std::size(kNames) ? kNames[i] : "OFPBFC_(unknown code)";
 }
@@ -103,12 +103,14 @@ Result<BundleAdd, BundleError> decode_bundle_add(const ExperimenterMsg& e) {
     return bad(BundleFailedCode::kBadFlags, fmt::format("bundle flags {:#x} has unknown bits", a.flags));
   ByteSpan rest = r.rest();
   if (rest.size() < kHeaderLen)
-    return bad(BundleFailedCode::kMsgBadLen,
-               fmt::format("bundle add: {} bytes left for the inner message, its header needs 8", rest.size()));
+    return bad(
+        BundleFailedCode::kMsgBadLen,
+        fmt::format("bundle add: {} bytes left for the inner message, its header needs 8", rest.size()));
   const uint16_t len = load_be16(&rest[2]);
   if (len < kHeaderLen || len > rest.size())
-    return bad(BundleFailedCode::kMsgBadLen,
-               fmt::format("bundle add: inner message length {} (header 8, {} bytes left)", len, rest.size()));
+    return bad(
+        BundleFailedCode::kMsgBadLen,
+        fmt::format("bundle add: inner message length {} (header 8, {} bytes left)", len, rest.size()));
   a.message.assign(rest.begin(), rest.begin() + len);
   const size_t pad = std::min<size_t>(((len + 7u) & ~size_t(7)) - len, rest.size() - len);
   ByteSpan props = rest.subspan(len + pad);

@@ -92,7 +92,8 @@ uint64_t Agent::add_peer(uint8_t version, bool service, std::string name, SendFn
 }
 
 void Agent::remove_peer(uint64_t id) {
-  if (auto it = peers_.find(id); it != peers_.end()) drop_bundles(it->second);  // a closed connection discards them
+  if (auto it = peers_.find(id); it != peers_.end())
+    drop_bundles(it->second);  // a closed connection discards them
   peers_.erase(id);
   note_of10_controllers();
 }

@@ -174,7 +174,7 @@ class Agent {
   void on_meter_mod(Peer& p, const of::MeterMod& mm, ByteSpan raw);
   void on_port_mod(Peer& p, const of::PortMod& pm, ByteSpan raw);
   void on_role(Peer& p, const of::Message& m, ByteSpan raw);
-  void on_multipart(Peer& p, const of::Message& m, ByteSpan raw);  // agent_multipart.cpp
+  void on_multipart(Peer& p, const of::Message& m, ByteSpan raw);     // agent_multipart.cpp
   void on_experimenter(Peer& p, const of::Message& m, ByteSpan raw);  // agent_bundle.cpp
   void on_bundle_control(Peer& p, uint32_t xid, const of::BundleControl& c, ByteSpan raw);
   void on_bundle_add(Peer& p, uint32_t xid, of::BundleAdd a, ByteSpan raw);

@@ -36,8 +36,9 @@ void Agent::drop_bundles(Peer& p) {
 void Agent::on_experimenter(Peer& p, const of::Message& m, ByteSpan raw) {
   const auto& e = m.as<of::ExperimenterMsg>();
   if (p.version != of::kOf13 || e.experimenter != of::kOnfExperimenter) {
-    send_error(p, of::OfError::make(of::BadRequestCode::kBadExperimenter,
-                                    fmt::format("experimenter {:#x} is not supported", e.experimenter)),
+    send_error(p,
+               of::OfError::make(of::BadRequestCode::kBadExperimenter,
+                                 fmt::format("experimenter {:#x} is not supported", e.experimenter)),
                raw);
     return;
   }
@@ -50,8 +51,9 @@ void Agent::on_experimenter(Peer& p, const of::Message& m, ByteSpan raw) {
     if (!a.ok()) return send_bundle_error(p, a.error().code, raw, a.error().message);
     on_bundle_add(p, m.xid, std::move(*a), raw);
   } else {
-    send_error(p, of::OfError::make(of::BadRequestCode::kBadExpType,
-                                    fmt::format("ONF experimenter type {} is not supported", e.exp_type)),
+    send_error(p,
+               of::OfError::make(of::BadRequestCode::kBadExpType,
+                                 fmt::format("ONF experimenter type {} is not supported", e.exp_type)),
                raw);
   }
 }

@@ -113,8 +113,9 @@ size_t ForwardingThread::poll_once(int timeout_ms) {
     if (evs[i].events & EPOLLERR) {
       int e = ports_.at(pi).port->take_error();
       counters_.port_errors.fetch_add(1, std::memory_order_relaxed);
-      if (e) log::debug("switch", "forwarding thread {}: port {}: {}", index_, ports_.at(pi).port->name(),
-                        std::strerror(e));
+      if (e)
+        log::debug("switch", "forwarding thread {}: port {}: {}", index_, ports_.at(pi).port->name(),
+                   std::strerror(e));
     }
     total += receive_from(pi);
   }

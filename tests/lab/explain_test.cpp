@@ -210,7 +210,8 @@ class ExplainFar : public LabDirTest {
 
 TEST_F(ExplainFar, FarControllerIsTheControllerRoundTripWithItsDelay) {
   std::ofstream(dir_ / "far.yaml") << kFarScenario;
-  auto r = run_command({FLOWLAB_BINARY, "lab", "run", (dir_ / "far.yaml").string(), "--out", out()}, opts(120));
+  auto r =
+      run_command({FLOWLAB_BINARY, "lab", "run", (dir_ / "far.yaml").string(), "--out", out()}, opts(120));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   std::ifstream in(out() + "/results.json");
   json doc = json::parse(in, nullptr, false);

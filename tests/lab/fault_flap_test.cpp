@@ -129,7 +129,8 @@ INSTANTIATE_TEST_SUITE_P(AppsAndDatapaths, FaultFlap,
                          ::testing::Combine(::testing::Values("learning-switch", "firewall"),
                                             ::testing::Values("tc", "af-packet")),
                          [](const auto& info) {
-                           std::string name = std::get<0>(info.param) == "firewall" ? "Firewall" : "LearningSwitch";
+                           std::string name =
+                               std::get<0>(info.param) == "firewall" ? "Firewall" : "LearningSwitch";
                            return name + (std::get<1>(info.param) == "af-packet" ? "AfPacket" : "Tc");
                          });
 

@@ -41,8 +41,8 @@ uint64_t sent_stat(const nlohmann::json& j, const char* k) {
 TEST_F(FaultRoles, MasterDiesSlavePromotedBySignalTakesOverStaleMasterRefused) {
   FaultNet net("fr", 3);
   ASSERT_TRUE(net.ok());
-  const std::vector<std::string> common = {"--app",           "learning-switch", "--topology", "on",
-                                           "--lldp-interval", "200",             "--log-level", "info"};
+  const std::vector<std::string> common = {"--app", "learning-switch", "--topology", "on", "--lldp-interval",
+                                           "200",   "--log-level",     "info"};
   auto a_args = common;
   a_args.insert(a_args.end(), {"--role", "master", "--generation-id", "1"});
   net.set_controller_args(a_args);

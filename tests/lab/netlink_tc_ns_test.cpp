@@ -24,7 +24,9 @@ class TcNetlink : public ::testing::Test {
     auto ns = Netns::create(fmt::format("fltc{}-{}", getpid(), ++counter_), nullptr);
     ASSERT_TRUE(ns.ok()) << ns.error().message;
     ns_ = std::move(*ns);
-    ASSERT_TRUE(run_checked({"ip", "link", "add", "a0", "type", "veth", "peer", "name", "b0"}, in_ns(ns_.name(), 5)).ok());
+    ASSERT_TRUE(
+        run_checked({"ip", "link", "add", "a0", "type", "veth", "peer", "name", "b0"}, in_ns(ns_.name(), 5))
+            .ok());
     ASSERT_TRUE(run_checked({"ip", "link", "set", "a0", "up"}, in_ns(ns_.name(), 5)).ok());
     ASSERT_TRUE(run_checked({"ip", "link", "set", "b0", "up"}, in_ns(ns_.name(), 5)).ok());
     auto idx = ifindex_in(ns_.name(), "a0");
@@ -95,7 +97,8 @@ TEST_F(TcNetlink, DeletingNothingIsNotAnError) {
 
 TEST_F(TcNetlink, TbfAsTcShowsIt) {
   std::vector<RtnlRequest> v;
-  v.push_back(tbf_qdisc_request(a0_, tc_root(), tc_handle(2, 0), TbfSpec{100'000'000, 125'000, 500'000}, "tbf"));
+  v.push_back(
+      tbf_qdisc_request(a0_, tc_root(), tc_handle(2, 0), TbfSpec{100'000'000, 125'000, 500'000}, "tbf"));
   ASSERT_TRUE(tc_apply(ns_.name(), std::move(v)).ok());
   std::string q = tc({"qdisc", "show", "dev", "a0"});
   EXPECT_NE(q.find("qdisc tbf 2: root"), std::string::npos) << q;
@@ -113,7 +116,9 @@ TEST_F(TcNetlink, BpfFilterInDirectActionDropsWhatItShoots) {
     auto r = run_command({"cat", "/sys/class/net/b0/statistics/rx_packets"}, o);
     return std::stoll(r.ok() && !r.out.empty() ? r.out : "-1");
   };
-  auto send_some = [&] { run_command({"ping", "-c", "2", "-i", "0.2", "-W", "1", "-I", "a0", "10.9.0.2"}, o); };
+  auto send_some = [&] {
+    run_command({"ping", "-c", "2", "-i", "0.2", "-W", "1", "-I", "a0", "10.9.0.2"}, o);
+  };
   long long before = b0_rx();
   send_some();
   long long mid = b0_rx();
@@ -131,7 +136,8 @@ TEST_F(TcNetlink, BpfFilterInDirectActionDropsWhatItShoots) {
   auto st = tc_apply(ns_.name(), std::move(v));
   ::close(*fd);  // the filter holds the program
   ASSERT_TRUE(st.ok()) << st.error().message;
-  EXPECT_NE(tc({"qdisc", "show", "dev", "a0"}).find("qdisc clsact ffff: parent ffff:fff1"), std::string::npos);
+  EXPECT_NE(tc({"qdisc", "show", "dev", "a0"}).find("qdisc clsact ffff: parent ffff:fff1"),
+            std::string::npos);
   std::string fl = tc({"filter", "show", "dev", "a0", "egress"});
   EXPECT_NE(fl.find("bpf chain 0 handle 0x1 flowlab_drop direct-action"), std::string::npos) << fl;
   EXPECT_NE(fl.find("pref 1"), std::string::npos) << fl;
@@ -151,7 +157,8 @@ TEST_F(TcNetlink, NetemProbeMatchesTheKernel) {
   // The kernel either has netem (the probe must then leave nothing behind) or
   // not; `tc` asked the same question must agree.
   bool ours = netem_supported(ns_.name());
-  auto r = run_command({"tc", "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms"}, in_ns(ns_.name(), 5));
+  auto r =
+      run_command({"tc", "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms"}, in_ns(ns_.name(), 5));
   EXPECT_EQ(ours, r.ok()) << r.describe();
   EXPECT_EQ(tc({"qdisc", "show", "dev", "lo"}).find("qdisc netem 9:"), std::string::npos);
 }

@@ -45,17 +45,17 @@ TEST(FlowCommit, FailingFlowModUndoesAddsModifiesAndDeletes) {
   const uint64_t v = r.dp.version();
 
   std::vector<of::FlowMod> mods;
-  mods.push_back(host_flow(100));                  // add
-  of::FlowMod mod = host_flow(2, 4);                // modify-strict flow 2 (keeps counters)
+  mods.push_back(host_flow(100));     // add
+  of::FlowMod mod = host_flow(2, 4);  // modify-strict flow 2 (keeps counters)
   mod.command = FlowModCommand::kModifyStrict;
   mods.push_back(mod);
-  of::FlowMod del = host_flow(1);                   // delete-strict flow 1 (in the middle)
+  of::FlowMod del = host_flow(1);  // delete-strict flow 1 (in the middle)
   del.command = FlowModCommand::kDeleteStrict;
   mods.push_back(del);
-  of::FlowMod del0 = host_flow(0);                  // and the first one
+  of::FlowMod del0 = host_flow(0);  // and the first one
   del0.command = FlowModCommand::kDeleteStrict;
   mods.push_back(del0);
-  mods.push_back(host_flow(3, 5));                  // re-add of flow 3 (a replace)
+  mods.push_back(host_flow(3, 5));  // re-add of flow 3 (a replace)
   mods.push_back(host_flow(101));
   mods.push_back(add_flow(0, 20, match_ip_dst("11.0.0.9"), {Action::group(77)}));  // unknown group: fails
 

@@ -10,10 +10,13 @@ namespace {
 std::string scenario(const std::string& case_extra, const std::string& sw = "kind: flowlab, controller: c1") {
   return "name: x\n"
          "hosts: {h1: {addr: 10.0.0.1/24}, h2: {addr: 10.0.0.2/24}}\n"
-         "switches: {s1: {" + sw + "}}\n"
+         "switches: {s1: {" +
+         sw +
+         "}}\n"
          "controllers: {c1: {kind: flowlab, apps: [hub]}}\n"
          "links:\n  - endpoints: [h1:eth0, s1:p1]\n  - endpoints: [h2:eth0, s1:p2]\n"
-         "cases:\n  - name: near\n  - name: far\n" + case_extra;
+         "cases:\n  - name: near\n  - name: far\n" +
+         case_extra;
 }
 
 TEST(ControllerLink, ParsedPerCase) {
@@ -42,12 +45,13 @@ TEST_P(ControllerLinkErrors, NameFileLineAndKey) {
 
 INSTANTIATE_TEST_SUITE_P(
     All, ControllerLinkErrors,
-    ::testing::Values(Bad{"    controller_link: {delay: -1ms}\n", "", "c.yaml:11: key 'delay'"},
-                      Bad{"    controller_link: {latency: 5ms}\n", "", "key 'latency': unknown key in controller_link"},
-                      Bad{"    controller_link: 5ms\n", "", "expected a mapping of bw, delay, jitter, loss, queue"},
-                      Bad{"    controller_link: {}\n", "", "key 'controller_link': nothing to shape"},
-                      Bad{"    controller_link: {delay: 5ms}\n", "kind: linux-bridge",
-                          "key 'controller_link': no switch of the case uses a controller"}),
+    ::testing::Values(
+        Bad{"    controller_link: {delay: -1ms}\n", "", "c.yaml:11: key 'delay'"},
+        Bad{"    controller_link: {latency: 5ms}\n", "", "key 'latency': unknown key in controller_link"},
+        Bad{"    controller_link: 5ms\n", "", "expected a mapping of bw, delay, jitter, loss, queue"},
+        Bad{"    controller_link: {}\n", "", "key 'controller_link': nothing to shape"},
+        Bad{"    controller_link: {delay: 5ms}\n", "kind: linux-bridge",
+            "key 'controller_link': no switch of the case uses a controller"}),
     [](const ::testing::TestParamInfo<Bad>& i) { return "case" + std::to_string(i.index); });
 
 }  // namespace

@@ -140,7 +140,8 @@ TEST(NetlinkTc, TbfHasBurstInBytesAndTicks) {
 }
 
 TEST(NetlinkTc, NetemIsAStructThenNanosecondAttributes) {
-  auto r = netem_qdisc_request(6, tc_root(), tc_handle(0x10, 0), NetemSpec{5'000'000, 1'000'000, 2.5, 300}, "netem");
+  auto r = netem_qdisc_request(6, tc_root(), tc_handle(0x10, 0), NetemSpec{5'000'000, 1'000'000, 2.5, 300},
+                               "netem");
   check_header(r, RTM_NEWQDISC, true, 6, 0xFFFFFFFFu, 0x100000u);
   std::string b = bytes(r);
   auto a = attrs(b, kTop, b.size());

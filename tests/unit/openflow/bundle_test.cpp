@@ -1,9 +1,10 @@
 // The ONF bundle extension for OF1.3 (openflow/bundle.h): exact wire bytes of
 // bundle control, bundle add (with and without properties) and bundle errors,
 // and the OFPBFC_* code of every malformed body.
+#include "openflow/bundle.h"
+
 #include <gtest/gtest.h>
 
-#include "openflow/bundle.h"
 #include "openflow/codec.h"
 
 namespace flowlab::of {
@@ -56,7 +57,7 @@ TEST(Bundle, AddWireBytesWithInnerFlowMod) {
 
 TEST(Bundle, AddPropertiesStartAtTheNextEightByteBoundary) {
   // A 12-byte inner message, 4 bytes of padding, one 12-byte experimenter property (padded to 16).
-  Bytes msg = hex("0402000c00000021aabbccdd");          // echo request with 4 bytes of data
+  Bytes msg = hex("0402000c00000021aabbccdd");  // echo request with 4 bytes of data
   Bytes props = hex("ffff000c000000010000000200000000");
   BundleAdd a{1, 0, msg, props};
   const std::string w = wire_hex(0x21, encode_bundle_add(a));
@@ -83,22 +84,23 @@ BundleFailedCode add_error(std::string_view body_hex) {
 }
 
 TEST(Bundle, MalformedBodiesGetTheirBundleErrorCode) {
-  EXPECT_EQ(control_error("00000005"), BundleFailedCode::kMsgBadLen);          // short
-  EXPECT_EQ(control_error("0000000500080000"), BundleFailedCode::kBadType);    // type 8
-  EXPECT_EQ(control_error("0000000500000004"), BundleFailedCode::kBadFlags);   // flag bit 2
-  EXPECT_EQ(control_error("0000000500000000ff"), BundleFailedCode::kMsgBadLen);        // 1-byte property
-  EXPECT_EQ(control_error("0000000500000000ffff0002"), BundleFailedCode::kMsgBadLen);  // length 2
-  EXPECT_EQ(control_error("0000000500000000ffff0010"), BundleFailedCode::kMsgBadLen);  // past the end
-  EXPECT_EQ(add_error("000000010000"), BundleFailedCode::kMsgBadLen);               // short
-  EXPECT_EQ(add_error("0000000100000000"), BundleFailedCode::kMsgBadLen);           // no inner message
-  EXPECT_EQ(add_error("000000010000000004140004"), BundleFailedCode::kMsgBadLen);   // inner header cut
+  EXPECT_EQ(control_error("00000005"), BundleFailedCode::kMsgBadLen);                      // short
+  EXPECT_EQ(control_error("0000000500080000"), BundleFailedCode::kBadType);                // type 8
+  EXPECT_EQ(control_error("0000000500000004"), BundleFailedCode::kBadFlags);               // flag bit 2
+  EXPECT_EQ(control_error("0000000500000000ff"), BundleFailedCode::kMsgBadLen);            // 1-byte property
+  EXPECT_EQ(control_error("0000000500000000ffff0002"), BundleFailedCode::kMsgBadLen);      // length 2
+  EXPECT_EQ(control_error("0000000500000000ffff0010"), BundleFailedCode::kMsgBadLen);      // past the end
+  EXPECT_EQ(add_error("000000010000"), BundleFailedCode::kMsgBadLen);                      // short
+  EXPECT_EQ(add_error("0000000100000000"), BundleFailedCode::kMsgBadLen);                  // no inner message
+  EXPECT_EQ(add_error("000000010000000004140004"), BundleFailedCode::kMsgBadLen);          // inner header cut
   EXPECT_EQ(add_error("00000001000000000414000400000001"), BundleFailedCode::kMsgBadLen);  // inner len 4
   EXPECT_EQ(add_error("00000001000000000414001000000001"), BundleFailedCode::kMsgBadLen);  // inner len 16
   EXPECT_EQ(add_error("00000001000000080414000800000001"), BundleFailedCode::kBadFlags);
   EXPECT_EQ(add_error("000000010000000004140008000000010000000000000000ffff0003"),
             BundleFailedCode::kMsgBadLen);  // property length 3
   // Not a bundle message at all.
-  EXPECT_FALSE(decode_bundle_control(ExperimenterMsg{0x2320, kOnfBundleControl, hex("0000000500000000")}).ok());
+  EXPECT_FALSE(
+      decode_bundle_control(ExperimenterMsg{0x2320, kOnfBundleControl, hex("0000000500000000")}).ok());
   EXPECT_FALSE(decode_bundle_add(ExperimenterMsg{kOnfExperimenter, kOnfBundleControl, {}}).ok());
 }
 

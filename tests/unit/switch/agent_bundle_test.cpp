@@ -106,8 +106,10 @@ TEST_F(AgentBundleTest, MisuseGetsItsBundleError) {
   expect_reply(control(7, BundleCtrlType::kOpenRequest), BundleCtrlType::kOpenReply);
   EXPECT_EQ(expect_bundle_error(control(7, BundleCtrlType::kOpenRequest)), BundleFailedCode::kBundleExist);
   EXPECT_EQ(expect_bundle_error(control(7, BundleCtrlType::kOpenReply)), BundleFailedCode::kBadType);
-  EXPECT_EQ(expect_bundle_error(add(7, flow(1, {}), of::bundle_flags::kOrdered)), BundleFailedCode::kBadFlags);
-  EXPECT_EQ(expect_bundle_error(add(7, flow(1, {}), of::bundle_flags::kAtomic, 1)), BundleFailedCode::kMsgBadXid);
+  EXPECT_EQ(expect_bundle_error(add(7, flow(1, {}), of::bundle_flags::kOrdered)),
+            BundleFailedCode::kBadFlags);
+  EXPECT_EQ(expect_bundle_error(add(7, flow(1, {}), of::bundle_flags::kAtomic, 1)),
+            BundleFailedCode::kMsgBadXid);
   EXPECT_EQ(expect_bundle_error(add(7, of::BarrierRequest{})), BundleFailedCode::kMsgUnsup);
   of::FlowMod buffered = flow(1, {of::Action::output(2)});
   buffered.buffer_id = 5;
