@@ -311,7 +311,7 @@ if [[ -n $FWD_CASES ]]; then
   printf "\n%-22s | %10s %10s | %-12s | %s\n" "background flows:masks" "flowlab" "ovs" "fl vs empty" "ping p50/p99 us (flowlab | ovs)"
   for c in $FWD_CASES; do
     printf "%-22s | %10s %10s | %-12s | %s / %s | %s / %s\n" "$c" "${R[flowlab,fwd,$c]}" "${R[ovs,fwd,$c]}" \
-      "$(ratio "${R[flowlab,fwd,$c]}" "${R[flowlab,fwd,0:100]}")" "${R[flowlab,p50,$c]}" "${R[flowlab,p99,$c]}" \
+      "$(ratio "${R[flowlab,fwd,$c]}" "${R[flowlab,fwd,0:100]:-}")" "${R[flowlab,p50,$c]}" "${R[flowlab,p99,$c]}" \
       "${R[ovs,p50,$c]}" "${R[ovs,p99,$c]}"
   done
   printf "(TCP Gbit/s h1 -> h2, %s s; then 200 pings 5 ms apart)\n" "$DUR"
