@@ -56,8 +56,11 @@ TestOutcome run_ping(const TestSpec& t, const TrafficCtx& c) {
   return o;
 }
 
-TestOutcome run_iperf3(const TestSpec& t, const TrafficCtx& c, bool udp) {
+// One iperf3 run: a one-off server in the receiving namespace, the client in the
+// sending one. `retryable` is set when the client timed out or never reached the server.
+TestOutcome run_iperf3_once(const TestSpec& t, const TrafficCtx& c, bool udp, bool* retryable) {
   constexpr int kPort = 5201;
+  *retryable = false;
   auto server = Process::spawn("iperf3 server", {"iperf3", "-s", "-1", "-p", std::to_string(kPort)},
                                in_ns(c.to_ns), c.out_dir + "/" + t.name + "-server.log", c.state);
   if (!server.ok()) return failed(server.error().message);
@@ -85,12 +88,42 @@ TestOutcome run_iperf3(const TestSpec& t, const TrafficCtx& c, bool udp) {
   o.command = join(argv);
   o.raw = r.out + (r.err.empty() ? "" : "\n[stderr]\n" + r.err);
   if (r.interrupted) return failed("interrupted", o.raw);
-  if (r.timed_out) return failed(fmt::format("iperf3 timed out after {:.0f} s", t.duration + 20), o.raw);
+  if (r.timed_out) {
+    *retryable = true;
+    return failed(fmt::format("iperf3 timed out after {:.0f} s", t.duration + 20), o.raw);
+  }
   auto m = parse_iperf3(r.out, udp);
-  if (!m.ok()) return failed(m.error().message, o.raw);
+  if (!m.ok()) {
+    *retryable = m.error().message.find("unable to connect") != std::string::npos;
+    return failed(m.error().message, o.raw);
+  }
   o.metrics = *m;
   if (!udp && !t.window.empty()) o.metrics["window_bytes"] = parse_size(t.window);
   return o;
+}
+
+// iperf3 3.12 (Debian 12) sends its UDP stream's first datagram and the server's
+// reply once, with no retry: when a lossy link drops either, the client waits
+// forever. Its TCP control connect gives up after 3 s, which two lost SYN-ACKs
+// reach. Both are the link's loss, not a failure of the path, so such a run is
+// started again, at most three times; `attempts` in the metrics says how many.
+TestOutcome run_iperf3(const TestSpec& t, const TrafficCtx& c, bool udp) {
+  constexpr int kAttempts = 3;
+  std::string earlier;
+  for (int attempt = 1;; ++attempt) {
+    bool retryable = false;
+    TestOutcome o = run_iperf3_once(t, c, udp, &retryable);
+    o.raw = earlier + o.raw;
+    if (o.status == "ok") {
+      o.metrics["attempts"] = attempt;
+      return o;
+    }
+    if (!retryable || attempt == kAttempts) {
+      if (attempt > 1) o.reason += fmt::format(" (attempt {} of {})", attempt, kAttempts);
+      return o;
+    }
+    earlier = o.raw + fmt::format("\n[attempt {} failed: {}; started again]\n", attempt, o.reason);
+  }
 }
 
 TestOutcome run_iperf2(const TestSpec& t, const TrafficCtx& c) {
