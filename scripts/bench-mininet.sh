@@ -3,7 +3,12 @@
 #
 #   sudo scripts/bench-mininet.sh [--flowlab BIN] [--topos "linear,10 linear,100 tree,2,32"]
 #                                 [--pingall-max HOSTS] [--mininet-timeout S] [--no-mininet]
-#                                 [--flowlab-switch-max SWITCHES]
+#                                 [--flowlab-switch-max SWITCHES] [--repeat N]
+#
+# --repeat N runs every topology N times, the tools interleaved (Mininet, flowlab,
+# Mininet, ...), prints each run's row and then a table of medians and the ratios
+# Mininet / flowlab of the medians (up, down, and down with the kernel's settle time).
+# Times are printed in ms resolution: a 10-host lab comes up in ~20 ms.
 #
 # For each topology: Mininet with Linux bridges (`--switch lxbr --controller none`;
 # no OVS kernel module needed), then flowlab with linux-bridge switches, then
@@ -39,6 +44,7 @@ PINGALL_MAX=100
 MN_TIMEOUT=300
 MININET=1
 FL_SWITCH_MAX=100
+REPEAT=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --flowlab) FLOWLAB=$2; shift 2 ;;
@@ -47,6 +53,7 @@ while [ $# -gt 0 ]; do
     --mininet-timeout) MN_TIMEOUT=$2; shift 2 ;;
     --no-mininet) MININET=0; shift ;;
     --flowlab-switch-max) FL_SWITCH_MAX=$2; shift 2 ;;
+    --repeat) REPEAT=$2; shift 2 ;;
     *) echo "bench-mininet: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -127,7 +134,7 @@ settle_s() {
   ip netns del "$ns" 2>/dev/null || true
   secs "$t0" "$t1"
 }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", b - a}'; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", b - a}'; }
 
 ROWS=()
 row() { ROWS+=("$(printf '| %-8s | %-20s | %-11s | %5s | %4s | %8s | %9s | %8s | %8s | %7s | %6s |' "$@")"); echo "${ROWS[-1]}"; }
@@ -179,7 +186,7 @@ try:
     net.build()
     net.start()
     t1 = time.time()
-    print("up %.2f" % (t1 - t0), flush=True)
+    print("up %.3f" % (t1 - t0), flush=True)
     print("mem %d" % (m0 - avail()), flush=True)
     rss = subprocess.run([sys.executable, sys.argv[3], str(os.getpid())], capture_output=True, text=True)
     print("rss %s" % rss.stdout.strip(), flush=True)
@@ -187,12 +194,12 @@ try:
         phase = "pingall"
         loss = net.pingAll(timeout="1")
         t2 = time.time()
-        print("pingall %.2f loss %s" % (t2 - t1, loss), flush=True)
+        print("pingall %.3f loss %s" % (t2 - t1, loss), flush=True)
     phase = "down"
     t2 = time.time()
     net.stop()
     signal.alarm(0)
-    print("down %.2f" % (time.time() - t2), flush=True)
+    print("down %.3f" % (time.time() - t2), flush=True)
 except Cut:
     # Out of time: end the shell of every node made so far (each leads its own
     # process group); the caller deletes the bridges and links left in the root
@@ -224,6 +231,7 @@ EOF
 field() { awk -v k="$1" '$1 == k {print $2}' <<<"$2"; }
 
 for topo in $TOPOS; do
+for _run in $(seq "$REPEAT"); do
   h=$(hosts_of "$topo"); s=$(switches_of "$topo")
   ping=0; [ "$h" -le "$PINGALL_MAX" ] && ping=1
   if [ "$MININET" = 1 ]; then
@@ -273,10 +281,52 @@ print("%.2f%s" % (r["elapsed_s"], "" if r["status"]=="ok" else " (" + r["status"
     row flowlab "$label" "$topo" "$h" "$s" "$(secs "$t0" "$t1")" "$pa" "$(secs "$t2" "$t3")" "$st" "$mem" "$rss"
   done
 done
+done
 
 echo
 echo "| tool     | switch               | topology    | hosts | sw   | up s     | pingall s | down s   | settle s | mem MB  | rss MB |"
 echo "|----------|----------------------|-------------|-------|------|----------|-----------|----------|----------|---------|--------|"
 printf '%s\n' "${ROWS[@]}"
+if [ "$REPEAT" -gt 1 ]; then
+  # Medians per tool, switch and topology (numbers only; a cell that is not a number
+  # in some run, e.g. "failed", is shown as it was in the first run), then the ratios.
+  echo
+  echo "medians of $REPEAT runs:"
+  printf '%s\n' "${ROWS[@]}" | awk -F'|' '
+    function trim(x) { gsub(/^ +| +$/, "", x); return x }
+    function med(key, c,   n, i, j, t, a) {
+      n = cnt[key]
+      for (i = 1; i <= n; i++) { if (val[key, c, i] !~ /^-?[0-9.]+$/) return val[key, c, 1]; a[i] = val[key, c, i] + 0 }
+      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    { key = trim($2) "|" trim($3) "|" trim($4)
+      if (!(key in cnt)) order[++keys] = key
+      cnt[key]++
+      for (c = 2; c <= 12; c++) val[key, c, cnt[key]] = trim($c) }
+    END {
+      print "| tool     | switch               | topology    | hosts | sw   | up s     | pingall s | down s   | settle s | mem MB  | rss MB |"
+      print "|----------|----------------------|-------------|-------|------|----------|-----------|----------|----------|---------|--------|"
+      for (k = 1; k <= keys; k++) {
+        key = order[k]
+        line = sprintf("| %-8s | %-20s | %-11s | %5s | %4s |", val[key, 2, 1], val[key, 3, 1], val[key, 4, 1], val[key, 5, 1], val[key, 6, 1])
+        for (c = 7; c <= 12; c++) { m = med(key, c); line = line sprintf(m ~ /^-?[0-9.]+$/ && c <= 10 ? " %8.3f |" : " %8s |", m) }
+        print line
+        for (c = 7; c <= 10; c++) M[key, c] = med(key, c)
+        split(key, parts, "|"); topo[k] = parts[3]; tool[k] = parts[1] "|" parts[2]
+      }
+      print ""
+      print "ratios Mininet / flowlab of the medians (up; down; down + settle):"
+      for (k = 1; k <= keys; k++) if (tool[k] ~ /^mininet/) mkey[topo[k]] = order[k]
+      for (k = 1; k <= keys; k++) {
+        key = order[k]; mk = mkey[topo[k]]
+        if (tool[k] ~ /^mininet/ || mk == "") continue
+        if (M[key, 7] !~ /^[0-9.]+$/ || M[mk, 7] !~ /^[0-9.]+$/ || M[key, 7] == 0) continue
+        dn = (M[key, 9] > 0) ? sprintf("%.1fx", M[mk, 9] / M[key, 9]) : "-"
+        ds = (M[key, 9] + M[key, 10] > 0) ? sprintf("%.1fx", (M[mk, 9] + M[mk, 10]) / (M[key, 9] + M[key, 10])) : "-"
+        printf "  %-11s %-20s up %.1fx, down %s, down + settle %s\n", topo[k], substr(tool[k], index(tool[k], "|") + 1), M[mk, 7] / M[key, 7], dn, ds
+      }
+    }'
+fi
 echo
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ), flowlab $(git rev-parse --short HEAD 2>/dev/null || echo '?')"

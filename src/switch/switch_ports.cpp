@@ -2,6 +2,7 @@
 #include "switch/switch_ports.h"
 
 #include "core/clock.h"
+#include "core/parallel_release.h"
 
 namespace flowlab::sw {
 
@@ -18,6 +19,8 @@ SwitchPorts::SwitchPorts(std::vector<std::unique_ptr<Port>> ports) {
     ports_.push_back(std::move(sp));
   }
 }
+
+SwitchPorts::~SwitchPorts() { release_in_parallel(ports_); }
 
 void SwitchPorts::list_ports(std::vector<uint32_t>& out) const {
   out.clear();

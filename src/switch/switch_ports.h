@@ -39,6 +39,9 @@ class SwitchPorts final : public dp::PortView {
  public:
   // Takes the opened ports with their OpenFlow numbers already set (set_port_no).
   explicit SwitchPorts(std::vector<std::unique_ptr<Port>> ports);
+  // Closes the ports at once (core/parallel_release.h): each close waits for the
+  // kernel's RCU grace period.
+  ~SwitchPorts() override;
   SwitchPorts(const SwitchPorts&) = delete;
   SwitchPorts& operator=(const SwitchPorts&) = delete;
 
