@@ -16,7 +16,7 @@ namespace {
 
 constexpr size_t kThroughputLowWater = 64 * 1024;  // top a switch up below this many queued bytes
 constexpr uint32_t kThroughputBatch = 256;
-constexpr int kThroughputMaxBatches = 16;  // per switch and pump: bounds one pass
+constexpr int kThroughputMaxBatches = 1;  // per switch and pump: reads come between top-ups
 
 class Epoll {
  public:
