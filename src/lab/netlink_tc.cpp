@@ -2,7 +2,6 @@
 #include "lab/netlink_tc.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <libmnl/libmnl.h>
 #include <linux/if_ether.h>
 #include <linux/netlink.h>
@@ -10,8 +9,6 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
-#include <sched.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>

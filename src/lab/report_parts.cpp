@@ -108,6 +108,9 @@ std::string metrics_sentence(const json& r) {
     if (m.contains("rtt_avg_ms"))
       s += fmt::format("; round trip {:.3g} ms on average, {:.3g} ms at most", num(m, "rtt_avg_ms"),
                        num(m, "rtt_max_ms"));
+    if (num(m, "retried_pairs") > 0)
+      s += fmt::format("; {:.0f} pairs got no echo at first, {:.0f} of them got one on a retry",
+                       num(m, "retried_pairs"), num(m, "reached_on_retry"));
     return s;
   }
   std::string s;  // a test type without its own sentence: its figures, named

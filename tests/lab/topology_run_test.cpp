@@ -139,6 +139,42 @@ TEST_F(LabTopology, RingOfLinuxBridgesWithStp) {
   EXPECT_NE(states.find("state forwarding"), std::string::npos) << states;
 }
 
+// A pair with no path fails pingall even after the retry that pairs with no echo
+// get (a first echo shed while a controller learns is not a missing path): h2 is
+// on another subnet, so the four pairs with h2 have no route either time.
+TEST_F(LabTopology, PingallRetriesSilentPairsAndFailsThoseWithoutAPath) {
+  std::string file = write("subnets.yaml", R"(name: subnets
+hosts:
+  h1: {addr: 10.0.0.1/24}
+  h2: {addr: 10.0.1.2/24}
+  h3: {addr: 10.0.0.3/24}
+switches:
+  s1: {kind: linux-bridge}
+links:
+  - endpoints: [h1:eth0, s1:p1]
+  - endpoints: [h2:eth0, s1:p2]
+  - endpoints: [h3:eth0, s1:p3]
+tests:
+  - {type: pingall}
+)");
+  auto r = run_command({FLOWLAB_BINARY, "lab", "run", file, "--out", out()}, opts(120));
+  EXPECT_NE(r.exit_code, 0) << r.out << r.err;
+  json j = results();
+  ASSERT_TRUE(j.is_object()) << r.err;
+  ASSERT_EQ(j["results"].size(), 1u);
+  const json& p = j["results"][0];
+  EXPECT_EQ(p["status"], "failed");
+  EXPECT_EQ(p["metrics"]["pairs"], 6);
+  EXPECT_EQ(p["metrics"]["pairs_reached"], 2);  // h1 <-> h3
+  EXPECT_EQ(p["metrics"]["retried_pairs"], 4);
+  EXPECT_EQ(p["metrics"]["reached_on_retry"], 0);
+  EXPECT_NE(p.value("reason", "").find("4 of 6 pairs got no echo, also on a retry (h1->h2"),
+            std::string::npos)
+      << p.value("reason", "");
+  EXPECT_NE(p.value("command", "").find("ping -c 3"), std::string::npos) << p.value("command", "");
+  EXPECT_EQ(namespaces_of(j["run_id"]), 0u) << "nothing left";
+}
+
 TEST_F(LabTopology, RingWithoutStpIsWarnedAbout) {
   std::string file = write("ring.yaml", std::string(kRing) + R"(switches:
   s1: {kind: linux-bridge}
