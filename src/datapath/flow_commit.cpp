@@ -22,22 +22,7 @@
 namespace flowlab::dp {
 namespace {
 
-std::shared_ptr<FlowEntry> clone(const FlowEntry& e) {
-  auto c = std::make_shared<FlowEntry>();
-  c->table_id = e.table_id;
-  c->priority = e.priority;
-  c->cookie = e.cookie;
-  c->flags = e.flags;
-  c->idle_timeout = e.idle_timeout;
-  c->hard_timeout = e.hard_timeout;
-  c->created_ns = e.created_ns;
-  c->match = e.match;
-  c->key = e.key;
-  c->instructions = e.instructions;
-  c->counters = e.counters;
-  c->decode();
-  return c;
-}
+std::shared_ptr<FlowEntry> clone(const FlowEntry& e) { return e.copy_with(e.instructions, e.counters); }
 
 }  // namespace
 

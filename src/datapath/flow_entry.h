@@ -45,6 +45,27 @@ struct FlowEntry {
   FlowEntry(const FlowEntry&) = delete;
   FlowEntry& operator=(const FlowEntry&) = delete;
 
+  // A new entry equal to this one but for its instructions and counters (a
+  // modify; a bundle's undo puts back a copy), decoded. Not a copy
+  // constructor: the decoded pointers must point into the copy's instructions.
+  std::shared_ptr<FlowEntry> copy_with(of::InstructionList with_instructions,
+                                       std::shared_ptr<FlowCounters> with_counters) const {
+    auto c = std::make_shared<FlowEntry>();
+    c->table_id = table_id;
+    c->priority = priority;
+    c->cookie = cookie;
+    c->flags = flags;
+    c->idle_timeout = idle_timeout;
+    c->hard_timeout = hard_timeout;
+    c->created_ns = created_ns;
+    c->match = match;
+    c->key = key;
+    c->instructions = std::move(with_instructions);
+    c->counters = std::move(with_counters);
+    c->decode();
+    return c;
+  }
+
   void decode() {
     for (const of::Instruction& in : instructions) {
       switch (in.type) {

@@ -181,25 +181,12 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(c
     auto modify = [&](FlowSet::iterator it) {
       const FlowEntry& e = **it;
       any = true;
-      auto ne = std::make_shared<FlowEntry>();
-      ne->table_id = e.table_id;
-      ne->priority = e.priority;
-      ne->cookie = e.cookie;
-      ne->flags = e.flags;
-      ne->idle_timeout = e.idle_timeout;
-      ne->hard_timeout = e.hard_timeout;
-      ne->created_ns = e.created_ns;
-      ne->match = e.match;
-      ne->key = e.key;
-      ne->instructions = fm.instructions;
+      std::shared_ptr<FlowCounters> counters = e.counters;
       if (fm.flags & of::flow_mod_flags::kResetCounts) {
-        ne->counters = std::make_shared<FlowCounters>();
-        ne->counters->last_used_ns.store(now_ns, std::memory_order_relaxed);
-      } else {
-        ne->counters = e.counters;
+        counters = std::make_shared<FlowCounters>();
+        counters->last_used_ns.store(now_ns, std::memory_order_relaxed);
       }
-      ne->decode();
-      replace_flow(fm.table_id, it, std::move(ne));
+      replace_flow(fm.table_id, it, e.copy_with(fm.instructions, std::move(counters)));
     };
     if (strict) {
       auto it = table.find(fm.priority, mk);
