@@ -183,7 +183,8 @@ Status check_events(const std::vector<EventSpec>& events, const EventScope& scop
     std::string_view key = e.is_link() ? "link" : "node";
     if (scope.duration_s <= 0)
       return fail(
-          "{}:{}: key 'at': events run during a probe test (or a test with events: true), and the scenario has "
+          "{}:{}: key 'at': events run during a probe test (or a test with events: true), and the scenario "
+          "has "
           "none",
           path, e.line);
     if (e.at_s >= scope.duration_s)

@@ -311,8 +311,9 @@ Result<TestSpec> parse_test(const Ctx& c, const YAML::Node& n) {
   t.events = t.type == TestType::kProbe;
   if (n["events"]) LAB_ASSIGN(t.events, (scalar<bool>(c, n["events"], "events", "true/false")));
   if (t.events && (t.type == TestType::kPingall || t.type == TestType::kTcpRr))
-    return c.err(n["events"], "events",
-                 "events run during a test of known length (probe, ping, iperf3-tcp, iperf3-udp, iperf2-window)");
+    return c.err(
+        n["events"], "events",
+        "events run during a test of known length (probe, ping, iperf3-tcp, iperf3-udp, iperf2-window)");
   return t;
 }
 

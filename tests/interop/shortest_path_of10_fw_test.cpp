@@ -101,7 +101,7 @@ TEST_P(ShortestPathRing, Of10PingallLldpAndAFirewallReload) {
   for (size_t s = 0; s < 4; ++s) {
     std::string d = net.dump_flows(s);
     EXPECT_NE(d.find("dl_type=0x88cc"), std::string::npos) << "switch " << s + 1 << " lost the LLDP flow:\n"
-                                                          << d;
+                                                           << d;
     EXPECT_FALSE(has_flow_to(d, m1)) << "switch " << s + 1 << " kept a flow the reload deleted:\n" << d;
   }
   EXPECT_EQ(run_quiet(net.in(0, "ping -c 2 -i 0.2 -W 2 " + net.hosts()[2].ip)), 0) << net.logs();

@@ -223,8 +223,7 @@ class SwitchNet {
       std::string cmd =
           e + "ovs-vsctl --db=" + db + " add-br " + bridge(s) + " -- set bridge " + bridge(s) +
           " datapath_type=netdev protocols=" + (of10_ ? "OpenFlow10" : "OpenFlow10,OpenFlow13") +
-          " other_config:datapath-id=" + dpid +
-          " fail_mode=secure";
+          " other_config:datapath-id=" + dpid + " fail_mode=secure";
       for (size_t p = 0; p < ports_[s].size(); ++p)
         cmd += " -- add-port " + bridge(s) + " " + ports_[s][p] + " -- set interface " + ports_[s][p] +
                " ofport_request=" + std::to_string(p + 1);

@@ -29,7 +29,8 @@ std::map<int, std::string> attrs(const std::vector<uint8_t>& b, size_t off, size
     if (a.nla_len < sizeof(nlattr) || off + a.nla_len > end) break;
     int type = a.nla_type & NLA_TYPE_MASK;
     if (!out.count(type))
-      out[type] = std::string(reinterpret_cast<const char*>(b.data() + off + NLA_HDRLEN), a.nla_len - NLA_HDRLEN);
+      out[type] =
+          std::string(reinterpret_cast<const char*>(b.data() + off + NLA_HDRLEN), a.nla_len - NLA_HDRLEN);
     off += NLA_ALIGN(a.nla_len);
   }
   return out;
