@@ -17,7 +17,7 @@ their busy samples (idle excluded):
 and the Amdahl bound: a forwarding element of zero cost would make the run at
 most 1 / (1 - element) times faster on the same CPUs (when the run is bound
 by CPU cycles, as TCP and pktgen runs on 2 cores are).
-Plus the top self symbols. Not a test: a reading aid for docs/PERFORMANCE.md.
+Plus the top self symbols. Not a test: a reading aid for docs/performance/switch.md.
 """
 import re
 import subprocess

@@ -129,7 +129,7 @@ TEST(ControllerLoad, ThousandSwitchesAllAnsweredAndNoDeadPeerUnderFlood) {
     // here: that every switch is answered in each 1 s loop. This debug + ASan
     // controller needs ~46 us a packet-in, so one turn over 1,000 switches
     // with 64 KB of packet-ins each takes ~28 s; the release build answers all
-    // of them in every loop (docs/PERFORMANCE.md, "1,000 switches").
+    // of them in every loop (docs/performance/controller.md, "1,000 switches").
     auto thr = run(base + " --throughput --loops 3 --ms 1000 --warmup 0");
     ASSERT_EQ(thr.exit_code, 0) << thr.out.substr(0, 2000);
     auto tj = parse_json(thr.out);
