@@ -16,76 +16,14 @@
 #include <string>
 #include <thread>
 
+#include "child_process.h"
 #include "switch_topology.h"
 
+using flowlab::interop::Child;
+using flowlab::interop::run_shell;
 using flowlab::switch_interop::free_tcp_port;
-using flowlab::switch_interop::tcp_listening;
 
 namespace {
-
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-};
-
-RunResult run(const std::string& cmd) {
-  RunResult r;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = pclose(p);
-  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return r;
-}
-
-// A child process (the controller under test), killed and reaped on scope exit.
-class Child {
- public:
-  explicit Child(const std::vector<std::string>& argv, const std::string& log) {
-    pid_ = fork();
-    if (pid_ == 0) {
-      FILE* f = fopen(log.c_str(), "w");
-      if (f) {
-        dup2(fileno(f), 1);
-        dup2(fileno(f), 2);
-      }
-      std::vector<char*> args;
-      for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-      args.push_back(nullptr);
-      execv(args[0], args.data());
-      _exit(127);
-    }
-  }
-  ~Child() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      for (int i = 0; i < 50; ++i) {
-        if (waitpid(pid_, nullptr, WNOHANG) == pid_) return;
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      }
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-  Child(const Child&) = delete;
-  Child& operator=(const Child&) = delete;
-  bool wait_listening(uint16_t port, int seconds) {
-    for (int i = 0; i < seconds * 10; ++i) {
-      if (tcp_listening(port)) return true;
-      if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
-        pid_ = -1;
-        return false;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return false;
-  }
-
- private:
-  pid_t pid_ = -1;
-};
 
 std::string cbench_cmd(uint16_t port, const std::string& extra) {
   return std::string("timeout 60 ") + FLOWLAB_BINARY +
@@ -120,7 +58,7 @@ void expect_answers(const nlohmann::json& j, int switches, bool every_switch = t
 
 TEST(Cbench, AbsentControllerIsAClearError) {
   uint16_t port = free_tcp_port();
-  auto r = run(cbench_cmd(port, "--loops 1 --ms 100"));
+  auto r = run_shell(cbench_cmd(port, "--loops 1 --ms 100"));
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("cannot connect to tcp:127.0.0.1:" + std::to_string(port)), std::string::npos)
       << r.out;
@@ -138,7 +76,7 @@ TEST(Cbench, SilentControllerStopsAtTheTimeBound) {
   getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
   uint16_t port = ntohs(a.sin_port);
   auto t0 = std::chrono::steady_clock::now();
-  auto r = run(cbench_cmd(port, "--switches 3 --loops 1 --ms 100 --handshake-timeout 1000"));
+  auto r = run_shell(cbench_cmd(port, "--switches 3 --loops 1 --ms 100 --handshake-timeout 1000"));
   auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   close(fd);
   EXPECT_EQ(r.exit_code, 1) << r.out;
@@ -148,9 +86,9 @@ TEST(Cbench, SilentControllerStopsAtTheTimeBound) {
 }
 
 TEST(Cbench, BadOptionsExitWithUsageError) {
-  EXPECT_EQ(run(std::string(FLOWLAB_BINARY) + " cbench --controller 127.0.0.1:6653").exit_code, 2);
-  EXPECT_EQ(run(std::string(FLOWLAB_BINARY) + " cbench --switches 0").exit_code, 2);
-  EXPECT_EQ(run(std::string(FLOWLAB_BINARY) + " cbench --protocol OpenFlow15").exit_code, 2);
+  EXPECT_EQ(run_shell(std::string(FLOWLAB_BINARY) + " cbench --controller 127.0.0.1:6653").exit_code, 2);
+  EXPECT_EQ(run_shell(std::string(FLOWLAB_BINARY) + " cbench --switches 0").exit_code, 2);
+  EXPECT_EQ(run_shell(std::string(FLOWLAB_BINARY) + " cbench --protocol OpenFlow15").exit_code, 2);
 }
 
 class CbenchAgainst : public ::testing::TestWithParam<std::string> {};
@@ -162,8 +100,9 @@ void run_against_flowlab(const std::string& protocol, bool throughput) {
       {FLOWLAB_BINARY, "controller", "--listen", "ptcp:" + std::to_string(port), "--app", "learning-switch"},
       log);
   ASSERT_TRUE(ctl.wait_listening(port, 10)) << "flowlab controller did not start, see " << log;
-  auto r = run(cbench_cmd(port, "--switches 4 --macs 1000 --loops 2 --ms 500 --warmup 1 --json --protocol " +
-                                    protocol + (throughput ? " --throughput" : "")));
+  auto r =
+      run_shell(cbench_cmd(port, "--switches 4 --macs 1000 --loops 2 --ms 500 --warmup 1 --json --protocol " +
+                                     protocol + (throughput ? " --throughput" : "")));
   ASSERT_EQ(r.exit_code, 0) << r.out;
   // Latency mode: every switch gets answers. Throughput mode floods the
   // controller, and a slow (sanitizer) build may still be working through one
@@ -185,7 +124,7 @@ TEST(Cbench, OsKenLearningSwitch13) {
              std::to_string(port), std::string(FLOWLAB_SHARED_DIR) + "/peers/learning_switch_13.py"},
             log);
   ASSERT_TRUE(ctl.wait_listening(port, 30)) << "os-ken did not start, see " << log;
-  auto r = run(cbench_cmd(port, "--switches 2 --macs 100 --loops 1 --ms 500 --warmup 1 --json"));
+  auto r = run_shell(cbench_cmd(port, "--switches 2 --macs 100 --loops 1 --ms 500 --warmup 1 --json"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
   expect_answers(parse_json(r.out), 2);
   std::remove(log.c_str());
