@@ -3,7 +3,9 @@
 // skipped; nothing throws.
 #include "lab/sample_parse.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -169,9 +171,14 @@ std::vector<SsSocket> parse_ss_tin(const std::string& text) {
 }
 
 const SsSocket* stream_socket(const std::vector<SsSocket>& sockets) {
+  // Summed as unsigned: the counters are as ss printed them, and a corrupt line
+  // can hold anything up to LLONG_MAX (the fuzzer found the signed overflow).
+  auto volume = [](const SsSocket& s) {
+    return uint64_t(std::max(s.bytes_acked, 0LL)) + uint64_t(std::max(s.bytes_received, 0LL));
+  };
   const SsSocket* best = nullptr;
   for (const auto& s : sockets)
-    if (!best || s.bytes_acked + s.bytes_received > best->bytes_acked + best->bytes_received) best = &s;
+    if (!best || volume(s) > volume(*best)) best = &s;
   return best;
 }
 

@@ -94,6 +94,13 @@ TEST(SampleParse, SsTinFieldsOfEachSocket) {
   // The stream is the socket with the most bytes, not the iperf3 control connection.
   EXPECT_EQ(stream_socket(socks), &socks[1]);
   EXPECT_EQ(stream_socket({}), nullptr);
+  // Counters at LLONG_MAX (a corrupt line; the fuzzer's find) neither overflow
+  // the comparison nor make a negative one win.
+  std::vector<SsSocket> huge(3);
+  huge[0].bytes_acked = 22980;
+  huge[1].bytes_acked = huge[1].bytes_received = 9223372036854775807LL;
+  huge[2].bytes_acked = -1;
+  EXPECT_EQ(stream_socket(huge), &huge[1]);
   EXPECT_TRUE(parse_ss_tin("\t rtt:1/1\n").empty());
   auto with_state = parse_ss_tin("ESTAB 0 77 10.0.0.1:1 10.0.0.2:5201\n\t cwnd:10 bytes_acked:5\n");
   ASSERT_EQ(with_state.size(), 1u);
