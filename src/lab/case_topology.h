@@ -3,6 +3,7 @@
 // Internal to the lab's runner.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -74,9 +75,20 @@ struct CaseTopology {
     controllers.clear();
     clock.lap("processes", n);
     n = shaped.size() + (controller_link ? 1 : 0);
+    for (auto& s : shaped) s->finish();
+    if (controller_link) controller_link->finish();
+    clock.lap("shaped_links", n);
+    // The links between switches, in one batch (netlink.h says why).
+    if (!core_ns.empty()) {
+      Status st = delete_lab_links(core_ns);
+      if (!st.ok()) std::fprintf(stderr, "lab: %s\n", st.error().message.c_str());
+    }
     shaped.clear();
     controller_link.reset();
-    clock.lap("shaped_links", n);
+    n = std::count_if(handles.link_ends.begin(), handles.link_ends.end(), [&](const auto& l) {
+      return l.first.ns == core_ns && l.second.ns == core_ns;
+    });
+    clock.lap("switch_links", n);
     n = namespaces.size();
     destroy_namespaces(namespaces);
     clock.lap("namespaces", n);

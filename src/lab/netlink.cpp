@@ -57,6 +57,7 @@ Status put_end(nlmsghdr* nlh, const VethEnd& e) {
   mnl_attr_put_strz(nlh, IFLA_IFNAME, e.ifname.c_str());
   if (e.ns_fd >= 0) mnl_attr_put_u32(nlh, IFLA_NET_NS_FD, uint32_t(e.ns_fd));
   if (e.mtu > 0) mnl_attr_put_u32(nlh, IFLA_MTU, uint32_t(e.mtu));
+  if (e.group) mnl_attr_put_u32(nlh, IFLA_GROUP, e.group);
   if (!e.mac.empty()) {
     FLOWLAB_ASSIGN_OR_RETURN(auto mac, parse_mac(e.mac));
     mnl_attr_put(nlh, IFLA_ADDRESS, mac.size(), mac.data());
@@ -208,6 +209,15 @@ RtnlRequest link_up_request(int ifindex, const std::string& what) {
   return m.done(what);
 }
 
+RtnlRequest group_delete_request(uint32_t group, const std::string& what) {
+  Msg m(RTM_DELLINK, 0);
+  put_ifinfo(m.nlh);  // ifindex 0: the group names the devices
+  mnl_attr_put_u32(m.nlh, IFLA_GROUP, group);
+  RtnlRequest r = m.done(what);
+  r.tolerated_errno = ENODEV;
+  return r;
+}
+
 RtnlRequest bridge_request(const std::string& name, bool stp, const std::string& what) {
   Msg m(RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
   ifinfomsg* ifm = put_ifinfo(m.nlh);
@@ -357,10 +367,11 @@ Status RtnlSocket::send_batch(std::vector<RtnlRequest>& reqs, size_t from, size_
       if (nlh->nlmsg_type != NLMSG_ERROR || nlh->nlmsg_seq < first || nlh->nlmsg_seq >= seq_) continue;
       ++acked;
       auto* err = static_cast<nlmsgerr*>(mnl_nlmsg_get_payload(nlh));
-      if (err->error == 0 || !first_error.empty()) continue;
+      const RtnlRequest& req = reqs[from + (nlh->nlmsg_seq - first)];
+      if (err->error == 0 || -err->error == req.tolerated_errno || !first_error.empty()) continue;
       AckAttrs extra;
       if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) mnl_attr_parse(nlh, sizeof(nlmsgerr), ack_attr_cb, &extra);
-      first_error = fmt::format("netlink: {}: {}{}", reqs[from + (nlh->nlmsg_seq - first)].what,
+      first_error = fmt::format("netlink: {}: {}{}", req.what,
                                 errno_text(-err->error), extra.msg.empty() ? "" : " (" + extra.msg + ")");
     }
   }

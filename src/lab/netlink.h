@@ -11,6 +11,15 @@
 // (IFLA_NET_NS_FD on the device and on its peer), with its MTU and MACs, in one
 // message: nothing appears in the caller's namespace and nothing is moved. The
 // device comes up with it; the peer needs a link_up_request in its namespace.
+//
+// A veth with both ends in one namespace (two switches' ports in the switch
+// namespace) joins the interface group kLabLinkGroup (VethEnd::group), so a
+// teardown deletes them all with one request (group_delete_request) and the kernel
+// unregisters them in one batch. Left to the namespace's destruction, such a pair
+// between two bridges costs the kernel ~35 ms (an RCU grace period per bridge
+// port, one after the other under the RTNL lock), long after the lab has gone:
+// 1.7 s for linear,100. A host's link is left to its namespace: the kernel frees
+// those together, fast.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +53,7 @@ bool parse_link_message(const void* msg, size_t len, LinkInfo& out);
 struct RtnlRequest {
   std::vector<uint8_t> bytes;
   std::string what;  // "creating veth h1:eth0 <-> s1-eth1"
+  int tolerated_errno = 0;  // an answer that counts as done (ENODEV: nothing to delete)
 };
 
 class RtnlSocket {
@@ -73,12 +83,16 @@ class RtnlSocket {
   uint32_t seq_ = 1;
 };
 
+// The interface group of the lab's veth ends ("fl"). Groups are per namespace.
+constexpr uint32_t kLabLinkGroup = 0x666c;
+
 // Message builders (pure: bytes only). MACs are "aa:bb:cc:dd:ee:ff" or empty.
 struct VethEnd {
   std::string ifname;
   int ns_fd = -1;  // an open fd of the end's namespace
   int mtu = 0;     // 0: the kernel's default
   std::string mac;
+  uint32_t group = 0;  // the interface group; 0: the default
 };
 Result<RtnlRequest> veth_request(const VethEnd& a, const VethEnd& b, const std::string& what);
 // Sets IFF_UP on `ifindex` (and its MTU when mtu > 0).
@@ -86,6 +100,10 @@ RtnlRequest link_up_request(int ifindex, const std::string& what);
 // A bridge device, up; stp: kernel STP with 2 s forward delay and 1 s hello.
 RtnlRequest bridge_request(const std::string& name, bool stp, const std::string& what);
 RtnlRequest set_master_request(int ifindex, int master_index, const std::string& what);
+// Deletes every interface of `group` in the socket's namespace, in one batch
+// (RTM_DELLINK with ifindex 0 and IFLA_GROUP; the kernel answers ENODEV if the
+// group is empty).
+RtnlRequest group_delete_request(uint32_t group, const std::string& what);
 // An IPv4 address "10.0.0.1/8" on ifindex.
 Result<RtnlRequest> addr_request(int ifindex, const std::string& cidr, const std::string& what);
 

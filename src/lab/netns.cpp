@@ -237,8 +237,9 @@ Status create_veths(const std::vector<VethSpec>& veths) {
       const VethSpec& v = veths[i];
       FLOWLAB_ASSIGN_OR_RETURN(int fa, fds.get(v.ns_a));
       FLOWLAB_ASSIGN_OR_RETURN(int fb, fds.get(v.ns_b));
+      uint32_t group = v.ns_a == v.ns_b ? kLabLinkGroup : 0;  // netlink.h: why
       FLOWLAB_ASSIGN_OR_RETURN(
-          auto r, veth_request({v.if_a, fa, v.mtu, v.mac_a}, {v.if_b, fb, v.mtu, v.mac_b},
+          auto r, veth_request({v.if_a, fa, v.mtu, v.mac_a, group}, {v.if_b, fb, v.mtu, v.mac_b, group},
                                fmt::format("creating veth {} (in {}) <-> {} (in {})", v.if_a, v.ns_a, v.if_b,
                                            v.ns_b)));
       reqs.push_back(std::move(r));
@@ -246,6 +247,11 @@ Status create_veths(const std::vector<VethSpec>& veths) {
     FLOWLAB_TRY(sock.run(std::move(reqs)));
   }
   return ok_status();
+}
+
+Status delete_lab_links(const std::string& ns) {
+  FLOWLAB_ASSIGN_OR_RETURN(auto sock, RtnlSocket::open_in(std::string(kNetnsDir) + "/" + ns));
+  return sock.run({group_delete_request(kLabLinkGroup, fmt::format("deleting the lab's links in {}", ns))});
 }
 
 Status set_peers_up(const std::vector<VethSpec>& veths) {

@@ -72,6 +72,9 @@ Status create_veth(const std::string& ns_a, const std::string& if_a, const std::
 // the pair, the b ends need set_peers_up (the kernel cannot open a veth before its
 // pair is joined).
 Status create_veths(const std::vector<VethSpec>& veths);
+// Deletes every veth the lab made with both ends in `ns` (the group kLabLinkGroup,
+// netlink.h) in one kernel batch; nothing to delete is fine.
+Status delete_lab_links(const std::string& ns);
 Status set_peers_up(const std::vector<VethSpec>& veths);
 // IPv4 addresses ("10.0.0.1/8") per namespace: ns -> [(ifname, cidr)], in parallel.
 Status add_addresses(const std::map<std::string, std::vector<std::pair<std::string, std::string>>>& by_ns);

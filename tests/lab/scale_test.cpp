@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -91,7 +92,12 @@ TEST_F(LabScale, ThousandHostTreeUpExecByNameDown) {
   EXPECT_NE(text.find("] links: 1056 in "), std::string::npos) << text;
   EXPECT_NE(text.find("] addresses: 1024 in "), std::string::npos) << text;
   EXPECT_NE(text.find("] switches: 33 in "), std::string::npos) << text;
-  // Across the whole tree (h1 under s2, h1024 under s33), by name.
+  // The 32 links between switches (both ends in the switch namespace) are in the
+  // lab's interface group, for one batched delete at teardown; the hosts' are not.
+  auto grouped = run_command({"ip", "-n", "fl" + id + "-0-sw", "-o", "link", "show", "group", "26220"}, opts(10));
+  EXPECT_EQ(std::count(grouped.out.begin(), grouped.out.end(), '\n'), 64) << grouped.out << grouped.err;
+  EXPECT_NE(grouped.out.find(": s1-eth32@"), std::string::npos) << grouped.out;  // s1's go to switches only
+
   auto ping = run_command({FLOWLAB_BINARY, "lab", "exec", id, "h1", "ping", "-c1", "-W5", "h1024"}, opts(30));
   EXPECT_EQ(ping.exit_code, 0) << ping.out << ping.err;
   EXPECT_NE(ping.out.find("PING 10.0.4.0"), std::string::npos) << ping.out;
@@ -104,6 +110,9 @@ TEST_F(LabScale, ThousandHostTreeUpExecByNameDown) {
   EXPECT_EQ(processes_of(id), 0u);
   EXPECT_EQ(root_switch_ports(), before) << "nothing ever appears in the lab's own namespace";
   EXPECT_TRUE(fs::is_empty(dir_ / "state"));
+  std::ifstream log2(out() + "/up.log");
+  text.assign((std::istreambuf_iterator<char>(log2)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("[teardown] switch_links: 32 in "), std::string::npos) << text;
   // Not a timed assertion: the figures, for the log.
   std::printf("tree,2,32 linux-bridge: up %.2f s, down %.2f s (debug build)\n", up_s, down_s);
 }

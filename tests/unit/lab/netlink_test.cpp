@@ -82,6 +82,38 @@ TEST(Netlink, VethRequestPlacesBothEndsInTheirNamespaces) {
   EXPECT_FALSE(peer.count(IFLA_ADDRESS));
 }
 
+TEST(Netlink, VethGroupIsOnBothEndsOnlyWhenAsked) {
+  auto plain = veth_request({"a", 1, 0, ""}, {"b", 2, 0, ""}, "x");
+  ASSERT_TRUE(plain.ok());
+  size_t top = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(ifinfomsg));
+  EXPECT_FALSE(attrs(plain->bytes, top, plain->bytes.size()).count(IFLA_GROUP));
+  auto grouped = veth_request({"a", 1, 0, "", kLabLinkGroup}, {"b", 2, 0, "", kLabLinkGroup}, "x");
+  ASSERT_TRUE(grouped.ok());
+  auto a = attrs(grouped->bytes, top, grouped->bytes.size());
+  EXPECT_EQ(u32(a[IFLA_GROUP]), kLabLinkGroup);
+  std::vector<uint8_t> lb(a[IFLA_LINKINFO].begin(), a[IFLA_LINKINFO].end());
+  auto info = attrs(lb, 0, lb.size());
+  std::vector<uint8_t> db(info[IFLA_INFO_DATA].begin(), info[IFLA_INFO_DATA].end());
+  auto data = attrs(db, 0, db.size());
+  std::vector<uint8_t> pb(data[VETH_INFO_PEER].begin(), data[VETH_INFO_PEER].end());
+  EXPECT_EQ(u32(attrs(pb, NLMSG_ALIGN(sizeof(ifinfomsg)), pb.size())[IFLA_GROUP]), kLabLinkGroup);
+}
+
+TEST(Netlink, GroupDeleteNamesTheGroupNotAnInterface) {
+  RtnlRequest r = group_delete_request(kLabLinkGroup, "deleting");
+  nlmsghdr h;
+  std::memcpy(&h, r.bytes.data(), sizeof h);
+  EXPECT_EQ(h.nlmsg_type, RTM_DELLINK);
+  EXPECT_TRUE(h.nlmsg_flags & NLM_F_ACK);
+  ifinfomsg ifm;
+  std::memcpy(&ifm, r.bytes.data() + NLMSG_HDRLEN, sizeof ifm);
+  EXPECT_EQ(ifm.ifi_index, 0);
+  auto a = attrs(r.bytes, NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(ifinfomsg)), r.bytes.size());
+  EXPECT_EQ(u32(a[IFLA_GROUP]), kLabLinkGroup);
+  EXPECT_FALSE(a.count(IFLA_IFNAME));
+  EXPECT_EQ(r.tolerated_errno, ENODEV) << "an empty group is nothing to delete, not an error";
+}
+
 TEST(Netlink, AddressRequestCarriesPrefixAndBroadcast) {
   auto r = addr_request(3, "10.0.0.7/8", "adding");
   ASSERT_TRUE(r.ok()) << r.error().message;
