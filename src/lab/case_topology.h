@@ -85,9 +85,8 @@ struct CaseTopology {
     }
     shaped.clear();
     controller_link.reset();
-    n = std::count_if(handles.link_ends.begin(), handles.link_ends.end(), [&](const auto& l) {
-      return l.first.ns == core_ns && l.second.ns == core_ns;
-    });
+    n = std::count_if(handles.link_ends.begin(), handles.link_ends.end(),
+                      [&](const auto& l) { return l.first.ns == core_ns && l.second.ns == core_ns; });
     clock.lap("switch_links", n);
     n = namespaces.size();
     destroy_namespaces(namespaces);

@@ -371,8 +371,8 @@ Status RtnlSocket::send_batch(std::vector<RtnlRequest>& reqs, size_t from, size_
       if (err->error == 0 || -err->error == req.tolerated_errno || !first_error.empty()) continue;
       AckAttrs extra;
       if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) mnl_attr_parse(nlh, sizeof(nlmsgerr), ack_attr_cb, &extra);
-      first_error = fmt::format("netlink: {}: {}{}", req.what,
-                                errno_text(-err->error), extra.msg.empty() ? "" : " (" + extra.msg + ")");
+      first_error = fmt::format("netlink: {}: {}{}", req.what, errno_text(-err->error),
+                                extra.msg.empty() ? "" : " (" + extra.msg + ")");
     }
   }
   if (!first_error.empty()) return fail("{}", first_error);

@@ -52,7 +52,7 @@ bool parse_link_message(const void* msg, size_t len, LinkInfo& out);
 // One rtnetlink request: the message bytes and what it is about (for errors).
 struct RtnlRequest {
   std::vector<uint8_t> bytes;
-  std::string what;  // "creating veth h1:eth0 <-> s1-eth1"
+  std::string what;         // "creating veth h1:eth0 <-> s1-eth1"
   int tolerated_errno = 0;  // an answer that counts as done (ENODEV: nothing to delete)
 };
 

@@ -94,7 +94,8 @@ TEST_F(LabScale, ThousandHostTreeUpExecByNameDown) {
   EXPECT_NE(text.find("] switches: 33 in "), std::string::npos) << text;
   // The 32 links between switches (both ends in the switch namespace) are in the
   // lab's interface group, for one batched delete at teardown; the hosts' are not.
-  auto grouped = run_command({"ip", "-n", "fl" + id + "-0-sw", "-o", "link", "show", "group", "26220"}, opts(10));
+  auto grouped =
+      run_command({"ip", "-n", "fl" + id + "-0-sw", "-o", "link", "show", "group", "26220"}, opts(10));
   EXPECT_EQ(std::count(grouped.out.begin(), grouped.out.end(), '\n'), 64) << grouped.out << grouped.err;
   EXPECT_NE(grouped.out.find(": s1-eth32@"), std::string::npos) << grouped.out;  // s1's go to switches only
 
