@@ -8,10 +8,9 @@ PACKAGES=(
   build-essential cmake ccache pkg-config clang libclang-rt-14-dev
   libasio-dev libssl-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy
-  # REST API (src/rest, `flowlab controller --rest`): cpp-httplib, a maintained HTTP/1.1 server
-  # that needs no Boost (Beast needs Boost.Asio, the project uses standalone asio); its request
-  # threads hand work to the controller's io_contexts, so requests never block the OpenFlow path.
-  libcpp-httplib-dev
+  # (Release links OpenSSL, yaml-cpp, libbpf, libelf and zlib from their -dev
+  # packages' static archives; the REST API's HTTP/1.1 server is flowlab's own)
+  libelf-dev zlib1g-dev
   # the eBPF fast path (src/kernel): libbpf to load/attach, bpftool to embed the
   # program as a skeleton, clang (above) compiles it with -target bpf
   libbpf-dev bpftool

@@ -1,19 +1,165 @@
-// HttpServer (see http_server.h): cpp-httplib glue. Every path and method goes
-// to RestApi; the library's own 404/500 pages are replaced by JSON errors.
+// HttpServer (see http_server.h): a listening socket, an accept thread and a
+// thread per connection, on blocking sockets with poll(2) timeouts. Every path and
+// method goes to RestApi; errors of HTTP itself (http_parse.h) and exceptions
+// answer JSON like the API's own: {"error": "...", "status": N}.
 #include "rest/http_server.h"
 
-#include <httplib.h>
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <list>
+#include <mutex>
 #include <thread>
 
 #include "core/log.h"
+#include "rest/http_parse.h"
 
 namespace flowlab::rest {
 
+namespace {
+
+constexpr size_t kMaxConnections = 64;
+constexpr int kIdleMs = 5000;     // a kept-alive connection with no request is closed after this
+constexpr int kRequestMs = 5000;  // a request begun must be complete within this of its last byte
+constexpr int kWriteMs = 5000;
+
+std::string error_json(int status, std::string_view message) {
+  return Json{{"error", message}, {"status", status}}.dump();
+}
+
+// Writes all of `s`; false if the peer is gone or stalls for kWriteMs.
+bool write_all(int fd, std::string_view s) {
+  while (!s.empty()) {
+    ssize_t n = ::send(fd, s.data(), s.size(), MSG_NOSIGNAL);
+    if (n > 0) {
+      s.remove_prefix(size_t(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd p{fd, POLLOUT, 0};
+      if (::poll(&p, 1, kWriteMs) <= 0) return false;
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 struct HttpServer::Impl {
-  httplib::Server server;
-  std::thread thread;
+  explicit Impl(RestApi& a) : api(a) {}
+  struct Connection {
+    int fd = -1;
+    std::thread thread;
+    std::atomic<bool> done{false};
+  };
+  RestApi& api;
+  int listen_fd = -1;
+  int wake_fd = -1;  // eventfd: stop() wakes the accept thread
+  std::thread accept_thread;
+  std::mutex mu;
+  std::list<Connection> connections;  // guarded by mu
+  std::atomic<bool> stopping{false};
+
+  void accept_loop();
+  void serve(Connection& c);
+  void reap(bool all);
 };
+
+void HttpServer::Impl::accept_loop() {
+  for (;;) {
+    pollfd p[2] = {{listen_fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+    int n = ::poll(p, 2, 1000);
+    if (stopping) return;
+    reap(false);
+    if (n <= 0 || !(p[0].revents & POLLIN)) continue;
+    int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) continue;
+    std::lock_guard lock(mu);
+    if (connections.size() >= kMaxConnections) {
+      write_all(fd, http_response(503, error_json(503, "too many connections"), false));
+      ::close(fd);
+      continue;
+    }
+    Connection& c = connections.emplace_back();
+    c.fd = fd;
+    c.thread = std::thread([this, &c] { serve(c); });
+  }
+}
+
+// Joins the connections that have ended (all of them, after they were shut down,
+// when `all`).
+void HttpServer::Impl::reap(bool all) {
+  std::list<Connection> ended;
+  {
+    std::lock_guard lock(mu);
+    for (auto it = connections.begin(); it != connections.end();) {
+      auto next = std::next(it);
+      if (all || it->done) ended.splice(ended.end(), connections, it);
+      it = next;
+    }
+  }
+  for (auto& c : ended) {
+    c.thread.join();
+    ::close(c.fd);
+  }
+}
+
+void HttpServer::Impl::serve(Connection& c) {
+  std::string buf;
+  bool sent_continue = false;
+  char chunk[16384];
+  while (!stopping) {
+    HttpParsed req = parse_http_request(buf);
+    if (req.error) {
+      write_all(c.fd,
+                http_response(req.error->status, error_json(req.error->status, req.error->message), false));
+      break;
+    }
+    if (req.complete) {
+      HttpResponse r;
+      try {
+        r = api.handle(req.request.method, req.request.path, req.request.body);
+      } catch (const std::exception& e) {
+        log::warn("rest", "{} {}: {}", req.request.method, req.request.path, e.what());
+        r = {500, error_json(500, e.what())};
+      }
+      bool keep = req.request.keep_alive && !stopping;
+      if (!write_all(c.fd, http_response(r.status, r.body, keep)) || !keep) break;
+      buf.erase(0, req.consumed);
+      sent_continue = false;
+      continue;  // a pipelined request may be in the buffer already
+    }
+    if (req.expect_continue && !sent_continue) {
+      if (!write_all(c.fd, "HTTP/1.1 100 Continue\r\n\r\n")) break;
+      sent_continue = true;
+    }
+    pollfd p{c.fd, POLLIN, 0};
+    int n = ::poll(&p, 1, buf.empty() ? kIdleMs : kRequestMs);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0 && !buf.empty())
+        write_all(c.fd, http_response(408, error_json(408, "request incomplete"), false));
+      break;
+    }
+    ssize_t got = ::recv(c.fd, chunk, sizeof chunk, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;  // closed by the client (or shut down by stop())
+    buf.append(chunk, size_t(got));
+  }
+  ::shutdown(c.fd, SHUT_RDWR);
+  c.done = true;
+}
 
 Result<std::pair<std::string, uint16_t>> parse_host_port(const std::string& s) {
   size_t colon = s.rfind(':');
@@ -29,61 +175,65 @@ Result<std::pair<std::string, uint16_t>> parse_host_port(const std::string& s) {
   return std::pair{host, uint16_t(std::stoul(port))};
 }
 
-HttpServer::HttpServer(RestApi& api) : impl_(std::make_unique<Impl>()) {
-  auto& srv = impl_->server;
-  auto handler = [&api](const httplib::Request& req, httplib::Response& res) {
-    HttpResponse r = api.handle(req.method, req.path, req.body);
-    res.status = r.status;
-    if (!r.body.empty()) res.set_content(r.body, "application/json");
-  };
-  for (auto reg : {&httplib::Server::Get, &httplib::Server::Post, &httplib::Server::Delete})
-    (srv.*reg)(".*", handler);
-  srv.Put(".*", httplib::Server::Handler(handler));
-  srv.Patch(".*", httplib::Server::Handler(handler));
-  srv.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
-    std::string what = "internal error";
-    try {
-      if (ep) std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    log::warn("rest", "{} {}: {}", req.method, req.path, what);
-    res.status = 500;
-    res.set_content(nlohmann::json{{"error", what}, {"status", 500}}.dump(), "application/json");
-  });
-  srv.set_payload_max_length(1 << 20);
-  srv.set_read_timeout(5, 0);
-  srv.set_keep_alive_timeout(1);  // stop() waits for idle keep-alive connections at most this long
-}
+HttpServer::HttpServer(RestApi& api) : impl_(std::make_unique<Impl>(api)) {}
 
-HttpServer::~HttpServer() { stop(); }
+HttpServer::~HttpServer() {
+  stop();
+  if (impl_->listen_fd >= 0) ::close(impl_->listen_fd);
+  if (impl_->wake_fd >= 0) ::close(impl_->wake_fd);
+}
 
 Status HttpServer::start(const std::string& host_port) {
   FLOWLAB_ASSIGN_OR_RETURN(auto hp, parse_host_port(host_port));
-  auto& srv = impl_->server;
-  int port = hp.second;
-  if (port == 0) {
-    port = srv.bind_to_any_port(hp.first);
-    if (port < 0) return fail("--rest {}: cannot bind {}", host_port, hp.first);
-  } else if (!srv.bind_to_port(hp.first, port)) {
-    return fail("--rest {}: cannot bind {} port {} (in use, or not an address of this host)", host_port,
-                hp.first, port);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  std::string port_text = std::to_string(hp.second);
+  if (int rc = ::getaddrinfo(hp.first.c_str(), port_text.c_str(), &hints, &found); rc != 0)
+    return fail("--rest {}: cannot bind {}: {}", host_port, hp.first, gai_strerror(rc));
+  std::string why = "no address";
+  for (addrinfo* a = found; a && impl_->listen_fd < 0; a = a->ai_next) {
+    int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 128) == 0) {
+      impl_->listen_fd = fd;
+    } else {
+      why = std::strerror(errno);
+      ::close(fd);
+    }
   }
-  port_ = uint16_t(port);
-  impl_->thread = std::thread([&srv] { srv.listen_after_bind(); });
-  // stop() before the accept loop runs would be lost; wait until it does.
-  for (int i = 0; i < 2000 && !srv.is_running(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ::freeaddrinfo(found);
+  if (impl_->listen_fd < 0)
+    return fail("--rest {}: cannot bind {} port {}: {} (in use, or not an address of this host)", host_port,
+                hp.first, hp.second, why);
+  sockaddr_storage bound{};
+  socklen_t len = sizeof bound;
+  ::getsockname(impl_->listen_fd, reinterpret_cast<sockaddr*>(&bound), &len);
+  port_ = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                            : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  impl_->wake_fd = ::eventfd(0, EFD_CLOEXEC);
+  if (impl_->wake_fd < 0) return fail("--rest {}: eventfd: {}", host_port, std::strerror(errno));
+  impl_->accept_thread = std::thread([this] { impl_->accept_loop(); });
   log::info("rest", "REST API on http://{}:{}/ (Ryu ofctl_rest and rest_topology endpoints, /v1/stats)",
             hp.first, port_);
   return {};
 }
 
 void HttpServer::stop() {
-  if (!impl_->thread.joinable()) return;
-  impl_->server.stop();
-  impl_->thread.join();
+  if (!impl_->accept_thread.joinable()) return;
+  impl_->stopping = true;
+  uint64_t one = 1;
+  (void)!::write(impl_->wake_fd, &one, sizeof one);
+  impl_->accept_thread.join();
+  {
+    std::lock_guard lock(impl_->mu);
+    for (auto& c : impl_->connections) ::shutdown(c.fd, SHUT_RDWR);  // wakes their poll/recv
+  }
+  impl_->reap(true);
 }
 
 }  // namespace flowlab::rest

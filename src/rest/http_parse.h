@@ -1,0 +1,55 @@
+// HTTP/1.1 requests as the REST API's clients send them (curl, Python's
+// requests, Ryu scripts), parsed from the bytes a connection has read so far,
+// and the responses written back. Pure functions: fuzzed (fuzz_http_request).
+//
+// What is taken: origin-form and absolute-form targets (the query and fragment
+// are dropped, %XX decoded), HTTP/1.0 and 1.1, Content-Length or chunked bodies,
+// `Expect: 100-continue` (curl sends it for bodies over 1 KB), `Connection:
+// close|keep-alive`, several requests in one read (pipelining). What is refused,
+// each with its status: a malformed request line, header or chunk (400), a head
+// over the limit (431), a body over the limit (413), another transfer coding
+// (501), another expectation (417), another HTTP version (505).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace flowlab::rest {
+
+struct HttpRequest {
+  std::string method;  // "GET", as sent (methods are case-sensitive)
+  std::string path;    // "/stats/flow/1": decoded, without query or fragment
+  std::string body;
+  bool keep_alive = true;  // HTTP/1.1 unless "Connection: close"; 1.0 only if asked
+};
+
+struct HttpLimits {
+  size_t max_head = 16 * 1024;  // request line and headers
+  size_t max_body = 1 << 20;
+};
+
+struct HttpRefusal {
+  int status = 400;
+  std::string message;
+};
+
+struct HttpParsed {
+  bool head_complete = false;    // the head is in: a 100 Continue may be sent
+  bool expect_continue = false;  // the client waits for one before its body
+  bool complete = false;         // the whole request is in: `request` and `consumed` are set
+  size_t consumed = 0;           // bytes of the buffer the request took
+  HttpRequest request;
+  std::optional<HttpRefusal> error;  // the request cannot be taken; answer it and close
+};
+
+// Parses the first request in `buf` (what the connection has read so far).
+HttpParsed parse_http_request(std::string_view buf, const HttpLimits& limits = {});
+
+// "HTTP/1.1 404 Not Found" with Content-Length (and Content-Type: application/json
+// when there is a body), "Connection: close" unless keep_alive.
+std::string http_response(int status, std::string_view body, bool keep_alive);
+std::string_view http_reason(int status);
+
+}  // namespace flowlab::rest
