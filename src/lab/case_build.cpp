@@ -140,9 +140,19 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   // up, with its MTU and MAC.
   FLOWLAB_TRY(create_veths(veths));
   clock.lap("links", veths.size());
-  FLOWLAB_TRY(set_peers_up(veths));
-  clock.lap("links_up", veths.size());
-  // Phase 3: offloads off where asked, and every end's offload state for the report
+  // Phase 3: the peer ends up and the hosts' addresses on, per namespace in
+  // parallel (MACs not set at creation, on shaped links, first).
+  AddressesByNs addrs;
+  for (const auto& h : sc.hosts)
+    for (const auto& i : h.interfaces) {
+      if (!i.mac.empty() && !mac_at_birth.count(topo.host_ns[h.name] + "/" + i.name))
+        FLOWLAB_TRY(
+            run_checked({"ip", "link", "set", "dev", i.name, "address", i.mac}, in_ns(topo.host_ns[h.name])));
+      if (!i.addr.empty()) addrs[topo.host_ns[h.name]].emplace_back(i.name, i.addr);
+    }
+  FLOWLAB_TRY(set_peers_up(veths, addrs));
+  clock.lap("links_up_addresses", veths.size());
+  // Phase 4: offloads off where asked, and every end's offload state for the report
   // (ethtool ioctls, in parallel).
   std::vector<const End*> all_ends;
   std::vector<char> off;
@@ -161,17 +171,6 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   }));
   for (size_t i = 0; i < all_ends.size(); ++i) topo.offloads[all_ends[i]->label] = states[i];
   clock.lap("offloads", all_ends.size());
-  // Phase 4: MACs not set at creation (shaped links) and addresses, per namespace in parallel.
-  std::map<std::string, std::vector<std::pair<std::string, std::string>>> addrs;
-  for (const auto& h : sc.hosts)
-    for (const auto& i : h.interfaces) {
-      if (!i.mac.empty() && !mac_at_birth.count(topo.host_ns[h.name] + "/" + i.name))
-        FLOWLAB_TRY(
-            run_checked({"ip", "link", "set", "dev", i.name, "address", i.mac}, in_ns(topo.host_ns[h.name])));
-      if (!i.addr.empty()) addrs[topo.host_ns[h.name]].emplace_back(i.name, i.addr);
-    }
-  FLOWLAB_TRY(add_addresses(addrs));
-  clock.lap("addresses", addrs.size());
   if (cs.controller_link) {
     ShapeEnv se{rc.flowlab_bin, case_out, &rc.state, false};
     LinkShapes both{*cs.controller_link, *cs.controller_link};

@@ -254,32 +254,28 @@ Status delete_lab_links(const std::string& ns) {
   return sock.run({group_delete_request(kLabLinkGroup, fmt::format("deleting the lab's links in {}", ns))});
 }
 
-Status set_peers_up(const std::vector<VethSpec>& veths) {
-  // From a socket in the peers' own namespace, one per namespace, in parallel.
-  std::map<std::string, std::vector<std::string>> peers;
-  for (const auto& v : veths) peers[v.ns_b].push_back(v.if_b);
-  std::vector<const std::pair<const std::string, std::vector<std::string>>*> items;
-  for (const auto& kv : peers) items.push_back(&kv);
-  return parallel_for(items.size(), kWorkers, [&](size_t i) -> Status {
-    const std::string& ns = items[i]->first;
-    FLOWLAB_ASSIGN_OR_RETURN(auto ns_sock, RtnlSocket::open_in(std::string(kNetnsDir) + "/" + ns));
-    std::vector<RtnlRequest> reqs;
-    for (const auto& ifn : items[i]->second) {
-      FLOWLAB_ASSIGN_OR_RETURN(int idx, ns_sock.link_index(ifn));
-      reqs.push_back(link_up_request(idx, fmt::format("setting {} up in {}", ifn, ns)));
-    }
-    return ns_sock.run(std::move(reqs));
-  });
-}
-
-Status add_addresses(const std::map<std::string, std::vector<std::pair<std::string, std::string>>>& by_ns) {
-  std::vector<const std::pair<const std::string, std::vector<std::pair<std::string, std::string>>>*> items;
+Status set_peers_up(const std::vector<VethSpec>& veths, const AddressesByNs& addresses) {
+  // From a socket in each namespace, one per namespace, in parallel: the peers up
+  // and the addresses on, in one batch.
+  struct Work {
+    std::vector<std::string> up;
+    std::vector<std::pair<std::string, std::string>> addrs;
+  };
+  std::map<std::string, Work> by_ns;
+  for (const auto& v : veths) by_ns[v.ns_b].up.push_back(v.if_b);
+  for (const auto& [ns, list] : addresses) by_ns[ns].addrs = list;
+  std::vector<const std::pair<const std::string, Work>*> items;
   for (const auto& kv : by_ns) items.push_back(&kv);
   return parallel_for(items.size(), kWorkers, [&](size_t i) -> Status {
     const std::string& ns = items[i]->first;
+    const Work& w = items[i]->second;
     FLOWLAB_ASSIGN_OR_RETURN(auto sock, RtnlSocket::open_in(std::string(kNetnsDir) + "/" + ns));
     std::vector<RtnlRequest> reqs;
-    for (const auto& ia : items[i]->second) {
+    for (const auto& ifn : w.up) {
+      FLOWLAB_ASSIGN_OR_RETURN(int idx, sock.link_index(ifn));
+      reqs.push_back(link_up_request(idx, fmt::format("setting {} up in {}", ifn, ns)));
+    }
+    for (const auto& ia : w.addrs) {
       FLOWLAB_ASSIGN_OR_RETURN(int idx, sock.link_index(ia.first));
       FLOWLAB_ASSIGN_OR_RETURN(
           auto r,
@@ -289,6 +285,8 @@ Status add_addresses(const std::map<std::string, std::vector<std::pair<std::stri
     return sock.run(std::move(reqs));
   });
 }
+
+Status add_addresses(const AddressesByNs& by_ns) { return set_peers_up({}, by_ns); }
 
 Status create_bridge(const std::string& ns, const std::string& name, bool stp,
                      const std::vector<std::string>& ports) {

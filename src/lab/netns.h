@@ -75,9 +75,12 @@ Status create_veths(const std::vector<VethSpec>& veths);
 // Deletes every veth the lab made with both ends in `ns` (the group kLabLinkGroup,
 // netlink.h) in one kernel batch; nothing to delete is fine.
 Status delete_lab_links(const std::string& ns);
-Status set_peers_up(const std::vector<VethSpec>& veths);
+// Interface -> "10.0.0.1/8", per namespace.
+using AddressesByNs = std::map<std::string, std::vector<std::pair<std::string, std::string>>>;
+// The b ends up, and `addresses` added, one socket and batch per namespace.
+Status set_peers_up(const std::vector<VethSpec>& veths, const AddressesByNs& addresses = {});
 // IPv4 addresses ("10.0.0.1/8") per namespace: ns -> [(ifname, cidr)], in parallel.
-Status add_addresses(const std::map<std::string, std::vector<std::pair<std::string, std::string>>>& by_ns);
+Status add_addresses(const AddressesByNs& by_ns);
 // A Linux bridge in `ns`, up, with `ports` enslaved (optionally kernel STP).
 Status create_bridge(const std::string& ns, const std::string& name, bool stp,
                      const std::vector<std::string>& ports);
