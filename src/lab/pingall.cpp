@@ -18,7 +18,16 @@ namespace flowlab::lab {
 
 using nlohmann::json;
 
-namespace {}  // namespace
+namespace {
+
+// "h1->h2, h1->h3, ..." : the first five pairs of a list, for a reason line.
+std::string first_pairs(const std::vector<std::string>& pairs) {
+  std::string list;
+  for (size_t k = 0; k < pairs.size() && k < 5; ++k) list += (k ? ", " : "") + pairs[k];
+  return pairs.size() > 5 ? list + ", ..." : list;
+}
+
+}  // namespace
 
 PingallOutcome summarize_pingall(const std::vector<std::string>& hosts,
                                  const std::vector<std::vector<json>>& per_pair) {
@@ -68,10 +77,8 @@ PingallOutcome summarize_pingall(const std::vector<std::string>& hosts,
   }
   if (!unreachable.empty()) {
     r.outcome.status = "failed";
-    std::string list;
-    for (size_t k = 0; k < unreachable.size() && k < 5; ++k) list += (k ? ", " : "") + unreachable[k];
-    r.outcome.reason = fmt::format("{} of {} pairs got no echo ({}{})", unreachable.size(), pairs, list,
-                                   unreachable.size() > 5 ? ", ..." : "");
+    r.outcome.reason =
+        fmt::format("{} of {} pairs got no echo ({})", unreachable.size(), pairs, first_pairs(unreachable));
   }
   return r;
 }
@@ -292,11 +299,9 @@ void retry_unreached(PingallOutcome& out, const std::vector<PingallHost>& hosts,
     out.outcome.reason.clear();
     return;
   }
-  std::string list;
-  for (size_t k = 0; k < still.size() && k < 5; ++k) list += (k ? ", " : "") + still[k];
   out.outcome.status = "failed";
-  out.outcome.reason = fmt::format("{} of {} pairs got no echo, also on a retry ({}{})", still.size(),
-                                   m.value("pairs", 0), list, still.size() > 5 ? ", ..." : "");
+  out.outcome.reason = fmt::format("{} of {} pairs got no echo, also on a retry ({})", still.size(),
+                                   m.value("pairs", 0), first_pairs(still));
 }
 
 }  // namespace
