@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -35,21 +36,16 @@ std::string error_json(int status, std::string_view message) {
   return Json{{"error", message}, {"status", status}}.dump();
 }
 
-// Writes all of `s`; false if the peer is gone or stalls for kWriteMs.
+// Writes all of `s`; false if the peer is gone or stalls for kWriteMs (the
+// connection's SO_SNDTIMEO: a blocked send then fails with EAGAIN).
 bool write_all(int fd, std::string_view s) {
   while (!s.empty()) {
     ssize_t n = ::send(fd, s.data(), s.size(), MSG_NOSIGNAL);
     if (n > 0) {
       s.remove_prefix(size_t(n));
-      continue;
+    } else if (n < 0 && errno != EINTR) {
+      return false;
     }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      pollfd p{fd, POLLOUT, 0};
-      if (::poll(&p, 1, kWriteMs) <= 0) return false;
-      continue;
-    }
-    return false;
   }
   return true;
 }
@@ -85,6 +81,8 @@ void HttpServer::Impl::accept_loop() {
     if (n <= 0 || !(p[0].revents & POLLIN)) continue;
     int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
+    timeval send_timeout{kWriteMs / 1000, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
     std::lock_guard lock(mu);
     if (connections.size() >= kMaxConnections) {
       write_all(fd, http_response(503, error_json(503, "too many connections"), false));
