@@ -6,6 +6,11 @@
 #include <map>
 
 namespace flowlab::dp {
+namespace {
+
+uint64_t entry_hash(const FlowEntry* e) { return hash_mix(0, reinterpret_cast<uintptr_t>(e)); }
+
+}  // namespace
 
 struct Classifier::Rule {
   uint64_t hash = 0;
@@ -35,11 +40,6 @@ struct Classifier::Subtable {
   std::map<uint16_t, uint32_t> live_priorities;
 
   int max_priority() const { return live_priorities.empty() ? -1 : live_priorities.rbegin()->first; }
-  uint64_t hash_of(const FlowKey& value) const {
-    uint64_t h = 0;
-    for (uint8_t w : words) h = hash_mix(h, key_word(value, w));
-    return h;
-  }
   bool same_value(const Rule& r, const FlowKey& value) const {
     for (uint8_t w : words)
       if (key_word(r.entry->key.value, w) != key_word(value, w)) return false;
@@ -94,11 +94,40 @@ Classifier::Subtable& Classifier::subtable_for(const FlowKey& mask) {
   return *slot;
 }
 
+uint64_t Classifier::hash_of(const FlowKey& value, const FlowKey& mask) {
+  uint64_t h = 0;  // Subtable::hash_of, over the words the mask sets
+  for (size_t i = 0; i < kFlowKeyWords; ++i)
+    if (key_word(mask, i)) h = hash_mix(h, key_word(value, i));
+  return h;
+}
+
+void Classifier::prefetch(const FlowEntry* e, const FlowKey* mask, uint64_t hash, int stage) const {
+  if (stage == 0) rules_.prefetch(entry_hash(e));
+  if (!last_subtable_ || mask != last_mask_.get() || !last_subtable_->owned) return;
+  const Slots& s = *last_subtable_->owned;
+  const std::atomic<Rule*>& slot = s.at[hash & (s.at.size() - 1)];
+  if (stage == 0) {
+    __builtin_prefetch(&slot);
+  } else if (const Rule* head = slot.load(std::memory_order_relaxed);
+             head && head != &last_subtable_->tombstone) {
+    __builtin_prefetch(head);
+  }
+}
+
 void Classifier::insert(FlowEntryPtr e, uint64_t version) {
-  Subtable& st = subtable_for(*e->key.mask);
+  const uint64_t h = hash_of(e->key.value, *e->key.mask);
+  insert(std::move(e), version, h);
+}
+
+void Classifier::insert(FlowEntryPtr e, uint64_t version, uint64_t hash) {
+  if (e->key.mask != last_mask_) {
+    last_subtable_ = &subtable_for(*e->key.mask);
+    last_mask_ = e->key.mask;
+  }
+  Subtable& st = *last_subtable_;
   auto owned = std::make_unique<Rule>();
   Rule* r = owned.get();
-  r->hash = st.hash_of(e->key.value);
+  r->hash = hash;
   r->priority = e->priority;
   r->added = version;
   r->st = &st;
@@ -143,13 +172,15 @@ void Classifier::insert(FlowEntryPtr e, uint64_t version) {
   ++st.live_priorities[r->priority];
   if (st.max_priority() != old_max) order_dirty_ = true;
   ++live_;
-  rules_.emplace(r->entry.get(), std::move(owned));
+  const FlowEntry* key = r->entry.get();
+  rules_.insert(entry_hash(key), std::move(owned));
 }
 
 bool Classifier::remove(const FlowEntry& e, uint64_t version) {
-  auto it = rules_.find(&e);
-  if (it == rules_.end()) return false;
-  Rule& r = *it->second;
+  auto* owned =
+      rules_.find(entry_hash(&e), [&](const std::unique_ptr<Rule>& r) { return r->entry.get() == &e; });
+  if (!owned) return false;
+  Rule& r = **owned;
   if (r.removed.load(std::memory_order_relaxed) != kNever) return false;
   r.removed.store(version, std::memory_order_release);
   removed_.push_back(&r);
@@ -174,11 +205,17 @@ void Classifier::unlink(Rule& r, uint64_t tag) {
   } else {
     link->store(next, std::memory_order_release);  // r keeps pointing on: a reader on r walks on
   }
-  auto node = rules_.extract(r.entry.get());
-  garbage_.emplace_back(tag, std::move(node.mapped()), nullptr);
+  const FlowEntry* e = r.entry.get();
+  auto owned =
+      rules_.take(entry_hash(e), [&](const std::unique_ptr<Rule>& x) { return x->entry.get() == e; });
+  garbage_.emplace_back(tag, std::move(*owned), nullptr);
   if (--st.linked == 0) {
     // Empty: views that still list it keep it alive; a later flow with this mask starts afresh.
     const FlowKey mask = *garbage_.back().rule->entry->key.mask;
+    if (last_subtable_ == &st) {
+      last_subtable_ = nullptr;
+      last_mask_.reset();
+    }
     by_mask_.erase(mask);
   }
 }

@@ -28,7 +28,8 @@
 //
 // Costs (n flows, t distinct masks, w = mask words actually set, <= 20):
 //   lookup   O(t * w) worst case, usually far less with early exit; no allocation.
-//   insert   O(w) amortised (hash, probe, link; the slot array doubles at 50 % load).
+//   insert   O(w) amortised (hash, probe, link; the slot array doubles at 50 % load);
+//            a batch prefetches ahead (prefetch) and passes hashes computed earlier.
 //   remove   O(1) to mark, O(w) to unlink later.
 //   publish  O(t log t) when the subtable order changed, O(1) otherwise.
 //   memory   per flow one Rule (~64 bytes) and one owner-map entry; slots <= 4 per flow.
@@ -42,6 +43,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/hash_index.h"
 #include "datapath/flow_entry.h"
 
 namespace flowlab::dp {
@@ -81,6 +83,15 @@ class Classifier {
   // ---- writer side (one thread) ----
   // `e` becomes visible to readers at `version` and later.
   void insert(FlowEntryPtr e, uint64_t version);
+  // The same with e's hash known (hash_of(e.key.value, *e.key.mask)).
+  void insert(FlowEntryPtr e, uint64_t version, uint64_t hash);
+  // The hash a rule of this match is filed under in its subtable.
+  static uint64_t hash_of(const FlowKey& value, const FlowKey& mask);
+  // Starts loading what an insert of entry `e` (this mask and hash) reads
+  // first, when its subtable is the one the last insert used: a batch of
+  // inserts prefetches the slots (stage 0) some inserts ahead, then the
+  // rules those slots hold (stage 1, the slots being loaded by then) nearer.
+  void prefetch(const FlowEntry* e, const FlowKey* mask, uint64_t hash, int stage) const;
   // `e` (inserted earlier) is invisible from `version` on. False when unknown.
   bool remove(const FlowEntry& e, uint64_t version);
   // The view readers at `version` (and later, until the next change) use.
@@ -121,9 +132,13 @@ class Classifier {
   void unlink(Rule& r, uint64_t tag);
 
   std::unordered_map<FlowKey, std::shared_ptr<Subtable>, MaskHash> by_mask_;
-  std::unordered_map<const FlowEntry*, std::unique_ptr<Rule>> rules_;  // owner of linked rules
-  std::vector<Rule*> removed_;                                         // marked deleted, still linked
-  std::deque<Garbage> garbage_;                                        // unlinked, in tag order
+  // The subtable of the last insert, by its flow's mask (shared, so it cannot
+  // die and another mask be born at its address); reset when a subtable goes.
+  std::shared_ptr<const FlowKey> last_mask_;
+  Subtable* last_subtable_ = nullptr;
+  HashIndex<std::unique_ptr<Rule>> rules_;  // owner of linked rules, by their entry's address
+  std::vector<Rule*> removed_;              // marked deleted, still linked
+  std::deque<Garbage> garbage_;             // unlinked, in tag order
   std::shared_ptr<const View> view_;
   bool order_dirty_ = true;
   size_t live_ = 0;

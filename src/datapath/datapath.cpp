@@ -115,26 +115,36 @@ StoredKey DatapathImpl::stored_key(uint8_t t, const MaskedKey& mk) {
   return StoredKey(mk.value, m);  // erasing others leaves references to m valid
 }
 
-void DatapathImpl::add_flow(uint8_t t, FlowEntryPtr e) {
-  insert_flow(t, tables[t].flows.end(), std::move(e));
+void DatapathImpl::add_flow(uint8_t t, FlowEntryPtr e, const FlowHashes& h) {
+  insert_flow(t, tables[t].flows.end(), std::move(e), h);
 }
 
 void DatapathImpl::insert_flow(uint8_t t, FlowSet::iterator before, FlowEntryPtr e) {
+  const FlowHashes h = FlowHashes::of(*e);
+  insert_flow(t, before, std::move(e), h);
+}
+
+void DatapathImpl::insert_flow(uint8_t t, FlowSet::iterator before, FlowEntryPtr e, const FlowHashes& h) {
   TableState& ts = tables[t];
   if (e->idle_timeout || e->hard_timeout) ++ts.timed;
-  ts.cls.insert(e, next_version());
+  ts.cls.insert(e, next_version(), h.cls);
   if (journal) journal->push_back({UndoStep::Kind::kAdded, t, e, nullptr});
-  ts.flows.insert(before, std::move(e));
+  ts.flows.insert(before, std::move(e), h.set);
   ts.dirty = true;
 }
 
 void DatapathImpl::replace_flow(uint8_t t, FlowSet::iterator it, FlowEntryPtr e) {
+  const FlowHashes h = FlowHashes::of(*e);
+  replace_flow(t, it, std::move(e), h);
+}
+
+void DatapathImpl::replace_flow(uint8_t t, FlowSet::iterator it, FlowEntryPtr e, const FlowHashes& h) {
   TableState& ts = tables[t];
   const uint64_t v = next_version();
   if ((*it)->idle_timeout || (*it)->hard_timeout) --ts.timed;
   if (e->idle_timeout || e->hard_timeout) ++ts.timed;
   ts.cls.remove(**it, v);
-  ts.cls.insert(e, v);
+  ts.cls.insert(e, v, h.cls);
   if (journal) journal->push_back({UndoStep::Kind::kReplaced, t, *it, nullptr});
   ts.flows.replace(it, std::move(e));
   ts.dirty = true;

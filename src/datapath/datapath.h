@@ -155,6 +155,42 @@ struct FlowModsFailure {
   of::OfError error;
 };
 
+struct FlowEntry;
+
+// A flow-mod of an atomic commit, checked and built when it arrives
+// (Datapath::prepare_flow_mod), so that the commit has little left to do.
+// Everything that does not depend on the tables' state is done: the table id,
+// the match compiled, the instructions checked but for the groups and meters
+// they name, and an add's flow entry built (its match and instructions moved
+// in, its mask shared with the table's). A flow-mod that fails these checks
+// keeps its error, and the commit fails there, at its index, as it would
+// have. Other commands than add (and every flow-mod of an OF1.0 pipeline)
+// keep the decoded flow-mod and are applied as Datapath::flow_mod applies it.
+class PreparedFlowMod {
+ public:
+  PreparedFlowMod();
+  ~PreparedFlowMod();
+  PreparedFlowMod(PreparedFlowMod&&) noexcept;
+  PreparedFlowMod& operator=(PreparedFlowMod&&) noexcept;
+  PreparedFlowMod(const PreparedFlowMod&) = delete;
+  PreparedFlowMod& operator=(const PreparedFlowMod&) = delete;
+
+  bool ok() const { return !error_; }
+  const of::OfError* error() const { return error_.get(); }
+
+ private:
+  friend class Datapath;
+  friend struct DatapathImpl;
+  of::FlowMod fm_;                       // an add's scalar fields; other commands: all of it
+  std::shared_ptr<FlowEntry> entry_;     // an add's entry (created at commit time)
+  std::unique_ptr<of::OfError> error_;   // the checks failed: the commit fails here
+  bool names_groups_or_meters_ = false;  // checked against them at commit
+  // An add's hashes in its table (FlowHashes) and its shared mask: the commit
+  // prefetches what a later add will touch without reading its entry.
+  uint64_t set_hash_ = 0, cls_hash_ = 0;
+  const void* mask_ = nullptr;
+};
+
 class Datapath {
  public:
   explicit Datapath(DatapathConfig cfg = {}, const PortView* ports = nullptr);
@@ -183,6 +219,12 @@ class Datapath {
   // names its index. Returns the flow-removed messages of its deletes.
   using FlowModSource = std::function<Result<of::FlowMod, of::OfError>(size_t index)>;
   Result<std::vector<of::FlowRemoved>, FlowModsFailure> commit_flow_mods(size_t n, const FlowModSource& at,
+                                                                         uint64_t now_ns);
+  // The same for flow-mods prepared as they arrived (a bundle's adds): the
+  // commit applies them in order, checking only what depends on the tables'
+  // state (the flows there, groups and meters). `mods` is consumed.
+  PreparedFlowMod prepare_flow_mod(of::FlowMod fm);
+  Result<std::vector<of::FlowRemoved>, FlowModsFailure> commit_flow_mods(std::vector<PreparedFlowMod>& mods,
                                                                          uint64_t now_ns);
   // Table-mod: accepted for existing tables (OF1.3 has no table config bits left).
   OfStatus table_mod(const of::TableMod& tm);

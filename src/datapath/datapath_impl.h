@@ -111,6 +111,16 @@ struct TableState {
   size_t timed = 0;   // flows with an idle or hard timeout (expiry skips tables without)
 };
 
+// What a flow is filed under in its table's FlowSet and Classifier, computed
+// once per flow (a bundle's commit has them from the flow-mod's preparation).
+struct FlowHashes {
+  uint64_t set = 0;  // FlowSet::hash_of
+  uint64_t cls = 0;  // Classifier::hash_of
+  static FlowHashes of(const FlowEntry& e) {
+    return {FlowSet::hash_of(e), Classifier::hash_of(e.key.value, *e.key.mask)};
+  }
+};
+
 struct DatapathImpl {
   DatapathConfig cfg;
   const PortView* ports = nullptr;
@@ -155,9 +165,12 @@ struct DatapathImpl {
   StoredKey stored_key(uint8_t t, const MaskedKey& mk);
   // Every change to a table's flows goes through these (master list + classifier).
   // With `journal` set, each one also records how to undo it (flow_commit.cpp).
-  void add_flow(uint8_t t, FlowEntryPtr e);
+  // `h`: e's hashes when the caller has them (a prepared flow-mod), else computed.
+  void add_flow(uint8_t t, FlowEntryPtr e, const FlowHashes& h);
   void insert_flow(uint8_t t, FlowSet::iterator before, FlowEntryPtr e);
+  void insert_flow(uint8_t t, FlowSet::iterator before, FlowEntryPtr e, const FlowHashes& h);
   void replace_flow(uint8_t t, FlowSet::iterator it, FlowEntryPtr e);
+  void replace_flow(uint8_t t, FlowSet::iterator it, FlowEntryPtr e, const FlowHashes& h);
   FlowSet::iterator erase_flow(uint8_t t, FlowSet::iterator it);
 
   // Undo log of an atomic commit (Datapath::commit_flow_mods): one step per
@@ -175,6 +188,15 @@ struct DatapathImpl {
 
   // flow_table.cpp (caller holds mu; they do not publish)
   Result<std::vector<of::FlowRemoved>, of::OfError> apply_flow_mod(const of::FlowMod& fm, uint64_t now_ns);
+  // An add's last steps: the overlap check, then the entry replaces a flow of
+  // the same priority and match or joins the table.
+  Result<std::vector<of::FlowRemoved>, of::OfError> add_entry(std::shared_ptr<FlowEntry> ne, uint16_t flags,
+                                                              const FlowHashes& h);
+  // flow_commit.cpp (caller holds mu; they do not publish)
+  PreparedFlowMod prepare(of::FlowMod fm);
+  Result<std::vector<of::FlowRemoved>, of::OfError> apply_prepared(PreparedFlowMod& p, uint64_t now_ns);
+  // What apply_prepared(p) will touch first (stages: Classifier::prefetch).
+  void prefetch(const PreparedFlowMod& p, int stage) const;
   std::vector<of::FlowRemoved> remove_flows_if(const std::function<bool(const FlowEntry&)>& pred,
                                                of::FlowRemovedReason reason, uint64_t now_ns);
   std::vector<of::FlowRemoved> expire_locked(uint64_t now_ns);
@@ -185,6 +207,10 @@ struct DatapathImpl {
 };
 
 of::FlowRemoved make_flow_removed(const FlowEntry& e, of::FlowRemovedReason reason, uint64_t now_ns);
+// A new flow entry for fm's table, priority, cookie, flags and timeouts, with
+// this match (as the flow-mod gave it), instructions and compiled key.
+std::shared_ptr<FlowEntry> make_entry(const of::FlowMod& fm, of::Match match,
+                                      of::InstructionList instructions, StoredKey key, uint64_t now_ns);
 void fill_duration(uint64_t created_ns, uint64_t now_ns, uint32_t& sec, uint32_t& nsec);
 
 // Pins the newest published version for one batch or one fast-path decision

@@ -17,7 +17,10 @@ bool cookie_ok(const FlowEntry& e, uint64_t cookie, uint64_t mask) {
   return (e.cookie & mask) == (cookie & mask);
 }
 
-std::shared_ptr<FlowEntry> make_entry(const of::FlowMod& fm, StoredKey key, uint64_t now_ns) {
+}  // namespace
+
+std::shared_ptr<FlowEntry> make_entry(const of::FlowMod& fm, of::Match match,
+                                      of::InstructionList instructions, StoredKey key, uint64_t now_ns) {
   auto e = std::make_shared<FlowEntry>();
   e->table_id = fm.table_id;
   e->priority = fm.priority;
@@ -26,16 +29,14 @@ std::shared_ptr<FlowEntry> make_entry(const of::FlowMod& fm, StoredKey key, uint
   e->idle_timeout = fm.idle_timeout;
   e->hard_timeout = fm.hard_timeout;
   e->created_ns = now_ns;
-  e->match = fm.match;
+  e->match = std::move(match);
   e->key = std::move(key);
-  e->instructions = fm.instructions;
+  e->instructions = std::move(instructions);
   e->counters = std::make_shared<FlowCounters>();
   e->counters->last_used_ns.store(now_ns, std::memory_order_relaxed);
   e->decode();
   return e;
 }
-
-}  // namespace
 
 void fill_duration(uint64_t created_ns, uint64_t now_ns, uint32_t& sec, uint32_t& nsec) {
   uint64_t d = now_ns > created_ns ? now_ns - created_ns : 0;
@@ -200,30 +201,38 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(c
   }
 
   // Add.
-  if (fm.flags & of::flow_mod_flags::kCheckOverlap) {
+  auto ne = make_entry(fm, fm.match, fm.instructions, stored_key(fm.table_id, mk), now_ns);
+  const FlowHashes h = FlowHashes::of(*ne);
+  return add_entry(std::move(ne), fm.flags, h);
+}
+
+Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::add_entry(std::shared_ptr<FlowEntry> ne,
+                                                                          uint16_t flags,
+                                                                          const FlowHashes& h) {
+  const uint8_t t = ne->table_id;
+  FlowSet& table = tables[t].flows;
+  if (flags & of::flow_mod_flags::kCheckOverlap) {
+    const MaskedKey mk = ne->key.masked();
     for (const auto& e : table)
-      if (e->priority == fm.priority && e->key.overlaps(mk))
-        return unexpected(
-            of::OfError::make(FlowModFailedCode::kOverlap,
-                              fmt::format("flow overlaps an existing flow at priority {} in table {}",
-                                          fm.priority, fm.table_id)));
+      if (e->priority == ne->priority && e->key.overlaps(mk))
+        return unexpected(of::OfError::make(
+            FlowModFailedCode::kOverlap,
+            fmt::format("flow overlaps an existing flow at priority {} in table {}", ne->priority, t)));
   }
-  auto ne = make_entry(fm, stored_key(fm.table_id, mk), now_ns);
-  if (auto it = table.find(fm.priority, mk); it != table.end()) {
+  if (auto it = table.find(ne->priority, ne->key.value, *ne->key.mask, h.set); it != table.end()) {
     // OF1.3 re-add of an identical flow: a new entry (duration restarts), its
     // counters carried over unless RESET_COUNTS (OF1.0: cleared). They are
     // shared, not copied: hits still credited to the old entry's counters (a
     // batch in flight on the old snapshot, kernel cache entries folded
     // later) land in the flow that replaced it.
-    if (!cfg.of10 && !(fm.flags & of::flow_mod_flags::kResetCounts)) ne->counters = (*it)->counters;
-    replace_flow(fm.table_id, it, std::move(ne));
+    if (!cfg.of10 && !(flags & of::flow_mod_flags::kResetCounts)) ne->counters = (*it)->counters;
+    replace_flow(t, it, std::move(ne), h);
     return std::vector<of::FlowRemoved>{};
   }
   if (table.size() >= kMaxFlowsPerTable)
-    return unexpected(
-        of::OfError::make(FlowModFailedCode::kTableFull,
-                          fmt::format("table {} is full ({} flows)", fm.table_id, table.size())));
-  add_flow(fm.table_id, std::move(ne));
+    return unexpected(of::OfError::make(FlowModFailedCode::kTableFull,
+                                        fmt::format("table {} is full ({} flows)", t, table.size())));
+  add_flow(t, std::move(ne), h);
   return std::vector<of::FlowRemoved>{};
 }
 

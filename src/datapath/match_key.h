@@ -64,6 +64,12 @@ struct StoredKey {
   }
   bool covered_by(const MaskedKey& filter) const { return key_covered_by(value, *mask, filter); }
   bool overlaps(const MaskedKey& o) const { return key_overlaps(value, *mask, o); }
+  MaskedKey masked() const {
+    MaskedKey k;
+    k.value = value;
+    k.mask = *mask;
+    return k;
+  }
 
  private:
   static const std::shared_ptr<const FlowKey>& empty_mask();  // all zero, shared, never changed

@@ -86,12 +86,16 @@ class Agent {
   static constexpr size_t kPacketInMaxWindow = 256 * 1024;
   static constexpr uint64_t kPacketInTargetNs = 50'000'000;
 
-  // Bundle limits (memory exhaustion): bundles open per peer, bytes of inner
-  // messages per bundle, and over all bundles of all peers. Beyond them an add
-  // gets OFPBFC_MSG_TOO_MANY and an open OFPBFC_OUT_OF_BUNDLES.
+  // Bundle limits (memory exhaustion): bundles open per peer, bytes held per
+  // bundle, and over all bundles of all peers. Beyond them an add gets
+  // OFPBFC_MSG_TOO_MANY and an open OFPBFC_OUT_OF_BUNDLES. A flow-mod held
+  // counts its wire bytes and kPreparedFlowModBytes for the entry prepared
+  // from it (what the table keeps of a flow, ~1 KB measured), so a bundle
+  // holds up to ~1.9M flow-mods and all bundles together ~3.8M.
   static constexpr size_t kMaxBundlesPerPeer = 64;
-  static constexpr size_t kMaxBundleBytes = size_t(256) << 20;
-  static constexpr size_t kMaxBundleBytesTotal = size_t(512) << 20;
+  static constexpr size_t kPreparedFlowModBytes = 1024;
+  static constexpr size_t kMaxBundleBytes = size_t(2) << 30;
+  static constexpr size_t kMaxBundleBytesTotal = size_t(4) << 30;
 
   Agent(const SwitchOptions& opts, dp::Datapath& dp, SwitchPorts& ports, ForwardingShared& shared);
   ~Agent();
@@ -151,12 +155,14 @@ class Agent {
     uint64_t next_probe = 1;
     uint64_t pin_cut_ns = 0;  // when the window was last halved
     // Bundles this peer opened (ONF extension, agent_bundle.cpp): the inner
-    // flow-mods' wire bytes back to back, applied at commit.
+    // flow-mods prepared as they came (checked, entries built), applied at
+    // commit, and their wire bytes back to back (an error quotes them).
     struct Bundle {
       uint16_t flags = 0;
       bool closed = false;
-      size_t count = 0;
       Bytes wire;
+      std::vector<dp::PreparedFlowMod> mods;
+      size_t bytes = 0;  // what it holds, as counted against the limits
     };
     std::map<uint32_t, Bundle> bundles;
   };

@@ -4,12 +4,16 @@
 // A bundle belongs to the connection that opened it and dies with it. Adds
 // are checked as they arrive (the inner message decodes, is a flow-mod, has
 // the add's xid, carries no buffer id; the bundle is open and has the same
-// flags) and kept as wire bytes, ~100 bytes per flow-mod; nothing reaches the
-// tables before commit. A commit applies the flow-mods in order through
-// Datapath::commit_flow_mods: all of them, published as one version, or, when
-// one fails, none (its error goes out with the inner xid, then
-// OFPBFC_MSG_FAILED for the commit). Either way the bundle is gone after it.
-// Every bundle is atomic and ordered here, so both flags are accepted.
+// flags) and prepared (Datapath::prepare_flow_mod: the checks that do not
+// depend on the tables, an add's entry built), so the commit, which the
+// client waits for, has only the tables' part left; the wire bytes are kept
+// too, for an error to quote. Nothing reaches the tables before commit. A
+// commit applies the flow-mods in order through Datapath::commit_flow_mods:
+// all of them, published as one version, or, when one fails (a check made at
+// add time fails here, at its place), none (its error goes out with the inner
+// xid, then OFPBFC_MSG_FAILED for the commit). Either way the bundle is gone
+// after it. Every bundle is atomic and ordered here, so both flags are
+// accepted.
 #include <fmt/format.h>
 
 #include "core/clock.h"
@@ -22,6 +26,8 @@ namespace flowlab::sw {
 using of::BundleCtrlType;
 using of::BundleFailedCode;
 
+constexpr size_t kBundleCommitLogged = 10'000;  // flow-mods: bigger commits log at info
+
 void Agent::send_bundle_error(Peer& p, BundleFailedCode code, ByteSpan raw, std::string_view why) {
   ++counters_.errors_sent;
   log::debug("switch", "{}: bundle error {}: {}", p.name, of::to_string(code), why);
@@ -29,7 +35,7 @@ void Agent::send_bundle_error(Peer& p, BundleFailedCode code, ByteSpan raw, std:
 }
 
 void Agent::drop_bundles(Peer& p) {
-  for (const auto& [id, b] : p.bundles) bundle_bytes_ -= b.wire.size();
+  for (const auto& [id, b] : p.bundles) bundle_bytes_ -= b.bytes;
   p.bundles.clear();
 }
 
@@ -92,7 +98,7 @@ void Agent::on_bundle_control(Peer& p, uint32_t xid, const of::BundleControl& c,
       return;
     case BundleCtrlType::kDiscardRequest:
       if (it == p.bundles.end()) return send_bundle_error(p, BundleFailedCode::kBadId, raw, "no such bundle");
-      bundle_bytes_ -= it->second.wire.size();
+      bundle_bytes_ -= it->second.bytes;
       p.bundles.erase(it);
       return answer(BundleCtrlType::kDiscardReply);
     default:
@@ -107,7 +113,7 @@ void Agent::on_bundle_add(Peer& p, uint32_t xid, of::BundleAdd a, ByteSpan raw) 
   if (it == p.bundles.end()) {  // an add opens the bundle it names (OF1.4 7.3.9.2)
     if (p.bundles.size() >= kMaxBundlesPerPeer)
       return send_bundle_error(p, BundleFailedCode::kOutOfBundles, raw, "too many open bundles");
-    it = p.bundles.emplace(a.bundle_id, Peer::Bundle{a.flags, false, 0, {}}).first;
+    it = p.bundles.emplace(a.bundle_id, Peer::Bundle{a.flags, false, {}, {}, 0}).first;
   }
   Peer::Bundle& b = it->second;
   if (b.closed) return send_bundle_error(p, BundleFailedCode::kBundleClosed, raw, "bundle is closed");
@@ -124,34 +130,33 @@ void Agent::on_bundle_add(Peer& p, uint32_t xid, of::BundleAdd a, ByteSpan raw) 
                              fmt::format("{} in a bundle: only flow-mods are", of::to_string(inner->type())));
   if (inner->as<of::FlowMod>().buffer_id != of::kNoBuffer)
     return send_bundle_error(p, BundleFailedCode::kMsgUnsup, raw, "a bundled flow-mod cannot name a buffer");
-  if (b.wire.size() + a.message.size() > kMaxBundleBytes ||
-      bundle_bytes_ + a.message.size() > kMaxBundleBytesTotal)
+  const size_t bytes = a.message.size() + kPreparedFlowModBytes;
+  if (b.bytes + bytes > kMaxBundleBytes || bundle_bytes_ + bytes > kMaxBundleBytesTotal)
     return send_bundle_error(p, BundleFailedCode::kMsgTooMany, raw, "bundle memory limit reached");
   b.wire.insert(b.wire.end(), a.message.begin(), a.message.end());
-  bundle_bytes_ += a.message.size();
-  ++b.count;
+  b.mods.push_back(dp_.prepare_flow_mod(std::move(inner->as<of::FlowMod>())));
+  b.bytes += bytes;
+  bundle_bytes_ += bytes;
 }
 
 void Agent::commit_bundle(Peer& p, uint32_t xid, uint32_t id, Peer::Bundle& b, ByteSpan raw) {
-  size_t at = 0;  // commit_flow_mods asks for 0, 1, ... in order
-  ByteSpan wire(b.wire);
-  ByteSpan failed_msg;
-  auto next = [&](size_t) -> Result<of::FlowMod, of::OfError> {
-    const ByteSpan m = wire.subspan(at, load_be16(&wire[at + 2]));
-    at += m.size();
-    failed_msg = m;
-    auto d = of::decode_of13(m);
-    if (!d.ok()) return unexpected(std::move(d.error()));
-    return std::move(d->as<of::FlowMod>());
-  };
-  const size_t count = b.count;
-  auto r = dp_.commit_flow_mods(count, next, monotonic_ns());
+  const size_t count = b.mods.size();
+  const uint64_t t0 = monotonic_ns(), cpu0 = thread_cpu_ns();
+  auto r = dp_.commit_flow_mods(b.mods, t0);
+  const uint64_t took = monotonic_ns() - t0, cpu = thread_cpu_ns() - cpu0;
   of::BundleControl done;
   done.bundle_id = id;
   done.type = BundleCtrlType::kCommitReply;
   done.flags = b.flags;
-  const Bytes failed(failed_msg.begin(), failed_msg.end());  // quoted by the error; b dies below
-  bundle_bytes_ -= b.wire.size();
+  Bytes failed;  // the failing flow-mod's wire bytes, quoted by its error; b dies below
+  if (!r.ok()) {
+    ByteSpan wire(b.wire);
+    size_t at = 0;
+    for (size_t i = 0; i < r.error().index; ++i) at += load_be16(&wire[at + 2]);
+    const ByteSpan m = wire.subspan(at, load_be16(&wire[at + 2]));
+    failed.assign(m.begin(), m.end());
+  }
+  bundle_bytes_ -= b.bytes;
   p.bundles.erase(id);  // b is gone
   if (!r.ok()) {
     ++counters_.bundles_failed;
@@ -162,6 +167,12 @@ void Agent::commit_bundle(Peer& p, uint32_t xid, uint32_t id, Peer::Bundle& b, B
     return;
   }
   ++counters_.bundles_committed;
+  // A big commit is worth a line: how long the client waited, and the CPU it took.
+  const log::Level lv = count >= kBundleCommitLogged ? log::Level::kInfo : log::Level::kDebug;
+  if (log::level() <= lv)
+    log::write(lv, "switch",
+               fmt::format("{}: bundle {} committed: {} flow-mods in {:.1f} ms ({:.1f} ms CPU)", p.name, id,
+                           count, double(took) / 1e6, double(cpu) / 1e6));
   send_flow_removed(*r);
   reply(p, xid, of::encode_bundle_control(done));
 }
