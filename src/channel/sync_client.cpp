@@ -277,6 +277,21 @@ Status SyncClient::send_with_barrier(std::vector<of::Message> msgs) {
 }
 
 Status SyncClient::stream_with_barriers(const NextMessage& next, size_t window) {
+  return stream_wire_with_barriers(
+      [&](Bytes& wire) -> Result<std::optional<uint32_t>> {
+        FLOWLAB_ASSIGN_OR_RETURN(std::optional<of::Message> m, next());
+        if (!m) return std::optional<uint32_t>();
+        m->version = version_;
+        if (m->xid == 0) m->xid = next_xid();
+        if (auto st = of::encode_message_to(*m, wire); !st.ok())
+          return fail("cannot encode {} for OpenFlow wire version 0x{:02x}: {}", of::to_string(m->type()),
+                      version_, st.error().to_string());
+        return std::optional<uint32_t>(m->xid);
+      },
+      window);
+}
+
+Status SyncClient::stream_wire_with_barriers(const NextWire& next, size_t window) {
   struct Window {
     uint32_t barrier_xid = 0;
     std::unordered_map<uint32_t, size_t> index;  // xid -> 1-based message number
@@ -303,30 +318,24 @@ Status SyncClient::stream_with_barriers(const NextMessage& next, size_t window) 
     }
   };
   bool done = false;
+  Bytes wire;
   while (!done) {
     Window w;
-    Bytes wire;
+    w.index.reserve(window);
+    wire.clear();
     for (size_t i = 0; i < window; ++i) {
-      FLOWLAB_ASSIGN_OR_RETURN(std::optional<of::Message> m, next());
-      if (!m) {
+      FLOWLAB_ASSIGN_OR_RETURN(std::optional<uint32_t> xid, next(wire));
+      if (!xid) {
         done = true;
         break;
       }
-      m->version = version_;
-      if (m->xid == 0) m->xid = next_xid();
-      auto b = of::encode_message(*m);
-      if (!b.ok())
-        return fail("cannot encode {} for OpenFlow wire version 0x{:02x}: {}", of::to_string(m->type()),
-                    version_, b.error().to_string());
-      wire.insert(wire.end(), b->begin(), b->end());
-      w.index.emplace(m->xid, ++sent);
+      w.index.emplace(*xid, ++sent);
     }
     if (w.index.empty()) break;
     of::Message barrier = of::make_message(version_, next_xid(), of::BarrierRequest{});
     w.barrier_xid = barrier.xid;
-    auto bb = of::encode_message(barrier);
-    if (!bb.ok()) return fail("cannot encode a barrier: {}", bb.error().to_string());
-    wire.insert(wire.end(), bb->begin(), bb->end());
+    if (auto st = of::encode_message_to(barrier, wire); !st.ok())
+      return fail("cannot encode a barrier: {}", st.error().to_string());
     if (open.size() >= 2) FLOWLAB_TRY(settle_oldest());
     FLOWLAB_TRY(write_all(wire));
     open.push_back(std::move(w));

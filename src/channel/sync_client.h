@@ -57,6 +57,11 @@ class SyncClient {
   // OFPT_ERROR answering a message (the message's 1-based index is named).
   using NextMessage = std::function<Result<std::optional<of::Message>>()>;
   Status stream_with_barriers(const NextMessage& next, size_t window = 4096);
+  // The same for a sender that encodes its messages itself: next(wire)
+  // appends one whole message to `wire` and returns its xid (nullopt: done),
+  // so a window is encoded into one buffer with no copy per message.
+  using NextWire = std::function<Result<std::optional<uint32_t>>(Bytes& wire)>;
+  Status stream_wire_with_barriers(const NextWire& next, size_t window = 4096);
   // Sends the messages `next` yields as one bundle (the ONF extension of
   // OF1.3, openflow/bundle.h): open, the adds streamed in windows with
   // barriers as above, then commit. Nothing is applied unless all of them

@@ -30,19 +30,17 @@ Status SyncClient::send_bundle(const NextMessage& next, uint16_t flags, size_t w
   FLOWLAB_TRY(expect(opened, BundleCtrlType::kOpenReply));
 
   std::vector<uint32_t> add_xids;  // increasing: message k (1-based) is add_xids[k-1]
-  auto wrap = [&]() -> Result<std::optional<of::Message>> {
+  auto wrap = [&](Bytes& wire) -> Result<std::optional<uint32_t>> {
     FLOWLAB_ASSIGN_OR_RETURN(std::optional<of::Message> m, next());
-    if (!m) return std::optional<of::Message>();
+    if (!m) return std::optional<uint32_t>();
     m->version = version_;
     m->xid = next_xid();
-    auto w = of::encode_message(*m);
-    if (!w.ok())
-      return fail("cannot encode {} for a bundle: {}", of::to_string(m->type()), w.error().to_string());
+    if (auto st = of::encode_bundle_add_to(id, flags, *m, wire); !st.ok())
+      return fail("cannot encode {} for a bundle: {}", of::to_string(m->type()), st.error().to_string());
     add_xids.push_back(m->xid);
-    return std::optional<of::Message>(
-        of::make_message(version_, m->xid, of::encode_bundle_add({id, flags, std::move(*w), {}})));
+    return std::optional<uint32_t>(m->xid);
   };
-  if (Status st = stream_with_barriers(wrap, window); !st.ok()) {
+  if (Status st = stream_wire_with_barriers(wrap, window); !st.ok()) {
     (void)send(control(BundleCtrlType::kDiscardRequest));  // best effort: the connection's close drops it too
     return fail("{}; bundle discarded, nothing applied", st.error().message);
   }

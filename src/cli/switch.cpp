@@ -6,6 +6,8 @@
 // failure while running.
 #include "switch/switch.h"
 
+#include <malloc.h>
+
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
@@ -28,6 +30,12 @@ int error_exit(const std::string& msg) {
 }  // namespace
 
 int run_switch(int argc, char** argv) {
+  // One heap for every thread: the agent thread, which builds the flow
+  // tables, would otherwise get a heap of its own that glibc grows a page at
+  // a time (an mprotect each: ~15 % of filling a 1M-flow table), where the
+  // main heap grows by M_TOP_PAD (main.cpp). Forwarding threads do not
+  // allocate per packet, so sharing it costs no contention.
+  mallopt(M_ARENA_MAX, 1);
   CLI::App app{"flowlab switch: userspace OpenFlow 1.3/1.0 switch", "flowlab switch"};
   std::string name = "s1", dpid = "0x1", fail_mode = "secure", protocols = "OpenFlow13,OpenFlow10";
   std::string log_level = "info";

@@ -103,14 +103,25 @@ Result<uint32_t> Datapath::bundle_flow_mods(std::vector<of::FlowMod> mods, Reply
     return fail("{}: this controller is a slave here; not sending a bundle of flow-mods", name());
   }
   const uint32_t id = next_bundle_++;
-  FLOWLAB_TRY(send(of::encode_bundle_control({id, of::BundleCtrlType::kOpenRequest, flags, {}})));
+  // The adds are encoded back to back into one buffer (each flow-mod in place
+  // inside its add) and queued in one go: all of them or, when the output
+  // queue is over its bound, none.
+  Bytes adds;
+  adds.reserve(mods.size() * 128);
   for (of::FlowMod& fm : mods) {
-    const uint32_t xid = conn_->next_xid();
-    auto wire = of::encode_message(of::Message{version(), xid, std::move(fm)});
-    if (!wire.ok()) return fail("{}: cannot encode a bundled flow-mod: {}", name(), wire.error().to_string());
-    FLOWLAB_TRY(send(of::encode_bundle_add({id, flags, std::move(*wire), {}}), xid));
-    stats_.flow_mod_sent++;
+    auto st =
+        of::encode_bundle_add_to(id, flags, of::Message{version(), conn_->next_xid(), std::move(fm)}, adds);
+    if (!st.ok()) return fail("{}: cannot encode a bundled flow-mod: {}", name(), st.error().to_string());
   }
+  FLOWLAB_TRY(send(of::encode_bundle_control({id, of::BundleCtrlType::kOpenRequest, flags, {}})));
+  if (auto st = conn_->send_raw(adds); !st.ok()) {
+    stats_.send_refused++;
+    (void)send(of::encode_bundle_control({id, of::BundleCtrlType::kDiscardRequest, flags, {}}));
+    return unexpected(st.error());
+  }
+  sent_ += mods.size();
+  stats_.messages_sent += mods.size();
+  stats_.flow_mod_sent += mods.size();
   const uint32_t xid = conn_->next_xid();
   if (cb) pending_[xid] = std::move(cb);
   auto r = send(of::encode_bundle_control({id, of::BundleCtrlType::kCommitRequest, flags, {}}), xid);

@@ -56,7 +56,7 @@ PreparedFlowMod DatapathImpl::prepare(of::FlowMod fm) {
     return std::move(p);
   };
   if (fm.command != of::FlowModCommand::kAdd || cfg.of10) {  // applied whole at commit
-    p.fm_ = std::move(fm);
+    p.fm_ = std::make_unique<of::FlowMod>(std::move(fm));
     return p;
   }
   // The checks apply_flow_mod makes, in its order, but for groups and meters.
@@ -78,14 +78,15 @@ PreparedFlowMod DatapathImpl::prepare(of::FlowMod fm) {
   p.set_hash_ = h.set;
   p.cls_hash_ = h.cls;
   p.mask_ = p.entry_->key.mask.get();
-  p.fm_ = std::move(fm);  // its scalar fields (flags); match and instructions are the entry's now
+  p.flags_ = fm.flags;
+  p.table_ = fm.table_id;
   return p;
 }
 
 Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_prepared(PreparedFlowMod& p,
                                                                                uint64_t now_ns) {
   if (p.error_) return unexpected(std::move(*p.error_));
-  if (!p.entry_) return apply_flow_mod(p.fm_, now_ns);
+  if (!p.entry_) return apply_flow_mod(*p.fm_, now_ns);
   FlowEntry& e = *p.entry_;
   if (p.names_groups_or_meters_) {
     ValidationContext vc;
@@ -97,12 +98,12 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_prepared(P
     FLOWLAB_TRY(validate_instructions(e.instructions, vc));
   }
   e.created_ns = now_ns;  // its counters' last use stays 0: idle time counts from here
-  return add_entry(std::move(p.entry_), p.fm_.flags, FlowHashes{p.set_hash_, p.cls_hash_});
+  return add_entry(std::move(p.entry_), p.flags_, FlowHashes{p.set_hash_, p.cls_hash_});
 }
 
 void DatapathImpl::prefetch(const PreparedFlowMod& p, int stage) const {
   if (!p.entry_) return;
-  const TableState& ts = tables[p.fm_.table_id];
+  const TableState& ts = tables[p.table_];
   const auto* mask = static_cast<const FlowKey*>(p.mask_);
   ts.cls.prefetch(p.entry_.get(), mask, p.cls_hash_, stage);
   if (stage != 0) return;

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "openflow/codec.h"
+
 namespace flowlab::of {
 namespace {
 
@@ -92,10 +94,10 @@ Result<BundleControl, BundleError> decode_bundle_control(const ExperimenterMsg& 
   return c;
 }
 
-Result<BundleAdd, BundleError> decode_bundle_add(const ExperimenterMsg& e) {
+Result<BundleAddView, BundleError> decode_bundle_add_view(const ExperimenterMsg& e) {
   if (!is_bundle_add(e)) return bad(BundleFailedCode::kUnknown, "not an ONF bundle add message");
   ByteReader r(e.data);
-  BundleAdd a;
+  BundleAddView a;
   if (!r.u32(a.bundle_id) || !r.skip(2) || !r.u16(a.flags))
     return bad(BundleFailedCode::kMsgBadLen,
                fmt::format("bundle add body is {} bytes, at least 8 expected", e.data.size()));
@@ -111,12 +113,21 @@ Result<BundleAdd, BundleError> decode_bundle_add(const ExperimenterMsg& e) {
     return bad(
         BundleFailedCode::kMsgBadLen,
         fmt::format("bundle add: inner message length {} (header 8, {} bytes left)", len, rest.size()));
-  a.message.assign(rest.begin(), rest.begin() + len);
+  a.message = rest.subspan(0, len);
   const size_t pad = std::min<size_t>(((len + 7u) & ~size_t(7)) - len, rest.size() - len);
-  ByteSpan props = rest.subspan(len + pad);
+  a.properties = rest.subspan(len + pad);
   std::string why;
-  if (!properties_ok(props, why)) return bad(BundleFailedCode::kMsgBadLen, "bundle add: " + why);
-  a.properties.assign(props.begin(), props.end());
+  if (!properties_ok(a.properties, why)) return bad(BundleFailedCode::kMsgBadLen, "bundle add: " + why);
+  return a;
+}
+
+Result<BundleAdd, BundleError> decode_bundle_add(const ExperimenterMsg& e) {
+  FLOWLAB_ASSIGN_OR_RETURN(BundleAddView v, decode_bundle_add_view(e));
+  BundleAdd a;
+  a.bundle_id = v.bundle_id;
+  a.flags = v.flags;
+  a.message.assign(v.message.begin(), v.message.end());
+  a.properties.assign(v.properties.begin(), v.properties.end());
   return a;
 }
 
@@ -124,6 +135,7 @@ ExperimenterMsg encode_bundle_control(const BundleControl& c) {
   ExperimenterMsg e;
   e.experimenter = kOnfExperimenter;
   e.exp_type = kOnfBundleControl;
+  e.data.reserve(8 + c.properties.size());
   ByteWriter w(e.data);
   w.u32(c.bundle_id);
   w.u16(static_cast<uint16_t>(c.type));
@@ -147,6 +159,33 @@ ExperimenterMsg encode_bundle_add(const BundleAdd& a) {
     w.bytes(a.properties);
   }
   return e;
+}
+
+BasicStatus<OfError> encode_bundle_add_to(uint32_t bundle_id, uint16_t flags, const Message& inner,
+                                          Bytes& out) {
+  const size_t start = out.size();
+  ByteWriter w(out);
+  w.u8(kOf13);
+  w.u8(static_cast<uint8_t>(MsgType::kExperimenter));
+  w.u16(0);  // length, patched below
+  w.u32(inner.xid);
+  w.u32(kOnfExperimenter);
+  w.u32(kOnfBundleAdd);
+  w.u32(bundle_id);
+  w.u16(0);
+  w.u16(flags);
+  if (auto st = encode_message_to(inner, out); !st.ok()) {
+    out.resize(start);
+    return st;
+  }
+  const size_t len = out.size() - start;
+  if (len > kMaxMessageLen) {
+    out.resize(start);
+    return unexpected(OfError::make(
+        BadRequestCode::kBadLen, fmt::format("a bundle add of {} bytes exceeds the 65535-byte limit", len)));
+  }
+  w.patch_u16(start + 2, uint16_t(len));
+  return {};
 }
 
 Message make_bundle_error(BundleFailedCode code, ByteSpan request) {

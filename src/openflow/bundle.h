@@ -87,6 +87,15 @@ struct BundleAdd {
   bool operator==(const BundleAdd&) const = default;
 };
 
+// The same, its inner message and properties left where they are (in the
+// ExperimenterMsg decoded, which must outlive it).
+struct BundleAddView {
+  uint32_t bundle_id = 0;
+  uint16_t flags = 0;
+  ByteSpan message;
+  ByteSpan properties;
+};
+
 // A bundle message that cannot be decoded: the code to answer with and why.
 struct BundleError {
   BundleFailedCode code = BundleFailedCode::kUnknown;
@@ -98,8 +107,14 @@ bool is_bundle_add(const ExperimenterMsg& e);
 
 Result<BundleControl, BundleError> decode_bundle_control(const ExperimenterMsg& e);
 Result<BundleAdd, BundleError> decode_bundle_add(const ExperimenterMsg& e);
-ExperimenterMsg encode_bundle_control(const BundleControl& c);
+Result<BundleAddView, BundleError> decode_bundle_add_view(const ExperimenterMsg& e);
 ExperimenterMsg encode_bundle_add(const BundleAdd& a);
+ExperimenterMsg encode_bundle_control(const BundleControl& c);
+// Appends a whole OF1.3 bundle-add message carrying `inner` to `out`:
+// `inner` is encoded in place (no copy), its xid is the add's, and there are
+// no properties. On an error `out` is left as it was.
+BasicStatus<OfError> encode_bundle_add_to(uint32_t bundle_id, uint16_t flags, const Message& inner,
+                                          Bytes& out);
 
 // The OF1.3 experimenter error answering `request` (its xid, its first 64 bytes as data).
 Message make_bundle_error(BundleFailedCode code, ByteSpan request);

@@ -33,6 +33,18 @@ Result<Bytes, OfError> encode_message(const Message& msg) {
   }
 }
 
+BasicStatus<OfError> encode_message_to(const Message& msg, Bytes& out) {
+  switch (msg.version) {
+    case kOf10:
+      return encode_of10_to(msg, out);
+    case kOf13:
+      return encode_of13_to(msg, out);
+    default:
+      return unexpected(OfError::make(BadRequestCode::kBadVersion,
+                                      "cannot encode OpenFlow version " + std::to_string(msg.version)));
+  }
+}
+
 Message make_error_reply(const OfError& err, ByteSpan request) {
   uint8_t version = !request.empty() && request[0] == kOf10 ? kOf10 : kOf13;
   uint32_t xid = request.size() >= kHeaderLen ? load_be32(&request[4]) : 0;

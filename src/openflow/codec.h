@@ -19,12 +19,17 @@ namespace flowlab::of {
 
 Result<Message, OfError> decode_message(ByteSpan wire);
 Result<Bytes, OfError> encode_message(const Message& msg);
+// The same, appended to `out` (a sender batching many messages in one
+// buffer); on an error `out` is left as it was.
+BasicStatus<OfError> encode_message_to(const Message& msg, Bytes& out);
 
 // Version-specific entry points (used by decode/encode_message and tests).
 Result<Message, OfError> decode_of13(ByteSpan wire);
 Result<Bytes, OfError> encode_of13(const Message& msg);
+BasicStatus<OfError> encode_of13_to(const Message& msg, Bytes& out);
 Result<Message, OfError> decode_of10(ByteSpan wire);
 Result<Bytes, OfError> encode_of10(const Message& msg);
+BasicStatus<OfError> encode_of10_to(const Message& msg, Bytes& out);
 
 // Sub-structure codecs of OF1.3 (exposed for the flow-text printer, tests and fuzzing).
 Result<Match, OfError> decode_oxm_match(ByteSpan body);  // the OXM TLV list only

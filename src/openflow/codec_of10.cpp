@@ -457,9 +457,10 @@ Result<Message, OfError> decode_of10(ByteSpan wire) {
   return msg;
 }
 
-Result<Bytes, OfError> encode_of10(const Message& msg) {
+BasicStatus<OfError> encode_of10_to(const Message& msg, Bytes& out) {
   using namespace of10;
-  ByteWriter w;
+  const size_t start = out.size();
+  ByteWriter w(out);
   w.u8(kOf10);
   w.u8(0);   // type, patched below
   w.u16(0);  // length, patched below
@@ -467,17 +468,28 @@ Result<Bytes, OfError> encode_of10(const Message& msg) {
   Type type = Type::kHello;
   auto st = encode_body(msg, type, w);
   if (!st.ok()) {
+    out.resize(start);
     OfError e = st.error();
     e.message = fmt::format("encoding {} for OF1.0: {}", to_string(msg.type()), e.message);
     return unexpected(std::move(e));
   }
-  if (w.size() > kMaxMessageLen)
+  const size_t len = out.size() - start;
+  if (len > kMaxMessageLen) {
+    out.resize(start);
     return unexpected(OfError::make(
         BadRequestCode::kBadLen,
-        fmt::format("encoding {} for OF1.0: {} bytes exceed 65535", to_string(msg.type()), w.size())));
-  w.buf()[1] = static_cast<uint8_t>(type);
-  w.patch_u16(2, static_cast<uint16_t>(w.size()));
-  return w.take();
+        fmt::format("encoding {} for OF1.0: {} bytes exceed 65535", to_string(msg.type()), len)));
+  }
+  out[start + 1] = static_cast<uint8_t>(type);
+  w.patch_u16(start + 2, static_cast<uint16_t>(len));
+  return {};
+}
+
+Result<Bytes, OfError> encode_of10(const Message& msg) {
+  Bytes out;
+  out.reserve(256);
+  FLOWLAB_TRY(encode_of10_to(msg, out));
+  return out;
 }
 
 }  // namespace flowlab::of

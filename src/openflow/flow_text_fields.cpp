@@ -20,6 +20,7 @@ Error wrap_error(std::string_view kind, std::string_view text, const TextError& 
 
 TResult<std::vector<Piece>> split_pieces(std::string_view s, size_t base) {
   std::vector<Piece> out;
+  out.reserve(8);  // a flow's match or action list: one allocation, not three
   int depth = 0;
   size_t start = 0;
   size_t open_at = 0;
@@ -291,10 +292,17 @@ OxmField make_field_masked(OxmId id, uint64_t value, uint64_t mask) {
 }
 
 void canonicalize(Match& m) {
-  std::stable_sort(m.fields.begin(), m.fields.end(), [](const OxmField& a, const OxmField& b) {
-    auto key = [](const OxmField& f) { return f.is_basic() ? int(f.field) : 1000; };
-    return key(a) < key(b);
-  });
+  // Insertion sort: stable, and a match holds a handful of fields (std::stable_sort
+  // would allocate a buffer for them).
+  auto key = [](const OxmField& f) { return f.is_basic() ? int(f.field) : 1000; };
+  auto& v = m.fields;
+  for (size_t i = 1; i < v.size(); ++i) {
+    if (key(v[i - 1]) <= key(v[i])) continue;
+    OxmField f = std::move(v[i]);
+    size_t j = i;
+    for (; j > 0 && key(v[j - 1]) > key(f); --j) v[j] = std::move(v[j - 1]);
+    v[j] = std::move(f);
+  }
 }
 
 std::string hex_alt(uint64_t v) { return v == 0 ? "0" : fmt::format("{:#x}", v); }

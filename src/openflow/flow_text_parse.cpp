@@ -73,6 +73,10 @@ class MatchBuilder {
     return f->value_u64();
   }
   bool has(OxmId id) const { return m_.find(id) != nullptr; }
+  void reserve(size_t n) {
+    m_.fields.reserve(n + 1);  // a shorthand such as "tcp" adds two fields
+    offsets_.reserve(n + 1);
+  }
   const Match& match() const { return m_; }
   Match take() {
     text::canonicalize(m_);
@@ -431,8 +435,10 @@ struct FlowParser {
     auto pieces = text::split_pieces(match_text, 0);
     if (!pieces.ok()) return unexpected(pieces.error());
     std::vector<KeyValue> kvs;
+    kvs.reserve(pieces->size());
     for (const Piece& p : *pieces) kvs.push_back(text::split_key_value(p));
     std::vector<bool> done(kvs.size(), false);
+    mb.reserve(kvs.size());
     for (size_t i = 0; i < kvs.size(); ++i) {
       bool handled = false;
       if (auto e = pass1(kvs[i], handled)) return unexpected(*e);

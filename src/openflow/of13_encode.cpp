@@ -189,24 +189,36 @@ BasicStatus<OfError> encode_body(const MessageBody& body, ByteWriter& w) {
 
 }  // namespace
 
-Result<Bytes, OfError> encode_of13(const Message& msg) {
-  ByteWriter w;
+BasicStatus<OfError> encode_of13_to(const Message& msg, Bytes& out) {
+  const size_t start = out.size();
+  ByteWriter w(out);
   w.u8(kOf13);
   w.u8(static_cast<uint8_t>(msg.type()));
   w.u16(0);
   w.u32(msg.xid);
   auto st = encode_body(msg.body, w);
   if (!st.ok()) {
+    out.resize(start);
     OfError e = st.error();
     e.message = fmt::format("{}: {}", to_string(msg.type()), e.message);
     return unexpected(std::move(e));
   }
-  if (w.size() > kMaxMessageLen)
+  const size_t len = out.size() - start;
+  if (len > kMaxMessageLen) {
+    out.resize(start);
     return unexpected(OfError::make(
         BadRequestCode::kBadLen,
-        fmt::format("{}: {} bytes exceed the 65535-byte message limit", to_string(msg.type()), w.size())));
-  w.patch_u16(2, uint16_t(w.size()));
-  return w.take();
+        fmt::format("{}: {} bytes exceed the 65535-byte message limit", to_string(msg.type()), len)));
+  }
+  w.patch_u16(start + 2, uint16_t(len));
+  return {};
+}
+
+Result<Bytes, OfError> encode_of13(const Message& msg) {
+  Bytes out;
+  out.reserve(256);
+  FLOWLAB_TRY(encode_of13_to(msg, out));
+  return out;
 }
 
 }  // namespace flowlab::of

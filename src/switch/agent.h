@@ -183,7 +183,7 @@ class Agent {
   void on_multipart(Peer& p, const of::Message& m, ByteSpan raw);     // agent_multipart.cpp
   void on_experimenter(Peer& p, const of::Message& m, ByteSpan raw);  // agent_bundle.cpp
   void on_bundle_control(Peer& p, uint32_t xid, const of::BundleControl& c, ByteSpan raw);
-  void on_bundle_add(Peer& p, uint32_t xid, of::BundleAdd a, ByteSpan raw);
+  void on_bundle_add(Peer& p, uint32_t xid, const of::BundleAddView& a, ByteSpan raw);
   void commit_bundle(Peer& p, uint32_t xid, uint32_t id, Peer::Bundle& b, ByteSpan raw);
   void send_bundle_error(Peer& p, of::BundleFailedCode code, ByteSpan raw, std::string_view why);
   void drop_bundles(Peer& p);

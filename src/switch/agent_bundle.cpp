@@ -53,9 +53,9 @@ void Agent::on_experimenter(Peer& p, const of::Message& m, ByteSpan raw) {
     if (!c.ok()) return send_bundle_error(p, c.error().code, raw, c.error().message);
     on_bundle_control(p, m.xid, *c, raw);
   } else if (of::is_bundle_add(e)) {
-    auto a = of::decode_bundle_add(e);
+    auto a = of::decode_bundle_add_view(e);
     if (!a.ok()) return send_bundle_error(p, a.error().code, raw, a.error().message);
-    on_bundle_add(p, m.xid, std::move(*a), raw);
+    on_bundle_add(p, m.xid, *a, raw);
   } else {
     send_error(p,
                of::OfError::make(of::BadRequestCode::kBadExpType,
@@ -107,7 +107,7 @@ void Agent::on_bundle_control(Peer& p, uint32_t xid, const of::BundleControl& c,
   }
 }
 
-void Agent::on_bundle_add(Peer& p, uint32_t xid, of::BundleAdd a, ByteSpan raw) {
+void Agent::on_bundle_add(Peer& p, uint32_t xid, const of::BundleAddView& a, ByteSpan raw) {
   if (!writable(p, raw)) return;
   auto it = p.bundles.find(a.bundle_id);
   if (it == p.bundles.end()) {  // an add opens the bundle it names (OF1.4 7.3.9.2)
