@@ -98,20 +98,34 @@ Result<uint32_t> Datapath::multipart(of::MultipartRequestBody body, ReplyCallbac
 
 Result<uint32_t> Datapath::bundle_flow_mods(std::vector<of::FlowMod> mods, ReplyCallback cb, uint16_t flags) {
   if (!is_of13()) return fail("{}: bundles need OpenFlow 1.3 (the ONF extension)", name());
+  Bytes wire;
+  wire.reserve(mods.size() * 112);
+  for (of::FlowMod& fm : mods) {
+    auto st = of::encode_message_to(of::Message{version(), 0, std::move(fm)}, wire);
+    if (!st.ok()) return fail("{}: cannot encode a bundled flow-mod: {}", name(), st.error().to_string());
+  }
+  return bundle_flow_mods_wire(wire, std::move(cb), flags);
+}
+
+Result<uint32_t> Datapath::bundle_flow_mods_wire(ByteSpan wire, ReplyCallback cb, uint16_t flags) {
+  if (!is_of13()) return fail("{}: bundles need OpenFlow 1.3 (the ONF extension)", name());
   if (role_ == of::ControllerRole::kSlave) {  // a bundle of flow-mods changes state like its flow-mods
     stats_.slave_refused++;
     return fail("{}: this controller is a slave here; not sending a bundle of flow-mods", name());
   }
   const uint32_t id = next_bundle_++;
-  // The adds are encoded back to back into one buffer (each flow-mod in place
-  // inside its add) and queued in one go: all of them or, when the output
-  // queue is over its bound, none.
+  // The adds go back to back into one buffer and are queued in one go: all
+  // of them or, when the output queue is over its bound, none.
   Bytes adds;
-  adds.reserve(mods.size() * 128);
-  for (of::FlowMod& fm : mods) {
-    auto st =
-        of::encode_bundle_add_to(id, flags, of::Message{version(), conn_->next_xid(), std::move(fm)}, adds);
+  adds.reserve(wire.size() + wire.size() / 4);
+  size_t count = 0;
+  for (size_t at = 0; at < wire.size(); ++count) {
+    const size_t len = wire.size() - at >= of::kHeaderLen ? load_be16(&wire[at + 2]) : 0;
+    if (len < of::kHeaderLen || len > wire.size() - at || wire[at + 1] != uint8_t(of::MsgType::kFlowMod))
+      return fail("{}: a bundle's flow-mods must be whole OF1.3 flow-mods", name());
+    auto st = of::encode_bundle_add_wire_to(id, flags, conn_->next_xid(), wire.subspan(at, len), adds);
     if (!st.ok()) return fail("{}: cannot encode a bundled flow-mod: {}", name(), st.error().to_string());
+    at += len;
   }
   FLOWLAB_TRY(send(of::encode_bundle_control({id, of::BundleCtrlType::kOpenRequest, flags, {}})));
   if (auto st = conn_->send_raw(adds); !st.ok()) {
@@ -119,9 +133,9 @@ Result<uint32_t> Datapath::bundle_flow_mods(std::vector<of::FlowMod> mods, Reply
     (void)send(of::encode_bundle_control({id, of::BundleCtrlType::kDiscardRequest, flags, {}}));
     return unexpected(st.error());
   }
-  sent_ += mods.size();
-  stats_.messages_sent += mods.size();
-  stats_.flow_mod_sent += mods.size();
+  sent_ += count;
+  stats_.messages_sent += count;
+  stats_.flow_mod_sent += count;
   const uint32_t xid = conn_->next_xid();
   if (cb) pending_[xid] = std::move(cb);
   auto r = send(of::encode_bundle_control({id, of::BundleCtrlType::kCommitRequest, flags, {}}), xid);

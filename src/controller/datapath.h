@@ -52,6 +52,9 @@ class Datapath : public std::enable_shared_from_this<Datapath> {
   // error arrives before it as an ordinary error event). OF1.0: refused.
   // flags 3: ATOMIC | ORDERED. Returns the commit's xid.
   Result<uint32_t> bundle_flow_mods(std::vector<of::FlowMod> mods, ReplyCallback cb = {}, uint16_t flags = 3);
+  // The same for flow-mods already encoded in OF1.3, back to back in `wire`
+  // (an app that sends the same flows to many switches encodes them once).
+  Result<uint32_t> bundle_flow_mods_wire(ByteSpan wire, ReplyCallback cb = {}, uint16_t flags = 3);
   // Fast path: a flow-mod or packet-out already encoded in this switch's version
   // (xid filled in by the caller). Counted like flow_mod()/packet_out().
   Status send_wire(ByteSpan wire, of::MsgType type);

@@ -101,6 +101,8 @@ void DatapathImpl::reclaim() {
 
 StoredKey DatapathImpl::stored_key(uint8_t t, const MaskedKey& mk) {
   TableState& ts = tables[t];
+  if (ts.last_mask && *ts.last_mask == mk.mask)
+    return StoredKey(mk.value, ts.last_mask);  // a run of one mask
   auto& m = ts.masks[mk.mask];
   if (!m) {
     m = std::make_shared<const FlowKey>(mk.mask);
@@ -112,6 +114,7 @@ StoredKey DatapathImpl::stored_key(uint8_t t, const MaskedKey& mk) {
       ts.masks_sweep_at = std::max<size_t>(64, ts.masks.size() * 2);
     }
   }
+  ts.last_mask = m;
   return StoredKey(mk.value, m);  // erasing others leaves references to m valid
 }
 

@@ -107,8 +107,9 @@ struct TableState {
   // any more are dropped when the pool has doubled since the last sweep.
   std::unordered_map<FlowKey, std::shared_ptr<const FlowKey>, KeyHash> masks;
   size_t masks_sweep_at = 64;
-  bool dirty = true;  // its view must be republished
-  size_t timed = 0;   // flows with an idle or hard timeout (expiry skips tables without)
+  std::shared_ptr<const FlowKey> last_mask;  // the mask stored_key gave last (flows come in runs of one mask)
+  bool dirty = true;                         // its view must be republished
+  size_t timed = 0;  // flows with an idle or hard timeout (expiry skips tables without)
 };
 
 // What a flow is filed under in its table's FlowSet and Classifier, computed

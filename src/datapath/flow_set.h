@@ -28,12 +28,15 @@ class FlowSet {
   const_iterator begin() const { return list_.begin(); }
   const_iterator end() const { return list_.end(); }
 
-  // The hash the index files a flow under: its priority and match.
+  // The hash the index files a flow under: its priority and match (the
+  // words its mask sets, with their places; the value is 0 elsewhere).
   static uint64_t hash_of(uint16_t priority, const FlowKey& value, const FlowKey& mask) {
     uint64_t h = priority;
     for (size_t i = 0; i < kFlowKeyWords; ++i) {
-      h = hash_mix(h, key_word(value, i));
-      h = hash_mix(h, key_word(mask, i));
+      if (const uint64_t m = key_word(mask, i)) {
+        h = hash_mix(h, m + i);
+        h = hash_mix(h, key_word(value, i));
+      }
     }
     return h;
   }

@@ -188,6 +188,31 @@ BasicStatus<OfError> encode_bundle_add_to(uint32_t bundle_id, uint16_t flags, co
   return {};
 }
 
+BasicStatus<OfError> encode_bundle_add_wire_to(uint32_t bundle_id, uint16_t flags, uint32_t xid,
+                                               ByteSpan inner, Bytes& out) {
+  if (inner.size() < kHeaderLen || inner[0] != kOf13 || load_be16(&inner[2]) != inner.size())
+    return unexpected(
+        OfError::make(BadRequestCode::kBadLen, "a bundled message must be one whole OF1.3 message"));
+  const size_t len = 24 + inner.size();
+  if (len > kMaxMessageLen)
+    return unexpected(OfError::make(
+        BadRequestCode::kBadLen, fmt::format("a bundle add of {} bytes exceeds the 65535-byte limit", len)));
+  const size_t start = out.size();
+  ByteWriter w(out);
+  w.u8(kOf13);
+  w.u8(static_cast<uint8_t>(MsgType::kExperimenter));
+  w.u16(uint16_t(len));
+  w.u32(xid);
+  w.u32(kOnfExperimenter);
+  w.u32(kOnfBundleAdd);
+  w.u32(bundle_id);
+  w.u16(0);
+  w.u16(flags);
+  w.bytes(inner);
+  store_be32(&out[start + 24 + 4], xid);  // the inner message's xid is the add's
+  return {};
+}
+
 Message make_bundle_error(BundleFailedCode code, ByteSpan request) {
   ErrorMsg e;
   e.type = static_cast<uint16_t>(ErrorType::kExperimenter);

@@ -115,6 +115,9 @@ ExperimenterMsg encode_bundle_control(const BundleControl& c);
 // no properties. On an error `out` is left as it was.
 BasicStatus<OfError> encode_bundle_add_to(uint32_t bundle_id, uint16_t flags, const Message& inner,
                                           Bytes& out);
+// The same for an inner message already encoded (OF1.3): copied, its xid set to `xid`.
+BasicStatus<OfError> encode_bundle_add_wire_to(uint32_t bundle_id, uint16_t flags, uint32_t xid,
+                                               ByteSpan inner, Bytes& out);
 
 // The OF1.3 experimenter error answering `request` (its xid, its first 64 bytes as data).
 Message make_bundle_error(BundleFailedCode code, ByteSpan request);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <unordered_map>
 #include <utility>
 
 #include "openflow/flow_text.h"
@@ -249,8 +250,13 @@ TResult<Bytes> parse_bytes_value(OxmId id, ValueKind kind, std::string_view s, s
 }  // namespace
 
 std::optional<OxmId> field_by_name(std::string_view name) {
-  for (const auto& n : kNames)
-    if (n.name == name) return n.id;
+  // One hash lookup: the parser asks for every key of every flow it reads.
+  static const std::unordered_map<std::string_view, OxmId> by_name = [] {
+    std::unordered_map<std::string_view, OxmId> m;
+    for (const auto& n : kNames) m.emplace(n.name, n.id);
+    return m;
+  }();
+  if (auto it = by_name.find(name); it != by_name.end()) return it->second;
   return std::nullopt;
 }
 

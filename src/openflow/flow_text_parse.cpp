@@ -290,6 +290,8 @@ struct FlowParser {
 
   std::optional<TextError> pass3(const KeyValue& kv) {
     std::string_view k = kv.key;
+    // Fields by their own name first (the common case; none of the names below is one).
+    if (auto id = text::field_by_name(k)) return field(*id, kv);
     // Flow-mod parameters.
     if (k == "table") {
       if (kv.has_value && (kv.value == "all" || kv.value == "ALL")) {
@@ -410,7 +412,6 @@ struct FlowParser {
     }
     if (k == "nw_ttl" || k == "nw_frag" || k == "tcp_flags" || k == "mpls_ttl")
       return TextError{fmt::format("'{}' cannot be matched with OpenFlow 1.3 OXM fields", k), kv.key_offset};
-    if (auto id = text::field_by_name(k)) return field(*id, kv);
     if (k == "nw_src" || k == "nw_dst" || k == "tp_src" || k == "tp_dst" || k == "icmp_type" ||
         k == "icmp_code") {
       auto id = contextual_field(k, kv, mb);

@@ -9,6 +9,7 @@
 
 #include "core/log.h"
 #include "openflow/bundle.h"
+#include "openflow/codec.h"
 #include "openflow/errors.h"
 #include "openflow/flow_text.h"
 
@@ -40,6 +41,8 @@ Result<std::unique_ptr<StaticFlows>> StaticFlows::load(const std::string& file, 
   if (!in) return fail("app 'static-flows': cannot read {}", file);
   std::vector<std::string> lines;
   std::vector<uint32_t> numbers;
+  Bytes wire13;
+  std::vector<size_t> at13{0};
   std::string line;
   uint32_t n = 0;
   const auto o13 = parse_options(of::kOf13);
@@ -49,15 +52,21 @@ Result<std::unique_ptr<StaticFlows>> StaticFlows::load(const std::string& file, 
     if (b == std::string::npos || line[b] == '#') continue;
     size_t e = line.find_last_not_of(" \t\r");
     std::string text = line.substr(b, e - b + 1);
-    if (auto fm = of::parse_flow_mod(text, o13); !fm.ok())
-      return fail("{}:{}: {}", file, n, fm.error().message);
+    auto fm = of::parse_flow_mod(text, o13);
+    if (!fm.ok()) return fail("{}:{}: {}", file, n, fm.error().message);
+    if (auto st = of::encode_message_to(of::Message{of::kOf13, 0, std::move(*fm)}, wire13); !st.ok())
+      return fail("{}:{}: cannot encode it: {}", file, n, st.error().to_string());
+    at13.push_back(wire13.size());
     lines.push_back(std::move(text));
     numbers.push_back(n);
   }
   if (in.bad()) return fail("app 'static-flows': error reading {}", file);
   lines.shrink_to_fit();
   numbers.shrink_to_fit();
-  return std::unique_ptr<StaticFlows>(new StaticFlows(std::move(lines), std::move(numbers), bundle_size));
+  wire13.shrink_to_fit();
+  at13.shrink_to_fit();
+  return std::unique_ptr<StaticFlows>(
+      new StaticFlows(std::move(lines), std::move(numbers), std::move(wire13), std::move(at13), bundle_size));
 }
 
 void StaticFlows::switch_connected(Datapath& dp) {
@@ -90,8 +99,22 @@ void StaticFlows::send_more(Datapath& dp) {
   const auto opts = parse_options(dp.version());
   while (p.in_flight < kInFlight && p.next < lines_.size()) {
     const size_t first = p.next, count = std::min(chunk, lines_.size() - first);
-    std::vector<of::FlowMod> mods;
-    mods.reserve(count);
+    auto cb = [this, first, count](Datapath& d, const of::Message& reply) {
+      std::lock_guard lock(mu_);
+      chunk_answered(d, first, count, reply);
+    };
+    if (bundles) {  // OF1.3: the flow-mods encoded at load, wrapped in bundle adds
+      const ByteSpan wire = ByteSpan(wire13_).subspan(at13_[first], at13_[first + count] - at13_[first]);
+      if (auto r = dp.bundle_flow_mods_wire(wire, cb); !r.ok()) {
+        log::warn("static-flows", "{}: cannot send flows of lines {}-{}: {}", dp.name(), line_numbers_[first],
+                  line_numbers_[first + count - 1], r.error().message);
+        return;
+      }
+      p.next = first + count;
+      ++p.in_flight;
+      ++p.chunks;
+      continue;
+    }
     for (size_t i = first; i < first + count; ++i) {
       auto fm = of::parse_flow_mod(lines_[i], opts);
       if (!fm.ok()) {  // checked as OF1.3 at load; OF1.0 may refuse what 1.3 has
@@ -99,19 +122,13 @@ void StaticFlows::send_more(Datapath& dp) {
         ++p.skipped;
         continue;
       }
-      if (bundles) {
-        mods.push_back(std::move(*fm));
-      } else if (auto st = dp.flow_mod(std::move(*fm)); !st.ok()) {
+      if (auto st = dp.flow_mod(std::move(*fm)); !st.ok()) {
         log::warn("static-flows", "{}: flow-mod refused by the connection: {}", dp.name(),
                   st.error().message);
         return;
       }
     }
-    auto cb = [this, first, count](Datapath& d, const of::Message& reply) {
-      std::lock_guard lock(mu_);
-      chunk_answered(d, first, count, reply);
-    };
-    auto r = bundles ? dp.bundle_flow_mods(std::move(mods), cb) : dp.barrier(cb);
+    auto r = dp.barrier(cb);
     if (!r.ok()) {
       log::warn("static-flows", "{}: cannot send flows of lines {}-{}: {}", dp.name(), line_numbers_[first],
                 line_numbers_[first + count - 1], r.error().message);
