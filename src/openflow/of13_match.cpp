@@ -56,6 +56,18 @@ void encode_oxm(const OxmField& f, ByteWriter& w) {
   w.bytes(f.mask);
 }
 
+namespace {
+
+// How many OXM TLVs `tlvs` holds by their headers (a bound for reserve();
+// decode_oxm checks each one).
+size_t count_oxms(ByteSpan tlvs) {
+  size_t n = 0;
+  for (size_t at = 0; at + 4 <= tlvs.size(); at += 4 + tlvs[at + 3]) ++n;
+  return n;
+}
+
+}  // namespace
+
 Result<Match, OfError> decode_match(Cursor& c) {
   size_t start = c.at();
   uint16_t type = 0, length = 0;
@@ -75,6 +87,7 @@ Result<Match, OfError> decode_match(Cursor& c) {
   Cursor tlvs = c.take(body);
   c.r().skip(pad8(length));
   Match m;
+  m.fields.reserve(count_oxms(tlvs.rest()));
   while (!tlvs.empty()) {
     FLOWLAB_ASSIGN_OR_RETURN(OxmField f, decode_oxm(tlvs));
     m.fields.push_back(std::move(f));

@@ -55,6 +55,44 @@ TEST(Bundle, AddWireBytesWithInnerFlowMod) {
   EXPECT_EQ(*back, a);
 }
 
+TEST(Bundle, AddsEncodedInPlaceAreTheSameBytes) {
+  // A flow-mod encoded inside its add (encode_bundle_add_to), or copied in
+  // already encoded with its xid set (encode_bundle_add_wire_to), gives the
+  // bytes of the plain path: encode the flow-mod, wrap it, encode the add.
+  FlowMod fm;
+  fm.priority = 20;
+  fm.match.add(OxmField::basic(OxmId::kEthType, 0x0800)).add(OxmField::basic(OxmId::kIpv4Dst, 0x0b000001));
+  fm.instructions.push_back(Instruction::apply({Action::output(2)}));
+  auto inner = encode_message(make_message(kOf13, 0x55, fm));
+  ASSERT_TRUE(inner.ok());
+  const std::string plain = wire_hex(0x55, encode_bundle_add({9, bundle_flags::kAtomic, *inner, {}}));
+
+  Bytes out = hex("aabb");  // appended after what is there
+  ASSERT_TRUE(encode_bundle_add_to(9, bundle_flags::kAtomic, make_message(kOf13, 0x55, fm), out).ok());
+  EXPECT_EQ(to_hex(out), "aabb" + plain);
+
+  auto zero = encode_message(make_message(kOf13, 0, fm));  // as static-flows keeps it
+  ASSERT_TRUE(zero.ok());
+  Bytes out2;
+  ASSERT_TRUE(encode_bundle_add_wire_to(9, bundle_flags::kAtomic, 0x55, *zero, out2).ok());
+  EXPECT_EQ(to_hex(out2), plain);
+  // Not one whole OF1.3 message: refused, nothing written.
+  Bytes bad = *zero;
+  bad.pop_back();
+  EXPECT_FALSE(encode_bundle_add_wire_to(9, bundle_flags::kAtomic, 1, bad, out2).ok());
+  EXPECT_EQ(to_hex(out2), plain);
+
+  // Read back without a copy: the inner message is where it lies.
+  const ExperimenterMsg e = decode_exp(out2);
+  auto v = decode_bundle_add_view(e);
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  EXPECT_EQ(v->bundle_id, 9u);
+  EXPECT_EQ(v->flags, bundle_flags::kAtomic);
+  EXPECT_EQ(v->message.data(), e.data.data() + 8);
+  EXPECT_EQ(v->message.size(), inner->size());
+  EXPECT_TRUE(v->properties.empty());
+}
+
 TEST(Bundle, AddPropertiesStartAtTheNextEightByteBoundary) {
   // A 12-byte inner message, 4 bytes of padding, one 12-byte experimenter property (padded to 16).
   Bytes msg = hex("0402000c00000021aabbccdd");  // echo request with 4 bytes of data
