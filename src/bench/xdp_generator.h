@@ -7,7 +7,7 @@
 // leaves by XDP_TX out of it with the next of `flows` destination ports.
 //
 // Each test run transmits `repeat` frames in kernel batches of 64; the Pacer
-// sizes runs to ~0.5 ms of the thread's share of `rate` and sleeps between
+// sizes runs to ~2 ms of the thread's share of `rate` and sleeps between
 // them (rate 0: runs of 16384 frames back to back). On a veth the peer's
 // receive path (its NAPI: the frame becomes an skb there, runs its tc
 // programs and reaches its sockets) runs in the softirq at the end of each

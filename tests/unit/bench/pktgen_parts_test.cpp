@@ -14,10 +14,11 @@ namespace {
 
 using namespace std::chrono_literals;
 
-TEST(Pacer, ChunksAreHalfAMillisecondOfTheRate) {
+TEST(Pacer, ChunksAreTwoMillisecondsOfTheRate) {
   auto t0 = Pacer::Clock::now();
-  EXPECT_EQ(Pacer(1'000'000, t0).chunk(), 500u);
+  EXPECT_EQ(Pacer(1'000'000, t0).chunk(), 2000u);
   EXPECT_EQ(Pacer(100, t0).chunk(), 1u);
+  EXPECT_EQ(Pacer(10'000, t0).chunk(), 20u);
   EXPECT_EQ(Pacer(1e9, t0).chunk(), Pacer::kMaxChunk);
   EXPECT_EQ(Pacer(0, t0).chunk(), Pacer::kMaxChunk) << "rate 0: as fast as possible";
 }
