@@ -3,11 +3,27 @@
 # the delay of the controller's echo, flow-mod and barrier replies meanwhile.
 #
 #   sudo scripts/bench-pin-flood.sh [-b FLOWLAB] [-t SECONDS] [-g PKTGEN_THREADS] [-d tc|af-packet|ovs|both|all]
+#                                   [-G xdp|udp] [-r PPS] [-N NICE]
 #
 # -d: the switches measured, one row each: tc, af-packet (flowlab's
 # datapaths), ovs (Open vSwitch userspace, datapath_type=netdev, OF1.3, the
 # same controller; skipped if it is not installed); both = tc af-packet
 # (default), all = tc af-packet ovs.
+# -G: the generator, `flowlab pktgen --mode`: xdp (default: frames from an
+# XDP program run in live-frame mode, XDP_TX out of h1's eth0 into p1; no
+# IP stack on the sending side, several Mpps on 2 cores) or udp (UDP sockets
+# and sendmmsg through h1's IP stack: 0.8 Mpps alone, ~0.2 beside a switch).
+# xdp needs p1's NAPI, so the script turns GRO on at p1 (ethtool -K p1 gro
+# on; a veth's receive then runs in NAPI for every sender, whatever -G).
+# -r: the rate offered in the flooded rows, frames per second (default
+# 1000000, the target of issue #14; 0 = as fast as the generator can).
+# -N: pktgen's niceness (default -10). p1's receive path (NAPI, the tc
+# program or the AF_PACKET ring) runs in the softirq of pktgen's own
+# threads, so on 2 cores the generator competes with the switch and the
+# controller for the CPU that offering the rate takes, as a NIC's frames
+# would not (softirq runs before processes). At nice 0 it offered 0.88 Mpps
+# into the tc datapath (1.00 into af-packet and OVS); at -5 0.993, at -10
+# 0.999 (docs/performance/reliability.md).
 #
 # Lab (namespaces fpf<pid>-*, removed on every exit): h1 (10.0.0.1) -- p1
 # [flowlab switch, namespace sw] p2 -- h2 (10.0.0.2). h1 has a static ARP
@@ -19,13 +35,15 @@
 #
 # Rows, in one invocation:
 #   1. generator ceiling: `flowlab pktgen` from h1 with no switch on p1 (the
-#      frames die at the veth's far end): the rate it can offer at all;
-#   2. per datapath: pktgen at full speed into p1 with the switch and the
+#      frames die at the veth's far end): the rate it can offer at all
+#      (rate 0), then the same paced to -r ("pktgen alone at R");
+#   2. per datapath: pktgen paced to -r into p1 with the switch and the
 #      controller running (pktgen runs 1 s longer than the controller's
 #      measuring window and covers it): the rate offered (pktgen's own count)
 #      and, stage by stage, how much of it got through (the switch's
 #      --stats-file, p1's kernel counters): arrived at p1 (kernel rx and
-#      drops), read by the switch's socket (on tc: the upcall TAP, whose full
+#      drops; with -G xdp the drops are the frames p1's receive ring, 256
+#      deep, had no room for: its NAPI slower than the offered rate), read by the switch's socket (on tc: the upcall TAP, whose full
 #      queue drops are counted; on af-packet: dropped by its ring), queued
 #      toward the agent (and dropped: queue full), packet-ins sent to the
 #      controller (and shed by the agent's pacing: "congested"), packet-ins
@@ -48,12 +66,18 @@ BIN=$root/build/release/flowlab
 DUR=10
 PKTGEN_THREADS=2
 DPS="tc af-packet"
-while getopts "b:t:g:d:h" opt; do
+GEN=xdp
+RATE=1000000
+NICE=-10
+while getopts "b:t:g:d:G:r:N:h" opt; do
   case $opt in
     b) BIN=$OPTARG ;;
     t) DUR=$OPTARG ;;
     g) PKTGEN_THREADS=$OPTARG ;;
     d) case $OPTARG in both) DPS="tc af-packet" ;; all) DPS="tc af-packet ovs" ;; *) DPS=$OPTARG ;; esac ;;
+    G) GEN=$OPTARG ;;
+    r) RATE=$OPTARG ;;
+    N) NICE=$OPTARG ;;
     *) sed -n "2,/^set -uo/p" "$0" | sed '$d'; exit 2 ;;
   esac
 done
@@ -61,6 +85,10 @@ if [ "$(id -u)" != 0 ]; then echo "bench-pin-flood: needs root (namespaces)"; ex
 [ -x "$BIN" ] || { echo "bench-pin-flood: no flowlab binary at $BIN" >&2; exit 2; }
 [[ $DUR =~ ^[1-9][0-9]*$ ]] || { echo "-t: seconds, a positive integer" >&2; exit 2; }
 [[ $PKTGEN_THREADS =~ ^[1-9][0-9]*$ ]] && [ "$PKTGEN_THREADS" -le 64 ] || { echo "-g: pktgen threads, 1..64" >&2; exit 2; }
+case $GEN in xdp|udp) ;; *) echo "-G: xdp or udp" >&2; exit 2 ;; esac
+[[ $RATE =~ ^[0-9]+$ ]] || { echo "-r: frames per second, an integer (0: as fast as possible)" >&2; exit 2; }
+[[ $NICE =~ ^-?[0-9]+$ ]] && [ "$NICE" -ge -20 ] && [ "$NICE" -le 19 ] || { echo "-N: a niceness, -20..19" >&2; exit 2; }
+if [ "$GEN" = xdp ] && ! command -v ethtool >/dev/null; then echo "bench-pin-flood: -G xdp needs ethtool (GRO on at p1)" >&2; exit 2; fi
 for d in $DPS; do
   case $d in tc|af-packet|ovs) ;; *) echo "-d: tc, af-packet, ovs, both or all" >&2; exit 2 ;; esac
 done
@@ -125,10 +153,12 @@ for i in 1 2; do
   ip -n "$SW" link set "p$i" up
 done
 ip -n "$H1" neigh add 10.0.0.2 lladdr 02:00:00:00:00:02 dev eth0 nud permanent
+# XDP frames into a veth need its peer's NAPI: GRO on at p1 (see -G).
+if [ "$GEN" = xdp ]; then ip netns exec "$SW" ethtool -K p1 gro on >/dev/null || exit 1; fi
 
-pktgen() {  # seconds: JSON of one pktgen run from h1
-  timeout $(($1 + 20)) ip netns exec "$H1" "$BIN" pktgen --dst 10.0.0.2 --size 18 --flows 64 \
-    --threads "$PKTGEN_THREADS" --seconds "$1" 2>/dev/null
+pktgen() {  # seconds rate: JSON of one pktgen run from h1 (its notes go to DIR/pktgen.log)
+  timeout $(($1 + 20)) ip netns exec "$H1" nice -n "$NICE" "$BIN" pktgen --mode "$GEN" --dst 10.0.0.2 --size 18 --flows 64 \
+    --threads "$PKTGEN_THREADS" --seconds "$1" --rate "$2" 2>>"$out/pktgen.log"
 }
 kstat() {  # p1's kernel counters, as JSON: {"rx": packets, "dropped": packets}
   ip -n "$SW" -s -j link show p1 2>/dev/null | python3 -c 'import json,sys; r=json.load(sys.stdin)[0]["stats64"]["rx"]; print(json.dumps({"rx": r["packets"], "dropped": r["dropped"]}))' 2>/dev/null || echo null
@@ -144,8 +174,14 @@ field() { python3 -c "import json,sys; j=json.loads(sys.argv[1]); print(j$2)" "$
 rows=()
 echo "generator ceiling (no switch on p1)..." >&2
 k0=$(kstat)
-g=$(pktgen "$DUR")
+g=$(pktgen "$DUR" 0)
 rows+=("{\"case\": \"pktgen alone\", \"pktgen\": ${g:-null}, \"p1_kernel\": $(kdiff "$k0" "$(kstat)")}")
+if [ "$RATE" != 0 ]; then
+  echo "generator alone at $RATE/s..." >&2
+  k0=$(kstat)
+  g=$(pktgen "$DUR" "$RATE")
+  rows+=("{\"case\": \"pktgen alone at $RATE/s\", \"pktgen\": ${g:-null}, \"p1_kernel\": $(kdiff "$k0" "$(kstat)")}")
+fi
 
 port=16699
 # The first row of the switch is a control: the same switch and controller,
@@ -172,7 +208,7 @@ for run in "$first:idle" $DPS; do
   for _ in $(seq 200); do grep -q connected "$out/ctl-$tag.log" 2>/dev/null && break; sleep 0.1; done
   sleep 1  # the controller's warm-up (1.5 s) starts at its accept
   k0=$(kstat) u0=$(upstat)
-  if [ -n "$idle" ]; then g=null; sleep $((DUR + 1)); else g=$(pktgen $((DUR + 1))); fi
+  if [ -n "$idle" ]; then g=null; sleep $((DUR + 1)); else g=$(pktgen $((DUR + 1)) "$RATE"); fi
   kd=$(kdiff "$k0" "$(kstat)") ud=$(kdiff "$u0" "$(upstat)")
   wait "$ctl_pid"; ctl_pid=
   sleep 0.6  # the stats file is written every 500 ms
@@ -188,12 +224,13 @@ for run in "$first:idle" $DPS; do
   port=$((port + 1))
 done
 
-( IFS=,; echo "{\"seconds\": $DUR, \"pktgen_threads\": $PKTGEN_THREADS, \"load\": \"$(cut -d' ' -f1-3 /proc/loadavg)\", \"rows\": [${rows[*]}]}" ) > "$out/results.json"
+( IFS=,; echo "{\"seconds\": $DUR, \"pktgen_threads\": $PKTGEN_THREADS, \"generator\": \"$GEN\", \"rate\": $RATE, \"nice\": $NICE, \"load\": \"$(cut -d' ' -f1-3 /proc/loadavg)\", \"rows\": [${rows[*]}]}" ) > "$out/results.json"
 python3 - "$out/results.json" <<'EOF'
 import json, sys
 j = json.load(open(sys.argv[1]))
-print(f"packet-in flood, {j['seconds']} s measured per row, pktgen {j['pktgen_threads']} threads, 64-byte frames, "
-      f"load {j['load']}")
+rate = f"{j['rate'] / 1e6:g} Mpps offered" if j["rate"] else "as fast as it goes"
+print(f"packet-in flood, {j['seconds']} s measured per row, pktgen --mode {j['generator']} {j['pktgen_threads']} threads "
+      f"at nice {j['nice']} ({rate}), 64-byte frames, load {j['load']}")
 print("| case | offered (pktgen) | p1 kernel rx (dropped) | switch socket rx (ring drops) | to agent (queue drops) "
       "| packet-ins sent (shed) | read by the controller | lost most at | echo p50 / p99 / max "
       "| barrier (flow-mod applied) p50 / p99 / max | replies > 100 ms | disconnected |")
@@ -217,7 +254,7 @@ for r in j["rows"]:
               f"{c['switch_disconnected']} |")
         continue
     if not c or not s:
-        note = "" if r["case"] == "pktgen alone" else "no result (see the logs in the results folder)"
+        note = "" if r["case"].startswith("pktgen alone") else "no result (see the logs in the results folder)"
         print(f"| {r['case']} | {off} | {kern} | | | | | {note} | | | | |"); continue
     # the stages, each with what reached it and what it passed on
     # (p1's kernel counters and pktgen cover the same seconds; the switch's

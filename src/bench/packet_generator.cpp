@@ -6,19 +6,25 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <thread>
 #include <vector>
 
+#include "bench/pacer.h"
+#include "bench/xdp_generator.h"
+
 namespace flowlab::bench {
 
 namespace {
 
-// One sender: its own socket, flows starting at `first` so threads interleave.
+// One sender: its own socket, flows starting at `first` so threads interleave;
+// paced to its share of the rate (batches of up to 64 datagrams).
 void send_loop(const PacketGeneratorOptions& o, const sockaddr_in& base, uint32_t first,
-               std::chrono::steady_clock::time_point end, PacketGeneratorResult& r) {
+               std::chrono::steady_clock::time_point start, std::chrono::steady_clock::time_point end,
+               PacketGeneratorResult& r) {
   int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     ++r.failed;
@@ -31,9 +37,13 @@ void send_loop(const PacketGeneratorOptions& o, const sockaddr_in& base, uint32_
   std::vector<iovec> iov(kBatch);
   std::vector<mmsghdr> msgs(kBatch);
   uint32_t next = first % o.flows;
+  const double rate = o.rate / o.threads;
+  Pacer pacer(rate, start);
+  const size_t batch = std::min<size_t>(kBatch, pacer.chunk());
   for (uint64_t round = 0;; ++round) {
-    if ((round & 63) == 0 && std::chrono::steady_clock::now() >= end) break;
-    for (size_t i = 0; i < kBatch; ++i) {
+    if (rate > 0 ? pacer.next_due() >= end : (round & 63) == 0 && std::chrono::steady_clock::now() >= end)
+      break;
+    for (size_t i = 0; i < batch; ++i) {
       iov[i] = {payload.data(), payload.size()};
       msgs[i] = {};
       msgs[i].msg_hdr.msg_iov = &iov[i];
@@ -42,11 +52,13 @@ void send_loop(const PacketGeneratorOptions& o, const sockaddr_in& base, uint32_
       msgs[i].msg_hdr.msg_namelen = sizeof(sockaddr_in);
       next = next + 1 == o.flows ? 0 : next + 1;
     }
-    int n = ::sendmmsg(fd, msgs.data(), kBatch, 0);
+    int n = ::sendmmsg(fd, msgs.data(), unsigned(batch), 0);
     if (n > 0)
       r.sent += uint64_t(n);
     else
       ++r.failed;
+    pacer.sent(batch);
+    pacer.wait();
   }
   ::close(fd);
 }
@@ -58,6 +70,14 @@ Result<PacketGeneratorResult> run_packet_generator(const PacketGeneratorOptions&
   if (o.payload > 65000) return fail("--size {}: too large", o.payload);
   if (!(o.seconds > 0)) return fail("--seconds must be > 0");
   if (o.threads == 0 || o.threads > 64) return fail("--threads {}: expected 1..64", o.threads);
+  if (!(o.rate >= 0) || o.rate > 1e9)
+    return fail("--rate {}: expected 0 (as fast as possible) .. 1e9", o.rate);
+  if (o.mode == GeneratorMode::kXdp) {
+    if (o.payload > 9000) return fail("--size {}: too large for --mode xdp", o.payload);
+    return run_xdp_generator(o);
+  }
+  if (!o.dev.empty() || !o.src_mac.empty() || !o.dst_mac.empty())
+    return fail("--dev, --src-mac and --dst-mac are for --mode xdp (udp mode sends through the IP stack)");
   sockaddr_in base{};
   base.sin_family = AF_INET;
   if (::inet_pton(AF_INET, o.dst.c_str(), &base.sin_addr) != 1)
@@ -69,8 +89,8 @@ Result<PacketGeneratorResult> run_packet_generator(const PacketGeneratorOptions&
   {
     std::vector<std::jthread> senders;
     for (uint32_t t = 1; t < o.threads; ++t)
-      senders.emplace_back([&o, &base, &per, t, end] { send_loop(o, base, t * 17, end, per[t]); });
-    send_loop(o, base, 0, end, per[0]);
+      senders.emplace_back([&o, &base, &per, t, t0, end] { send_loop(o, base, t * 17, t0, end, per[t]); });
+    send_loop(o, base, 0, t0, end, per[0]);
   }
   PacketGeneratorResult r;
   for (const PacketGeneratorResult& p : per) {
