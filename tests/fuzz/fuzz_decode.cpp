@@ -28,8 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto wire2 = encode_message(*again);
   if (!wire2.ok() || *wire2 != *wire) std::abort();  // encoding is a fixed point after one pass
   Bytes appended{0xee};
-  if (!encode_message_to(*again, appended).ok() || !std::equal(wire->begin(), wire->end(), appended.begin() + 1) ||
-      appended.size() != wire->size() + 1)
+  if (!encode_message_to(*again, appended).ok() ||
+      !std::equal(wire->begin(), wire->end(), appended.begin() + 1) || appended.size() != wire->size() + 1)
     std::abort();
   if (const auto* e = std::get_if<ExperimenterMsg>(&msg->body)) {
     if (is_bundle_control(*e)) (void)decode_bundle_control(*e);
@@ -38,7 +38,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       auto copy = decode_bundle_add(*e);
       if (view.ok() != copy.ok()) std::abort();
       if (view.ok()) {
-        if (!std::equal(view->message.begin(), view->message.end(), copy->message.begin(), copy->message.end()))
+        if (!std::equal(view->message.begin(), view->message.end(), copy->message.begin(),
+                        copy->message.end()))
           std::abort();
         (void)decode_message(view->message);
       }
