@@ -69,7 +69,7 @@ PreparedFlowMod DatapathImpl::prepare(of::FlowMod fm) {
   vc.n_tables = n;
   vc.table_id = fm.table_id;
   vc.match = &fm.match;
-  if (auto st = validate_instructions(fm.instructions, vc); !st.ok()) return fail(std::move(st.error()));
+  if (auto st = validate_instructions(fm.instructions, vc); !st.ok()) return fail(st.error());
   of::Match match = std::move(fm.match);
   of::InstructionList instructions = std::move(fm.instructions);
   p.entry_ = make_entry(fm, std::move(match), std::move(instructions), stored_key(fm.table_id, *mk), 0);

@@ -74,7 +74,10 @@ TEST(HashIndex, AgreesWithAMultimapOverARandomRun) {
     }
   }
   ASSERT_EQ(h.size(), ref.size());
-  for (const auto& [k, v] : ref) ASSERT_NE(h.find(k, [&](uint32_t x) { return x == v; }), nullptr);
+  for (const auto& kv : ref) {
+    const uint32_t want = kv.second;
+    ASSERT_NE(h.find(kv.first, [&](uint32_t x) { return x == want; }), nullptr);
+  }
 }
 
 }  // namespace
