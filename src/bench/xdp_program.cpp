@@ -44,6 +44,8 @@
 #include <string>
 #include <thread>
 
+#include "lab/bpf_syscall.h"
+
 namespace flowlab::bench {
 
 namespace {
@@ -104,7 +106,7 @@ class Program {
   std::vector<size_t> to_drop_;
 };
 
-long sys_bpf(int cmd, bpf_attr& attr) { return syscall(__NR_bpf, cmd, &attr, sizeof attr); }
+using lab::sys_bpf;
 
 std::string errno_hint(int e) {
   if (e == EPERM || e == EACCES) return " (--mode xdp needs root: CAP_BPF and CAP_NET_ADMIN)";
@@ -229,25 +231,10 @@ Result<XdpFlowProgram> XdpFlowProgram::load(const XdpFlowSpec& s) {
     int e = errno;
     return fail("creating the XDP program's counter map: {}{}", std::strerror(e), errno_hint(e));
   }
-  auto prog = xdp_flow_program(s, out.map_fd_);
-  static const char kLicense[] = "GPL";
-  std::string log(16384, '\0');
-  bpf_attr a{};
-  a.prog_type = BPF_PROG_TYPE_XDP;
-  a.insn_cnt = uint32_t(prog.size());
-  a.insns = reinterpret_cast<uint64_t>(prog.data());
-  a.license = reinterpret_cast<uint64_t>(kLicense);
-  a.log_level = 1;
-  a.log_size = uint32_t(log.size());
-  a.log_buf = reinterpret_cast<uint64_t>(log.data());
-  std::strncpy(a.prog_name, "fl_pktgen", sizeof a.prog_name - 1);
-  out.prog_fd_ = int(sys_bpf(BPF_PROG_LOAD, a));
-  if (out.prog_fd_ < 0) {
-    int e = errno;
-    log.resize(std::strlen(log.c_str()));
-    return fail("loading the XDP program: {}{}{}{}", std::strerror(e), errno_hint(e), log.empty() ? "" : ": ",
-                log);
-  }
+  auto fd = lab::load_bpf_program(BPF_PROG_TYPE_XDP, xdp_flow_program(s, out.map_fd_), "fl_pktgen");
+  if (!fd.ok())
+    return fail("loading the XDP program: {}{}", fd.error().to_string(), errno_hint(fd.error().err));
+  out.prog_fd_ = *fd;
   return out;
 }
 

@@ -24,6 +24,8 @@
 #include <cstring>
 #include <thread>
 
+#include "lab/bpf_syscall.h"
+
 namespace flowlab::lab {
 
 namespace {
@@ -43,28 +45,10 @@ uint64_t mov_imm(uint8_t dst, int32_t imm) { return insn(BPF_ALU64 | BPF_MOV | B
 uint64_t call(int32_t fn) { return insn(BPF_JMP | BPF_CALL, 0, 0, 0, fn); }
 uint64_t exit_insn() { return insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0); }
 
-long sys_bpf(int cmd, bpf_attr& attr) { return syscall(__NR_bpf, cmd, &attr, sizeof attr); }
-
 Result<int> load(const TcAction& a) {
-  auto prog = tc_program(a);
-  static const char kLicense[] = "GPL";
-  std::string log(16384, '\0');
-  bpf_attr attr{};
-  attr.prog_type = BPF_PROG_TYPE_SCHED_CLS;
-  attr.insn_cnt = uint32_t(prog.size());
-  attr.insns = reinterpret_cast<uint64_t>(prog.data());
-  attr.license = reinterpret_cast<uint64_t>(kLicense);
-  attr.log_level = 1;
-  attr.log_size = uint32_t(log.size());
-  attr.log_buf = reinterpret_cast<uint64_t>(log.data());
-  std::strncpy(attr.prog_name, "flowlab_loss", sizeof attr.prog_name - 1);
-  int fd = int(sys_bpf(BPF_PROG_LOAD, attr));
-  if (fd < 0) {
-    int e = errno;
-    log.resize(std::strlen(log.c_str()));
-    return fail("loading the lab's tc program: {}{}{}", std::strerror(e), log.empty() ? "" : ": ", log);
-  }
-  return fd;
+  auto fd = load_bpf_program(BPF_PROG_TYPE_SCHED_CLS, tc_program(a), "flowlab_loss");
+  if (!fd.ok()) return fail("loading the lab's tc program: {}", fd.error().to_string());
+  return *fd;
 }
 
 // Runs fn on a short-lived thread inside the namespace (setns of a network

@@ -8,24 +8,13 @@
 #include <cstdio>
 #include <string>
 
+#include "cli_run.h"
+
 namespace {
 
-struct CliRun {
-  int status = -1;
-  std::string out;  // stdout and stderr
-};
+using flowlab::test::CliRun;
 
-CliRun run(const std::string& args) {
-  CliRun r;
-  FILE* f = ::popen((std::string(FLOWLAB_BINARY) + " pktgen " + args + " 2>&1").c_str(), "r");
-  if (!f) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) r.out.append(buf, n);
-  int st = ::pclose(f);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+CliRun run(const std::string& args) { return flowlab::test::run_flowlab("pktgen", args); }
 
 TEST(PktgenCli, MissingInterfaceExits2WithOneLine) {
   CliRun r = run("--mode xdp --dev flnoexist0 --dst 10.0.0.2 --seconds 0.1");

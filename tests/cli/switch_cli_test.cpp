@@ -13,24 +13,13 @@
 #include <string>
 #include <thread>
 
+#include "cli_run.h"
+
 namespace {
 
-struct CliRun {
-  int status = -1;
-  std::string out;
-};
+using flowlab::test::CliRun;
 
-CliRun run(const std::string& args) {
-  CliRun r;
-  FILE* f = ::popen((std::string(FLOWLAB_BINARY) + " switch " + args + " 2>&1").c_str(), "r");
-  if (!f) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) r.out.append(buf, n);
-  int st = ::pclose(f);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+CliRun run(const std::string& args) { return flowlab::test::run_flowlab("switch", args); }
 
 size_t lines(const std::string& s) {
   size_t n = 0;

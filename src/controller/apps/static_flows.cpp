@@ -96,39 +96,13 @@ void StaticFlows::send_more(Datapath& dp) {
   Progress& p = progress_[&dp];
   const bool bundles = dp.is_of13() && bundle_size_ > 0;
   const size_t chunk = bundle_size_ ? bundle_size_ : kDefaultBundleSize;
-  const auto opts = parse_options(dp.version());
   while (p.in_flight < kInFlight && p.next < lines_.size()) {
     const size_t first = p.next, count = std::min(chunk, lines_.size() - first);
     auto cb = [this, first, count](Datapath& d, const of::Message& reply) {
       std::lock_guard lock(mu_);
       chunk_answered(d, first, count, reply);
     };
-    if (bundles) {  // OF1.3: the flow-mods encoded at load, wrapped in bundle adds
-      const ByteSpan wire = ByteSpan(wire13_).subspan(at13_[first], at13_[first + count] - at13_[first]);
-      if (auto r = dp.bundle_flow_mods_wire(wire, cb); !r.ok()) {
-        log::warn("static-flows", "{}: cannot send flows of lines {}-{}: {}", dp.name(), line_numbers_[first],
-                  line_numbers_[first + count - 1], r.error().message);
-        return;
-      }
-      p.next = first + count;
-      ++p.in_flight;
-      ++p.chunks;
-      continue;
-    }
-    for (size_t i = first; i < first + count; ++i) {
-      auto fm = of::parse_flow_mod(lines_[i], opts);
-      if (!fm.ok()) {  // checked as OF1.3 at load; OF1.0 may refuse what 1.3 has
-        log::warn("static-flows", "{}: line {}: {}", dp.name(), line_numbers_[i], fm.error().message);
-        ++p.skipped;
-        continue;
-      }
-      if (auto st = dp.flow_mod(std::move(*fm)); !st.ok()) {
-        log::warn("static-flows", "{}: flow-mod refused by the connection: {}", dp.name(),
-                  st.error().message);
-        return;
-      }
-    }
-    auto r = dp.barrier(cb);
+    auto r = bundles ? send_bundle(dp, first, count, cb) : send_plain(dp, first, count, cb);
     if (!r.ok()) {
       log::warn("static-flows", "{}: cannot send flows of lines {}-{}: {}", dp.name(), line_numbers_[first],
                 line_numbers_[first + count - 1], r.error().message);
@@ -138,6 +112,31 @@ void StaticFlows::send_more(Datapath& dp) {
     ++p.in_flight;
     ++p.chunks;
   }
+}
+
+// OF1.3: the flow-mods encoded at load, wrapped in bundle adds.
+Result<uint32_t> StaticFlows::send_bundle(Datapath& dp, size_t first, size_t count,
+                                          Datapath::ReplyCallback cb) {
+  const ByteSpan wire = ByteSpan(wire13_).subspan(at13_[first], at13_[first + count] - at13_[first]);
+  return dp.bundle_flow_mods_wire(wire, std::move(cb));
+}
+
+// The lines parsed for this switch's version, as flow-mods, then a barrier.
+Result<uint32_t> StaticFlows::send_plain(Datapath& dp, size_t first, size_t count,
+                                         Datapath::ReplyCallback cb) {
+  Progress& p = progress_[&dp];
+  const auto opts = parse_options(dp.version());
+  for (size_t i = first; i < first + count; ++i) {
+    auto fm = of::parse_flow_mod(lines_[i], opts);
+    if (!fm.ok()) {  // checked as OF1.3 at load; OF1.0 may refuse what 1.3 has
+      log::warn("static-flows", "{}: line {}: {}", dp.name(), line_numbers_[i], fm.error().message);
+      ++p.skipped;
+      continue;
+    }
+    if (auto st = dp.flow_mod(std::move(*fm)); !st.ok())
+      return fail("flow-mod refused by the connection: {}", st.error().message);
+  }
+  return dp.barrier(std::move(cb));
 }
 
 // mu_ held.

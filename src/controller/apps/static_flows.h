@@ -66,6 +66,8 @@ class StaticFlows : public App {
         at13_(std::move(at13)),
         bundle_size_(bundle_size) {}
   void send_more(Datapath& dp);
+  Result<uint32_t> send_bundle(Datapath& dp, size_t first, size_t count, Datapath::ReplyCallback cb);
+  Result<uint32_t> send_plain(Datapath& dp, size_t first, size_t count, Datapath::ReplyCallback cb);
   void chunk_answered(Datapath& dp, size_t first, size_t count, const of::Message& reply);
 
   std::vector<std::string> lines_;      // the flows, as text
