@@ -130,7 +130,7 @@ void Agent::handle(uint64_t peer_id, const of::Message& msg, ByteSpan raw) {
   auto it = peers_.find(peer_id);
   if (it == peers_.end()) return;
   Peer& p = it->second;
-  ++counters_.requests;
+  if ((++counters_.requests & 255) == 0 && request_tick_) request_tick_();
   const uint32_t xid = msg.xid;
   const of::MsgType type = msg.type();
   if (type == of::MsgType::kFlowMod || type == of::MsgType::kGroupMod || type == of::MsgType::kMeterMod)

@@ -128,6 +128,10 @@ class Agent {
   // Without a scheduler every change is published when its handler returns.
   void set_batch_scheduler(std::function<void()> schedule) { schedule_batch_end_ = std::move(schedule); }
   void end_batch() { batch_.reset(); }
+  // Called once every 256 requests: the switch checks there whether the heap
+  // has grown and, if so, has its pages faulted in off this thread
+  // (HeapPrefaulter), before a stream of flow-mods or bundle adds reaches them.
+  void set_request_tick(std::function<void()> tick) { request_tick_ = std::move(tick); }
   bool batch_open() const { return batch_ != nullptr; }
 
   const AgentCounters& counters() const { return counters_; }
@@ -225,6 +229,7 @@ class Agent {
   std::vector<ToController> local_packet_ins_;
   std::unique_ptr<Packet> scratch_;
   std::function<void()> schedule_batch_end_;
+  std::function<void()> request_tick_;
   std::unique_ptr<dp::DeferredPublish> batch_;  // destroyed first: publishes before the rest goes
 };
 

@@ -19,6 +19,7 @@
 #include "openflow/flow_text.h"
 #include "switch/agent.h"
 #include "switch/forwarding.h"
+#include "switch/heap_prefault.h"
 #include "switch/kernel_datapath.h"
 #include "switch/link_monitor.h"
 #include "switch/switch_ports.h"
@@ -57,6 +58,7 @@ struct Switch::Impl {
   std::vector<std::unique_ptr<ForwardingThread>> threads;
   std::unique_ptr<KernelDatapath> kernel;  // --datapath tc; before dp in destruction
   std::unique_ptr<Agent> agent;
+  HeapPrefaulter prefaulter;  // the agent's heap growth faulted in on its own thread
 
   asio::io_context io;
   std::unique_ptr<asio::steady_timer> fast_timer, slow_timer;
@@ -375,6 +377,7 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts,
       if (ip->agent) ip->agent->end_batch();
     });
   });
+  d.agent->set_request_tick([ip] { ip->prefaulter.poke(); });
   d.shared.forwarding_nice = opts.forwarding_nice;
 
   // Listeners bind now, so a busy TCP port is reported before anything starts.
