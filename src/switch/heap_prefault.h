@@ -7,9 +7,11 @@
 // the growth (sbrk(0), no system call) and this thread populates the new range
 // (MADV_POPULATE_WRITE, 1 MB a call) while the agent is still filling the
 // pages before it. The agent's faults become a plain memory write; the cost
-// moves to a core the agent does not use. Pages populated are the heap's own
-// pad, resident a little earlier than they would have been; nothing else is
-// touched. Where the heap does not move (ASan's allocator) it does nothing.
+// moves to a core the agent does not use. Only the heap's own fresh range is
+// touched: up to one pad (32 MB) becomes resident before malloc hands it out,
+// and only once the heap has grown past its first pad (a switch with a small
+// table never gets there). Where the heap does not move (ASan's allocator) it
+// does nothing.
 #pragma once
 
 #include <condition_variable>

@@ -102,7 +102,7 @@ void StaticFlows::send_more(Datapath& dp) {
       std::lock_guard lock(mu_);
       chunk_answered(d, first, count, reply);
     };
-    auto r = bundles ? send_bundle(dp, first, count, cb) : send_plain(dp, first, count, cb);
+    auto r = bundles ? send_bundle(dp, first, count, cb) : send_plain(dp, p, first, count, cb);
     if (!r.ok()) {
       log::warn("static-flows", "{}: cannot send flows of lines {}-{}: {}", dp.name(), line_numbers_[first],
                 line_numbers_[first + count - 1], r.error().message);
@@ -121,10 +121,10 @@ Result<uint32_t> StaticFlows::send_bundle(Datapath& dp, size_t first, size_t cou
   return dp.bundle_flow_mods_wire(wire, std::move(cb));
 }
 
-// The lines parsed for this switch's version, as flow-mods, then a barrier.
-Result<uint32_t> StaticFlows::send_plain(Datapath& dp, size_t first, size_t count,
+// The lines parsed for this switch's version, as flow-mods, then a barrier;
+// lines the version cannot take are counted in p.skipped.
+Result<uint32_t> StaticFlows::send_plain(Datapath& dp, Progress& p, size_t first, size_t count,
                                          Datapath::ReplyCallback cb) {
-  Progress& p = progress_[&dp];
   const auto opts = parse_options(dp.version());
   for (size_t i = first; i < first + count; ++i) {
     auto fm = of::parse_flow_mod(lines_[i], opts);

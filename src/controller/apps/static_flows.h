@@ -67,7 +67,8 @@ class StaticFlows : public App {
         bundle_size_(bundle_size) {}
   void send_more(Datapath& dp);
   Result<uint32_t> send_bundle(Datapath& dp, size_t first, size_t count, Datapath::ReplyCallback cb);
-  Result<uint32_t> send_plain(Datapath& dp, size_t first, size_t count, Datapath::ReplyCallback cb);
+  Result<uint32_t> send_plain(Datapath& dp, Progress& p, size_t first, size_t count,
+                              Datapath::ReplyCallback cb);
   void chunk_answered(Datapath& dp, size_t first, size_t count, const of::Message& reply);
 
   std::vector<std::string> lines_;      // the flows, as text
