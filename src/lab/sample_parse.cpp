@@ -190,11 +190,16 @@ std::vector<QdiscStat> parse_tc_json(const std::string& text) {
     auto it = o.find(k);
     return it != o.end() && it->is_number() ? it->get<double>() : 0;
   };
+  // A field of another type reads as absent (json::value would throw: the fuzzer found it).
+  auto str = [](const nlohmann::json& o, const char* k) -> std::string {
+    auto it = o.find(k);
+    return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
   for (const auto& q : j) {
     if (!q.is_object()) continue;
     QdiscStat s;
-    s.dev = q.value("dev", "");
-    s.kind = q.contains("kind") ? q.value("kind", "") : q.value("class", "");
+    s.dev = str(q, "dev");
+    s.kind = q.contains("kind") ? str(q, "kind") : str(q, "class");
     double rate = number(q, "rate");  // an htb class
     if (auto o = q.find("options"); rate == 0 && o != q.end() && o->is_object()) rate = number(*o, "rate");
     s.rate_bps = rate * 8;  // tc -j prints bytes per second

@@ -128,6 +128,15 @@ TEST(SampleParse, TcQdiscAndHtbClassJson) {
   EXPECT_DOUBLE_EQ(c[0].rate_bps, 10e6);
   EXPECT_EQ(c[0].drops, 4);
   EXPECT_TRUE(parse_tc_json("Error: Cannot find device").empty());
+  // A name of another type reads as absent, the numbers still count (the
+  // fuzzer's input: json::value threw type_error on "kind":2).
+  auto odd = parse_tc_json(R"([{"kind":2,"dev":5,"drops":7},{"class":[1],"packets":3}])");
+  ASSERT_EQ(odd.size(), 2u);
+  EXPECT_EQ(odd[0].kind, "");
+  EXPECT_EQ(odd[0].dev, "");
+  EXPECT_EQ(odd[0].drops, 7);
+  EXPECT_EQ(odd[1].kind, "");
+  EXPECT_EQ(odd[1].packets, 3);
 }
 
 TEST(SampleParse, Iperf3Intervals) {
