@@ -1,9 +1,11 @@
-// Null-safe reads of the results.json document for the report and the
-// explanations: a missing or mistyped member reads as empty / a default,
-// never as an exception or a reference to a temporary.
+// Null-safe reads of JSON the lab reads back (the results.json document for
+// the report and the explanations, tools' -j output): a missing or mistyped
+// member reads as empty / a default, never as an exception or a reference to
+// a temporary.
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace flowlab::lab {
 
@@ -28,6 +30,13 @@ inline double num(const nlohmann::json& j, const char* key, double dflt = 0) {
   if (!j.is_object()) return dflt;
   auto it = j.find(key);
   return it != j.end() && it->is_number() ? it->get<double>() : dflt;
+}
+
+// A string member of `j`, or `dflt` (json::value throws on another type).
+inline std::string str(const nlohmann::json& j, const char* key, const std::string& dflt = {}) {
+  if (!j.is_object()) return dflt;
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : dflt;
 }
 
 }  // namespace flowlab::lab

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "lab/json_access.h"
+
 namespace flowlab::lab {
 
 namespace {
@@ -186,30 +188,22 @@ std::vector<QdiscStat> parse_tc_json(const std::string& text) {
   std::vector<QdiscStat> out;
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_array()) return out;
-  auto number = [](const nlohmann::json& o, const char* k) -> double {
-    auto it = o.find(k);
-    return it != o.end() && it->is_number() ? it->get<double>() : 0;
-  };
-  // A field of another type reads as absent (json::value would throw: the fuzzer found it).
-  auto str = [](const nlohmann::json& o, const char* k) -> std::string {
-    auto it = o.find(k);
-    return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
+  // Fields of another type read as absent (json::value would throw: the fuzzer found it).
   for (const auto& q : j) {
     if (!q.is_object()) continue;
     QdiscStat s;
     s.dev = str(q, "dev");
     s.kind = q.contains("kind") ? str(q, "kind") : str(q, "class");
-    double rate = number(q, "rate");  // an htb class
-    if (auto o = q.find("options"); rate == 0 && o != q.end() && o->is_object()) rate = number(*o, "rate");
-    s.rate_bps = rate * 8;  // tc -j prints bytes per second
+    double rate = num(q, "rate");                             // an htb class
+    if (rate == 0) rate = num(member(q, "options"), "rate");  // a qdisc (tbf)
+    s.rate_bps = rate * 8;                                    // tc -j prints bytes per second
     const nlohmann::json* st = &q;
     if (auto it = q.find("stats"); it != q.end() && it->is_object()) st = &*it;  // classes nest them
-    s.drops = (long long)number(*st, "drops");
-    s.packets = (long long)number(*st, "packets");
-    s.bytes = (long long)number(*st, "bytes");
-    s.overlimits = (long long)number(*st, "overlimits");
-    s.backlog = (long long)number(*st, "backlog");
+    s.drops = (long long)num(*st, "drops");
+    s.packets = (long long)num(*st, "packets");
+    s.bytes = (long long)num(*st, "bytes");
+    s.overlimits = (long long)num(*st, "overlimits");
+    s.backlog = (long long)num(*st, "backlog");
     out.push_back(s);
   }
   return out;
