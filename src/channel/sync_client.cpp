@@ -18,9 +18,9 @@
 #include <utility>
 
 #include "channel/endpoint.h"
-#include "openflow/bundle.h"
 #include "openflow/codec.h"
 #include "openflow/errors.h"
+#include "openflow/of13/bundle.h"
 
 namespace flowlab::channel {
 namespace {

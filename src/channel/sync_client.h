@@ -63,7 +63,7 @@ class SyncClient {
   using NextWire = std::function<Result<std::optional<uint32_t>>(Bytes& wire)>;
   Status stream_wire_with_barriers(const NextWire& next, size_t window = 4096);
   // Sends the messages `next` yields as one bundle (the ONF extension of
-  // OF1.3, openflow/bundle.h): open, the adds streamed in windows with
+  // OF1.3, openflow/of13/bundle.h): open, the adds streamed in windows with
   // barriers as above, then commit. Nothing is applied unless all of them
   // are: a refused add or commit fails naming the message (1-based) and the
   // switch's error; a bundle that was not committed is discarded.

@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "channel/sync_client.h"
-#include "openflow/bundle.h"
 #include "openflow/codec.h"
+#include "openflow/of13/bundle.h"
 
 namespace flowlab::channel {
 

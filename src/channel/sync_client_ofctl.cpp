@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "channel/sync_client.h"
-#include "openflow/flow_text.h"
-#include "openflow/print.h"
+#include "openflow/print/print.h"
+#include "openflow/text/flow_text.h"
 
 namespace flowlab::channel {
 namespace {

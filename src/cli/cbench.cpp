@@ -1,5 +1,5 @@
-// `flowlab cbench`: argument parsing for the controller benchmark (src/bench).
-#include "bench/cbench.h"
+// `flowlab cbench`: argument parsing for the controller benchmark (src/loadgen).
+#include "loadgen/cbench/cbench.h"
 
 #include <CLI/CLI.hpp>
 #include <csignal>
@@ -14,7 +14,7 @@ int run_cbench(int argc, char** argv) {
   CLI::App app{
       "controller benchmark (the cbench method): emulated switches send packet-ins and count answers",
       "flowlab cbench"};
-  bench::CbenchOptions o;
+  loadgen::CbenchOptions o;
   std::string controller = "tcp:127.0.0.1:6653";
   std::string protocol = "OpenFlow13";
   bool json = false, no_buffer = false;
@@ -81,9 +81,9 @@ int run_cbench(int argc, char** argv) {
         "warmup)\n",
         controller.c_str(), o.switches, o.macs, protocol.c_str(), o.throughput ? "throughput" : "latency",
         o.loops, o.ms, o.warmup);
-  auto r = bench::run_cbench(o, [&](const bench::LoopResult& l) {
+  auto r = loadgen::run_cbench(o, [&](const loadgen::LoopResult& l) {
     if (!json) {
-      std::printf("%s\n", bench::format_loop(l).c_str());
+      std::printf("%s\n", loadgen::format_loop(l).c_str());
       std::fflush(stdout);
     }
   });
@@ -92,9 +92,9 @@ int run_cbench(int argc, char** argv) {
     return 1;
   }
   if (json)
-    std::printf("%s\n", bench::to_json(*r).dump(2).c_str());
+    std::printf("%s\n", loadgen::to_json(*r).dump(2).c_str());
   else
-    std::printf("%s\n", bench::format_summary(*r).c_str());
+    std::printf("%s\n", loadgen::format_summary(*r).c_str());
   return 0;
 }
 

@@ -19,11 +19,11 @@
 
 #include "cli/commands.h"
 #include "cli/lab_shape.h"
-#include "lab/mininet_args.h"
-#include "lab/persistent_lab.h"
-#include "lab/run_state.h"
-#include "lab/runner.h"
-#include "lab/tcp_rr.h"
+#include "lab/generate/mininet_args.h"
+#include "lab/host/run_state.h"
+#include "lab/run/persistent_lab.h"
+#include "lab/run/runner.h"
+#include "lab/traffic/tcp_rr.h"
 
 namespace flowlab::cli {
 
@@ -126,7 +126,7 @@ int run_lab(int argc, char** argv) {
   rr_client->add_option("--size", size);
   rr_client->add_option("--timeout", timeout);
 
-  auto shape_cmds = add_lab_shape_commands(app);  // lab-shape: delay-line, probe-send/-recv
+  auto shape_cmds = add_lab_shape_commands(app);  // delay-line, probe-send/-recv
 
   try {
     app.parse(argc, argv);

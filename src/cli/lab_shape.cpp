@@ -3,8 +3,8 @@
 
 #include <cstdio>
 
-#include "lab/delay_line.h"
-#include "lab/probe.h"
+#include "lab/net/delay_line.h"
+#include "lab/traffic/probe.h"
 
 namespace flowlab::cli {
 

@@ -1,5 +1,5 @@
 // `flowlab pktgen`: the packet generator of the switch benchmarks
-// (src/bench/packet_generator.h): --mode udp (sockets, default) or --mode xdp
+// (src/loadgen/pktgen/packet_generator.h): --mode udp (sockets, default) or --mode xdp
 // (frames from an XDP program run in live-frame mode; root, Linux 5.18).
 // Prints one JSON object: sent, failed, seconds, pps (and, for xdp, a note on
 // stderr when the device refused frames). Exit 2 for bad options and for
@@ -8,15 +8,15 @@
 #include <cstdio>
 #include <string>
 
-#include "bench/packet_generator.h"
 #include "cli/commands.h"
+#include "loadgen/pktgen/packet_generator.h"
 
 namespace flowlab::cli {
 
 int run_pktgen(int argc, char** argv) {
   CLI::App app{"flowlab pktgen: UDP packet generator (sendmmsg or XDP live frames, many flows)",
                "flowlab pktgen"};
-  bench::PacketGeneratorOptions o;
+  loadgen::PacketGeneratorOptions o;
   std::string mode = "udp";
   app.add_option("--mode", mode,
                  "udp: UDP sockets through the IP stack; xdp: whole frames from an XDP program "
@@ -42,8 +42,8 @@ int run_pktgen(int argc, char** argv) {
     std::fprintf(stderr, "flowlab pktgen: error: %s\n", e.what());
     return 2;
   }
-  o.mode = mode == "xdp" ? bench::GeneratorMode::kXdp : bench::GeneratorMode::kUdp;
-  auto r = bench::run_packet_generator(o);
+  o.mode = mode == "xdp" ? loadgen::GeneratorMode::kXdp : loadgen::GeneratorMode::kUdp;
+  auto r = loadgen::run_packet_generator(o);
   if (!r.ok()) {
     std::fprintf(stderr, "flowlab pktgen: error: %s\n", r.error().message.c_str());
     return 2;

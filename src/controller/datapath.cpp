@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
-#include "openflow/bundle.h"
 #include "openflow/codec.h"
+#include "openflow/of13/bundle.h"
 
 namespace flowlab::controller {
 

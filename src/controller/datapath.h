@@ -44,7 +44,7 @@ class Datapath : public std::enable_shared_from_this<Datapath> {
   Result<uint32_t> barrier(ReplyCallback cb = {});
   // cb runs once per reply part (flags & kMultipartMore on all but the last).
   Result<uint32_t> multipart(of::MultipartRequestBody body, ReplyCallback cb);
-  // Sends `mods` as one bundle (ONF extension of OF1.3, openflow/bundle.h):
+  // Sends `mods` as one bundle (ONF extension of OF1.3, openflow/of13/bundle.h):
   // open, one add per flow-mod (its xid repeated inside), commit, back to
   // back. The switch applies all of them as one table version or none. `cb`
   // gets the commit's answer: the COMMIT_REPLY (an ExperimenterMsg) or an

@@ -4,7 +4,7 @@
 #include <limits>
 #include <string_view>
 
-#include "openflow/flow_text.h"
+#include "openflow/text/flow_text.h"
 #include "rest/ryu_json.h"
 
 namespace flowlab::rest {

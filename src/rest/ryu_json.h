@@ -8,7 +8,7 @@
 // dropped field. Values are numbers or strings ("0x800", "10.0.0.0/24",
 // "00:00:00:00:00:01", port names such as "LOCAL").
 //
-// Matches go through the ovs-ofctl flow-text parser (src/openflow/flow_text.h),
+// Matches go through the ovs-ofctl flow-text parser (src/openflow/text/flow_text.h),
 // so both use one field syntax; only whitelisted names and values made of
 // [0-9A-Za-z.:/_-] reach it, so nothing in a JSON value can add a field.
 #pragma once

@@ -3,7 +3,7 @@
 #include <array>
 #include <string_view>
 
-#include "openflow/flow_text.h"
+#include "openflow/text/flow_text.h"
 #include "packet/addr.h"
 #include "rest/ryu_json.h"
 

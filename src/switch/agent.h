@@ -32,8 +32,8 @@
 
 #include "core/bytes.h"
 #include "datapath/datapath.h"
-#include "openflow/bundle.h"
 #include "openflow/message.h"
+#include "openflow/of13/bundle.h"
 #include "switch/buffer_store.h"
 #include "switch/forwarding.h"
 #include "switch/options.h"

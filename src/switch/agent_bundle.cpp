@@ -1,4 +1,4 @@
-// The agent's bundles (ONF extension for OF1.3, openflow/bundle.h): open,
+// The agent's bundles (ONF extension for OF1.3, openflow/of13/bundle.h): open,
 // add, close, commit, discard.
 //
 // A bundle belongs to the connection that opened it and dies with it. Adds

@@ -16,7 +16,7 @@
 #include "core/log.h"
 #include "kernel/fast_path.h"
 #include "kernel/kernel_port.h"
-#include "openflow/flow_text.h"
+#include "openflow/text/flow_text.h"
 #include "switch/agent.h"
 #include "switch/forwarding.h"
 #include "switch/heap_prefault.h"

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "openflow/bundle.h"
 #include "openflow/codec.h"
+#include "openflow/of13/bundle.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace flowlab;

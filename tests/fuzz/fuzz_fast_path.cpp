@@ -27,7 +27,7 @@
 #include "datapath/datapath.h"
 #include "datapath/fast_path_decision.h"
 #include "kernel/cache_key.h"
-#include "openflow/flow_text.h"
+#include "openflow/text/flow_text.h"
 #include "packet/flow_key.h"
 
 namespace {

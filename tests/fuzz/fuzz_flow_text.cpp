@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "openflow/flow_text.h"
+#include "openflow/text/flow_text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace flowlab::of;  // NOLINT(google-build-using-namespace)

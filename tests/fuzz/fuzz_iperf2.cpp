@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "lab/traffic.h"
+#include "lab/traffic/traffic.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

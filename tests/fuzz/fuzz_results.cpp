@@ -9,8 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "lab/repeat.h"
-#include "lab/report.h"
+#include "lab/explain/explain.h"
+#include "lab/report/repeat.h"
+#include "lab/report/report.h"
 
 using nlohmann::json;
 using namespace flowlab::lab;

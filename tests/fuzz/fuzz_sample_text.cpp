@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "lab/sample_parse.h"
-#include "lab/topology_record.h"
+#include "lab/measure/sample_parse.h"
+#include "lab/run/topology_record.h"
 
 using namespace flowlab::lab;
 

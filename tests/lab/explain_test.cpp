@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "core/clock.h"
-#include "lab/process.h"
+#include "lab/host/process.h"
 #include "lab_dir_test.h"
 
 namespace flowlab::lab {

@@ -26,10 +26,10 @@
 #include <vector>
 
 #include "core/clock.h"
-#include "lab/backends.h"
-#include "lab/ovs_daemon.h"
-#include "lab/probe.h"
-#include "lab/process.h"
+#include "lab/backend/backends.h"
+#include "lab/backend/ovs_daemon.h"
+#include "lab/host/process.h"
+#include "lab/traffic/probe.h"
 
 namespace flowlab::lab::fault {
 

@@ -14,7 +14,7 @@
 
 #include "channel/sync_client.h"
 #include "fault_net.h"
-#include "openflow/flow_text.h"
+#include "openflow/text/flow_text.h"
 
 namespace flowlab::lab::fault {
 namespace {

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "lab/process.h"
+#include "lab/host/process.h"
 
 namespace flowlab::lab {
 

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "lab/netns.h"
-#include "lab/process.h"
+#include "lab/host/netns.h"
+#include "lab/host/process.h"
 #include "lab_dir_test.h"
 
 namespace flowlab::lab {

@@ -8,10 +8,10 @@
 
 #include <string>
 
-#include "lab/netlink_tc.h"
-#include "lab/netns.h"
-#include "lab/process.h"
-#include "lab/tc_bpf.h"
+#include "lab/host/netns.h"
+#include "lab/host/process.h"
+#include "lab/net/netlink_tc.h"
+#include "lab/net/tc_bpf.h"
 
 namespace flowlab::lab {
 namespace {

@@ -28,10 +28,10 @@
 #include <string>
 #include <thread>
 
-#include "bench/xdp_device.h"
-#include "lab/netlink.h"
-#include "lab/netns.h"
-#include "lab/process.h"
+#include "lab/host/netlink.h"
+#include "lab/host/netns.h"
+#include "lab/host/process.h"
+#include "loadgen/pktgen/xdp_device.h"
 #include "packet/builder.h"
 
 namespace flowlab::lab {
@@ -115,7 +115,7 @@ class PktgenXdp : public ::testing::Test {
       if (!have_program(p)) GTEST_SKIP() << "needs " << p;
     utsname u{};
     ASSERT_EQ(uname(&u), 0);
-    if (bench::kernel_version_code(u.release) < 5018) GTEST_SKIP() << "needs Linux 5.18 (live frames)";
+    if (loadgen::kernel_version_code(u.release) < 5018) GTEST_SKIP() << "needs Linux 5.18 (live frames)";
     static int counter = 0;
     std::string id = fmt::format("flxg{}-{}", getpid(), ++counter);
     auto g = Netns::create(id + "-g", nullptr);

@@ -9,8 +9,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "lab/process.h"
-#include "lab/report.h"
+#include "lab/explain/explain.h"
+#include "lab/host/process.h"
+#include "lab/report/report.h"
 
 namespace flowlab::lab {
 namespace {

@@ -16,8 +16,8 @@
 #include <thread>
 
 #include "core/clock.h"
-#include "lab/process.h"
-#include "lab/run_state.h"
+#include "lab/host/process.h"
+#include "lab/host/run_state.h"
 #include "lab_dir_test.h"
 
 namespace flowlab::lab {

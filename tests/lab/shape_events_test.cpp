@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "lab/process.h"
+#include "lab/host/process.h"
 #include "lab_dir_test.h"
 
 namespace flowlab::lab {

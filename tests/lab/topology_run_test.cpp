@@ -10,7 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "lab/process.h"
+#include "lab/host/process.h"
 #include "lab_dir_test.h"
 
 namespace flowlab::lab {

@@ -8,10 +8,10 @@
 #include <sstream>
 
 #include "core/log.h"
-#include "openflow/bundle.h"
 #include "openflow/codec.h"
 #include "openflow/errors.h"
-#include "openflow/flow_text.h"
+#include "openflow/of13/bundle.h"
+#include "openflow/text/flow_text.h"
 
 namespace flowlab::controller {
 

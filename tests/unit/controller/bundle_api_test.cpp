@@ -8,8 +8,8 @@
 
 #include "controller/flows.h"
 #include "fake_switch.h"
-#include "openflow/bundle.h"
 #include "openflow/codec.h"
+#include "openflow/of13/bundle.h"
 
 namespace flowlab::controller {
 namespace {

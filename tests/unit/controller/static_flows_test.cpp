@@ -9,8 +9,8 @@
 #include <fstream>
 
 #include "fake_switch.h"
-#include "openflow/bundle.h"
 #include "openflow/codec.h"
+#include "openflow/of13/bundle.h"
 
 namespace flowlab::controller {
 namespace {

@@ -7,7 +7,7 @@
 // commit, not before.
 #include <gtest/gtest.h>
 
-#include "openflow/flow_text.h"
+#include "openflow/text/flow_text.h"
 #include "test_support.h"
 
 namespace flowlab::dp {

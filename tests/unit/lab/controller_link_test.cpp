@@ -2,7 +2,7 @@
 // control channel, and bad values rejected with file:line and key.
 #include <gtest/gtest.h>
 
-#include "lab/topology.h"
+#include "lab/scenario/topology.h"
 
 namespace flowlab::lab {
 namespace {

@@ -1,11 +1,11 @@
 // Events: parsing (flaps expanded), checks against the scenario with file:line
 // errors, and the timeline firing them in order at their times.
-#include "lab/events.h"
+#include "lab/scenario/events.h"
 
 #include <gtest/gtest.h>
 
 #include "core/clock.h"
-#include "lab/topology.h"
+#include "lab/scenario/topology.h"
 
 namespace flowlab::lab {
 namespace {

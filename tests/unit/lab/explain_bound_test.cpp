@@ -4,7 +4,8 @@
 // a bound.
 #include <gtest/gtest.h>
 
-#include "lab/report.h"
+#include "lab/explain/explain.h"
+#include "lab/report/report.h"
 
 namespace flowlab::lab {
 namespace {

@@ -1,6 +1,6 @@
 // Topology generators against Mininet 2.3.0: node/link counts, names, port order,
 // address order; Mininet's --topo syntax and its errors.
-#include "lab/generators.h"
+#include "lab/generate/generators.h"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "lab/netlink.h"
+#include "lab/host/netlink.h"
 
 namespace flowlab::lab {
 namespace {

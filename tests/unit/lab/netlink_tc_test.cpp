@@ -1,7 +1,7 @@
 // tc messages through rtnetlink, byte by byte (no kernel): the header, the tcmsg
 // and each attribute the kernel reads. The namespace test (tests/lab/
 // netlink_tc_ns_test.cpp) applies them and compares with `tc -d`.
-#include "lab/netlink_tc.h"
+#include "lab/net/netlink_tc.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // rtnetlink message builders (bytes, no kernel) and the Mininet-style host names of
 // `flowlab lab exec`.
-#include "lab/netlink.h"
+#include "lab/host/netlink.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 #include <map>
 #include <string>
 
-#include "lab/persistent_lab.h"
+#include "lab/run/persistent_lab.h"
 
 namespace flowlab::lab {
 namespace {

@@ -2,8 +2,8 @@
 // /proc/net/snmp, sizes.
 #include <gtest/gtest.h>
 
-#include "lab/netns.h"
-#include "lab/traffic.h"
+#include "lab/host/netns.h"
+#include "lab/traffic/traffic.h"
 
 namespace flowlab::lab {
 namespace {

@@ -3,7 +3,7 @@
 // kPacketInBudget, the echo timeout is ping's own 10 s, and ARP retries slower.
 #include <gtest/gtest.h>
 
-#include "lab/pingall.h"
+#include "lab/traffic/pingall.h"
 
 namespace flowlab::lab {
 namespace {

@@ -1,9 +1,9 @@
 // pingall's matrix and verdict, its report pieces, and the topology picture.
 #include <gtest/gtest.h>
 
-#include "lab/pingall.h"
-#include "lab/topology_record.h"
-#include "lab/topology_svg.h"
+#include "lab/report/topology_svg.h"
+#include "lab/run/topology_record.h"
+#include "lab/traffic/pingall.h"
 
 namespace flowlab::lab {
 namespace {

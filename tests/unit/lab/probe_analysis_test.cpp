@@ -1,10 +1,10 @@
 // Probe analysis: outages found from arrivals, recovery times, loss per event
 // window, the rate series, the explanations and the timeline SVG.
-#include "lab/probe_analysis.h"
+#include "lab/traffic/probe_analysis.h"
 
 #include <gtest/gtest.h>
 
-#include "lab/probe_test.h"
+#include "lab/traffic/probe_test.h"
 
 namespace flowlab::lab {
 namespace {

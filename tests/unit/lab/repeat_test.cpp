@@ -1,6 +1,6 @@
 // --repeat aggregation (medians, min-max, the representative repeat) and
 // `lab diff` (figures beyond their spread, verdicts changed), on recorded-shaped records.
-#include "lab/repeat.h"
+#include "lab/report/repeat.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,11 @@
 // Explanations, the terminal table (ratios against the first case) and the HTML
 // report (self-contained SVG charts), from results documents built here.
-#include "lab/report.h"
+#include "lab/report/report.h"
 
 #include <gtest/gtest.h>
 
-#include "lab/report_parts.h"
+#include "lab/explain/explain.h"
+#include "lab/report/report_parts.h"
 
 namespace flowlab::lab {
 namespace {

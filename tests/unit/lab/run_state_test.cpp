@@ -1,6 +1,6 @@
 // Run state files, `lab clean` (kills exactly the recorded processes, verified by
 // start time), bounded commands, and the tcp-rr client/server over loopback.
-#include "lab/run_state.h"
+#include "lab/host/run_state.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -15,8 +15,8 @@
 #include <thread>
 
 #include "core/clock.h"
-#include "lab/process.h"
-#include "lab/tcp_rr.h"
+#include "lab/host/process.h"
+#include "lab/traffic/tcp_rr.h"
 
 extern char** environ;
 

@@ -4,8 +4,8 @@
 // replies; and the ping / probe series a test record gets.
 #include <gtest/gtest.h>
 
-#include "lab/sample_parse.h"
-#include "lab/sampler.h"
+#include "lab/measure/sample_parse.h"
+#include "lab/measure/sampler.h"
 
 namespace flowlab::lab {
 namespace {

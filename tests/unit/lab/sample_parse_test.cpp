@@ -1,11 +1,11 @@
 // Parsers of what the sampler reads, on text recorded from this kernel (6.x) and
 // iproute2: /proc/PID/stat, /proc/stat, /proc/net/netstat, ss -tin, tc -j -s,
 // iperf3 -J intervals, cgroup CPU limits.
-#include "lab/sample_parse.h"
+#include "lab/measure/sample_parse.h"
 
 #include <gtest/gtest.h>
 
-#include "lab/sampler.h"
+#include "lab/measure/sampler.h"
 
 namespace flowlab::lab {
 namespace {

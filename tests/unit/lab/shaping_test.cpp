@@ -1,12 +1,12 @@
 // Link shaping keys: units, per-direction overrides, and errors naming file:line
 // and the key; the lab's tc program as instructions.
-#include "lab/shaping.h"
+#include "lab/scenario/shaping.h"
 
 #include <gtest/gtest.h>
 
-#include "lab/delay_line.h"
-#include "lab/tc_bpf.h"
-#include "lab/topology.h"
+#include "lab/net/delay_line.h"
+#include "lab/net/tc_bpf.h"
+#include "lab/scenario/topology.h"
 
 namespace flowlab::lab {
 namespace {

@@ -2,7 +2,7 @@
 // dump of this process's own namespace (no root needed) sees a listener and an
 // established loopback connection made here, with their ports, and stops seeing the
 // listener once it is closed; the parser refuses short and foreign messages.
-#include "lab/sock_diag.h"
+#include "lab/host/sock_diag.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

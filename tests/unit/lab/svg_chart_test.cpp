@@ -1,6 +1,6 @@
 // SVG line charts: points land where the axes say, events are marked, text is
 // escaped, an empty chart says so.
-#include "lab/svg_chart.h"
+#include "lab/format/svg_chart.h"
 
 #include <gtest/gtest.h>
 

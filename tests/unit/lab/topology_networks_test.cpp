@@ -3,9 +3,9 @@
 // command line, and the bad input each must refuse with file:line.
 #include <gtest/gtest.h>
 
-#include "lab/mininet_args.h"
-#include "lab/topology.h"
-#include "lab/topology_record.h"
+#include "lab/generate/mininet_args.h"
+#include "lab/run/topology_record.h"
+#include "lab/scenario/topology.h"
 
 namespace flowlab::lab {
 namespace {

@@ -1,6 +1,6 @@
 // Scenario YAML parsing and validation: the model built, overrides applied per case,
 // and errors that name file:line and key.
-#include "lab/topology.h"
+#include "lab/scenario/topology.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 // interface receive drops (the backlog behind a veth) counted as link drops.
 #include <gtest/gtest.h>
 
-#include "lab/verdict.h"
+#include "lab/explain/verdict.h"
 
 namespace flowlab::lab {
 namespace {

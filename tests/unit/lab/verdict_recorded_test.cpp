@@ -4,7 +4,7 @@
 // comparison both ways (the controller idles during TCP, or it does not).
 #include <gtest/gtest.h>
 
-#include "lab/verdict.h"
+#include "lab/explain/verdict.h"
 
 namespace flowlab::lab {
 namespace {

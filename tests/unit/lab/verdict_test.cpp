@@ -1,7 +1,7 @@
 // One test per verdict rule on recorded-shaped inputs (the records the runner
 // writes: metrics, receiver_stack and the sampler's `samples`), plus "not
 // explained", a bound the measurement passes, and the hub TCP-vs-UDP comparison.
-#include "lab/verdict.h"
+#include "lab/explain/verdict.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// The ONF bundle extension for OF1.3 (openflow/bundle.h): exact wire bytes of
+// The ONF bundle extension for OF1.3 (openflow/of13/bundle.h): exact wire bytes of
 // bundle control, bundle add (with and without properties) and bundle errors,
 // and the OFPBFC_* code of every malformed body.
-#include "openflow/bundle.h"
+#include "openflow/of13/bundle.h"
 
 #include <gtest/gtest.h>
 

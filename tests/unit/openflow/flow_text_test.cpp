@@ -1,7 +1,7 @@
 // Flow text parser and printer: the model they produce, the exact ovs-ofctl
 // text they print, round trips, and an error (with its column) for each kind of
 // bad input.
-#include "openflow/flow_text.h"
+#include "openflow/text/flow_text.h"
 
 #include <gtest/gtest.h>
 

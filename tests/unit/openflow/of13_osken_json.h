@@ -13,7 +13,7 @@
 #include <string>
 
 #include "openflow/codec.h"
-#include "openflow/of13_wire.h"
+#include "openflow/of13/wire.h"
 
 namespace flowlab::of::testing {
 

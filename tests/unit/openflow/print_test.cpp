@@ -1,11 +1,11 @@
 // ofp-print: message text for hand-built messages, compared with what
 // `ovs-ofctl ofp-print` / `ovs-ofctl dump-*` of OVS 3.1 prints for the same content.
-#include "openflow/print.h"
+#include "openflow/print/print.h"
 
 #include <gtest/gtest.h>
 
 #include "openflow/codec.h"
-#include "openflow/flow_text.h"
+#include "openflow/text/flow_text.h"
 
 namespace flowlab::of {
 namespace {

@@ -3,8 +3,8 @@
 // a failing flow-mod refuses the whole bundle (its own error, then
 // OFPBFC_MSG_FAILED) and leaves the table as it was; every misuse gets its
 // OFPBFC_* code and the connection stays up.
-#include "openflow/bundle.h"
 #include "openflow/codec.h"
+#include "openflow/of13/bundle.h"
 #include "switch/agent.h"
 #include "switch_harness.h"
 

@@ -1,0 +1,123 @@
+// Switch and controller backends: the same topology node realised by flowlab's own
+// switch/controller or by a peer (Open vSwitch userspace, Linux bridge, os-ken).
+//
+// Placement (see docs/LAB.md): every case gets a private "core" namespace that holds
+// the switches' ports, the switch processes and the controllers; controllers listen
+// on the core namespace's loopback (127.0.0.1:6653, 6654, ...), so parallel runs never
+// compete for ports and nothing of a case is visible in the lab's own namespace.
+// Hosts live each in their own namespace, a veth to the switch port.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "lab/backend/ovs_daemon.h"
+#include "lab/host/netlink.h"
+#include "lab/host/process.h"
+#include "lab/scenario/topology.h"
+
+namespace flowlab::lab {
+
+class RunState;
+
+// What a backend needs to know about the case it runs in.
+struct CaseEnv {
+  std::string core_ns;      // namespace of switches and controllers
+  std::string out_dir;      // logs and raw outputs of this case
+  std::string scratch_dir;  // short private dir (OVS sockets), removed with the run
+  std::string flowlab_bin;  // the flowlab binary for `switch`/`controller`/`ofctl`
+  RunState* state = nullptr;
+  std::shared_ptr<OvsDaemon> ovs;  // shared by the case's OVS switches, started by the first
+};
+
+// Why a backend cannot run here (a peer is not installed), empty if it can.
+std::string missing_peer(const SwitchSpec& s);
+std::string missing_peer(const ControllerSpec& c, const std::string& flowlab_bin);
+// Established TCP connections to `port` in the namespace NS (a sock_diag dump).
+size_t connections_to(const std::string& ns, int port);
+
+class ControllerInstance {
+ public:
+  ControllerInstance(ControllerSpec spec, int port) : spec_(std::move(spec)), port_(port) {}
+  Status start(const CaseEnv& env);
+  void stop();
+  int port() const { return port_; }
+  // Where it listens: the core namespace's loopback, or its own namespace's address
+  // with a controller_link (set before start()).
+  void set_listen_host(std::string host) { host_ = std::move(host); }
+  const std::string& host() const { return host_; }
+  const ControllerSpec& spec() const { return spec_; }
+  // The controller's statistics (flowlab --stats-json), or null when it has none.
+  nlohmann::json stats() const;
+  bool running() { return proc_.running(); }
+  std::string log_tail() const { return proc_.log_tail(); }
+  // Events: SIGKILL the controller's process group, as a crash would.
+  Status kill_now();
+
+ private:
+  ControllerSpec spec_;
+  int port_;
+  std::string host_ = "127.0.0.1";
+  std::string stats_path_;
+  Process proc_;
+};
+
+class SwitchInstance {
+ public:
+  // ports: interface names in the core namespace, in OpenFlow port order (1, 2, ...).
+  SwitchInstance(SwitchSpec spec, std::vector<std::string> ports, int listen_port)
+      : spec_(std::move(spec)), ports_(std::move(ports)), listen_port_(listen_port) {}
+  ~SwitchInstance() { stop(); }
+  SwitchInstance(const SwitchInstance&) = delete;
+  SwitchInstance& operator=(const SwitchInstance&) = delete;
+
+  // controller_port 0: no controller (OVS standalone / NORMAL, bridge as is).
+  Status start(const CaseEnv& env, int controller_port);
+  // The controller's address (default 127.0.0.1; set before start()).
+  void set_controller_host(std::string host) { controller_host_ = std::move(host); }
+  // start() in two halves, for many switches at once: spawn() forks a flowlab
+  // switch (call it on the thread that lives as long as the lab: the child dies with
+  // that thread, PR_SET_PDEATHSIG) and wait_started() waits until it listens (any
+  // thread). For the other kinds spawn() is start() and wait_started() is ok.
+  Status spawn(const CaseEnv& env, int controller_port);
+  Status wait_started();
+  // Waits (bounded) until the switch holds an OpenFlow connection to its controller.
+  Status wait_connected(double timeout_s);
+  void stop();
+  const SwitchSpec& spec() const { return spec_; }
+  // linux-bridge with stp: waits until every port is forwarding or blocking (no port
+  // listening or learning) on two polls in a row; ok at once for other switches.
+  Status wait_stp_settled(double timeout_s);
+  // Raw per-port counters (ovs-ofctl/flowlab ofctl dump-ports, ip -s link) and flows.
+  // A Linux bridge's come from `core_links` (one netlink dump of the core namespace
+  // for all bridges; dumped here when null).
+  nlohmann::json counters(const std::vector<LinkInfo>* core_links = nullptr) const;
+  // Events: SIGKILL the switch process (flowlab switches; for OVS the case's
+  // ovs-vswitchd, see ovs_daemon.h), and start it again with the same arguments
+  // (then wait for its controller connection).
+  Status kill_now();
+  Status restart(double connect_timeout_s);
+
+ private:
+  Status start_ovs(const CaseEnv& env, int controller_port);
+  Status start_bridge(const CaseEnv& env);
+  Status start_flowlab(const CaseEnv& env, int controller_port);
+  Status spawn_flowlab(const CaseEnv& env, int controller_port);
+  Status wait_flowlab_listening();
+  std::string bridge_name() const { return "br-" + spec_.name; }
+  bool is_ovs() const;
+
+  SwitchSpec spec_;
+  std::vector<std::string> ports_;
+  int listen_port_;
+  int controller_port_ = 0;
+  std::string controller_host_ = "127.0.0.1";
+  CaseEnv env_;
+  std::string stats_path_;      // flowlab switch --stats-file
+  std::vector<Process> procs_;  // in start order; stopped in reverse
+};
+
+}  // namespace flowlab::lab

@@ -1,0 +1,175 @@
+// The lab's tc programs and their tcx links (see tc_bpf.h).
+//
+// The program, in eBPF assembly (r0 = return value, w0 its low 32 bits):
+//     call bpf_get_prandom_u32         ; only when loss > 0
+//     if w0 >= THRESHOLD goto keep     ; unsigned 32-bit compare
+//     r0 = TC_ACT_SHOT
+//     exit
+//   keep:
+//     r1 = IFINDEX ; r2 = 0 ; call bpf_redirect ; exit   (redirect to egress)
+//   or
+//     r0 = TC_ACT_OK ; exit                              (pass)
+// With loss 100% the compare is skipped and every packet is shot.
+#include "lab/net/tc_bpf.h"
+
+#include <fcntl.h>
+#include <linux/bpf.h>
+#include <net/if.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+#include "kernel/bpf_syscall.h"
+
+namespace flowlab::lab {
+
+namespace {
+
+// Attach types from Linux 6.6 (enum bpf_attach_type); Debian 12's headers predate them.
+constexpr uint32_t kTcxIngress = 46;
+constexpr uint32_t kTcxEgress = 47;
+constexpr int32_t kTcActOk = 0;
+constexpr int32_t kTcActShot = 2;
+
+// One instruction: code, dst, src, off, imm (struct bpf_insn, little-endian).
+uint64_t insn(uint8_t code, uint8_t dst, uint8_t src, int16_t off, int32_t imm) {
+  return uint64_t(code) | uint64_t(dst & 0xf) << 8 | uint64_t(src & 0xf) << 12 |
+         uint64_t(uint16_t(off)) << 16 | uint64_t(uint32_t(imm)) << 32;
+}
+uint64_t mov_imm(uint8_t dst, int32_t imm) { return insn(BPF_ALU64 | BPF_MOV | BPF_K, dst, 0, 0, imm); }
+uint64_t call(int32_t fn) { return insn(BPF_JMP | BPF_CALL, 0, 0, 0, fn); }
+uint64_t exit_insn() { return insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0); }
+
+Result<int> load(const TcAction& a) {
+  auto fd = load_bpf_program(BPF_PROG_TYPE_SCHED_CLS, tc_program(a), "flowlab_loss");
+  if (!fd.ok()) return fail("loading the lab's tc program: {}", fd.error().to_string());
+  return *fd;
+}
+
+// Runs fn on a short-lived thread inside the namespace (setns of a network
+// namespace changes only the calling thread; the lab's threads stay where they are).
+template <typename F>
+auto in_netns(const std::string& ns, F fn) -> decltype(fn()) {
+  decltype(fn()) out = fail("namespace {}: not entered", ns);
+  std::thread t([&] {
+    if (!ns.empty()) {
+      int fd = open(("/run/netns/" + ns).c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) {
+        out = fail("namespace {}: {}", ns, std::strerror(errno));
+        return;
+      }
+      int r = setns(fd, CLONE_NEWNET);
+      int e = errno;
+      close(fd);
+      if (r != 0) {
+        out = fail("setns {}: {}", ns, std::strerror(e));
+        return;
+      }
+    }
+    out = fn();
+  });
+  t.join();
+  return out;
+}
+
+}  // namespace
+
+Result<int> load_tc_program(const TcAction& a) { return load(a); }
+
+uint64_t loss_threshold(double loss_pct) {
+  if (!(loss_pct > 0)) return 0;
+  double t = std::round(loss_pct / 100.0 * 4294967296.0);
+  return uint64_t(std::min(t, 4294967296.0));
+}
+
+std::vector<uint64_t> tc_program(const TcAction& a) {
+  std::vector<uint64_t> p;
+  uint64_t th = loss_threshold(a.loss_pct);
+  if (th >= 4294967296ULL) {
+    p = {mov_imm(0, kTcActShot), exit_insn()};
+    return p;
+  }
+  if (th > 0) {
+    p.push_back(call(BPF_FUNC_get_prandom_u32));
+    p.push_back(insn(BPF_JMP32 | BPF_JGE | BPF_K, 0, 0, 2, int32_t(uint32_t(th))));
+    p.push_back(mov_imm(0, kTcActShot));
+    p.push_back(exit_insn());
+  }
+  if (a.redirect_ifindex > 0) {
+    p.push_back(mov_imm(1, a.redirect_ifindex));
+    p.push_back(mov_imm(2, 0));
+    p.push_back(call(BPF_FUNC_redirect));
+  } else {
+    p.push_back(mov_imm(0, kTcActOk));
+  }
+  p.push_back(exit_insn());
+  return p;
+}
+
+Result<int> ifindex_in(const std::string& ns, const std::string& ifname) {
+  return in_netns(ns, [&]() -> Result<int> {
+    unsigned idx = if_nametoindex(ifname.c_str());
+    if (idx == 0) return fail("no interface {} in namespace {}", ifname, ns);
+    return int(idx);
+  });
+}
+
+TcxProgram& TcxProgram::operator=(TcxProgram&& o) noexcept {
+  if (this != &o) {
+    reset();
+    prog_fd_ = std::exchange(o.prog_fd_, -1);
+    link_fd_ = std::exchange(o.link_fd_, -1);
+  }
+  return *this;
+}
+
+void TcxProgram::reset() {
+  if (link_fd_ >= 0) close(link_fd_);
+  if (prog_fd_ >= 0) close(prog_fd_);
+  link_fd_ = prog_fd_ = -1;
+}
+
+Result<TcxProgram> TcxProgram::attach(const std::string& ns, const std::string& ifname, bool ingress,
+                                      const TcAction& a) {
+  TcxProgram p;
+  FLOWLAB_ASSIGN_OR_RETURN(p.prog_fd_, load(a));
+  int prog_fd = p.prog_fd_;
+  FLOWLAB_ASSIGN_OR_RETURN(p.link_fd_, in_netns(ns, [&]() -> Result<int> {
+                             unsigned idx = if_nametoindex(ifname.c_str());
+                             if (idx == 0) return fail("no interface {} in namespace {}", ifname, ns);
+                             bpf_attr attr{};
+                             attr.link_create.prog_fd = uint32_t(prog_fd);
+                             attr.link_create.target_ifindex = idx;
+                             attr.link_create.attach_type =
+                                 static_cast<bpf_attach_type>(ingress ? kTcxIngress : kTcxEgress);
+                             int fd = int(sys_bpf(BPF_LINK_CREATE, attr));
+                             if (fd < 0)
+                               return fail("attaching a tcx program to {} in {}: {} (tcx needs Linux 6.6)",
+                                           ifname, ns, std::strerror(errno));
+                             return fd;
+                           }));
+  return p;
+}
+
+Status TcxProgram::replace(const TcAction& a) {
+  if (link_fd_ < 0) return fail("tc program not attached");
+  FLOWLAB_ASSIGN_OR_RETURN(int fd, load(a));
+  bpf_attr attr{};
+  attr.link_update.link_fd = uint32_t(link_fd_);
+  attr.link_update.new_prog_fd = uint32_t(fd);
+  if (sys_bpf(BPF_LINK_UPDATE, attr) != 0) {
+    int e = errno;
+    close(fd);
+    return fail("replacing the tc program: {}", std::strerror(e));
+  }
+  close(prog_fd_);
+  prog_fd_ = fd;
+  return ok_status();
+}
+
+}  // namespace flowlab::lab

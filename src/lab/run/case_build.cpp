@@ -1,0 +1,280 @@
+// Bring-up of one case: namespaces, links and their offloads, addresses, then the
+// controllers and switches, each phase timed (PhaseClock) into results.json.
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "core/clock.h"
+#include "lab/backend/backends.h"
+#include "lab/host/netns.h"
+#include "lab/host/process.h"
+#include "lab/host/run_state.h"
+#include "lab/measure/sampler.h"
+#include "lab/net/shaped_link.h"
+#include "lab/report/repeat.h"
+#include "lab/report/report.h"
+#include "lab/run/case_events.h"
+#include "lab/run/case_topology.h"
+#include "lab/run/progress_line.h"
+#include "lab/run/topology_record.h"
+#include "lab/scenario/topology.h"
+#include "lab/traffic/pingall.h"
+#include "lab/traffic/probe_test.h"
+#include "lab/traffic/traffic.h"
+
+namespace flowlab::lab {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kControllerPortBase = 6653;
+constexpr int kSwitchListenBase = 6634;
+// The controller link's ends (TEST-NET-1: never a host's address).
+constexpr const char* kCtlCoreIf = "ctl-link";
+constexpr const char* kCtlIf = "eth0";
+constexpr const char* kCtlCoreAddr = "192.0.2.1";
+constexpr const char* kCtlAddr = "192.0.2.2";
+constexpr int kSwitchListenHigh = 20000;  // past 19 switches, clear of the controllers' 6653...
+
+// Waits (bounded) until `want` TCP connections to 127.0.0.1:port are established in
+// `ns` (a sock_diag dump every 5 ms).
+Status wait_connections(const std::string& ns, int port, size_t want, double timeout_s) {
+  size_t have = 0;
+  for (uint64_t t0 = monotonic_ns(); double(monotonic_ns() - t0) / 1e9 < timeout_s;) {
+    have = connections_to(ns, port);
+    if (have >= want) return ok_status();
+    if (!sleep_unless_interrupted(0.005)) return fail("interrupted");
+  }
+  return fail("{} of {} switches connected to the controller on port {} within {:.0f} s", have, want, port,
+              timeout_s);
+}
+
+}  // namespace
+
+Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::string& case_out,
+                  CaseTopology& topo) {
+  const Scenario& sc = rc.sc;
+  std::string prefix = fmt::format("fl{}-{}", rc.state.id(), ci);
+  topo.core_ns = prefix + "-sw";
+  // Phase 1: every namespace at once (parallel, netns.h).
+  PhaseClock clock(topo.phases, cs.name);
+  std::vector<std::string> ns_names = {topo.core_ns};
+  for (const auto& h : sc.hosts) {
+    ns_names.push_back(prefix + "-" + h.name);
+    topo.host_ns[h.name] = ns_names.back();
+  }
+  // A controller far away (`controller_link`): the controllers get a namespace of
+  // their own, reached from the core namespace over a shaped link.
+  if (cs.controller_link) {
+    topo.ctl_ns = prefix + "-ctl";
+    ns_names.push_back(topo.ctl_ns);
+  }
+  FLOWLAB_ASSIGN_OR_RETURN(topo.namespaces, create_namespaces(ns_names, &rc.state));
+  FLOWLAB_TRY(prepare_switch_namespace(topo.core_ns));  // no IPv6 on switch ports (netns.h)
+  clock.lap("namespaces", ns_names.size());
+  // Links: a host end lives in the host's namespace under its own name; a switch end
+  // in the core namespace as "<switch>-<port>" (both ends of a switch-to-switch link).
+  auto switch_ports = switch_port_order(sc, cs);
+  topo.handles.link_names = link_names(sc);
+  struct End {
+    std::string ns, ifname, label, mac;
+    int mtu = 0;
+    std::optional<bool> offloads;
+  };
+  std::vector<std::pair<End, End>> ends;
+  std::vector<VethSpec> veths;
+  std::set<std::string> mac_at_birth;  // "ns/ifname" whose MAC the veth was created with
+  for (size_t li = 0; li < sc.links.size(); ++li) {
+    const LinkSpec& l = sc.links[li];
+    auto resolve = [&](const Endpoint& e) {
+      End x;
+      if (const HostSpec* h = sc.host(e.node)) {
+        x.ns = topo.host_ns[e.node];
+        x.ifname = e.ifname;
+        x.offloads = h->offloads;
+        for (const auto& i : h->interfaces)
+          if (i.name == e.ifname) {
+            x.mtu = i.mtu;
+            x.mac = i.mac;
+          }
+      } else {
+        x.ns = topo.core_ns;
+        x.ifname = switch_port_ifname(e);
+      }
+      x.label = e.node + ":" + e.ifname;
+      return x;
+    };
+    End a = resolve(l.a), b = resolve(l.b);
+    int mtu = l.mtu ? l.mtu : std::max(a.mtu, b.mtu);
+    // a shaped link (or one an event re-shapes) goes through a wire namespace.
+    topo.handles.link_ends.push_back({LinkEnd{a.ns, a.ifname}, LinkEnd{b.ns, b.ifname}});
+    if (link_needs_wire(sc, li)) {
+      ShapeEnv se{rc.flowlab_bin, case_out, &rc.state, false};
+      FLOWLAB_ASSIGN_OR_RETURN(auto sl, ShapedLink::create({a.ns, a.ifname}, {b.ns, b.ifname}, mtu, l.shape,
+                                                           fmt::format("{}-w{}", prefix, li), se));
+      topo.handles.shaped.push_back(sl.get());
+      topo.shaped.push_back(std::move(sl));
+    } else {
+      topo.handles.shaped.push_back(nullptr);
+      veths.push_back({a.ns, a.ifname, b.ns, b.ifname, mtu, a.mac, b.mac});
+      for (const End* e : {&a, &b})
+        if (!e->mac.empty()) mac_at_birth.insert(e->ns + "/" + e->ifname);
+    }
+    ends.emplace_back(std::move(a), std::move(b));
+  }
+  // Phase 2: the plain veths in netlink batches, each end born in its namespace,
+  // up, with its MTU and MAC.
+  FLOWLAB_TRY(create_veths(veths));
+  clock.lap("links", veths.size());
+  // Phase 3: the peer ends up and the hosts' addresses on, per namespace in
+  // parallel (MACs not set at creation, on shaped links, first).
+  AddressesByNs addrs;
+  for (const auto& h : sc.hosts)
+    for (const auto& i : h.interfaces) {
+      if (!i.mac.empty() && !mac_at_birth.count(topo.host_ns[h.name] + "/" + i.name))
+        FLOWLAB_TRY(
+            run_checked({"ip", "link", "set", "dev", i.name, "address", i.mac}, in_ns(topo.host_ns[h.name])));
+      if (!i.addr.empty()) addrs[topo.host_ns[h.name]].emplace_back(i.name, i.addr);
+    }
+  FLOWLAB_TRY(set_peers_up(veths, addrs));
+  clock.lap("links_up_addresses", veths.size());
+  // Phase 4: offloads off where asked, and every end's offload state for the report
+  // (ethtool ioctls, in parallel).
+  std::vector<const End*> all_ends;
+  std::vector<char> off;
+  for (const auto& [a, b] : ends) {
+    bool on = a.offloads.value_or(b.offloads.value_or(cs.offloads));
+    for (const End* e : {&a, &b}) {
+      all_ends.push_back(e);
+      off.push_back(!on);
+    }
+  }
+  std::vector<std::map<std::string, std::string>> states(all_ends.size());
+  FLOWLAB_TRY(parallel_for(all_ends.size(), 4, [&](size_t i) -> Status {
+    if (off[i]) FLOWLAB_TRY(set_offloads(all_ends[i]->ns, all_ends[i]->ifname, false));
+    states[i] = offload_state(all_ends[i]->ns, all_ends[i]->ifname);
+    return ok_status();
+  }));
+  for (size_t i = 0; i < all_ends.size(); ++i) topo.offloads[all_ends[i]->label] = states[i];
+  clock.lap("offloads", all_ends.size());
+  if (cs.controller_link) {
+    ShapeEnv se{rc.flowlab_bin, case_out, &rc.state, false};
+    LinkShapes both{*cs.controller_link, *cs.controller_link};
+    FLOWLAB_ASSIGN_OR_RETURN(topo.controller_link,
+                             ShapedLink::create({topo.core_ns, kCtlCoreIf}, {topo.ctl_ns, kCtlIf}, 1500, both,
+                                                prefix + "-wc", se));
+    FLOWLAB_TRY(add_addresses({{topo.core_ns, {{kCtlCoreIf, std::string(kCtlCoreAddr) + "/30"}}},
+                               {topo.ctl_ns, {{kCtlIf, std::string(kCtlAddr) + "/30"}}}}));
+    clock.lap("controller_link", 1);
+  }
+
+  CaseEnv env;
+  env.ovs = std::make_shared<OvsDaemon>();
+  env.core_ns = topo.core_ns;
+  env.out_dir = case_out;
+  env.scratch_dir = rc.state.dir() + "/" + std::to_string(ci);
+  env.flowlab_bin = rc.flowlab_bin;
+  env.state = &rc.state;
+  std::error_code ec;
+  fs::create_directories(env.scratch_dir, ec);
+  topo.handles.env = env;
+  std::map<std::string, int> ctl_port;
+  int idx = 0;
+  for (const auto& [n, c] : cs.controllers) {
+    int port = c.port ? c.port : kControllerPortBase + idx;
+    ++idx;
+    if (c.kind == ControllerKind::kNone) continue;
+    bool used = controller_used(cs, n);
+    if (!used) continue;
+    topo.controllers.push_back(std::make_unique<ControllerInstance>(c, port));
+    rc.progress.start(fmt::format("[{}] starting {} controller {}", cs.name, to_string(c.kind), n));
+    CaseEnv ctl_env = env;
+    if (cs.controller_link) {
+      ctl_env.core_ns = topo.ctl_ns;
+      topo.controllers.back()->set_listen_host(kCtlAddr);
+    }
+    auto st = topo.controllers.back()->start(ctl_env);
+    rc.progress.done(st.ok() ? "up" : "failed");
+    FLOWLAB_TRY(st);
+    ctl_port[n] = port;
+    topo.handles.controllers[n] = topo.controllers.back().get();
+  }
+  clock.lap("controllers", topo.controllers.size());
+  idx = 0;
+  std::vector<int> cports;
+  for (const auto& [n, s] : cs.switches) {
+    int cport = s.controller.empty() || !ctl_port.count(s.controller) ? 0 : ctl_port[s.controller];
+    int listen =
+        idx < kControllerPortBase - kSwitchListenBase ? kSwitchListenBase + idx : kSwitchListenHigh + idx;
+    ++idx;
+    topo.switches.push_back(std::make_unique<SwitchInstance>(s, switch_ports[n], listen));
+    if (cs.controller_link) topo.switches.back()->set_controller_host(kCtlAddr);
+    cports.push_back(cport);
+    topo.handles.switches[n] = topo.switches.back().get();
+  }
+  // Flowlab switches are forked here, one after the other (a child dies with the
+  // thread that forked it), then awaited in parallel, a wave at a time; bridges are
+  // made in parallel (netlink); OVS switches share one ovsdb and go one at a time.
+  // Then every connection is awaited.
+  rc.progress.start(fmt::format("[{}] starting {} switches", cs.name, topo.switches.size()));
+  // Flowlab switches go in waves of kSwitchWave: each one's start is CPU-bound (a
+  // 100-switch lab started at once on 2 cores would blow every switch's own bound).
+  constexpr size_t kSwitchWave = 4;
+  std::vector<size_t> flowlab_idx;
+  for (size_t i = 0; i < topo.switches.size(); ++i)
+    if (topo.switches[i]->spec().kind == SwitchKind::kFlowlab) flowlab_idx.push_back(i);
+  Status st = parallel_for(topo.switches.size(), 4, [&](size_t i) -> Status {
+    if (topo.switches[i]->spec().kind != SwitchKind::kLinuxBridge) return ok_status();
+    return topo.switches[i]->start(env, cports[i]);
+  });
+  for (size_t w = 0; st.ok() && w < flowlab_idx.size(); w += kSwitchWave) {
+    size_t end = std::min(flowlab_idx.size(), w + kSwitchWave);
+    for (size_t k = w; st.ok() && k < end; ++k)
+      st = topo.switches[flowlab_idx[k]]->spawn(env, cports[flowlab_idx[k]]);
+    if (st.ok())
+      st = parallel_for(end - w, kSwitchWave,
+                        [&](size_t k) { return topo.switches[flowlab_idx[w + k]]->wait_started(); });
+  }
+  for (size_t i = 0; st.ok() && i < topo.switches.size(); ++i) {
+    SwitchKind k = topo.switches[i]->spec().kind;
+    if (k == SwitchKind::kOvs || k == SwitchKind::kOvsTso) st = topo.switches[i]->start(env, cports[i]);
+  }
+  for (size_t i = 0; st.ok() && i < topo.switches.size(); ++i) st = topo.switches[i]->wait_connected(60);
+  // wait_connected sees a connection to the controller's port, any switch's: with
+  // many switches starting at once, also wait until each holds its own.
+  for (auto it = ctl_port.begin(); st.ok() && it != ctl_port.end(); ++it) {
+    size_t want = 0;
+    for (const auto& sw : topo.switches)
+      want += sw->spec().controller == it->first && sw->spec().kind != SwitchKind::kLinuxBridge;
+    st = wait_connections(topo.core_ns, it->second, want, 60);
+  }
+  rc.progress.done(st.ok() ? "up" : "failed");
+  FLOWLAB_TRY(st);
+  clock.lap("switches", topo.switches.size());
+  // Bridges with STP forward only once their ports have left listening/learning.
+  for (auto& sw : topo.switches) {
+    if (!sw->spec().stp) continue;
+    rc.progress.start(fmt::format("[{}] waiting for STP on {}", cs.name, sw->spec().name));
+    auto stp = sw->wait_stp_settled(60);
+    rc.progress.done(stp.ok() ? "ports forwarding or blocking" : "failed");
+    FLOWLAB_TRY(stp);
+  }
+  clock.lap("stp", 0);
+  return ok_status();
+}
+
+}  // namespace flowlab::lab

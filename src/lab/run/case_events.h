@@ -1,0 +1,56 @@
+// Performing a case's events: what a link down/up, a kill/start or a re-shape
+// means for the namespaces and processes the runner built, and putting things
+// back after the test they ran during (links up, killed processes started again,
+// shapes as the scenario declared them), so later tests see the declared network.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "lab/backend/backends.h"
+#include "lab/net/shaped_link.h"
+#include "lab/scenario/events.h"
+
+namespace flowlab::lab {
+
+struct Scenario;
+
+// The runner's handles on one case, by the names the events use.
+struct CaseHandles {
+  std::vector<std::pair<std::string, std::string>> link_names;  // "h1:eth0", "s1:p1" per link
+  std::vector<std::pair<LinkEnd, LinkEnd>> link_ends;           // namespace + interface of both ends
+  std::vector<ShapedLink*> shaped;                              // per link; nullptr: a plain veth
+  std::map<std::string, ControllerInstance*> controllers;
+  std::map<std::string, SwitchInstance*> switches;
+  CaseEnv env;
+
+  // What the events changed, for restore().
+  std::set<int> links_down;
+  std::set<std::string> killed;
+  std::map<int, LinkShapes> shapes_before;
+};
+
+// The links of a scenario as event scope entries ("node:if" pairs).
+std::vector<std::pair<std::string, std::string>> link_names(const Scenario& sc);
+// True when link i must be built through a wire namespace: it has a shape, or an
+// event re-shapes it during the run.
+bool link_needs_wire(const Scenario& sc, size_t i);
+// controller -> "s1 (flowlab, fail-secure)" for each switch connected to it.
+std::map<std::string, std::vector<std::string>> controller_switches(const CaseHandles& h);
+
+Status fire_event(const EventSpec& e, CaseHandles& h);
+// Runs `test` on a thread of its own while the events fire on the calling
+// thread (processes they start outlive the test: see Timeline::run_here), time
+// zero the moment the test starts; events not due when it ends do not fire.
+// Returns the timeline (Timeline::fired()).
+nlohmann::json run_during_events(const std::vector<EventSpec>& events, CaseHandles& h,
+                                 const std::function<void()>& test);
+// Undoes what the events did; returns the first error (and still tries the rest).
+Status restore_after_events(CaseHandles& h);
+
+}  // namespace flowlab::lab

@@ -1,0 +1,122 @@
+// What one case of a lab run builds and owns (CaseTopology), the run's shared
+// state (RunContext), and the bring-up that fills a CaseTopology (case_build.cpp).
+// Internal to the lab's runner.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/result.h"
+#include "lab/backend/backends.h"
+#include "lab/host/netns.h"
+#include "lab/host/run_state.h"
+#include "lab/net/shaped_link.h"
+#include "lab/run/case_events.h"
+#include "lab/run/progress_line.h"
+#include "lab/scenario/topology.h"
+
+namespace flowlab::lab {
+
+using nlohmann::json;
+
+// Seconds per bring-up/teardown phase, into results.json ("phases") and the log.
+struct PhaseClock {
+  json& out;
+  std::string case_name;
+  uint64_t t0 = monotonic_ns();
+  PhaseClock(json& o, std::string c) : out(o), case_name(std::move(c)) {}
+  void lap(const std::string& phase, size_t items) {
+    uint64_t now = monotonic_ns();
+    double s = double(now - t0) / 1e9;
+    out[phase + "_s"] = s;
+    std::fprintf(stderr, "lab: [%s] %s: %zu in %.3f s\n", case_name.c_str(), phase.c_str(), items, s);
+    t0 = now;
+  }
+};
+
+// Everything one case creates. Destruction order (reverse of declaration): switches,
+// controllers, then namespaces.
+struct CaseTopology {
+  json phases = json::object();           // bring-up, per phase
+  json teardown_phases = json::object();  // filled by teardown()
+  std::vector<Netns> namespaces;
+  // links through wire namespaces (stopped before the hosts' namespaces
+  // go) and the handles events act on.
+  std::vector<std::unique_ptr<ShapedLink>> shaped;
+  CaseHandles handles;
+  std::map<std::string, std::string> host_ns;  // host -> namespace
+  std::string core_ns;
+  std::vector<std::unique_ptr<ControllerInstance>> controllers;
+  std::vector<std::unique_ptr<SwitchInstance>> switches;
+  // With a case's controller_link: the controllers' namespace and the shaped link
+  // from the core namespace to it (stopped after the controllers).
+  std::string ctl_ns;
+  std::unique_ptr<ShapedLink> controller_link;
+  json offloads = json::object();  // "h1:eth0" -> features
+
+  // Processes first (switches stop in parallel), then every namespace at once.
+  void teardown(const std::string& case_name) {
+    if (torn_down) return;
+    torn_down = true;
+    PhaseClock clock(teardown_phases, case_name);
+    size_t n = switches.size();
+    (void)parallel_for(n, 8, [&](size_t i) {
+      SwitchKind k = switches[i]->spec().kind;
+      if (k == SwitchKind::kFlowlab || k == SwitchKind::kLinuxBridge) switches[i].reset();
+      return ok_status();
+    });
+    switches.clear();  // the OVS ones, one at a time
+    for (auto& c : controllers) c->stop();
+    controllers.clear();
+    clock.lap("processes", n);
+    n = shaped.size() + (controller_link ? 1 : 0);
+    for (auto& s : shaped) s->finish();
+    if (controller_link) controller_link->finish();
+    clock.lap("shaped_links", n);
+    // The links between switches, in one batch (netlink.h says why).
+    if (!core_ns.empty()) {
+      Status st = delete_lab_links(core_ns);
+      if (!st.ok()) std::fprintf(stderr, "lab: %s\n", st.error().message.c_str());
+    }
+    shaped.clear();
+    controller_link.reset();
+    n = 0;  // the plain links between two switches: those in the group
+    for (size_t i = 0; i < handles.link_ends.size(); ++i) {
+      const auto& [a, b] = handles.link_ends[i];
+      n += !handles.shaped[i] && a.ns == core_ns && b.ns == core_ns;
+    }
+    clock.lap("switch_links", n);
+    n = namespaces.size();
+    destroy_namespaces(namespaces);
+    clock.lap("namespaces", n);
+  }
+  bool torn_down = false;
+  ~CaseTopology() { teardown("teardown"); }
+};
+
+struct RunContext {
+  const Scenario& sc;
+  RunState& state;
+  std::string out_dir;
+  std::string flowlab_bin;
+  ProgressLine progress;
+  std::string repeat_dir;  // "/repeat-2" under each case's out dir with --repeat
+};
+
+// Whether a switch of the case (other than a Linux bridge, which takes no
+// controller) is wired to controller `name`.
+inline bool controller_used(const CaseSpec& cs, const std::string& name) {
+  return std::any_of(cs.switches.begin(), cs.switches.end(), [&](const auto& kv) {
+    return kv.second.controller == name && kv.second.kind != SwitchKind::kLinuxBridge;
+  });
+}
+
+// Builds namespaces, links, addresses, offloads; starts controllers and switches.
+Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::string& case_out,
+                  CaseTopology& topo);
+
+}  // namespace flowlab::lab

@@ -1,0 +1,213 @@
+// Persistent labs: up (a supervisor holding one built case), exec, status, down
+// (see persistent_lab.h).
+#include "lab/run/persistent_lab.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/clock.h"
+#include "lab/host/process.h"
+#include "lab/host/run_state.h"
+#include "lab/run/runner.h"
+#include "lab/scenario/topology.h"
+
+namespace flowlab::lab {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+Result<json> read_record(const std::string& lab) {
+  if (lab.empty() || lab.find('/') != std::string::npos || lab.find("..") != std::string::npos)
+    return fail("'{}' is not a lab id (see flowlab lab status)", lab);
+  std::ifstream in(state_root() + "/" + lab + "/lab.json");
+  if (!in) return fail("no lab '{}' is up (see flowlab lab status)", lab);
+  json j = json::parse(in, nullptr, false);
+  if (!j.is_object()) return fail("lab '{}': its record is unreadable", lab);
+  return j;
+}
+
+bool alive(const json& rec) {
+  pid_t pid = rec.value("pid", 0);
+  return pid > 0 && process_start_time(pid) == rec.value("start", uint64_t(0));
+}
+
+// The supervisor: build, tell the parent (one line on `fd`), hold until SIGTERM/SIGINT.
+int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, int fd) {
+  auto say = [&](const std::string& line) {
+    if (fd < 0) return;
+    std::string l = line + "\n";
+    (void)!::write(fd, l.data(), l.size());
+    close(fd);
+    fd = -1;
+  };
+  install_signal_handlers();
+  auto state = RunState::create(sc.name);
+  if (!state.ok()) {
+    say("error " + state.error().message);
+    return 2;
+  }
+  std::string out = out_opt.empty() ? fmt::format("lab-results/{}-{}", sc.name, (*state)->id()) : out_opt;
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  out = fs::absolute(out).string();
+  // The supervisor's own output goes to its log; it has no terminal.
+  int log = open((out + "/up.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log >= 0) {
+    dup2(log, 1);
+    dup2(log, 2);
+    close(log);
+  }
+  auto st = with_case_built(sc, ci, **state, out, [&](const std::map<std::string, std::string>& hosts) {
+    json addrs = json::object();
+    for (const auto& h : sc.hosts)
+      if (auto a = sc.address_of(h.name); a.ok()) addrs[h.name] = *a;
+    json j = {{"id", (*state)->id()}, {"addresses", addrs},
+              {"scenario", sc.name},  {"case", sc.cases[ci].name},
+              {"pid", getpid()},      {"start", process_start_time(getpid())},
+              {"out_dir", out},       {"hosts", hosts}};
+    std::string path = state_root() + "/" + (*state)->id() + "/lab.json";
+    std::ofstream(path) << j.dump(2) << "\n";
+    say("ok " + (*state)->id());
+    while (sleep_unless_interrupted(3600)) {
+    }
+    fs::remove(path, ec);
+  });
+  if (!st.ok()) {
+    say("error " + st.error().message);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Result<int> lab_up(const std::string& label, const std::string& text, const std::string& only_case,
+                   const std::string& out_dir) {
+  FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, text.empty() ? load_scenario(label) : parse_scenario(text, label));
+  size_t ci = 0;
+  if (!only_case.empty()) {
+    auto it = std::find_if(sc.cases.begin(), sc.cases.end(),
+                           [&](const CaseSpec& c) { return c.name == only_case; });
+    if (it == sc.cases.end()) return fail("{}: no case named '{}'", label, only_case);
+    ci = size_t(it - sc.cases.begin());
+  }
+  if (geteuid() != 0) return fail("flowlab lab up needs root (network namespaces); try sudo");
+  for (const auto& w : sc.warnings) std::fprintf(stderr, "%s\n", w.c_str());
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) return fail("pipe: {}", std::strerror(errno));
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) return fail("fork: {}", std::strerror(errno));
+  if (pid == 0) {
+    close(p[0]);
+    setsid();
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (devnull >= 0) dup2(devnull, 0);
+    std::exit(supervise(sc, ci, out_dir, p[1]));
+  }
+  close(p[1]);
+  std::fprintf(stderr, "lab: bringing up %s case %s ...\n", sc.name.c_str(), sc.cases[ci].name.c_str());
+  std::string line;
+  char buf[512];
+  for (ssize_t n; (n = read(p[0], buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    line.append(buf, size_t(n));
+  }
+  close(p[0]);
+  while (!line.empty() && line.back() == '\n') line.pop_back();
+  if (line.rfind("ok ", 0) == 0) {
+    std::string id = line.substr(3);
+    std::printf("lab %s is up (%s, case %s); flowlab lab exec %s %s ...; flowlab lab down %s\n", id.c_str(),
+                sc.name.c_str(), sc.cases[ci].name.c_str(), id.c_str(), sc.hosts.front().name.c_str(),
+                id.c_str());
+    return 0;
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return fail("lab up failed: {}", line.rfind("error ", 0) == 0 ? line.substr(6) : "the supervisor exited");
+}
+
+std::vector<std::string> with_host_addresses(const std::vector<std::string>& cmd,
+                                             const std::map<std::string, std::string>& addresses) {
+  std::vector<std::string> out = cmd;
+  for (size_t i = 1; i < out.size(); ++i)
+    if (auto it = addresses.find(out[i]); it != addresses.end()) out[i] = it->second;
+  return out;
+}
+
+Status lab_exec(const std::string& lab, const std::string& host, const std::vector<std::string>& cmd) {
+  FLOWLAB_ASSIGN_OR_RETURN(json rec, read_record(lab));
+  if (!alive(rec))
+    return fail("lab '{}' is not running (its supervisor is gone; flowlab lab clean --force)", lab);
+  const json& hosts = rec["hosts"];
+  if (!hosts.contains(host)) return fail("lab '{}' has no host '{}'", lab, host);
+  if (cmd.empty()) return fail("give a command to run in {}", host);
+  std::vector<std::string> argv = {"ip", "netns", "exec", hosts[host].get<std::string>()};
+  auto args = with_host_addresses(
+      cmd, rec.value("addresses", json::object()).get<std::map<std::string, std::string>>());
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> a;
+  for (auto& s : argv) a.push_back(s.data());
+  a.push_back(nullptr);
+  execvp("ip", a.data());
+  return fail("exec ip: {}", std::strerror(errno));
+}
+
+std::string lab_status() {
+  std::string out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(state_root(), ec)) {
+    auto rec = read_record(e.path().filename().string());
+    if (!rec.ok()) continue;
+    out += fmt::format("{}  {} case {}  {} hosts  {}  out {}\n", rec->value("id", ""),
+                       rec->value("scenario", ""), rec->value("case", ""), (*rec)["hosts"].size(),
+                       alive(*rec) ? "up" : "supervisor gone", rec->value("out_dir", ""));
+  }
+  return out.empty() ? "no lab is up\n" : out;
+}
+
+Status lab_down(const std::string& lab, double timeout_s) {
+  FLOWLAB_ASSIGN_OR_RETURN(json rec, read_record(lab));
+  if (!alive(rec))
+    return fail("lab '{}' has no running supervisor; flowlab lab clean --force removes what is left", lab);
+  pid_t pid = rec.value("pid", 0);
+  // A pidfd of the recorded supervisor (opened, then checked to still be that process,
+  // so a recycled pid is never waited on) becomes readable the moment it exits: the
+  // supervisor exits only once its processes and namespaces are gone.
+  int pfd = int(syscall(SYS_pidfd_open, pid, 0));
+  if (pfd >= 0 && !alive(rec)) {
+    close(pfd);
+    return ok_status();
+  }
+  kill(pid, SIGTERM);
+  uint64_t deadline = monotonic_ns() + uint64_t(timeout_s * 1e9);
+  while (alive(rec)) {
+    if (monotonic_ns() >= deadline) {
+      if (pfd >= 0) close(pfd);
+      return fail("lab '{}': supervisor {} did not stop within {:.0f} s", lab, pid, timeout_s);
+    }
+    if (pfd < 0) {
+      usleep(2000);  // no pidfd (kernel < 5.3): poll the process
+      continue;
+    }
+    pollfd p{pfd, POLLIN, 0};
+    (void)poll(&p, 1, int(std::min<uint64_t>((deadline - monotonic_ns()) / 1000000 + 1, 1000)));
+  }
+  if (pfd >= 0) close(pfd);
+  return ok_status();
+}
+
+}  // namespace flowlab::lab

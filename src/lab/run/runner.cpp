@@ -1,0 +1,508 @@
+// The lab run: for each case, build the topology in fresh namespaces, start the
+// controllers and switches, run the tests, collect the counters that explain them,
+// tear everything down; then write results.json and the report.
+//
+// Ownership: a CaseTopology owns the case's namespaces and backend instances; its
+// members are declared so that processes stop before namespaces go. SIGINT/SIGTERM
+// only set a flag (process.h): every wait returns early, the case unwinds through
+// the destructors, and the partial results are still written.
+#include "lab/run/runner.h"
+
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "core/clock.h"
+#include "lab/backend/backends.h"
+#include "lab/explain/explain.h"
+#include "lab/host/netns.h"
+#include "lab/host/process.h"
+#include "lab/host/run_state.h"
+#include "lab/measure/sampler.h"
+#include "lab/net/shaped_link.h"
+#include "lab/report/repeat.h"
+#include "lab/report/report.h"
+#include "lab/run/case_events.h"
+#include "lab/run/case_topology.h"
+#include "lab/run/progress_line.h"
+#include "lab/run/topology_record.h"
+#include "lab/scenario/topology.h"
+#include "lab/traffic/pingall.h"
+#include "lab/traffic/probe_test.h"
+#include "lab/traffic/traffic.h"
+
+namespace flowlab::lab {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string now_iso() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string case_skip_reason(const CaseSpec& cs, const std::string& bin) {
+  for (const auto& [n, s] : cs.switches)
+    if (auto m = missing_peer(s); !m.empty()) return m;
+  for (const auto& [n, c] : cs.controllers) {
+    bool used = controller_used(cs, n);
+    if (used)
+      if (auto m = missing_peer(c, bin); !m.empty()) return m;
+  }
+  return {};
+}
+
+// Every host with an address: its namespace, address and addressed interfaces.
+std::vector<PingallHost> pingall_hosts(RunContext& rc, CaseTopology& topo) {
+  std::vector<PingallHost> hosts;
+  for (const auto& h : rc.sc.hosts) {
+    auto a = rc.sc.address_of(h.name);
+    if (!a.ok()) continue;
+    std::vector<std::string> ifs;
+    for (const auto& i : h.interfaces)
+      if (!i.addr.empty()) ifs.push_back(i.name);
+    hosts.push_back({h.name, topo.host_ns[h.name], *a, ifs});
+  }
+  return hosts;
+}
+
+// pingall: every ordered pair of addressed hosts (pingall.h).
+json run_pingall_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, CaseTopology& topo) {
+  json rec = {{"case", cs.name}, {"test", t.name}, {"type", to_string(t.type)}, {"from", "*"}, {"to", "*"}};
+  std::vector<PingallHost> hosts = pingall_hosts(rc, topo);
+  rc.progress.start(fmt::format("[{}] {} {} hosts, {} pairs", cs.name, t.name, hosts.size(),
+                                hosts.size() * (hosts.size() - 1)));
+  uint64_t t0 = monotonic_ns();
+  // Switches whose first frames go to a controller and back (pingall paces by them).
+  PingallPath path;
+  for (const auto& sw : topo.switches)
+    if (sw->spec().kind != SwitchKind::kLinuxBridge && !sw->spec().controller.empty())
+      ++path.controller_switches;
+  PingallOutcome o = run_pingall(t, hosts, 32, path);
+  rec["elapsed_s"] = double(monotonic_ns() - t0) / 1e9;
+  rc.progress.done(o.outcome.status == "ok" ? fmt::format("ok, {} pairs", o.outcome.metrics.value("pairs", 0))
+                                            : o.outcome.status + ": " + o.outcome.reason);
+  rec["status"] = o.outcome.status;
+  if (!o.outcome.reason.empty()) rec["reason"] = o.outcome.reason;
+  rec["metrics"] = o.outcome.metrics;
+  rec["matrix"] = o.matrix;
+  rec["command"] = o.outcome.command;
+  rec["raw"] = "";
+  return rec;
+}
+
+json counter_delta(const std::map<std::string, long long>& before,
+                   const std::map<std::string, long long>& after) {
+  json d = json::object();
+  for (const char* k : {"Tcp.InCsumErrors", "Udp.InCsumErrors", "Tcp.RetransSegs", "Udp.InErrors",
+                        "Udp.RcvbufErrors", "Ip.InDiscards"}) {
+    auto a = after.find(k), b = before.find(k);
+    if (a == after.end()) continue;
+    d[k] = a->second - (b == before.end() ? 0 : b->second);
+  }
+  return d;
+}
+
+json run_one_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, CaseTopology& topo,
+                  const std::string& case_out) {
+  json rec = {
+      {"case", cs.name}, {"test", t.name}, {"type", to_string(t.type)}, {"from", t.from}, {"to", t.to}};
+  std::string to_host = t.to.substr(0, t.to.find(':'));
+  // A veth straight between the two hosts means no switch on the path (the
+  // baseline of container-switch.yaml); explanations must not blame a switch.
+  bool direct = std::any_of(rc.sc.links.begin(), rc.sc.links.end(), [&](const LinkSpec& l) {
+    return (l.a.node == t.from && l.b.node == to_host) || (l.b.node == t.from && l.a.node == to_host);
+  });
+  rec["path"] = direct ? "direct" : "switched";
+  TrafficCtx ctx;
+  ctx.from_ns = topo.host_ns[t.from];
+  ctx.to_ns = topo.host_ns[to_host];
+  ctx.to_addr = *rc.sc.address_of(t.to);  // checked by validation
+  ctx.out_dir = case_out;
+  ctx.flowlab_bin = rc.flowlab_bin;
+  ctx.state = &rc.state;
+  auto rx_before = snmp_counters(ctx.to_ns);
+  auto tx_before = snmp_counters(ctx.from_ns);
+  rc.progress.start(fmt::format("[{}] {} {} -> {}", cs.name, t.name, t.from, t.to));
+  SamplerConfig scfg{{{"core", topo.core_ns}}, ctx.from_ns, ctx.to_ns, case_out, 0.1};
+  for (const auto& [h, ns] : topo.host_ns) scfg.namespaces.emplace_back(h, ns);
+  for (size_t li = 0; li < topo.handles.shaped.size(); ++li)  // explain: the shaped links' queues
+    if (const ShapedLink* l = topo.handles.shaped[li])
+      scfg.namespaces.emplace_back(
+          topo.handles.link_names[li].first + "-" + topo.handles.link_names[li].second, l->wire_ns());
+  if (!topo.ctl_ns.empty()) scfg.namespaces.emplace_back("ctl", topo.ctl_ns);  // controller_link
+  auto sampler = std::make_unique<TestSampler>(std::move(scfg));
+  uint64_t t0 = monotonic_ns();
+  TestOutcome o;
+  if (t.type == TestType::kProbe) {  // the probe runs the scenario's events
+    ProbeHooks hooks{rc.sc.events, [&](const EventSpec& e) { return fire_event(e, topo.handles); },
+                     controller_switches(topo.handles)};
+    ProbeOutcome p = run_probe_test(t, ctx, hooks);
+    o = std::move(p.outcome);
+    rec["probe"] = std::move(p.probe);
+    // The events as the line charts mark them (report_parts.h): probe time, close to sample time.
+    json marks = json::array();
+    for (const auto& e : rec["probe"].value("timeline", json::array()))
+      marks.push_back({{"t_s", e.value("fired_at_s", 0.0)}, {"label", e.value("label", "event")}});
+    rec["events"] = std::move(marks);
+    rec["timeline_svg"] = std::move(p.svg);
+    rec["probe_explain"] = p.explain;
+    if (auto st = restore_after_events(topo.handles); !st.ok() && o.status == "ok") {
+      o.status = "failed";
+      o.reason = "restoring the network after the events: " + st.error().message;
+    }
+  } else if (t.events && !rc.sc.events.empty()) {  // any other test with `events: true`
+    json tl = run_during_events(rc.sc.events, topo.handles, [&] { o = run_test(t, ctx); });
+    json marks = json::array();
+    for (const auto& e : tl)
+      if (e.contains("fired_at_s"))
+        marks.push_back({{"t_s", e.value("fired_at_s", 0.0)}, {"label", e.value("label", "event")}});
+    rec["events"] = std::move(marks);
+    rec["timeline"] = tl;
+    for (const auto& e : tl)
+      if (e.value("status", "") == "failed" && o.status == "ok") {
+        o.status = "failed";
+        o.reason = fmt::format("event '{}' failed: {}", e.value("label", ""), e.value("error", ""));
+      }
+    if (auto st = restore_after_events(topo.handles); !st.ok() && o.status == "ok") {
+      o.status = "failed";
+      o.reason = "restoring the network after the events: " + st.error().message;
+    }
+  } else {
+    o = run_test(t, ctx);
+  }
+  rec["elapsed_s"] = double(monotonic_ns() - t0) / 1e9;
+  rec["samples"] = sampler->finish();
+  if (auto iv = intervals_json(o.raw); !iv.empty()) rec["samples"]["intervals"] = iv;
+  add_stream_series(rec, o.raw, t.interval);  // explain: ping and probe streams as series
+  std::string summary = o.status;
+  if (o.status != "ok") summary += ": " + o.reason;
+  rc.progress.done(summary);
+  rec["status"] = o.status;
+  if (!o.reason.empty()) rec["reason"] = o.reason;
+  rec["metrics"] = o.metrics;
+  rec["command"] = o.command;
+  rec["raw"] = o.raw;
+  rec["receiver_stack"] = counter_delta(rx_before, snmp_counters(ctx.to_ns));
+  rec["sender_stack"] = counter_delta(tx_before, snmp_counters(ctx.from_ns));
+  return rec;
+}
+
+json case_config(const CaseSpec& cs) {
+  json j = {{"name", cs.name}, {"description", cs.description}, {"offloads", cs.offloads}};
+  for (const auto& [n, s] : cs.switches) {
+    j["switches"][n] = {
+        {"kind", to_string(s.kind)}, {"controller", s.controller}, {"security_group", s.security_group}};
+  }
+  j["controllers"] = json::object();  // only those a switch of the case uses
+  for (const auto& [n, c] : cs.controllers) {
+    if (c.kind == ControllerKind::kNone || !controller_used(cs, n)) continue;
+    j["controllers"][n] = {{"kind", to_string(c.kind)}, {"apps", c.apps}, {"app_file", c.app_file}};
+  }
+  return j;
+}
+
+// Runs one case; appends its test records to `results` and returns the case record.
+json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
+  json rec = case_config(cs);
+  std::string case_out = rc.out_dir + "/" + cs.name + rc.repeat_dir;
+  std::error_code ec;
+  fs::create_directories(case_out, ec);
+  std::vector<const TestSpec*> tests;
+  for (const auto& t : rc.sc.tests)
+    if (cs.tests.empty() || std::find(cs.tests.begin(), cs.tests.end(), t.name) != cs.tests.end())
+      tests.push_back(&t);
+  auto mark_all = [&](const std::string& status, const std::string& reason) {
+    for (const TestSpec* t : tests)
+      results.push_back({{"case", cs.name},
+                         {"test", t->name},
+                         {"type", to_string(t->type)},
+                         {"from", t->from},
+                         {"to", t->to},
+                         {"status", status},
+                         {"reason", reason},
+                         {"metrics", json::object()}});
+  };
+  if (auto why = case_skip_reason(cs, rc.flowlab_bin); !why.empty()) {
+    std::fprintf(stderr, "lab: [%s] skipped: %s\n", cs.name.c_str(), why.c_str());
+    rec["status"] = "skipped";
+    rec["reason"] = why;
+    mark_all("skipped", why);
+    return rec;
+  }
+  CaseTopology topo;
+  auto st = build_case(rc, cs, ci, case_out, topo);
+  rec["offload_state"] = topo.offloads;
+  if (!st.ok()) {
+    topo.teardown(cs.name);
+    rec["phases"] = {{"up", topo.phases}, {"down", topo.teardown_phases}};
+    std::string why = interrupted() ? "interrupted" : st.error().message;
+    std::fprintf(stderr, "lab: [%s] setup failed: %s\n", cs.name.c_str(), why.c_str());
+    rec["status"] = "failed";
+    rec["reason"] = "setup: " + why;
+    mark_all("failed", "setup: " + why);
+    return rec;
+  }
+  if (cs.settle_s > 0) {
+    std::vector<PingallHost> hosts = pingall_hosts(rc, topo);
+    rc.progress.start(
+        fmt::format("[{}] waiting up to {:.0f} s until every host answers", cs.name, cs.settle_s));
+    double took = wait_reachable(hosts, cs.settle_s);
+    rc.progress.done(took >= 0 ? fmt::format("settled after {:.1f} s", took)
+                               : "not settled (tests run anyway)");
+    rec["settle_s"] = took >= 0 ? json(took) : json(nullptr);
+  }
+  // Warm-up: one answered ping per pair lets learning switches learn and ARP settle
+  // (pingall measures from cold, as Mininet's does).
+  for (const TestSpec* t : tests) {
+    if (t->type == TestType::kPingall) continue;
+    auto addr = rc.sc.address_of(t->to);
+    for (int i = 0; i < 5 && !interrupted(); ++i)
+      if (ping_once(topo.host_ns[t->from], *addr)) break;
+  }
+  bool failed = false;
+  auto bytes_before = interface_bytes(topo.core_ns);
+  uint64_t tests_t0 = monotonic_ns();
+  for (const TestSpec* t : tests) {
+    if (interrupted()) {
+      results.push_back({{"case", cs.name},
+                         {"test", t->name},
+                         {"type", to_string(t->type)},
+                         {"status", "skipped"},
+                         {"reason", "interrupted"},
+                         {"metrics", json::object()}});
+      continue;
+    }
+    json r = t->type == TestType::kPingall ? run_pingall_test(rc, cs, *t, topo)
+                                           : run_one_test(rc, cs, *t, topo, case_out);
+    failed |= r["status"] == "failed";
+    results.push_back(std::move(r));
+  }
+  // Bytes per switch-side interface over the tests: the load on each link (topology picture).
+  rec["tests_elapsed_s"] = double(monotonic_ns() - tests_t0) / 1e9;
+  json link_bytes = json::object();
+  for (const auto& [ifn, b] : interface_bytes(topo.core_ns))
+    if (ifn != "lo") link_bytes[ifn] = b - (bytes_before.count(ifn) ? bytes_before[ifn] : 0);
+  rec["link_bytes"] = link_bytes;
+  // per shaped link, its shape and the mechanisms that made it.
+  json links = json::array();
+  for (size_t li = 0; li < topo.handles.shaped.size(); ++li)
+    if (ShapedLink* l = topo.handles.shaped[li]) {
+      l->finish();
+      json j = l->to_json();
+      j["link"] = topo.handles.link_names[li].first + "-" + topo.handles.link_names[li].second;
+      links.push_back(std::move(j));
+    }
+  if (!links.empty()) rec["links"] = std::move(links);
+  json counters = json::object();
+  // The bridges' counters from one netlink dump of the core namespace, not one per bridge.
+  std::vector<LinkInfo> core_links;
+  bool bridges = std::any_of(topo.switches.begin(), topo.switches.end(),
+                             [](const auto& s) { return s->spec().kind == SwitchKind::kLinuxBridge; });
+  auto dumped = bridges ? namespace_links(topo.core_ns) : Result<std::vector<LinkInfo>>(core_links);
+  for (auto& s : topo.switches) counters[s->spec().name] = s->counters(dumped.ok() ? &*dumped : nullptr);
+  rec["switch_counters"] = counters;
+  // Controllers write their statistics as they run and on exit: stop first, then read.
+  json stats = json::object();
+  for (auto& c : topo.controllers) {
+    c->stop();
+    stats[c->spec().name] = c->stats();
+  }
+  rec["controller_stats"] = stats;
+  // The control channel's own shaped link (controller_link): its shape, one-way delay
+  // and delay-line counters, read once the controllers are gone.
+  if (topo.controller_link) {
+    topo.controller_link->finish();
+    json j = topo.controller_link->to_json();
+    j["delay_ms"] = double(cs.controller_link->delay_ns.value_or(0)) / 1e6;
+    j["shape"] = cs.controller_link->to_json();
+    rec["controller_link"] = std::move(j);
+  }
+  rec["status"] = interrupted() ? "interrupted" : failed ? "failed" : "ok";
+  topo.teardown(cs.name);
+  rec["phases"] = {{"up", topo.phases}, {"down", topo.teardown_phases}};
+  return rec;
+}
+
+}  // namespace
+
+Status with_case_built(const Scenario& sc, size_t ci, RunState& state, const std::string& out_dir,
+                       const std::function<void(const std::map<std::string, std::string>&)>& while_up) {
+  RunContext rc{sc, state, out_dir, self_binary(), {}, {}};
+  const CaseSpec& cs = sc.cases.at(ci);
+  if (auto why = case_skip_reason(cs, rc.flowlab_bin); !why.empty()) return fail("case {}: {}", cs.name, why);
+  std::string case_out = out_dir + "/" + cs.name;
+  std::error_code ec;
+  fs::create_directories(case_out, ec);
+  CaseTopology topo;
+  FLOWLAB_TRY(build_case(rc, cs, ci, case_out, topo));
+  while_up(topo.host_ns);
+  return ok_status();
+}
+
+Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
+  FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, opts.scenario_text.empty()
+                                            ? load_scenario(file)
+                                            : parse_scenario(opts.scenario_text, file));
+  for (const auto& w : sc.warnings) std::fprintf(stderr, "%s\n", w.c_str());
+  if (opts.quick) make_quick(sc);
+  if (!opts.only_case.empty()) {
+    std::erase_if(sc.cases, [&](const CaseSpec& c) { return c.name != opts.only_case; });
+    if (sc.cases.empty()) return fail("{}: no case named '{}'", file, opts.only_case);
+  }
+  if (geteuid() != 0) return fail("flowlab lab run needs root (network namespaces); try sudo");
+  install_signal_handlers();
+  FLOWLAB_ASSIGN_OR_RETURN(auto state, RunState::create(sc.name));
+  std::string out =
+      opts.out_dir.empty() ? fmt::format("lab-results/{}-{}", sc.name, state->id()) : opts.out_dir;
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) return fail("cannot create the out dir {}: {}", out, ec.message());
+  out = fs::canonical(out).string();
+  std::fprintf(stderr, "lab: scenario %s (%s), run %s, %zu case(s) x %zu test(s), results in %s\n",
+               sc.name.c_str(), file.c_str(), state->id().c_str(), sc.cases.size(), sc.tests.size(),
+               out.c_str());
+
+  RunContext rc{sc, *state, out, self_binary(), {}, {}};
+  json doc = {{"scenario",
+               {{"name", sc.name},
+                {"file", opts.scenario_text.empty() ? fs::absolute(file).string() : file},
+                {"description", sc.description}}},
+              {"topology", topology_record(sc, sc.cases.front())},
+              {"run_id", state->id()},
+              {"started_at", now_iso()},
+              {"quick", opts.quick},
+              {"cases", json::array()},
+              {"results", json::array()}};
+  bool any_failed = false;
+  // --repeat: cases interleaved (A1 B1 A2 B2 ...); the first repeat's case records stay.
+  const int repeats = std::max(1, opts.repeat);
+  for (int rep = 0; rep < repeats; ++rep) {
+    rc.repeat_dir = repeats > 1 ? fmt::format("/repeat-{}", rep + 1) : "";
+    for (size_t i = 0; i < sc.cases.size(); ++i) {
+      const auto& cs = sc.cases[i];
+      if (interrupted()) {
+        if (rep == 0)
+          doc["cases"].push_back({{"name", cs.name}, {"status", "skipped"}, {"reason", "interrupted"}});
+        continue;
+      }
+      std::fprintf(stderr, "lab: case %zu/%zu%s: %s%s%s\n", i + 1, sc.cases.size(),
+                   repeats > 1 ? fmt::format(", repeat {}/{}", rep + 1, repeats).c_str() : "",
+                   cs.name.c_str(), cs.description.empty() ? "" : " - ", cs.description.c_str());
+      size_t first = doc["results"].size();
+      json c = run_case(rc, cs, i, doc["results"]);
+      if (repeats > 1)
+        for (size_t k = first; k < doc["results"].size(); ++k) doc["results"][k]["repeat"] = rep + 1;
+      any_failed |= c["status"] == "failed";
+      if (rep == 0) doc["cases"].push_back(std::move(c));
+    }
+  }
+  if (repeats > 1) {
+    doc["repeat"] = repeats;
+    doc["results_by_repeat"] = doc["results"];
+    doc["results"] = aggregate_repeats(doc["results_by_repeat"]);
+  }
+  doc["finished_at"] = now_iso();
+  doc["interrupted"] = interrupted();
+  auto save = [&] {
+    std::ofstream f(out + "/results.json");
+    f << doc.dump(2) << "\n";
+  };
+  save();  // the measurements are safe before any rendering
+  try {
+    annotate_explanations(doc);
+    save();
+    std::fputs(render_table(doc).c_str(), stdout);
+    FLOWLAB_TRY(write_html_report(out, doc));
+  } catch (const json::exception& e) {
+    return fail("rendering the report failed ({}); the results are in {}/results.json", e.what(), out);
+  }
+  std::fprintf(stdout, "\nresults: %s/results.json\nreport:  %s/report.html\n", out.c_str(), out.c_str());
+  std::fflush(stdout);
+  if (interrupted()) return 128 + interrupt_signal();
+  return any_failed ? 1 : 0;
+}
+
+Result<std::string> validate_scenario(const std::string& file, const std::string& text) {
+  FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, text.empty() ? load_scenario(file) : parse_scenario(text, file));
+  std::string s = fmt::format(
+      "{}: ok: scenario '{}', {} host(s), {} switch(es), {} link(s), {} case(s), {} test(s)\n", file, sc.name,
+      sc.hosts.size(), sc.cases.front().switches.size(), sc.links.size(), sc.cases.size(), sc.tests.size());
+  if (!sc.generator.empty()) s += fmt::format("  topology {}\n", sc.generator);
+  for (const auto& w : sc.warnings) s += w + "\n";
+  for (const auto& c : sc.cases) {
+    // Per switch "s1=ovs+flowlab(learning-switch)"; past 8 switches, counted by that description.
+    std::map<std::string, int> kinds;
+    std::string parts;
+    for (const auto& [n, sw] : c.switches) {
+      std::string what(to_string(sw.kind));
+      if (sw.stp) what += "(stp)";
+      if (!sw.controller.empty() && c.controllers.count(sw.controller)) {
+        const auto& ct = c.controllers.at(sw.controller);
+        what += fmt::format("+{}", to_string(ct.kind));
+        if (!ct.apps.empty()) what += fmt::format("({})", fmt::join(ct.apps, ","));
+        if (!ct.app_file.empty()) what += fmt::format("({})", fs::path(ct.app_file).filename().string());
+      }
+      parts += fmt::format(" {}={}", n, what);
+      ++kinds[what];
+    }
+    if (c.switches.size() > 8) {
+      parts.clear();
+      for (const auto& [what, k] : kinds) parts += fmt::format(" {} x {}", k, what);
+    }
+    s += fmt::format("  case {}:{} offloads {}\n", c.name, parts, c.offloads ? "on" : "off");
+  }
+  return s;
+}
+
+Status rerender_report(const std::string& dir) {
+  std::ifstream in(dir + "/results.json");
+  if (!in) return fail("{}/results.json: cannot open", dir);
+  json doc;
+  try {
+    in >> doc;
+  } catch (const json::exception& e) {
+    return fail("{}/results.json: {}", dir, e.what());
+  }
+  try {
+    annotate_explanations(doc);
+    std::fputs(render_table(doc).c_str(), stdout);
+    FLOWLAB_TRY(write_html_report(dir, doc));
+  } catch (const json::exception& e) {
+    return fail("{}/results.json: unexpected content: {}", dir, e.what());
+  }
+  std::fprintf(stdout, "\nreport: %s/report.html\n", dir.c_str());
+  return ok_status();
+}
+
+Status diff_runs(const std::string& old_path, const std::string& new_path) {
+  FLOWLAB_ASSIGN_OR_RETURN(json a, load_results(old_path));
+  FLOWLAB_ASSIGN_OR_RETURN(json b, load_results(new_path));
+  try {
+    annotate_explanations(a);  // verdicts of runs recorded before they existed
+    annotate_explanations(b);
+    std::fputs(diff_results(a, b).c_str(), stdout);
+  } catch (const json::exception& e) {
+    return fail("unexpected results.json content: {}", e.what());
+  }
+  return ok_status();
+}
+
+}  // namespace flowlab::lab
