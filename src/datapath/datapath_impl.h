@@ -17,8 +17,9 @@
 //    Inside a batch every packet sees exactly one snapshot: never a half-applied
 //    change. Old snapshots die when the last thread lets go of them.
 //  * Reclamation: a forwarding thread announces the version it read in
-//    `ForwardingState::active` (then a seq_cst fence) before touching the
-//    classifier and clears it (release) after its batch. After each publish,
+//    `ForwardingState::active` (then a seq_cst fence, then reads the version
+//    again, announcing anew until it holds still) before touching the
+//    classifier or its flow cache, and clears it (release) after its batch. After each publish,
 //    and from expire(), reclaim() unlinks deleted rules older than every
 //    announced version, fences, and frees what was unlinked before the oldest
 //    announcement (classifier.h). A thread between batches holds nothing.
@@ -219,9 +220,18 @@ void fill_duration(uint64_t created_ns, uint64_t now_ns, uint32_t& sec, uint32_t
 class VersionPin {
  public:
   explicit VersionPin(ForwardingState& st) : st_(st) {
-    const uint64_t v = st.dp.version.load(std::memory_order_acquire);
-    st.active.store(v, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // The version is read again after the fence: a reclaim that missed the
+    // announcement (and so may have freed what an older version, and this
+    // thread's flow cache, still point to) published its version before its own
+    // fence, so the second read sees it and the thread moves on to it.
+    uint64_t v = st.dp.version.load(std::memory_order_acquire);
+    for (;;) {
+      st.active.store(v, std::memory_order_relaxed);
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      const uint64_t again = st.dp.version.load(std::memory_order_acquire);
+      if (again == v) break;
+      v = again;
+    }
     if (v != st.version) {
       st.snap = st.dp.current.load(std::memory_order_acquire);
       st.version = st.snap->version;

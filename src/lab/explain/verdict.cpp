@@ -168,6 +168,49 @@ void rule_core_cpu(const Facts& f, std::vector<Candidate>& out) {
         {"accounted", accounted}}});
 }
 
+// Every core busy with the case: on a machine with few cores the sender, the
+// receiver, the switch and the softirq that forwards the packets are more busy
+// stages than there are cores, so the scheduler moves them between cores and no
+// single core (nor process) shows saturation while the machine as a whole has no
+// room left. The cores' busy time over their capacity must reach the bound's
+// share and the case (its processes plus softirq) must account for that busy
+// time; share = busy / capacity x the accounted fraction.
+void rule_machine_cpu(const Facts& f, std::vector<Candidate>& out) {
+  double total_busy = 0, softirq = 0;
+  for (const auto& [name, c] : f.cores.items()) {
+    total_busy += num(c, "busy_mean_pct");
+    softirq += num(c, "softirq_mean_pct");
+  }
+  double capacity = 100.0 * double(f.cores.size());
+  if (capacity <= 0 || total_busy <= 0) return;
+  std::vector<std::pair<double, std::string>> procs;
+  double procs_pct = 0;
+  for (const auto& [label, p] : f.procs.items()) {
+    procs_pct += num(p, "mean_pct");
+    if (num(p, "mean_pct") >= 1) procs.emplace_back(num(p, "mean_pct"), label);
+  }
+  std::sort(procs.rbegin(), procs.rend());
+  std::string who_list;
+  for (size_t i = 0; i < procs.size() && i < 4; ++i)
+    who_list += fmt::format("{}{} {:.0f}%", i ? ", " : "", procs[i].second, procs[i].first);
+  double accounted = std::min(1.0, (procs_pct + softirq) / total_busy);
+  double share = std::min(1.0, total_busy / capacity) * accounted;
+  out.push_back(
+      {Bound::kMachineCpu,
+       share,
+       fmt::format("the {} cores were {:.0f}% busy of {:.0f}% ({}; softirq, the forwarding of its "
+                   "packets, {:.0f}% of a core): the case's processes and softirq account for {}% of "
+                   "it, more busy stages than cores, so {} is CPU-bound on the machine",
+                   f.cores.size(), total_busy, capacity, who_list.empty() ? "no process seen" : who_list,
+                   softirq, pct(accounted), rate(f.measured_bps)),
+       "all cores",
+       {{"cores", f.cores.size()},
+        {"all_cores_busy_pct", total_busy},
+        {"case_procs_pct", procs_pct},
+        {"softirq_all_pct", softirq},
+        {"accounted", accounted}}});
+}
+
 // The window in flight: what ss saw, else the fixed window of the test.
 double flight_window(const Facts& f) { return f.inflight > 0 ? f.inflight : f.window; }
 
@@ -412,6 +455,7 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
   rule_receiver_buffer(f, cands);
   rule_process_cpu(f, cands);
   rule_core_cpu(f, cands);
+  rule_machine_cpu(f, cands);
   rule_controller_rtt(f, cands);
   rule_loss_timeouts(f, cands);
   rule_switch_drops(f, cands);

@@ -26,6 +26,7 @@ enum class Bound {
   kReceiverBuffer,       // the receiver's socket buffer dropped (Udp.RcvbufErrors, TCP pruning)
   kProcessCpu,           // a process of the case used its core (or its cgroup's limit)
   kCoreCpu,              // a core saturated by the case: its processes and softirq (packet forwarding)
+  kMachineCpu,           // every core busy with the case: sender, receiver and forwarding share them
   kControllerRoundTrip,  // every packet crosses the controller: window / controller RTT
   kLossTimeouts,         // loss with retransmission timeouts: the sender idles waiting
   kSwitchQueueDrops,     // the switch's ring / to-controller queue dropped

@@ -17,6 +17,8 @@ const char* to_string(Bound b) {
       return "process CPU";
     case Bound::kCoreCpu:
       return "core CPU";
+    case Bound::kMachineCpu:
+      return "machine CPU";
     case Bound::kControllerRoundTrip:
       return "controller round trip";
     case Bound::kLossTimeouts:
@@ -44,6 +46,8 @@ std::string Verdict::short_label() const {
     case Bound::kProcessCpu:
     case Bound::kCoreCpu:
       return "cpu: " + who;
+    case Bound::kMachineCpu:
+      return "cpu: all cores";
     case Bound::kControllerRoundTrip:
       return "ctl-rtt";
     case Bound::kWindowRtt:

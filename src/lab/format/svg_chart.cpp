@@ -55,6 +55,13 @@ double nice_ceiling(double v) {
   return 10 * p;
 }
 
+bool chart_has_points(const LineChart& c) {
+  for (const auto& s : c.series)
+    for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
+      if (std::isfinite(s.x[i]) && std::isfinite(s.y[i])) return true;
+  return false;
+}
+
 std::string render_line_chart(const LineChart& c) {
   const int left = 52, right = c.series.end() != std::find_if(c.series.begin(), c.series.end(),
                                                               [](const LineSeries&s) { return s.right_axis; })

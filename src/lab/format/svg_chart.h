@@ -28,6 +28,8 @@ struct LineChart {
 
 // The chart as one <svg> element; a chart without points says so in its body.
 std::string render_line_chart(const LineChart& chart);
+// Whether any series of the chart has a point to draw (finite x and y).
+bool chart_has_points(const LineChart& chart);
 // "a < b & c" -> "a &lt; b &amp; c" (text and attribute values).
 std::string markup_escape(const std::string& s);
 // A round axis maximum at or above v: 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k.

@@ -245,6 +245,35 @@ double series_mean(const json& arr) {
   return s / double(arr.size());
 }
 
+// The mean of arr[lo, hi).
+double series_mean(const json& arr, size_t lo, size_t hi) {
+  if (!arr.is_array()) return 0;
+  hi = std::min(hi, arr.size());
+  if (lo >= hi) return 0;
+  double s = 0;
+  for (size_t i = lo; i < hi; ++i) s += arr[i].is_number() ? arr[i].get<double>() : 0;
+  return s / double(hi - lo);
+}
+
+// The samples a TCP stream ran through: from the tick after the first one that saw
+// the sender's socket with data acked (that tick's interval began before the
+// stream) to the last such tick. CPU means over [lo, hi) are the stream's, not the
+// start-up's and wind-down's, which in a 2 s test are a fifth of the samples.
+// Without a stream (UDP, ping) or with under two samples in it: all of them.
+std::pair<size_t, size_t> stream_samples(const json& t_s, const json& tcp) {
+  size_t n = t_s.is_array() ? t_s.size() : 0;
+  if (!tcp.is_object() || !tcp.contains("t_s") || tcp["t_s"].size() < 3) return {0, n};
+  double first = tcp["t_s"].front().get<double>(), last = tcp["t_s"].back().get<double>();
+  size_t lo = n, hi = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double t = t_s[i].get<double>();
+    if (t > first && lo == n) lo = i;
+    if (t <= last) hi = i + 1;
+  }
+  if (lo >= hi || hi - lo < 2) return {0, n};
+  return {lo, hi};
+}
+
 double series_max(const json& arr) {
   double m = 0;
   if (arr.is_array())
@@ -438,22 +467,24 @@ json TestSampler::finish() {
   json& s = series_;
   size_t n = s["t_s"].size();
   json out = {{"interval_s", cfg_.interval_s}, {"t_s", s["t_s"]}};
+  auto [lo, hi] = stream_samples(s["t_s"], s["tcp"]);
+  if (hi > lo) out["mean_window_s"] = {s["t_s"][lo], s["t_s"][hi - 1]};
   for (auto& [label, p] : s["procs"].items()) {
     pad(p["user_pct"], n);
     pad(p["system_pct"], n);
     json total = json::array();
     for (size_t i = 0; i < n; ++i)
       total.push_back(p["user_pct"][i].get<double>() + p["system_pct"][i].get<double>());
-    p["mean_pct"] = series_mean(total);
+    p["mean_pct"] = series_mean(total, lo, hi);
     p["max_pct"] = series_max(total);
-    p["user_mean_pct"] = series_mean(p["user_pct"]);
-    p["system_mean_pct"] = series_mean(p["system_pct"]);
+    p["user_mean_pct"] = series_mean(p["user_pct"], lo, hi);
+    p["system_mean_pct"] = series_mean(p["system_pct"], lo, hi);
   }
   out["procs"] = s["procs"];
   for (auto& [name, c] : s["cores"].items())
     for (const char* k : kCoreSeries) {
       pad(c[k], n);
-      c[std::string(k).replace(std::string(k).find("_pct"), 4, "_mean_pct")] = series_mean(c[k]);
+      c[std::string(k).replace(std::string(k).find("_pct"), 4, "_mean_pct")] = series_mean(c[k], lo, hi);
     }
   out["cores"] = s["cores"];
   json& t = s["tcp"];

@@ -66,6 +66,12 @@ class TestSampler {
 // mean of a JSON number array (0 when empty).
 double series_mean(const nlohmann::json& arr);
 double series_max(const nlohmann::json& arr);
+// The mean of arr[lo, hi) (0 when that is empty).
+double series_mean(const nlohmann::json& arr, size_t lo, size_t hi);
+// The samples [lo, hi) of the sampler's ticks `t_s` that a TCP stream (the
+// series `tcp` with its own t_s) ran through; all of them without a stream.
+// The CPU means (procs, cores) are taken over these.
+std::pair<size_t, size_t> stream_samples(const nlohmann::json& t_s, const nlohmann::json& tcp);
 // iperf3 -J output -> {"t_s": [...], "mbps": [...]} (empty object when none).
 nlohmann::json intervals_json(const std::string& iperf3_output);
 // The probe and ping streams of a test record as time series in rec.samples:

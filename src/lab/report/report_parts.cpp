@@ -198,6 +198,16 @@ std::string render_summary(const json& doc) {
   return h + "</table>";
 }
 
+namespace {
+
+// A chart goes into the report only when it has something to draw: a test too
+// short for the sampler, or whose processes all idled, gets no empty frame.
+void add_chart(std::string& out, const LineChart& chart) {
+  if (chart_has_points(chart)) out += render_line_chart(chart);
+}
+
+}  // namespace
+
 std::string render_test_charts(const json& r) {
   const json& s = member(r, "samples");
   if (s.empty()) return {};
@@ -218,7 +228,7 @@ std::string render_test_charts(const json& r) {
   }
   const json& t = member(s, "tcp");
   if (!t.empty()) tp.series.push_back({"ss delivery rate", numbers(t["t_s"]), numbers(t["delivery_mbps"])});
-  if (!tp.series.empty()) out += render_line_chart(tp);
+  add_chart(out, tp);
   // The ping and probe streams (sampler.h add_stream_series).
   const json& ping = member(s, "ping");
   if (!ping.empty()) {
@@ -227,7 +237,7 @@ std::string render_test_charts(const json& r) {
     pc.y_label = "RTT (ms)";
     pc.events = events;
     pc.series.push_back({"rtt", numbers(ping["t_s"]), numbers(ping["rtt_ms"])});
-    out += render_line_chart(pc);
+    add_chart(out, pc);
   }
   const json& probe = member(s, "probe");
   if (!probe.empty()) {
@@ -236,7 +246,7 @@ std::string render_test_charts(const json& r) {
     pr.y_label = "packets/s";
     pr.events = events;
     pr.series.push_back({"delivered", numbers(probe["t_s"]), numbers(probe["delivered_pps"])});
-    out += render_line_chart(pr);
+    add_chart(out, pr);
   }
   if (!t.empty()) {
     LineChart cw;
@@ -247,7 +257,7 @@ std::string render_test_charts(const json& r) {
     cw.series.push_back({"cwnd", numbers(t["t_s"]), numbers(t["cwnd"])});
     LineSeries rtt{"rtt", numbers(t["t_s"]), numbers(t["rtt_ms"]), true};
     cw.series.push_back(rtt);
-    out += render_line_chart(cw);
+    add_chart(out, cw);
   }
   const json& procs = member(s, "procs");
   if (!procs.empty()) {
@@ -263,7 +273,7 @@ std::string render_test_charts(const json& r) {
       for (size_t i = 0; i < tot.size(); ++i) tot[i] = u[i] + y[i];
       cpu.series.push_back({name, ts, tot});
     }
-    out += render_line_chart(cpu);
+    add_chart(out, cpu);
   }
   return out + "</div>";
 }

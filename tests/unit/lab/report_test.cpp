@@ -170,3 +170,25 @@ TEST(Report, HubAnswerOpensTheSummary) {
 
 }  // namespace
 }  // namespace flowlab::lab
+
+namespace flowlab::lab {
+namespace {
+
+// A short ping whose processes all idled draws no CPU chart (no empty "no samples"
+// frame); a busy process gets one.
+TEST(Report, TestChartsLeaveOutChartsWithNothingToDraw) {
+  json r = {{"case", "c"}, {"test", "ping"}, {"type", "ping"}};
+  r["samples"] = {
+      {"t_s", {0.1, 0.2}},
+      {"procs", {{"ping (h1)", {{"max_pct", 0.5}, {"user_pct", {0, 0.5}}, {"system_pct", {0, 0}}}}}}};
+  std::string idle = render_test_charts(r);
+  EXPECT_EQ(idle.find("CPU per process"), std::string::npos) << idle;
+  EXPECT_EQ(idle.find("no samples"), std::string::npos) << idle;
+  r["samples"]["procs"]["iperf3 (h1)"] = {{"max_pct", 90}, {"user_pct", {10, 20}}, {"system_pct", {70, 70}}};
+  std::string busy = render_test_charts(r);
+  EXPECT_NE(busy.find("CPU per process"), std::string::npos);
+  EXPECT_NE(busy.find("<polyline"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace flowlab::lab

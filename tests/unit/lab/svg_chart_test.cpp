@@ -51,6 +51,16 @@ TEST(SvgChart, EmptyChartSaysNoSamples) {
   EXPECT_EQ(s.find("<polyline"), std::string::npos);
 }
 
+TEST(SvgChart, HasPointsOnlyWithAFinitePoint) {
+  LineChart c;
+  EXPECT_FALSE(chart_has_points(c));
+  c.series.push_back({"x", {}, {}});
+  c.series.push_back({"y", {0, 1}, {NAN, INFINITY}});
+  EXPECT_FALSE(chart_has_points(c));
+  c.series.push_back({"z", {0}, {3}});
+  EXPECT_TRUE(chart_has_points(c));
+}
+
 TEST(SvgChart, NonFinitePointsAreSkipped) {
   LineChart c;
   c.series.push_back({"x", {0, 1, 2}, {1, NAN, 2}});
