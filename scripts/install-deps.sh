@@ -22,6 +22,9 @@ PACKAGES=(
   openvswitch-switch python3-os-ken iperf3 iperf tshark openssl
   # the REST interop tests call every endpoint with curl, as a Ryu script's user would
   curl
+  # src/coord speaks etcd's JSON gateway through libcurl; the controller cluster's
+  # and the coord tests start real etcd 3.4 members (/usr/bin/etcd)
+  libcurl4-openssl-dev etcd-server
   # pingall: one fping per source host pings every other host at once (n processes,
   # not n^2 pings; 100+ hosts in seconds). Without it the lab forks one ping per pair.
   fping
