@@ -115,6 +115,22 @@ void rule_process_cpu(const Facts& f, std::vector<Candidate>& out) {
                  {{"process", who}, {"cpu_pct", used}, {"limit_pct", cap}}});
 }
 
+// The case's processes: their CPU summed (% of a core) and the busiest four,
+// "iperf3 (h1) 87%, iperf3 (h2) 40%".
+std::pair<double, std::string> case_processes(const Facts& f) {
+  std::vector<std::pair<double, std::string>> procs;
+  double procs_pct = 0;
+  for (const auto& [label, p] : f.procs.items()) {
+    procs_pct += num(p, "mean_pct");
+    if (num(p, "mean_pct") >= 1) procs.emplace_back(num(p, "mean_pct"), label);
+  }
+  std::sort(procs.rbegin(), procs.rend());
+  std::string who_list;
+  for (size_t i = 0; i < procs.size() && i < 4; ++i)
+    who_list += fmt::format("{}{} {:.0f}%", i ? ", " : "", procs[i].second, procs[i].first);
+  return {procs_pct, who_list};
+}
+
 // A core saturated by the case: same-host traffic is forwarded in softirq (veth,
 // the kernel's share of the switch's work) on the cores the sender, the receiver
 // and the switch run on, and has no per-process figure. The busiest core must be
@@ -134,16 +150,7 @@ void rule_core_cpu(const Facts& f, std::vector<Candidate>& out) {
     }
   }
   if (core.empty() || busy < kCoreSaturated || total_busy <= 0) return;
-  std::vector<std::pair<double, std::string>> procs;
-  double procs_pct = 0;
-  for (const auto& [label, p] : f.procs.items()) {
-    procs_pct += num(p, "mean_pct");
-    if (num(p, "mean_pct") >= 1) procs.emplace_back(num(p, "mean_pct"), label);
-  }
-  std::sort(procs.rbegin(), procs.rend());
-  std::string who_list;
-  for (size_t i = 0; i < procs.size() && i < 4; ++i)
-    who_list += fmt::format("{}{} {:.0f}%", i ? ", " : "", procs[i].second, procs[i].first);
+  const auto [procs_pct, who_list] = case_processes(f);
   double accounted = std::min(1.0, (procs_pct + softirq) / total_busy);
   double share = std::min(1.0, busy / 100) * accounted;
   const json& c = f.cores[core];
@@ -183,16 +190,7 @@ void rule_machine_cpu(const Facts& f, std::vector<Candidate>& out) {
   }
   double capacity = 100.0 * double(f.cores.size());
   if (capacity <= 0 || total_busy <= 0) return;
-  std::vector<std::pair<double, std::string>> procs;
-  double procs_pct = 0;
-  for (const auto& [label, p] : f.procs.items()) {
-    procs_pct += num(p, "mean_pct");
-    if (num(p, "mean_pct") >= 1) procs.emplace_back(num(p, "mean_pct"), label);
-  }
-  std::sort(procs.rbegin(), procs.rend());
-  std::string who_list;
-  for (size_t i = 0; i < procs.size() && i < 4; ++i)
-    who_list += fmt::format("{}{} {:.0f}%", i ? ", " : "", procs[i].second, procs[i].first);
+  const auto [procs_pct, who_list] = case_processes(f);
   double accounted = std::min(1.0, (procs_pct + softirq) / total_busy);
   double share = std::min(1.0, total_busy / capacity) * accounted;
   out.push_back(
