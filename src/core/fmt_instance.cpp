@@ -2,7 +2,7 @@
 //
 // Debian ships fmt as a shared library and headers only. Header-only fmt
 // (FMT_HEADER_ONLY) generates its formatting core in every translation unit
-// that calls fmt::format: 2.8 s of -O3 per file, a quarter of the Release
+// that calls fmt::format: 2.8 s of -O3 per file, two fifths of the Release
 // build's CPU (docs/performance/build.md). The shared library costs every
 // process a loader step. So the core is compiled once, in this file, from
 // fmt's own implementation header, and linked statically like the rest.
