@@ -238,13 +238,6 @@ void pad(json& arr, size_t n) {
 
 }  // namespace
 
-double series_mean(const json& arr) {
-  if (!arr.is_array() || arr.empty()) return 0;
-  double s = 0;
-  for (const auto& v : arr) s += v.is_number() ? v.get<double>() : 0;
-  return s / double(arr.size());
-}
-
 // The mean of arr[lo, hi).
 double series_mean(const json& arr, size_t lo, size_t hi) {
   if (!arr.is_array()) return 0;
@@ -254,6 +247,8 @@ double series_mean(const json& arr, size_t lo, size_t hi) {
   for (size_t i = lo; i < hi; ++i) s += arr[i].is_number() ? arr[i].get<double>() : 0;
   return s / double(hi - lo);
 }
+
+double series_mean(const json& arr) { return series_mean(arr, 0, arr.size()); }
 
 // The samples a TCP stream ran through: from the tick after the first one that saw
 // the sender's socket with data acked (that tick's interval began before the
