@@ -16,6 +16,8 @@ std::span<const Command> commands();
 
 int run_switch(int argc, char** argv);
 int run_controller(int argc, char** argv);
+// `flowlab controller cluster-status` (src/cli/cluster.cpp).
+int run_cluster_status(int argc, char** argv);
 int run_ofctl(int argc, char** argv);
 int run_lab(int argc, char** argv);
 int run_cbench(int argc, char** argv);

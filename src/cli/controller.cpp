@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cluster/node.h"
+#include "cluster/status.h"
 #include "controller/app_registry.h"
 #include "core/log.h"
 #include "rest/api.h"
@@ -17,6 +19,8 @@
 namespace flowlab::cli {
 
 int run_controller(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "cluster-status")
+    return run_cluster_status(argc - 1, argv + 1);
   CLI::App app{
       "OpenFlow 1.3/1.0 controller hosting apps (hub, learning-switch, firewall, shortest-path, "
       "static-flows), "
@@ -92,6 +96,25 @@ int run_controller(int argc, char** argv) {
   auto* gen =
       app.add_option("--generation-id", generation_id,
                      "generation id of the role requests (a new master needs a larger one than the old)");
+  cluster::ClusterOptions co;
+  std::string cluster_endpoints;
+  app.add_option("--cluster", cluster_endpoints,
+                 "run as a member of a controller cluster on these etcd endpoints "
+                 "(http://E1:2379,http://E2:2379,...): one master per switch, elected in etcd");
+  app.add_option("--node", co.node, "--cluster: this controller's name, unique in the cluster");
+  app.add_option("--cluster-name", co.name,
+                 "--cluster: the cluster's name (etcd key root /flowlab/cluster/NAME/)")
+      ->capture_default_str();
+  app.add_option("--peer", co.peer,
+                 "--cluster: HOST:PORT of this node's peer link listener (the others see it die at once)")
+      ->capture_default_str();
+  app.add_option("--advertise", co.advertise,
+                 "--cluster: the host the others reach the peer link on (default: this machine's address "
+                 "towards etcd)");
+  app.add_option("--lease-ttl", co.lease_ttl_s,
+                 "--cluster: seconds without a keepalive after which a hung node loses its switches")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 60));
   app.add_option("--log-level", log_level, "debug, info, warn, error")->capture_default_str();
   try {
     app.parse(argc, argv);
@@ -133,6 +156,30 @@ int run_controller(int argc, char** argv) {
   }
   if (gen->count() && role.empty()) {
     std::fprintf(stderr, "flowlab controller: error: --generation-id is only used with --role\n");
+    return 2;
+  }
+  std::unique_ptr<cluster::ClusterNode> cluster_node;
+  if (!cluster_endpoints.empty()) {
+    if (!role.empty()) {
+      std::fprintf(stderr,
+                   "flowlab controller: error: --role is decided by the cluster; drop it with --cluster\n");
+      return 2;
+    }
+    if (co.node.empty()) {
+      std::fprintf(stderr, "flowlab controller: error: --cluster needs --node NAME\n");
+      return 2;
+    }
+    auto ep = coord::parse_endpoints(cluster_endpoints);
+    if (!ep.ok()) {
+      std::fprintf(stderr, "flowlab controller: error: --cluster: %s\n", ep.error().message.c_str());
+      return 2;
+    }
+    co.etcd = *ep;
+    co.rest = rest;
+    cluster_node = std::make_unique<cluster::ClusterNode>(co);
+    o.mastership = cluster_node.get();
+  } else if (!co.node.empty()) {
+    std::fprintf(stderr, "flowlab controller: error: --node is only used with --cluster\n");
     return 2;
   }
   using Role = of::ControllerRole;
@@ -179,12 +226,25 @@ int run_controller(int argc, char** argv) {
     std::fprintf(stderr, "flowlab controller: error: %s\n", st.error().message.c_str());
     return 2;
   }
+  if (cluster_node) {
+    if (auto cs = cluster_node->start(c); !cs.ok()) {
+      std::fprintf(stderr, "flowlab controller: error: %s\n", cs.error().message.c_str());
+      return 2;
+    }
+  }
   std::unique_ptr<rest::RuntimeTopology> topology;
   std::unique_ptr<rest::RestApi> api;
   std::unique_ptr<rest::HttpServer> server;
   if (directory) {
     topology = std::make_unique<rest::RuntimeTopology>(*directory, &c.topology());
     api = std::make_unique<rest::RestApi>(*directory, *topology, [&c] { return c.stats().to_json(); });
+    if (cluster_node) {
+      auto etcd = std::make_shared<coord::EtcdClient>(co.etcd);
+      api->set_cluster_status([etcd, name = co.name]() -> rest::Json {
+        auto v = cluster::read_cluster(*etcd, name);
+        return v.ok() ? cluster::status_json(*v, name) : rest::Json();
+      });
+    }
     server = std::make_unique<rest::HttpServer>(*api);
     if (auto rs = server->start(rest); !rs.ok()) {
       std::fprintf(stderr, "flowlab controller: error: %s\n", rs.error().message.c_str());
@@ -192,6 +252,7 @@ int run_controller(int argc, char** argv) {
     }
   }
   c.run();
+  if (cluster_node) cluster_node->stop();
   if (server) server->stop();
   return 0;
 }

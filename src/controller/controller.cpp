@@ -117,8 +117,10 @@ struct Controller::State {
   }
 
   // Sends ROLE_REQUEST `role`; `then` runs once it is answered (or refused).
-  void request_role(Datapath& dp, of::ControllerRole role, std::function<void(Datapath&)> then) {
-    auto on_reply = [this, role, then = std::move(then)](Datapath& dp, const of::Message& reply) {
+  void request_role(Datapath& dp, of::ControllerRole role, uint64_t generation_id,
+                    std::function<void(Datapath&)> then) {
+    auto on_reply = [this, role, generation_id, then = std::move(then)](Datapath& dp,
+                                                                        const of::Message& reply) {
       if (reply.is<of::RoleReply>()) {
         set_role(dp, reply.as<of::RoleReply>().role);
         log::info("controller", "{}: role {} (generation id {})", dp.name(), role_name(dp.role()),
@@ -129,19 +131,20 @@ struct Controller::State {
         bool stale = e.type == uint16_t(of::ErrorType::kRoleRequestFailed) &&
                      e.code == uint16_t(of::RoleRequestFailedCode::kStale);
         log::warn("controller", "{}: role request {} (generation id {}) refused: {}; acting as a slave here",
-                  dp.name(), role_name(role), opts.generation_id,
+                  dp.name(), role_name(role), generation_id,
                   stale ? "stale generation id (OFPRRFC_STALE)"
                         : fmt::format("error type {} code {}", e.type, e.code));
         set_role(dp, of::ControllerRole::kSlave);
       }
       if (then) then(dp);
     };
-    auto r = dp.role_request(role, opts.generation_id, std::move(on_reply));
+    auto r = dp.role_request(role, generation_id, std::move(on_reply));
     if (!r.ok()) log::warn("controller", "{}: role request: {}", dp.name(), r.error().message);
   }
 
   // After the handshake: the configured role first, then switch_up.
   void handshake_done(Datapath& dp) {
+    if (opts.mastership) return cluster_switch_up(dp);
     if (opts.role == of::ControllerRole::kNoChange) return switch_up(dp);
     if (!dp.is_of13()) {
       log::warn("controller", "{}: OpenFlow 1.0 has no role request; acting as {} locally", dp.name(),
@@ -149,7 +152,7 @@ struct Controller::State {
       if (opts.role != of::ControllerRole::kEqual) set_role(dp, opts.role);
       return switch_up(dp);
     }
-    request_role(dp, opts.role, [this](Datapath& dp) {
+    request_role(dp, opts.role, opts.generation_id, [this](Datapath& dp) {
       if (!dp.up()) switch_up(dp);
     });
   }
@@ -161,9 +164,36 @@ struct Controller::State {
       if (!dp.attached()) attach(dp);
       return;
     }
-    request_role(dp, of::ControllerRole::kMaster, [this](Datapath& dp) {
+    request_role(dp, of::ControllerRole::kMaster, opts.generation_id, [this](Datapath& dp) {
       if (dp.role() != of::ControllerRole::kMaster || dp.attached()) return;
       attach(dp);
+    });
+  }
+
+  // ---- roles decided by a cluster (mastership.h) ----
+  // A slave here until the cluster says otherwise; OpenFlow 1.0 has no role
+  // request, so a cluster cannot fence its masters: such a switch is refused.
+  void cluster_switch_up(Datapath& dp) {
+    set_role(dp, of::ControllerRole::kSlave);
+    switch_up(dp);
+    if (!dp.is_of13()) {
+      log::error("controller",
+                 "{}: OpenFlow 1.0 has no role request, so the cluster cannot give it one master and fence "
+                 "the others; this node leaves it alone (connect it with OpenFlow 1.3)",
+                 dp.name());
+      return;
+    }
+    opts.mastership->switch_up(dp.dpid());
+  }
+
+  void assign(Datapath& dp, of::ControllerRole role, uint64_t generation_id) {
+    if (!dp.up() || !dp.is_of13()) return;
+    if (role != of::ControllerRole::kMaster) detach(dp);
+    request_role(dp, role, generation_id, [this, generation_id](Datapath& dp) {
+      bool master = dp.role() == of::ControllerRole::kMaster;
+      if (master && !dp.attached()) attach(dp);
+      if (!master) detach(dp);
+      if (dp.up()) opts.mastership->role_result(dp.dpid(), master, generation_id);
     });
   }
 
@@ -175,6 +205,20 @@ struct Controller::State {
               "controller is master; acting as a slave here",
               dp.name());
     set_role(dp, of::ControllerRole::kSlave);
+    if (opts.mastership) {
+      detach(dp);
+      opts.mastership->role_result(dp.dpid(), false, 0);
+    }
+  }
+
+  // The apps and the topology service let go of a switch that stays connected.
+  void detach(Datapath& dp) {
+    if (!dp.attached()) return;
+    dp.set_attached(false);
+    uint64_t t0 = monotonic_ns();
+    topo->switch_down(dp);
+    for (auto& app : apps) app->switch_disconnected(dp);
+    stats.handling[size_t(EventKind::kSwitchDisconnected)].record(monotonic_ns() - t0);
   }
 
   void switch_down(Datapath& dp, const std::string& reason) {
@@ -187,15 +231,8 @@ struct Controller::State {
     stats.switches_connected--;
     set_role(dp, of::ControllerRole::kEqual);
     log::info("controller", "switch down: {} ({})", dp.name(), reason);
-    if (!dp.attached()) {
-      dp.drop_callbacks();
-      return;
-    }
-    dp.set_attached(false);
-    uint64_t t0 = monotonic_ns();
-    topo->switch_down(dp);
-    for (auto& app : apps) app->switch_disconnected(dp);
-    stats.handling[size_t(EventKind::kSwitchDisconnected)].record(monotonic_ns() - t0);
+    detach(dp);
+    if (opts.mastership && dp.is_of13()) opts.mastership->switch_down(dp.dpid());
     dp.drop_callbacks();
   }
 
@@ -518,6 +555,18 @@ void Controller::promote() {
       if (auto d = w.lock()) live.push_back(std::move(d));
   }
   for (auto& d : live) d->connection().post([this, d] { s_->promote_one(*d); });
+}
+
+bool Controller::assign_role(uint64_t dpid, of::ControllerRole role, uint64_t generation_id) {
+  std::shared_ptr<Datapath> dp;
+  {
+    std::lock_guard lock(s_->conns_mu);
+    for (auto& w : s_->dps)
+      if (auto d = w.lock(); d && d->up() && d->dpid() == dpid) dp = std::move(d);
+  }
+  if (!dp) return false;
+  dp->connection().post([this, dp, role, generation_id] { s_->assign(*dp, role, generation_id); });
+  return true;
 }
 
 const ControllerStats& Controller::stats() const { return s_->stats; }

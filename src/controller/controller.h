@@ -15,6 +15,7 @@
 #include "channel/connection.h"
 #include "channel/endpoint.h"
 #include "controller/app.h"
+#include "controller/mastership.h"
 #include "controller/stats.h"
 #include "controller/topology/service.h"
 #include "controller/topology/view.h"
@@ -45,6 +46,9 @@ struct ControllerOptions {
   // error (another controller became master) makes it a slave there.
   of::ControllerRole role = of::ControllerRole::kNoChange;
   uint64_t generation_id = 0;
+  // A controller cluster deciding the role per switch (see mastership.h);
+  // replaces `role`. Not owned; outlives the controller's run().
+  Mastership* mastership = nullptr;
 };
 
 class Controller {
@@ -65,6 +69,10 @@ class Controller {
   // Any thread: request MASTER (generation id from the options) on every
   // connected switch, as on SIGUSR1.
   void promote();
+  // Any thread: ask switch `dpid` for `role` (MASTER or SLAVE) with
+  // `generation_id`; the answer goes to the options' Mastership. False when
+  // no such switch is connected here.
+  bool assign_role(uint64_t dpid, of::ControllerRole role, uint64_t generation_id);
 
   const ControllerStats& stats() const;
   // Switches, links and hosts as the topology service sees them (any thread).

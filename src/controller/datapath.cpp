@@ -11,7 +11,7 @@ namespace flowlab::controller {
 Datapath::Datapath(channel::ConnectionPtr conn, ControllerStats& stats)
     : conn_(std::move(conn)), stats_(stats) {}
 
-std::string Datapath::name() const { return fmt::format("dpid {:016x}", dpid_); }
+std::string Datapath::name() const { return fmt::format("dpid {:016x}", dpid_.load()); }
 
 namespace {
 

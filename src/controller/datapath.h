@@ -5,6 +5,7 @@
 // A Datapath lives on its connection's thread; call it from event handlers.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -87,10 +88,10 @@ class Datapath : public std::enable_shared_from_this<Datapath> {
  private:
   channel::ConnectionPtr conn_;
   ControllerStats& stats_;
-  uint64_t dpid_ = 0;
+  std::atomic<uint64_t> dpid_{0};  // read by other threads (Controller::assign_role)
   uint32_t n_buffers_ = 0;
   uint8_t n_tables_ = 0;
-  bool up_ = false;
+  std::atomic<bool> up_{false};
   bool attached_ = false;
   of::ControllerRole role_ = of::ControllerRole::kEqual;
   uint64_t sent_ = 0;

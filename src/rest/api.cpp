@@ -59,6 +59,11 @@ HttpResponse RestApi::handle(std::string_view method, std::string_view path, std
   } else if (r.seg.size() == 2 && r.seg[0] == "v1" && r.seg[1] == "stats") {
     if (method != "GET") return error_response(405, "/v1/stats answers GET only");
     resp = json_response(stats_ ? stats_() : Json::object());
+  } else if (r.seg.size() == 2 && r.seg[0] == "v1" && r.seg[1] == "cluster") {
+    if (method != "GET") return error_response(405, "/v1/cluster answers GET only");
+    if (!cluster_) return error_response(404, "this controller is not a cluster member (no --cluster)");
+    auto j = cluster_();
+    resp = j.is_null() ? error_response(503, "etcd did not answer") : json_response(j);
   } else if (auto m = handle_modify(switches_, r)) {
     resp = std::move(*m);
   } else if (auto s = handle_stats(switches_, r)) {

@@ -30,6 +30,9 @@ class RestApi {
   // `stats` returns the controller's --stats-json document (GET /v1/stats).
   RestApi(SwitchAccess& switches, const TopologySource& topology, std::function<Json()> stats);
 
+  // GET /v1/cluster: the cluster's status (null: etcd did not answer). Unset: 404.
+  void set_cluster_status(std::function<Json()> cluster) { cluster_ = std::move(cluster); }
+
   // Any thread; blocks while a switch is asked.
   HttpResponse handle(std::string_view method, std::string_view path, std::string_view body);
 
@@ -37,6 +40,7 @@ class RestApi {
   SwitchAccess& switches_;
   const TopologySource& topology_;
   std::function<Json()> stats_;
+  std::function<Json()> cluster_;
 };
 
 }  // namespace flowlab::rest

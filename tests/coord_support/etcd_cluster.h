@@ -9,9 +9,15 @@
 //   flowlab::testing::EtcdCluster etcd(3);
 //   ASSERT_TRUE(etcd.wait_healthy()) << etcd.log_tail();
 //   coord::EtcdClient client(*coord::parse_endpoints(etcd.endpoints()));
+//
+// EtcdCluster(3, "NS") starts the members in network namespace NS (ip netns)
+// instead, for tests whose controllers run there; in_netns() runs a call of
+// the test's on a thread that joined NS (setns is per thread).
 #pragma once
 
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -22,8 +28,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -53,9 +62,12 @@ inline uint16_t free_loopback_port() {
 
 class EtcdCluster {
  public:
-  explicit EtcdCluster(int members) {
+  explicit EtcdCluster(int members, std::string netns = {}) : netns_(std::move(netns)) {
     static std::atomic<int> seq{0};
-    char tmpl[] = "/tmp/flowlab-etcd-XXXXXX";
+    // tmpfs where there is one: etcd fsyncs every write, and a test measures
+    // elections, not the disk.
+    char tmpl[] = "/dev/shm/flowlab-etcd-XXXXXX";
+    if (!std::filesystem::is_directory("/dev/shm")) std::strcpy(tmpl, "/tmp/flowlab-etcd-XXXXXX");
     if (mkdtemp(tmpl)) dir_ = tmpl;
     token_ = "flowlab-" + std::to_string(getpid()) + "-" + std::to_string(seq++);
     for (int i = 0; i < members; ++i) {
@@ -97,8 +109,35 @@ class EtcdCluster {
   pid_t pid(int i) const { return members_[static_cast<size_t>(i)].pid; }
   bool running(int i) const { return members_[static_cast<size_t>(i)].pid > 0; }
 
+  // Runs `f` on a thread in the members' namespace (this thread if none).
+  template <typename F>
+  auto in_netns(F f) const -> decltype(f()) {
+    if (netns_.empty()) return f();
+    std::optional<decltype(f())> out;
+    std::thread t([&] {
+      join_netns(netns_);
+      out.emplace(f());
+    });
+    t.join();
+    return std::move(*out);
+  }
+
   // Every running member answers its status and knows a leader.
   bool wait_healthy(std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+    return in_netns([&] { return wait_healthy_here(timeout); });
+  }
+
+  // Joins network namespace `ns` (/run/netns/NS) on this thread.
+  static bool join_netns(const std::string& ns) {
+    int fd = open(("/run/netns/" + ns).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    bool ok = setns(fd, CLONE_NEWNET) == 0;
+    close(fd);
+    return ok;
+  }
+
+ private:
+  bool wait_healthy_here(std::chrono::milliseconds timeout) {
     auto deadline = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < deadline) {
       bool all = true;
@@ -118,6 +157,7 @@ class EtcdCluster {
     return false;
   }
 
+ public:
   void kill(int i) { signal_member(i, SIGKILL, true); }
   void stop(int i) { signal_member(i, SIGSTOP, false); }
   void cont(int i) { signal_member(i, SIGCONT, false); }
@@ -188,6 +228,7 @@ class EtcdCluster {
     pid_t pid = fork();
     if (pid == 0) {
       prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (!netns_.empty() && !join_netns(netns_)) _exit(126);
       FILE* f = fopen(log.c_str(), "a");
       if (f) {
         dup2(fileno(f), 1);
@@ -213,6 +254,7 @@ class EtcdCluster {
     }
   }
 
+  std::string netns_;
   std::string dir_;
   std::string token_;
   std::vector<Member> members_;
