@@ -92,9 +92,9 @@ class ClusterNet {
   }
   // A switch without ports, dpid `dpid`, connected to every node.
   bool start_bare_switch(uint64_t dpid) {
-    std::vector<std::string> argv = {FLOWLAB_BINARY,           "switch", "--name",
-                                     fmt::format("s{}", dpid), "--dpid", std::to_string(dpid),
-                                     "--reconnect-max",        "1"};
+    std::vector<std::string> argv = {
+        FLOWLAB_BINARY,    "switch", "--name", fmt::format("s{}", dpid),    "--dpid", std::to_string(dpid),
+        "--reconnect-max", "1",      "--port", fmt::format("tap:t{}", dpid)};
     for (int i = 0; i < kNodes; ++i)
       argv.insert(argv.end(), {"--controller", fmt::format("tcp:127.0.0.1:{}", port(i))});
     auto p = lab::Process::spawn(fmt::format("s{}", dpid), argv, lab::in_ns(net_.core()),
