@@ -48,7 +48,8 @@ void collect_switch_state(const sw::Switch::AgentState& st, size_t peers, std::v
   for (size_t i = 0; i < st.ports.size(); ++i) {
     const sw::SwitchPort& sp = st.ports.at(i);
     stats.push_back(st.ports.stats(sp, now));
-    port_labels.push_back(with(dp, {{"port", std::string(sp.port->name())}, {"port_no", of::format_port(sp.port_no)}}));
+    port_labels.push_back(
+        with(dp, {{"port", std::string(sp.port->name())}, {"port_no", of::format_port(sp.port_no)}}));
   }
   for (const PortField& f : kPortFields) {
     Family fam = counter(f.name, f.help);
