@@ -33,6 +33,8 @@ PACKAGES=(
   libmnl-dev
   # scripts/bench-mininet.sh compares with Mininet 2.3.0; its lxbr switch needs brctl
   mininet bridge-utils
+  # --metrics: a real Prometheus server scrapes the switch in the tests (and in labs)
+  prometheus
   # tests: report.html is loaded in headless Chromium (summary, charts, no console errors)
   chromium
 )

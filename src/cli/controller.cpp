@@ -12,6 +12,8 @@
 #include "cluster/status.h"
 #include "controller/app_registry.h"
 #include "core/log.h"
+#include "metrics/controller_metrics.h"
+#include "metrics/metrics_server.h"
 #include "rest/api.h"
 #include "rest/http_server.h"
 #include "rest/switch_directory.h"
@@ -87,6 +89,10 @@ int run_controller(int argc, char** argv) {
   app.add_option("--rest-timeout", rest_timeout, "seconds a REST request waits for a switch's reply")
       ->capture_default_str()
       ->check(CLI::Range(0.05, 600.0));
+  std::string metrics;
+  app.add_option(
+      "--metrics", metrics,
+      "serve Prometheus metrics (GET /metrics) on HOST:PORT, e.g. 127.0.0.1:9303 (off by default)");
   std::string role;
   uint64_t generation_id = 0;
   app.add_option("--role", role,
@@ -199,6 +205,12 @@ int run_controller(int argc, char** argv) {
     std::fprintf(stderr, "flowlab controller: error: --flows is only used by --app static-flows\n");
     return 2;
   }
+  if (!metrics.empty()) {
+    if (auto hp = rest::parse_host_port(metrics, "--metrics"); !hp.ok()) {
+      std::fprintf(stderr, "flowlab controller: error: %s\n", hp.error().message.c_str());
+      return 2;
+    }
+  }
   std::vector<std::unique_ptr<controller::App>> stack;
   // The REST API's view of the switches: first in the stack, no tables, consumes nothing.
   rest::SwitchDirectory* directory = nullptr;
@@ -251,8 +263,21 @@ int run_controller(int argc, char** argv) {
       return 2;
     }
   }
+  metrics::Registry registry;
+  registry.add([&c, role](std::vector<metrics::Family>& out) {
+    metrics::collect_controller(c.stats(), c.topology(), role, out);
+  });
+  std::unique_ptr<metrics::MetricsServer> metrics_server;
+  if (!metrics.empty()) {
+    metrics_server = std::make_unique<metrics::MetricsServer>(registry);
+    if (auto ms = metrics_server->start(metrics); !ms.ok()) {
+      std::fprintf(stderr, "flowlab controller: error: %s\n", ms.error().message.c_str());
+      return 2;
+    }
+  }
   c.run();
   if (cluster_node) cluster_node->stop();
+  if (metrics_server) metrics_server->stop();
   if (server) server->stop();
   return 0;
 }

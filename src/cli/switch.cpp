@@ -17,6 +17,9 @@
 
 #include "cli/commands.h"
 #include "core/log.h"
+#include "metrics/metrics_server.h"
+#include "metrics/switch_metrics.h"
+#include "rest/http_server.h"
 #include "switch/options.h"
 
 namespace flowlab::cli {
@@ -77,6 +80,10 @@ int run_switch(int argc, char** argv) {
   std::string stats_file;
   app.add_option("--stats-file", stats_file,
                  "write the counters as JSON to this file every 500 ms and at exit");
+  std::string metrics;
+  app.add_option(
+      "--metrics", metrics,
+      "serve Prometheus metrics (GET /metrics) on HOST:PORT, e.g. 127.0.0.1:9302 (off by default)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -139,6 +146,9 @@ int run_switch(int argc, char** argv) {
   if (n_tables < 1 || n_tables > 254) return error_exit("--tables: must be 1..254");
   opts.n_tables = uint8_t(n_tables);
   if (auto st = sw::validate_options(opts); !st.ok()) return error_exit(st.error().message);
+  if (!metrics.empty())
+    if (auto hp = rest::parse_host_port(metrics, "--metrics"); !hp.ok())
+      return error_exit(hp.error().message);
 
   // Block the stop signals in every thread; the main thread waits for them.
   sigset_t stop_set;
@@ -150,11 +160,19 @@ int run_switch(int argc, char** argv) {
 
   auto sw = sw::Switch::create(opts);
   if (!sw.ok()) return error_exit(sw.error().message);
+  metrics::Registry registry;
+  metrics::add_switch_collector(registry, **sw);
+  std::unique_ptr<metrics::MetricsServer> metrics_server;
+  if (!metrics.empty()) {  // binds before anything starts: a port in use exits 2
+    metrics_server = std::make_unique<metrics::MetricsServer>(registry);
+    if (auto st = metrics_server->start(metrics); !st.ok()) return error_exit(st.error().message);
+  }
   if (auto st = (*sw)->start(); !st.ok()) return error_exit(st.error().message);
 
   int sig = 0;
   sigwait(&stop_set, &sig);
   log::info("switch", "{}: got {}, stopping", name, sig == SIGINT ? "SIGINT" : "SIGTERM");
+  if (metrics_server) metrics_server->stop();
   (*sw)->stop();
   return 0;
 }

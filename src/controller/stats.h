@@ -21,6 +21,8 @@ class LatencyHistogram {
   uint64_t quantile_ns(double q) const;
   uint64_t max_ns() const { return max_.load(std::memory_order_relaxed); }
   uint64_t mean_ns() const;
+  uint64_t sum_ns() const { return sum_.load(std::memory_order_relaxed); }
+  uint64_t bucket(int i) const { return buckets_[size_t(i)].load(std::memory_order_relaxed); }
   nlohmann::json to_json() const;
 
  private:

@@ -22,7 +22,8 @@ namespace flowlab::rest {
 
 struct HttpResponse {
   int status = 200;
-  std::string body;  // JSON, or empty
+  std::string body;                               // JSON, or empty
+  std::string content_type = "application/json";  // sent when there is a body
 };
 
 class RestApi {

@@ -285,9 +285,9 @@ std::string_view http_reason(int status) {
   }
 }
 
-std::string http_response(int status, std::string_view body, bool keep_alive) {
+std::string http_response(int status, std::string_view body, bool keep_alive, std::string_view content_type) {
   std::string out = fmt::format("HTTP/1.1 {} {}\r\n", status, http_reason(status));
-  if (!body.empty()) out += "Content-Type: application/json\r\n";
+  if (!body.empty()) out += fmt::format("Content-Type: {}\r\n", content_type);
   out += fmt::format("Content-Length: {}\r\n", body.size());
   if (!keep_alive) out += "Connection: close\r\n";
   out += "\r\n";

@@ -47,9 +47,10 @@ struct HttpParsed {
 // Parses the first request in `buf` (what the connection has read so far).
 HttpParsed parse_http_request(std::string_view buf, const HttpLimits& limits = {});
 
-// "HTTP/1.1 404 Not Found" with Content-Length (and Content-Type: application/json
-// when there is a body), "Connection: close" unless keep_alive.
-std::string http_response(int status, std::string_view body, bool keep_alive);
+// "HTTP/1.1 404 Not Found" with Content-Length (and Content-Type, application/json
+// unless told, when there is a body), "Connection: close" unless keep_alive.
+std::string http_response(int status, std::string_view body, bool keep_alive,
+                          std::string_view content_type = "application/json");
 std::string_view http_reason(int status);
 
 }  // namespace flowlab::rest

@@ -53,13 +53,19 @@ bool write_all(int fd, std::string_view s) {
 }  // namespace
 
 struct HttpServer::Impl {
-  explicit Impl(RestApi& a) : api(a) {}
+  Impl(Handler h, std::string o, std::string w)
+      : handler(std::move(h)), option(std::move(o)), what(std::move(w)) {}
   struct Connection {
     int fd = -1;
     std::thread thread;
     std::atomic<bool> done{false};
   };
-  RestApi& api;
+  Handler handler;
+  std::string option;                   // "--rest"
+  std::string what;                     // for the log line
+  std::string_view component() const {  // of log lines: "rest", "metrics"
+    return std::string_view(option).substr(option.starts_with("--") ? 2 : 0);
+  }
   int listen_fd = -1;
   int wake_fd = -1;  // eventfd: stop() wakes the accept thread
   std::thread accept_thread;
@@ -127,13 +133,13 @@ void HttpServer::Impl::serve(Connection& c) {
     if (req.complete) {
       HttpResponse r;
       try {
-        r = api.handle(req.request.method, req.request.path, req.request.body);
+        r = handler(req.request.method, req.request.path, req.request.body);
       } catch (const std::exception& e) {
-        log::warn("rest", "{} {}: {}", req.request.method, req.request.path, e.what());
+        log::warn(component(), "{} {}: {}", req.request.method, req.request.path, e.what());
         r = {500, error_json(500, e.what())};
       }
       bool keep = req.request.keep_alive && !stopping;
-      if (!write_all(c.fd, http_response(r.status, r.body, keep)) || !keep) break;
+      if (!write_all(c.fd, http_response(r.status, r.body, keep, r.content_type)) || !keep) break;
       buf.erase(0, req.consumed);
       sent_continue = false;
       continue;  // a pipelined request may be in the buffer already
@@ -159,21 +165,27 @@ void HttpServer::Impl::serve(Connection& c) {
   c.done = true;
 }
 
-Result<std::pair<std::string, uint16_t>> parse_host_port(const std::string& s) {
+Result<std::pair<std::string, uint16_t>> parse_host_port(const std::string& s, std::string_view option) {
   size_t colon = s.rfind(':');
-  if (colon == std::string::npos) return fail("--rest '{}': expected HOST:PORT, e.g. 127.0.0.1:8080", s);
+  if (colon == std::string::npos) return fail("{} '{}': expected HOST:PORT, e.g. 127.0.0.1:8080", option, s);
   std::string host = s.substr(0, colon), port = s.substr(colon + 1);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
   if (host.find(':') != std::string::npos && s.front() != '[')
-    return fail("--rest '{}': write an IPv6 address in brackets, e.g. [::1]:8080", s);
+    return fail("{} '{}': write an IPv6 address in brackets, e.g. [::1]:8080", option, s);
   if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
       std::stoul(port) > 65535)
-    return fail("--rest '{}': port '{}' is not a number in 0..65535", s, port);
+    return fail("{} '{}': port '{}' is not a number in 0..65535", option, s, port);
   if (host.empty()) host = "0.0.0.0";
   return std::pair{host, uint16_t(std::stoul(port))};
 }
 
-HttpServer::HttpServer(RestApi& api) : impl_(std::make_unique<Impl>(api)) {}
+HttpServer::HttpServer(RestApi& api)
+    : HttpServer(
+          [&api](std::string_view m, std::string_view p, std::string_view b) { return api.handle(m, p, b); },
+          "--rest", "REST API (Ryu ofctl_rest and rest_topology endpoints, /v1/stats)") {}
+
+HttpServer::HttpServer(Handler handler, std::string option, std::string what)
+    : impl_(std::make_unique<Impl>(std::move(handler), std::move(option), std::move(what))) {}
 
 HttpServer::~HttpServer() {
   stop();
@@ -182,7 +194,8 @@ HttpServer::~HttpServer() {
 }
 
 Status HttpServer::start(const std::string& host_port) {
-  FLOWLAB_ASSIGN_OR_RETURN(auto hp, parse_host_port(host_port));
+  const std::string& opt = impl_->option;
+  FLOWLAB_ASSIGN_OR_RETURN(auto hp, parse_host_port(host_port, opt));
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -190,7 +203,7 @@ Status HttpServer::start(const std::string& host_port) {
   addrinfo* found = nullptr;
   std::string port_text = std::to_string(hp.second);
   if (int rc = ::getaddrinfo(hp.first.c_str(), port_text.c_str(), &hints, &found); rc != 0)
-    return fail("--rest {}: cannot bind {}: {}", host_port, hp.first, gai_strerror(rc));
+    return fail("{} {}: cannot bind {}: {}", opt, host_port, hp.first, gai_strerror(rc));
   std::string why = "no address";
   for (addrinfo* a = found; a && impl_->listen_fd < 0; a = a->ai_next) {
     int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
@@ -206,7 +219,7 @@ Status HttpServer::start(const std::string& host_port) {
   }
   ::freeaddrinfo(found);
   if (impl_->listen_fd < 0)
-    return fail("--rest {}: cannot bind {} port {}: {} (in use, or not an address of this host)", host_port,
+    return fail("{} {}: cannot bind {} port {}: {} (in use, or not an address of this host)", opt, host_port,
                 hp.first, hp.second, why);
   sockaddr_storage bound{};
   socklen_t len = sizeof bound;
@@ -214,10 +227,9 @@ Status HttpServer::start(const std::string& host_port) {
   port_ = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
                                             : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
   impl_->wake_fd = ::eventfd(0, EFD_CLOEXEC);
-  if (impl_->wake_fd < 0) return fail("--rest {}: eventfd: {}", host_port, std::strerror(errno));
+  if (impl_->wake_fd < 0) return fail("{} {}: eventfd: {}", opt, host_port, std::strerror(errno));
   impl_->accept_thread = std::thread([this] { impl_->accept_loop(); });
-  log::info("rest", "REST API on http://{}:{}/ (Ryu ofctl_rest and rest_topology endpoints, /v1/stats)",
-            hp.first, port_);
+  log::info(impl_->component(), "{} on http://{}:{}/", impl_->what, hp.first, port_);
   return {};
 }
 

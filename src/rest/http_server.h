@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -22,7 +23,14 @@ namespace flowlab::rest {
 
 class HttpServer {
  public:
+  // What answers a request: (method, path, body) -> response. RestApi::handle,
+  // or /metrics (src/metrics/metrics_server.h) on the same server.
+  using Handler = std::function<HttpResponse(std::string_view, std::string_view, std::string_view)>;
+
   explicit HttpServer(RestApi& api);
+  // `option` names the server in errors ("--metrics 127.0.0.1:9 ..."), `what` in
+  // the log line once it listens.
+  HttpServer(Handler handler, std::string option, std::string what);
   ~HttpServer();  // stops
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -41,6 +49,8 @@ class HttpServer {
 };
 
 // Splits "HOST:PORT"; the port must be 0..65535, the host may be empty (all addresses).
-Result<std::pair<std::string, uint16_t>> parse_host_port(const std::string& s);
+// `option` names the flag in errors.
+Result<std::pair<std::string, uint16_t>> parse_host_port(const std::string& s,
+                                                         std::string_view option = "--rest");
 
 }  // namespace flowlab::rest

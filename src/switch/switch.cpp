@@ -6,8 +6,10 @@
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
 #include <asio/steady_timer.hpp>
+#include <condition_variable>
 #include <cstdio>
 #include <map>
+#include <mutex>
 
 #include "channel/connector.h"
 #include "channel/listener.h"
@@ -506,6 +508,33 @@ dp::Datapath& Switch::datapath() { return *impl_->dp; }
 bool Switch::kernel_fast_path() const { return impl_->kernel != nullptr; }
 SwitchPorts& Switch::ports() { return *impl_->ports; }
 bool Switch::standalone_active() const { return impl_->shared.standalone.load(); }
+
+bool Switch::run_on_agent(const std::function<void(const AgentState&)>& fn,
+                          std::chrono::milliseconds timeout) {
+  Impl& d = *impl_;
+  if (!d.started || d.stopped) return false;
+  struct Call {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false, cancelled = false;
+  };
+  auto call = std::make_shared<Call>();
+  Impl* ip = &d;
+  asio::post(d.io, [ip, call, &fn] {
+    std::lock_guard lock(call->mu);
+    if (call->cancelled || ip->stopped) return;  // the caller gave up: fn may be gone
+    if (ip->shared.sync_counters) ip->shared.sync_counters();
+    fn(AgentState{ip->opts, *ip->agent, *ip->dp, *ip->ports, ip->kernel.get(),
+                  ip->sum_threads(&ForwardingCounters::to_controller_queued),
+                  ip->sum_threads(&ForwardingCounters::to_controller_dropped)});
+    call->done = true;
+    call->cv.notify_all();
+  });
+  std::unique_lock lock(call->mu);
+  if (call->cv.wait_for(lock, timeout, [&] { return call->done; })) return true;
+  call->cancelled = true;
+  return false;
+}
 
 uint64_t Switch::to_controller_queued() const {
   return impl_->sum_threads(&ForwardingCounters::to_controller_queued);

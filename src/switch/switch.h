@@ -14,7 +14,9 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -27,6 +29,7 @@
 namespace flowlab::sw {
 
 class Agent;
+class KernelDatapath;
 class ForwardingThread;
 class SwitchPorts;
 struct ForwardingShared;
@@ -59,6 +62,22 @@ class Switch {
   // Number of connected peers (controllers + service clients); any thread.
   size_t connected_peers() const { return connected_.load(); }
   bool standalone_active() const;
+
+  // What the agent thread owns, for a reader running there (run_on_agent).
+  struct AgentState {
+    const SwitchOptions& opts;
+    const Agent& agent;
+    const dp::Datapath& datapath;
+    const SwitchPorts& ports;
+    const KernelDatapath* kernel;  // nullptr on af-packet
+    uint64_t to_controller_queued = 0, to_controller_dropped = 0;
+  };
+  // Runs fn on the agent thread, after folding the kernel fast path's hits into
+  // the port counters (as a port-stats request does), and waits for it at most
+  // `timeout`: --metrics reads the agent's own counters and tables there, and
+  // the forwarding threads never see it. False when the switch is not running
+  // or fn did not start in time (it then never runs).
+  bool run_on_agent(const std::function<void(const AgentState&)>& fn, std::chrono::milliseconds timeout);
 
   struct Impl;
 
