@@ -94,8 +94,10 @@ std::vector<std::string> link_display_names(const LinkEnds& links) {
     auto p = pair_of(l);
     size_t same =
         size_t(std::count_if(links.begin(), links.end(), [&](const auto& o) { return pair_of(o) == p; }));
-    out.push_back(same == 1 ? fmt::format("{}-{}", node_of(l.first), node_of(l.second))
-                            : fmt::format("{}-{}", l.first, l.second));
+    // The two sides in name order: s2 -> s1 and s1 -> s2 are both "s1-s2".
+    auto x = l.first, y = l.second;
+    if (std::make_pair(node_of(y), y) < std::make_pair(node_of(x), x)) std::swap(x, y);
+    out.push_back(same == 1 ? fmt::format("{}-{}", p.first, p.second) : fmt::format("{}-{}", x, y));
   }
   return out;
 }

@@ -28,8 +28,8 @@ using LinkEnds = std::vector<std::pair<std::string, std::string>>;
 Result<std::vector<size_t>> select_links(std::string_view spec, const LinkEnds& links);
 // The same for several items (a YAML list); each item may itself be a comma list.
 Result<std::vector<size_t>> select_links(const std::vector<std::string>& items, const LinkEnds& links);
-// Each link's short name: "s1-s2" when it is the only link between its two nodes,
-// else "s1:p2-s2:p1".
+// Each link's short name, its two sides in name order: "s1-s2" when it is the only
+// link between its two nodes, else "s1:p2-s2:p1".
 std::vector<std::string> link_display_names(const LinkEnds& links);
 // A file name for a link's name: ':' and '/' become '_'.
 std::string link_file_stem(std::string_view display_name);
