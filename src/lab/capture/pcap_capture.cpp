@@ -50,6 +50,14 @@ Result<PcapPtr> open_here(const std::string& where, const std::string& ifname, b
   }
   if (pcap_setdirection(p.get(), PCAP_D_IN) != 0)
     return fail("capture on {}: {}", where, pcap_geterr(p.get()));
+  // The same in the kernel (a socket filter on the packet type): without it every
+  // outbound frame is copied into the ring only for libpcap to skip it.
+  bpf_program prog{};
+  if (pcap_compile(p.get(), &prog, "inbound", 1, PCAP_NETMASK_UNKNOWN) == 0) {
+    int rc_filter = pcap_setfilter(p.get(), &prog);
+    pcap_freecode(&prog);
+    if (rc_filter != 0) return fail("capture on {}: {}", where, pcap_geterr(p.get()));
+  }
   if (pcap_setnonblock(p.get(), 1, err) != 0) return fail("capture on {}: {}", where, err);
   return p;
 }
