@@ -99,6 +99,7 @@ struct LinkCaptures::Link {
   pcap_dumper_t* dumper = nullptr;
   uint64_t half = 0;  // cut the file past this many bytes; 0: never
   uint64_t file_bytes = 0, packets = 0, bytes = 0, rotations = 0;
+  uint64_t last_said_ns = 0;
   std::string error;
   std::thread thread;
 
@@ -116,10 +117,17 @@ struct LinkCaptures::Link {
     if (!dumper && error.empty()) error = std::string("reopening after a cut: ") + pcap_geterr(ends[0].get());
     file_bytes = kPcapHeaderBytes;
     ++rotations;
-    std::fprintf(stderr,
-                 "lab: capture %s: %s reached %.1f MB; it is now %s (the one before it dropped: the oldest "
-                 "packets), newer ones go to a new %s (--capture-max)\n",
-                 target.name.c_str(), path.c_str(), double(half) / 1e6, previous_path.c_str(), path.c_str());
+    // Said in the log at the first cut, then at most once a second (a fast link cuts often).
+    uint64_t now = monotonic_ns();
+    if (rotations == 1 || now - last_said_ns >= 1'000'000'000) {
+      last_said_ns = now;
+      std::fprintf(stderr,
+                   "lab: capture %s: cut %llu time(s) at %.3g MB (--capture-max %.3g MB): %s holds the half "
+                   "before the current %s, the oldest packets were dropped\n",
+                   target.name.c_str(), static_cast<unsigned long long>(rotations), double(half) / 1e6,
+                   double(half) * 2 / 1e6, fs::path(previous_path).filename().c_str(),
+                   fs::path(path).filename().c_str());
+    }
   }
 
   static void on_packet(u_char* user, const pcap_pkthdr* h, const u_char* data) {
@@ -217,6 +225,11 @@ nlohmann::json LinkCaptures::finish() {
       pcap_dump_close(l->dumper);
       l->dumper = nullptr;
     }
+    if (l->rotations > 1)
+      std::fprintf(stderr,
+                   "lab: capture %s: cut %llu times in all (--capture-max): %s and %s hold the newest\n",
+                   l->target.name.c_str(), static_cast<unsigned long long>(l->rotations),
+                   l->previous_path.c_str(), l->path.c_str());
     record_.push_back(l->record());
   }
   links_.clear();  // the handles close
