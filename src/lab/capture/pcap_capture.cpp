@@ -2,9 +2,12 @@
 #include "lab/capture/pcap_capture.h"
 
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/if_packet.h>
 #include <pcap/pcap.h>
 #include <poll.h>
 #include <sched.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -50,14 +53,19 @@ Result<PcapPtr> open_here(const std::string& where, const std::string& ifname, b
   }
   if (pcap_setdirection(p.get(), PCAP_D_IN) != 0)
     return fail("capture on {}: {}", where, pcap_geterr(p.get()));
-  // The same in the kernel (a socket filter on the packet type): without it every
-  // outbound frame is copied into the ring only for libpcap to skip it.
-  bpf_program prog{};
-  if (pcap_compile(p.get(), &prog, "inbound", 1, PCAP_NETMASK_UNKNOWN) == 0) {
-    int rc_filter = pcap_setfilter(p.get(), &prog);
-    pcap_freecode(&prog);
-    if (rc_filter != 0) return fail("capture on {}: {}", where, pcap_geterr(p.get()));
-  }
+  // The same in the kernel, so an outbound frame is not copied into the ring only
+  // for libpcap to skip it: a socket filter on the packet type, attached past
+  // libpcap (its own `inbound` filter would make it re-run the filter in user space
+  // over the ring's first blocks, where the packet type reads as 0: frames lost).
+  sock_filter code[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, uint32_t(SKF_AD_OFF + SKF_AD_PKTTYPE)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PACKET_OUTGOING, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, 0),
+      BPF_STMT(BPF_RET | BPF_K, 0xffffffffu),
+  };
+  sock_fprog prog{static_cast<unsigned short>(sizeof code / sizeof code[0]), code};
+  if (setsockopt(pcap_fileno(p.get()), SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof prog) != 0)
+    return fail("capture on {}: socket filter: {}", where, std::strerror(errno));
   if (pcap_setnonblock(p.get(), 1, err) != 0) return fail("capture on {}: {}", where, err);
   return p;
 }
