@@ -31,6 +31,8 @@ PACKAGES=(
   # src/lab speaks rtnetlink through libmnl (namespaces, veths, addresses, bridges of a
   # 1000-host lab without forking `ip` per step)
   libmnl-dev
+  # src/lab/capture: a .pcap per lab link and live captures (libpcap)
+  libpcap-dev
   # scripts/bench-mininet.sh compares with Mininet 2.3.0; its lxbr switch needs brctl
   mininet bridge-utils
   # --metrics: a real Prometheus server scrapes the switch in the tests (and in labs)

@@ -1,8 +1,10 @@
 // `flowlab lab`: argument parsing only; the lab itself is in src/lab (runner.h).
-//   flowlab lab run FILE [--out DIR] [--only CASE] [--quick] [--repeat N]
+//   flowlab lab run FILE [--out DIR] [--only CASE] [--quick] [--repeat N] [--capture LINKS|all]
+//                        [--capture-max MB]
 //   flowlab lab run --topo tree,2,3 [--switch K] [--controller C] [--test T] [--out DIR]
 //   flowlab lab validate FILE | --topo ... [--switch K] [--controller C] [--test T]
-//   flowlab lab up FILE | --topo ... [--only CASE] [--out DIR]
+//   flowlab lab up FILE | --topo ... [--only CASE] [--out DIR] [--capture LINKS|all] [--capture-max MB]
+//   flowlab lab capture LAB LINK       a live pcap of one link on stdout
 //   flowlab lab exec LAB HOST CMD...
 //   flowlab lab status
 //   flowlab lab down LAB
@@ -50,6 +52,15 @@ Result<ScenarioSource> scenario_source(const std::string& file, const lab::Minin
   return ScenarioSource{sc.label, sc.yaml};
 }
 
+void add_capture_options(CLI::App* cmd, lab::CaptureOptions& c) {
+  cmd->add_option("--capture", c.links,
+                  "capture these links to CASE/capture/LINK.pcap: s1-s2,h1:eth0 or all (replaces the "
+                  "scenario's capture:)");
+  cmd->add_option("--capture-max", c.max_mb,
+                  "MB per captured link; past it the oldest packets go (default 100)")
+      ->check(CLI::Range(0.001, 1e6));
+}
+
 void add_mininet_options(CLI::App* cmd, lab::MininetArgs& m) {
   cmd->add_option("--topo", m.topo,
                   "Mininet topology instead of FILE: single,K linear,K[,N] tree,DEPTH[,FANOUT] "
@@ -79,6 +90,8 @@ int run_lab(int argc, char** argv) {
   int repeat = 1;
   run->add_option("--repeat", repeat, "run each case N times, interleaved; medians and min-max")
       ->check(CLI::Range(1, 100));
+  lab::CaptureOptions capture;
+  add_capture_options(run, capture);
 
   auto* validate = app.add_subcommand("validate", "check a scenario file without side effects");
   validate->add_option("FILE", file, "scenario YAML (or --topo)");
@@ -89,12 +102,19 @@ int run_lab(int argc, char** argv) {
   up->add_option("--only", only, "the case to bring up (default: the first)");
   up->add_option("--out", out, "output directory for logs");
   add_mininet_options(up, mn);
+  add_capture_options(up, capture);
+  std::string lab_id;
   auto* exec =
       app.add_subcommand("exec", "run a command in a host of a lab that is up: exec LAB HOST CMD...");
   exec->prefix_command();
+  auto* cap = app.add_subcommand("capture",
+                                 "a live pcap of one link of a lab that is up, on stdout: "
+                                 "capture LAB LINK | tshark -r -");
+  std::string cap_link;
+  cap->add_option("LAB", lab_id, "lab id (flowlab lab status)")->required();
+  cap->add_option("LINK", cap_link, "the link: s1-s2, h1:eth0, h1:eth0-s1:p1")->required();
   auto* status = app.add_subcommand("status", "list the labs that are up");
   auto* down = app.add_subcommand("down", "tear down a lab that is up");
-  std::string lab_id;
   down->add_option("LAB", lab_id, "lab id (flowlab lab status)")->required();
 
   auto* clean = app.add_subcommand("clean", "remove namespaces/processes that crashed runs left");
@@ -148,6 +168,7 @@ int run_lab(int argc, char** argv) {
     o.only_case = only;
     o.quick = quick;
     o.repeat = repeat;
+    o.capture = capture;
     auto r = lab::run_scenario(file, o);
     if (!r.ok()) return error_exit(r.error().message, 2);
     return *r;
@@ -155,7 +176,7 @@ int run_lab(int argc, char** argv) {
   if (*up) {
     auto src = scenario_source(file, mn, mininet_given);
     if (!src.ok()) return error_exit(src.error().message, 2);
-    auto r = lab::lab_up(src->file, src->text, only, out);
+    auto r = lab::lab_up(src->file, src->text, only, out, capture);
     if (!r.ok()) return error_exit(r.error().message, 2);
     return *r;
   }
@@ -163,6 +184,10 @@ int run_lab(int argc, char** argv) {
     auto rest = exec->remaining();
     if (rest.size() < 3) return error_exit("usage: flowlab lab exec LAB HOST CMD...", 2);
     auto st = lab::lab_exec(rest[0], rest[1], std::vector<std::string>(rest.begin() + 2, rest.end()));
+    return st.ok() ? 0 : error_exit(st.error().message, 2);
+  }
+  if (*cap) {
+    auto st = lab::lab_capture(lab_id, cap_link);
     return st.ok() ? 0 : error_exit(st.error().message, 2);
   }
   if (*status) {

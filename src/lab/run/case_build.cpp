@@ -26,6 +26,7 @@
 #include "lab/net/shaped_link.h"
 #include "lab/report/repeat.h"
 #include "lab/report/report.h"
+#include "lab/run/case_capture.h"
 #include "lab/run/case_events.h"
 #include "lab/run/case_topology.h"
 #include "lab/run/progress_line.h"
@@ -152,6 +153,13 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     }
   FLOWLAB_TRY(set_peers_up(veths, addrs));
   clock.lap("links_up_addresses", veths.size());
+  // The captures from here on: every frame the links carry from the first ARP on.
+  if (!rc.capture_links.empty()) {
+    FLOWLAB_ASSIGN_OR_RETURN(topo.capture,
+                             LinkCaptures::start(capture_targets(topo.handles, rc.capture_links),
+                                                 case_out + "/capture", rc.capture_max_bytes));
+    clock.lap("capture", rc.capture_links.size());
+  }
   // Phase 4: offloads off where asked, and every end's offload state for the report
   // (ethtool ioctls, in parallel).
   std::vector<const End*> all_ends;

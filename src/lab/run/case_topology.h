@@ -12,6 +12,7 @@
 #include "core/clock.h"
 #include "core/result.h"
 #include "lab/backend/backends.h"
+#include "lab/capture/pcap_capture.h"
 #include "lab/host/netns.h"
 #include "lab/host/run_state.h"
 #include "lab/net/shaped_link.h"
@@ -57,12 +58,19 @@ struct CaseTopology {
   std::string ctl_ns;
   std::unique_ptr<ShapedLink> controller_link;
   json offloads = json::object();  // "h1:eth0" -> features
+  // The links' captures (--capture): stopped first, before anything they watch goes.
+  std::unique_ptr<LinkCaptures> capture;
 
   // Processes first (switches stop in parallel), then every namespace at once.
   void teardown(const std::string& case_name) {
     if (torn_down) return;
     torn_down = true;
     PhaseClock clock(teardown_phases, case_name);
+    if (capture) {
+      (void)capture->finish();
+      capture.reset();
+      clock.lap("capture", 1);
+    }
     size_t n = switches.size();
     (void)parallel_for(n, 8, [&](size_t i) {
       SwitchKind k = switches[i]->spec().kind;
@@ -104,7 +112,9 @@ struct RunContext {
   std::string out_dir;
   std::string flowlab_bin;
   ProgressLine progress;
-  std::string repeat_dir;  // "/repeat-2" under each case's out dir with --repeat
+  std::string repeat_dir;             // "/repeat-2" under each case's out dir with --repeat
+  std::vector<size_t> capture_links;  // links captured from bring-up on (case_capture.h)
+  uint64_t capture_max_bytes = 0;     // per link, 0: unbounded
 };
 
 // Whether a switch of the case (other than a Linux bridge, which takes no

@@ -18,6 +18,7 @@
 #include "core/clock.h"
 #include "lab/host/process.h"
 #include "lab/host/run_state.h"
+#include "lab/run/case_capture.h"
 #include "lab/run/runner.h"
 #include "lab/scenario/topology.h"
 
@@ -44,7 +45,8 @@ bool alive(const json& rec) {
 }
 
 // The supervisor: build, tell the parent (one line on `fd`), hold until SIGTERM/SIGINT.
-int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, int fd) {
+int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, const CaptureOptions& capture,
+              int fd) {
   auto say = [&](const std::string& line) {
     if (fd < 0) return;
     std::string l = line + "\n";
@@ -69,21 +71,23 @@ int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, int fd)
     dup2(log, 2);
     close(log);
   }
-  auto st = with_case_built(sc, ci, **state, out, [&](const std::map<std::string, std::string>& hosts) {
-    json addrs = json::object();
-    for (const auto& h : sc.hosts)
-      if (auto a = sc.address_of(h.name); a.ok()) addrs[h.name] = *a;
-    json j = {{"id", (*state)->id()}, {"addresses", addrs},
-              {"scenario", sc.name},  {"case", sc.cases[ci].name},
-              {"pid", getpid()},      {"start", process_start_time(getpid())},
-              {"out_dir", out},       {"hosts", hosts}};
-    std::string path = state_root() + "/" + (*state)->id() + "/lab.json";
-    std::ofstream(path) << j.dump(2) << "\n";
-    say("ok " + (*state)->id());
-    while (sleep_unless_interrupted(3600)) {
-    }
-    fs::remove(path, ec);
-  });
+  auto st = with_case_built(sc, ci, **state, out, capture,
+                            [&](const std::map<std::string, std::string>& hosts, const json& links) {
+                              json addrs = json::object();
+                              for (const auto& h : sc.hosts)
+                                if (auto a = sc.address_of(h.name); a.ok()) addrs[h.name] = *a;
+                              json j = {{"id", (*state)->id()}, {"addresses", addrs},
+                                        {"scenario", sc.name},  {"case", sc.cases[ci].name},
+                                        {"pid", getpid()},      {"start", process_start_time(getpid())},
+                                        {"out_dir", out},       {"hosts", hosts},
+                                        {"links", links}};
+                              std::string path = state_root() + "/" + (*state)->id() + "/lab.json";
+                              std::ofstream(path) << j.dump(2) << "\n";
+                              say("ok " + (*state)->id());
+                              while (sleep_unless_interrupted(3600)) {
+                              }
+                              fs::remove(path, ec);
+                            });
   if (!st.ok()) {
     say("error " + st.error().message);
     return 1;
@@ -94,8 +98,10 @@ int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, int fd)
 }  // namespace
 
 Result<int> lab_up(const std::string& label, const std::string& text, const std::string& only_case,
-                   const std::string& out_dir) {
+                   const std::string& out_dir, const CaptureOptions& capture) {
   FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, text.empty() ? load_scenario(label) : parse_scenario(text, label));
+  FLOWLAB_TRY(capture_selection(sc, capture.links, label));  // before anything exists
+  if (capture.max_mb <= 0) return fail("--capture-max must be more than 0 MB");
   size_t ci = 0;
   if (!only_case.empty()) {
     auto it = std::find_if(sc.cases.begin(), sc.cases.end(),
@@ -115,7 +121,7 @@ Result<int> lab_up(const std::string& label, const std::string& text, const std:
     setsid();
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (devnull >= 0) dup2(devnull, 0);
-    std::exit(supervise(sc, ci, out_dir, p[1]));
+    std::exit(supervise(sc, ci, out_dir, capture, p[1]));
   }
   close(p[1]);
   std::fprintf(stderr, "lab: bringing up %s case %s ...\n", sc.name.c_str(), sc.cases[ci].name.c_str());
@@ -164,6 +170,17 @@ Status lab_exec(const std::string& lab, const std::string& host, const std::vect
   a.push_back(nullptr);
   execvp("ip", a.data());
   return fail("exec ip: {}", std::strerror(errno));
+}
+
+Status lab_capture(const std::string& lab, const std::string& link) {
+  FLOWLAB_ASSIGN_OR_RETURN(json rec, read_record(lab));
+  if (!alive(rec))
+    return fail("lab '{}' is not running (its supervisor is gone; flowlab lab clean --force)", lab);
+  FLOWLAB_ASSIGN_OR_RETURN(CaptureTarget t, recorded_target(rec.value("links", json()), link));
+  ::signal(SIGPIPE, SIG_IGN);  // a reader that leaves is an EPIPE, the end of the stream
+  install_signal_handlers();
+  std::fprintf(stderr, "lab: capturing %s of lab %s on stdout (Ctrl-C stops)\n", t.name.c_str(), lab.c_str());
+  return stream_link_capture(t, stdout, [&] { return interrupted() || !alive(rec); });
 }
 
 std::string lab_status() {

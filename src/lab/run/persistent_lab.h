@@ -4,12 +4,13 @@
 //                                    an argument that is a host's name becomes its address)
 //   flowlab lab status               the labs that are up
 //   flowlab lab down LAB             tears it down
+//   flowlab lab capture LAB LINK     a live pcap of one link on stdout (`| tshark -r -`)
 // `up` forks a supervisor (own session) that builds the case like `run` does and then
 // waits for SIGTERM; everything it creates is recorded in its run state, so `lab
 // clean --force` removes a lab whose supervisor died, and `down` is a SIGTERM to the
 // recorded supervisor (pid + start time, never a name). The record is
 // STATE/<id>/lab.json: {id, scenario, case, pid, start, out_dir, hosts: {h1: netns},
-// addresses: {h1: 10.0.0.1}}.
+// addresses: {h1: 10.0.0.1}, links: [{name, a, b, a_ns, a_if, b_ns, b_if}]}.
 #pragma once
 
 #include <map>
@@ -17,12 +18,14 @@
 #include <vector>
 
 #include "core/result.h"
+#include "lab/run/runner.h"
 
 namespace flowlab::lab {
 
 // Returns the exit code for the CLI (in the parent: 0 once the lab is up).
+// With `capture`, the case's links are captured to files from bring-up to down.
 Result<int> lab_up(const std::string& label, const std::string& text, const std::string& only_case,
-                   const std::string& out_dir);
+                   const std::string& out_dir, const CaptureOptions& capture = {});
 // Mininet's CLI rule: every argument after the command that is exactly a host's
 // name becomes that host's address ("ping h2" -> "ping 10.0.0.2"); cmd[0] stays.
 std::vector<std::string> with_host_addresses(const std::vector<std::string>& cmd,
@@ -31,5 +34,9 @@ std::vector<std::string> with_host_addresses(const std::vector<std::string>& cmd
 Status lab_exec(const std::string& lab, const std::string& host, const std::vector<std::string>& cmd);
 std::string lab_status();
 Status lab_down(const std::string& lab, double timeout_s = 60);
+// `flowlab lab capture`: both directions of the one link `link` names (link_select.h)
+// as a pcap stream on stdout until Ctrl-C, the reader leaves or the lab goes down.
+// Errors (no such lab, no such link) come before the first byte.
+Status lab_capture(const std::string& lab, const std::string& link);
 
 }  // namespace flowlab::lab

@@ -35,6 +35,7 @@
 #include "lab/net/shaped_link.h"
 #include "lab/report/repeat.h"
 #include "lab/report/report.h"
+#include "lab/run/case_capture.h"
 #include "lab/run/case_events.h"
 #include "lab/run/case_topology.h"
 #include "lab/run/progress_line.h"
@@ -295,6 +296,7 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
     failed |= r["status"] == "failed";
     results.push_back(std::move(r));
   }
+  if (topo.capture) rec["capture"] = topo.capture->finish();  // files closed, per link counts
   // Bytes per switch-side interface over the tests: the load on each link (topology picture).
   rec["tests_elapsed_s"] = double(monotonic_ns() - tests_t0) / 1e9;
   json link_bytes = json::object();
@@ -343,9 +345,11 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
 
 }  // namespace
 
-Status with_case_built(const Scenario& sc, size_t ci, RunState& state, const std::string& out_dir,
-                       const std::function<void(const std::map<std::string, std::string>&)>& while_up) {
-  RunContext rc{sc, state, out_dir, self_binary(), {}, {}};
+Status with_case_built(
+    const Scenario& sc, size_t ci, RunState& state, const std::string& out_dir, const CaptureOptions& capture,
+    const std::function<void(const std::map<std::string, std::string>&, const nlohmann::json&)>& while_up) {
+  FLOWLAB_ASSIGN_OR_RETURN(auto capture_links, capture_selection(sc, capture.links, sc.path));
+  RunContext rc{sc, state, out_dir, self_binary(), {}, {}, capture_links, uint64_t(capture.max_mb * 1e6)};
   const CaseSpec& cs = sc.cases.at(ci);
   if (auto why = case_skip_reason(cs, rc.flowlab_bin); !why.empty()) return fail("case {}: {}", cs.name, why);
   std::string case_out = out_dir + "/" + cs.name;
@@ -353,7 +357,7 @@ Status with_case_built(const Scenario& sc, size_t ci, RunState& state, const std
   fs::create_directories(case_out, ec);
   CaseTopology topo;
   FLOWLAB_TRY(build_case(rc, cs, ci, case_out, topo));
-  while_up(topo.host_ns);
+  while_up(topo.host_ns, links_record(topo.handles));
   return ok_status();
 }
 
@@ -367,6 +371,9 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
     std::erase_if(sc.cases, [&](const CaseSpec& c) { return c.name != opts.only_case; });
     if (sc.cases.empty()) return fail("{}: no case named '{}'", file, opts.only_case);
   }
+  // Before anything exists: a capture of a link the scenario lacks leaves nothing behind.
+  FLOWLAB_ASSIGN_OR_RETURN(auto capture_links, capture_selection(sc, opts.capture.links, file));
+  if (opts.capture.max_mb <= 0) return fail("--capture-max must be more than 0 MB");
   if (geteuid() != 0) return fail("flowlab lab run needs root (network namespaces); try sudo");
   install_signal_handlers();
   FLOWLAB_ASSIGN_OR_RETURN(auto state, RunState::create(sc.name));
@@ -380,7 +387,7 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
                sc.name.c_str(), file.c_str(), state->id().c_str(), sc.cases.size(), sc.tests.size(),
                out.c_str());
 
-  RunContext rc{sc, *state, out, self_binary(), {}, {}};
+  RunContext rc{sc, *state, out, self_binary(), {}, {}, capture_links, uint64_t(opts.capture.max_mb * 1e6)};
   json doc = {{"scenario",
                {{"name", sc.name},
                 {"file", opts.scenario_text.empty() ? fs::absolute(file).string() : file},
@@ -442,6 +449,7 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
 
 Result<std::string> validate_scenario(const std::string& file, const std::string& text) {
   FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, text.empty() ? load_scenario(file) : parse_scenario(text, file));
+  FLOWLAB_TRY(capture_selection(sc, {}, file));
   std::string s = fmt::format(
       "{}: ok: scenario '{}', {} host(s), {} switch(es), {} link(s), {} case(s), {} test(s)\n", file, sc.name,
       sc.hosts.size(), sc.cases.front().switches.size(), sc.links.size(), sc.cases.size(), sc.tests.size());

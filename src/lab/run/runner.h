@@ -3,11 +3,21 @@
 
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 
 namespace flowlab::lab {
+
+// `--capture LINKS|all` and `--capture-max MB` (lab/capture/pcap_capture.h): a .pcap
+// per link in each case's folder (CASE/capture/LINK.pcap). No links: the scenario's
+// `capture:` key, if any.
+struct CaptureOptions {
+  std::vector<std::string> links;
+  double max_mb = 100;  // per link; the oldest packets go past it
+};
 
 struct RunOptions {
   std::string out_dir;    // default: lab-results/<scenario>-<runid>
@@ -17,6 +27,7 @@ struct RunOptions {
   // is then only its label in messages and results.
   std::string scenario_text;
   int repeat = 1;  // each case N times, interleaved; medians + min-max (repeat.h)
+  CaptureOptions capture;
 };
 
 // Runs every case of the scenario and writes results.json + report.html into the
@@ -29,10 +40,12 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts);
 Result<std::string> validate_scenario(const std::string& file, const std::string& text = {});
 struct Scenario;
 class RunState;
-// Builds case `ci` (namespaces, links, controllers, switches, STP settled) and calls
-// `while_up(host -> namespace)` while it stands; tears it all down after, on every path.
-Status with_case_built(const Scenario& sc, size_t ci, RunState& state, const std::string& out_dir,
-                       const std::function<void(const std::map<std::string, std::string>&)>& while_up);
+// Builds case `ci` (namespaces, links, controllers, switches, STP settled, captures
+// running) and calls `while_up(host -> namespace, links)` while it stands (links as
+// case_capture.h's links_record); tears it all down after, on every path.
+Status with_case_built(
+    const Scenario& sc, size_t ci, RunState& state, const std::string& out_dir, const CaptureOptions& capture,
+    const std::function<void(const std::map<std::string, std::string>&, const nlohmann::json&)>& while_up);
 // Re-renders report.html and prints the table from DIR/results.json.
 Status rerender_report(const std::string& dir);
 // `flowlab lab diff OLD NEW` (results.json files or run folders): prints what moved

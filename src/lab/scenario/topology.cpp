@@ -100,7 +100,7 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
   try {
     FLOWLAB_TRY(check_keys(c, root, "scenario",
                            {"name", "description", "topology", "hosts", "switches", "controllers", "links",
-                            "cases", "tests", "settle", "events"}));
+                            "cases", "tests", "settle", "events", "capture"}));
     Scenario s;
     s.path = path;
     if (!root["name"]) return c.err(root, "name", "the scenario needs a 'name'");
@@ -157,6 +157,16 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
         if (ln["mtu"]) LAB_ASSIGN(l.mtu, (scalar<int>(c, ln["mtu"], "mtu", "an integer")));
         LAB_ASSIGN(l.shape, parse_link_shapes(ln, path));
         s.links.push_back(l);
+      }
+    }
+    if (auto cap = root["capture"]) {
+      s.capture_line = line_of(cap);
+      if (cap.IsScalar()) {
+        std::string one;
+        LAB_ASSIGN(one, str(c, cap, "capture"));
+        s.capture.push_back(std::move(one));
+      } else {
+        LAB_ASSIGN(s.capture, str_list(c, cap, "capture"));
       }
     }
     double settle = 0;

@@ -129,6 +129,10 @@ struct Scenario {
   std::string generator;              // "tree depth=2 fanout=2" when `topology:` generated the nodes
   std::vector<std::string> warnings;  // "FILE:LINE: ..." lines validate and run print (loops)
   std::vector<EventSpec> events;      // faults on a schedule, run during the tests with `events`
+  // `capture: [s1-s2, h1:eth0]` or `capture: all`: the links captured to .pcap files
+  // (lab/capture/link_select.h reads the items; the run checks them against the links).
+  std::vector<std::string> capture;
+  int capture_line = 0;
 
   const HostSpec* host(std::string_view name) const;
   // Address (without prefix length) of host[:ifname]; the first addressed interface

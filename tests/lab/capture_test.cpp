@@ -1,0 +1,248 @@
+// Packet capture on lab links, as root in the lab's own namespaces: a ping run with
+// `capture: [s1-s2, h1:eth0]` on a two-switch lab, its pcaps read back by tshark
+// (exactly the echo requests and replies, both directions, nanosecond stamps); a
+// live capture of a lab that is up through a pipe into tshark; the bound
+// (--capture-max) keeping the newest packets; an unknown link: exit 2, nothing made.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "lab/host/process.h"
+#include "lab_dir_test.h"
+
+namespace flowlab::lab {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kTwoSwitches = R"(name: capture-two
+hosts:
+  h1: {addr: 10.0.0.1/24}
+  h2: {addr: 10.0.0.2/24}
+switches:
+  s1: {kind: flowlab, controller: c0}
+  s2: {kind: flowlab, controller: c0}
+controllers:
+  c0: {kind: flowlab, apps: [learning-switch]}
+links:
+  - endpoints: [h1:eth0, s1:p1]
+  - endpoints: [s1:p2, s2:p1]
+  - endpoints: [h2:eth0, s2:p2]
+capture: [s1-s2, h1:eth0]
+tests:
+  - {type: ping, from: h1, to: h2, count: 5, interval: 0.2}
+)";
+
+// One ICMP echo as tshark prints it.
+struct Echo {
+  std::string src, dst;
+  int type = -1;  // 8 request, 0 reply
+  std::string ident;
+  int seq = -1;
+};
+
+std::vector<Echo> parse_echoes(const std::string& text) {
+  std::vector<Echo> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream f(line);
+    Echo e;
+    std::string type, seq;
+    if (!std::getline(f, e.src, '\t') || !std::getline(f, e.dst, '\t') || !std::getline(f, type, '\t'))
+      continue;
+    std::getline(f, e.ident, '\t');
+    std::getline(f, seq, '\t');
+    if (type.empty()) continue;  // not ICMP (ARP, IPv6)
+    e.type = std::stoi(type);
+    if (!seq.empty()) e.seq = std::stoi(seq);
+    out.push_back(e);
+  }
+  return out;
+}
+
+class LabCapture : public LabDirTest {
+ protected:
+  LabCapture() : LabDirTest("capture-test", {"ip", "ping", "tshark"}, 60) {}
+
+  std::string write(const std::string& name, const std::string& yaml) const {
+    auto p = dir_ / name;
+    std::ofstream(p) << yaml;
+    return p.string();
+  }
+  static std::string tshark_fields(const std::string& file) {
+    auto r = run_command({"tshark", "-r", file, "-T", "fields", "-e", "ip.src", "-e", "ip.dst", "-e",
+                          "icmp.type", "-e", "icmp.ident", "-e", "icmp.seq"},
+                         with_timeout(30));
+    EXPECT_EQ(r.exit_code, 0) << r.describe();
+    return r.out;
+  }
+  static uint32_t magic(const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    uint32_t m = 0;
+    in.read(reinterpret_cast<char*>(&m), 4);
+    return m;
+  }
+  // "lab X is up (...)" -> X
+  static std::string lab_id(const std::string& up_out) { return up_out.substr(4, up_out.find(' ', 4) - 4); }
+};
+
+TEST_F(LabCapture, PingRunCapturedOnSwitchLinkAndHostLinkReadBackByTshark) {
+  auto file = write("two.yaml", kTwoSwitches);
+  auto r = run_command({FLOWLAB_BINARY, "lab", "run", file, "--out", out()}, opts(180));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  for (const char* link : {"s1-s2", "h1-s1"}) {
+    std::string pcap = out() + "/default/capture/" + link + ".pcap";
+    ASSERT_TRUE(fs::exists(pcap)) << pcap;
+    EXPECT_EQ(magic(pcap), 0xa1b23c4du) << "nanosecond pcap";
+    auto echoes = parse_echoes(tshark_fields(pcap));
+    // By ping process (ICMP identifier): the test's 5 and the runner's warm-up (ping -c 1).
+    std::map<std::string, std::vector<Echo>> by_ident;
+    for (const auto& e : echoes) by_ident[e.ident].push_back(e);
+    int test_runs = 0;
+    size_t warmup_replies = 0;
+    for (const auto& [ident, es] : by_ident) {
+      std::vector<int> req, rep;
+      for (const auto& e : es) {
+        ASSERT_TRUE(e.type == 8 || e.type == 0) << link << ": only echoes, got type " << e.type;
+        if (e.type == 8) {
+          EXPECT_EQ(e.src, "10.0.0.1");
+          EXPECT_EQ(e.dst, "10.0.0.2");
+          req.push_back(e.seq);
+        } else {
+          EXPECT_EQ(e.src, "10.0.0.2");
+          EXPECT_EQ(e.dst, "10.0.0.1");
+          rep.push_back(e.seq);
+        }
+      }
+      std::sort(req.begin(), req.end());
+      std::sort(rep.begin(), rep.end());
+      if (req == std::vector<int>{1, 2, 3, 4, 5}) {
+        ++test_runs;
+        EXPECT_EQ(rep, req) << link << ": every request of the test once, and its reply once";
+      } else {
+        // A warm-up ping (ping -c 1 -W 1, retried until one is answered) sends one;
+        // the first may go unanswered while the switches learn.
+        EXPECT_EQ(req, std::vector<int>{1}) << link << " ident " << ident;
+        EXPECT_LE(rep.size(), 1u) << link << " ident " << ident;
+        warmup_replies += rep.size();
+      }
+    }
+    EXPECT_EQ(test_runs, 1) << link << ": the test's 5 echoes and 5 replies";
+    // The warm-up stops at the first answered ping: its reply, from before any flow
+    // was installed (the controller's packet-out), is in the file too.
+    EXPECT_EQ(warmup_replies, 1u) << link;
+    EXPECT_LE(by_ident.size(), 2u + 4u) << "the test and at most 5 warm-up pings";
+  }
+  std::ifstream in(out() + "/results.json");
+  json doc = json::parse(in);
+  const json& cap = doc["cases"][0]["capture"];
+  ASSERT_EQ(cap.size(), 2u) << cap.dump();
+  for (const auto& c : cap) {
+    EXPECT_GE(c["packets"].get<int>(), 12) << c.dump();
+    EXPECT_EQ(c["kernel_drops"], 0);
+    EXPECT_EQ(c["timestamps"], "ns");
+    EXPECT_FALSE(c.contains("error")) << c.dump();
+  }
+  EXPECT_TRUE(fs::is_empty(dir_ / "state")) << "the run cleaned up after itself";
+}
+
+TEST_F(LabCapture, LiveCaptureOfALabThatIsUpThroughAPipeIntoTshark) {
+  auto up = run_command({FLOWLAB_BINARY, "lab", "up", "--topo", "linear,2", "--switch", "linux-bridge",
+                         "--controller", "none", "--out", out()},
+                        opts(60));
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
+  std::string id = lab_id(up.out);
+  // Unknown link: exit 2 before a byte.
+  auto bad = run_command({FLOWLAB_BINARY, "lab", "capture", id, "s1-s9"}, opts(10));
+  EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
+  EXPECT_TRUE(bad.out.empty());
+  EXPECT_NE(bad.err.find("no link 's1-s9'"), std::string::npos) << bad.err;
+  // The live stream into tshark; it ends when the lab goes down.
+  std::string pipeline = fmt::format(
+      "'{}' lab capture {} s1-s2 | tshark -r - -T fields -e ip.src -e ip.dst -e icmp.type -e icmp.ident -e "
+      "icmp.seq",
+      FLOWLAB_BINARY, id);
+  auto live = std::async(std::launch::async, [&] { return run_command({"sh", "-c", pipeline}, opts(60)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the capture is open
+  auto ping =
+      run_command({FLOWLAB_BINARY, "lab", "exec", id, "h1", "ping", "-c3", "-i0.2", "-W5", "h2"}, opts(30));
+  EXPECT_NE(ping.out.find("3 received"), std::string::npos) << ping.out << ping.err;
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto down = run_command({FLOWLAB_BINARY, "lab", "down", id}, opts(60));
+  EXPECT_EQ(down.exit_code, 0) << down.out << down.err;
+  auto r = live.get();
+  EXPECT_FALSE(r.timed_out) << "the stream ends when the lab goes down";
+  int req = 0, rep = 0;
+  for (const auto& e : parse_echoes(r.out)) {
+    req += e.type == 8 && e.src == "10.0.0.1" && e.dst == "10.0.0.2";
+    rep += e.type == 0 && e.src == "10.0.0.2" && e.dst == "10.0.0.1";
+  }
+  EXPECT_EQ(req, 3) << r.out << r.err;
+  EXPECT_EQ(rep, 3) << r.out << r.err;
+}
+
+TEST_F(LabCapture, BoundKeepsTheNewestPacketsInTwoFilesAndSaysSoInTheLog) {
+  auto up =
+      run_command({FLOWLAB_BINARY, "lab", "up", "--topo", "linear,2", "--switch", "linux-bridge",
+                   "--controller", "none", "--out", out(), "--capture", "s1-s2", "--capture-max", "0.02"},
+                  opts(60));
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
+  std::string id = lab_id(up.out);
+  auto ping = run_command(
+      {FLOWLAB_BINARY, "lab", "exec", id, "h1", "ping", "-c40", "-i0.01", "-s1000", "-W5", "h2"}, opts(30));
+  EXPECT_NE(ping.out.find("40 received"), std::string::npos) << ping.out << ping.err;
+  auto down = run_command({FLOWLAB_BINARY, "lab", "down", id}, opts(60));
+  ASSERT_EQ(down.exit_code, 0) << down.out << down.err;
+  std::string newest = out() + "/default/capture/s1-s2.pcap", older = out() + "/default/capture/s1-s2.1.pcap";
+  ASSERT_TRUE(fs::exists(newest));
+  ASSERT_TRUE(fs::exists(older));
+  // Each file is cut at half the bound (10 kB), past it by at most one record.
+  EXPECT_LE(fs::file_size(newest), 10000u + 16 + 1100);
+  EXPECT_LE(fs::file_size(older), 10000u + 16 + 1100);
+  std::vector<int> seqs;
+  for (const auto& f : {older, newest})
+    for (const auto& e : parse_echoes(tshark_fields(f)))
+      if (e.type == 8) seqs.push_back(e.seq);
+  ASSERT_FALSE(seqs.empty());
+  EXPECT_EQ(seqs.back(), 40) << "the newest packets are kept";
+  EXPECT_GT(seqs.front(), 1) << "the oldest were dropped";
+  for (size_t i = 1; i < seqs.size(); ++i) EXPECT_EQ(seqs[i], seqs[i - 1] + 1) << "no gap in what is kept";
+  std::ifstream log(out() + "/up.log");
+  std::stringstream ss;
+  ss << log.rdbuf();
+  EXPECT_NE(ss.str().find("capture s1-s2: "), std::string::npos) << ss.str();
+  EXPECT_NE(ss.str().find("oldest"), std::string::npos) << ss.str();
+}
+
+TEST_F(LabCapture, UnknownLinkIsExit2AndLeavesNothingBehind) {
+  auto file = write("two.yaml", kTwoSwitches);
+  auto r = run_command({FLOWLAB_BINARY, "lab", "run", file, "--out", out(), "--capture", "s1-s9"}, opts(30));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--capture: no link 's1-s9'"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out())) << "no out dir";
+  EXPECT_TRUE(fs::is_empty(dir_ / "state")) << "no run state";
+  // The scenario's own key: FILE:LINE.
+  std::string yaml = kTwoSwitches;
+  yaml.replace(yaml.find("capture: [s1-s2, h1:eth0]"), 25, "capture: [s1-s2, h1:eth7]");
+  auto bad = write("bad.yaml", yaml);
+  auto v = run_command({FLOWLAB_BINARY, "lab", "validate", bad}, opts(30));
+  EXPECT_EQ(v.exit_code, 2) << v.out << v.err;
+  EXPECT_NE(v.err.find("bad.yaml:14: key 'capture': no link 'h1:eth7'"), std::string::npos) << v.err;
+  auto u = run_command({FLOWLAB_BINARY, "lab", "up", bad, "--out", out()}, opts(30));
+  EXPECT_EQ(u.exit_code, 2) << u.out << u.err;
+  EXPECT_FALSE(fs::exists(out()));
+  EXPECT_TRUE(fs::is_empty(dir_ / "state"));
+}
+
+}  // namespace
+}  // namespace flowlab::lab
