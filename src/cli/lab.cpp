@@ -2,6 +2,7 @@
 //   flowlab lab run FILE [--out DIR] [--only CASE] [--quick] [--repeat N] [--capture LINKS|all]
 //                        [--capture-max MB]
 //   flowlab lab run --topo tree,2,3 [--switch K] [--controller C] [--test T] [--out DIR]
+//   flowlab lab run --custom mytopo.py --topo mytopo,3 [--link tc,bw=10,delay=5ms] [...as --topo]
 //   flowlab lab validate FILE | --topo ... [--switch K] [--controller C] [--test T]
 //   flowlab lab up FILE | --topo ... [--only CASE] [--out DIR] [--capture LINKS|all] [--capture-max MB]
 //   flowlab lab capture LAB LINK       a live pcap of one link on stdout
@@ -44,11 +45,12 @@ struct ScenarioSource {
 };
 
 Result<ScenarioSource> scenario_source(const std::string& file, const lab::MininetArgs& m,
-                                       bool mininet_given) {
+                                       const lab::MininetCustom& c, bool mininet_given) {
   if (!file.empty() && mininet_given) return fail("give a scenario FILE or --topo, not both");
   if (!file.empty()) return ScenarioSource{file, {}};
   if (m.topo.empty()) return fail("give a scenario FILE or --topo TYPE[,ARGS] (e.g. --topo tree,2,3)");
-  FLOWLAB_ASSIGN_OR_RETURN(auto sc, lab::scenario_from_mininet_args(m));
+  FLOWLAB_ASSIGN_OR_RETURN(auto sc, lab::scenario_from_mininet_args(m, c));
+  for (const auto& n : sc.notes) std::fprintf(stderr, "flowlab lab: note: %s\n", n.c_str());
   return ScenarioSource{sc.label, sc.yaml};
 }
 
@@ -61,7 +63,7 @@ void add_capture_options(CLI::App* cmd, lab::CaptureOptions& c) {
       ->check(CLI::Range(0.001, 1e6));
 }
 
-void add_mininet_options(CLI::App* cmd, lab::MininetArgs& m) {
+void add_mininet_options(CLI::App* cmd, lab::MininetArgs& m, lab::MininetCustom& c) {
   cmd->add_option("--topo", m.topo,
                   "Mininet topology instead of FILE: single,K linear,K[,N] tree,DEPTH[,FANOUT] "
                   "torus,X,Y[,N] fat-tree,K");
@@ -69,6 +71,11 @@ void add_mininet_options(CLI::App* cmd, lab::MininetArgs& m) {
   cmd->add_option("--controller", m.controller,
                   "with --topo: none|flowlab:APP[,APP]|os-ken:FILE.py (default flowlab:learning-switch)");
   cmd->add_option("--test", m.test, "with --topo: none|pingall|pingpair|iperf (default pingall)");
+  cmd->add_option("--custom", c.files,
+                  "Mininet --custom FILE.py[,FILE.py]: --topo then names one of its topos = {...} with its "
+                  "arguments");
+  cmd->add_option("--link", c.link,
+                  "with --custom: default|tc[,bw=MBIT,delay=T,jitter=T,loss=PCT,max_queue_size=N]");
 }
 
 int run_lab(int argc, char** argv) {
@@ -82,8 +89,9 @@ int run_lab(int argc, char** argv) {
   std::string file, out, only;
   bool quick = false;
   lab::MininetArgs mn;
+  lab::MininetCustom mc;
   run->add_option("FILE", file, "scenario YAML (or --topo)");
-  add_mininet_options(run, mn);
+  add_mininet_options(run, mn, mc);
   run->add_option("--out", out, "output directory (default lab-results/<scenario>-<runid>)");
   run->add_option("--only", only, "run only this case");
   run->add_flag("--quick", quick, "shorter tests (smoke run)");
@@ -95,13 +103,13 @@ int run_lab(int argc, char** argv) {
 
   auto* validate = app.add_subcommand("validate", "check a scenario file without side effects");
   validate->add_option("FILE", file, "scenario YAML (or --topo)");
-  add_mininet_options(validate, mn);
+  add_mininet_options(validate, mn, mc);
 
   auto* up = app.add_subcommand("up", "build one case and leave it running (see status, exec, down)");
   up->add_option("FILE", file, "scenario YAML (or --topo)");
   up->add_option("--only", only, "the case to bring up (default: the first)");
   up->add_option("--out", out, "output directory for logs");
-  add_mininet_options(up, mn);
+  add_mininet_options(up, mn, mc);
   add_capture_options(up, capture);
   std::string lab_id;
   auto* exec =
@@ -156,10 +164,10 @@ int run_lab(int argc, char** argv) {
 
   if (int rc = run_lab_shape_commands(*shape_cmds); rc >= 0) return rc;
   auto* sub = *run ? run : *up ? up : validate;
-  bool mininet_given =
-      sub->count("--topo") || sub->count("--switch") || sub->count("--controller") || sub->count("--test");
+  bool mininet_given = sub->count("--topo") || sub->count("--switch") || sub->count("--controller") ||
+                       sub->count("--test") || sub->count("--custom") || sub->count("--link");
   if (*run) {
-    auto src = scenario_source(file, mn, mininet_given);
+    auto src = scenario_source(file, mn, mc, mininet_given);
     if (!src.ok()) return error_exit(src.error().message, 2);
     file = src->file;
     lab::RunOptions o;
@@ -174,7 +182,7 @@ int run_lab(int argc, char** argv) {
     return *r;
   }
   if (*up) {
-    auto src = scenario_source(file, mn, mininet_given);
+    auto src = scenario_source(file, mn, mc, mininet_given);
     if (!src.ok()) return error_exit(src.error().message, 2);
     auto r = lab::lab_up(src->file, src->text, only, out, capture);
     if (!r.ok()) return error_exit(r.error().message, 2);
@@ -201,7 +209,7 @@ int run_lab(int argc, char** argv) {
     return 0;
   }
   if (*validate) {
-    auto src = scenario_source(file, mn, mininet_given);
+    auto src = scenario_source(file, mn, mc, mininet_given);
     if (!src.ok()) return error_exit(src.error().message, 2);
     auto r = lab::validate_scenario(src->file, src->text);
     if (!r.ok()) return error_exit(r.error().message, 2);

@@ -3,8 +3,11 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
 #include <filesystem>
+#include <optional>
 
+#include "lab/generate/custom_topo.h"
 #include "lab/generate/generators.h"
 
 namespace flowlab::lab {
@@ -24,23 +27,40 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 }  // namespace
 
-Result<MininetScenario> scenario_from_mininet_args(const MininetArgs& a) {
+Result<MininetScenario> scenario_from_mininet_args(const MininetArgs& a, const MininetCustom& mc) {
   if (a.topo.empty()) return fail("--topo: give a topology, e.g. --topo tree,2,3 ({})", topology_types());
-  auto req = parse_topo_arg(a.topo);
-  if (!req.ok()) return fail("--topo {}: {}", a.topo, req.error().message);
-  auto gen = generate_topology(req->type, req->args);
-  if (!gen.ok()) return fail("--topo {}: {}", a.topo, gen.error().message);
-
   YAML::Node root;
-  std::string label = "--topo " + a.topo;
-  root["name"] = req->type + "-" + [&] {
-    std::string s;
-    for (const auto& [k, v] : req->args) s += (s.empty() ? "" : "-") + std::to_string(v);
-    return s.empty() ? std::string("default") : s;
-  }();
   YAML::Node topo;
-  topo["type"] = req->type;
-  for (const auto& [k, v] : req->args) topo[k] = v;
+  std::vector<std::string> hosts;
+  std::string label = "--topo " + a.topo;
+  std::optional<CustomTopology> custom;
+  if (!mc.files.empty()) {
+    label = "--custom " + mc.files + " " + label;
+    auto link = parse_link_arg(mc.link);
+    if (!link.ok()) return unexpected(link.error());
+    auto t = load_custom_topology(mc.files, a.topo, *link);
+    if (!t.ok()) return fail("{}: {}", label, t.error().message);
+    custom = std::move(*t);
+    std::string name;
+    for (char ch : a.topo) name += std::isalnum(uint8_t(ch)) ? ch : '-';
+    root["name"] = name;
+    for (const auto& h : custom->hosts) hosts.push_back(h.name);
+  } else {
+    if (mc.link != "default")
+      return fail("--link {}: only with --custom (generated links are unshaped)", mc.link);
+    auto req = parse_topo_arg(a.topo);
+    if (!req.ok()) return fail("--topo {}: {}", a.topo, req.error().message);
+    auto gen = generate_topology(req->type, req->args);
+    if (!gen.ok()) return fail("--topo {}: {}", a.topo, gen.error().message);
+    root["name"] = req->type + "-" + [&] {
+      std::string s;
+      for (const auto& [k, v] : req->args) s += (s.empty() ? "" : "-") + std::to_string(v);
+      return s.empty() ? std::string("default") : s;
+    }();
+    topo["type"] = req->type;
+    for (const auto& [k, v] : req->args) topo[k] = v;
+    hosts = natural_sorted(gen->hosts);
+  }
 
   auto sw = split(a.switch_kind, ',');
   std::string kind = sw[0] == "lxbr" ? "linux-bridge" : sw[0] == "ovsk" ? "ovs" : sw[0];
@@ -88,10 +108,12 @@ Result<MininetScenario> scenario_from_mininet_args(const MininetArgs& a) {
     root["controllers"]["c0"] = c;
     sw_node["controller"] = "c0";
   }
-  topo["switch"] = sw_node;
-  root["topology"] = topo;
-
-  auto hosts = natural_sorted(gen->hosts);
+  if (custom) {
+    add_custom_topology(root, *custom, sw_node);
+  } else {
+    topo["switch"] = sw_node;
+    root["topology"] = topo;
+  }
   YAML::Node tests(YAML::NodeType::Sequence);
   if (a.test == "pingall") {
     YAML::Node t;
@@ -111,7 +133,8 @@ Result<MininetScenario> scenario_from_mininet_args(const MininetArgs& a) {
   root["tests"] = tests;
   YAML::Emitter out;
   out << root;
-  return MininetScenario{std::string(out.c_str()) + "\n", label};
+  return MininetScenario{std::string(out.c_str()) + "\n", label,
+                         custom ? custom->notes : std::vector<std::string>{}};
 }
 
 }  // namespace flowlab::lab

@@ -65,12 +65,22 @@ Result<Interface> parse_interface(const Ctx& c, const std::string& name, const Y
   i.name = name;
   if (name.empty() || name.size() > kIfNameMax)
     return c.err(n, name, "interface names must be 1..15 characters");
-  FLOWLAB_TRY(check_keys(c, n, "interface", {"addr", "mtu"}));
+  FLOWLAB_TRY(check_keys(c, n, "interface", {"addr", "mtu", "mac"}));
   if (n["addr"]) {
     LAB_ASSIGN(i.addr, str(c, n["addr"], "addr"));
     FLOWLAB_TRY(check_cidr(c, n["addr"], i.addr));
   }
   if (n["mtu"]) LAB_ASSIGN(i.mtu, (scalar<int>(c, n["mtu"], "mtu", "an integer")));
+  if (n["mac"]) {
+    LAB_ASSIGN(i.mac, str(c, n["mac"], "mac"));
+    bool ok = i.mac.size() == 17;
+    for (size_t k = 0; ok && k < i.mac.size(); ++k)
+      ok = k % 3 == 2 ? i.mac[k] == ':' : std::isxdigit(static_cast<unsigned char>(i.mac[k])) != 0;
+    if (!ok)
+      return c.err(n["mac"], "mac", fmt::format("'{}': expected six hex bytes, 00:00:00:00:00:01", i.mac));
+    if (std::stoi(i.mac.substr(0, 2), nullptr, 16) & 1)
+      return c.err(n["mac"], "mac", fmt::format("'{}' is a multicast address", i.mac));
+  }
   return i;
 }
 
@@ -79,11 +89,12 @@ Result<HostSpec> parse_host(const Ctx& c, const std::string& name, const YAML::N
   h.name = name;
   h.line = line_of(n);
   // A host with no keys gets its interfaces from the links, without addresses.
-  if (!n.IsNull()) FLOWLAB_TRY(check_keys(c, n, "host", {"addr", "mtu", "offloads", "interfaces"}));
-  if (n.IsMap() && (n["addr"] || n["mtu"])) {
+  if (!n.IsNull()) FLOWLAB_TRY(check_keys(c, n, "host", {"addr", "mtu", "mac", "offloads", "interfaces"}));
+  if (n.IsMap() && (n["addr"] || n["mtu"] || n["mac"])) {
     YAML::Node e(YAML::NodeType::Map);
     if (n["addr"]) e["addr"] = n["addr"];
     if (n["mtu"]) e["mtu"] = n["mtu"];
+    if (n["mac"]) e["mac"] = n["mac"];
     FLOWLAB_ASSIGN_OR_RETURN(auto i, parse_interface(c, "eth0", e));
     h.interfaces.push_back(std::move(i));
   }
