@@ -34,9 +34,10 @@ std::map<uint64_t, std::string> preferred_masters(const ClusterView& view) {
       load[leader]++;
     }
   }
-  for (const auto& [dpid, nodes] : live) {
+  for (const auto& entry : live) {
+    const uint64_t dpid = entry.first;
     if (out.count(dpid)) continue;
-    std::vector<std::string> ranked = nodes;
+    std::vector<std::string> ranked = entry.second;
     std::sort(ranked.begin(), ranked.end(), [dpid](const std::string& a, const std::string& b) {
       uint64_t sa = rendezvous_score(a, dpid), sb = rendezvous_score(b, dpid);
       return sa != sb ? sa > sb : a < b;
