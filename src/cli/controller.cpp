@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cluster/flow_store.h"
 #include "cluster/node.h"
 #include "cluster/status.h"
 #include "controller/app_registry.h"
@@ -238,6 +239,15 @@ int run_controller(int argc, char** argv) {
     std::fprintf(stderr, "flowlab controller: error: %s\n", st.error().message.c_str());
     return 2;
   }
+  // With a cluster, REST's changes go through etcd (cluster/flow_store.h):
+  // stored, sent by the switch's master, replayed by the next one.
+  std::unique_ptr<cluster::FlowStore> flow_store;
+  if (cluster_node && directory) {
+    flow_store = std::make_unique<cluster::FlowStore>(co.etcd, co.name, co.node, *directory);
+    cluster_node->on_mastership(
+        [fs = flow_store.get()](uint64_t dpid, bool master) { fs->on_mastership(dpid, master); });
+    flow_store->start();
+  }
   if (cluster_node) {
     if (auto cs = cluster_node->start(c); !cs.ok()) {
       std::fprintf(stderr, "flowlab controller: error: %s\n", cs.error().message.c_str());
@@ -249,7 +259,8 @@ int run_controller(int argc, char** argv) {
   std::unique_ptr<rest::HttpServer> server;
   if (directory) {
     topology = std::make_unique<rest::RuntimeTopology>(*directory, &c.topology());
-    api = std::make_unique<rest::RestApi>(*directory, *topology, [&c] { return c.stats().to_json(); });
+    rest::SwitchAccess& access = flow_store ? static_cast<rest::SwitchAccess&>(*flow_store) : *directory;
+    api = std::make_unique<rest::RestApi>(access, *topology, [&c] { return c.stats().to_json(); });
     if (cluster_node) {
       auto etcd = std::make_shared<coord::EtcdClient>(co.etcd);
       api->set_cluster_status([etcd, name = co.name]() -> rest::Json {
@@ -277,6 +288,7 @@ int run_controller(int argc, char** argv) {
   }
   c.run();
   if (cluster_node) cluster_node->stop();
+  if (flow_store) flow_store->stop();
   if (metrics_server) metrics_server->stop();
   if (server) server->stop();
   return 0;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "cluster/balance.h"
 #include "core/log.h"
@@ -198,23 +199,28 @@ void ClusterNode::switch_up(uint64_t dpid) {
 }
 
 void ClusterNode::switch_down(uint64_t dpid) {
+  bool was_master = false;
   {
     std::lock_guard lock(mu_);
     auto it = local_.find(dpid);
     if (it == local_.end()) return;
     it->second.connected = false;
+    was_master = it->second.granted;
     it->second.granted = false;
     dirty_ = true;
   }
   cv_.notify_all();
+  if (was_master && on_mastership_) on_mastership_(dpid, false);
 }
 
 void ClusterNode::role_result(uint64_t dpid, bool master, uint64_t generation_id) {
+  bool changed = false;
   {
     std::lock_guard lock(mu_);
     auto it = local_.find(dpid);
     if (it == local_.end()) return;
     auto& l = it->second;
+    changed = l.granted != master || (master && l.granted_generation != generation_id);
     l.granted = master;
     l.granted_generation = master ? generation_id : 0;
     if (!master && l.asked == 1) {
@@ -225,6 +231,7 @@ void ClusterNode::role_result(uint64_t dpid, bool master, uint64_t generation_id
     dirty_ = true;
   }
   cv_.notify_all();
+  if (changed && on_mastership_) on_mastership_(dpid, master);
 }
 
 size_t ClusterNode::masters() const {
@@ -310,21 +317,27 @@ void ClusterNode::run_reconcile() {
 }
 
 void ClusterNode::step_down_everywhere(const std::string& why) {
-  std::lock_guard lock(mu_);
-  size_t n = 0;
-  for (auto& [dpid, l] : local_) {
-    l.key.clear();
-    l.proclaimed = false;
-    if (l.connected && (l.asked == 1 || l.granted)) {
-      ++n;
-      uint64_t gen = std::max(l.asked_generation, l.granted_generation);
-      l.asked = 2;
-      l.asked_generation = gen;
-      l.granted = false;
-      ctl_->assign_role(dpid, ControllerRole::kSlave, gen);
+  std::vector<uint64_t> demoted;
+  {
+    std::lock_guard lock(mu_);
+    size_t n = 0;
+    for (auto& [dpid, l] : local_) {
+      l.key.clear();
+      l.proclaimed = false;
+      if (l.connected && (l.asked == 1 || l.granted)) {
+        ++n;
+        uint64_t gen = std::max(l.asked_generation, l.granted_generation);
+        if (l.granted) demoted.push_back(dpid);
+        l.asked = 2;
+        l.asked_generation = gen;
+        l.granted = false;
+        ctl_->assign_role(dpid, ControllerRole::kSlave, gen);
+      }
     }
+    log::warn("cluster", "stepping down from {} switch(es): {}", n, why);
   }
-  log::warn("cluster", "stepping down from {} switch(es): {}", n, why);
+  if (on_mastership_)
+    for (uint64_t dpid : demoted) on_mastership_(dpid, false);
 }
 
 void ClusterNode::ask(uint64_t dpid, Local& l, bool master, uint64_t generation) {

@@ -25,6 +25,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -69,6 +70,11 @@ class ClusterNode : public controller::Mastership {
   void switch_up(uint64_t dpid) override;
   void switch_down(uint64_t dpid) override;
   void role_result(uint64_t dpid, bool master, uint64_t generation_id) override;
+
+  // Called (on a controller thread, no lock held) when the switch grants this
+  // node MASTER or it stops being master there (demoted, disconnected). Set
+  // before start(); the flow store (flow_store.h) replays on it.
+  void on_mastership(std::function<void(uint64_t dpid, bool master)> fn) { on_mastership_ = std::move(fn); }
 
   // For status and tests (any thread).
   size_t masters() const;
@@ -118,6 +124,7 @@ class ClusterNode : public controller::Mastership {
   bool unreachable_ = false;  // etcd has not answered for a TTL
   int64_t lease_ = 0;
   std::map<uint64_t, Local> local_;
+  std::function<void(uint64_t, bool)> on_mastership_;
   std::thread reconciler_, keeper_;
 };
 

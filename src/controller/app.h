@@ -53,6 +53,10 @@ class App {
   // Called once, before any switch connects, with the runtime's topology
   // service (apps subscribe to its events here).
   virtual void attach_topology(topology::TopologyService&) {}
+  // True for apps that see a switch from its connect to its disconnect whatever
+  // this controller's role (the REST directory: a slave reads stats too);
+  // the others see it only while this controller is its master.
+  virtual bool sees_every_role() const { return false; }
   // True for apps that need links and hosts (turns the service on in mode auto).
   virtual bool uses_topology() const { return false; }
 

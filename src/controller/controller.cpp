@@ -77,6 +77,8 @@ struct Controller::State {
     log::info("controller", "switch up: {} {} from {}, {} tables, {} buffers, {} ports:{}", dp.name(),
               version_name(dp.version()), dp.connection().peer(), dp.n_tables(), dp.n_buffers(),
               dp.ports().size(), ports);
+    for (auto& app : apps)
+      if (app->sees_every_role()) app->switch_connected(dp);
     if (dp.role() == of::ControllerRole::kSlave) {
       log::info("controller", "{}: slave here; the apps see this switch once this controller is master",
                 dp.name());
@@ -90,7 +92,8 @@ struct Controller::State {
     dp.set_attached(true);
     uint64_t t0 = monotonic_ns();
     topo->switch_up(dp, dp.weak_from_this());
-    for (auto& app : apps) app->switch_connected(dp);
+    for (auto& app : apps)
+      if (!app->sees_every_role()) app->switch_connected(dp);
     stats.handling[size_t(EventKind::kSwitchConnected)].record(monotonic_ns() - t0);
   }
 
@@ -217,7 +220,8 @@ struct Controller::State {
     dp.set_attached(false);
     uint64_t t0 = monotonic_ns();
     topo->switch_down(dp);
-    for (auto& app : apps) app->switch_disconnected(dp);
+    for (auto& app : apps)
+      if (!app->sees_every_role()) app->switch_disconnected(dp);
     stats.handling[size_t(EventKind::kSwitchDisconnected)].record(monotonic_ns() - t0);
   }
 
@@ -232,6 +236,8 @@ struct Controller::State {
     set_role(dp, of::ControllerRole::kEqual);
     log::info("controller", "switch down: {} ({})", dp.name(), reason);
     detach(dp);
+    for (auto& app : apps)
+      if (app->sees_every_role()) app->switch_disconnected(dp);
     if (opts.mastership && dp.is_of13()) opts.mastership->switch_down(dp.dpid());
     dp.drop_callbacks();
   }
@@ -295,7 +301,11 @@ struct Controller::State {
         log::info("controller", "{}: port {}({}) {}{}", dp.name(), port_name(ps.desc.port_no), ps.desc.name,
                   ps.reason < 3 ? kReasons[ps.reason] : "changed",
                   ps.desc.state & of::port_state::kLinkDown ? ", link down" : "");
-        if (!dp.attached()) return;
+        if (!dp.attached()) {
+          for (auto& app : apps)
+            if (app->sees_every_role()) app->port_status(dp, ps);
+          return;
+        }
         uint64_t t0 = monotonic_ns();
         topo->port_status(dp, ps);
         stats.handling[size_t(EventKind::kPortStatus)].record(monotonic_ns() - t0);

@@ -34,6 +34,7 @@ class SwitchDirectory : public controller::App, public SwitchAccess {
   // ---- App (runs on connection threads) ----
   std::string_view name() const override { return "rest"; }
   uint8_t tables_needed() const override { return 0; }
+  bool sees_every_role() const override { return true; }
   void switch_connected(controller::Datapath& dp) override;
   void switch_disconnected(controller::Datapath& dp) override;
   controller::Verdict port_status(controller::Datapath& dp, const of::PortStatus& ps) override;

@@ -1,5 +1,7 @@
 // libFuzzer: the controller cluster's keys and values as read back from etcd
-// (src/cluster/view.h), then the balance and the status drawn from them.
+// (src/cluster/view.h), then the balance and the status drawn from them, and
+// the same lines as the REST flow store's changes (src/cluster/flow_store.h),
+// whose OpenFlow messages are decoded as a new master replays them.
 // Input: lines "KEY\tVALUE\tLEASE\tCREATE_REVISION"; anything else is a value.
 #include <cstddef>
 #include <cstdint>
@@ -8,8 +10,10 @@
 #include <string_view>
 
 #include "cluster/balance.h"
+#include "cluster/flow_store.h"
 #include "cluster/status.h"
 #include "cluster/view.h"
+#include "openflow/codec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -36,6 +40,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       f = tab + 1;
     }
     kvs.push_back(std::move(kv));
+  }
+  const std::string flows = flows_root("f");
+  for (auto kv : kvs) {
+    kv.key = flows + kv.key.substr(root.size());
+    if (auto c = decode_change(flows, kv)) (void)flowlab::of::decode_message(c->message);
   }
   auto view = build_view(root, kvs, 1);
   (void)preferred_masters(view);
