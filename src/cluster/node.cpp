@@ -276,6 +276,11 @@ void ClusterNode::run_keepalive() {
         unreachable_ = false;
         last_ok = now;
       } else if (r) {
+        // etcd answered: reachable again, whatever it said of the lease (a
+        // node resumed after a stop may have timed out a call first; left
+        // set, reconcile() would never join again).
+        unreachable_ = false;
+        last_ok = now;
         if (lease_ == lease) {
           log::warn("cluster",
                     "this node's lease {:x} is gone (it hung or was cut off for longer than its {} s TTL, or "
