@@ -334,7 +334,7 @@ fault_kill() {  # fault_kill BACKEND REP
   sleep 1.5
   measure
   (( $(count_all "revoking its lease") > revoked )) || { ok=no; note+=" no-revoke"; }
-  record "$1" kill "$2" "$ok" "killed=$m new=${NEW_MASTER:-none} status_ms=$t_seen$note"
+  record "$1" kill "$2" "$ok" "killed=$m new=${NEW_MASTER:-none} $(role_times) status_ms=$t_seen$note"
   # started again: the rebalance hands switches back to it
   begin_window
   ctl_start "$i" || log "c$i did not rejoin in 20 s"
@@ -362,7 +362,7 @@ fault_stop() {  # fault_stop BACKEND REP
   if wait_for 10 new_master 1 "$m" "$gen"; then t_seen=$(ms_since "$T"); else ok=no t_seen=-; fi
   sleep 1.5
   measure
-  record "$1" stop "$2" "$ok" "stopped=$m new=${NEW_MASTER:-none} status_ms=$t_seen"
+  record "$1" stop "$2" "$ok" "stopped=$m new=${NEW_MASTER:-none} $(role_times) status_ms=$t_seen"
   # resumed: it must step down, and the switches must not flip back and forth
   downs=$(count "stepping down from" "$RUN/c$i.log")
   refused=$(jq -r '(.role.role_refused // 0) + (.role.is_slave_errors // 0)' "$RUN/c$i-stats.json" 2>/dev/null || echo 0)
@@ -374,7 +374,7 @@ fault_stop() {  # fault_stop BACKEND REP
   : >"$RUN/flips"
   local end=$(( $(date +%s) + 4 ))
   while (( $(date +%s) < end )); do snapshot | awk '{ print $1, $2 }' >>"$RUN/flips"; sleep 0.3; done
-  local fights; fights=$(awk '{ if (last[$1] != "" && last[$1] != $2) ch[$1]++; last[$1] = $2 }
+  local fights; fights=$(awk '$2 != "null" { if (last[$1] != "" && last[$1] != $2) ch[$1]++; last[$1] = $2 }
     END { n = 0; for (d in ch) if (ch[d] > 1) n++; print n }' "$RUN/flips")
   (( fights == 0 )) || ok2=no
   wait_for 30 balanced "$SWITCHES" || ok2=no
@@ -382,6 +382,20 @@ fault_stop() {  # fault_stop BACKEND REP
   local refused2; refused2=$(jq -r '(.role.role_refused // 0) + (.role.is_slave_errors // 0)' "$RUN/c$i-stats.json" 2>/dev/null || echo 0)
   measure
   record "$1" resume "$2" "$ok2" "node=$m stepped_down=$stepped fights=$fights refused_late=$(( refused2 - refused )) shares=[$(shares | cut -d' ' -f1-3)]"
+}
+# Switch 1 after a kill or a stop, from the nodes' logs and the window: the
+# fault -> the new master's role request (fault_to_role_ms), ONOS's measure
+# (the last answered new flow before the fault -> that role request,
+# last_pin_to_role_ms), and switch 1's own gap.
+role_times() {
+  local tr last
+  tr=$($PY "$PROBE" logtime "$T" "dpid 0000000000000001: this node leads" "$RUN"/c[0-9].log)
+  last=$(jq -r '.last_before["1"] // empty' <<<"$J")
+  awk -v tr="$tr" -v t="$T" -v l="$last" -v g="$(jq -r '.gap_ms_per_switch["1"] // "-"' <<<"$J")" 'BEGIN {
+    if (tr == "") printf "fault_to_role_ms=- last_pin_to_role_ms=- "
+    else { printf "fault_to_role_ms=%.0f ", (tr - t) * 1000
+           if (l == "") printf "last_pin_to_role_ms=- "; else printf "last_pin_to_role_ms=%.0f ", (tr - l) * 1000 }
+    printf "s1_gap_ms=%s", g }'
 }
 stepped_down() { (( $(count "stepping down from" "$RUN/c$1.log") > $2 )); }
 
@@ -461,7 +475,7 @@ run_backend() {  # run_backend flowlab|ovs
   cp "$RUN"/*.log "$RUN"/*.json /tmp/flowlab-cluster-logs/ 2>/dev/null
   [[ -d $RUN/ovs ]] && cp "$RUN"/ovs/*.log /tmp/flowlab-cluster-logs/ 2>/dev/null
   cleanup
-  rm -f "$RUN"/*.log "$RUN"/*.json
+  rm -f "$RUN"/*.log "$RUN"/*.json "$REC"
 }
 
 # ---- balance: BALANCE switches without hosts on a fresh cluster ----

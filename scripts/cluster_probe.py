@@ -3,6 +3,7 @@
 
     cluster_probe.py probe RECORDS INTERVAL_MS SPEC...
     cluster_probe.py window RECORDS OFFSET T_FAULT T_END INTERVAL_MS
+    cluster_probe.py logtime AFTER REGEX FILE...
 
 `probe` runs until SIGTERM/SIGINT. Each SPEC is
 SW,NETNS,IFNAME,MAC,IP,PEER_MAC,PEER_IP,ARP_IP: host A of switch SW (in
@@ -22,9 +23,16 @@ T_REPLY" (epoch seconds, T_REPLY 0 = no answer) - flushed every 100 ms.
 T_FAULT observed until T_END: per switch the longest time without an answered
 new flow (replies from T_FAULT - 0.5 s to T_END, the last one before the fault
 included; still none at T_END counts up to T_END), the established probes sent
-in [T_FAULT - 0.5, T_END - 1] and how many were lost, and the totals.
+in [T_FAULT - 0.5, T_END - 1] and how many were lost, and the totals; and
+per switch the last answered new flow before the fault and the first after.
+
+`logtime` prints the time (epoch s) of the first line matching REGEX in the
+flowlab logs FILE... stamped at AFTER or later (the logs' stamps are UTC
+milliseconds, so 1 ms before AFTER counts), or nothing.
 """
 import ctypes
+import datetime
+import re
 import json
 import os
 import select
@@ -214,11 +222,15 @@ def window(records, offset, t_fault, t_end, interval_ms):
                 sent[sw] = sent.get(sw, 0) + 1
                 if not tr:
                     lost[sw] = lost.get(sw, 0) + 1
-    gaps = {}
+    gaps, last_before, first_after = {}, {}, {}
     for sw in set(replies) | set(sent):
         ts = sorted(replies.get(sw, []))
         before = [x for x in ts if x < t_fault]
         after = [x for x in ts if x >= t_fault]
+        if before:
+            last_before[str(sw)] = before[-1]
+        if after:
+            first_after[str(sw)] = after[0]
         seq = ([before[-1]] if before else [lo]) + after
         g = max((b - a for a, b in zip(seq, seq[1:])), default=0.0)
         g = max(g, t_end - seq[-1])  # not served again by T_END
@@ -232,7 +244,30 @@ def window(records, offset, t_fault, t_end, interval_ms):
         "est_sent": sum(sent.values()),
         "est_lost": sum(lost.values()),
         "est_lost_per_switch": {str(k): v for k, v in sorted(lost.items()) if v},
+        "last_before": last_before,
+        "first_after": first_after,
     }))
+
+
+def logtime(after, regex, files):
+    after, pat, best = float(after) - 0.001, re.compile(regex), None
+    for path in files:
+        try:
+            for line in open(path, errors="replace"):
+                if not pat.search(line):
+                    continue
+                try:
+                    t = datetime.datetime.strptime(line[:23], "%Y-%m-%dT%H:%M:%S.%f")
+                except ValueError:
+                    continue
+                t = t.replace(tzinfo=datetime.timezone.utc).timestamp()
+                if t >= after and (best is None or t < best):
+                    best = t
+                    break
+        except OSError:
+            pass
+    if best is not None:
+        print(f"{best:.3f}")
 
 
 if __name__ == "__main__":
@@ -240,5 +275,7 @@ if __name__ == "__main__":
         probe(sys.argv[2], float(sys.argv[3]), sys.argv[4:])
     elif len(sys.argv) == 7 and sys.argv[1] == "window":
         window(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], float(sys.argv[6]))
+    elif len(sys.argv) >= 5 and sys.argv[1] == "logtime":
+        logtime(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:
         sys.exit(__doc__)
