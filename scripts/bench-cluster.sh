@@ -322,7 +322,7 @@ count() { local n; n=$(grep -c "$1" "$2" 2>/dev/null); echo "${n:-0}"; }
 count_all() { local n=0 i; for i in 0 1 2; do n=$(( n + $(count "$1" "$RUN/c$i.log") )); done; echo $n; }
 
 fault_kill() {  # fault_kill BACKEND REP
-  local m gen i ok=yes note revoked new t_seen
+  local m gen i ok=yes note= revoked t_seen
   read -r m gen < <(master_of 1)
   [[ $m == c? ]] || { log "kill: switch 1 has no master ($m)"; return 1; }
   i=$(node_index "$m")
