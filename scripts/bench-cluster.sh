@@ -267,10 +267,10 @@ ovs_up() {
   ovsdb-tool create "$RUN/ovs/conf.db" /usr/share/openvswitch/vswitch.ovsschema || die "ovsdb-tool create failed"
   OVS_UP=1
   ovsdb-server "$RUN/ovs/conf.db" --remote="punix:$RUN/ovs/db.sock" --pidfile="$RUN/ovs/ovsdb-server.pid" \
-    --detach --log-file="$RUN/ovs/ovsdb-server.log" || die "ovsdb-server did not start"
+    --detach --log-file="$RUN/ovs/ovsdb-server.log" 2>>"$RUN/ovs/start.log" || die "ovsdb-server did not start"
   ovs-vsctl --no-wait init || die "ovs-vsctl init failed"
   ovs-vswitchd "unix:$RUN/ovs/db.sock" --pidfile="$RUN/ovs/ovs-vswitchd.pid" --detach \
-    --log-file="$RUN/ovs/ovs-vswitchd.log" || die "ovs-vswitchd did not start"
+    --log-file="$RUN/ovs/ovs-vswitchd.log" 2>>"$RUN/ovs/start.log" || die "ovs-vswitchd did not start"
 }
 ovs_bridge() {  # ovs_bridge DPID [PORT...]: a netdev bridge given the three controllers
   local d=$1 br="${P}b$1" n=1 args=() i ids=
