@@ -43,8 +43,8 @@
 # --quick: REPS=2 SWITCHES=3 BALANCE=12 (a smoke run, a few minutes).
 # Prints a line per fault and repetition, then the table. Everything it makes
 # (namespaces, veths, taps, processes, etcd data, OVS run dir) is removed on
-# exit, error or Ctrl-C; the logs of the last backend are copied to
-# /tmp/flowlab-cluster-logs/.
+# exit, error or Ctrl-C; each backend's logs are copied to
+# /tmp/flowlab-cluster-logs/BACKEND/.
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")/.." && pwd)
@@ -377,11 +377,12 @@ fault_stop() {  # fault_stop BACKEND REP
   local fights; fights=$(awk '$2 != "null" { if (last[$1] != "" && last[$1] != $2) ch[$1]++; last[$1] = $2 }
     END { n = 0; for (d in ch) if (ch[d] > 1) n++; print n }' "$RUN/flips")
   (( fights == 0 )) || ok2=no
-  wait_for 30 balanced "$SWITCHES" || ok2=no
+  local back=yes
+  wait_for 10 balanced "$SWITCHES" || { ok2=no; in_cluster "$m" || back=no; }
   sleep 1
   local refused2; refused2=$(jq -r '(.role.role_refused // 0) + (.role.is_slave_errors // 0)' "$RUN/c$i-stats.json" 2>/dev/null || echo 0)
   measure
-  record "$1" resume "$2" "$ok2" "node=$m stepped_down=$stepped fights=$fights refused_late=$(( refused2 - refused )) shares=[$(shares | cut -d' ' -f1-3)]"
+  record "$1" resume "$2" "$ok2" "node=$m stepped_down=$stepped rejoined=$back fights=$fights refused_late=$(( refused2 - refused )) shares=[$(shares | cut -d' ' -f1-3)]"
 }
 # Switch 1 after a kill or a stop, from the nodes' logs and the window: the
 # fault -> the new master's role request (fault_to_role_ms), ONOS's measure
@@ -441,6 +442,27 @@ fault_quorum() {  # fault_quorum BACKEND REP
 }
 all_said() { (( $(count_all "etcd unreachable for") >= $1 + NODES )); }
 
+in_cluster() { status | jq -e --arg n "$1" '[.nodes[].node] | index($n) != null' >/dev/null; }
+# A node whose process runs but which has not been in the cluster (no key in
+# etcd) for 5 s is stuck: recorded as a "stuck" line, killed and started again
+# so that the next repetitions measure three nodes.
+recover_stuck() {  # recover_stuck BACKEND REP FAULT
+  local i line
+  for i in 0 1 2; do
+    [[ -n ${CTL_PID[$i]} ]] && kill -0 "${CTL_PID[$i]}" 2>/dev/null || continue
+    in_cluster "c$i" && continue
+    sleep 5
+    in_cluster "c$i" && continue
+    line=$(printf '%-8s stuck   rep=%-3s node=c%s after=%s: running, not in the cluster for 5 s; last cluster lines: %s' \
+      "$1" "$2" "$i" "$3" "$(grep ' cluster: ' "$RUN/c$i.log" | tail -2 | cut -c1-160 | tr '\n' '|')")
+    echo "$line"
+    echo "$line" >>"$RESULTS"
+    cp "$RUN/c$i.log" "$RUN/stuck-c$i-rep$2.txt"
+    ctl_kill "$i"
+    ctl_start "$i" || log "c$i did not join again in 20 s"
+  done
+}
+
 # ---- a backend ----
 run_backend() {  # run_backend flowlab|ovs
   local b=$1 s specs=()
@@ -467,15 +489,20 @@ run_backend() {  # run_backend flowlab|ovs
   for r in $(seq "$REPS"); do
     for f in $FAULTS; do
       "fault_$f" "$b" "$r" || log "$b rep $r: $f not run"
-      wait_for 30 balanced "$SWITCHES" || log "$b rep $r: not balanced 30 s after $f ($(shares))"
+      if ! wait_for 15 balanced "$SWITCHES"; then
+        log "$b rep $r: not balanced 15 s after $f ($(shares))"
+        recover_stuck "$b" "$r" "$f"
+        wait_for 30 balanced "$SWITCHES" || log "$b rep $r: still not balanced ($(shares))"
+      fi
       wait_for 10 traffic_ok || log "$b rep $r: traffic not back on every switch after $f"
     done
   done
-  rm -rf /tmp/flowlab-cluster-logs && mkdir -p /tmp/flowlab-cluster-logs
-  cp "$RUN"/*.log "$RUN"/*.json /tmp/flowlab-cluster-logs/ 2>/dev/null
-  [[ -d $RUN/ovs ]] && cp "$RUN"/ovs/*.log /tmp/flowlab-cluster-logs/ 2>/dev/null
+  local keep=/tmp/flowlab-cluster-logs/$b
+  rm -rf "$keep" && mkdir -p "$keep"
+  cp "$RUN"/*.log "$RUN"/*.json "$RUN"/stuck-*.txt "$keep"/ 2>/dev/null
+  [[ -d $RUN/ovs ]] && cp "$RUN"/ovs/*.log "$keep"/ 2>/dev/null
   cleanup
-  rm -f "$RUN"/*.log "$RUN"/*.json "$REC"
+  rm -f "$RUN"/*.log "$RUN"/*.json "$RUN"/stuck-*.txt "$REC"
 }
 
 # ---- balance: BALANCE switches without hosts on a fresh cluster ----
@@ -542,6 +569,11 @@ for f in order:
         print(f"{f:<7} {b:<8} {len(rs):>3} {gm:>8.0f} {max(g) if g else float('nan'):>8.0f} "
               f"{statistics.median(l) if l else float('nan'):>8.0f} {max(l) if l else float('nan'):>8.0f} "
               f"{ok:>3}/{len(rs):<2}  {cmp}; {target[f]}")
+stuck = [l.split() for l in open(sys.argv[1]) if " stuck " in l]
+for b in ["flowlab", "ovs"]:
+    n = [r for r in stuck if r[0] == b]
+    if n:
+        print(f"{b}: a node stuck out of the cluster {len(n)} time(s), after: " + ", ".join(r[4].rstrip(":") for r in n))
 for l in open(sys.argv[1]):
     if " balance " in l:
         print(l.rstrip())
