@@ -26,6 +26,8 @@
 #   quorum  the etcd leader and one more member killed: every node keeps its
 #           masters (its --stats-json) and says "etcd unreachable"; service
 #           goes on; both restarted, then the masters are compared again
+#   none    no fault: a 3 s window measured the same way, the baseline of
+#           each backend (not in the default list: --faults "none ...")
 # Per fault: gap = the longest time, over every switch, without an answered
 # new flow (last reply before the fault to the first after it); loss = the
 # established probes without an echo reply within 1 s, summed over switches.
@@ -86,7 +88,7 @@ if [[ " $BACKENDS " == *" ovs "* ]]; then
   [[ -f /usr/share/openvswitch/vswitch.ovsschema ]] || die "no /usr/share/openvswitch/vswitch.ovsschema"
 fi
 for b in $BACKENDS; do [[ $b == flowlab || $b == ovs ]] || die "--backend: flowlab, ovs or all, not $b"; done
-for f in $FAULTS; do [[ $f =~ ^(kill|stop|etcd1|quorum)$ ]] || die "--faults: kill stop etcd1 quorum, not $f"; done
+for f in $FAULTS; do [[ $f =~ ^(kill|stop|etcd1|quorum|none)$ ]] || die "--faults: kill stop etcd1 quorum none, not $f"; done
 for n in "$REPS" "$SWITCHES" "$INTERVAL_MS"; do [[ $n =~ ^[1-9][0-9]*$ ]] || die "REPS/SWITCHES/INTERVAL_MS: positive numbers"; done
 [[ $BALANCE =~ ^[0-9]+$ ]] || die "BALANCE: a number (0 skips the balance check)"
 (( SWITCHES <= 250 && BALANCE <= 1000 )) || die "SWITCHES <= 250, BALANCE <= 1000"
@@ -416,6 +418,17 @@ fault_etcd1() {  # fault_etcd1 BACKEND REP
   wait_for 20 etcd_healthy || log "etcd m$l not healthy 20 s after its restart"
 }
 
+fault_none() {  # fault_none BACKEND REP: the baseline, nothing done for 3 s
+  local before changes ok=yes
+  before=$(snapshot)
+  begin_window
+  sleep 3
+  measure
+  changes=$(diff <(echo "$before") <(snapshot) | grep -c '^>')
+  [[ $changes == 0 ]] || ok=no
+  record "$1" none "$2" "$ok" "mastership_changes=$changes"
+}
+
 fault_quorum() {  # fault_quorum BACKEND REP
   local before l o ok=yes said i kept=yes m0=() after changes
   before=$(snapshot)
@@ -550,8 +563,8 @@ def val(r, k):
             try: return float(v)
             except ValueError: return None
     return None
-order = ["kill", "rejoin", "stop", "resume", "etcd1", "quorum"]
-target = {"kill": "new master serving <= 100 ms", "stop": "new master <= 2 s", "rejoin": "no packet-in lost",
+order = ["none", "kill", "rejoin", "stop", "resume", "etcd1", "quorum"]
+target = {"none": "baseline (no fault)", "kill": "new master serving <= 100 ms", "stop": "new master <= 2 s", "rejoin": "no packet-in lost",
           "resume": "steps down, no fight", "etcd1": "no mastership change", "quorum": "masters kept, service on"}
 print()
 print(f"new flow every {interval} ms per switch; gap = longest time without an answered new flow (worst switch);")
