@@ -378,7 +378,7 @@ fault_stop() {  # fault_stop BACKEND REP
   while (( $(date +%s) < end )); do snapshot | awk '{ print $1, $2 }' >>"$RUN/flips"; sleep 0.3; done
   local fights; fights=$(awk '$2 != "null" { if (last[$1] != "" && last[$1] != $2) ch[$1]++; last[$1] = $2 }
     END { n = 0; for (d in ch) if (ch[d] > 1) n++; print n }' "$RUN/flips")
-  (( fights == 0 )) || ok2=no
+  (( fights == 0 )) || { ok2=no; cp "$RUN/flips" "$RUN/fight-rep$2.txt"; }
   local back=yes
   wait_for 10 balanced "$SWITCHES" || { ok2=no; in_cluster "$m" || back=no; }
   sleep 1
@@ -512,10 +512,10 @@ run_backend() {  # run_backend flowlab|ovs
   done
   local keep=/tmp/flowlab-cluster-logs/$b
   rm -rf "$keep" && mkdir -p "$keep"
-  cp "$RUN"/*.log "$RUN"/*.json "$RUN"/stuck-*.txt "$keep"/ 2>/dev/null
+  cp "$RUN"/*.log "$RUN"/*.json "$RUN"/stuck-*.txt "$RUN"/fight-*.txt "$keep"/ 2>/dev/null
   [[ -d $RUN/ovs ]] && cp "$RUN"/ovs/*.log "$keep"/ 2>/dev/null
   cleanup
-  rm -f "$RUN"/*.log "$RUN"/*.json "$RUN"/stuck-*.txt "$REC"
+  rm -f "$RUN"/*.log "$RUN"/*.json "$RUN"/stuck-*.txt "$RUN"/fight-*.txt "$REC"
 }
 
 # ---- balance: BALANCE switches without hosts on a fresh cluster ----
