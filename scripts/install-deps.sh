@@ -22,6 +22,8 @@ PACKAGES=(
   openvswitch-switch python3-os-ken iperf3 iperf tshark openssl
   # the REST interop tests call every endpoint with curl, as a Ryu script's user would
   curl
+  # scripts/bench-cluster.sh reads cluster-status --json with jq
+  jq
   # src/coord speaks etcd's JSON gateway through libcurl; the controller cluster's
   # and the coord tests start real etcd 3.4 members (/usr/bin/etcd)
   libcurl4-openssl-dev etcd-server
