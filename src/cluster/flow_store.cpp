@@ -176,7 +176,16 @@ void FlowStore::replay(uint64_t dpid) {
     std::lock_guard lock(mu_);
     if (!master_.count(dpid)) return;
   }
+  // Under write_mu_: a change modify() is storing right now is either in
+  // this read and marked sent_here_, or after it (the watch brings it).
+  std::unique_lock wlock(write_mu_);
   auto r = reader_.get_prefix(dpid_prefix(root_, dpid));
+  std::set<int64_t> sent_here;
+  {
+    std::lock_guard lock(mu_);
+    sent_here = sent_here_;
+  }
+  wlock.unlock();
   if (!r.ok()) {
     // Not lost: a later mastership or a compaction reads the log again.
     log::warn("cluster", "dpid {:016x}: reading its stored flows: {}", dpid, r.error().message);
@@ -194,7 +203,7 @@ void FlowStore::replay(uint64_t dpid) {
       if (!master_.count(dpid)) return;
       if (auto a = applied_.find(dpid); a != applied_.end() && c.revision <= a->second) continue;
     }
-    if (c.replay) {
+    if (c.replay && !sent_here.count(c.revision)) {
       send(c);
       ++sent;
     }
@@ -207,6 +216,8 @@ void FlowStore::replay(uint64_t dpid) {
 
 void FlowStore::apply(const StoredChange& c) {
   {
+    // write_mu_ first: a modify() whose put this is has marked it by then.
+    std::lock_guard wlock(write_mu_);
     std::lock_guard lock(mu_);
     if (sent_here_.erase(c.revision)) {
       if (auto a = applied_.find(c.dpid); a != applied_.end()) a->second = std::max(a->second, c.revision);
