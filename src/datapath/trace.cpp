@@ -5,10 +5,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "datapath/action_set.h"
 #include "datapath/actions.h"
 #include "datapath/datapath_impl.h"
 #include "datapath/fast_path_decision.h"
+#include "openflow/text/flow_text.h"
 
 namespace flowlab::dp {
 namespace {
@@ -81,6 +84,14 @@ bool Tracer::exec_list(PacketContext& pc, const of::ActionList& list, int depth,
 }
 
 void Tracer::add_output(PacketContext& pc, uint32_t port, std::string via) {
+  if (st_.dp.ports) {  // the switch drops an output to a port it does not have
+    st_.dp.ports->list_ports(st_.port_list);
+    if (std::find(st_.port_list.begin(), st_.port_list.end(), port) == st_.port_list.end()) {
+      t_.notes.push_back(
+          fmt::format("{}: output:{} names no port of this switch: not sent", via, of::format_port(port)));
+      return;
+    }
+  }
   TraceOutput o;
   o.port = port;
   o.queue_id = pc.queue_id;
@@ -279,7 +290,8 @@ Trace trace_packet(ForwardingContext& ctx, const Packet& pkt,
       Tracer(st, *st.snap, t).run(pc);
     }
   }
-  if (t.outputs.empty() && t.drop_reason.empty()) t.drop_reason = "no output action";
+  if (t.outputs.empty() && t.drop_reason.empty())
+    t.drop_reason = t.notes.empty() ? "no output action" : "nothing sent (see the notes)";
   if (fast_path_ports) {  // after the walk's pin: decide_for_fast_path pins its own
     FlowKey key;
     PacketLayers layers;

@@ -115,9 +115,9 @@ std::string format_trace_text(const Trace& t) {
   }
   for (const std::string& n : t.notes) s += fmt::format("\nNote: {}", n);
   if (!t.notes.empty()) s += "\n";
-  s += "\nFinal: ";
+  s += "\nFinal:";
   if (t.outputs.empty()) {
-    s += "drop: " + t.drop_reason + "\n";
+    s += " drop: " + t.drop_reason + "\n";
   } else {
     s += "\n";
     for (const TraceOutput& o : t.outputs) s += "    output " + output_text(o) + "\n";
@@ -140,7 +140,7 @@ std::string format_trace_json(const Trace& t) {
                        json_str(of::format_instructions(tt.instructions)));
       if (tt.meter_id) s += fmt::format(",\"meter\":{},\"meter_exists\":{}", tt.meter_id, tt.meter_exists);
       s += fmt::format(",\"groups\":{},\"action_set\":{}", json_groups(tt.groups),
-                       json_str(of::format_actions(tt.action_set)));
+                       json_str(tt.action_set.empty() ? "" : of::format_actions(tt.action_set)));
       if (tt.goto_table >= 0) s += fmt::format(",\"goto_table\":{}", tt.goto_table);
     }
     s += "}";

@@ -5,9 +5,9 @@
 //   eth_src 00:00:00:00:00:01, eth_dst 00:00:00:00:00:02, no VLAN tag unless
 //   vlan_vid names one, IPv4 10.0.0.1 -> 10.0.0.2 (IPv6 fd00::1 -> fd00::2),
 //   TTL / hop limit 64, TCP/UDP/SCTP ports 49152 -> 80, ICMP echo request
-//   (ICMPv6 echo request), ARP request with sha = eth_src, MPLS label 0 TTL 64
-//   over IPv4, and with no dl_type a frame of type 0x88b5 (IEEE local
-//   experimental: matches neither ip nor arp flows); 64 bytes of payload.
+//   (ICMPv6 echo request; also for ip / ipv6 without nw_proto), ARP request with sha = eth_src, MPLS label 0
+//   TTL 64 over IPv4, and with no dl_type a frame of type 0x88b5 (IEEE local experimental: matches neither ip
+//   nor arp flows); 64 bytes of payload.
 // Fields a frame cannot carry (metadata, tunnel_id, in_phy_port, PBB,
 // ipv6_exthdr, ND options on other messages) are an error naming them.
 #pragma once
