@@ -10,7 +10,9 @@
 #include <sstream>
 
 #include "channel/sync_client.h"
+#include "openflow/of13/flowlab_trace.h"
 #include "openflow/print/print.h"
+#include "openflow/text/flow_packet.h"
 #include "openflow/text/flow_text.h"
 
 namespace flowlab::channel {
@@ -32,6 +34,36 @@ Result<uint32_t> parse_u32(std::string_view s, std::string_view what) {
   auto r = parse_port(s);  // accepts decimal, hex and names; the names never apply here
   if (!r.ok() || s.empty() || !(s[0] >= '0' && s[0] <= '9')) return fail("{} '{}' is not a number", what, s);
   return *r;
+}
+
+// trace's request from its arguments: flow text (args[1]) or --packet HEX, and --in-port.
+Result<TraceRequest> trace_request(const std::vector<std::string>& args, const OfctlOptions& opts) {
+  TraceRequest r;
+  r.format = opts.trace_json ? TraceFormat::kJson : TraceFormat::kText;
+  const bool has_flow = args.size() > 1;
+  if (has_flow == !opts.trace_packet_hex.empty())
+    return fail("trace needs either flow text or --packet HEX (not both)");
+  if (has_flow) {
+    auto p = packet_from_flow_text(args[1]);
+    if (!p.ok()) return fail("trace: {}", p.error().message);
+    r.in_port = p->in_port;
+    r.packet = std::move(p->frame);
+  } else {
+    if (!from_hex(opts.trace_packet_hex, r.packet))
+      return fail("trace: --packet '{}' is not an even number of hex digits", opts.trace_packet_hex);
+    if (r.packet.size() < kMinTraceFrame || r.packet.size() > kMaxTraceFrame)
+      return fail("trace: --packet is {} bytes (an Ethernet frame is {} to {})", r.packet.size(),
+                  kMinTraceFrame, kMaxTraceFrame);
+  }
+  if (!opts.trace_in_port.empty()) {
+    auto p = parse_port(opts.trace_in_port);
+    if (!p.ok()) return fail("trace: --in-port: {}", p.error().message);
+    if (has_flow && r.in_port && r.in_port != *p)
+      return fail("trace: --in-port {} differs from the flow's in_port {}", *p, r.in_port);
+    r.in_port = *p;
+  }
+  if (r.in_port == 0) return fail("trace needs an in_port (in the flow text or --in-port N)");
+  return r;
 }
 
 Message msg(MessageBody body) { return Message{kOf13, 0, std::move(body)}; }
@@ -186,6 +218,20 @@ struct Session {
     return client.send_with_barrier(std::move(msgs));
   }
 
+  Status trace(const std::vector<std::string>& args) {
+    FLOWLAB_ASSIGN_OR_RETURN(TraceRequest req, trace_request(args, opts));
+    if (version() != kOf13) return fail("trace needs OpenFlow 1.3 (the switch negotiated OpenFlow 1.0)");
+    FLOWLAB_ASSIGN_OR_RETURN(auto replies, ask(msg(encode_trace_request(req))));
+    for (const Message& m : replies) {
+      const auto* e = std::get_if<ExperimenterMsg>(&m.body);
+      if (!e) return fail("unexpected reply to a trace request: {}", format_message_header(m));
+      auto r = decode_trace_reply(*e);
+      if (!r.ok()) return fail("bad trace reply: {}", r.error().message);
+      out += r->text;
+    }
+    return ok_status();
+  }
+
   Status run(std::string_view name, const std::vector<std::string>& args) {
     std::string a1 = args.size() > 1 ? args[1] : "";
     bool strict = opts.strict;
@@ -219,6 +265,7 @@ struct Session {
       return print_all(multipart(MeterStatsRequest{id}));
     }
     if (name == "packet-out") return packet_out(args);
+    if (name == "trace") return trace(args);
     return fail("command '{}' is not implemented", name);
   }
 };
@@ -250,6 +297,10 @@ const std::vector<OfctlCommand>& ofctl_commands() {
       {"meter-stats", 1, 2, false, "meter-stats SWITCH [METER]"},
       {"packet-out", 2, -1, false,
        "packet-out SWITCH \"in_port=P,packet=HEX,actions=A\" | packet-out SWITCH IN_PORT ACTIONS HEX..."},
+      {"trace", 1, 2, false,
+       "trace SWITCH FLOW | trace SWITCH --packet HEX --in-port N  [--format json]: the switch's own "
+       "pipeline, "
+       "read-only"},
       {"ofp-parse", 1, 1, true, "ofp-parse FILE"},
       {"ofp-print", 1, 1, true, "ofp-print HEX"},
   };
@@ -260,6 +311,13 @@ const OfctlCommand* find_ofctl_command(std::string_view name) {
   for (const auto& c : ofctl_commands())
     if (c.name == name) return &c;
   return nullptr;
+}
+
+Status check_ofctl_args(const OfctlCommand& cmd, const std::vector<std::string>& args,
+                        const OfctlOptions& opts) {
+  if (cmd.name != "trace") return ok_status();
+  FLOWLAB_TRY(trace_request(args, opts));
+  return ok_status();
 }
 
 Status run_ofctl(const OfctlCommand& cmd, const std::vector<std::string>& args, const OfctlOptions& opts,

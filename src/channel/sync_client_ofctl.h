@@ -18,6 +18,10 @@ struct OfctlOptions {
   bool no_stats = false;          // dump-flows: like --no-stats
   bool bundle = false;            // add-flow(s), mod-flows, del-flows: all in one atomic bundle (OF1.3)
   std::chrono::milliseconds timeout{5000};
+  // trace: the packet as hex (instead of flow text), its in_port, JSON output.
+  std::string trace_packet_hex;
+  std::string trace_in_port;
+  bool trace_json = false;
 };
 
 struct OfctlCommand {
@@ -30,6 +34,12 @@ struct OfctlCommand {
 // nullptr for an unknown command.
 const OfctlCommand* find_ofctl_command(std::string_view name);
 const std::vector<OfctlCommand>& ofctl_commands();
+
+// Checks what can be checked before connecting (trace: the flow text or
+// --packet hex builds a frame, an in_port is given); an error here is a usage
+// error (ofctl exits 2).
+Status check_ofctl_args(const OfctlCommand& cmd, const std::vector<std::string>& args,
+                        const OfctlOptions& opts);
 
 // Runs `cmd` with `args` (args[0] is the switch target for online commands);
 // what the command prints is appended to `out` (also on failure: what was

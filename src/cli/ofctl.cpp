@@ -1,7 +1,7 @@
 // `flowlab ofctl [-O OpenFlow13|OpenFlow10] [--strict] [--no-stats] [--bundle] CMD SWITCH [ARGS]`:
 // argument handling only; the commands live in channel/sync_client_ofctl.
 // Exit codes: 0 success, 1 runtime error (switch refused, bad flow, malformed
-// input), 2 usage error.
+// input), 2 usage error (also trace's flow text or --packet hex that builds no packet).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <sstream>
@@ -53,6 +53,10 @@ int run_ofctl(int argc, char** argv) {
   app.add_flag(
       "--bundle", opts.bundle,
       "add-flow(s)/mod-flows/del-flows: one atomic bundle, all applied or none (OF1.3, ONF extension)");
+  std::string format = "text";
+  app.add_option("--packet", opts.trace_packet_hex, "trace: the packet, an Ethernet frame in hex");
+  app.add_option("--in-port", opts.trace_in_port, "trace: the port the packet comes in on");
+  app.add_option("--format", format, "trace: text or json")->check(CLI::IsMember({"text", "json"}));
   app.add_option("-t,--timeout", timeout_s, "seconds to wait for the switch at each step")
       ->check(CLI::Range(0.1, 3600.0));
   app.add_option("command", words, "CMD SWITCH [ARGS]")->required();
@@ -77,6 +81,11 @@ int run_ofctl(int argc, char** argv) {
   if (n < cmd->min_args || (cmd->max_args >= 0 && n > cmd->max_args)) {
     std::fprintf(stderr, "flowlab ofctl: wrong number of arguments\nusage: flowlab ofctl %s\n",
                  std::string(cmd->usage).c_str());
+    return 2;
+  }
+  opts.trace_json = format == "json";
+  if (Status c = channel::check_ofctl_args(*cmd, args, opts); !c.ok()) {
+    std::fprintf(stderr, "flowlab ofctl: %s\n", c.error().message.c_str());
     return 2;
   }
   std::string out;

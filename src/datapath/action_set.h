@@ -35,6 +35,24 @@ struct ActionSet {
   uint64_t set_mask = 0;
   bool used = false;
 
+  // Runs the set in the spec's order (5.10), each action through
+  // run(const of::Action&) -> bool, false when the packet is gone (an invalid
+  // TTL): then the rest is not run and this returns false. A group replaces
+  // the output. The pipeline executes the set this way, the trace lists it.
+  template <typename Run>
+  bool for_each(Run&& run) const {
+    auto one = [&](const of::Action* a) { return !a || run(*a); };
+    if (!one(copy_ttl_in) || !one(pop_vlan) || !one(pop_mpls) || !one(pop_pbb) || !one(push_mpls) ||
+        !one(push_pbb) || !one(push_vlan) || !one(copy_ttl_out) || !one(dec_mpls_ttl) || !one(dec_nw_ttl) ||
+        !one(set_mpls_ttl) || !one(set_nw_ttl))
+      return false;
+    for (uint64_t m = set_mask; m; m &= m - 1)
+      if (!one(set_field[size_t(__builtin_ctzll(m))])) return false;
+    one(set_queue);
+    if (group) return one(group);
+    return one(output);
+  }
+
   void clear() {
     if (used) *this = ActionSet{};
   }

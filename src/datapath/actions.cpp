@@ -309,6 +309,42 @@ ActionResult set_dscp(PacketContext& pc, uint8_t dscp) {
   return ActionResult::kOk;
 }
 
+ActionResult apply_header_action(PacketContext& pc, const of::Action& a, bool of10) {
+  using of::ActionType;
+  switch (a.type) {
+    case ActionType::kSetField:
+      if (of10 && pc.layers.vlan == kNone && (a.field.is(OxmId::kVlanVid) || a.field.is(OxmId::kVlanPcp)))
+        push_vlan(pc, kEthTypeVlan);
+      return set_field(pc, a.field);
+    case ActionType::kPushVlan:
+      return push_vlan(pc, a.ethertype);
+    case ActionType::kPopVlan:
+      return pop_vlan(pc);
+    case ActionType::kPushMpls:
+      return push_mpls(pc, a.ethertype);
+    case ActionType::kPopMpls:
+      return pop_mpls(pc, a.ethertype);
+    case ActionType::kPushPbb:
+      return push_pbb(pc, a.ethertype);
+    case ActionType::kPopPbb:
+      return pop_pbb(pc);
+    case ActionType::kSetMplsTtl:
+      return set_mpls_ttl(pc, a.ttl);
+    case ActionType::kDecMplsTtl:
+      return dec_mpls_ttl(pc);
+    case ActionType::kSetNwTtl:
+      return set_nw_ttl(pc, a.ttl);
+    case ActionType::kDecNwTtl:
+      return dec_nw_ttl(pc);
+    case ActionType::kCopyTtlOut:
+      return copy_ttl_out(pc);
+    case ActionType::kCopyTtlIn:
+      return copy_ttl_in(pc);
+    default:
+      return ActionResult::kSkipped;
+  }
+}
+
 void copy_packet(const Packet& src, Packet& dst) {
   dst.assign(src.data(), src.size());
   dst.offload = src.offload;

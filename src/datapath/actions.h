@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "openflow/message.h"
 #include "openflow/oxm.h"
 #include "packet/flow_key.h"
 #include "packet/packet.h"
@@ -60,6 +61,12 @@ ActionResult copy_ttl_out(PacketContext& pc);
 ActionResult copy_ttl_in(PacketContext& pc);
 // Rewrites the IP DSCP (IPv4 with header checksum fix-up, or IPv6 traffic class).
 ActionResult set_dscp(PacketContext& pc, uint8_t dscp);
+
+// Runs one header-rewriting action (set-field, push/pop VLAN, MPLS, PBB, TTL
+// set/decrement/copy); kSkipped for any other type (outputs, groups, queues are
+// the pipeline's). `of10`: OpenFlow 1.0 set_vlan_vid / set_vlan_pcp on an
+// untagged frame add a tag (VID 0, PCP 0) first.
+ActionResult apply_header_action(PacketContext& pc, const of::Action& a, bool of10);
 
 // Copies a packet (bytes, offload metadata, pipeline fields) into dst.
 void copy_packet(const Packet& src, Packet& dst);

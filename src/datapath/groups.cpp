@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+
+#include "datapath/classifier.h"
 #include "datapath/validate.h"
 
 namespace flowlab::dp {
@@ -19,6 +22,47 @@ bool bucket_refers(const of::Bucket& b, uint32_t target) {
 }
 
 }  // namespace
+
+bool bucket_live(const of::Bucket& b, const GroupTable& groups, const PortView* ports, int depth) {
+  if (b.watch_port != of::port::kAny && !(ports && ports->is_live(b.watch_port))) return false;
+  if (b.watch_group == of::group::kAny) return true;
+  if (depth >= kMaxGroupDepth) return false;  // the watched group's liveness, as deep as groups nest
+  auto it = groups.find(b.watch_group);
+  if (it == groups.end()) return false;
+  for (const of::Bucket& w : it->second->buckets)
+    if (bucket_live(w, groups, ports, depth + 1)) return true;
+  return false;
+}
+
+bool bucket_modifies(const of::Bucket& b) {
+  for (const of::Action& a : b.actions)
+    if (a.type != of::ActionType::kOutput && a.type != of::ActionType::kGroup &&
+        a.type != of::ActionType::kSetQueue)
+      return true;
+  return false;
+}
+
+uint64_t select_hash(const FlowKey& k) {
+  uint64_t s = 0, d = 0;
+  std::memcpy(&s, k.eth_src, 6);
+  std::memcpy(&d, k.eth_dst, 6);
+  uint64_t h = hash_mix(0, s);
+  h = hash_mix(h, d);
+  h = hash_mix(h, uint64_t(k.vlan_vid) << 32 | uint64_t(k.eth_type) << 16 | k.vlan_pcp);
+  h = hash_mix(h, uint64_t(k.arp_spa) << 32 | k.arp_tpa);
+  h = hash_mix(h, uint64_t(k.ipv4_src) << 32 | k.ipv4_dst);
+  for (int i = 0; i < 16; i += 8) {
+    uint64_t a, b;
+    std::memcpy(&a, k.ipv6_src + i, 8);
+    std::memcpy(&b, k.ipv6_dst + i, 8);
+    h = hash_mix(h, a);
+    h = hash_mix(h, b);
+  }
+  h = hash_mix(h, uint64_t(k.ip_proto) << 48 | uint64_t(k.tp_src) << 32 | uint64_t(k.tp_dst) << 16 |
+                      uint64_t(k.icmp_type) << 8 | k.icmp_code);
+  h = hash_mix(h, uint64_t(k.mpls_label) << 32 | k.pbb_isid);
+  return h;
+}
 
 bool group_reaches(const GroupTable& table, uint32_t id, uint32_t target, int depth) {
   if (depth > 16) return true;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "datapath/datapath.h"
+#include "packet/flow_key.h"
 
 namespace flowlab::dp {
 
@@ -41,5 +42,35 @@ OfStatus apply_group_mod(GroupTable& table, const of::GroupMod& gm, uint64_t now
 
 // Whether group `id` can reach group `target` through bucket group actions.
 bool group_reaches(const GroupTable& table, uint32_t id, uint32_t target, int depth = 0);
+
+// ---- bucket choice, shared by the pipeline and its trace ------------------
+inline constexpr int kMaxGroupDepth = 8;  // group nesting / clone levels
+
+// Whether a bucket may be used: its watch port is live (PortView::is_live)
+// and its watch group has a live bucket.
+bool bucket_live(const of::Bucket& b, const GroupTable& groups, const PortView* ports, int depth = 0);
+// Whether a bucket changes the packet (runs on a copy) or only outputs.
+bool bucket_modifies(const of::Bucket& b);
+// Select-group hash of a packet's key: what tells one flow from another at
+// every layer the frame has (MACs, VLAN, ethertype, ARP and IP addresses,
+// protocol, transport ports, ICMP type/code, MPLS label, I-SID).
+uint64_t select_hash(const FlowKey& k);
+// The bucket a select group picks for hash `h`: weighted among the live
+// buckets with a weight; -1 when there is none.
+template <typename Live>
+int select_bucket(const Group& g, uint64_t h, Live&& live) {
+  uint64_t total = 0;
+  for (const of::Bucket& b : g.buckets)
+    if (b.weight && live(b)) total += b.weight;
+  if (!total) return -1;
+  uint64_t pick = h % total;
+  for (size_t i = 0; i < g.buckets.size(); ++i) {
+    const of::Bucket& b = g.buckets[i];
+    if (!b.weight || !live(b)) continue;
+    if (pick < b.weight) return int(i);
+    pick -= b.weight;
+  }
+  return -1;
+}
 
 }  // namespace flowlab::dp

@@ -12,7 +12,7 @@ namespace flowlab::dp {
 namespace {
 
 using of::ActionType;
-constexpr int kMaxDepth = 8;                     // group nesting / clone levels
+constexpr int kMaxDepth = kMaxGroupDepth;        // group nesting / clone levels
 constexpr uint16_t kInvalidTtlToController = 4;  // OFPC_INVALID_TTL_TO_CONTROLLER
 constexpr size_t kEthMinFrame = 60;              // Ethernet minimum without the FCS
 
@@ -36,7 +36,6 @@ class Runner {
   void exec_group(PacketContext& pc, uint32_t id, int depth);
   void exec_bucket(PacketContext& pc, const Group& g, size_t i, int depth);
   bool bucket_live(const of::Bucket& b, int depth) const;
-  bool group_live(uint32_t id, int depth) const;
   bool invalid_ttl(PacketContext& pc);
   bool exec_action_set(PacketContext& pc, const ActionSet& as);
 
@@ -45,42 +44,6 @@ class Runner {
   uint64_t now_;
   bool packet_out_;
 };
-
-// Select-group bucket choice: a hash over what tells one flow from another at
-// every layer the frame has: L2 (MACs, VLAN, ethertype), ARP sender/target
-// addresses, IPv4/IPv6 addresses, protocol and transport ports (ICMP type and
-// code). Only parsed fields, so one flow always hashes the same, and traffic
-// that differs only in MACs or in ARP addresses spreads too.
-uint64_t select_hash(PacketContext& pc) {
-  pc.refresh();
-  const FlowKey& k = pc.key;
-  uint64_t s = 0, d = 0;
-  std::memcpy(&s, k.eth_src, 6);
-  std::memcpy(&d, k.eth_dst, 6);
-  uint64_t h = hash_mix(0, s);
-  h = hash_mix(h, d);
-  h = hash_mix(h, uint64_t(k.vlan_vid) << 32 | uint64_t(k.eth_type) << 16 | k.vlan_pcp);
-  h = hash_mix(h, uint64_t(k.arp_spa) << 32 | k.arp_tpa);
-  h = hash_mix(h, uint64_t(k.ipv4_src) << 32 | k.ipv4_dst);
-  for (int i = 0; i < 16; i += 8) {
-    uint64_t a, b;
-    std::memcpy(&a, k.ipv6_src + i, 8);
-    std::memcpy(&b, k.ipv6_dst + i, 8);
-    h = hash_mix(h, a);
-    h = hash_mix(h, b);
-  }
-  h = hash_mix(h, uint64_t(k.ip_proto) << 48 | uint64_t(k.tp_src) << 32 | uint64_t(k.tp_dst) << 16 |
-                      uint64_t(k.icmp_type) << 8 | k.icmp_code);
-  h = hash_mix(h, uint64_t(k.mpls_label) << 32 | k.pbb_isid);
-  return h;
-}
-
-bool modifies(const of::Bucket& b) {
-  for (const of::Action& a : b.actions)
-    if (a.type != ActionType::kOutput && a.type != ActionType::kGroup && a.type != ActionType::kSetQueue)
-      return true;
-  return false;
-}
 
 bool Runner::invalid_ttl(PacketContext& pc) {
   bump(st_.counters.invalid_ttl);
@@ -109,51 +72,9 @@ bool Runner::exec(PacketContext& pc, const of::Action& a, int depth) {
     case ActionType::kGroup:
       exec_group(pc, a.group_id, depth);
       break;
-    case ActionType::kSetField:
-      // OF1.0 set_vlan_vid / set_vlan_pcp on an untagged frame add a tag (VID 0, PCP 0).
-      if (st_.dp.cfg.of10 && pc.layers.vlan == PacketLayers::kNone &&
-          (a.field.is(of::OxmId::kVlanVid) || a.field.is(of::OxmId::kVlanPcp)))
-        push_vlan(pc, hdr::kEthTypeVlan);
-      r = set_field(pc, a.field);
-      break;
-    case ActionType::kPushVlan:
-      r = push_vlan(pc, a.ethertype);
-      break;
-    case ActionType::kPopVlan:
-      r = pop_vlan(pc);
-      break;
-    case ActionType::kPushMpls:
-      r = push_mpls(pc, a.ethertype);
-      break;
-    case ActionType::kPopMpls:
-      r = pop_mpls(pc, a.ethertype);
-      break;
-    case ActionType::kPushPbb:
-      r = push_pbb(pc, a.ethertype);
-      break;
-    case ActionType::kPopPbb:
-      r = pop_pbb(pc);
-      break;
-    case ActionType::kSetMplsTtl:
-      r = set_mpls_ttl(pc, a.ttl);
-      break;
-    case ActionType::kDecMplsTtl:
-      r = dec_mpls_ttl(pc);
-      break;
-    case ActionType::kSetNwTtl:
-      r = set_nw_ttl(pc, a.ttl);
-      break;
-    case ActionType::kDecNwTtl:
-      r = dec_nw_ttl(pc);
-      break;
-    case ActionType::kCopyTtlOut:
-      r = copy_ttl_out(pc);
-      break;
-    case ActionType::kCopyTtlIn:
-      r = copy_ttl_in(pc);
-      break;
     default:
-      break;  // rejected by validation (experimenter)
+      r = apply_header_action(pc, a, st_.dp.cfg.of10);  // experimenter: rejected by validation
+      break;
   }
   if (r == ActionResult::kInvalidTtl) return invalid_ttl(pc);
   return true;
@@ -231,19 +152,8 @@ void Runner::output(PacketContext& pc, uint32_t port, uint16_t max_len, int dept
   }
 }
 
-bool Runner::group_live(uint32_t id, int depth) const {
-  if (depth >= kMaxDepth) return false;
-  auto it = snap_.groups->find(id);
-  if (it == snap_.groups->end()) return false;
-  for (const of::Bucket& b : it->second->buckets)
-    if (bucket_live(b, depth + 1)) return true;
-  return false;
-}
-
 bool Runner::bucket_live(const of::Bucket& b, int depth) const {
-  if (b.watch_port != of::port::kAny && !(st_.dp.ports && st_.dp.ports->is_live(b.watch_port))) return false;
-  if (b.watch_group != of::group::kAny && !group_live(b.watch_group, depth)) return false;
-  return true;
+  return dp::bucket_live(b, *snap_.groups, st_.dp.ports, depth);
 }
 
 void Runner::exec_bucket(PacketContext& pc, const Group& g, size_t i, int depth) {
@@ -251,7 +161,7 @@ void Runner::exec_bucket(PacketContext& pc, const Group& g, size_t i, int depth)
   g.counters->bucket_packets[i].fetch_add(1, std::memory_order_relaxed);
   g.counters->bucket_bytes[i].fetch_add(pc.pkt->size(), std::memory_order_relaxed);
   if (depth + 1 >= kMaxDepth) return;
-  if (!modifies(b)) {
+  if (!bucket_modifies(b)) {
     uint32_t q = pc.queue_id;
     exec_list(pc, b.actions, depth + 1);
     pc.queue_id = q;
@@ -287,37 +197,17 @@ void Runner::exec_group(PacketContext& pc, uint32_t id, int depth) {
         }
       return;
     case of::GroupType::kSelect: {
-      uint64_t total = 0;
-      for (const of::Bucket& b : g.buckets)
-        if (b.weight && bucket_live(b, depth)) total += b.weight;
-      if (!total) return;
-      uint64_t pick = select_hash(pc) % total;
-      for (size_t i = 0; i < g.buckets.size(); ++i) {
-        const of::Bucket& b = g.buckets[i];
-        if (!b.weight || !bucket_live(b, depth)) continue;
-        if (pick < b.weight) {
-          exec_bucket(pc, g, i, depth);
-          return;
-        }
-        pick -= b.weight;
-      }
+      pc.refresh();
+      const int i =
+          select_bucket(g, select_hash(pc.key), [&](const of::Bucket& b) { return bucket_live(b, depth); });
+      if (i >= 0) exec_bucket(pc, g, size_t(i), depth);
       return;
     }
   }
 }
 
 bool Runner::exec_action_set(PacketContext& pc, const ActionSet& as) {
-  auto run = [&](const of::Action* a) { return !a || exec(pc, *a, 0); };
-  // OF1.3 5.10 order: copy TTL in, pops, push MPLS, push PBB, push VLAN, copy TTL out, ...
-  if (!run(as.copy_ttl_in) || !run(as.pop_vlan) || !run(as.pop_mpls) || !run(as.pop_pbb) ||
-      !run(as.push_mpls) || !run(as.push_pbb) || !run(as.push_vlan) || !run(as.copy_ttl_out) ||
-      !run(as.dec_mpls_ttl) || !run(as.dec_nw_ttl) || !run(as.set_mpls_ttl) || !run(as.set_nw_ttl))
-    return false;
-  for (uint64_t m = as.set_mask; m; m &= m - 1)
-    if (!run(as.set_field[size_t(__builtin_ctzll(m))])) return false;
-  run(as.set_queue);
-  if (as.group) return run(as.group);
-  return run(as.output);
+  return as.for_each([&](const of::Action& a) { return exec(pc, a, 0); });
 }
 
 void Runner::run_pipeline(PacketContext& pc, uint8_t table) {

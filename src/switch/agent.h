@@ -138,6 +138,9 @@ class Agent {
   const BufferStore& buffers() const { return buffers_; }
   // Aggregate to-controller counters of the forwarding threads (for logs/stats).
   void set_forwarding_threads(std::vector<ForwardingThread*> t) { threads_ = std::move(t); }
+  // With the kernel fast path on: whether a port can bypass the slow path
+  // (KernelDatapath::port_usable); traces then say whether a flow is cacheable.
+  void set_fast_path_ports(std::function<bool(uint32_t)> usable) { fast_path_ports_ = std::move(usable); }
 
  private:
   struct Peer {
@@ -186,6 +189,7 @@ class Agent {
   void on_role(Peer& p, const of::Message& m, ByteSpan raw);
   void on_multipart(Peer& p, const of::Message& m, ByteSpan raw);     // agent_multipart.cpp
   void on_experimenter(Peer& p, const of::Message& m, ByteSpan raw);  // agent_bundle.cpp
+  void on_trace(Peer& p, const of::Message& m, ByteSpan raw);         // agent_trace.cpp
   void on_bundle_control(Peer& p, uint32_t xid, const of::BundleControl& c, ByteSpan raw);
   void on_bundle_add(Peer& p, uint32_t xid, const of::BundleAddView& a, ByteSpan raw);
   void commit_bundle(Peer& p, uint32_t xid, uint32_t id, Peer::Bundle& b, ByteSpan raw);
@@ -230,7 +234,8 @@ class Agent {
   std::unique_ptr<Packet> scratch_;
   std::function<void()> schedule_batch_end_;
   std::function<void()> request_tick_;
-  std::unique_ptr<dp::DeferredPublish> batch_;  // destroyed first: publishes before the rest goes
+  std::function<bool(uint32_t)> fast_path_ports_;  // set_fast_path_ports
+  std::unique_ptr<dp::DeferredPublish> batch_;     // destroyed first: publishes before the rest goes
 };
 
 }  // namespace flowlab::sw

@@ -19,6 +19,7 @@
 #include "core/clock.h"
 #include "core/log.h"
 #include "openflow/codec.h"
+#include "openflow/of13/flowlab_trace.h"
 #include "switch/agent.h"
 
 namespace flowlab::sw {
@@ -41,6 +42,7 @@ void Agent::drop_bundles(Peer& p) {
 
 void Agent::on_experimenter(Peer& p, const of::Message& m, ByteSpan raw) {
   const auto& e = m.as<of::ExperimenterMsg>();
+  if (p.version == of::kOf13 && e.experimenter == of::kFlowlabExperimenter) return on_trace(p, m, raw);
   if (p.version != of::kOf13 || e.experimenter != of::kOnfExperimenter) {
     send_error(p,
                of::OfError::make(of::BadRequestCode::kBadExperimenter,

@@ -67,6 +67,9 @@ class KernelDatapath {
   const KernelDatapathCounters& counters() const { return counters_; }
   size_t entries() const;
   size_t mask_count() const { return fp_->mask_count(); }
+  // Whether output to / input from a port can bypass the slow path: a kernel
+  // port with no PORT_DOWN / NO_FWD / NO_RECV config. Any thread.
+  bool port_usable(uint32_t port_no) const;
 
  private:
   struct KeyHash {
@@ -85,7 +88,6 @@ class KernelDatapath {
   };
 
   KernelDatapath(std::unique_ptr<kernel::FastPath> fp, dp::Datapath& dp, SwitchPorts& ports);
-  bool port_usable(uint32_t port_no) const;
   // Megaflow: whether k is covered by an entry of `epoch` under some mask, and
   // the index of the mask an entry for cache mask m goes under (-1: none).
   bool installed(const fl_key& k, uint64_t epoch) const;

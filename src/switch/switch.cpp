@@ -329,6 +329,7 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts) {
   d.shared.on_port_change = [k] { k->invalidate(); };
   d.shared.sync_counters = [k] { k->fold(monotonic_ns()); };
   for (auto& t : d.threads) t->set_kernel_datapath(k);
+  d.agent->set_fast_path_ports([k](uint32_t no) { return k->port_usable(no); });
   return sw;
 }
 
