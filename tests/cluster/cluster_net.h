@@ -130,10 +130,11 @@ class ClusterNet {
         return {s["master"].get<std::string>(), s.value("generation_id", int64_t(0))};
     return {"", 0};
   }
-  // The node whose stats say it masters the host switch, or -1.
-  int master_node() const {
+  // The running node whose stats say it masters the host switch, or -1 (a
+  // killed node's last --stats-json still says it was master).
+  int master_node() {
     for (int i = 0; i < kNodes; ++i)
-      if (masters(i) == 1) return i;
+      if (running(i) && masters(i) == 1) return i;
     return -1;
   }
 

@@ -40,13 +40,6 @@ bool has_flow(ClusterNet& c, int priority) {
   return r.ok() && r.out.find(fmt::format("priority={}", priority)) != std::string::npos;
 }
 
-// The running node whose stats say it masters the switch, or -1.
-int live_master(ClusterNet& c) {
-  for (int i = 0; i < ClusterNet::kNodes; ++i)
-    if (c.running(i) && c.masters(i) == 1) return i;
-  return -1;
-}
-
 class ClusterRest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -64,7 +57,7 @@ TEST_F(ClusterRest, WritesOnAnyNodeReachTheSwitchAndANewMasterReassertsThem) {
   int master = -1;
   ASSERT_TRUE(eventually(
       [&] {
-        master = live_master(c);
+        master = c.master_node();
         return master >= 0 && c.connected(0) == 1 && c.connected(1) == 1 && c.connected(2) == 1;
       },
       20s))
@@ -96,7 +89,7 @@ TEST_F(ClusterRest, WritesOnAnyNodeReachTheSwitchAndANewMasterReassertsThem) {
   int next = -1;
   ASSERT_TRUE(eventually(
       [&] {
-        next = live_master(c);
+        next = c.master_node();
         return next >= 0 && next != master;
       },
       10s))
@@ -112,7 +105,7 @@ TEST_F(ClusterRest, WritesOnAnyNodeReachTheSwitchAndANewMasterReassertsThem) {
   const int other = 3 - master - next;  // the third node, still alive
   ASSERT_TRUE(eventually(
       [&] {
-        int m = live_master(c);
+        int m = c.master_node();
         return m >= 0 && m != master && c.connected(next) == 1 && c.connected(other) == 1 &&
                has_flow(c, 4321) && has_flow(c, 4322);
       },
