@@ -28,6 +28,7 @@
 
 #include "channel/sync_client.h"
 #include "cli_run.h"
+#include "interop/switch_topology.h"
 #include "openflow/of13/flowlab_trace.h"
 
 namespace {
@@ -37,43 +38,11 @@ using namespace std::chrono_literals;
 using flowlab::test::CliRun;
 using flowlab::test::run_flowlab;
 
-int sh(const std::string& cmd) { return std::system((cmd + " >/dev/null 2>&1").c_str()); }
-
-std::string sh_out(const std::string& cmd) {
-  std::string out;
-  FILE* f = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!f) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  ::pclose(f);
-  return out;
-}
-
-uint16_t free_tcp_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  uint16_t port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  ::close(fd);
-  return port;
-}
-
-bool tcp_listening(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(port);
-  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  ::close(fd);
-  return ok;
-}
+// The interop tests' helpers: exit code of a quiet command, output of one, ports.
+int sh(const std::string& cmd) { return flowlab::switch_interop::run_quiet(cmd); }
+std::string sh_out(const std::string& cmd) { return flowlab::switch_interop::run_output(cmd); }
+using flowlab::switch_interop::free_tcp_port;
+using flowlab::switch_interop::tcp_listening;
 
 // The flows both switches get (OpenFlow 1.3 text, as ovs-ofctl reads it).
 const std::vector<std::string> kFlows = {
