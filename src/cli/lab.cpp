@@ -3,12 +3,15 @@
 //                        [--capture-max MB]
 //   flowlab lab run --topo tree,2,3 [--switch K] [--controller C] [--test T] [--out DIR]
 //   flowlab lab run --custom mytopo.py --topo mytopo,3 [--link tc,bw=10,delay=5ms] [...as --topo]
+//   flowlab lab run FILE|--topo ... --etcd E | --machines N [--vxlan-port P] [--underlay-mtu M]
+//                        [--underlay-rate R]      across machines (lab/machines)
+//   flowlab lab agent --etcd E --name M --underlay ADDR [--underlay-netns NS] [--ttl S]
 //   flowlab lab validate FILE | --topo ... [--switch K] [--controller C] [--test T]
 //   flowlab lab up FILE | --topo ... [--only CASE] [--out DIR] [--capture LINKS|all] [--capture-max MB]
 //   flowlab lab capture LAB LINK       a live pcap of one link on stdout
 //   flowlab lab exec LAB HOST CMD...
 //   flowlab lab status
-//   flowlab lab down LAB
+//   flowlab lab down LAB | down ID --etcd E
 //   flowlab lab clean [--force]
 //   flowlab lab report DIR
 //   flowlab lab diff OLD NEW
@@ -24,6 +27,9 @@
 #include "cli/lab_shape.h"
 #include "lab/generate/mininet_args.h"
 #include "lab/host/run_state.h"
+#include "lab/machines/agent.h"
+#include "lab/machines/coordinator.h"
+#include "lab/scenario/shaping.h"
 #include "lab/run/persistent_lab.h"
 #include "lab/run/runner.h"
 #include "lab/traffic/tcp_rr.h"
@@ -100,6 +106,22 @@ int run_lab(int argc, char** argv) {
       ->check(CLI::Range(1, 100));
   lab::CaptureOptions capture;
   add_capture_options(run, capture);
+  lab::MachinesOptions machines;
+  std::string underlay_rate;
+  run->add_option("--etcd", machines.etcd, "across machines: the agents' etcd (http://E:2379[,...])");
+  run->add_option("--machines", machines.machines, "across N machines emulated on this one (own etcd)")
+      ->check(CLI::Range(1, 64));
+  run->add_option("--vxlan-port", machines.vxlan_port, "across machines: the tunnels' UDP port (default 4789)");
+  run->add_option("--underlay-mtu", machines.underlay_mtu, "across machines: the underlay's MTU (default 1500)");
+  run->add_option("--underlay-rate", underlay_rate, "with --machines: each machine's NIC rate (e.g. 1G)");
+
+  auto* agent = app.add_subcommand("agent", "one machine's agent of labs across machines (foreground)");
+  lab::AgentOptions agent_opts;
+  agent->add_option("--etcd", agent_opts.etcd, "etcd endpoints (http://E:2379[,...])")->required();
+  agent->add_option("--name", agent_opts.name, "this machine's name (m1)")->required();
+  agent->add_option("--underlay", agent_opts.underlay, "this machine's underlay address (tunnel end)")->required();
+  agent->add_option("--underlay-netns", agent_opts.underlay_ns, "the network namespace that address lives in");
+  agent->add_option("--ttl", agent_opts.ttl_s, "lease TTL in seconds (default 3)");
 
   auto* validate = app.add_subcommand("validate", "check a scenario file without side effects");
   validate->add_option("FILE", file, "scenario YAML (or --topo)");
@@ -123,7 +145,9 @@ int run_lab(int argc, char** argv) {
   cap->add_option("LINK", cap_link, "the link: s1-s2, h1:eth0, h1:eth0-s1:p1")->required();
   auto* status = app.add_subcommand("status", "list the labs that are up");
   auto* down = app.add_subcommand("down", "tear down a lab that is up");
-  down->add_option("LAB", lab_id, "lab id (flowlab lab status)")->required();
+  down->add_option("LAB", lab_id, "lab id (flowlab lab status), or a run id with --etcd")->required();
+  std::string down_etcd;
+  down->add_option("--etcd", down_etcd, "a run across machines: tear it down on every machine");
 
   auto* clean = app.add_subcommand("clean", "remove namespaces/processes that crashed runs left");
   bool force = false;
@@ -177,6 +201,17 @@ int run_lab(int argc, char** argv) {
     o.quick = quick;
     o.repeat = repeat;
     o.capture = capture;
+    if (!machines.etcd.empty() || machines.machines > 0) {
+      if (!underlay_rate.empty()) {
+        auto bps = lab::parse_rate_bps(underlay_rate);
+        if (!bps.ok()) return error_exit("--underlay-rate: " + bps.error().message, 2);
+        machines.underlay_rate_bps = double(*bps);
+      }
+      auto r = lab::run_across_machines(file, o, machines);
+      if (!r.ok()) return error_exit(r.error().message, 2);
+      return *r;
+    }
+    if (!underlay_rate.empty()) return error_exit("--underlay-rate needs --machines", 2);
     auto r = lab::run_scenario(file, o);
     if (!r.ok()) return error_exit(r.error().message, 2);
     return *r;
@@ -201,6 +236,14 @@ int run_lab(int argc, char** argv) {
   if (*status) {
     std::fputs(lab::lab_status().c_str(), stdout);
     return 0;
+  }
+  if (*agent) {
+    auto st = lab::run_agent(agent_opts);
+    return st.ok() ? 0 : error_exit(st.error().message);
+  }
+  if (*down && !down_etcd.empty()) {
+    auto st = lab::down_run(down_etcd, lab_id);
+    return st.ok() ? 0 : error_exit(st.error().message);
   }
   if (*down) {
     auto st = lab::lab_down(lab_id);

@@ -135,7 +135,7 @@ bool alive_with_start(pid_t pid, uint64_t start) {
 
 }  // namespace
 
-CleanReport clean_runs(bool force) {
+CleanReport clean_runs(bool force, const std::string& only_scenario) {
   CleanReport rep;
   std::string root = state_root();
   std::error_code ec;
@@ -151,6 +151,7 @@ CleanReport clean_runs(bool force) {
       continue;  // half-written or foreign: not ours to judge
     }
     std::string id = j.value("run_id", entry.path().filename().string());
+    if (!only_scenario.empty() && j.value("scenario", "") != only_scenario) continue;
     pid_t owner = j.value("owner_pid", 0);
     if (!force && owner != getpid() && alive_with_start(owner, j.value("owner_start", uint64_t(0)))) {
       rep.kept.push_back(fmt::format("run {} (lab pid {} is still running)", id, owner));

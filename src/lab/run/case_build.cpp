@@ -24,6 +24,7 @@
 #include "lab/host/run_state.h"
 #include "lab/measure/sampler.h"
 #include "lab/net/shaped_link.h"
+#include "lab/net/vxlan.h"
 #include "lab/report/repeat.h"
 #include "lab/report/report.h"
 #include "lab/run/case_capture.h"
@@ -50,6 +51,8 @@ constexpr const char* kCtlIf = "eth0";
 constexpr const char* kCtlCoreAddr = "192.0.2.1";
 constexpr const char* kCtlAddr = "192.0.2.2";
 constexpr int kSwitchListenHigh = 20000;  // past 19 switches, clear of the controllers' 6653...
+// The control segment's end in the core namespace, across machines.
+constexpr const char* kControlIf = "fl-control";
 
 // Waits (bounded) until `want` TCP connections to 127.0.0.1:port are established in
 // `ns` (a sock_diag dump every 5 ms).
@@ -69,12 +72,17 @@ Status wait_connections(const std::string& ns, int port, size_t want, double tim
 Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::string& case_out,
                   CaseTopology& topo) {
   const Scenario& sc = rc.sc;
-  std::string prefix = fmt::format("fl{}-{}", rc.state.id(), ci);
+  // Across machines (rc.part): only this machine's nodes, its ends of links to
+  // other machines as VXLAN, and the controllers reached over the control segment.
+  const MachinePart* part = rc.part;
+  auto here = [&](const std::string& node) { return !part || part->here(node); };
+  std::string prefix = part ? part->ns_prefix : fmt::format("fl{}-{}", rc.state.id(), ci);
   topo.core_ns = prefix + "-sw";
   // Phase 1: every namespace at once (parallel, netns.h).
   PhaseClock clock(topo.phases, cs.name);
   std::vector<std::string> ns_names = {topo.core_ns};
   for (const auto& h : sc.hosts) {
+    if (!here(h.name)) continue;
     ns_names.push_back(prefix + "-" + h.name);
     topo.host_ns[h.name] = ns_names.back();
   }
@@ -87,6 +95,13 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   FLOWLAB_ASSIGN_OR_RETURN(topo.namespaces, create_namespaces(ns_names, &rc.state));
   FLOWLAB_TRY(prepare_switch_namespace(topo.core_ns));  // no IPv6 on switch ports (netns.h)
   clock.lap("namespaces", ns_names.size());
+  if (part && !part->control_peers.empty()) {
+    FLOWLAB_TRY(create_vxlan({part->underlay_ns, part->underlay_addr, part->control_peers, part->control_vni,
+                              part->vxlan_port, topo.core_ns, kControlIf, part->tunnel_mtu,
+                              fmt::format("flc{}", part->control_vni)}));
+    FLOWLAB_TRY(add_addresses({{topo.core_ns, {{kControlIf, part->control_addr}}}}));
+    clock.lap("control_segment", part->control_peers.size());
+  }
   // Links: a host end lives in the host's namespace under its own name; a switch end
   // in the core namespace as "<switch>-<port>" (both ends of a switch-to-switch link).
   auto switch_ports = switch_port_order(sc, cs);
@@ -98,9 +113,15 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   };
   std::vector<std::pair<End, End>> ends;
   std::vector<VethSpec> veths;
+  std::vector<VxlanEnd> tunnels;
   std::set<std::string> mac_at_birth;  // "ns/ifname" whose MAC the veth was created with
   for (size_t li = 0; li < sc.links.size(); ++li) {
     const LinkSpec& l = sc.links[li];
+    if (!here(l.a.node) && !here(l.b.node)) {  // wholly on other machines
+      topo.handles.link_ends.push_back({});
+      topo.handles.shaped.push_back(nullptr);
+      continue;
+    }
     auto resolve = [&](const Endpoint& e) {
       End x;
       if (const HostSpec* h = sc.host(e.node)) {
@@ -121,6 +142,19 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     };
     End a = resolve(l.a), b = resolve(l.b);
     int mtu = l.mtu ? l.mtu : std::max(a.mtu, b.mtu);
+    if (part && !mtu) mtu = part->tunnel_mtu;  // one MTU in the whole lab: a frame fits every tunnel
+    if (part && part->tunnels.count(li)) {
+      // One end here, as VXLAN to the other machine; the other end is built there.
+      bool a_here = here(l.a.node);
+      End& e = a_here ? a : b;
+      const TunnelSpec& t = part->tunnels.at(li);
+      tunnels.push_back({part->underlay_ns, part->underlay_addr, {t.remote}, t.vni, part->vxlan_port, e.ns,
+                         e.ifname, mtu, fmt::format("flv{}", t.vni)});
+      topo.handles.link_ends.push_back({LinkEnd{a_here ? a.ns : "", a.ifname}, LinkEnd{a_here ? "" : b.ns, b.ifname}});
+      topo.handles.shaped.push_back(nullptr);
+      ends.emplace_back(a_here ? std::move(a) : std::move(b), End{});
+      continue;
+    }
     // a shaped link (or one an event re-shapes) goes through a wire namespace.
     topo.handles.link_ends.push_back({LinkEnd{a.ns, a.ifname}, LinkEnd{b.ns, b.ifname}});
     if (link_needs_wire(sc, li)) {
@@ -141,11 +175,14 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   // up, with its MTU and MAC.
   FLOWLAB_TRY(create_veths(veths));
   clock.lap("links", veths.size());
+  for (const auto& t : tunnels) FLOWLAB_TRY(create_vxlan(t));
+  if (part) clock.lap("tunnels", tunnels.size());
   // Phase 3: the peer ends up and the hosts' addresses on, per namespace in
   // parallel (MACs not set at creation, on shaped links, first).
   AddressesByNs addrs;
   for (const auto& h : sc.hosts)
     for (const auto& i : h.interfaces) {
+      if (!here(h.name)) break;
       if (!i.mac.empty() && !mac_at_birth.count(topo.host_ns[h.name] + "/" + i.name))
         FLOWLAB_TRY(
             run_checked({"ip", "link", "set", "dev", i.name, "address", i.mac}, in_ns(topo.host_ns[h.name])));
@@ -167,6 +204,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   for (const auto& [a, b] : ends) {
     bool on = a.offloads.value_or(b.offloads.value_or(cs.offloads));
     for (const End* e : {&a, &b}) {
+      if (e->ns.empty()) continue;  // the far end of a tunnel
       all_ends.push_back(e);
       off.push_back(!on);
     }
@@ -208,6 +246,10 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     if (c.kind == ControllerKind::kNone) continue;
     bool used = controller_used(cs, n);
     if (!used) continue;
+    if (part && !part->controllers) {  // on another machine: only its port is needed here
+      ctl_port[n] = port;
+      continue;
+    }
     topo.controllers.push_back(std::make_unique<ControllerInstance>(c, port));
     rc.progress.start(fmt::format("[{}] starting {} controller {}", cs.name, to_string(c.kind), n));
     CaseEnv ctl_env = env;
@@ -215,6 +257,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
       ctl_env.core_ns = topo.ctl_ns;
       topo.controllers.back()->set_listen_host(kCtlAddr);
     }
+    if (part) topo.controllers.back()->set_listen_host(part->controller_host);
     auto st = topo.controllers.back()->start(ctl_env);
     rc.progress.done(st.ok() ? "up" : "failed");
     FLOWLAB_TRY(st);
@@ -229,8 +272,10 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     int listen =
         idx < kControllerPortBase - kSwitchListenBase ? kSwitchListenBase + idx : kSwitchListenHigh + idx;
     ++idx;
+    if (!here(n)) continue;
     topo.switches.push_back(std::make_unique<SwitchInstance>(s, switch_ports[n], listen));
     if (cs.controller_link) topo.switches.back()->set_controller_host(kCtlAddr);
+    if (part) topo.switches.back()->set_controller_host(part->controller_host);
     cports.push_back(cport);
     topo.handles.switches[n] = topo.switches.back().get();
   }

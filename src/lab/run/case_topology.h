@@ -3,6 +3,7 @@
 // Internal to the lab's runner.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@
 #include "lab/host/run_state.h"
 #include "lab/net/shaped_link.h"
 #include "lab/run/case_events.h"
+#include "lab/run/machine_part.h"
 #include "lab/run/progress_line.h"
 #include "lab/scenario/topology.h"
 
@@ -60,6 +62,9 @@ struct CaseTopology {
   json offloads = json::object();  // "h1:eth0" -> features
   // The links' captures (--capture): stopped first, before anything they watch goes.
   std::unique_ptr<LinkCaptures> capture;
+  // Across machines: node -> machine, and what takes the other machines' parts down.
+  std::map<std::string, std::string> placement;
+  std::function<void()> remote_down;
 
   // Processes first (switches stop in parallel), then every namespace at once.
   void teardown(const std::string& case_name) {
@@ -70,6 +75,11 @@ struct CaseTopology {
       (void)capture->finish();
       capture.reset();
       clock.lap("capture", 1);
+    }
+    if (remote_down) {
+      remote_down();
+      remote_down = nullptr;
+      clock.lap("machines", placement.size());
     }
     size_t n = switches.size();
     (void)parallel_for(n, 8, [&](size_t i) {
@@ -106,6 +116,11 @@ struct CaseTopology {
   ~CaseTopology() { teardown("teardown"); }
 };
 
+struct RunContext;
+// What builds a case: build_case on one machine, the coordinator across machines.
+using CaseBuilder =
+    std::function<Status(RunContext&, const CaseSpec&, size_t, const std::string& case_out, CaseTopology&)>;
+
 struct RunContext {
   const Scenario& sc;
   RunState& state;
@@ -115,6 +130,8 @@ struct RunContext {
   std::string repeat_dir;             // "/repeat-2" under each case's out dir with --repeat
   std::vector<size_t> capture_links;  // links captured from bring-up on (case_capture.h)
   uint64_t capture_max_bytes = 0;     // per link, 0: unbounded
+  const MachinePart* part = nullptr;  // across machines: the part built here (machine_part.h)
+  CaseBuilder build;                  // empty: build_case
 };
 
 // Whether a switch of the case (other than a Linux bridge, which takes no

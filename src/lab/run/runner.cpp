@@ -249,7 +249,8 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
     return rec;
   }
   CaseTopology topo;
-  auto st = build_case(rc, cs, ci, case_out, topo);
+  auto st = rc.build ? rc.build(rc, cs, ci, case_out, topo) : build_case(rc, cs, ci, case_out, topo);
+  if (!topo.placement.empty()) rec["placement"] = topo.placement;
   rec["offload_state"] = topo.offloads;
   if (!st.ok()) {
     topo.teardown(cs.name);
@@ -279,7 +280,7 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
       if (ping_once(topo.host_ns[t->from], *addr)) break;
   }
   bool failed = false;
-  auto bytes_before = interface_bytes(topo.core_ns);
+  auto bytes_before = topo.core_ns.empty() ? std::map<std::string, long long>{} : interface_bytes(topo.core_ns);
   uint64_t tests_t0 = monotonic_ns();
   for (const TestSpec* t : tests) {
     if (interrupted()) {
@@ -293,6 +294,10 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
     }
     json r = t->type == TestType::kPingall ? run_pingall_test(rc, cs, *t, topo)
                                            : run_one_test(rc, cs, *t, topo, case_out);
+    if (!topo.placement.empty()) {  // across machines: where each end ran
+      auto at = [&](const std::string& n) { return topo.placement.count(n) ? topo.placement.at(n) : ""; };
+      r["machine"] = t->type == TestType::kPingall ? "all" : at(t->from) + (at(t->from) == at(t->to) ? "" : "->" + at(t->to));
+    }
     failed |= r["status"] == "failed";
     results.push_back(std::move(r));
   }
@@ -300,7 +305,7 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
   // Bytes per switch-side interface over the tests: the load on each link (topology picture).
   rec["tests_elapsed_s"] = double(monotonic_ns() - tests_t0) / 1e9;
   json link_bytes = json::object();
-  for (const auto& [ifn, b] : interface_bytes(topo.core_ns))
+  for (const auto& [ifn, b] : topo.core_ns.empty() ? bytes_before : interface_bytes(topo.core_ns))
     if (ifn != "lo") link_bytes[ifn] = b - (bytes_before.count(ifn) ? bytes_before[ifn] : 0);
   rec["link_bytes"] = link_bytes;
   // per shaped link, its shape and the mechanisms that made it.
@@ -349,7 +354,7 @@ Status with_case_built(
     const Scenario& sc, size_t ci, RunState& state, const std::string& out_dir, const CaptureOptions& capture,
     const std::function<void(const std::map<std::string, std::string>&, const nlohmann::json&)>& while_up) {
   FLOWLAB_ASSIGN_OR_RETURN(auto capture_links, capture_selection(sc, capture.links, sc.path));
-  RunContext rc{sc, state, out_dir, self_binary(), {}, {}, capture_links, uint64_t(capture.max_mb * 1e6)};
+  RunContext rc{sc, state, out_dir, self_binary(), {}, {}, capture_links, uint64_t(capture.max_mb * 1e6), nullptr, {}};
   const CaseSpec& cs = sc.cases.at(ci);
   if (auto why = case_skip_reason(cs, rc.flowlab_bin); !why.empty()) return fail("case {}: {}", cs.name, why);
   std::string case_out = out_dir + "/" + cs.name;
@@ -387,7 +392,8 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
                sc.name.c_str(), file.c_str(), state->id().c_str(), sc.cases.size(), sc.tests.size(),
                out.c_str());
 
-  RunContext rc{sc, *state, out, self_binary(), {}, {}, capture_links, uint64_t(opts.capture.max_mb * 1e6)};
+  RunContext rc{sc,           *state, out, self_binary(), {}, {}, capture_links, uint64_t(opts.capture.max_mb * 1e6),
+                nullptr,      opts.build};
   json doc = {{"scenario",
                {{"name", sc.name},
                 {"file", opts.scenario_text.empty() ? fs::absolute(file).string() : file},

@@ -19,6 +19,10 @@ struct CaptureOptions {
   double max_mb = 100;  // per link; the oldest packets go past it
 };
 
+struct RunContext;
+struct CaseSpec;
+struct CaseTopology;
+
 struct RunOptions {
   std::string out_dir;    // default: lab-results/<scenario>-<runid>
   std::string only_case;  // run one case
@@ -28,6 +32,9 @@ struct RunOptions {
   std::string scenario_text;
   int repeat = 1;  // each case N times, interleaved; medians + min-max (repeat.h)
   CaptureOptions capture;
+  // Builds each case instead of this machine (lab/machines' coordinator); empty:
+  // build_case here.
+  std::function<Status(RunContext&, const CaseSpec&, size_t, const std::string&, CaseTopology&)> build;
 };
 
 // Runs every case of the scenario and writes results.json + report.html into the

@@ -29,6 +29,7 @@ struct HostSpec {
   std::string name;
   std::vector<Interface> interfaces;
   std::optional<bool> offloads;  // overrides the case's setting for this host's veths
+  std::string machine;           // `machine: m1`: placed on that machine (lab across machines)
   int line = 0;
 };
 
@@ -52,6 +53,7 @@ struct SwitchSpec {
   std::vector<std::string> extra_args;  // appended to the switch command line (flowlab)
   bool stp = false;                     // linux-bridge: kernel STP (the run waits for forwarding)
   std::vector<std::string> ports;       // declared port order (OpenFlow 1, 2, ...); empty: link order
+  std::string machine;                  // `machine: m1`: placed on that machine (lab across machines)
   int line = 0;
 };
 

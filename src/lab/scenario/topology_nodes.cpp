@@ -89,7 +89,7 @@ Result<HostSpec> parse_host(const Ctx& c, const std::string& name, const YAML::N
   h.name = name;
   h.line = line_of(n);
   // A host with no keys gets its interfaces from the links, without addresses.
-  if (!n.IsNull()) FLOWLAB_TRY(check_keys(c, n, "host", {"addr", "mtu", "mac", "offloads", "interfaces"}));
+  if (!n.IsNull()) FLOWLAB_TRY(check_keys(c, n, "host", {"addr", "mtu", "mac", "offloads", "interfaces", "machine"}));
   if (n.IsMap() && (n["addr"] || n["mtu"] || n["mac"])) {
     YAML::Node e(YAML::NodeType::Map);
     if (n["addr"]) e["addr"] = n["addr"];
@@ -109,6 +109,7 @@ Result<HostSpec> parse_host(const Ctx& c, const std::string& name, const YAML::N
   }
   if (n.IsMap() && n["offloads"])
     LAB_ASSIGN(h.offloads, (scalar<bool>(c, n["offloads"], "offloads", "on/off")));
+  if (n.IsMap() && n["machine"]) LAB_ASSIGN(h.machine, str(c, n["machine"], "machine"));
   return h;
 }
 
@@ -117,7 +118,7 @@ Result<SwitchSpec> parse_switch(const Ctx& c, const std::string& name, const YAM
   s.name = name;
   s.line = line_of(n);
   FLOWLAB_TRY(
-      check_keys(c, n, "switch", {"kind", "dpid", "controller", "security_group", "args", "stp", "ports"}));
+      check_keys(c, n, "switch", {"kind", "dpid", "controller", "security_group", "args", "stp", "ports", "machine"}));
   if (!n["kind"]) return c.err(n, name, "switch needs 'kind' (flowlab|ovs|ovs-tso|linux-bridge)");
   FLOWLAB_ASSIGN_OR_RETURN(auto kind, str(c, n["kind"], "kind"));
   if (kind == "flowlab")
@@ -140,6 +141,7 @@ Result<SwitchSpec> parse_switch(const Ctx& c, const std::string& name, const YAM
   if (n["controller"]) LAB_ASSIGN(s.controller, str(c, n["controller"], "controller"));
   if (s.controller == "none") s.controller.clear();
   if (n["args"]) LAB_ASSIGN(s.extra_args, str_list(c, n["args"], "args"));
+  if (n["machine"]) LAB_ASSIGN(s.machine, str(c, n["machine"], "machine"));
   if (n["stp"]) LAB_ASSIGN(s.stp, (scalar<bool>(c, n["stp"], "stp", "true/false")));
   if (s.stp && s.kind != SwitchKind::kLinuxBridge)
     return c.err(n["stp"], "stp",

@@ -1,0 +1,264 @@
+// The agent's registration, its reconcile loop, and one built part per run.
+#include "lab/machines/agent.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "coord/etcd_client.h"
+#include "coord/lease_keeper.h"
+#include "core/clock.h"
+#include "lab/host/process.h"
+#include "lab/host/run_state.h"
+#include "lab/machines/agent_status.h"
+#include "lab/machines/keys.h"
+#include "lab/machines/plan.h"
+#include "lab/run/case_topology.h"
+
+namespace flowlab::lab {
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+constexpr auto kPoll = 200ms;
+
+// One run's part as built here, and what it needs to stay up.
+struct Built {
+  std::string run, case_name;
+  int64_t plan_revision = 0;
+  std::unique_ptr<Scenario> sc;
+  std::unique_ptr<RunState> state;
+  MachinePart part;
+  std::unique_ptr<CaseTopology> topo;
+
+  void teardown() {
+    if (topo) topo->teardown(case_name);
+    topo.reset();
+    state.reset();  // removes the state file: nothing it recorded is left
+  }
+};
+
+class Agent {
+ public:
+  explicit Agent(const AgentOptions& o, coord::EtcdConfig cfg) : opts_(o), cfg_(cfg), etcd_(cfg) {}
+
+  Status run() {
+    FLOWLAB_TRY(register_self());
+    std::fprintf(stderr, "lab agent %s: registered (underlay %s%s), watching %s\n", opts_.name.c_str(),
+                 opts_.underlay.c_str(), opts_.underlay_ns.empty() ? "" : (" in netns " + opts_.underlay_ns).c_str(),
+                 std::string(keys::kRuns).c_str());
+    bool etcd_down = false;
+    while (!interrupted()) {
+      if (keeper_->lost()) {
+        std::fprintf(stderr, "lab agent %s: lease lost; tearing down %zu run(s) and registering again\n",
+                     opts_.name.c_str(), built_.size());
+        for (auto& [id, b] : built_) b.teardown();
+        built_.clear();
+        keeper_.reset();
+        Status st = register_self();
+        if (!st.ok()) {
+          std::fprintf(stderr, "lab agent %s: %s\n", opts_.name.c_str(), st.error().message.c_str());
+          sleep_unless_interrupted(1);
+        }
+        continue;
+      }
+      Status st = reconcile();
+      if (!st.ok() && !etcd_down)
+        std::fprintf(stderr, "lab agent %s: %s (what stands stays up; retrying)\n", opts_.name.c_str(),
+                     st.error().message.c_str());
+      etcd_down = !st.ok();
+      sleep_unless_interrupted(std::chrono::duration<double>(kPoll).count());
+    }
+    std::fprintf(stderr, "lab agent %s: stopping: tearing down %zu run(s)\n", opts_.name.c_str(), built_.size());
+    for (auto& [id, b] : built_) {
+      b.teardown();
+      (void)etcd_.erase(keys::status(id, opts_.name));
+    }
+    built_.clear();
+    if (keeper_) {
+      keeper_->stop();
+      (void)etcd_.lease_revoke(keeper_->lease_id());
+    }
+    return ok_status();
+  }
+
+ private:
+  // The agent's key, created only if absent; a key left by this agent's previous
+  // life waits out its lease (at most a TTL) before the name counts as taken.
+  Status register_self() {
+    FLOWLAB_ASSIGN_OR_RETURN(auto grant, etcd_.lease_grant(opts_.ttl_s));
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    std::string info = encode_agent({opts_.name, opts_.underlay, int(getpid()), host});
+    std::string key = keys::agent(opts_.name);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(opts_.ttl_s + 1);
+    for (;;) {
+      coord::Txn txn;
+      txn.compare.push_back(coord::Compare::absent(key));
+      txn.success.push_back(coord::TxnOp::put(key, info, grant.id));
+      txn.failure.push_back(coord::TxnOp::get(key));
+      FLOWLAB_ASSIGN_OR_RETURN(auto reply, etcd_.txn(txn));
+      if (reply.succeeded) break;
+      std::string holder = "?";
+      if (!reply.responses.empty() && !reply.responses[0].range.kvs.empty())
+        holder = reply.responses[0].range.kvs[0].value;
+      if (std::chrono::steady_clock::now() > deadline || interrupted()) {
+        (void)etcd_.lease_revoke(grant.id);
+        return fail("an agent named {} is already running: {} (stop it, or pick another --name)", opts_.name,
+                    holder);
+      }
+      std::this_thread::sleep_for(250ms);
+    }
+    keeper_ = std::make_unique<coord::LeaseKeeper>(cfg_, grant.id, opts_.ttl_s, [this](const std::string& why) {
+      std::fprintf(stderr, "lab agent %s: %s\n", opts_.name.c_str(), why.c_str());
+    });
+    return ok_status();
+  }
+
+  Status reconcile() {
+    FLOWLAB_ASSIGN_OR_RETURN(auto runs, etcd_.get_prefix(keys::kRuns));
+    std::map<std::string, const coord::KeyValue*> plans;  // run -> its plan naming this machine
+    std::map<std::string, CasePlan> decoded;
+    for (const auto& kv : runs.kvs) {
+      std::string id = keys::run_of(kv.key);
+      if (id.empty() || kv.key != keys::plan(id)) continue;
+      auto plan = decode_plan(kv.value);
+      if (!plan.ok()) {
+        report_failed(id, "", plan.error().message);
+        continue;
+      }
+      if (!plan->machines.count(opts_.name)) continue;
+      plans[id] = &kv;
+      decoded[id] = std::move(*plan);
+    }
+    // Down first: a run whose plan is gone, or names another case now.
+    for (auto it = built_.begin(); it != built_.end();) {
+      auto p = plans.find(it->first);
+      if (p != plans.end() && p->second->mod_revision == it->second.plan_revision) {
+        ++it;
+        continue;
+      }
+      std::fprintf(stderr, "lab agent %s: run %s case %s: tearing down (%s)\n", opts_.name.c_str(),
+                   it->first.c_str(), it->second.case_name.c_str(),
+                   p == plans.end() ? "its plan is gone" : "a new plan");
+      it->second.teardown();
+      (void)etcd_.erase(keys::status(it->first, opts_.name));
+      it = built_.erase(it);
+    }
+    for (auto it = failed_.begin(); it != failed_.end();) {  // a failed part's status goes with its plan
+      if (plans.count(it->first)) {
+        ++it;
+        continue;
+      }
+      (void)etcd_.erase(keys::status(it->first, opts_.name));
+      it = failed_.erase(it);
+    }
+    for (const auto& [id, kv] : plans) {
+      if (built_.count(id) || (failed_.count(id) && failed_[id] == kv->mod_revision)) continue;
+      build(id, kv->mod_revision, decoded.at(id));
+    }
+    return ok_status();
+  }
+
+  void put_status(const std::string& run, const AgentStatus& s) {
+    auto st = etcd_.put(keys::status(run, opts_.name), encode_status(s), keeper_->lease_id());
+    if (!st.ok())
+      std::fprintf(stderr, "lab agent %s: run %s: %s\n", opts_.name.c_str(), run.c_str(),
+                   st.error().message.c_str());
+  }
+
+  void report_failed(const std::string& run, const std::string& case_name, const std::string& why) {
+    std::fprintf(stderr, "lab agent %s: run %s: %s\n", opts_.name.c_str(), run.c_str(), why.c_str());
+    AgentStatus s;
+    s.machine = opts_.name;
+    s.case_name = case_name;
+    s.state = "failed";
+    s.error = why;
+    put_status(run, s);
+  }
+
+  void build(const std::string& id, int64_t revision, const CasePlan& plan) {
+    uint64_t t0 = monotonic_ns();
+    Built b;
+    b.run = id;
+    b.case_name = plan.case_name;
+    b.plan_revision = revision;
+    auto fail_once = [&](const std::string& why) {
+      failed_[id] = revision;
+      report_failed(id, plan.case_name, why);
+    };
+    put_status(id, {opts_.name, plan.case_name, "building", "", "", {}, {}, 0});
+    auto sc = parse_scenario(plan.scenario, plan.file);
+    if (!sc.ok()) return fail_once(sc.error().message);
+    b.sc = std::make_unique<Scenario>(std::move(*sc));
+    size_t ci = 0;
+    while (ci < b.sc->cases.size() && b.sc->cases[ci].name != plan.case_name) ++ci;
+    if (ci == b.sc->cases.size()) return fail_once("the scenario has no case " + plan.case_name);
+    const CaseSpec& cs = b.sc->cases[ci];
+    auto part = part_for(*b.sc, cs, plan, opts_.name);
+    if (!part.ok()) return fail_once(part.error().message);
+    b.part = std::move(*part);
+    b.part.underlay_ns = opts_.underlay_ns;
+    b.part.underlay_addr = opts_.underlay;
+    auto state = RunState::create(state_label());
+    if (!state.ok()) return fail_once(state.error().message);
+    b.state = std::move(*state);
+    std::string out = b.state->dir() + "/out";
+    std::error_code ec;
+    fs::create_directories(out + "/" + cs.name, ec);
+    std::fprintf(stderr, "lab agent %s: run %s case %s: building %zu node(s), %zu tunnel(s), inner MTU %d%s\n",
+                 opts_.name.c_str(), id.c_str(), cs.name.c_str(), b.part.nodes.size(), b.part.tunnels.size(),
+                 b.part.tunnel_mtu, b.part.controllers ? ", the controllers" : "");
+    RunContext rc{*b.sc, *b.state, out, self_binary(), {}, {}, {}, 0, &b.part, {}};
+    b.topo = std::make_unique<CaseTopology>();
+    Status st = build_case(rc, cs, ci, out + "/" + cs.name, *b.topo);
+    if (!st.ok()) {
+      b.teardown();
+      return fail_once(st.error().message);
+    }
+    AgentStatus s{opts_.name, plan.case_name, "ready", "", b.topo->core_ns, b.topo->host_ns, {}, 0};
+    for (const auto& [a, z] : b.topo->handles.link_ends) s.link_ends.push_back({{a.ns, a.ifname}, {z.ns, z.ifname}});
+    s.build_s = double(monotonic_ns() - t0) / 1e9;
+    std::fprintf(stderr, "lab agent %s: run %s case %s: ready in %.2f s\n", opts_.name.c_str(), id.c_str(),
+                 cs.name.c_str(), s.build_s);
+    put_status(id, s);
+    failed_.erase(id);
+    built_.emplace(id, std::move(b));
+  }
+
+  std::string state_label() const { return "agent-" + opts_.name; }
+
+  AgentOptions opts_;
+  coord::EtcdConfig cfg_;
+  coord::EtcdClient etcd_;
+  std::unique_ptr<coord::LeaseKeeper> keeper_;
+  std::map<std::string, Built> built_;
+  std::map<std::string, int64_t> failed_;  // run -> the plan revision that failed here
+};
+
+}  // namespace
+
+Status run_agent(const AgentOptions& opts) {
+  if (opts.name.empty() || opts.name.find('/') != std::string::npos)
+    return fail("lab agent: --name must be a machine name without '/' (got '{}')", opts.name);
+  if (opts.underlay.empty()) return fail("lab agent: --underlay ADDRESS is required (this machine's tunnel end)");
+  if (opts.ttl_s < 1 || opts.ttl_s > 60) return fail("lab agent: --ttl must be 1-60 s");
+  if (geteuid() != 0) return fail("flowlab lab agent needs root (network namespaces); try sudo");
+  FLOWLAB_ASSIGN_OR_RETURN(auto cfg, coord::parse_endpoints(opts.etcd));
+  install_signal_handlers();
+  // What this agent's previous life left: its own runs only.
+  auto rep = clean_runs(false, "agent-" + opts.name);
+  for (const auto& a : rep.actions) std::fprintf(stderr, "lab agent %s: cleaned: %s\n", opts.name.c_str(), a.c_str());
+  Agent agent(opts, cfg);
+  return agent.run();
+}
+
+}  // namespace flowlab::lab

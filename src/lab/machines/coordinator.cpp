@@ -1,0 +1,277 @@
+// Plans in, statuses out: the coordinator's loop over etcd.
+#include "lab/machines/coordinator.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "core/clock.h"
+#include "lab/host/process.h"
+#include "lab/machines/agent_status.h"
+#include "lab/machines/keys.h"
+#include "lab/machines/emulation.h"
+#include "lab/machines/plan.h"
+#include "lab/net/vxlan.h"
+#include "lab/run/runner.h"
+
+namespace flowlab::lab {
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+double seconds_since(uint64_t t0) { return double(monotonic_ns() - t0) / 1e9; }
+
+}  // namespace
+
+Coordinator::Coordinator(CoordinatorOptions opts, coord::EtcdConfig cfg) : opts_(std::move(opts)), etcd_(cfg) {}
+
+Result<std::unique_ptr<Coordinator>> Coordinator::connect(CoordinatorOptions opts) {
+  FLOWLAB_ASSIGN_OR_RETURN(auto cfg, coord::parse_endpoints(opts.etcd));
+  std::unique_ptr<Coordinator> c(new Coordinator(std::move(opts), cfg));
+  // One read up front: an unreachable etcd is an error before anything is planned.
+  auto probe = c->etcd_.get(keys::kAgents);
+  if (!probe.ok()) return fail("lab across machines: etcd: {}", probe.error().message);
+  return c;
+}
+
+Coordinator::~Coordinator() {
+  if (run_.empty()) return;
+  auto st = etcd_.erase_prefix(keys::run(run_));
+  if (!st.ok())
+    std::fprintf(stderr, "lab: could not erase run %s from etcd (%s): `flowlab lab down %s --etcd %s` does\n",
+                 run_.c_str(), st.error().message.c_str(), run_.c_str(), opts_.etcd.c_str());
+}
+
+Result<std::map<std::string, std::string>> Coordinator::agents() {
+  FLOWLAB_ASSIGN_OR_RETURN(auto reply, etcd_.get_prefix(keys::kAgents));
+  std::map<std::string, std::string> out;
+  for (const auto& kv : reply.kvs) {
+    auto a = decode_agent(kv.value);
+    if (!a.ok()) {
+      std::fprintf(stderr, "lab: ignoring %s: %s\n", kv.key.c_str(), a.error().message.c_str());
+      continue;
+    }
+    out[a->name] = a->underlay;
+  }
+  return out;
+}
+
+Status Coordinator::wait_agents(size_t n, double timeout_s) {
+  uint64_t t0 = monotonic_ns();
+  for (;;) {
+    auto live = agents();
+    if (live.ok() && live->size() >= n) return ok_status();
+    if (seconds_since(t0) > timeout_s || interrupted())
+      return fail("{} of {} agent(s) registered after {:.0f} s{}", live.ok() ? live->size() : 0, n, timeout_s,
+                  live.ok() ? "" : ": " + live.error().message);
+    std::this_thread::sleep_for(100ms);
+  }
+}
+
+Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std::string&, CaseTopology& topo) {
+  const Scenario& sc = rc.sc;
+  if (!sc.events.empty())
+    return fail("case {}: events are not supported across machines yet (run the scenario on one machine)",
+                cs.name);
+  FLOWLAB_ASSIGN_OR_RETURN(auto live, agents());
+  if (live.empty()) return fail("no agent is registered in etcd {} (start `flowlab lab agent` on each machine)",
+                                opts_.etcd);
+  CasePlan plan;
+  plan.run = rc.state.id();
+  plan.case_name = cs.name;
+  plan.file = opts_.file;
+  plan.scenario = opts_.scenario_text;
+  plan.vxlan_port = opts_.vxlan_port;
+  plan.underlay_mtu = opts_.underlay_mtu;
+  std::vector<std::string> names;
+  for (const auto& [n, u] : live) {
+    plan.machines[n] = {u, int(names.size())};
+    names.push_back(n);
+  }
+  FLOWLAB_ASSIGN_OR_RETURN(plan.placement, place_nodes(sc, cs, names));
+  // The controllers go where most of the switches are.
+  std::map<std::string, int> switches_on;
+  for (const auto& [n, s] : cs.switches) ++switches_on[plan.placement[n]];
+  plan.controllers_on = names.front();
+  for (const auto& [m, k] : switches_on)
+    if (k > switches_on[plan.controllers_on]) plan.controllers_on = m;
+  for (const auto& m : names) FLOWLAB_TRY(part_for(sc, cs, plan, m));  // refusals before anything is built
+  auto cut = cut_links(sc, plan.placement);
+  std::fprintf(stderr,
+               "lab: [%s] across %zu machine(s) (%s): %zu link(s) cut, carried as VXLAN (UDP %d, inner MTU %d of "
+               "the underlay's %d); controllers on %s\n",
+               cs.name.c_str(), names.size(), fmt::format("{}", fmt::join(names, ", ")).c_str(), cut.size(),
+               plan.vxlan_port, plan.underlay_mtu - kVxlanOverhead, plan.underlay_mtu, plan.controllers_on.c_str());
+  if (run_.empty()) {
+    run_ = plan.run;
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    nlohmann::json rec = {{"scenario", sc.name},   {"file", opts_.file}, {"machines", names},
+                          {"coordinator", {{"host", host}, {"pid", int(getpid())}}},
+                          {"started_at", monotonic_ns()}};
+    FLOWLAB_TRY(etcd_.put(keys::record(run_), rec.dump()));
+  }
+  topo.placement = plan.placement;
+  topo.remote_down = [this, name = cs.name] {
+    Status st = take_down(name);
+    if (!st.ok()) std::fprintf(stderr, "lab: [%s] %s\n", name.c_str(), st.error().message.c_str());
+  };
+  FLOWLAB_TRY(etcd_.put(keys::plan(run_), encode_plan(plan)));
+  // Every machine's status for this case: ready, failed, or its agent gone.
+  PhaseClock clock(topo.phases, cs.name);
+  rc.progress.start(fmt::format("[{}] waiting for {} machine(s) to build their parts", cs.name, names.size()));
+  uint64_t t0 = monotonic_ns();
+  std::map<std::string, AgentStatus> ready;
+  Status st = ok_status();
+  while (ready.size() < names.size()) {
+    if (interrupted()) {
+      st = fail("interrupted");
+      break;
+    }
+    if (seconds_since(t0) > opts_.ready_timeout_s) {
+      std::vector<std::string> waiting;
+      for (const auto& m : names)
+        if (!ready.count(m)) waiting.push_back(m);
+      st = fail("machine(s) {} not ready after {:.0f} s", fmt::join(waiting, ", "), opts_.ready_timeout_s);
+      break;
+    }
+    auto statuses = etcd_.get_prefix(keys::statuses(run_));
+    auto now_live = agents();
+    if (!statuses.ok() || !now_live.ok()) {
+      std::this_thread::sleep_for(100ms);
+      continue;
+    }
+    for (const auto& kv : statuses->kvs) {
+      auto s = decode_status(kv.value);
+      if (!s.ok()) {
+        st = fail("{}: {}", kv.key, s.error().message);
+        break;
+      }
+      if (s->case_name != cs.name) continue;
+      if (s->state == "failed") st = fail("machine {}: {}", s->machine, s->error);
+      if (s->state == "ready") ready[s->machine] = std::move(*s);
+    }
+    for (const auto& m : names)
+      if (!now_live->count(m) && !ready.count(m))
+        st = fail("machine {}: its agent is gone (its lease expired: killed, or its link to etcd cut)", m);
+    if (!st.ok()) break;
+    if (ready.size() < names.size()) std::this_thread::sleep_for(50ms);
+  }
+  rc.progress.done(st.ok() ? "ready" : "failed");
+  FLOWLAB_TRY(st);
+  // The case as the tests see it: every host's namespace, every link's two ends.
+  topo.handles.link_names = link_names(sc);
+  topo.handles.link_ends.assign(sc.links.size(), {});
+  topo.handles.shaped.assign(sc.links.size(), nullptr);
+  for (const auto& [m, s] : ready) {
+    topo.phases["machine_" + m + "_s"] = s.build_s;
+    for (const auto& [h, ns] : s.host_ns) topo.host_ns[h] = ns;
+    for (size_t li = 0; li < s.link_ends.size() && li < sc.links.size(); ++li) {
+      auto& [a, b] = topo.handles.link_ends[li];
+      const auto& [sa, sb] = s.link_ends[li];
+      if (!sa.first.empty()) a = {sa.first, sa.second};
+      if (!sb.first.empty()) b = {sb.first, sb.second};
+    }
+  }
+  for (const auto& [h, ns] : topo.host_ns)
+    if (!fs::exists("/run/netns/" + ns))
+      return fail("host {} is on another machine's namespaces ({}): running tests from a coordinator on a "
+                  "different machine is not supported yet; run `flowlab lab run` on a machine that shares them "
+                  "(--machines N)",
+                  h, ns);
+  clock.lap("machines", names.size());
+  return ok_status();
+}
+
+Status Coordinator::take_down(const std::string& case_name) {
+  if (run_.empty()) return ok_status();
+  FLOWLAB_TRY(etcd_.erase(keys::plan(run_)));
+  uint64_t t0 = monotonic_ns();
+  for (;;) {
+    FLOWLAB_ASSIGN_OR_RETURN(auto left, etcd_.get_prefix(keys::statuses(run_)));
+    if (left.kvs.empty()) return ok_status();
+    if (seconds_since(t0) > 60) {
+      std::vector<std::string> keys_left;
+      for (const auto& kv : left.kvs) keys_left.push_back(kv.key);
+      return fail("case {}: still reported after 60 s: {}", case_name, fmt::join(keys_left, ", "));
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+}
+
+Status down_run(const std::string& etcd, const std::string& run_id) {
+  if (run_id.empty() || run_id.find('/') != std::string::npos) return fail("lab down: bad run id '{}'", run_id);
+  FLOWLAB_ASSIGN_OR_RETURN(auto cfg, coord::parse_endpoints(etcd));
+  coord::EtcdClient client(cfg);
+  // The plan first: the agents tear down and remove their statuses; a dead
+  // agent's status goes with its lease.
+  FLOWLAB_ASSIGN_OR_RETURN(auto any, client.get_prefix(keys::run(run_id)));
+  if (any.kvs.empty()) return fail("run {} is not in etcd {}", run_id, etcd);
+  FLOWLAB_TRY(client.erase(keys::plan(run_id)));
+  uint64_t t0 = monotonic_ns();
+  for (;;) {
+    FLOWLAB_ASSIGN_OR_RETURN(auto left, client.get_prefix(keys::statuses(run_id)));
+    if (left.kvs.empty()) break;
+    if (seconds_since(t0) > 60) return fail("run {}: agents still report parts of it after 60 s", run_id);
+    std::this_thread::sleep_for(100ms);
+  }
+  FLOWLAB_TRY(client.erase_prefix(keys::run(run_id)));
+  std::fprintf(stderr, "lab: run %s taken down on every machine\n", run_id.c_str());
+  return ok_status();
+}
+
+}  // namespace flowlab::lab
+
+namespace flowlab::lab {
+
+Result<int> run_across_machines(const std::string& file, RunOptions opts, const MachinesOptions& m) {
+  if (m.etcd.empty() == (m.machines == 0)) return fail("give --etcd ENDPOINTS or --machines N (not both)");
+  if (m.vxlan_port < 1 || m.vxlan_port > 65535) return fail("--vxlan-port {} out of range", m.vxlan_port);
+  CoordinatorOptions co;
+  co.file = file;
+  co.scenario_text = opts.scenario_text;
+  if (co.scenario_text.empty()) {
+    std::ifstream in(file);
+    if (!in) return fail("{}: cannot read the scenario", file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    co.scenario_text = ss.str();
+    co.file = fs::absolute(file).string();
+  }
+  FLOWLAB_TRY(validate_scenario(file, opts.scenario_text));  // before any machine is touched
+  co.vxlan_port = m.vxlan_port;
+  co.underlay_mtu = m.underlay_mtu;
+  std::unique_ptr<EmulatedMachines> emulated;
+  if (m.machines > 0) {
+    EmulationOptions eo;
+    eo.machines = m.machines;
+    eo.underlay_mtu = m.underlay_mtu;
+    eo.underlay_rate_bps = m.underlay_rate_bps;
+    eo.log_dir = opts.out_dir;
+    FLOWLAB_ASSIGN_OR_RETURN(emulated, EmulatedMachines::start(eo));
+    co.etcd = emulated->etcd();
+  } else {
+    co.etcd = m.etcd;
+  }
+  FLOWLAB_ASSIGN_OR_RETURN(auto coordinator, Coordinator::connect(co));
+  if (m.machines > 0) FLOWLAB_TRY(coordinator->wait_agents(size_t(m.machines), 20));
+  Coordinator* c = coordinator.get();
+  opts.build = [c](RunContext& rc, const CaseSpec& cs, size_t ci, const std::string& out, CaseTopology& topo) {
+    return c->build(rc, cs, ci, out, topo);
+  };
+  auto r = run_scenario(file, opts);
+  coordinator.reset();  // the run out of etcd before the machines go
+  if (!r.ok() && emulated) return fail("{}{}", r.error().message, emulated->agent_logs());
+  return r;
+}
+
+}  // namespace flowlab::lab

@@ -1,0 +1,80 @@
+// The coordinator's side of a lab across machines: `flowlab lab run --etcd`.
+//
+// It builds nothing itself. For each case it places the nodes on the live agents
+// (plan.h), writes the run's record and the case's plan to etcd, and waits until
+// every machine's agent says ready (or failed, or its lease went: an error that
+// names the machine). The case's hosts are then where the agents say; the tests
+// run from here, in those namespaces, so this coordinator must share the
+// machines' network namespaces: the emulated machines of `--machines N` do.
+// Taking a case down erases its plan and waits for the agents' statuses to go.
+// Destroying the coordinator erases the whole run from etcd, and with it what
+// every agent built; if the coordinator dies, `flowlab lab down ID --etcd` does.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coord/etcd_client.h"
+#include "core/result.h"
+#include "lab/run/case_topology.h"
+
+namespace flowlab::lab {
+
+struct CoordinatorOptions {
+  std::string etcd;          // endpoints
+  std::string scenario_text; // what every agent parses (the file's text, or --topo's)
+  std::string file;          // its label
+  int vxlan_port = 4789;
+  int underlay_mtu = 1500;
+  double ready_timeout_s = 300;
+};
+
+class Coordinator {
+ public:
+  static Result<std::unique_ptr<Coordinator>> connect(CoordinatorOptions opts);
+  ~Coordinator();
+  Coordinator(const Coordinator&) = delete;
+  Coordinator& operator=(const Coordinator&) = delete;
+
+  // The live agents: name -> underlay address.
+  Result<std::map<std::string, std::string>> agents();
+  // Waits until at least `n` agents are registered, at most `timeout_s`.
+  Status wait_agents(size_t n, double timeout_s);
+
+  // build_case's counterpart across machines (RunContext::build).
+  Status build(RunContext& rc, const CaseSpec& cs, size_t ci, const std::string& case_out, CaseTopology& topo);
+
+ private:
+  explicit Coordinator(CoordinatorOptions opts, coord::EtcdConfig cfg);
+  Status take_down(const std::string& case_name);
+
+  CoordinatorOptions opts_;
+  coord::EtcdClient etcd_;
+  std::string run_;  // set by the first build
+};
+
+// `flowlab lab down ID --etcd E`: erases run ID from etcd (its agents tear down
+// what they built) and waits, bounded, until no agent reports a part of it.
+Status down_run(const std::string& etcd, const std::string& run_id);
+
+}  // namespace flowlab::lab
+
+namespace flowlab::lab {
+
+struct RunOptions;
+
+// `flowlab lab run ... --etcd E` or `--machines N`: the scenario across the
+// machines of etcd E's agents, or of N emulated machines (emulation.h) started
+// and removed around the run.
+struct MachinesOptions {
+  std::string etcd;
+  int machines = 0;
+  int vxlan_port = 4789;
+  int underlay_mtu = 1500;
+  double underlay_rate_bps = 0;  // --machines only
+};
+Result<int> run_across_machines(const std::string& file, RunOptions opts, const MachinesOptions& m);
+
+}  // namespace flowlab::lab

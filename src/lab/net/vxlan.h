@@ -1,0 +1,38 @@
+// VXLAN ends: a link whose two ends land on two machines is carried as VXLAN
+// over the machines' underlay, one VNI per link (RFC 7348).
+//
+// The device is made in the underlay's namespace (where the machine's underlay
+// address lives; its UDP socket stays there) and then moved into the node's
+// namespace under the link end's name, so that the switch or host sees an
+// ordinary interface. It goes with that namespace; if the underlay's namespace
+// goes first, the kernel removes it too. A segment with many peers (the
+// machines' control network) floods to each one through an all-zeros FDB
+// entry per peer (head-end replication, as `bridge fdb append` does).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace flowlab::lab {
+
+// IPv4 outer header (20) + UDP (8) + VXLAN (8) + the inner Ethernet header (14).
+constexpr int kVxlanOverhead = 50;
+
+struct VxlanEnd {
+  std::string underlay_ns;  // where the underlay address lives; empty: this process' namespace
+  std::string local;        // this machine's underlay address
+  std::vector<std::string> remotes;  // one: a point-to-point link; several: a flooded segment
+  uint32_t vni = 0;
+  int port = 4789;          // UDP destination port
+  std::string ns;           // the node's namespace it ends up in
+  std::string ifname;       // its name there
+  int mtu = 0;              // 0: the kernel's (the underlay's less the overhead)
+  std::string tmp_name;     // its name in the underlay namespace before the move (unique there)
+};
+
+// Creates the device, moves and renames it, sets the MTU and brings it up.
+Status create_vxlan(const VxlanEnd& end);
+
+}  // namespace flowlab::lab
