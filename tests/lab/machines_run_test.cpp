@@ -66,8 +66,9 @@ TEST_F(LabMachines, LinearThreeOnThreeMachinesPingsEveryPair) {
   EXPECT_EQ(p["metrics"]["pairs_reached"], 6);
   // Each agent built its part with the tunnels' MTU, and said so.
   std::string m1 = slurp(out() + "/machines/agent-m1.log");
-  EXPECT_NE(m1.find("building 2 node(s), 2 tunnel(s), inner MTU 1450"), std::string::npos) << m1;
-  EXPECT_NE(slurp(out() + "/machines/agent-m0.log").find("the controllers"), std::string::npos);
+  EXPECT_NE(m1.find("building 2 node(s), 1 tunnel(s), inner MTU 1450"), std::string::npos) << m1;
+  std::string m0 = slurp(out() + "/machines/agent-m0.log");  // the middle switch: two tunnels
+  EXPECT_NE(m0.find("building 2 node(s), 2 tunnel(s), inner MTU 1450, the controllers"), std::string::npos) << m0;
   EXPECT_EQ(namespaces(), before);
   EXPECT_TRUE(fs::is_empty(dir_ / "state"));
 }
@@ -87,7 +88,7 @@ TEST_F(LabMachines, TwoMachinesCarryPingAndTcpAcross) {
     EXPECT_EQ(t["machine"], "m0->m1");
   }
   EXPECT_EQ(j["results"][0]["metrics"]["loss_pct"], 0) << j["results"][0].dump();
-  EXPECT_GT(j["results"][1]["metrics"].value("throughput_bps", 0.0), 1e6) << j["results"][1].dump();
+  EXPECT_GT(j["results"][1]["metrics"].value("gbps", 0.0), 0.01) << j["results"][1].dump();
   EXPECT_TRUE(fs::is_empty(dir_ / "state"));
 }
 

@@ -1,0 +1,36 @@
+// libFuzzer target for what an agent and the coordinator read from etcd: a
+// case's plan (lab::decode_plan, then the scenario inside it and each machine's
+// part of it), an agent's status and its registration. Never crash; whatever
+// decodes encodes to text that decodes to the same again.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "lab/machines/agent_status.h"
+#include "lab/machines/plan.h"
+
+namespace lab = flowlab::lab;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string text(reinterpret_cast<const char*>(data), size);
+  if (auto p = lab::decode_plan(text); p.ok()) {
+    auto again = lab::decode_plan(lab::encode_plan(*p));
+    if (!again.ok() || again->placement != p->placement || again->machines.size() != p->machines.size())
+      std::abort();
+    if (p->scenario.size() < 4096)
+      if (auto sc = lab::parse_scenario(p->scenario, "plan"); sc.ok())
+        for (const auto& cs : sc->cases) {
+          if (cs.name != p->case_name) continue;
+          for (const auto& [m, info] : p->machines) (void)lab::part_for(*sc, cs, *p, m);
+        }
+  }
+  if (auto s = lab::decode_status(text); s.ok()) {
+    auto again = lab::decode_status(lab::encode_status(*s));
+    if (!again.ok() || again->host_ns != s->host_ns || again->link_ends != s->link_ends) std::abort();
+  }
+  if (auto a = lab::decode_agent(text); a.ok()) {
+    auto again = lab::decode_agent(lab::encode_agent(*a));
+    if (!again.ok() || again->name != a->name || again->underlay != a->underlay) std::abort();
+  }
+  return 0;
+}

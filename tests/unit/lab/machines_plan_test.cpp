@@ -1,0 +1,150 @@
+// Placing a scenario on machines (plan.h), the plan's and statuses' JSON, and
+// what a machine's part refuses: pure, no etcd and no namespaces.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "lab/machines/agent_status.h"
+#include "lab/machines/plan.h"
+#include "lab/scenario/topology.h"
+
+namespace flowlab::lab {
+namespace {
+
+const char* kLinear4 = R"(
+name: lin4
+topology: {type: linear, k: 4, switch: {kind: linux-bridge}}
+)";
+
+Scenario parse(const std::string& yaml) {
+  auto sc = parse_scenario(yaml, "t.yaml");
+  EXPECT_TRUE(sc.ok()) << sc.error().message;
+  return sc.ok() ? std::move(*sc) : Scenario{};
+}
+
+TEST(MachinesPlan, LinearChainIsCutIntoContiguousBalancedRuns) {
+  Scenario sc = parse(kLinear4);
+  auto placed = place_nodes(sc, sc.cases[0], {"a", "b"});
+  ASSERT_TRUE(placed.ok()) << placed.error().message;
+  ASSERT_EQ(placed->size(), 8u);
+  std::map<std::string, int> load;
+  for (const auto& [n, m] : *placed) ++load[m];
+  EXPECT_EQ(load["a"], 4);
+  EXPECT_EQ(load["b"], 4);
+  for (int i = 1; i <= 4; ++i)  // each host with its switch
+    EXPECT_EQ(placed->at("h" + std::to_string(i)), placed->at("s" + std::to_string(i)));
+  EXPECT_EQ(cut_links(sc, *placed).size(), 1u);  // one cut in the chain, not three
+}
+
+TEST(MachinesPlan, MachineKeysWinAndAnUnknownMachineIsAnError) {
+  Scenario sc = parse(R"(
+name: pinned
+hosts:
+  h1: {addr: 10.0.0.1/24, machine: far}
+  h2: {addr: 10.0.0.2/24}
+switches:
+  s1: {kind: linux-bridge, machine: near}
+links:
+  - endpoints: [h1:eth0, s1:p1]
+  - endpoints: [h2:eth0, s1:p2]
+tests:
+  - {type: ping, from: h1, to: h2}
+)");
+  auto placed = place_nodes(sc, sc.cases[0], {"near", "far"});
+  ASSERT_TRUE(placed.ok()) << placed.error().message;
+  EXPECT_EQ(placed->at("h1"), "far");
+  EXPECT_EQ(placed->at("s1"), "near");
+  EXPECT_EQ(placed->at("h2"), "near");
+  auto bad = place_nodes(sc, sc.cases[0], {"near", "other"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("t.yaml:4: node h1 is on machine 'far', which is not one of the run's "
+                                     "machines (near, other)"),
+            std::string::npos)
+      << bad.error().message;
+}
+
+CasePlan two_machine_plan(const Scenario& sc) {
+  CasePlan p;
+  p.run = "r1";
+  p.case_name = sc.cases[0].name;
+  p.scenario = "unused";
+  p.machines = {{"a", {"192.0.2.1", 0}}, {"b", {"192.0.2.2", 1}}};
+  p.placement = *place_nodes(sc, sc.cases[0], {"a", "b"});
+  p.controllers_on = "a";
+  return p;
+}
+
+TEST(MachinesPlan, PartHasOneTunnelPerCutLinkAndTheControlSegment) {
+  Scenario sc = parse(kLinear4);
+  CasePlan plan = two_machine_plan(sc);
+  auto a = part_for(sc, sc.cases[0], plan, "a");
+  auto b = part_for(sc, sc.cases[0], plan, "b");
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->tunnels.size(), 1u);
+  ASSERT_EQ(b->tunnels.size(), 1u);
+  EXPECT_EQ(a->tunnels.begin()->first, b->tunnels.begin()->first);        // the same link
+  EXPECT_EQ(a->tunnels.begin()->second.vni, b->tunnels.begin()->second.vni);  // one VNI
+  EXPECT_EQ(a->tunnels.begin()->second.remote, "192.0.2.2");
+  EXPECT_EQ(a->tunnel_mtu, 1450);
+  EXPECT_TRUE(a->controllers);
+  EXPECT_FALSE(b->controllers);
+  EXPECT_EQ(b->controller_host, "198.51.100.1");
+  EXPECT_EQ(b->control_addr, "198.51.100.2/24");
+  EXPECT_EQ(b->control_peers, std::vector<std::string>{"192.0.2.1"});
+  EXPECT_NE(a->ns_prefix, b->ns_prefix);
+  EXPECT_EQ(a->nodes.size() + b->nodes.size(), 8u);
+}
+
+TEST(MachinesPlan, ShapedLinkAcrossMachinesIsRefused) {
+  Scenario sc = parse(R"(
+name: shaped
+hosts:
+  h1: {addr: 10.0.0.1/24, machine: a}
+  h2: {addr: 10.0.0.2/24, machine: b}
+links:
+  - endpoints: [h1:eth0, h2:eth0]
+    delay: 5ms
+tests:
+  - {type: ping, from: h1, to: h2}
+)");
+  CasePlan plan;
+  plan.run = "r1";
+  plan.case_name = sc.cases[0].name;
+  plan.machines = {{"a", {"192.0.2.1", 0}}, {"b", {"192.0.2.2", 1}}};
+  plan.placement = {{"h1", "a"}, {"h2", "b"}};
+  auto part = part_for(sc, sc.cases[0], plan, "a");
+  ASSERT_FALSE(part.ok());
+  EXPECT_NE(part.error().message.find("link h1-h2 is shaped and crosses machines"), std::string::npos)
+      << part.error().message;
+}
+
+TEST(MachinesPlan, PlanRoundTripsAndBadPlansAreRefused) {
+  Scenario sc = parse(kLinear4);
+  CasePlan plan = two_machine_plan(sc);
+  auto back = decode_plan(encode_plan(plan));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->placement, plan.placement);
+  EXPECT_EQ(back->machines.at("b").underlay, "192.0.2.2");
+  EXPECT_FALSE(decode_plan("not json").ok());
+  CasePlan bad = plan;
+  bad.placement["h1"] = "nowhere";
+  auto r = decode_plan(encode_plan(bad));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("node h1 is placed on nowhere, which the plan lacks"), std::string::npos);
+  bad = plan;
+  bad.underlay_mtu = 600;
+  EXPECT_FALSE(decode_plan(encode_plan(bad)).ok());
+}
+
+TEST(MachinesPlan, StatusRoundTripsItsLinkEnds) {
+  AgentStatus s{"b", "default", "ready", "", "flr-0m1-sw", {{"h3", "flr-0m1-h3"}}, {}, 0.5};
+  s.link_ends = {{{"", ""}, {"", ""}}, {{"flr-0m1-h3", "eth0"}, {"flr-0m1-sw", "s3-1"}}};
+  auto back = decode_status(encode_status(s));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->link_ends, s.link_ends);
+  EXPECT_EQ(back->host_ns, s.host_ns);
+  EXPECT_FALSE(decode_status(R"({"machine":"b","case":"c","state":"dancing"})").ok());
+}
+
+}  // namespace
+}  // namespace flowlab::lab
