@@ -3,13 +3,15 @@
 // etcd): Mininet's linear,3 placed on 3 machines pings every pair through the
 // VXLAN tunnels and the control segment; the two-machine scenario carries ping
 // and TCP across; a host MTU larger than the tunnels carry is refused before
-// anything is built; and nothing is left behind (namespaces, processes, state).
+// anything is built; an agent killed mid-run loses its machine's tests and no
+// others; and nothing is left behind (namespaces, processes, state).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
 
 #include "lab/host/process.h"
 #include "lab_dir_test.h"
@@ -109,6 +111,63 @@ TEST_F(LabMachines, HostMtuPastTheTunnelsIsRefusedBeforeAnythingIsBuilt) {
                 "host h1 eth0 has MTU 9000, more than the tunnels between machines carry (1450"),
             std::string::npos)
       << j["cases"][0].dump();
+  EXPECT_EQ(namespaces(), before);
+  EXPECT_TRUE(fs::is_empty(dir_ / "state"));
+}
+
+// An agent killed with -9 mid-run: its lease expires, the tests that need its
+// machine are marked lost with the reason, the others finish, and what it left
+// is removed (by the emulation, as its next life would).
+TEST_F(LabMachines, KilledAgentsMachineIsLostTheOthersFinish) {
+  std::string yaml = R"(name: lose-one
+hosts:
+  h1: {addr: 10.0.0.1/24, machine: m0}
+  h2: {addr: 10.0.0.2/24, machine: m1}
+  h3: {addr: 10.0.0.3/24, machine: m2}
+switches:
+  s1: {kind: flowlab, controller: c1, machine: m0}
+  s2: {kind: flowlab, controller: c1, machine: m1}
+  s3: {kind: flowlab, controller: c1, machine: m2}
+controllers:
+  c1: {kind: flowlab, apps: [learning-switch]}
+links:
+  - endpoints: [h1:eth0, s1:p1]
+  - endpoints: [h2:eth0, s2:p1]
+  - endpoints: [h3:eth0, s3:p1]
+  - endpoints: [s1:p2, s2:p2]
+  - endpoints: [s2:p3, s3:p2]
+tests:
+  - {type: ping, name: long-m0-m1, from: h1, to: h2, count: 60, interval: 0.1}
+  - {type: ping, name: to-m2, from: h1, to: h3, count: 5, interval: 0.1}
+  - {type: ping, name: back-m1-m0, from: h2, to: h1, count: 5, interval: 0.1}
+)";
+  std::string file = (dir_ / "lose-one.yaml").string();
+  std::ofstream(file) << yaml;
+  auto before = namespaces();
+  auto run = Process::spawn("lab run", {FLOWLAB_BINARY, "lab", "run", file, "--machines", "3", "--out", out()},
+                            opts(300), (dir_ / "run.log").string(), nullptr);
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  // Once the first test runs (every machine ready), kill m2's agent.
+  bool killed = false;
+  for (int i = 0; i < 1200 && !killed; ++i) {
+    killed = slurp((dir_ / "run.log").string()).find("long-m0-m1 h1 -> h2 ...") != std::string::npos;
+    if (!killed) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(killed) << run->log_tail();
+  auto k = run_command({"pkill", "-9", "-f", "lab agent --etcd .* --name m2 "}, with_timeout(5));
+  EXPECT_EQ(k.exit_code, 0) << k.err;
+  ASSERT_TRUE(run->wait_exit(240)) << run->log_tail();
+  EXPECT_EQ(run->exit_code(), 1) << run->log_tail();
+  json j = results();
+  ASSERT_TRUE(j.is_object()) << run->log_tail();
+  ASSERT_EQ(j["results"].size(), 3u);
+  EXPECT_EQ(j["results"][0]["status"], "ok") << j["results"][0].dump();
+  EXPECT_EQ(j["results"][1]["status"], "lost") << j["results"][1].dump();
+  EXPECT_NE(j["results"][1]["reason"].get<std::string>().find("machine m2 (host h3) was lost: its agent's lease expired"),
+            std::string::npos)
+      << j["results"][1].dump();
+  EXPECT_EQ(j["results"][2]["status"], "ok") << j["results"][2].dump();
+  EXPECT_TRUE(j["cases"][0]["lost_machines"].contains("m2")) << j["cases"][0].dump();
   EXPECT_EQ(namespaces(), before);
   EXPECT_TRUE(fs::is_empty(dir_ / "state"));
 }

@@ -125,6 +125,14 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
     Status st = take_down(name);
     if (!st.ok()) std::fprintf(stderr, "lab: [%s] %s\n", name.c_str(), st.error().message.c_str());
   };
+  topo.lost_machines = [this, names] {
+    std::map<std::string, std::string> lost;
+    auto live = agents();
+    if (!live.ok()) return lost;  // etcd unreachable from here says nothing of the machines
+    for (const auto& m : names)
+      if (!live->count(m)) lost[m] = "its agent's lease expired (killed, or its link to etcd cut)";
+    return lost;
+  };
   FLOWLAB_TRY(etcd_.put(keys::plan(run_), encode_plan(plan)));
   // Every machine's status for this case: ready, failed, or its agent gone.
   PhaseClock clock(topo.phases, cs.name);

@@ -166,6 +166,10 @@ std::string EmulatedMachines::agent_logs() const {
 
 EmulatedMachines::~EmulatedMachines() {
   for (auto& a : agents_) a.stop(30);  // each tears down what it still holds
+  // What a killed agent left (its runs' state files name it), as its next life would.
+  for (size_t k = 0; k < agents_.size(); ++k)
+    for (const auto& act : clean_runs(false, fmt::format("agent-m{}", k)).actions)
+      std::fprintf(stderr, "lab: machine m%zu: cleaned: %s\n", k, act.c_str());
   agents_.clear();
   etcd_proc_.stop();
   destroy_namespaces(namespaces_);

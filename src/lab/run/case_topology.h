@@ -65,6 +65,8 @@ struct CaseTopology {
   // Across machines: node -> machine, and what takes the other machines' parts down.
   std::map<std::string, std::string> placement;
   std::function<void()> remote_down;
+  // The machines lost so far (machine -> why), asked before and after each test.
+  std::function<std::map<std::string, std::string>()> lost_machines;
 
   // Processes first (switches stop in parallel), then every namespace at once.
   void teardown(const std::string& case_name) {

@@ -39,6 +39,7 @@
 #include "lab/run/case_events.h"
 #include "lab/run/case_topology.h"
 #include "lab/run/progress_line.h"
+#include "lab/run/test_machines.h"
 #include "lab/run/topology_record.h"
 #include "lab/scenario/topology.h"
 #include "lab/traffic/pingall.h"
@@ -282,6 +283,7 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
   bool failed = false;
   auto bytes_before = topo.core_ns.empty() ? std::map<std::string, long long>{} : interface_bytes(topo.core_ns);
   uint64_t tests_t0 = monotonic_ns();
+  std::map<std::string, std::string> lost;  // across machines: machine -> why it was lost
   for (const TestSpec* t : tests) {
     if (interrupted()) {
       results.push_back({{"case", cs.name},
@@ -292,15 +294,34 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
                          {"metrics", json::object()}});
       continue;
     }
+    if (topo.lost_machines) lost = topo.lost_machines();
+    if (auto why = lost_reason(rc.sc, topo, *t, lost); !why.empty()) {  // not run: its machine is gone
+      results.push_back({{"case", cs.name},
+                         {"test", t->name},
+                         {"type", to_string(t->type)},
+                         {"from", t->from},
+                         {"to", t->to},
+                         {"machine", test_machines(topo, *t)},
+                         {"status", "lost"},
+                         {"reason", why},
+                         {"metrics", json::object()}});
+      failed = true;
+      continue;
+    }
     json r = t->type == TestType::kPingall ? run_pingall_test(rc, cs, *t, topo)
                                            : run_one_test(rc, cs, *t, topo, case_out);
-    if (!topo.placement.empty()) {  // across machines: where each end ran
-      auto at = [&](const std::string& n) { return topo.placement.count(n) ? topo.placement.at(n) : ""; };
-      r["machine"] = t->type == TestType::kPingall ? "all" : at(t->from) + (at(t->from) == at(t->to) ? "" : "->" + at(t->to));
+    if (!topo.placement.empty()) {  // across machines: where each end ran, and whether it still is
+      r["machine"] = test_machines(topo, *t);
+      if (topo.lost_machines) lost = topo.lost_machines();
+      if (auto why = lost_reason(rc.sc, topo, *t, lost); !why.empty()) {
+        r["status"] = "lost";
+        r["reason"] = why;
+      }
     }
-    failed |= r["status"] == "failed";
+    failed |= r["status"] == "failed" || r["status"] == "lost";
     results.push_back(std::move(r));
   }
+  if (!lost.empty()) rec["lost_machines"] = lost;
   if (topo.capture) rec["capture"] = topo.capture->finish();  // files closed, per link counts
   // Bytes per switch-side interface over the tests: the load on each link (topology picture).
   rec["tests_elapsed_s"] = double(monotonic_ns() - tests_t0) / 1e9;

@@ -1,0 +1,19 @@
+// Across machines (lab/machines): where a test ran, and whether a machine it
+// needed was lost during the run. Internal to the lab's runner.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "lab/run/case_topology.h"
+
+namespace flowlab::lab {
+
+// "m1", "m1->m2"; pingall: "all".
+std::string test_machines(const CaseTopology& topo, const TestSpec& t);
+// Why a test's results cannot stand: a machine one of its hosts is on (pingall:
+// any host) was lost. Empty: none was.
+std::string lost_reason(const Scenario& sc, const CaseTopology& topo, const TestSpec& t,
+                        const std::map<std::string, std::string>& lost);
+
+}  // namespace flowlab::lab
