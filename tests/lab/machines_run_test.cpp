@@ -4,15 +4,18 @@
 // VXLAN tunnels and the control segment; the two-machine scenario carries ping
 // and TCP across; a host MTU larger than the tunnels carry is refused before
 // anything is built; an agent killed mid-run loses its machine's tests and no
-// others; and nothing is left behind (namespaces, processes, state).
+// others; a coordinator killed mid-run leaves a run `lab down ID --etcd`
+// takes down from another process; and nothing is left behind (namespaces, processes, state).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 #include <thread>
 
+#include "coord_support/etcd_cluster.h"
 #include "lab/host/process.h"
 #include "lab_dir_test.h"
 
@@ -170,6 +173,80 @@ tests:
   EXPECT_TRUE(j["cases"][0]["lost_machines"].contains("m2")) << j["cases"][0].dump();
   EXPECT_EQ(namespaces(), before);
   EXPECT_TRUE(fs::is_empty(dir_ / "state"));
+}
+
+// The real path by hand: an etcd of the test's own, two agents started as a
+// user starts them (`lab agent --etcd --name --underlay`), `lab run --etcd`;
+// the coordinator killed with -9 mid-run; `lab down ID --etcd` from another
+// process takes the run down on both machines.
+TEST_F(LabMachines, DeadCoordinatorsRunIsTakenDownFromAnotherProcess) {
+  testing::EtcdCluster etcd(1);
+  ASSERT_TRUE(etcd.wait_healthy()) << etcd.log_tail();
+  auto before = namespaces();
+  // Two "machines": a namespace each on one veth, as two hosts on one wire.
+  std::string tag = fmt::format("fldown{}", getpid() % 100000);
+  std::string ma = tag + "a", mb = tag + "b";
+  ASSERT_EQ(run_command({"ip", "netns", "add", ma}).exit_code, 0);
+  ASSERT_EQ(run_command({"ip", "netns", "add", mb}).exit_code, 0);
+  auto ip = [](const std::string& ns, std::vector<std::string> args) {
+    args.insert(args.begin(), {"ip", "-n", ns});
+    return run_command(args).exit_code;
+  };
+  EXPECT_EQ(ip(ma, {"link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", mb}), 0);
+  EXPECT_EQ(ip(ma, {"addr", "add", "192.0.2.11/24", "dev", "ul0"}), 0);
+  EXPECT_EQ(ip(mb, {"addr", "add", "192.0.2.12/24", "dev", "ul0"}), 0);
+  EXPECT_EQ(ip(ma, {"link", "set", "ul0", "up"}), 0);
+  EXPECT_EQ(ip(mb, {"link", "set", "ul0", "up"}), 0);
+  std::vector<Process> agents;
+  for (auto [name, ns, addr] : {std::tuple{"m0", ma, "192.0.2.11"}, std::tuple{"m1", mb, "192.0.2.12"}}) {
+    auto a = Process::spawn(std::string("agent ") + name,
+                            {FLOWLAB_BINARY, "lab", "agent", "--etcd", etcd.endpoints(), "--name", name,
+                             "--underlay", addr, "--underlay-netns", ns},
+                            opts(0), (dir_ / (std::string(name) + ".log")).string(), nullptr);
+    ASSERT_TRUE(a.ok()) << a.error().message;
+    agents.push_back(std::move(*a));
+  }
+  // A second agent of a live name is refused, with the holder named.
+  auto dup = run_command({FLOWLAB_BINARY, "lab", "agent", "--etcd", etcd.endpoints(), "--name", "m0", "--underlay",
+                          "192.0.2.99", "--ttl", "1"},
+                         opts(30));
+  EXPECT_EQ(dup.exit_code, 1);
+  EXPECT_NE(dup.err.find("an agent named m0 is already running"), std::string::npos) << dup.err;
+  auto run = Process::spawn("lab run",
+                            {FLOWLAB_BINARY, "lab", "run", FLOWLAB_SOURCE_DIR "/scenarios/two-machines.yaml", "--etcd",
+                             etcd.endpoints(), "--out", out()},
+                            opts(300), (dir_ / "run.log").string(), nullptr);
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  std::string log, id;
+  for (int i = 0; i < 1200; ++i) {
+    log = slurp((dir_ / "run.log").string());
+    if (log.find("tcp-across h1 -> h2 ...") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_NE(log.find("tcp-across h1 -> h2 ..."), std::string::npos) << log;
+  auto at = log.find(", run ");
+  ASSERT_NE(at, std::string::npos);
+  id = log.substr(at + 6, log.find(',', at + 6) - at - 6);
+  kill(run->pid(), SIGKILL);
+  run->wait_exit(10);
+  std::set<std::string> left;
+  for (const auto& ns : namespaces())
+    if (ns.find("fl" + id + "-") == 0) left.insert(ns);
+  EXPECT_EQ(left.size(), 4u);  // each machine's core and host namespaces stand
+  auto down = run_command({FLOWLAB_BINARY, "lab", "down", id, "--etcd", etcd.endpoints()}, opts(90));
+  EXPECT_EQ(down.exit_code, 0) << down.err;
+  EXPECT_NE(down.err.find("run " + id + " taken down on every machine"), std::string::npos) << down.err;
+  for (const auto& ns : namespaces()) EXPECT_NE(ns.find("fl" + id + "-"), 0u) << ns;
+  auto again = run_command({FLOWLAB_BINARY, "lab", "down", id, "--etcd", etcd.endpoints()}, opts(30));
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("run " + id + " is not in etcd"), std::string::npos) << again.err;
+  for (auto& a : agents) {  // SIGTERM: a clean stop
+    a.stop(20);
+    EXPECT_EQ(a.exit_code(), 0) << a.log_tail();
+  }
+  run_command({"ip", "netns", "del", ma});
+  run_command({"ip", "netns", "del", mb});
+  EXPECT_EQ(namespaces(), before);
 }
 
 }  // namespace
