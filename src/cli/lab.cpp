@@ -4,7 +4,7 @@
 //   flowlab lab run --topo tree,2,3 [--switch K] [--controller C] [--test T] [--out DIR]
 //   flowlab lab run --custom mytopo.py --topo mytopo,3 [--link tc,bw=10,delay=5ms] [...as --topo]
 //   flowlab lab run FILE|--topo ... --etcd E | --machines N [--vxlan-port P] [--underlay-mtu M]
-//                        [--underlay-rate R]      across machines (lab/machines)
+//                        [--underlay-rate R] [--exec-on-agents]      across machines (lab/machines)
 //   flowlab lab agent --etcd E --name M --underlay ADDR [--underlay-netns NS] [--ttl S]
 //   flowlab lab validate FILE | --topo ... [--switch K] [--controller C] [--test T]
 //   flowlab lab up FILE | --topo ... [--only CASE] [--out DIR] [--capture LINKS|all] [--capture-max MB]
@@ -114,6 +114,8 @@ int run_lab(int argc, char** argv) {
   run->add_option("--vxlan-port", machines.vxlan_port, "across machines: the tunnels' UDP port (default 4789)");
   run->add_option("--underlay-mtu", machines.underlay_mtu, "across machines: the underlay's MTU (default 1500)");
   run->add_option("--underlay-rate", underlay_rate, "with --machines: each machine's NIC rate (e.g. 1G)");
+  run->add_flag("--exec-on-agents", machines.exec_on_agents,
+                "across machines: every test command through the hosts' agents, as from another machine");
 
   auto* agent = app.add_subcommand("agent", "one machine's agent of labs across machines (foreground)");
   lab::AgentOptions agent_opts;
@@ -212,6 +214,7 @@ int run_lab(int argc, char** argv) {
       return *r;
     }
     if (!underlay_rate.empty()) return error_exit("--underlay-rate needs --machines", 2);
+    if (machines.exec_on_agents) return error_exit("--exec-on-agents needs --etcd or --machines", 2);
     auto r = lab::run_scenario(file, o);
     if (!r.ok()) return error_exit(r.error().message, 2);
     return *r;

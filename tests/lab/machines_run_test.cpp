@@ -249,5 +249,69 @@ TEST_F(LabMachines, DeadCoordinatorsRunIsTakenDownFromAnotherProcess) {
   EXPECT_EQ(namespaces(), before);
 }
 
+// As on machines of their own: each agent in a mount namespace of its own, where
+// /run/netns holds only its underlay, so the namespaces it builds are not the
+// coordinator's to enter. The tests' commands go through the agents (etcd's
+// exec and reply keys): ping and TCP across are measured, and each agent says
+// how many commands it served.
+TEST_F(LabMachines, AgentsOutOfTheCoordinatorsSightRunItsTestsCommands) {
+  testing::EtcdCluster etcd(1);
+  ASSERT_TRUE(etcd.wait_healthy()) << etcd.log_tail();
+  auto before = namespaces();
+  std::string tag = fmt::format("flsep{}", getpid() % 100000);
+  std::string ma = tag + "a", mb = tag + "b";
+  ASSERT_EQ(run_command({"ip", "netns", "add", ma}).exit_code, 0);
+  ASSERT_EQ(run_command({"ip", "netns", "add", mb}).exit_code, 0);
+  auto ip = [](const std::string& ns, std::vector<std::string> args) {
+    args.insert(args.begin(), {"ip", "-n", ns});
+    return run_command(args).exit_code;
+  };
+  EXPECT_EQ(ip(ma, {"link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", mb}), 0);
+  EXPECT_EQ(ip(ma, {"addr", "add", "192.0.2.11/24", "dev", "ul0"}), 0);
+  EXPECT_EQ(ip(mb, {"addr", "add", "192.0.2.12/24", "dev", "ul0"}), 0);
+  EXPECT_EQ(ip(ma, {"link", "set", "ul0", "up"}), 0);
+  EXPECT_EQ(ip(mb, {"link", "set", "ul0", "up"}), 0);
+  // A private /run/netns with the underlay's file alone, then the agent.
+  const char* seal =
+      "set -e; d=\"$1\"; u=\"$2\"; shift 2; mkdir -p \"$d\"; mount --rbind /run/netns \"$d\"; "
+      "mount -t tmpfs flowlab-test /run/netns; touch \"/run/netns/$u\"; mount --bind \"$d/$u\" \"/run/netns/$u\"; "
+      "umount -l \"$d\"; exec \"$@\"";
+  std::vector<Process> agents;
+  for (auto [name, ns, addr] : {std::tuple{"m0", ma, "192.0.2.11"}, std::tuple{"m1", mb, "192.0.2.12"}}) {
+    std::string sealed = (dir_ / (std::string("netns-") + name)).string();
+    auto a = Process::spawn(std::string("agent ") + name,
+                            {"unshare", "--mount", "--propagation", "private", "--", "sh", "-c", seal, "sh", sealed,
+                             ns, FLOWLAB_BINARY, "lab", "agent", "--etcd", etcd.endpoints(), "--name", name,
+                             "--underlay", addr, "--underlay-netns", ns},
+                            opts(0), (dir_ / (std::string(name) + ".log")).string(), nullptr);
+    ASSERT_TRUE(a.ok()) << a.error().message;
+    agents.push_back(std::move(*a));
+  }
+  auto r = run_command({FLOWLAB_BINARY, "lab", "run", FLOWLAB_SOURCE_DIR "/scenarios/two-machines.yaml", "--etcd",
+                        etcd.endpoints(), "--out", out()},
+                       opts(300));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("2 host(s) on other machines: their commands go through their agents"), std::string::npos)
+      << r.err;
+  json j = results();
+  ASSERT_TRUE(j.is_object()) << r.err;
+  ASSERT_EQ(j["results"].size(), 2u);
+  EXPECT_EQ(j["results"][0]["status"], "ok") << j["results"][0].value("reason", "");
+  EXPECT_EQ(j["results"][0]["metrics"]["loss_pct"], 0);
+  EXPECT_EQ(j["results"][1]["status"], "ok") << j["results"][1].value("reason", "");
+  EXPECT_GT(j["results"][1]["metrics"].value("gbps", 0.0), 0.01) << j["results"][1].dump();
+  for (auto& a : agents) {
+    a.stop(20);
+    EXPECT_EQ(a.exit_code(), 0) << a.log_tail();
+  }
+  for (const char* name : {"m0", "m1"}) {
+    std::string log = slurp((dir_ / (std::string(name) + ".log")).string());
+    EXPECT_NE(log.find("command(s) of the tests served"), std::string::npos) << log;
+  }
+  run_command({"ip", "netns", "del", ma});
+  run_command({"ip", "netns", "del", mb});
+  EXPECT_EQ(namespaces(), before);
+}
+
 }  // namespace
 }  // namespace flowlab::lab

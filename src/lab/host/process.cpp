@@ -16,6 +16,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <thread>
 
 #include "core/clock.h"
@@ -134,7 +136,31 @@ std::string CommandResult::describe() const {
   return fmt::format("exit {}{}{}", exit_code, tail.empty() ? "" : ": ", tail);
 }
 
+namespace {
+std::mutex routes_mu;
+std::map<std::string, std::shared_ptr<RemoteExec>>& routes() {
+  static std::map<std::string, std::shared_ptr<RemoteExec>> m;
+  return m;
+}
+}  // namespace
+
+void route_netns(const std::string& ns, std::shared_ptr<RemoteExec> exec) {
+  std::lock_guard<std::mutex> lock(routes_mu);
+  if (exec)
+    routes()[ns] = std::move(exec);
+  else
+    routes().erase(ns);
+}
+
+std::shared_ptr<RemoteExec> routed_netns(const std::string& ns) {
+  if (ns.empty()) return nullptr;
+  std::lock_guard<std::mutex> lock(routes_mu);
+  auto it = routes().find(ns);
+  return it == routes().end() ? nullptr : it->second;
+}
+
 CommandResult run_command(const std::vector<std::string>& argv, const CommandOptions& o) {
+  if (auto remote = routed_netns(o.netns)) return remote->run(argv, o);
   CommandResult r;
   int outp[2], errp[2];
   if (pipe2(outp, O_CLOEXEC) != 0) {
@@ -237,6 +263,14 @@ std::string self_binary() {
 
 Result<Process> Process::spawn(std::string label, const std::vector<std::string>& argv,
                                const CommandOptions& opts, const std::string& log_path, RunState* state) {
+  if (auto remote = routed_netns(opts.netns)) {
+    FLOWLAB_ASSIGN_OR_RETURN(auto child, remote->spawn(label, argv, opts));
+    Process p;
+    p.label_ = std::move(label);
+    p.log_path_ = log_path;
+    p.remote_ = std::move(child);
+    return p;
+  }
   int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return fail("cannot open log {}: {}", log_path, std::strerror(errno));
   pid_t pid = fork_exec(argv, opts, fd, fd);
@@ -259,6 +293,7 @@ Process& Process::operator=(Process&& o) noexcept {
     label_ = std::move(o.label_);
     log_path_ = std::move(o.log_path_);
     state_ = std::exchange(o.state_, nullptr);
+    remote_ = std::move(o.remote_);
   }
   return *this;
 }
@@ -272,6 +307,7 @@ void Process::reap(int status) {
 }
 
 bool Process::running() {
+  if (remote_) return remote_->running();
   if (pid_ <= 0) return false;
   int status = 0;
   pid_t w = waitpid(pid_, &status, WNOHANG);
@@ -292,6 +328,7 @@ bool Process::wait_exit(double seconds) {
 }
 
 void Process::stop(double grace_s) {
+  if (remote_) return remote_->stop(grace_s);
   if (pid_ <= 0) return;
   if (!running()) return;
   kill(-pid_, SIGTERM);
@@ -303,6 +340,7 @@ void Process::stop(double grace_s) {
 }
 
 std::string Process::log_tail(size_t bytes) const {
+  if (remote_) return remote_->log_tail(bytes);
   std::ifstream in(log_path_, std::ios::binary | std::ios::ate);
   if (!in) return {};
   auto size = static_cast<size_t>(in.tellg());

@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -68,6 +69,32 @@ bool have_program(const std::string& name);
 // The flowlab binary itself (/proc/self/exe), for helper subcommands.
 std::string self_binary();
 
+// Commands for a namespace on another machine. run_command and Process::spawn
+// hand a command for a routed namespace to its RemoteExec (machines/ routes a
+// host's namespace to the agent of the machine it is on); nothing here knows how
+// the command gets there.
+class RemoteChild {
+ public:
+  virtual ~RemoteChild() = default;
+  virtual bool running() = 0;
+  virtual int exit_code() const = 0;
+  virtual void stop(double grace_s) = 0;
+  virtual std::string log_tail(size_t bytes) const = 0;
+};
+
+class RemoteExec {
+ public:
+  virtual ~RemoteExec() = default;
+  virtual CommandResult run(const std::vector<std::string>& argv, const CommandOptions& opts) = 0;
+  virtual Result<std::unique_ptr<RemoteChild>> spawn(const std::string& label, const std::vector<std::string>& argv,
+                                                     const CommandOptions& opts) = 0;
+};
+
+// Commands for namespace `ns` go to `exec` from now on; nullptr: here again.
+void route_netns(const std::string& ns, std::shared_ptr<RemoteExec> exec);
+// The RemoteExec routed for `ns`, nullptr if its commands run here.
+std::shared_ptr<RemoteExec> routed_netns(const std::string& ns);
+
 // A supervised child; stopped (SIGTERM, then SIGKILL after a grace period) by
 // stop() or the destructor. Registered in the RunState while it lives.
 class Process {
@@ -81,11 +108,11 @@ class Process {
   Process& operator=(const Process&) = delete;
   ~Process() { stop(); }
 
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return pid_; }  // -1 for a child on another machine
   const std::string& label() const { return label_; }
   const std::string& log_path() const { return log_path_; }
   bool running();
-  int exit_code() const { return exit_code_; }
+  int exit_code() const { return remote_ ? remote_->exit_code() : exit_code_; }
   // Waits up to `seconds` for the child to exit on its own; true if it did.
   bool wait_exit(double seconds);
   void stop(double grace_s = 2.0);
@@ -97,6 +124,7 @@ class Process {
   int exit_code_ = -1;
   std::string label_, log_path_;
   RunState* state_ = nullptr;
+  std::shared_ptr<RemoteChild> remote_;  // set for a child in a routed namespace
 };
 
 }  // namespace flowlab::lab

@@ -19,6 +19,7 @@
 #include "lab/machines/agent_status.h"
 #include "lab/machines/keys.h"
 #include "lab/machines/plan.h"
+#include "lab/machines/remote_exec.h"
 #include "lab/run/case_topology.h"
 
 namespace flowlab::lab {
@@ -29,6 +30,7 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 constexpr auto kPoll = 200ms;
+constexpr auto kPollServing = 20ms;  // while a run stands here: the tests' commands wait on it
 
 // One run's part as built here, and what it needs to stay up.
 struct Built {
@@ -38,8 +40,10 @@ struct Built {
   std::unique_ptr<RunState> state;
   MachinePart part;
   std::unique_ptr<CaseTopology> topo;
+  std::unique_ptr<ExecServer> exec;  // the tests' commands for this machine's hosts
 
   void teardown() {
+    exec.reset();  // its children first: they run in the namespaces below
     if (topo) topo->teardown(case_name);
     topo.reset();
     state.reset();  // removes the state file: nothing it recorded is left
@@ -75,7 +79,7 @@ class Agent {
         std::fprintf(stderr, "lab agent %s: %s (what stands stays up; retrying)\n", opts_.name.c_str(),
                      st.error().message.c_str());
       etcd_down = !st.ok();
-      sleep_unless_interrupted(std::chrono::duration<double>(kPoll).count());
+      sleep_unless_interrupted(std::chrono::duration<double>(built_.empty() ? kPoll : kPollServing).count());
     }
     std::fprintf(stderr, "lab agent %s: stopping: tearing down %zu run(s)\n", opts_.name.c_str(), built_.size());
     for (auto& [id, b] : built_) {
@@ -165,6 +169,8 @@ class Agent {
       if (built_.count(id) || (failed_.count(id) && failed_[id] == kv->mod_revision)) continue;
       build(id, kv->mod_revision, decoded.at(id));
     }
+    for (auto& [id, b] : built_)
+      if (b.exec) b.exec->serve(runs.kvs);
     return ok_status();
   }
 
@@ -229,6 +235,7 @@ class Agent {
     s.build_s = double(monotonic_ns() - t0) / 1e9;
     std::fprintf(stderr, "lab agent %s: run %s case %s: ready in %.2f s\n", opts_.name.c_str(), id.c_str(),
                  cs.name.c_str(), s.build_s);
+    b.exec = std::make_unique<ExecServer>(cfg_, id, opts_.name, b.state.get(), out);
     put_status(id, s);
     failed_.erase(id);
     built_.emplace(id, std::move(b));

@@ -18,6 +18,7 @@
 #include "lab/machines/keys.h"
 #include "lab/machines/emulation.h"
 #include "lab/machines/plan.h"
+#include "lab/machines/remote_exec.h"
 #include "lab/net/vxlan.h"
 #include "lab/run/runner.h"
 
@@ -32,7 +33,8 @@ double seconds_since(uint64_t t0) { return double(monotonic_ns() - t0) / 1e9; }
 
 }  // namespace
 
-Coordinator::Coordinator(CoordinatorOptions opts, coord::EtcdConfig cfg) : opts_(std::move(opts)), etcd_(cfg) {}
+Coordinator::Coordinator(CoordinatorOptions opts, coord::EtcdConfig cfg)
+    : opts_(std::move(opts)), cfg_(cfg), etcd_(cfg) {}
 
 Result<std::unique_ptr<Coordinator>> Coordinator::connect(CoordinatorOptions opts) {
   FLOWLAB_ASSIGN_OR_RETURN(auto cfg, coord::parse_endpoints(opts.etcd));
@@ -44,6 +46,7 @@ Result<std::unique_ptr<Coordinator>> Coordinator::connect(CoordinatorOptions opt
 }
 
 Coordinator::~Coordinator() {
+  unroute();
   if (run_.empty()) return;
   auto st = etcd_.erase_prefix(keys::run(run_));
   if (!st.ok())
@@ -190,17 +193,31 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
       if (!sb.first.empty()) b = {sb.first, sb.second};
     }
   }
-  for (const auto& [h, ns] : topo.host_ns)
-    if (!fs::exists("/run/netns/" + ns))
-      return fail("host {} is on another machine's namespaces ({}): running tests from a coordinator on a "
-                  "different machine is not supported yet; run `flowlab lab run` on a machine that shares them "
-                  "(--machines N)",
-                  h, ns);
+  // A host whose namespace is not here is on another machine: its commands go
+  // to that machine's agent (remote_exec.h).
+  std::map<std::string, std::shared_ptr<AgentExec>> execs;
+  for (const auto& [m, s] : ready)
+    for (const auto& [h, ns] : s.host_ns) {
+      if (fs::exists("/run/netns/" + ns) && !opts_.exec_on_agents) continue;
+      auto& e = execs[m];
+      if (!e) e = std::make_shared<AgentExec>(cfg_, run_, m);
+      route_netns(ns, e);
+      routed_.push_back(ns);
+    }
+  if (!routed_.empty())
+    std::fprintf(stderr, "lab: [%s] %zu host(s) on other machines: their commands go through their agents\n",
+                 cs.name.c_str(), routed_.size());
   clock.lap("machines", names.size());
   return ok_status();
 }
 
+void Coordinator::unroute() {
+  for (const auto& ns : routed_) route_netns(ns, nullptr);
+  routed_.clear();
+}
+
 Status Coordinator::take_down(const std::string& case_name) {
+  unroute();
   if (run_.empty()) return ok_status();
   FLOWLAB_TRY(etcd_.erase(keys::plan(run_)));
   uint64_t t0 = monotonic_ns();
@@ -258,6 +275,7 @@ Result<int> run_across_machines(const std::string& file, RunOptions opts, const 
   FLOWLAB_TRY(validate_scenario(file, opts.scenario_text));  // before any machine is touched
   co.vxlan_port = m.vxlan_port;
   co.underlay_mtu = m.underlay_mtu;
+  co.exec_on_agents = m.exec_on_agents;
   std::unique_ptr<EmulatedMachines> emulated;
   if (m.machines > 0) {
     EmulationOptions eo;

@@ -4,8 +4,9 @@
 // (plan.h), writes the run's record and the case's plan to etcd, and waits until
 // every machine's agent says ready (or failed, or its lease went: an error that
 // names the machine). The case's hosts are then where the agents say; the tests
-// run from here, in those namespaces, so this coordinator must share the
-// machines' network namespaces: the emulated machines of `--machines N` do.
+// run from here: in a host's namespace when it is on this machine (or on the
+// emulated machines of `--machines N`, which share it), through the host's agent
+// otherwise (remote_exec.h).
 // Taking a case down erases its plan and waits for the agents' statuses to go.
 // Destroying the coordinator erases the whole run from etcd, and with it what
 // every agent built; if the coordinator dies, `flowlab lab down ID --etcd` does.
@@ -29,6 +30,7 @@ struct CoordinatorOptions {
   int vxlan_port = 4789;
   int underlay_mtu = 1500;
   double ready_timeout_s = 300;
+  bool exec_on_agents = false;  // every host's commands through its agent, even when here
 };
 
 class Coordinator {
@@ -49,9 +51,12 @@ class Coordinator {
  private:
   explicit Coordinator(CoordinatorOptions opts, coord::EtcdConfig cfg);
   Status take_down(const std::string& case_name);
+  void unroute();
 
   CoordinatorOptions opts_;
+  coord::EtcdConfig cfg_;
   coord::EtcdClient etcd_;
+  std::vector<std::string> routed_;  // namespaces whose commands go to agents
   std::string run_;  // set by the first build
 };
 
@@ -74,6 +79,7 @@ struct MachinesOptions {
   int vxlan_port = 4789;
   int underlay_mtu = 1500;
   double underlay_rate_bps = 0;  // --machines only
+  bool exec_on_agents = false;
 };
 Result<int> run_across_machines(const std::string& file, RunOptions opts, const MachinesOptions& m);
 

@@ -4,6 +4,8 @@
 //   /flowlab/lab/runs/ID/record         the run: {"scenario","machines","coordinator","started_at"}
 //   /flowlab/lab/runs/ID/plan           the case being built (plan.h), read by every agent
 //   /flowlab/lab/runs/ID/status/NAME    what agent NAME built of it, under its lease (agent_status.h)
+//   /flowlab/lab/runs/ID/exec/NAME/SEQ  a command for one of agent NAME's namespaces (exec_wire.h)
+//   /flowlab/lab/runs/ID/reply/NAME/SEQ its answer: running, exited with its output, or failed
 //
 // Agents build what the plans name them in and tear down what no plan names;
 // deleting /flowlab/lab/runs/ID/ (from any machine: `lab down ID --etcd`) takes
@@ -24,6 +26,18 @@ inline std::string record(std::string_view id) { return run(id) + "record"; }
 inline std::string plan(std::string_view id) { return run(id) + "plan"; }
 inline std::string statuses(std::string_view id) { return run(id) + "status/"; }
 inline std::string status(std::string_view id, std::string_view name) { return statuses(id) + std::string(name); }
+inline std::string execs(std::string_view id, std::string_view name) {
+  return run(id) + "exec/" + std::string(name) + "/";
+}
+inline std::string exec(std::string_view id, std::string_view name, std::string_view seq) {
+  return execs(id, name) + std::string(seq);
+}
+inline std::string replies(std::string_view id, std::string_view name) {
+  return run(id) + "reply/" + std::string(name) + "/";
+}
+inline std::string reply(std::string_view id, std::string_view name, std::string_view seq) {
+  return replies(id, name) + std::string(seq);
+}
 
 // The run id of a key under kRuns ("" if it is not one).
 inline std::string run_of(std::string_view key) {

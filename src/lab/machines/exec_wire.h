@@ -1,0 +1,44 @@
+// A command the coordinator asks an agent to run in one of its namespaces, and
+// the agent's answer (keys.h: .../exec/NAME/SEQ and .../reply/NAME/SEQ). Pure;
+// the decoders are fuzzed.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+
+namespace flowlab::lab {
+
+struct ExecRequest {
+  std::string mode;  // run (to the end, output back) | spawn (supervised until the request goes)
+  std::string label;
+  std::string ns;
+  std::vector<std::string> argv;
+  bool self = false;  // argv[0] is the flowlab binary: the agent's own stands in for it
+  double timeout_s = 10;
+  bool interruptible = true;
+  std::vector<std::pair<std::string, std::string>> env;
+};
+
+struct ExecReply {
+  std::string state;  // running (spawn) | exited | failed (could not start; `error` says why)
+  std::string error;
+  int exit_code = -1;
+  bool timed_out = false, interrupted = false;
+  std::string out, err;  // run: its output
+  std::string log;       // spawn: the tail of its log
+};
+
+// What an answer may carry of a command's output, each of out/err/log: etcd's
+// requests are bounded (1.5 MiB by default).
+inline constexpr size_t kExecOutputCap = 512 * 1024;
+
+std::string encode_exec_request(const ExecRequest& r);
+Result<ExecRequest> decode_exec_request(std::string_view text);
+std::string encode_exec_reply(const ExecReply& r);
+Result<ExecReply> decode_exec_reply(std::string_view text);
+
+}  // namespace flowlab::lab

@@ -1,0 +1,293 @@
+// Both ends of a command on another machine: AgentExec (the coordinator) and
+// ExecServer (the agent).
+#include "lab/machines/remote_exec.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "core/clock.h"
+#include "lab/host/run_state.h"
+#include "lab/machines/keys.h"
+
+namespace flowlab::lab {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// Past a command's own timeout, how long its answer may take: the agent's poll,
+// etcd's round trips, the child's stop.
+constexpr double kAnswerMargin = 15;
+constexpr double kSpawnAnswer = 15;  // a spawn says running (or failed) within this
+
+double seconds_since(uint64_t t0) { return double(monotonic_ns() - t0) / 1e9; }
+
+ExecRequest request_for(const std::string& mode, const std::string& label, const std::vector<std::string>& argv,
+                        const CommandOptions& o) {
+  ExecRequest r;
+  r.mode = mode;
+  r.label = label;
+  r.ns = o.netns;
+  r.argv = argv;
+  r.self = !argv.empty() && argv[0] == self_binary();
+  r.timeout_s = o.timeout_s;
+  r.interruptible = o.interruptible;
+  r.env = o.env;
+  return r;
+}
+
+std::string tail_of(const std::string& s, size_t bytes) { return s.size() > bytes ? s.substr(s.size() - bytes) : s; }
+
+// A spawned child on the agent: its reply key says whether it runs and what it logged.
+class AgentChild : public RemoteChild {
+ public:
+  AgentChild(coord::EtcdConfig cfg, std::string machine, std::string exec_key, std::string reply_key,
+             ExecReply first)
+      : etcd_(cfg), machine_(std::move(machine)), exec_key_(std::move(exec_key)), reply_key_(std::move(reply_key)) {
+    take(first);
+  }
+  ~AgentChild() override { stop(2); }
+
+  bool running() override {
+    if (!exited_ && !stopped_) refresh();
+    return !exited_ && !stopped_;
+  }
+  int exit_code() const override { return exit_code_; }
+  void stop(double grace_s) override {
+    if (stopped_) return;
+    stopped_ = true;
+    (void)etcd_.erase(exec_key_);  // the agent stops the child and erases the reply
+    uint64_t t0 = monotonic_ns();
+    while (seconds_since(t0) < grace_s + 5) {
+      auto got = etcd_.get(reply_key_);
+      if (!got.ok() || !*got) break;
+      std::this_thread::sleep_for(20ms);
+    }
+    (void)etcd_.erase(reply_key_);
+  }
+  std::string log_tail(size_t bytes) const override {
+    if (!exited_ && !stopped_) const_cast<AgentChild*>(this)->refresh();
+    return tail_of(log_, bytes);
+  }
+
+ private:
+  void refresh() {
+    auto got = etcd_.get(reply_key_);
+    if (!got.ok() || !*got) return;  // etcd slow or the key not there yet: as it was
+    auto r = decode_exec_reply((*got)->value);
+    if (r.ok()) take(*r);
+  }
+  void take(const ExecReply& r) {
+    log_ = r.log;
+    if (r.state == "exited" || r.state == "failed") {
+      exited_ = true;
+      exit_code_ = r.exit_code;
+      if (!r.error.empty()) log_ += "\n" + r.error;
+    }
+  }
+
+  coord::EtcdClient etcd_;
+  std::string machine_, exec_key_, reply_key_;
+  std::string log_;
+  bool exited_ = false, stopped_ = false;
+  int exit_code_ = -1;
+};
+
+}  // namespace
+
+std::string AgentExec::next_seq() { return fmt::format("{}-{:08}", getpid(), ++seq_); }
+
+CommandResult AgentExec::run(const std::vector<std::string>& argv, const CommandOptions& o) {
+  CommandResult r;
+  coord::EtcdClient etcd(cfg_);
+  std::string seq = next_seq();
+  std::string exec_key = keys::exec(run_, machine_, seq), reply_key = keys::reply(run_, machine_, seq);
+  auto put = etcd.put(exec_key, encode_exec_request(request_for("run", "", argv, o)));
+  if (!put.ok()) {
+    r.err = fmt::format("machine {}: asking its agent: {}", machine_, put.error().message);
+    return r;
+  }
+  uint64_t t0 = monotonic_ns();
+  for (;;) {
+    auto got = etcd.get(reply_key);
+    if (got.ok() && *got) {
+      auto rep = decode_exec_reply((*got)->value);
+      if (!rep.ok()) {
+        r.err = fmt::format("machine {}: {}", machine_, rep.error().message);
+      } else if (rep->state == "failed") {
+        r.err = fmt::format("machine {}: {}", machine_, rep->error);
+      } else {
+        r.exit_code = rep->exit_code;
+        r.timed_out = rep->timed_out;
+        r.interrupted = rep->interrupted;
+        r.out = std::move(rep->out);
+        r.err = std::move(rep->err);
+      }
+      break;
+    }
+    if (o.interruptible && interrupted()) {
+      r.interrupted = true;
+      break;
+    }
+    if (seconds_since(t0) > o.timeout_s + kAnswerMargin) {
+      r.timed_out = true;
+      r.err = fmt::format("machine {}'s agent did not answer within {:.0f} s (gone, or cut off from etcd)",
+                          machine_, o.timeout_s + kAnswerMargin);
+      break;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  (void)etcd.erase(exec_key);  // the agent erases the reply it wrote once the request is gone
+  (void)etcd.erase(reply_key);
+  return r;
+}
+
+Result<std::unique_ptr<RemoteChild>> AgentExec::spawn(const std::string& label, const std::vector<std::string>& argv,
+                                                      const CommandOptions& o) {
+  coord::EtcdClient etcd(cfg_);
+  std::string seq = next_seq();
+  std::string exec_key = keys::exec(run_, machine_, seq), reply_key = keys::reply(run_, machine_, seq);
+  auto put = etcd.put(exec_key, encode_exec_request(request_for("spawn", label, argv, o)));
+  if (!put.ok()) return fail("machine {}: starting {}: {}", machine_, label, put.error().message);
+  uint64_t t0 = monotonic_ns();
+  for (;;) {
+    auto got = etcd.get(reply_key);
+    if (got.ok() && *got) {
+      auto rep = decode_exec_reply((*got)->value);
+      if (!rep.ok() || rep->state == "failed") {
+        (void)etcd.erase(exec_key);
+        (void)etcd.erase(reply_key);
+        return fail("machine {}: starting {}: {}", machine_, label, rep.ok() ? rep->error : rep.error().message);
+      }
+      return std::unique_ptr<RemoteChild>(new AgentChild(cfg_, machine_, exec_key, reply_key, std::move(*rep)));
+    }
+    if (interrupted() || seconds_since(t0) > kSpawnAnswer) {
+      (void)etcd.erase(exec_key);
+      return fail("machine {}: its agent did not start {} within {:.0f} s{}", machine_, label, kSpawnAnswer,
+                  interrupted() ? " (interrupted)" : "");
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+}
+
+// ---- the agent's side ----
+
+struct ExecServer::Job {
+  ExecRequest req;
+  std::thread worker;              // run
+  std::atomic<bool> done{false};   // run: answered
+  std::unique_ptr<Process> child;  // spawn
+  bool exit_answered = false;
+  uintmax_t logged = 0;  // spawn: the log's size last answered
+};
+
+ExecServer::ExecServer(coord::EtcdConfig cfg, std::string run, std::string machine, RunState* state,
+                       std::string log_dir)
+    : cfg_(cfg), etcd_(cfg), run_(std::move(run)), machine_(std::move(machine)), log_dir_(std::move(log_dir)),
+      state_(state) {}
+
+ExecServer::~ExecServer() {
+  for (auto& [seq, j] : jobs_) {
+    if (j->child) j->child->stop();
+    if (j->worker.joinable()) j->worker.join();
+    (void)etcd_.erase(keys::reply(run_, machine_, seq));
+  }
+  if (served_)
+    std::fprintf(stderr, "lab agent %s: run %s: %zu command(s) of the tests served\n", machine_.c_str(), run_.c_str(),
+                 served_);
+}
+
+void ExecServer::answer(const std::string& seq, const ExecReply& r) {
+  auto st = etcd_.put(keys::reply(run_, machine_, seq), encode_exec_reply(r));
+  if (!st.ok())
+    std::fprintf(stderr, "lab agent %s: run %s: answering %s: %s\n", machine_.c_str(), run_.c_str(), seq.c_str(),
+                 st.error().message.c_str());
+}
+
+void ExecServer::start(const std::string& seq, const std::string& text) {
+  ++served_;
+  auto job = std::make_unique<Job>();
+  auto req = decode_exec_request(text);
+  if (!req.ok()) {
+    job->done = true;
+    answer(seq, {"failed", req.error().message, -1, false, false, {}, {}, {}});
+    jobs_.emplace(seq, std::move(job));
+    return;
+  }
+  job->req = std::move(*req);
+  ExecRequest& q = job->req;
+  if (q.self) q.argv[0] = self_binary();
+  CommandOptions o = in_ns(q.ns, q.timeout_s);
+  o.interruptible = q.interruptible;
+  o.env = q.env;
+  if (!std::filesystem::exists("/run/netns/" + q.ns)) {
+    job->done = true;
+    answer(seq, {"failed", fmt::format("no namespace {} on machine {}", q.ns, machine_), -1, false, false, {}, {}, {}});
+  } else if (q.mode == "run") {
+    Job* j = job.get();
+    coord::EtcdConfig cfg = cfg_;
+    std::string key = keys::reply(run_, machine_, seq);
+    job->worker = std::thread([j, o, cfg, key] {
+      CommandResult r = run_command(j->req.argv, o);
+      coord::EtcdClient etcd(cfg);
+      (void)etcd.put(key, encode_exec_reply({"exited", "", r.exit_code, r.timed_out, r.interrupted, r.out, r.err, {}}));
+      j->done = true;
+    });
+  } else {
+    std::string log = log_dir_ + "/exec-" + seq + ".log";
+    auto p = Process::spawn(q.label.empty() ? q.argv[0] : q.label, q.argv, o, log, state_);
+    if (!p.ok()) {
+      job->done = true;
+      answer(seq, {"failed", p.error().message, -1, false, false, {}, {}, {}});
+    } else {
+      job->child = std::make_unique<Process>(std::move(*p));
+      answer(seq, {"running", "", -1, false, false, {}, {}, {}});
+    }
+  }
+  jobs_.emplace(seq, std::move(job));
+}
+
+void ExecServer::serve(const std::vector<coord::KeyValue>& run_keys) {
+  const std::string prefix = keys::execs(run_, machine_);
+  std::map<std::string, const std::string*> wanted;
+  for (const auto& kv : run_keys)
+    if (kv.key.compare(0, prefix.size(), prefix) == 0) wanted[kv.key.substr(prefix.size())] = &kv.value;
+  for (const auto& [seq, text] : wanted)
+    if (!jobs_.count(seq)) start(seq, *text);
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    Job& j = *it->second;
+    const std::string& seq = it->first;
+    if (!wanted.count(seq)) {  // the coordinator is done with it
+      if (j.child) j.child->stop();
+      if (j.worker.joinable()) {
+        if (!j.done) {
+          ++it;
+          continue;
+        }
+        j.worker.join();
+      }
+      (void)etcd_.erase(keys::reply(run_, machine_, seq));
+      it = jobs_.erase(it);
+      continue;
+    }
+    if (j.child && !j.exit_answered) {
+      std::error_code ec;
+      uintmax_t size = std::filesystem::file_size(j.child->log_path(), ec);
+      bool alive = j.child->running();
+      if (!alive || (!ec && size != j.logged)) {
+        j.logged = ec ? 0 : size;
+        ExecReply r{alive ? "running" : "exited", "", alive ? -1 : j.child->exit_code(), false, false, {}, {},
+                    j.child->log_tail(16 * 1024)};
+        j.exit_answered = !alive;
+        answer(seq, r);
+      }
+    }
+    ++it;
+  }
+}
+
+}  // namespace flowlab::lab

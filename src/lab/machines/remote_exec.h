@@ -1,0 +1,67 @@
+// Commands for hosts on another machine, through etcd (keys.h, exec_wire.h).
+//
+// The coordinator routes a host's namespace it cannot enter to an AgentExec
+// (host/process.h's route_netns): run_command and Process::spawn there become a
+// request key that machine's agent serves and a reply key polled for the answer.
+// The agent's ExecServer runs each request in the namespace it names: a `run` on
+// a thread of its own, its output back in the reply; a `spawn` supervised until
+// its request key goes, its log's tail kept in the reply. Tests on real machines
+// run this way; on emulated ones the coordinator enters the namespaces itself.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "coord/etcd_client.h"
+#include "lab/host/process.h"
+#include "lab/machines/exec_wire.h"
+
+namespace flowlab::lab {
+
+class AgentExec : public RemoteExec {
+ public:
+  AgentExec(coord::EtcdConfig cfg, std::string run, std::string machine)
+      : cfg_(std::move(cfg)), run_(std::move(run)), machine_(std::move(machine)) {}
+  CommandResult run(const std::vector<std::string>& argv, const CommandOptions& opts) override;
+  Result<std::unique_ptr<RemoteChild>> spawn(const std::string& label, const std::vector<std::string>& argv,
+                                             const CommandOptions& opts) override;
+
+ private:
+  std::string next_seq();
+  coord::EtcdConfig cfg_;
+  std::string run_, machine_;
+  std::atomic<uint64_t> seq_{0};
+};
+
+class RunState;
+
+class ExecServer {
+ public:
+  ExecServer(coord::EtcdConfig cfg, std::string run, std::string machine, RunState* state, std::string log_dir);
+  ~ExecServer();  // stops every child, waits for every command (each is bounded)
+  ExecServer(const ExecServer&) = delete;
+  ExecServer& operator=(const ExecServer&) = delete;
+
+  // One look at the run's keys (the agent's reconcile): new requests started,
+  // children whose requests went stopped, exits and new log lines answered.
+  void serve(const std::vector<coord::KeyValue>& run_keys);
+  size_t jobs() const { return jobs_.size(); }
+
+ private:
+  struct Job;
+  void start(const std::string& seq, const std::string& text);
+  void answer(const std::string& seq, const ExecReply& r);
+
+  coord::EtcdConfig cfg_;
+  coord::EtcdClient etcd_;
+  std::string run_, machine_, log_dir_;
+  RunState* state_;
+  std::map<std::string, std::unique_ptr<Job>> jobs_;
+  size_t served_ = 0;
+};
+
+}  // namespace flowlab::lab
