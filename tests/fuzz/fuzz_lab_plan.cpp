@@ -1,12 +1,14 @@
 // libFuzzer target for what an agent and the coordinator read from etcd: a
 // case's plan (lab::decode_plan, then the scenario inside it and each machine's
-// part of it), an agent's status and its registration. Never crash; whatever
+// part of it), an agent's status and its registration, a command for an agent
+// and its reply (exec_wire.h). Never crash; whatever
 // decodes encodes to text that decodes to the same again.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
 #include "lab/machines/agent_status.h"
+#include "lab/machines/exec_wire.h"
 #include "lab/machines/plan.h"
 
 namespace lab = flowlab::lab;
@@ -31,6 +33,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto a = lab::decode_agent(text); a.ok()) {
     auto again = lab::decode_agent(lab::encode_agent(*a));
     if (!again.ok() || again->name != a->name || again->underlay != a->underlay) std::abort();
+  }
+  if (auto q = lab::decode_exec_request(text); q.ok()) {
+    auto again = lab::decode_exec_request(lab::encode_exec_request(*q));
+    if (!again.ok() || again->argv != q->argv || again->ns != q->ns || again->env != q->env) std::abort();
+  }
+  if (auto r = lab::decode_exec_reply(text); r.ok()) {
+    auto again = lab::decode_exec_reply(lab::encode_exec_reply(*r));
+    if (!again.ok() || again->state != r->state || again->exit_code != r->exit_code) std::abort();
+    if (r->out.size() <= lab::kExecOutputCap && again->out != r->out) std::abort();
   }
   return 0;
 }

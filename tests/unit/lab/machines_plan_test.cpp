@@ -5,6 +5,7 @@
 #include <set>
 
 #include "lab/machines/agent_status.h"
+#include "lab/machines/exec_wire.h"
 #include "lab/machines/plan.h"
 #include "lab/scenario/topology.h"
 
@@ -144,6 +145,36 @@ TEST(MachinesPlan, StatusRoundTripsItsLinkEnds) {
   EXPECT_EQ(back->link_ends, s.link_ends);
   EXPECT_EQ(back->host_ns, s.host_ns);
   EXPECT_FALSE(decode_status(R"({"machine":"b","case":"c","state":"dancing"})").ok());
+}
+
+TEST(MachinesPlan, ExecRequestsAndRepliesRoundTripAndBadOnesAreRefused) {
+  ExecRequest q{"spawn", "iperf3 server", "fl1-h2", {"iperf3", "-s", "-1"}, false, 12.5, true, {{"A", "b c"}}};
+  auto back = decode_exec_request(encode_exec_request(q));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->mode, "spawn");
+  EXPECT_EQ(back->argv, q.argv);
+  EXPECT_EQ(back->env, q.env);
+  EXPECT_DOUBLE_EQ(back->timeout_s, 12.5);
+  for (const char* bad : {"[]", "{\"mode\":\"run\"}", R"({"mode":"exec","ns":"a","argv":["x"]})",
+                          R"({"mode":"run","ns":"a","argv":[]})", R"({"mode":"run","ns":"../a","argv":["x"]})",
+                          R"({"mode":"run","ns":"a","argv":["x"],"timeout_s":-1})"}) {
+    auto r = decode_exec_request(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+  }
+  ExecReply a{"exited", "", 3, true, false, "out", "err\n", ""};
+  auto rep = decode_exec_reply(encode_exec_reply(a));
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  EXPECT_EQ(rep->exit_code, 3);
+  EXPECT_TRUE(rep->timed_out);
+  EXPECT_EQ(rep->err, "err\n");
+  EXPECT_FALSE(decode_exec_reply(R"({"state":"lost"})").ok());
+  // Output past the cap keeps its end, marked as cut.
+  a.out = "first\n" + std::string(kExecOutputCap, 'x') + "\nlast";
+  rep = decode_exec_reply(encode_exec_reply(a));
+  ASSERT_TRUE(rep.ok());
+  EXPECT_LT(rep->out.size(), a.out.size());
+  EXPECT_EQ(rep->out.rfind("[... cut]\n", 0), 0u);
+  EXPECT_EQ(rep->out.substr(rep->out.size() - 5), "\nlast");
 }
 
 }  // namespace
