@@ -384,6 +384,28 @@ void rule_shaped_link(const Facts& f, std::vector<Candidate>& out) {
        {{"rate_bps", r}, {"drops", drops}}});
 }
 
+// Across machines: a test between two machines crosses their underlay, a NIC's
+// rate when it is shaped (--underlay-rate). What of it carries the stream's
+// payload: each frame of the underlay's MTU (+14 bytes of Ethernet, which the
+// shaper counts) holds the MTU less VXLAN's 50 bytes less the inner IP and
+// TCP (with timestamps) or UDP headers.
+void rule_underlay(const Facts& f, std::vector<Candidate>& out) {
+  const json& u = member(f.case_rec, "underlay");
+  double r = num(u, "rate_bps"), mtu = num(u, "mtu");
+  if (r <= 0 || mtu <= 100 || f.machine.find("->") == std::string::npos) return;
+  if (f.machine.substr(0, f.machine.find("->")) == f.machine.substr(f.machine.find("->") + 2)) return;
+  double headers = f.udp ? 28 : 52;
+  double payload = r * (mtu - 50 - headers) / (mtu + 14);
+  double share = rate_share(f.measured_bps, payload);
+  out.push_back({Bound::kShapedLink,
+                 share,
+                 fmt::format("the machines' underlay ({}) is shaped to {}: less VXLAN's 50 bytes and the "
+                             "headers of each {:.0f}-byte frame, {} of payload; measured {} ({}%)",
+                             f.machine, rate(r), mtu, rate(payload), rate(f.measured_bps), pct(share)),
+                 "underlay " + f.machine,
+                 {{"rate_bps", r}, {"payload_bps", payload}, {"mtu", mtu}}});
+}
+
 void rule_offered(const Facts& f, std::vector<Candidate>& out) {
   double loss = f.sent > 0 ? 100 * f.lost / f.sent : f.loss_pct;  // iperf3's own count misses the tail
   if (!f.udp || f.offered_bps <= 0 || loss >= 1 || f.measured_bps < 0.9 * f.offered_bps) return;
@@ -459,6 +481,7 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
   rule_switch_drops(f, cands);
   rule_link_drops(f, cands);
   rule_shaped_link(f, cands);
+  rule_underlay(f, cands);
   rule_window_rtt(f, cands);
   rule_offered(f, cands);
   // A receive window that stays full because the receiving process is out of CPU is

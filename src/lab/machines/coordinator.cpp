@@ -124,6 +124,8 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
     FLOWLAB_TRY(etcd_.put(keys::record(run_), rec.dump()));
   }
   topo.placement = plan.placement;
+  topo.underlay = {{"mtu", opts_.underlay_mtu}};
+  if (opts_.underlay_rate_bps > 0) topo.underlay["rate_bps"] = opts_.underlay_rate_bps;
   topo.remote_down = [this, name = cs.name] {
     Status st = take_down(name);
     if (!st.ok()) std::fprintf(stderr, "lab: [%s] %s\n", name.c_str(), st.error().message.c_str());
@@ -276,6 +278,7 @@ Result<int> run_across_machines(const std::string& file, RunOptions opts, const 
   co.vxlan_port = m.vxlan_port;
   co.underlay_mtu = m.underlay_mtu;
   co.exec_on_agents = m.exec_on_agents;
+  co.underlay_rate_bps = m.underlay_rate_bps;
   std::unique_ptr<EmulatedMachines> emulated;
   if (m.machines > 0) {
     EmulationOptions eo;

@@ -31,6 +31,7 @@ struct CoordinatorOptions {
   int underlay_mtu = 1500;
   double ready_timeout_s = 300;
   bool exec_on_agents = false;  // every host's commands through its agent, even when here
+  double underlay_rate_bps = 0; // the NIC's rate when known (emulated: shaped to it), for the verdicts
 };
 
 class Coordinator {

@@ -166,6 +166,15 @@ std::string render_table(const json& doc) {
       vrow.push_back(r ? verdict_label(*r) : "-");
     }
     rows.push_back(vrow);
+    std::vector<std::string> mrow = {t + " machine"};  // across machines: where its ends ran
+    bool placed = false;
+    for (const auto& c : cases) {
+      const json* r = find_result(doc, c, t);
+      std::string m = r ? str(*r, "machine") : "";
+      placed = placed || !m.empty();
+      mrow.push_back(m.empty() ? "-" : m);
+    }
+    if (placed) rows.push_back(mrow);
   }
   std::vector<size_t> width(head.size(), 0);
   for (const auto& r : rows)

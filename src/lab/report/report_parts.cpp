@@ -187,9 +187,10 @@ std::string render_summary(const json& doc) {
       if (i) h += "<tr>";
       std::string bound = v.value("bound", "-"), sentence = v.value("sentence", r.value("reason", ""));
       if (sentence.rfind(bound + ": ", 0) == 0) sentence = sentence.substr(bound.size() + 2);
+      std::string test = r.value("test", "");
+      if (std::string m = str(r, "machine"); !m.empty()) test += " (" + m + ")";  // across machines
       h += fmt::format("<td>{}</td><td>{}</td><td class=\"verdict\"><b>{}</b> — {}</td></tr>",
-                       markup_escape(r.value("test", "")), markup_escape(figure(r)), markup_escape(bound),
-                       markup_escape(sentence));
+                       markup_escape(test), markup_escape(figure(r)), markup_escape(bound), markup_escape(sentence));
     }
     for (const auto& line : array_member(c, "comparison"))
       h += fmt::format("<tr><td></td><td colspan=\"4\" class=\"cmp\">{}</td></tr>",

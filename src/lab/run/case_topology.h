@@ -64,6 +64,7 @@ struct CaseTopology {
   std::unique_ptr<LinkCaptures> capture;
   // Across machines: node -> machine, and what takes the other machines' parts down.
   std::map<std::string, std::string> placement;
+  json underlay = json::object();  // across machines: {"mtu", "rate_bps" when shaped}, for the verdicts
   std::function<void()> remote_down;
   // The machines lost so far (machine -> why), asked before and after each test.
   std::function<std::map<std::string, std::string>()> lost_machines;

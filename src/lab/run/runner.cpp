@@ -252,6 +252,7 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
   CaseTopology topo;
   auto st = rc.build ? rc.build(rc, cs, ci, case_out, topo) : build_case(rc, cs, ci, case_out, topo);
   if (!topo.placement.empty()) rec["placement"] = topo.placement;
+  if (!topo.underlay.empty()) rec["underlay"] = topo.underlay;
   rec["offload_state"] = topo.offloads;
   if (!st.ok()) {
     topo.teardown(cs.name);

@@ -268,6 +268,22 @@ TEST(Verdict, ShapedLinkRate) {
   EXPECT_NE(v.sentence.find("shaped to 100 Mbit/s (tbf on eth0 (h1))"), std::string::npos) << v.sentence;
 }
 
+TEST(Verdict, UnderlayBetweenMachines) {
+  json r = tcp_record(0.924);
+  r["machine"] = "m0->m1";
+  json c = plain_case();
+  c["underlay"] = {{"mtu", 1500}, {"rate_bps", 1e9}};
+  Verdict v = decide(r, c);
+  EXPECT_EQ(v.bound, Bound::kShapedLink);
+  // 1398 bytes of TCP payload in each 1514 the shaper counts: 923 Mbit/s.
+  EXPECT_NEAR(v.share, 1.0, 1e-9);
+  EXPECT_NE(v.sentence.find("the machines' underlay (m0->m1) is shaped to 1 Gbit/s"), std::string::npos)
+      << v.sentence;
+  EXPECT_NE(v.sentence.find("923 Mbit/s of payload"), std::string::npos) << v.sentence;
+  r["machine"] = "m0->m0";  // one machine: no underlay on the path
+  EXPECT_NE(decide(r, c).bound, Bound::kShapedLink);
+}
+
 TEST(Verdict, WindowOverRoundTrip) {
   json ping = {{"case", "c"},
                {"test", "ping"},
