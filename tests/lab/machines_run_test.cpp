@@ -38,6 +38,36 @@ class LabMachines : public LabDirTest {
     std::ifstream in(out() + "/results.json");
     return in ? json::parse(in, nullptr, false) : json();
   }
+  // Two "machines" for agents started by hand: namespaces NAMEa and NAMEb on
+  // one veth (192.0.2.11 and .12), as two hosts on one wire.
+  static std::pair<std::string, std::string> two_machines(const std::string& prefix) {
+    std::string tag = fmt::format("{}{}", prefix, getpid() % 100000);
+    std::string ma = tag + "a", mb = tag + "b";
+    EXPECT_EQ(run_command({"ip", "netns", "add", ma}).exit_code, 0);
+    EXPECT_EQ(run_command({"ip", "netns", "add", mb}).exit_code, 0);
+    auto ip = [](const std::string& ns, std::vector<std::string> args) {
+      args.insert(args.begin(), {"ip", "-n", ns});
+      return run_command(args).exit_code;
+    };
+    EXPECT_EQ(ip(ma, {"link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", mb}), 0);
+    EXPECT_EQ(ip(ma, {"addr", "add", "192.0.2.11/24", "dev", "ul0"}), 0);
+    EXPECT_EQ(ip(mb, {"addr", "add", "192.0.2.12/24", "dev", "ul0"}), 0);
+    EXPECT_EQ(ip(ma, {"link", "set", "ul0", "up"}), 0);
+    EXPECT_EQ(ip(mb, {"link", "set", "ul0", "up"}), 0);
+    return {ma, mb};
+  }
+  // Until each agent's log says it registered (at most 30 s); false if one did not.
+  bool registered(const std::vector<std::string>& names) const {
+    for (int i = 0; i < 600; ++i) {
+      size_t n = 0;
+      for (const auto& name : names)
+        if (slurp((dir_ / (name + ".log")).string()).find("lab agent " + name + ": registered") != std::string::npos)
+          ++n;
+      if (n == names.size()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
   static std::string slurp(const std::string& path) {
     std::ifstream in(path);
     return std::string(std::istreambuf_iterator<char>(in), {});
@@ -184,19 +214,7 @@ TEST_F(LabMachines, DeadCoordinatorsRunIsTakenDownFromAnotherProcess) {
   ASSERT_TRUE(etcd.wait_healthy()) << etcd.log_tail();
   auto before = namespaces();
   // Two "machines": a namespace each on one veth, as two hosts on one wire.
-  std::string tag = fmt::format("fldown{}", getpid() % 100000);
-  std::string ma = tag + "a", mb = tag + "b";
-  ASSERT_EQ(run_command({"ip", "netns", "add", ma}).exit_code, 0);
-  ASSERT_EQ(run_command({"ip", "netns", "add", mb}).exit_code, 0);
-  auto ip = [](const std::string& ns, std::vector<std::string> args) {
-    args.insert(args.begin(), {"ip", "-n", ns});
-    return run_command(args).exit_code;
-  };
-  EXPECT_EQ(ip(ma, {"link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", mb}), 0);
-  EXPECT_EQ(ip(ma, {"addr", "add", "192.0.2.11/24", "dev", "ul0"}), 0);
-  EXPECT_EQ(ip(mb, {"addr", "add", "192.0.2.12/24", "dev", "ul0"}), 0);
-  EXPECT_EQ(ip(ma, {"link", "set", "ul0", "up"}), 0);
-  EXPECT_EQ(ip(mb, {"link", "set", "ul0", "up"}), 0);
+  auto [ma, mb] = two_machines("fldown");
   std::vector<Process> agents;
   for (auto [name, ns, addr] : {std::tuple{"m0", ma, "192.0.2.11"}, std::tuple{"m1", mb, "192.0.2.12"}}) {
     auto a = Process::spawn(std::string("agent ") + name,
@@ -206,6 +224,7 @@ TEST_F(LabMachines, DeadCoordinatorsRunIsTakenDownFromAnotherProcess) {
     ASSERT_TRUE(a.ok()) << a.error().message;
     agents.push_back(std::move(*a));
   }
+  ASSERT_TRUE(registered({"m0", "m1"})) << agents[0].log_tail() << agents[1].log_tail();
   // A second agent of a live name is refused, with the holder named.
   auto dup = run_command({FLOWLAB_BINARY, "lab", "agent", "--etcd", etcd.endpoints(), "--name", "m0", "--underlay",
                           "192.0.2.99", "--ttl", "1"},
@@ -258,19 +277,7 @@ TEST_F(LabMachines, AgentsOutOfTheCoordinatorsSightRunItsTestsCommands) {
   testing::EtcdCluster etcd(1);
   ASSERT_TRUE(etcd.wait_healthy()) << etcd.log_tail();
   auto before = namespaces();
-  std::string tag = fmt::format("flsep{}", getpid() % 100000);
-  std::string ma = tag + "a", mb = tag + "b";
-  ASSERT_EQ(run_command({"ip", "netns", "add", ma}).exit_code, 0);
-  ASSERT_EQ(run_command({"ip", "netns", "add", mb}).exit_code, 0);
-  auto ip = [](const std::string& ns, std::vector<std::string> args) {
-    args.insert(args.begin(), {"ip", "-n", ns});
-    return run_command(args).exit_code;
-  };
-  EXPECT_EQ(ip(ma, {"link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", mb}), 0);
-  EXPECT_EQ(ip(ma, {"addr", "add", "192.0.2.11/24", "dev", "ul0"}), 0);
-  EXPECT_EQ(ip(mb, {"addr", "add", "192.0.2.12/24", "dev", "ul0"}), 0);
-  EXPECT_EQ(ip(ma, {"link", "set", "ul0", "up"}), 0);
-  EXPECT_EQ(ip(mb, {"link", "set", "ul0", "up"}), 0);
+  auto [ma, mb] = two_machines("flsep");
   // A private /run/netns with the underlay's file alone, then the agent.
   const char* seal =
       "set -e; d=\"$1\"; u=\"$2\"; shift 2; mkdir -p \"$d\"; mount --rbind /run/netns \"$d\"; "
@@ -287,6 +294,7 @@ TEST_F(LabMachines, AgentsOutOfTheCoordinatorsSightRunItsTestsCommands) {
     ASSERT_TRUE(a.ok()) << a.error().message;
     agents.push_back(std::move(*a));
   }
+  ASSERT_TRUE(registered({"m0", "m1"})) << agents[0].log_tail() << agents[1].log_tail();
   auto r = run_command({FLOWLAB_BINARY, "lab", "run", FLOWLAB_SOURCE_DIR "/scenarios/two-machines.yaml", "--etcd",
                         etcd.endpoints(), "--out", out()},
                        opts(300));

@@ -5,14 +5,17 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "coord/etcd_client.h"
 #include "coord/lease_keeper.h"
+#include "coord/watcher.h"
 #include "core/clock.h"
 #include "lab/host/process.h"
 #include "lab/host/run_state.h"
@@ -29,8 +32,11 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-constexpr auto kPoll = 200ms;
-constexpr auto kPollServing = 20ms;  // while a run stands here: the tests' commands wait on it
+// The agent wakes on a watch of the runs' keys: a plan or a command for it.
+// Without one (the watch reconnecting, an event compacted away) it still
+// reconciles every kFull, and looks at its children every kChildren.
+constexpr auto kFull = 1000ms;
+constexpr auto kChildren = 200ms;
 
 // One run's part as built here, and what it needs to stay up.
 struct Built {
@@ -59,7 +65,9 @@ class Agent {
     std::fprintf(stderr, "lab agent %s: registered (underlay %s%s), watching %s\n", opts_.name.c_str(),
                  opts_.underlay.c_str(), opts_.underlay_ns.empty() ? "" : (" in netns " + opts_.underlay_ns).c_str(),
                  std::string(keys::kRuns).c_str());
+    start_watch();
     bool etcd_down = false;
+    auto last_full = std::chrono::steady_clock::now() - kFull;
     while (!interrupted()) {
       if (keeper_->lost()) {
         std::fprintf(stderr, "lab agent %s: lease lost; tearing down %zu run(s) and registering again\n",
@@ -74,13 +82,21 @@ class Agent {
         }
         continue;
       }
-      Status st = reconcile();
+      bool full = false;
+      {
+        std::unique_lock<std::mutex> lock(wake_mu_);
+        wake_cv_.wait_for(lock, built_.empty() ? kFull : kChildren, [this] { return plans_changed_ || execs_changed_; });
+        full = plans_changed_ || etcd_down || std::chrono::steady_clock::now() - last_full >= kFull;
+        plans_changed_ = execs_changed_ = false;
+      }
+      if (full) last_full = std::chrono::steady_clock::now();
+      Status st = full ? reconcile() : serve_execs();
       if (!st.ok() && !etcd_down)
         std::fprintf(stderr, "lab agent %s: %s (what stands stays up; retrying)\n", opts_.name.c_str(),
                      st.error().message.c_str());
       etcd_down = !st.ok();
-      sleep_unless_interrupted(std::chrono::duration<double>(built_.empty() ? kPoll : kPollServing).count());
     }
+    watcher_.reset();
     std::fprintf(stderr, "lab agent %s: stopping: tearing down %zu run(s)\n", opts_.name.c_str(), built_.size());
     for (auto& [id, b] : built_) {
       b.teardown();
@@ -124,6 +140,34 @@ class Agent {
     keeper_ = std::make_unique<coord::LeaseKeeper>(cfg_, grant.id, opts_.ttl_s, [this](const std::string& why) {
       std::fprintf(stderr, "lab agent %s: %s\n", opts_.name.c_str(), why.c_str());
     });
+    return ok_status();
+  }
+
+  void start_watch() {
+    coord::WatchOptions wo;
+    wo.prefix = std::string(keys::kRuns);
+    watcher_ = std::make_unique<coord::Watcher>(cfg_, wo, [this](const coord::WatchUpdate& u) {
+      bool plans = u.compacted, execs = false;
+      for (const auto& e : u.events) {
+        std::string id = keys::run_of(e.kv.key);
+        if (e.kv.key == keys::plan(id)) plans = true;
+        if (e.kv.key.rfind(keys::execs(id, opts_.name), 0) == 0) execs = true;
+      }
+      if (!plans && !execs) return;
+      std::lock_guard<std::mutex> lock(wake_mu_);
+      plans_changed_ = plans_changed_ || plans;
+      execs_changed_ = execs_changed_ || execs;
+      wake_cv_.notify_one();
+    });
+  }
+
+  // The tests' commands for this machine, of every run built here.
+  Status serve_execs() {
+    for (auto& [id, b] : built_) {
+      if (!b.exec) continue;
+      FLOWLAB_ASSIGN_OR_RETURN(auto got, etcd_.get_prefix(keys::execs(id, opts_.name)));
+      b.exec->serve(got.kvs);
+    }
     return ok_status();
   }
 
@@ -249,6 +293,10 @@ class Agent {
   std::unique_ptr<coord::LeaseKeeper> keeper_;
   std::map<std::string, Built> built_;
   std::map<std::string, int64_t> failed_;  // run -> the plan revision that failed here
+  std::unique_ptr<coord::Watcher> watcher_;
+  std::mutex wake_mu_;
+  std::condition_variable wake_cv_;
+  bool plans_changed_ = true, execs_changed_ = false;  // under wake_mu_
 };
 
 }  // namespace

@@ -112,7 +112,7 @@ CommandResult AgentExec::run(const std::vector<std::string>& argv, const Command
     return r;
   }
   uint64_t t0 = monotonic_ns();
-  for (;;) {
+  for (auto pause = 2ms;; pause = std::min<std::chrono::milliseconds>(pause * 2, 20ms)) {
     auto got = etcd.get(reply_key);
     if (got.ok() && *got) {
       auto rep = decode_exec_reply((*got)->value);
@@ -139,7 +139,7 @@ CommandResult AgentExec::run(const std::vector<std::string>& argv, const Command
                           machine_, o.timeout_s + kAnswerMargin);
       break;
     }
-    std::this_thread::sleep_for(10ms);
+    std::this_thread::sleep_for(pause);
   }
   (void)etcd.erase(exec_key);  // the agent erases the reply it wrote once the request is gone
   (void)etcd.erase(reply_key);
