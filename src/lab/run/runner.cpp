@@ -92,11 +92,11 @@ json run_pingall_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, Cas
   rc.progress.start(fmt::format("[{}] {} {} hosts, {} pairs", cs.name, t.name, hosts.size(),
                                 hosts.size() * (hosts.size() - 1)));
   uint64_t t0 = monotonic_ns();
-  // Switches whose first frames go to a controller and back (pingall paces by them).
+  // Switches whose first frames go to a controller and back (pingall paces by
+  // them): the case's, built here or on other machines.
   PingallPath path;
-  for (const auto& sw : topo.switches)
-    if (sw->spec().kind != SwitchKind::kLinuxBridge && !sw->spec().controller.empty())
-      ++path.controller_switches;
+  for (const auto& [name, sw] : cs.switches)
+    if (sw.kind != SwitchKind::kLinuxBridge && !sw.controller.empty()) ++path.controller_switches;
   PingallOutcome o = run_pingall(t, hosts, 32, path);
   rec["elapsed_s"] = double(monotonic_ns() - t0) / 1e9;
   rc.progress.done(o.outcome.status == "ok" ? fmt::format("ok, {} pairs", o.outcome.metrics.value("pairs", 0))
