@@ -40,9 +40,10 @@ class LabMachines : public LabDirTest {
   }
   // Two "machines" for agents started by hand: namespaces NAMEa and NAMEb on
   // one veth (192.0.2.11 and .12), as two hosts on one wire.
-  static std::pair<std::string, std::string> two_machines(const std::string& prefix) {
+  std::pair<std::string, std::string> two_machines(const std::string& prefix) {
     std::string tag = fmt::format("{}{}", prefix, getpid() % 100000);
     std::string ma = tag + "a", mb = tag + "b";
+    made_.insert(made_.end(), {ma, mb});
     EXPECT_EQ(run_command({"ip", "netns", "add", ma}).exit_code, 0);
     EXPECT_EQ(run_command({"ip", "netns", "add", mb}).exit_code, 0);
     auto ip = [](const std::string& ns, std::vector<std::string> args) {
@@ -68,6 +69,11 @@ class LabMachines : public LabDirTest {
     }
     return false;
   }
+  void TearDown() override {  // the "machines" go even when an assertion ended the test early
+    for (const auto& ns : made_) run_command({"ip", "netns", "del", ns});
+    LabDirTest::TearDown();
+  }
+  std::vector<std::string> made_;
   static std::string slurp(const std::string& path) {
     std::ifstream in(path);
     return std::string(std::istreambuf_iterator<char>(in), {});
@@ -318,6 +324,54 @@ TEST_F(LabMachines, AgentsOutOfTheCoordinatorsSightRunItsTestsCommands) {
   }
   run_command({"ip", "netns", "del", ma});
   run_command({"ip", "netns", "del", mb});
+  EXPECT_EQ(namespaces(), before);
+}
+
+// Events across machines: the link between the machines (a VXLAN tunnel) cut
+// and restored, then the switch on the other machine killed and started again,
+// each fired by the agent that holds it, during a probe from m0 to m1.
+TEST_F(LabMachines, EventsOnACutLinkAndARemoteSwitchFireOnTheirMachines) {
+  std::string file = (dir_ / "cut.yaml").string();
+  std::ofstream(file) << R"(name: cut-across
+hosts:
+  h1: {addr: 10.0.0.1/24, machine: m0}
+  h2: {addr: 10.0.0.2/24, machine: m1}
+switches:
+  s1: {kind: flowlab, dpid: 1, controller: c1, machine: m0}
+  s2: {kind: flowlab, dpid: 2, controller: c1, machine: m1}
+controllers:
+  c1: {kind: flowlab, apps: [learning-switch]}
+links:
+  - endpoints: [h1:eth0, s1:p1]
+  - endpoints: [s1:p2, s2:p1]
+  - endpoints: [h2:eth0, s2:p2]
+cases:
+  - name: flowlab
+events:
+  - {at: 1s, link: [s1, s2], do: down}
+  - {at: 2s, link: [s1, s2], do: up}
+  - {at: 3s, node: s2, do: kill}
+  - {at: 3.5s, node: s2, do: start}
+tests:
+  - {type: probe, name: across, from: h1, to: h2, duration: 6, interval: 10ms}
+)";
+  auto before = namespaces();
+  auto r = run_command({FLOWLAB_BINARY, "lab", "run", file, "--machines", "2", "--out", out()}, opts(300));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  json j = results();
+  ASSERT_TRUE(j.is_object()) << r.err;
+  const json& p = j["results"][0];
+  EXPECT_EQ(p["status"], "ok") << p.value("reason", "");
+  EXPECT_EQ(p["machine"], "m0->m1");
+  const json& tl = p["probe"]["timeline"];
+  ASSERT_EQ(tl.size(), 4u) << tl.dump();
+  for (const auto& e : tl) EXPECT_EQ(e["status"], "ok") << e.dump();
+  // The cut was real and so was the way back: packets lost, and delivered after.
+  EXPECT_GT(p["metrics"].value("lost", 0), 0) << p["metrics"].dump();
+  EXPECT_GT(p["metrics"].value("delivered", 0), p["metrics"].value("sent", 0) / 2) << p["metrics"].dump();
+  std::string explained = p["explain"].dump();
+  EXPECT_NE(explained.find("link s1-s2 carried traffic again"), std::string::npos) << explained;
+  EXPECT_NE(explained.find("s2 was back"), std::string::npos) << explained;
   EXPECT_EQ(namespaces(), before);
 }
 

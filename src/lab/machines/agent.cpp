@@ -23,6 +23,7 @@
 #include "lab/machines/keys.h"
 #include "lab/machines/plan.h"
 #include "lab/machines/remote_exec.h"
+#include "lab/run/case_events.h"
 #include "lab/run/case_topology.h"
 
 namespace flowlab::lab {
@@ -55,6 +56,19 @@ struct Built {
     state.reset();  // removes the state file: nothing it recorded is left
   }
 };
+
+// An event request as the runner's events are: what fire_event takes.
+EventSpec to_event(const ExecEvent& x) {
+  EventSpec e;
+  e.action = x.action == "down"   ? EventAction::kLinkDown
+             : x.action == "up"   ? EventAction::kLinkUp
+             : x.action == "kill" ? EventAction::kKill
+                                  : EventAction::kStart;
+  e.node = x.node;
+  e.link_a = x.link_a;
+  e.link_b = x.link_b;
+  return e;
+}
 
 class Agent {
  public:
@@ -279,7 +293,10 @@ class Agent {
     s.build_s = double(monotonic_ns() - t0) / 1e9;
     std::fprintf(stderr, "lab agent %s: run %s case %s: ready in %.2f s\n", opts_.name.c_str(), id.c_str(),
                  cs.name.c_str(), s.build_s);
-    b.exec = std::make_unique<ExecServer>(cfg_, id, opts_.name, b.state.get(), out);
+    CaseHandles* h = &b.topo->handles;
+    EventHooks hooks{[h](const ExecEvent& x) { return fire_event(to_event(x), *h); },
+                     [h] { return restore_after_events(*h); }};
+    b.exec = std::make_unique<ExecServer>(cfg_, id, opts_.name, b.state.get(), out, std::move(hooks));
     put_status(id, s);
     failed_.erase(id);
     built_.emplace(id, std::move(b));

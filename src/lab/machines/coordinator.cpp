@@ -20,6 +20,7 @@
 #include "lab/machines/plan.h"
 #include "lab/machines/remote_exec.h"
 #include "lab/net/vxlan.h"
+#include "lab/run/case_events.h"
 #include "lab/run/runner.h"
 
 namespace flowlab::lab {
@@ -82,9 +83,10 @@ Status Coordinator::wait_agents(size_t n, double timeout_s) {
 
 Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std::string&, CaseTopology& topo) {
   const Scenario& sc = rc.sc;
-  if (!sc.events.empty())
-    return fail("case {}: events are not supported across machines yet (run the scenario on one machine)",
-                cs.name);
+  for (const auto& e : sc.events)
+    if (e.action == EventAction::kSet)
+      return fail("{}:{}: a `set` event across machines is not supported yet (down/up, kill/start are)", opts_.file,
+                  e.line);
   FLOWLAB_ASSIGN_OR_RETURN(auto live, agents());
   if (live.empty()) return fail("no agent is registered in etcd {} (start `flowlab lab agent` on each machine)",
                                 opts_.etcd);
@@ -198,14 +200,47 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
   // A host whose namespace is not here is on another machine: its commands go
   // to that machine's agent (remote_exec.h).
   std::map<std::string, std::shared_ptr<AgentExec>> execs;
-  for (const auto& [m, s] : ready)
+  for (const auto& [m, s] : ready) {
+    execs[m] = std::make_shared<AgentExec>(cfg_, run_, m);
     for (const auto& [h, ns] : s.host_ns) {
       if (fs::exists("/run/netns/" + ns) && !opts_.exec_on_agents) continue;
-      auto& e = execs[m];
-      if (!e) e = std::make_shared<AgentExec>(cfg_, run_, m);
-      route_netns(ns, e);
+      route_netns(ns, execs[m]);
       routed_.push_back(ns);
     }
+  }
+  // Events go to the machines they touch: a link's to both ends' (the far end
+  // first when it comes up), a node's to where it runs.
+  auto placement = plan.placement;
+  std::string controllers_on = plan.controllers_on;
+  auto names_of_links = link_names(sc);
+  const Scenario* scp = &sc;
+  topo.handles.remote_event = [execs, placement, controllers_on, names_of_links, scp](const EventSpec& e) -> Status {
+    ExecEvent x{std::string(to_string(e.action)), e.node, e.link_a, e.link_b};
+    std::vector<std::string> where;
+    if (e.is_link()) {
+      int i = find_link(e, names_of_links);
+      if (i < 0) return fail("no link {}-{}", e.link_a, e.link_b);
+      const auto& l = scp->links[size_t(i)];
+      std::string ma = placement.count(l.a.node) ? placement.at(l.a.node) : "",
+                  mb = placement.count(l.b.node) ? placement.at(l.b.node) : "";
+      where = e.action == EventAction::kLinkUp ? std::vector<std::string>{mb, ma} : std::vector<std::string>{ma, mb};
+      if (ma == mb) where.pop_back();
+    } else {
+      where = {placement.count(e.node) ? placement.at(e.node) : controllers_on};
+    }
+    for (const auto& m : where) {
+      auto it = execs.find(m);
+      if (it == execs.end()) return fail("{}: no machine {} in this case", e.label, m);
+      FLOWLAB_TRY(it->second->fire(x));
+    }
+    return ok_status();
+  };
+  topo.handles.remote_restore = [execs]() -> Status {
+    Status first = ok_status();
+    for (const auto& [m, e] : execs)
+      if (Status st = e->restore(); !st.ok() && first.ok()) first = st;
+    return first;
+  };
   if (!routed_.empty())
     std::fprintf(stderr, "lab: [%s] %zu host(s) on other machines: their commands go through their agents\n",
                  cs.name.c_str(), routed_.size());

@@ -30,7 +30,10 @@ std::string encode_exec_request(const ExecRequest& r) {
               {"self", r.self},
               {"timeout_s", r.timeout_s},
               {"interruptible", r.interruptible},
-              {"env", env}}
+              {"env", env},
+              {"event",
+               {{"action", r.event.action}, {"node", r.event.node}, {"link_a", r.event.link_a},
+                {"link_b", r.event.link_b}}}}
       .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -41,16 +44,28 @@ Result<ExecRequest> decode_exec_request(std::string_view text) {
   try {
     r.mode = j.at("mode").get<std::string>();
     r.label = j.value("label", std::string());
-    r.ns = j.at("ns").get<std::string>();
-    r.argv = j.at("argv").get<std::vector<std::string>>();
+    r.ns = j.value("ns", std::string());
+    r.argv = j.value("argv", std::vector<std::string>());
     r.self = j.value("self", false);
     r.timeout_s = j.value("timeout_s", 10.0);
     r.interruptible = j.value("interruptible", true);
     const json env = j.value("env", json::array());
     for (const auto& e : env) r.env.emplace_back(e.at(0).get<std::string>(), e.at(1).get<std::string>());
+    const json ev = j.value("event", json::object());
+    r.event.action = ev.value("action", std::string());
+    r.event.node = ev.value("node", std::string());
+    r.event.link_a = ev.value("link_a", std::string());
+    r.event.link_b = ev.value("link_b", std::string());
   } catch (const json::exception& e) {
     return fail("exec request: {}", e.what());
   }
+  if (r.mode == "event") {
+    const auto& a = r.event.action;
+    if (a != "down" && a != "up" && a != "kill" && a != "start") return fail("exec request: unknown event '{}'", a);
+    if ((a == "kill" || a == "start") == r.event.node.empty()) return fail("exec request: event {} without its node", a);
+    return r;
+  }
+  if (r.mode == "restore") return r;
   if (r.mode != "run" && r.mode != "spawn") return fail("exec request: unknown mode '{}'", r.mode);
   if (r.argv.empty()) return fail("exec request: empty argv");
   if (!(r.timeout_s > 0 && r.timeout_s <= 86400)) return fail("exec request: timeout {} s out of range", r.timeout_s);

@@ -12,8 +12,16 @@
 
 namespace flowlab::lab {
 
+// An event (mode "event") as the agent fires it on its own part.
+struct ExecEvent {
+  std::string action;  // down | up | kill | start (events.h's EventAction)
+  std::string node, link_a, link_b;
+};
+
 struct ExecRequest {
-  std::string mode;  // run (to the end, output back) | spawn (supervised until the request goes)
+  // run (to the end, output back) | spawn (supervised until the request goes) |
+  // event (fired on the agent's part of the case) | restore (what its events changed, undone)
+  std::string mode;
   std::string label;
   std::string ns;
   std::vector<std::string> argv;
@@ -21,6 +29,7 @@ struct ExecRequest {
   double timeout_s = 10;
   bool interruptible = true;
   std::vector<std::pair<std::string, std::string>> env;
+  ExecEvent event;  // mode event
 };
 
 struct ExecReply {

@@ -101,49 +101,71 @@ class AgentChild : public RemoteChild {
 
 std::string AgentExec::next_seq() { return fmt::format("{}-{:08}", getpid(), ++seq_); }
 
-CommandResult AgentExec::run(const std::vector<std::string>& argv, const CommandOptions& o) {
-  CommandResult r;
+Result<ExecReply> AgentExec::call(const ExecRequest& q, double wait_s) {
   coord::EtcdClient etcd(cfg_);
   std::string seq = next_seq();
   std::string exec_key = keys::exec(run_, machine_, seq), reply_key = keys::reply(run_, machine_, seq);
-  auto put = etcd.put(exec_key, encode_exec_request(request_for("run", "", argv, o)));
-  if (!put.ok()) {
-    r.err = fmt::format("machine {}: asking its agent: {}", machine_, put.error().message);
-    return r;
-  }
+  auto put = etcd.put(exec_key, encode_exec_request(q));
+  if (!put.ok()) return fail("machine {}: asking its agent: {}", machine_, put.error().message);
+  Result<ExecReply> out = fail("machine {}'s agent did not answer within {:.0f} s (gone, or cut off from etcd)",
+                               machine_, wait_s);
   uint64_t t0 = monotonic_ns();
   for (auto pause = 2ms;; pause = std::min<std::chrono::milliseconds>(pause * 2, 20ms)) {
     auto got = etcd.get(reply_key);
     if (got.ok() && *got) {
       auto rep = decode_exec_reply((*got)->value);
-      if (!rep.ok()) {
-        r.err = fmt::format("machine {}: {}", machine_, rep.error().message);
-      } else if (rep->state == "failed") {
-        r.err = fmt::format("machine {}: {}", machine_, rep->error);
-      } else {
-        r.exit_code = rep->exit_code;
-        r.timed_out = rep->timed_out;
-        r.interrupted = rep->interrupted;
-        r.out = std::move(rep->out);
-        r.err = std::move(rep->err);
-      }
+      if (!rep.ok())
+        out = fail("machine {}: {}", machine_, rep.error().message);
+      else if (rep->state == "failed")
+        out = fail("machine {}: {}", machine_, rep->error);
+      else
+        out = std::move(*rep);
       break;
     }
-    if (o.interruptible && interrupted()) {
-      r.interrupted = true;
+    if (q.interruptible && interrupted()) {
+      out = fail("interrupted");
       break;
     }
-    if (seconds_since(t0) > o.timeout_s + kAnswerMargin) {
-      r.timed_out = true;
-      r.err = fmt::format("machine {}'s agent did not answer within {:.0f} s (gone, or cut off from etcd)",
-                          machine_, o.timeout_s + kAnswerMargin);
-      break;
-    }
+    if (seconds_since(t0) > wait_s) break;
     std::this_thread::sleep_for(pause);
   }
   (void)etcd.erase(exec_key);  // the agent erases the reply it wrote once the request is gone
   (void)etcd.erase(reply_key);
+  return out;
+}
+
+CommandResult AgentExec::run(const std::vector<std::string>& argv, const CommandOptions& o) {
+  CommandResult r;
+  auto rep = call(request_for("run", "", argv, o), o.timeout_s + kAnswerMargin);
+  if (!rep.ok()) {
+    r.interrupted = rep.error().message == "interrupted";
+    r.timed_out = !r.interrupted && rep.error().message.find("did not answer") != std::string::npos;
+    r.err = rep.error().message;
+    return r;
+  }
+  r.exit_code = rep->exit_code;
+  r.timed_out = rep->timed_out;
+  r.interrupted = rep->interrupted;
+  r.out = std::move(rep->out);
+  r.err = std::move(rep->err);
   return r;
+}
+
+Status AgentExec::fire(const ExecEvent& e) {
+  ExecRequest q;
+  q.mode = "event";
+  q.event = e;
+  q.interruptible = false;
+  FLOWLAB_TRY(call(q, 60));
+  return ok_status();
+}
+
+Status AgentExec::restore() {
+  ExecRequest q;
+  q.mode = "restore";
+  q.interruptible = false;
+  FLOWLAB_TRY(call(q, 90));
+  return ok_status();
 }
 
 Result<std::unique_ptr<RemoteChild>> AgentExec::spawn(const std::string& label, const std::vector<std::string>& argv,
@@ -186,9 +208,9 @@ struct ExecServer::Job {
 };
 
 ExecServer::ExecServer(coord::EtcdConfig cfg, std::string run, std::string machine, RunState* state,
-                       std::string log_dir)
+                       std::string log_dir, EventHooks events)
     : cfg_(cfg), etcd_(cfg), run_(std::move(run)), machine_(std::move(machine)), log_dir_(std::move(log_dir)),
-      state_(state) {}
+      state_(state), events_(std::move(events)) {}
 
 ExecServer::~ExecServer() {
   for (auto& [seq, j] : jobs_) {
@@ -220,11 +242,22 @@ void ExecServer::start(const std::string& seq, const std::string& text) {
   }
   job->req = std::move(*req);
   ExecRequest& q = job->req;
-  if (q.self) q.argv[0] = self_binary();
+  if (q.self && !q.argv.empty()) q.argv[0] = self_binary();
   CommandOptions o = in_ns(q.ns, q.timeout_s);
   o.interruptible = q.interruptible;
   o.env = q.env;
-  if (!std::filesystem::exists("/run/netns/" + q.ns)) {
+  if (q.mode == "event" || q.mode == "restore") {
+    // Here, on the agent's own thread: a switch started again is its child, and
+    // a child dies with the thread that forked it (PR_SET_PDEATHSIG).
+    job->done = true;
+    Status st = !events_.fire ? fail("this agent fires no events")
+                : q.mode == "event" ? events_.fire(q.event)
+                                    : events_.restore();
+    if (st.ok())
+      answer(seq, {"exited", "", 0, false, false, {}, {}, {}});
+    else
+      answer(seq, {"failed", st.error().message, -1, false, false, {}, {}, {}});
+  } else if (!std::filesystem::exists("/run/netns/" + q.ns)) {
     job->done = true;
     answer(seq, {"failed", fmt::format("no namespace {} on machine {}", q.ns, machine_), -1, false, false, {}, {}, {}});
   } else if (q.mode == "run") {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -29,9 +30,14 @@ class AgentExec : public RemoteExec {
   CommandResult run(const std::vector<std::string>& argv, const CommandOptions& opts) override;
   Result<std::unique_ptr<RemoteChild>> spawn(const std::string& label, const std::vector<std::string>& argv,
                                              const CommandOptions& opts) override;
+  // An event fired on the machine's part of the case, and its events undone.
+  Status fire(const ExecEvent& e);
+  Status restore();
 
  private:
   std::string next_seq();
+  // One request to the end: its reply, or why there is none within `wait_s`.
+  Result<ExecReply> call(const ExecRequest& q, double wait_s);
   coord::EtcdConfig cfg_;
   std::string run_, machine_;
   std::atomic<uint64_t> seq_{0};
@@ -39,9 +45,17 @@ class AgentExec : public RemoteExec {
 
 class RunState;
 
+// What the agent does with an event request: fire it on its part, or undo
+// what the run's events changed there.
+struct EventHooks {
+  std::function<Status(const ExecEvent&)> fire;
+  std::function<Status()> restore;
+};
+
 class ExecServer {
  public:
-  ExecServer(coord::EtcdConfig cfg, std::string run, std::string machine, RunState* state, std::string log_dir);
+  ExecServer(coord::EtcdConfig cfg, std::string run, std::string machine, RunState* state, std::string log_dir,
+             EventHooks events);
   ~ExecServer();  // stops every child, waits for every command (each is bounded)
   ExecServer(const ExecServer&) = delete;
   ExecServer& operator=(const ExecServer&) = delete;
@@ -60,6 +74,7 @@ class ExecServer {
   coord::EtcdClient etcd_;
   std::string run_, machine_, log_dir_;
   RunState* state_;
+  EventHooks events_;
   std::map<std::string, std::unique_ptr<Job>> jobs_;
   size_t served_ = 0;
 };

@@ -18,7 +18,8 @@ Status set_link(CaseHandles& h, int i, bool up) {
   // it has carrier at once and its first ARP request is not lost.
   const LinkEnd* order[2] = {up ? &b : &a, up ? &a : &b};
   for (const LinkEnd* e : order)
-    FLOWLAB_TRY(run_checked({"ip", "link", "set", "dev", e->ifname, up ? "up" : "down"}, in_ns(e->ns, 5)));
+    if (!e->ns.empty() && !e->ifname.empty())  // across machines, an agent holds one end of a cut link
+      FLOWLAB_TRY(run_checked({"ip", "link", "set", "dev", e->ifname, up ? "up" : "down"}, in_ns(e->ns, 5)));
   if (up)
     h.links_down.erase(i);
   else
@@ -53,6 +54,7 @@ std::map<std::string, std::vector<std::string>> controller_switches(const CaseHa
 }
 
 Status fire_event(const EventSpec& e, CaseHandles& h) {
+  if (h.remote_event) return h.remote_event(e);
   if (e.is_link()) {
     int i = find_link(e, h.link_names);
     if (i < 0) return fail("no link {}-{}", e.link_a, e.link_b);
@@ -100,6 +102,7 @@ nlohmann::json run_during_events(const std::vector<EventSpec>& events, CaseHandl
 }
 
 Status restore_after_events(CaseHandles& h) {
+  if (h.remote_restore) return h.remote_restore();
   Status first = ok_status();
   auto keep = [&](Status st) {
     if (!st.ok() && first.ok()) first = st;

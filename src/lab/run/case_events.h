@@ -29,6 +29,11 @@ struct CaseHandles {
   std::map<std::string, SwitchInstance*> switches;
   CaseEnv env;
 
+  // Across machines: the events go to the agents of the machines they touch,
+  // each firing them on its own handles and undoing them on `remote_restore`.
+  std::function<Status(const EventSpec&)> remote_event;
+  std::function<Status()> remote_restore;
+
   // What the events changed, for restore().
   std::set<int> links_down;
   std::set<std::string> killed;

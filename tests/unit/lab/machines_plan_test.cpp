@@ -161,6 +161,14 @@ TEST(MachinesPlan, ExecRequestsAndRepliesRoundTripAndBadOnesAreRefused) {
     auto r = decode_exec_request(bad);
     EXPECT_FALSE(r.ok()) << bad;
   }
+  ExecRequest ev;
+  ev.mode = "event";
+  ev.event = {"down", "", "s1", "s2"};
+  auto evb = decode_exec_request(encode_exec_request(ev));
+  ASSERT_TRUE(evb.ok()) << evb.error().message;
+  EXPECT_EQ(evb->event.link_b, "s2");
+  EXPECT_FALSE(decode_exec_request(R"({"mode":"event","event":{"action":"explode"}})").ok());
+  EXPECT_FALSE(decode_exec_request(R"({"mode":"event","event":{"action":"kill"}})").ok());  // no node
   ExecReply a{"exited", "", 3, true, false, "out", "err\n", ""};
   auto rep = decode_exec_reply(encode_exec_reply(a));
   ASSERT_TRUE(rep.ok()) << rep.error().message;
