@@ -148,7 +148,7 @@ TEST(MachinesPlan, StatusRoundTripsItsLinkEnds) {
 }
 
 TEST(MachinesPlan, ExecRequestsAndRepliesRoundTripAndBadOnesAreRefused) {
-  ExecRequest q{"spawn", "iperf3 server", "fl1-h2", {"iperf3", "-s", "-1"}, false, 12.5, true, {{"A", "b c"}}};
+  ExecRequest q{"spawn", "iperf3 server", "fl1-h2", {"iperf3", "-s", "-1"}, false, 12.5, true, {{"A", "b c"}}, {}};
   auto back = decode_exec_request(encode_exec_request(q));
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->mode, "spawn");
