@@ -113,7 +113,9 @@ int run_lab(int argc, char** argv) {
       ->check(CLI::Range(1, 64));
   run->add_option("--vxlan-port", machines.vxlan_port, "across machines: the tunnels' UDP port (default 4789)");
   run->add_option("--underlay-mtu", machines.underlay_mtu, "across machines: the underlay's MTU (default 1500)");
-  run->add_option("--underlay-rate", underlay_rate, "with --machines: each machine's NIC rate (e.g. 1G)");
+  run->add_option("--underlay-rate", underlay_rate,
+                  "across machines: the NIC's rate (e.g. 1G); --machines shapes each emulated NIC to it, and the "
+                  "verdicts take it as the bound between machines");
   run->add_flag("--exec-on-agents", machines.exec_on_agents,
                 "across machines: every test command through the hosts' agents, as from another machine");
 
@@ -213,7 +215,7 @@ int run_lab(int argc, char** argv) {
       if (!r.ok()) return error_exit(r.error().message, 2);
       return *r;
     }
-    if (!underlay_rate.empty()) return error_exit("--underlay-rate needs --machines", 2);
+    if (!underlay_rate.empty()) return error_exit("--underlay-rate needs --etcd or --machines", 2);
     if (machines.exec_on_agents) return error_exit("--exec-on-agents needs --etcd or --machines", 2);
     auto r = lab::run_scenario(file, o);
     if (!r.ok()) return error_exit(r.error().message, 2);

@@ -233,10 +233,18 @@ TEST_F(LabMachines, DeadCoordinatorsRunIsTakenDownFromAnotherProcess) {
   ASSERT_TRUE(registered({"m0", "m1"})) << agents[0].log_tail() << agents[1].log_tail();
   // A second agent of a live name is refused, with the holder named.
   auto dup = run_command({FLOWLAB_BINARY, "lab", "agent", "--etcd", etcd.endpoints(), "--name", "m0", "--underlay",
-                          "192.0.2.99", "--ttl", "1"},
+                          "192.0.2.11", "--underlay-netns", ma, "--ttl", "1"},
                          opts(30));
   EXPECT_EQ(dup.exit_code, 1);
   EXPECT_NE(dup.err.find("an agent named m0 is already running"), std::string::npos) << dup.err;
+  // An underlay address this "machine" does not have is refused before it registers.
+  auto stray = run_command({FLOWLAB_BINARY, "lab", "agent", "--etcd", etcd.endpoints(), "--name", "m9", "--underlay",
+                            "192.0.2.99", "--underlay-netns", ma},
+                           opts(30));
+  EXPECT_EQ(stray.exit_code, 1);
+  EXPECT_NE(stray.err.find("--underlay 192.0.2.99 is not an address of this machine (in netns " + ma + ")"),
+            std::string::npos)
+      << stray.err;
   auto run = Process::spawn("lab run",
                             {FLOWLAB_BINARY, "lab", "run", FLOWLAB_SOURCE_DIR "/scenarios/two-machines.yaml", "--etcd",
                              etcd.endpoints(), "--out", out()},

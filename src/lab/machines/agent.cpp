@@ -325,6 +325,17 @@ Status run_agent(const AgentOptions& opts) {
   if (opts.ttl_s < 1 || opts.ttl_s > 60) return fail("lab agent: --ttl must be 1-60 s");
   if (geteuid() != 0) return fail("flowlab lab agent needs root (network namespaces); try sudo");
   FLOWLAB_ASSIGN_OR_RETURN(auto cfg, coord::parse_endpoints(opts.etcd));
+  // The tunnels' end must be an address of this machine (of --underlay-netns
+  // when given): every other machine's VXLAN to it would go nowhere.
+  if (!opts.underlay_ns.empty() && !fs::exists("/run/netns/" + opts.underlay_ns))
+    return fail("lab agent: --underlay-netns {}: no such namespace", opts.underlay_ns);
+  auto addrs = run_command({"ip", "-o", "addr", "show"}, in_ns(opts.underlay_ns, 5));
+  if (!addrs.ok()) return fail("lab agent: listing this machine's addresses: {}", addrs.describe());
+  if (addrs.out.find(" inet " + opts.underlay + "/") == std::string::npos &&
+      addrs.out.find(" inet6 " + opts.underlay + "/") == std::string::npos)
+    return fail("lab agent: --underlay {} is not an address of this machine{}: the other machines' tunnels would "
+                "go nowhere",
+                opts.underlay, opts.underlay_ns.empty() ? "" : " (in netns " + opts.underlay_ns + ")");
   install_signal_handlers();
   // What this agent's previous life left: its own runs only.
   auto rep = clean_runs(false, "agent-" + opts.name);

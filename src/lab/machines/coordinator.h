@@ -79,7 +79,7 @@ struct MachinesOptions {
   int machines = 0;
   int vxlan_port = 4789;
   int underlay_mtu = 1500;
-  double underlay_rate_bps = 0;  // --machines only
+  double underlay_rate_bps = 0;  // the NIC's rate: --machines shapes to it; the verdicts' bound
   bool exec_on_agents = false;
 };
 Result<int> run_across_machines(const std::string& file, RunOptions opts, const MachinesOptions& m);
