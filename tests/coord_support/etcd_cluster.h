@@ -39,26 +39,13 @@
 #include <vector>
 
 #include "coord/etcd_client.h"
+#include "coord/loopback_port.h"
 
 namespace flowlab::testing {
 
 inline constexpr const char* kEtcdBinary = "/usr/bin/etcd";
 
-// A loopback TCP port free at the time of the call.
-inline uint16_t free_loopback_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return 0;
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  uint16_t port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  close(fd);
-  return port;
-}
+using coord::free_loopback_port;
 
 class EtcdCluster {
  public:

@@ -2,8 +2,6 @@
 #include "lab/machines/emulation.h"
 
 #include <fmt/format.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -13,6 +11,7 @@
 #include <thread>
 
 #include "coord/etcd_client.h"
+#include "coord/loopback_port.h"
 #include "core/clock.h"
 
 namespace flowlab::lab {
@@ -23,21 +22,6 @@ namespace fs = std::filesystem;
 
 constexpr const char* kEtcd = "/usr/bin/etcd";
 
-// A loopback TCP port free at the time of the call (0: none).
-uint16_t free_loopback_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return 0;
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  uint16_t port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  close(fd);
-  return port;
-}
 
 std::string underlay_address(int k) { return fmt::format("203.0.113.{}", k + 1); }
 
@@ -62,7 +46,7 @@ Status EmulatedMachines::start_etcd() {
   if (!fs::is_directory("/dev/shm")) std::strcpy(tmpl, "/tmp/flowlab-lab-etcd-XXXXXX");
   if (!mkdtemp(tmpl)) return fail("cannot make etcd's data dir: {}", std::strerror(errno));
   data_dir_ = tmpl;
-  uint16_t cport = free_loopback_port(), pport = free_loopback_port();
+  uint16_t cport = coord::free_loopback_port(), pport = coord::free_loopback_port();
   if (!cport || !pport || cport == pport) return fail("no free loopback port for etcd");
   etcd_ = fmt::format("http://127.0.0.1:{}", cport);
   std::string peer = fmt::format("http://127.0.0.1:{}", pport);
