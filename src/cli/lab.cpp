@@ -29,9 +29,9 @@
 #include "lab/host/run_state.h"
 #include "lab/machines/agent.h"
 #include "lab/machines/coordinator.h"
-#include "lab/scenario/shaping.h"
 #include "lab/run/persistent_lab.h"
 #include "lab/run/runner.h"
+#include "lab/scenario/shaping.h"
 #include "lab/traffic/tcp_rr.h"
 
 namespace flowlab::cli {
@@ -111,11 +111,14 @@ int run_lab(int argc, char** argv) {
   run->add_option("--etcd", machines.etcd, "across machines: the agents' etcd (http://E:2379[,...])");
   run->add_option("--machines", machines.machines, "across N machines emulated on this one (own etcd)")
       ->check(CLI::Range(1, 64));
-  run->add_option("--vxlan-port", machines.vxlan_port, "across machines: the tunnels' UDP port (default 4789)");
-  run->add_option("--underlay-mtu", machines.underlay_mtu, "across machines: the underlay's MTU (default 1500)");
-  run->add_option("--underlay-rate", underlay_rate,
-                  "across machines: the NIC's rate (e.g. 1G); --machines shapes each emulated NIC to it, and the "
-                  "verdicts take it as the bound between machines");
+  run->add_option("--vxlan-port", machines.vxlan_port,
+                  "across machines: the tunnels' UDP port (default 4789)");
+  run->add_option("--underlay-mtu", machines.underlay_mtu,
+                  "across machines: the underlay's MTU (default 1500)");
+  run->add_option(
+      "--underlay-rate", underlay_rate,
+      "across machines: the NIC's rate (e.g. 1G); --machines shapes each emulated NIC to it, and the "
+      "verdicts take it as the bound between machines");
   run->add_flag("--exec-on-agents", machines.exec_on_agents,
                 "across machines: every test command through the hosts' agents, as from another machine");
 
@@ -123,8 +126,10 @@ int run_lab(int argc, char** argv) {
   lab::AgentOptions agent_opts;
   agent->add_option("--etcd", agent_opts.etcd, "etcd endpoints (http://E:2379[,...])")->required();
   agent->add_option("--name", agent_opts.name, "this machine's name (m1)")->required();
-  agent->add_option("--underlay", agent_opts.underlay, "this machine's underlay address (tunnel end)")->required();
-  agent->add_option("--underlay-netns", agent_opts.underlay_ns, "the network namespace that address lives in");
+  agent->add_option("--underlay", agent_opts.underlay, "this machine's underlay address (tunnel end)")
+      ->required();
+  agent->add_option("--underlay-netns", agent_opts.underlay_ns,
+                    "the network namespace that address lives in");
   agent->add_option("--ttl", agent_opts.ttl_s, "lease TTL in seconds (default 3)");
 
   auto* validate = app.add_subcommand("validate", "check a scenario file without side effects");

@@ -86,7 +86,8 @@ class RemoteExec {
  public:
   virtual ~RemoteExec() = default;
   virtual CommandResult run(const std::vector<std::string>& argv, const CommandOptions& opts) = 0;
-  virtual Result<std::unique_ptr<RemoteChild>> spawn(const std::string& label, const std::vector<std::string>& argv,
+  virtual Result<std::unique_ptr<RemoteChild>> spawn(const std::string& label,
+                                                     const std::vector<std::string>& argv,
                                                      const CommandOptions& opts) = 0;
 };
 

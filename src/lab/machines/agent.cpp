@@ -77,7 +77,8 @@ class Agent {
   Status run() {
     FLOWLAB_TRY(register_self());
     std::fprintf(stderr, "lab agent %s: registered (underlay %s%s), watching %s\n", opts_.name.c_str(),
-                 opts_.underlay.c_str(), opts_.underlay_ns.empty() ? "" : (" in netns " + opts_.underlay_ns).c_str(),
+                 opts_.underlay.c_str(),
+                 opts_.underlay_ns.empty() ? "" : (" in netns " + opts_.underlay_ns).c_str(),
                  std::string(keys::kRuns).c_str());
     start_watch();
     bool etcd_down = false;
@@ -99,7 +100,8 @@ class Agent {
       bool full = false;
       {
         std::unique_lock<std::mutex> lock(wake_mu_);
-        wake_cv_.wait_for(lock, built_.empty() ? kFull : kChildren, [this] { return plans_changed_ || execs_changed_; });
+        wake_cv_.wait_for(lock, built_.empty() ? kFull : kChildren,
+                          [this] { return plans_changed_ || execs_changed_; });
         full = plans_changed_ || etcd_down || std::chrono::steady_clock::now() - last_full >= kFull;
         plans_changed_ = execs_changed_ = false;
       }
@@ -111,7 +113,8 @@ class Agent {
       etcd_down = !st.ok();
     }
     watcher_.reset();
-    std::fprintf(stderr, "lab agent %s: stopping: tearing down %zu run(s)\n", opts_.name.c_str(), built_.size());
+    std::fprintf(stderr, "lab agent %s: stopping: tearing down %zu run(s)\n", opts_.name.c_str(),
+                 built_.size());
     for (auto& [id, b] : built_) {
       b.teardown();
       (void)etcd_.erase(keys::status(id, opts_.name));
@@ -151,9 +154,10 @@ class Agent {
       }
       std::this_thread::sleep_for(250ms);
     }
-    keeper_ = std::make_unique<coord::LeaseKeeper>(cfg_, grant.id, opts_.ttl_s, [this](const std::string& why) {
-      std::fprintf(stderr, "lab agent %s: %s\n", opts_.name.c_str(), why.c_str());
-    });
+    keeper_ =
+        std::make_unique<coord::LeaseKeeper>(cfg_, grant.id, opts_.ttl_s, [this](const std::string& why) {
+          std::fprintf(stderr, "lab agent %s: %s\n", opts_.name.c_str(), why.c_str());
+        });
     return ok_status();
   }
 
@@ -278,7 +282,8 @@ class Agent {
     std::string out = b.state->dir() + "/out";
     std::error_code ec;
     fs::create_directories(out + "/" + cs.name, ec);
-    std::fprintf(stderr, "lab agent %s: run %s case %s: building %zu node(s), %zu tunnel(s), inner MTU %d%s\n",
+    std::fprintf(stderr,
+                 "lab agent %s: run %s case %s: building %zu node(s), %zu tunnel(s), inner MTU %d%s\n",
                  opts_.name.c_str(), id.c_str(), cs.name.c_str(), b.part.nodes.size(), b.part.tunnels.size(),
                  b.part.tunnel_mtu, b.part.controllers ? ", the controllers" : "");
     RunContext rc{*b.sc, *b.state, out, self_binary(), {}, {}, {}, 0, &b.part, {}};
@@ -289,7 +294,8 @@ class Agent {
       return fail_once(st.error().message);
     }
     AgentStatus s{opts_.name, plan.case_name, "ready", "", b.topo->core_ns, b.topo->host_ns, {}, 0};
-    for (const auto& [a, z] : b.topo->handles.link_ends) s.link_ends.push_back({{a.ns, a.ifname}, {z.ns, z.ifname}});
+    for (const auto& [a, z] : b.topo->handles.link_ends)
+      s.link_ends.push_back({{a.ns, a.ifname}, {z.ns, z.ifname}});
     s.build_s = double(monotonic_ns() - t0) / 1e9;
     std::fprintf(stderr, "lab agent %s: run %s case %s: ready in %.2f s\n", opts_.name.c_str(), id.c_str(),
                  cs.name.c_str(), s.build_s);
@@ -321,7 +327,8 @@ class Agent {
 Status run_agent(const AgentOptions& opts) {
   if (opts.name.empty() || opts.name.find('/') != std::string::npos)
     return fail("lab agent: --name must be a machine name without '/' (got '{}')", opts.name);
-  if (opts.underlay.empty()) return fail("lab agent: --underlay ADDRESS is required (this machine's tunnel end)");
+  if (opts.underlay.empty())
+    return fail("lab agent: --underlay ADDRESS is required (this machine's tunnel end)");
   if (opts.ttl_s < 1 || opts.ttl_s > 60) return fail("lab agent: --ttl must be 1-60 s");
   if (geteuid() != 0) return fail("flowlab lab agent needs root (network namespaces); try sudo");
   FLOWLAB_ASSIGN_OR_RETURN(auto cfg, coord::parse_endpoints(opts.etcd));
@@ -333,13 +340,15 @@ Status run_agent(const AgentOptions& opts) {
   if (!addrs.ok()) return fail("lab agent: listing this machine's addresses: {}", addrs.describe());
   if (addrs.out.find(" inet " + opts.underlay + "/") == std::string::npos &&
       addrs.out.find(" inet6 " + opts.underlay + "/") == std::string::npos)
-    return fail("lab agent: --underlay {} is not an address of this machine{}: the other machines' tunnels would "
-                "go nowhere",
-                opts.underlay, opts.underlay_ns.empty() ? "" : " (in netns " + opts.underlay_ns + ")");
+    return fail(
+        "lab agent: --underlay {} is not an address of this machine{}: the other machines' tunnels would "
+        "go nowhere",
+        opts.underlay, opts.underlay_ns.empty() ? "" : " (in netns " + opts.underlay_ns + ")");
   install_signal_handlers();
   // What this agent's previous life left: its own runs only.
   auto rep = clean_runs(false, "agent-" + opts.name);
-  for (const auto& a : rep.actions) std::fprintf(stderr, "lab agent %s: cleaned: %s\n", opts.name.c_str(), a.c_str());
+  for (const auto& a : rep.actions)
+    std::fprintf(stderr, "lab agent %s: cleaned: %s\n", opts.name.c_str(), a.c_str());
   Agent agent(opts, cfg);
   return agent.run();
 }

@@ -8,15 +8,15 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "core/clock.h"
 #include "lab/host/process.h"
 #include "lab/machines/agent_status.h"
-#include "lab/machines/keys.h"
 #include "lab/machines/emulation.h"
+#include "lab/machines/keys.h"
 #include "lab/machines/plan.h"
 #include "lab/machines/remote_exec.h"
 #include "lab/net/vxlan.h"
@@ -81,15 +81,16 @@ Status Coordinator::wait_agents(size_t n, double timeout_s) {
   }
 }
 
-Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std::string&, CaseTopology& topo) {
+Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std::string&,
+                          CaseTopology& topo) {
   const Scenario& sc = rc.sc;
   for (const auto& e : sc.events)
     if (e.action == EventAction::kSet)
-      return fail("{}:{}: a `set` event across machines is not supported yet (down/up, kill/start are)", opts_.file,
-                  e.line);
+      return fail("{}:{}: a `set` event across machines is not supported yet (down/up, kill/start are)",
+                  opts_.file, e.line);
   FLOWLAB_ASSIGN_OR_RETURN(auto live, agents());
-  if (live.empty()) return fail("no agent is registered in etcd {} (start `flowlab lab agent` on each machine)",
-                                opts_.etcd);
+  if (live.empty())
+    return fail("no agent is registered in etcd {} (start `flowlab lab agent` on each machine)", opts_.etcd);
   CasePlan plan;
   plan.run = rc.state.id();
   plan.case_name = cs.name;
@@ -111,16 +112,19 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
     if (k > switches_on[plan.controllers_on]) plan.controllers_on = m;
   for (const auto& m : names) FLOWLAB_TRY(part_for(sc, cs, plan, m));  // refusals before anything is built
   auto cut = cut_links(sc, plan.placement);
-  std::fprintf(stderr,
-               "lab: [%s] across %zu machine(s) (%s): %zu link(s) cut, carried as VXLAN (UDP %d, inner MTU %d of "
-               "the underlay's %d); controllers on %s\n",
-               cs.name.c_str(), names.size(), fmt::format("{}", fmt::join(names, ", ")).c_str(), cut.size(),
-               plan.vxlan_port, plan.underlay_mtu - kVxlanOverhead, plan.underlay_mtu, plan.controllers_on.c_str());
+  std::fprintf(
+      stderr,
+      "lab: [%s] across %zu machine(s) (%s): %zu link(s) cut, carried as VXLAN (UDP %d, inner MTU %d of "
+      "the underlay's %d); controllers on %s\n",
+      cs.name.c_str(), names.size(), fmt::format("{}", fmt::join(names, ", ")).c_str(), cut.size(),
+      plan.vxlan_port, plan.underlay_mtu - kVxlanOverhead, plan.underlay_mtu, plan.controllers_on.c_str());
   if (run_.empty()) {
     run_ = plan.run;
     char host[256] = {};
     gethostname(host, sizeof host - 1);
-    nlohmann::json rec = {{"scenario", sc.name},   {"file", opts_.file}, {"machines", names},
+    nlohmann::json rec = {{"scenario", sc.name},
+                          {"file", opts_.file},
+                          {"machines", names},
                           {"coordinator", {{"host", host}, {"pid", int(getpid())}}},
                           {"started_at", monotonic_ns()}};
     FLOWLAB_TRY(etcd_.put(keys::record(run_), rec.dump()));
@@ -143,7 +147,8 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
   FLOWLAB_TRY(etcd_.put(keys::plan(run_), encode_plan(plan)));
   // Every machine's status for this case: ready, failed, or its agent gone.
   PhaseClock clock(topo.phases, cs.name);
-  rc.progress.start(fmt::format("[{}] waiting for {} machine(s) to build their parts", cs.name, names.size()));
+  rc.progress.start(
+      fmt::format("[{}] waiting for {} machine(s) to build their parts", cs.name, names.size()));
   uint64_t t0 = monotonic_ns();
   std::map<std::string, AgentStatus> ready;
   Status st = ok_status();
@@ -214,7 +219,8 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
   std::string controllers_on = plan.controllers_on;
   auto names_of_links = link_names(sc);
   const Scenario* scp = &sc;
-  topo.handles.remote_event = [execs, placement, controllers_on, names_of_links, scp](const EventSpec& e) -> Status {
+  topo.handles.remote_event = [execs, placement, controllers_on, names_of_links,
+                               scp](const EventSpec& e) -> Status {
     ExecEvent x{std::string(to_string(e.action)), e.node, e.link_a, e.link_b};
     std::vector<std::string> where;
     if (e.is_link()) {
@@ -223,7 +229,8 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
       const auto& l = scp->links[size_t(i)];
       std::string ma = placement.count(l.a.node) ? placement.at(l.a.node) : "",
                   mb = placement.count(l.b.node) ? placement.at(l.b.node) : "";
-      where = e.action == EventAction::kLinkUp ? std::vector<std::string>{mb, ma} : std::vector<std::string>{ma, mb};
+      where = e.action == EventAction::kLinkUp ? std::vector<std::string>{mb, ma}
+                                               : std::vector<std::string>{ma, mb};
       if (ma == mb) where.pop_back();
     } else {
       where = {placement.count(e.node) ? placement.at(e.node) : controllers_on};
@@ -271,7 +278,8 @@ Status Coordinator::take_down(const std::string& case_name) {
 }
 
 Status down_run(const std::string& etcd, const std::string& run_id) {
-  if (run_id.empty() || run_id.find('/') != std::string::npos) return fail("lab down: bad run id '{}'", run_id);
+  if (run_id.empty() || run_id.find('/') != std::string::npos)
+    return fail("lab down: bad run id '{}'", run_id);
   FLOWLAB_ASSIGN_OR_RETURN(auto cfg, coord::parse_endpoints(etcd));
   coord::EtcdClient client(cfg);
   // The plan first: the agents tear down and remove their statuses; a dead
@@ -329,9 +337,8 @@ Result<int> run_across_machines(const std::string& file, RunOptions opts, const 
   FLOWLAB_ASSIGN_OR_RETURN(auto coordinator, Coordinator::connect(co));
   if (m.machines > 0) FLOWLAB_TRY(coordinator->wait_agents(size_t(m.machines), 20));
   Coordinator* c = coordinator.get();
-  opts.build = [c](RunContext& rc, const CaseSpec& cs, size_t ci, const std::string& out, CaseTopology& topo) {
-    return c->build(rc, cs, ci, out, topo);
-  };
+  opts.build = [c](RunContext& rc, const CaseSpec& cs, size_t ci, const std::string& out,
+                   CaseTopology& topo) { return c->build(rc, cs, ci, out, topo); };
   auto r = run_scenario(file, opts);
   coordinator.reset();  // the run out of etcd before the machines go
   if (!r.ok() && emulated) return fail("{}{}", r.error().message, emulated->agent_logs());

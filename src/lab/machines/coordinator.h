@@ -24,14 +24,14 @@
 namespace flowlab::lab {
 
 struct CoordinatorOptions {
-  std::string etcd;          // endpoints
-  std::string scenario_text; // what every agent parses (the file's text, or --topo's)
-  std::string file;          // its label
+  std::string etcd;           // endpoints
+  std::string scenario_text;  // what every agent parses (the file's text, or --topo's)
+  std::string file;           // its label
   int vxlan_port = 4789;
   int underlay_mtu = 1500;
   double ready_timeout_s = 300;
-  bool exec_on_agents = false;  // every host's commands through its agent, even when here
-  double underlay_rate_bps = 0; // the NIC's rate when known (emulated: shaped to it), for the verdicts
+  bool exec_on_agents = false;   // every host's commands through its agent, even when here
+  double underlay_rate_bps = 0;  // the NIC's rate when known (emulated: shaped to it), for the verdicts
 };
 
 class Coordinator {
@@ -47,7 +47,8 @@ class Coordinator {
   Status wait_agents(size_t n, double timeout_s);
 
   // build_case's counterpart across machines (RunContext::build).
-  Status build(RunContext& rc, const CaseSpec& cs, size_t ci, const std::string& case_out, CaseTopology& topo);
+  Status build(RunContext& rc, const CaseSpec& cs, size_t ci, const std::string& case_out,
+               CaseTopology& topo);
 
  private:
   explicit Coordinator(CoordinatorOptions opts, coord::EtcdConfig cfg);
@@ -58,7 +59,7 @@ class Coordinator {
   coord::EtcdConfig cfg_;
   coord::EtcdClient etcd_;
   std::vector<std::string> routed_;  // namespaces whose commands go to agents
-  std::string run_;  // set by the first build
+  std::string run_;                  // set by the first build
 };
 
 // `flowlab lab down ID --etcd E`: erases run ID from etcd (its agents tear down
