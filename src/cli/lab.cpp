@@ -8,9 +8,10 @@
 //   flowlab lab agent --etcd E --name M --underlay ADDR [--underlay-netns NS] [--ttl S]
 //   flowlab lab validate FILE | --topo ... [--switch K] [--controller C] [--test T]
 //   flowlab lab up FILE | --topo ... [--only CASE] [--out DIR] [--capture LINKS|all] [--capture-max MB]
+//                        [--etcd E | --machines N ...as run]
 //   flowlab lab capture LAB LINK       a live pcap of one link on stdout
 //   flowlab lab exec LAB HOST CMD...
-//   flowlab lab status
+//   flowlab lab status [--etcd E]
 //   flowlab lab down LAB | down ID --etcd E
 //   flowlab lab clean [--force]
 //   flowlab lab report DIR
@@ -27,6 +28,7 @@
 #include "cli/lab_shape.h"
 #include "lab/generate/mininet_args.h"
 #include "lab/host/run_state.h"
+#include "lab/machines/across.h"
 #include "lab/machines/agent.h"
 #include "lab/machines/coordinator.h"
 #include "lab/run/persistent_lab.h"
@@ -84,6 +86,36 @@ void add_mininet_options(CLI::App* cmd, lab::MininetArgs& m, lab::MininetCustom&
                   "with --custom: default|tc[,bw=MBIT,delay=T,jitter=T,loss=PCT,max_queue_size=N]");
 }
 
+void add_machines_options(CLI::App* cmd, lab::MachinesOptions& m, std::string& underlay_rate) {
+  cmd->add_option("--etcd", m.etcd, "across machines: the agents' etcd (http://E:2379[,...])");
+  cmd->add_option("--machines", m.machines, "across N machines emulated on this one (own etcd)")
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--vxlan-port", m.vxlan_port, "across machines: the tunnels' UDP port (default 4789)");
+  cmd->add_option("--underlay-mtu", m.underlay_mtu, "across machines: the underlay's MTU (default 1500)");
+  cmd->add_option(
+      "--underlay-rate", underlay_rate,
+      "across machines: the NIC's rate (e.g. 1G); --machines shapes each emulated NIC to it, and the "
+      "verdicts take it as the bound between machines");
+  cmd->add_flag("--exec-on-agents", m.exec_on_agents,
+                "across machines: every test command through the hosts' agents, as from another machine");
+}
+
+// Whether --etcd/--machines were given (the rate parsed into `m`); an error for
+// the options that need them when they were not.
+Result<bool> machines_given(lab::MachinesOptions& m, const std::string& underlay_rate) {
+  if (m.etcd.empty() && m.machines == 0) {
+    if (!underlay_rate.empty()) return fail("--underlay-rate needs --etcd or --machines");
+    if (m.exec_on_agents) return fail("--exec-on-agents needs --etcd or --machines");
+    return false;
+  }
+  if (!underlay_rate.empty()) {
+    auto bps = lab::parse_rate_bps(underlay_rate);
+    if (!bps.ok()) return fail("--underlay-rate: {}", bps.error().message);
+    m.underlay_rate_bps = double(*bps);
+  }
+  return true;
+}
+
 int run_lab(int argc, char** argv) {
   CLI::App app{
       "flowlab lab: build topologies in namespaces, run traffic against flowlab and its peers, report",
@@ -108,19 +140,7 @@ int run_lab(int argc, char** argv) {
   add_capture_options(run, capture);
   lab::MachinesOptions machines;
   std::string underlay_rate;
-  run->add_option("--etcd", machines.etcd, "across machines: the agents' etcd (http://E:2379[,...])");
-  run->add_option("--machines", machines.machines, "across N machines emulated on this one (own etcd)")
-      ->check(CLI::Range(1, 64));
-  run->add_option("--vxlan-port", machines.vxlan_port,
-                  "across machines: the tunnels' UDP port (default 4789)");
-  run->add_option("--underlay-mtu", machines.underlay_mtu,
-                  "across machines: the underlay's MTU (default 1500)");
-  run->add_option(
-      "--underlay-rate", underlay_rate,
-      "across machines: the NIC's rate (e.g. 1G); --machines shapes each emulated NIC to it, and the "
-      "verdicts take it as the bound between machines");
-  run->add_flag("--exec-on-agents", machines.exec_on_agents,
-                "across machines: every test command through the hosts' agents, as from another machine");
+  add_machines_options(run, machines, underlay_rate);
 
   auto* agent = app.add_subcommand("agent", "one machine's agent of labs across machines (foreground)");
   lab::AgentOptions agent_opts;
@@ -142,6 +162,7 @@ int run_lab(int argc, char** argv) {
   up->add_option("--out", out, "output directory for logs");
   add_mininet_options(up, mn, mc);
   add_capture_options(up, capture);
+  add_machines_options(up, machines, underlay_rate);
   std::string lab_id;
   auto* exec =
       app.add_subcommand("exec", "run a command in a host of a lab that is up: exec LAB HOST CMD...");
@@ -153,6 +174,8 @@ int run_lab(int argc, char** argv) {
   cap->add_option("LAB", lab_id, "lab id (flowlab lab status)")->required();
   cap->add_option("LINK", cap_link, "the link: s1-s2, h1:eth0, h1:eth0-s1:p1")->required();
   auto* status = app.add_subcommand("status", "list the labs that are up");
+  std::string status_etcd;
+  status->add_option("--etcd", status_etcd, "the agents and the runs across machines in this etcd");
   auto* down = app.add_subcommand("down", "tear down a lab that is up");
   down->add_option("LAB", lab_id, "lab id (flowlab lab status), or a run id with --etcd")->required();
   std::string down_etcd;
@@ -210,38 +233,43 @@ int run_lab(int argc, char** argv) {
     o.quick = quick;
     o.repeat = repeat;
     o.capture = capture;
-    if (!machines.etcd.empty() || machines.machines > 0) {
-      if (!underlay_rate.empty()) {
-        auto bps = lab::parse_rate_bps(underlay_rate);
-        if (!bps.ok()) return error_exit("--underlay-rate: " + bps.error().message, 2);
-        machines.underlay_rate_bps = double(*bps);
-      }
-      auto r = lab::run_across_machines(file, o, machines);
-      if (!r.ok()) return error_exit(r.error().message, 2);
-      return *r;
-    }
-    if (!underlay_rate.empty()) return error_exit("--underlay-rate needs --etcd or --machines", 2);
-    if (machines.exec_on_agents) return error_exit("--exec-on-agents needs --etcd or --machines", 2);
-    auto r = lab::run_scenario(file, o);
+    auto across = machines_given(machines, underlay_rate);
+    if (!across.ok()) return error_exit(across.error().message, 2);
+    auto r = *across ? lab::run_across_machines(file, o, machines) : lab::run_scenario(file, o);
     if (!r.ok()) return error_exit(r.error().message, 2);
     return *r;
   }
   if (*up) {
     auto src = scenario_source(file, mn, mc, mininet_given);
     if (!src.ok()) return error_exit(src.error().message, 2);
-    auto r = lab::lab_up(src->file, src->text, only, out, capture);
+    auto across = machines_given(machines, underlay_rate);
+    if (!across.ok()) return error_exit(across.error().message, 2);
+    lab::LabBuilderFactory builder;
+    if (*across) {
+      auto b = lab::machines_builder(src->file, src->text, machines);
+      if (!b.ok()) return error_exit(b.error().message, 2);
+      builder = std::move(*b);
+    }
+    auto r = lab::lab_up(src->file, src->text, only, out, capture, builder);
     if (!r.ok()) return error_exit(r.error().message, 2);
     return *r;
   }
   if (*exec) {
     auto rest = exec->remaining();
     if (rest.size() < 3) return error_exit("usage: flowlab lab exec LAB HOST CMD...", 2);
-    auto st = lab::lab_exec(rest[0], rest[1], std::vector<std::string>(rest.begin() + 2, rest.end()));
-    return st.ok() ? 0 : error_exit(st.error().message, 2);
+    auto r = lab::lab_exec(rest[0], rest[1], std::vector<std::string>(rest.begin() + 2, rest.end()),
+                           lab::exec_across);
+    return r.ok() ? *r : error_exit(r.error().message, 2);
   }
   if (*cap) {
     auto st = lab::lab_capture(lab_id, cap_link);
     return st.ok() ? 0 : error_exit(st.error().message, 2);
+  }
+  if (*status && !status_etcd.empty()) {
+    auto r = lab::runs_status(status_etcd);
+    if (!r.ok()) return error_exit(r.error().message);
+    std::fputs(r->c_str(), stdout);
+    return 0;
   }
   if (*status) {
     std::fputs(lab::lab_status().c_str(), stdout);

@@ -15,6 +15,9 @@ inline uint64_t monotonic_ns() {
                       .count());
 }
 
+// Seconds since `t0`, a monotonic_ns() reading.
+inline double seconds_since(uint64_t t0) { return double(monotonic_ns() - t0) / 1e9; }
+
 // CPU time the calling thread has used (what a step cost, whatever else the
 // machine ran meanwhile).
 inline uint64_t thread_cpu_ns() {

@@ -4,6 +4,7 @@
 // a temporary.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -37,6 +38,14 @@ inline std::string str(const nlohmann::json& j, const char* key, const std::stri
   if (!j.is_object()) return dflt;
   auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : dflt;
+}
+
+// The string members of object member `key` of `j` (others left out).
+inline std::map<std::string, std::string> string_map(const nlohmann::json& j, const char* key) {
+  std::map<std::string, std::string> out;
+  for (const auto& it : member(j, key).items())
+    if (it.value().is_string()) out[it.key()] = it.value().get<std::string>();
+  return out;
 }
 
 }  // namespace flowlab::lab

@@ -7,15 +7,12 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <thread>
 
 #include "core/clock.h"
 #include "lab/host/process.h"
 #include "lab/machines/agent_status.h"
-#include "lab/machines/emulation.h"
 #include "lab/machines/keys.h"
 #include "lab/machines/plan.h"
 #include "lab/machines/remote_exec.h"
@@ -29,8 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-double seconds_since(uint64_t t0) { return double(monotonic_ns() - t0) / 1e9; }
 
 }  // namespace
 
@@ -88,6 +83,11 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
     if (e.action == EventAction::kSet)
       return fail("{}:{}: a `set` event across machines is not supported yet (down/up, kill/start are)",
                   opts_.file, e.line);
+  if (!rc.capture_links.empty())
+    return fail(
+        "{}: captures across machines are not supported yet (capture on one machine, or leave out "
+        "--capture and the scenario's capture:)",
+        opts_.file);
   FLOWLAB_ASSIGN_OR_RETURN(auto live, agents());
   if (live.empty())
     return fail("no agent is registered in etcd {} (start `flowlab lab agent` on each machine)", opts_.etcd);
@@ -130,6 +130,8 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
     FLOWLAB_TRY(etcd_.put(keys::record(run_), rec.dump()));
   }
   topo.placement = plan.placement;
+  placement_ = plan.placement;
+  machines_ = names;
   topo.underlay = {{"mtu", opts_.underlay_mtu}};
   if (opts_.underlay_rate_bps > 0) topo.underlay["rate_bps"] = opts_.underlay_rate_bps;
   topo.remote_down = [this, name = cs.name] {
@@ -297,52 +299,6 @@ Status down_run(const std::string& etcd, const std::string& run_id) {
   FLOWLAB_TRY(client.erase_prefix(keys::run(run_id)));
   std::fprintf(stderr, "lab: run %s taken down on every machine\n", run_id.c_str());
   return ok_status();
-}
-
-}  // namespace flowlab::lab
-
-namespace flowlab::lab {
-
-Result<int> run_across_machines(const std::string& file, RunOptions opts, const MachinesOptions& m) {
-  if (m.etcd.empty() == (m.machines == 0)) return fail("give --etcd ENDPOINTS or --machines N (not both)");
-  if (m.vxlan_port < 1 || m.vxlan_port > 65535) return fail("--vxlan-port {} out of range", m.vxlan_port);
-  CoordinatorOptions co;
-  co.file = file;
-  co.scenario_text = opts.scenario_text;
-  if (co.scenario_text.empty()) {
-    std::ifstream in(file);
-    if (!in) return fail("{}: cannot read the scenario", file);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    co.scenario_text = ss.str();
-    co.file = fs::absolute(file).string();
-  }
-  FLOWLAB_TRY(validate_scenario(file, opts.scenario_text));  // before any machine is touched
-  co.vxlan_port = m.vxlan_port;
-  co.underlay_mtu = m.underlay_mtu;
-  co.exec_on_agents = m.exec_on_agents;
-  co.underlay_rate_bps = m.underlay_rate_bps;
-  std::unique_ptr<EmulatedMachines> emulated;
-  if (m.machines > 0) {
-    EmulationOptions eo;
-    eo.machines = m.machines;
-    eo.underlay_mtu = m.underlay_mtu;
-    eo.underlay_rate_bps = m.underlay_rate_bps;
-    eo.log_dir = opts.out_dir;
-    FLOWLAB_ASSIGN_OR_RETURN(emulated, EmulatedMachines::start(eo));
-    co.etcd = emulated->etcd();
-  } else {
-    co.etcd = m.etcd;
-  }
-  FLOWLAB_ASSIGN_OR_RETURN(auto coordinator, Coordinator::connect(co));
-  if (m.machines > 0) FLOWLAB_TRY(coordinator->wait_agents(size_t(m.machines), 20));
-  Coordinator* c = coordinator.get();
-  opts.build = [c](RunContext& rc, const CaseSpec& cs, size_t ci, const std::string& out,
-                   CaseTopology& topo) { return c->build(rc, cs, ci, out, topo); };
-  auto r = run_scenario(file, opts);
-  coordinator.reset();  // the run out of etcd before the machines go
-  if (!r.ok() && emulated) return fail("{}{}", r.error().message, emulated->agent_logs());
-  return r;
 }
 
 }  // namespace flowlab::lab

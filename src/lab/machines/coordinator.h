@@ -50,6 +50,12 @@ class Coordinator {
   Status build(RunContext& rc, const CaseSpec& cs, size_t ci, const std::string& case_out,
                CaseTopology& topo);
 
+  // Of the last case built: its run's id, its machines and where its nodes are.
+  const std::string& run_id() const { return run_; }
+  const std::vector<std::string>& machines() const { return machines_; }
+  const std::map<std::string, std::string>& placement() const { return placement_; }
+  const std::string& etcd() const { return opts_.etcd; }
+
  private:
   explicit Coordinator(CoordinatorOptions opts, coord::EtcdConfig cfg);
   Status take_down(const std::string& case_name);
@@ -60,29 +66,12 @@ class Coordinator {
   coord::EtcdClient etcd_;
   std::vector<std::string> routed_;  // namespaces whose commands go to agents
   std::string run_;                  // set by the first build
+  std::vector<std::string> machines_;
+  std::map<std::string, std::string> placement_;
 };
 
 // `flowlab lab down ID --etcd E`: erases run ID from etcd (its agents tear down
 // what they built) and waits, bounded, until no agent reports a part of it.
 Status down_run(const std::string& etcd, const std::string& run_id);
-
-}  // namespace flowlab::lab
-
-namespace flowlab::lab {
-
-struct RunOptions;
-
-// `flowlab lab run ... --etcd E` or `--machines N`: the scenario across the
-// machines of etcd E's agents, or of N emulated machines (emulation.h) started
-// and removed around the run.
-struct MachinesOptions {
-  std::string etcd;
-  int machines = 0;
-  int vxlan_port = 4789;
-  int underlay_mtu = 1500;
-  double underlay_rate_bps = 0;  // the NIC's rate: --machines shapes to it; the verdicts' bound
-  bool exec_on_agents = false;
-};
-Result<int> run_across_machines(const std::string& file, RunOptions opts, const MachinesOptions& m);
 
 }  // namespace flowlab::lab

@@ -24,10 +24,8 @@ using namespace std::chrono_literals;
 constexpr double kAnswerMargin = 15;
 constexpr double kSpawnAnswer = 15;  // a spawn says running (or failed) within this
 
-double seconds_since(uint64_t t0) { return double(monotonic_ns() - t0) / 1e9; }
-
-ExecRequest request_for(const std::string& mode, const std::string& label, const std::vector<std::string>& argv,
-                        const CommandOptions& o) {
+ExecRequest request_for(const std::string& mode, const std::string& label,
+                        const std::vector<std::string>& argv, const CommandOptions& o) {
   ExecRequest r;
   r.mode = mode;
   r.label = label;
@@ -40,14 +38,19 @@ ExecRequest request_for(const std::string& mode, const std::string& label, const
   return r;
 }
 
-std::string tail_of(const std::string& s, size_t bytes) { return s.size() > bytes ? s.substr(s.size() - bytes) : s; }
+std::string tail_of(const std::string& s, size_t bytes) {
+  return s.size() > bytes ? s.substr(s.size() - bytes) : s;
+}
 
 // A spawned child on the agent: its reply key says whether it runs and what it logged.
 class AgentChild : public RemoteChild {
  public:
   AgentChild(coord::EtcdConfig cfg, std::string machine, std::string exec_key, std::string reply_key,
              ExecReply first)
-      : etcd_(cfg), machine_(std::move(machine)), exec_key_(std::move(exec_key)), reply_key_(std::move(reply_key)) {
+      : etcd_(cfg),
+        machine_(std::move(machine)),
+        exec_key_(std::move(exec_key)),
+        reply_key_(std::move(reply_key)) {
     take(first);
   }
   ~AgentChild() override { stop(2); }
@@ -101,15 +104,16 @@ class AgentChild : public RemoteChild {
 
 std::string AgentExec::next_seq() { return fmt::format("{}-{:08}", getpid(), ++seq_); }
 
-Result<ExecReply> AgentExec::call(const ExecRequest& q, double wait_s) {
+Result<ExecReply> AgentExec::call(const ExecRequest& q, double wait_s,
+                                  std::pair<std::string, std::string>* keep) {
   coord::EtcdClient etcd(cfg_);
   std::string seq = next_seq();
   std::string exec_key = keys::exec(run_, machine_, seq), reply_key = keys::reply(run_, machine_, seq);
   auto put = etcd.put(exec_key, encode_exec_request(q));
   if (!put.ok()) return fail("machine {}: asking its agent: {}", machine_, put.error().message);
-  Result<ExecReply> out = fail("machine {}'s agent did not answer within {:.0f} s (gone, or cut off from etcd)",
-                               machine_, wait_s);
-  uint64_t t0 = monotonic_ns();
+  Result<ExecReply> out = fail(
+      "machine {}'s agent did not answer within {:.0f} s (gone, or cut off from etcd)", machine_, wait_s);
+  uint64_t t0 = monotonic_ns(), last_look = t0;
   for (auto pause = 2ms;; pause = std::min<std::chrono::milliseconds>(pause * 2, 20ms)) {
     auto got = etcd.get(reply_key);
     if (got.ok() && *got) {
@@ -127,7 +131,19 @@ Result<ExecReply> AgentExec::call(const ExecRequest& q, double wait_s) {
       break;
     }
     if (seconds_since(t0) > wait_s) break;
+    // Once a second: an agent whose lease went will never answer.
+    if (uint64_t now = monotonic_ns(); now - last_look > 1'000'000'000) {
+      last_look = now;
+      if (auto agent = etcd.get(keys::agent(machine_)); agent.ok() && !*agent) {
+        out = fail("machine {}'s agent is gone (its lease expired: killed, or cut off from etcd)", machine_);
+        break;
+      }
+    }
     std::this_thread::sleep_for(pause);
+  }
+  if (keep && out.ok()) {
+    *keep = {exec_key, reply_key};
+    return out;
   }
   (void)etcd.erase(exec_key);  // the agent erases the reply it wrote once the request is gone
   (void)etcd.erase(reply_key);
@@ -168,32 +184,14 @@ Status AgentExec::restore() {
   return ok_status();
 }
 
-Result<std::unique_ptr<RemoteChild>> AgentExec::spawn(const std::string& label, const std::vector<std::string>& argv,
+Result<std::unique_ptr<RemoteChild>> AgentExec::spawn(const std::string& label,
+                                                      const std::vector<std::string>& argv,
                                                       const CommandOptions& o) {
-  coord::EtcdClient etcd(cfg_);
-  std::string seq = next_seq();
-  std::string exec_key = keys::exec(run_, machine_, seq), reply_key = keys::reply(run_, machine_, seq);
-  auto put = etcd.put(exec_key, encode_exec_request(request_for("spawn", label, argv, o)));
-  if (!put.ok()) return fail("machine {}: starting {}: {}", machine_, label, put.error().message);
-  uint64_t t0 = monotonic_ns();
-  for (;;) {
-    auto got = etcd.get(reply_key);
-    if (got.ok() && *got) {
-      auto rep = decode_exec_reply((*got)->value);
-      if (!rep.ok() || rep->state == "failed") {
-        (void)etcd.erase(exec_key);
-        (void)etcd.erase(reply_key);
-        return fail("machine {}: starting {}: {}", machine_, label, rep.ok() ? rep->error : rep.error().message);
-      }
-      return std::unique_ptr<RemoteChild>(new AgentChild(cfg_, machine_, exec_key, reply_key, std::move(*rep)));
-    }
-    if (interrupted() || seconds_since(t0) > kSpawnAnswer) {
-      (void)etcd.erase(exec_key);
-      return fail("machine {}: its agent did not start {} within {:.0f} s{}", machine_, label, kSpawnAnswer,
-                  interrupted() ? " (interrupted)" : "");
-    }
-    std::this_thread::sleep_for(10ms);
-  }
+  std::pair<std::string, std::string> kept;  // the child's request and reply keys, for its life
+  auto rep = call(request_for("spawn", label, argv, o), kSpawnAnswer, &kept);
+  if (!rep.ok()) return fail("starting {}: {}", label, rep.error().message);
+  return std::unique_ptr<RemoteChild>(
+      new AgentChild(cfg_, machine_, kept.first, kept.second, std::move(*rep)));
 }
 
 // ---- the agent's side ----
@@ -209,8 +207,13 @@ struct ExecServer::Job {
 
 ExecServer::ExecServer(coord::EtcdConfig cfg, std::string run, std::string machine, RunState* state,
                        std::string log_dir, EventHooks events)
-    : cfg_(cfg), etcd_(cfg), run_(std::move(run)), machine_(std::move(machine)), log_dir_(std::move(log_dir)),
-      state_(state), events_(std::move(events)) {}
+    : cfg_(cfg),
+      etcd_(cfg),
+      run_(std::move(run)),
+      machine_(std::move(machine)),
+      log_dir_(std::move(log_dir)),
+      state_(state),
+      events_(std::move(events)) {}
 
 ExecServer::~ExecServer() {
   for (auto& [seq, j] : jobs_) {
@@ -219,15 +222,15 @@ ExecServer::~ExecServer() {
     (void)etcd_.erase(keys::reply(run_, machine_, seq));
   }
   if (served_)
-    std::fprintf(stderr, "lab agent %s: run %s: %zu command(s) of the tests served\n", machine_.c_str(), run_.c_str(),
-                 served_);
+    std::fprintf(stderr, "lab agent %s: run %s: %zu command(s) of the tests served\n", machine_.c_str(),
+                 run_.c_str(), served_);
 }
 
 void ExecServer::answer(const std::string& seq, const ExecReply& r) {
   auto st = etcd_.put(keys::reply(run_, machine_, seq), encode_exec_reply(r));
   if (!st.ok())
-    std::fprintf(stderr, "lab agent %s: run %s: answering %s: %s\n", machine_.c_str(), run_.c_str(), seq.c_str(),
-                 st.error().message.c_str());
+    std::fprintf(stderr, "lab agent %s: run %s: answering %s: %s\n", machine_.c_str(), run_.c_str(),
+                 seq.c_str(), st.error().message.c_str());
 }
 
 void ExecServer::start(const std::string& seq, const std::string& text) {
@@ -250,7 +253,7 @@ void ExecServer::start(const std::string& seq, const std::string& text) {
     // Here, on the agent's own thread: a switch started again is its child, and
     // a child dies with the thread that forked it (PR_SET_PDEATHSIG).
     job->done = true;
-    Status st = !events_.fire ? fail("this agent fires no events")
+    Status st = !events_.fire       ? fail("this agent fires no events")
                 : q.mode == "event" ? events_.fire(q.event)
                                     : events_.restore();
     if (st.ok())
@@ -259,7 +262,14 @@ void ExecServer::start(const std::string& seq, const std::string& text) {
       answer(seq, {"failed", st.error().message, -1, false, false, {}, {}, {}});
   } else if (!std::filesystem::exists("/run/netns/" + q.ns)) {
     job->done = true;
-    answer(seq, {"failed", fmt::format("no namespace {} on machine {}", q.ns, machine_), -1, false, false, {}, {}, {}});
+    answer(seq, {"failed",
+                 fmt::format("no namespace {} on machine {}", q.ns, machine_),
+                 -1,
+                 false,
+                 false,
+                 {},
+                 {},
+                 {}});
   } else if (q.mode == "run") {
     Job* j = job.get();
     coord::EtcdConfig cfg = cfg_;
@@ -267,7 +277,8 @@ void ExecServer::start(const std::string& seq, const std::string& text) {
     job->worker = std::thread([j, o, cfg, key] {
       CommandResult r = run_command(j->req.argv, o);
       coord::EtcdClient etcd(cfg);
-      (void)etcd.put(key, encode_exec_reply({"exited", "", r.exit_code, r.timed_out, r.interrupted, r.out, r.err, {}}));
+      (void)etcd.put(
+          key, encode_exec_reply({"exited", "", r.exit_code, r.timed_out, r.interrupted, r.out, r.err, {}}));
       j->done = true;
     });
   } else {

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "coord/etcd_client.h"
@@ -36,8 +37,11 @@ class AgentExec : public RemoteExec {
 
  private:
   std::string next_seq();
-  // One request to the end: its reply, or why there is none within `wait_s`.
-  Result<ExecReply> call(const ExecRequest& q, double wait_s);
+  // One request: its first reply, or why there is none within `wait_s` (a gone
+  // agent is said within a second). With `keep` (a spawn), the request and reply
+  // keys are left for the child's life and named there.
+  Result<ExecReply> call(const ExecRequest& q, double wait_s,
+                         std::pair<std::string, std::string>* keep = nullptr);
   coord::EtcdConfig cfg_;
   std::string run_, machine_;
   std::atomic<uint64_t> seq_{0};
@@ -54,8 +58,8 @@ struct EventHooks {
 
 class ExecServer {
  public:
-  ExecServer(coord::EtcdConfig cfg, std::string run, std::string machine, RunState* state, std::string log_dir,
-             EventHooks events);
+  ExecServer(coord::EtcdConfig cfg, std::string run, std::string machine, RunState* state,
+             std::string log_dir, EventHooks events);
   ~ExecServer();  // stops every child, waits for every command (each is bounded)
   ExecServer(const ExecServer&) = delete;
   ExecServer& operator=(const ExecServer&) = delete;

@@ -3,6 +3,7 @@
 #include "lab/run/persistent_lab.h"
 
 #include <fcntl.h>
+#include <fmt/ranges.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/clock.h"
+#include "lab/format/json_access.h"
 #include "lab/host/process.h"
 #include "lab/host/run_state.h"
 #include "lab/run/case_capture.h"
@@ -46,7 +48,7 @@ bool alive(const json& rec) {
 
 // The supervisor: build, tell the parent (one line on `fd`), hold until SIGTERM/SIGINT.
 int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, const CaptureOptions& capture,
-              int fd) {
+              const LabBuilderFactory& across, int fd) {
   auto say = [&](const std::string& line) {
     if (fd < 0) return;
     std::string l = line + "\n";
@@ -71,23 +73,40 @@ int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, const C
     dup2(log, 2);
     close(log);
   }
-  auto st = with_case_built(sc, ci, **state, out, capture,
-                            [&](const std::map<std::string, std::string>& hosts, const json& links) {
-                              json addrs = json::object();
-                              for (const auto& h : sc.hosts)
-                                if (auto a = sc.address_of(h.name); a.ok()) addrs[h.name] = *a;
-                              json j = {{"id", (*state)->id()}, {"addresses", addrs},
-                                        {"scenario", sc.name},  {"case", sc.cases[ci].name},
-                                        {"pid", getpid()},      {"start", process_start_time(getpid())},
-                                        {"out_dir", out},       {"hosts", hosts},
-                                        {"links", links}};
-                              std::string path = state_root() + "/" + (*state)->id() + "/lab.json";
-                              std::ofstream(path) << j.dump(2) << "\n";
-                              say("ok " + (*state)->id());
-                              while (sleep_unless_interrupted(3600)) {
-                              }
-                              fs::remove(path, ec);
-                            });
+  std::unique_ptr<LabBuilder> builder;
+  if (across) {
+    auto b = across(out);
+    if (!b.ok()) {
+      say("error " + b.error().message);
+      return 1;
+    }
+    builder = std::move(*b);
+  }
+  auto while_up = [&](const std::map<std::string, std::string>& hosts, const json& links) {
+    json addrs = json::object();
+    for (const auto& h : sc.hosts)
+      if (auto a = sc.address_of(h.name); a.ok()) addrs[h.name] = *a;
+    json j = {{"id", (*state)->id()}, {"addresses", addrs},
+              {"scenario", sc.name},  {"case", sc.cases[ci].name},
+              {"pid", getpid()},      {"start", process_start_time(getpid())},
+              {"out_dir", out},       {"hosts", hosts},
+              {"links", links}};
+    if (builder) j["across"] = builder->across();
+    std::string path = state_root() + "/" + (*state)->id() + "/lab.json";
+    std::ofstream(path) << j.dump(2) << "\n";
+    say("ok " + (*state)->id());
+    while (sleep_unless_interrupted(3600)) {
+    }
+    fs::remove(path, ec);
+  };
+  Status st = ok_status();
+  if (builder)
+    st = with_case_built(sc, ci, **state, out, capture, while_up,
+                         [&](RunContext& rc, const CaseSpec& cs, size_t i, const std::string& case_out,
+                             CaseTopology& topo) { return builder->build(rc, cs, i, case_out, topo); });
+  else
+    st = with_case_built(sc, ci, **state, out, capture, while_up);
+  builder.reset();  // the run out of etcd, the emulated machines gone
   if (!st.ok()) {
     say("error " + st.error().message);
     return 1;
@@ -98,7 +117,8 @@ int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, const C
 }  // namespace
 
 Result<int> lab_up(const std::string& label, const std::string& text, const std::string& only_case,
-                   const std::string& out_dir, const CaptureOptions& capture) {
+                   const std::string& out_dir, const CaptureOptions& capture,
+                   const LabBuilderFactory& across) {
   FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, text.empty() ? load_scenario(label) : parse_scenario(text, label));
   FLOWLAB_TRY(capture_selection(sc, capture.links, label));  // before anything exists
   if (capture.max_mb <= 0) return fail("--capture-max must be more than 0 MB");
@@ -121,7 +141,7 @@ Result<int> lab_up(const std::string& label, const std::string& text, const std:
     setsid();
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (devnull >= 0) dup2(devnull, 0);
-    std::exit(supervise(sc, ci, out_dir, capture, p[1]));
+    std::exit(supervise(sc, ci, out_dir, capture, across, p[1]));
   }
   close(p[1]);
   std::fprintf(stderr, "lab: bringing up %s case %s ...\n", sc.name.c_str(), sc.cases[ci].name.c_str());
@@ -154,16 +174,22 @@ std::vector<std::string> with_host_addresses(const std::vector<std::string>& cmd
   return out;
 }
 
-Status lab_exec(const std::string& lab, const std::string& host, const std::vector<std::string>& cmd) {
+Result<int> lab_exec(const std::string& lab, const std::string& host, const std::vector<std::string>& cmd,
+                     const AcrossExec& across) {
   FLOWLAB_ASSIGN_OR_RETURN(json rec, read_record(lab));
   if (!alive(rec))
     return fail("lab '{}' is not running (its supervisor is gone; flowlab lab clean --force)", lab);
   const json& hosts = rec["hosts"];
-  if (!hosts.contains(host)) return fail("lab '{}' has no host '{}'", lab, host);
+  if (!hosts.is_object() || !hosts.contains(host) || !hosts[host].is_string())
+    return fail("lab '{}' has no host '{}'", lab, host);
   if (cmd.empty()) return fail("give a command to run in {}", host);
-  std::vector<std::string> argv = {"ip", "netns", "exec", hosts[host].get<std::string>()};
-  auto args = with_host_addresses(
-      cmd, rec.value("addresses", json::object()).get<std::map<std::string, std::string>>());
+  const std::string ns = hosts[host].get<std::string>();
+  auto args = with_host_addresses(cmd, string_map(rec, "addresses"));
+  if (rec.contains("across") && !fs::exists("/run/netns/" + ns)) {
+    if (!across) return fail("lab '{}': host {} is on another machine", lab, host);
+    return across(rec["across"], host, ns, args);
+  }
+  std::vector<std::string> argv = {"ip", "netns", "exec", ns};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> a;
   for (auto& s : argv) a.push_back(s.data());
@@ -177,6 +203,12 @@ Status lab_capture(const std::string& lab, const std::string& link) {
   if (!alive(rec))
     return fail("lab '{}' is not running (its supervisor is gone; flowlab lab clean --force)", lab);
   FLOWLAB_ASSIGN_OR_RETURN(CaptureTarget t, recorded_target(rec.value("links", json()), link));
+  for (const auto& ns : {t.a_ns, t.b_ns})
+    if (!ns.empty() && !fs::exists("/run/netns/" + ns))
+      return fail(
+          "lab '{}': link {} ends on another machine (namespace {}): capture it with --capture on lab up, "
+          "or on that machine",
+          lab, t.name, ns);
   ::signal(SIGPIPE, SIG_IGN);  // a reader that leaves is an EPIPE, the end of the stream
   install_signal_handlers();
   std::fprintf(stderr, "lab: capturing %s of lab %s on stdout (Ctrl-C stops)\n", t.name.c_str(), lab.c_str());
@@ -189,9 +221,16 @@ std::string lab_status() {
   for (const auto& e : fs::directory_iterator(state_root(), ec)) {
     auto rec = read_record(e.path().filename().string());
     if (!rec.ok()) continue;
-    out += fmt::format("{}  {} case {}  {} hosts  {}  out {}\n", rec->value("id", ""),
-                       rec->value("scenario", ""), rec->value("case", ""), (*rec)["hosts"].size(),
-                       alive(*rec) ? "up" : "supervisor gone", rec->value("out_dir", ""));
+    std::string where;
+    if (const json& a = member(*rec, "across"); !a.empty()) {
+      std::vector<std::string> machines;
+      for (const auto& m : array_member(a, "machines"))
+        if (m.is_string()) machines.push_back(m.get<std::string>());
+      where = fmt::format("  across {} (etcd {})", fmt::join(machines, ", "), str(a, "etcd"));
+    }
+    out += fmt::format("{}  {} case {}  {} hosts  {}{}  out {}\n", str(*rec, "id"), str(*rec, "scenario"),
+                       str(*rec, "case"), member(*rec, "hosts").size(),
+                       alive(*rec) ? "up" : "supervisor gone", where, str(*rec, "out_dir"));
   }
   return out.empty() ? "no lab is up\n" : out;
 }

@@ -10,10 +10,15 @@
 // clean --force` removes a lab whose supervisor died, and `down` is a SIGTERM to the
 // recorded supervisor (pid + start time, never a name). The record is
 // STATE/<id>/lab.json: {id, scenario, case, pid, start, out_dir, hosts: {h1: netns},
-// addresses: {h1: 10.0.0.1}, links: [{name, a, b, a_ns, a_if, b_ns, b_if}]}.
+// addresses: {h1: 10.0.0.1}, links: [{name, a, b, a_ns, a_if, b_ns, b_if}]}, and for
+// a lab across machines (`up --etcd|--machines`, lab/machines) `across`: {etcd, run,
+// machines, placement: {node: machine}}, so `exec` reaches a host this machine cannot
+// enter through its machine's agent.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,16 +27,36 @@
 
 namespace flowlab::lab {
 
+// What builds the case of `lab up` on other machines (lab/machines): made in the
+// supervisor before the build, destroyed after the teardown.
+class LabBuilder {
+ public:
+  virtual ~LabBuilder() = default;
+  virtual Status build(RunContext& rc, const CaseSpec& cs, size_t ci, const std::string& case_out,
+                       CaseTopology& topo) = 0;
+  // The record's `across`, once built.
+  virtual nlohmann::json across() const = 0;
+};
+using LabBuilderFactory = std::function<Result<std::unique_ptr<LabBuilder>>(const std::string& out_dir)>;
+// `lab exec` of a host whose namespace is not on this machine: (across, host, its
+// namespace, the command) -> the command's exit code.
+using AcrossExec = std::function<Result<int>(const nlohmann::json&, const std::string&, const std::string&,
+                                             const std::vector<std::string>&)>;
+
 // Returns the exit code for the CLI (in the parent: 0 once the lab is up).
 // With `capture`, the case's links are captured to files from bring-up to down.
+// With `across`, the case is built by what it makes.
 Result<int> lab_up(const std::string& label, const std::string& text, const std::string& only_case,
-                   const std::string& out_dir, const CaptureOptions& capture = {});
+                   const std::string& out_dir, const CaptureOptions& capture = {},
+                   const LabBuilderFactory& across = {});
 // Mininet's CLI rule: every argument after the command that is exactly a host's
 // name becomes that host's address ("ping h2" -> "ping 10.0.0.2"); cmd[0] stays.
 std::vector<std::string> with_host_addresses(const std::vector<std::string>& cmd,
                                              const std::map<std::string, std::string>& addresses);
-// Replaces the process with `ip netns exec NS CMD...`; returns only on error.
-Status lab_exec(const std::string& lab, const std::string& host, const std::vector<std::string>& cmd);
+// Replaces the process with `ip netns exec NS CMD...`; returns only on error, or
+// with the command's exit code when it ran through `across` (a host on another machine).
+Result<int> lab_exec(const std::string& lab, const std::string& host, const std::vector<std::string>& cmd,
+                     const AcrossExec& across = {});
 std::string lab_status();
 Status lab_down(const std::string& lab, double timeout_s = 60);
 // `flowlab lab capture`: both directions of the one link `link` names (link_select.h)

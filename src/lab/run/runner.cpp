@@ -282,7 +282,8 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
       if (ping_once(topo.host_ns[t->from], *addr)) break;
   }
   bool failed = false;
-  auto bytes_before = topo.core_ns.empty() ? std::map<std::string, long long>{} : interface_bytes(topo.core_ns);
+  auto bytes_before =
+      topo.core_ns.empty() ? std::map<std::string, long long>{} : interface_bytes(topo.core_ns);
   uint64_t tests_t0 = monotonic_ns();
   std::map<std::string, std::string> lost;  // across machines: machine -> why it was lost
   for (const TestSpec* t : tests) {
@@ -374,16 +375,19 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
 
 Status with_case_built(
     const Scenario& sc, size_t ci, RunState& state, const std::string& out_dir, const CaptureOptions& capture,
-    const std::function<void(const std::map<std::string, std::string>&, const nlohmann::json&)>& while_up) {
+    const std::function<void(const std::map<std::string, std::string>&, const nlohmann::json&)>& while_up,
+    const std::function<Status(RunContext&, const CaseSpec&, size_t, const std::string&, CaseTopology&)>&
+        build) {
   FLOWLAB_ASSIGN_OR_RETURN(auto capture_links, capture_selection(sc, capture.links, sc.path));
-  RunContext rc{sc, state, out_dir, self_binary(), {}, {}, capture_links, uint64_t(capture.max_mb * 1e6), nullptr, {}};
+  RunContext rc{sc,      state, out_dir, self_binary(), {}, {}, capture_links, uint64_t(capture.max_mb * 1e6),
+                nullptr, build};
   const CaseSpec& cs = sc.cases.at(ci);
   if (auto why = case_skip_reason(cs, rc.flowlab_bin); !why.empty()) return fail("case {}: {}", cs.name, why);
   std::string case_out = out_dir + "/" + cs.name;
   std::error_code ec;
   fs::create_directories(case_out, ec);
   CaseTopology topo;
-  FLOWLAB_TRY(build_case(rc, cs, ci, case_out, topo));
+  FLOWLAB_TRY(build ? build(rc, cs, ci, case_out, topo) : build_case(rc, cs, ci, case_out, topo));
   while_up(topo.host_ns, links_record(topo.handles));
   return ok_status();
 }
@@ -414,8 +418,9 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
                sc.name.c_str(), file.c_str(), state->id().c_str(), sc.cases.size(), sc.tests.size(),
                out.c_str());
 
-  RunContext rc{sc,           *state, out, self_binary(), {}, {}, capture_links, uint64_t(opts.capture.max_mb * 1e6),
-                nullptr,      opts.build};
+  RunContext rc{sc,      *state,    out,           self_binary(),
+                {},      {},        capture_links, uint64_t(opts.capture.max_mb * 1e6),
+                nullptr, opts.build};
   json doc = {{"scenario",
                {{"name", sc.name},
                 {"file", opts.scenario_text.empty() ? fs::absolute(file).string() : file},

@@ -49,10 +49,13 @@ struct Scenario;
 class RunState;
 // Builds case `ci` (namespaces, links, controllers, switches, STP settled, captures
 // running) and calls `while_up(host -> namespace, links)` while it stands (links as
-// case_capture.h's links_record); tears it all down after, on every path.
+// case_capture.h's links_record); tears it all down after, on every path. With
+// `build`, the case is built by it (across machines) instead of build_case.
 Status with_case_built(
     const Scenario& sc, size_t ci, RunState& state, const std::string& out_dir, const CaptureOptions& capture,
-    const std::function<void(const std::map<std::string, std::string>&, const nlohmann::json&)>& while_up);
+    const std::function<void(const std::map<std::string, std::string>&, const nlohmann::json&)>& while_up,
+    const std::function<Status(RunContext&, const CaseSpec&, size_t, const std::string&, CaseTopology&)>&
+        build = {});
 // Re-renders report.html and prints the table from DIR/results.json.
 Status rerender_report(const std::string& dir);
 // `flowlab lab diff OLD NEW` (results.json files or run folders): prints what moved
