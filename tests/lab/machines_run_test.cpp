@@ -73,7 +73,9 @@ class LabMachines : public LabDirTest {
   // Agents m0 and m1 on the two "machines", as on machines of their own: each in a
   // mount namespace whose /run/netns holds its underlay's file alone, so what it
   // builds is out of this process's sight. Empty if one did not start.
-  std::vector<Process> sealed_agents(const std::string& etcd, const std::string& ma, const std::string& mb) {
+  // With `sealed` false they share this process's /run/netns.
+  std::vector<Process> sealed_agents(const std::string& etcd, const std::string& ma, const std::string& mb,
+                                     bool sealed = true) {
     const char* seal =
         "set -e; d=\"$1\"; u=\"$2\"; shift 2; mkdir -p \"$d\"; mount --rbind /run/netns \"$d\"; "
         "mount -t tmpfs flowlab-test /run/netns; touch \"/run/netns/$u\"; mount --bind \"$d/$u\" "
@@ -81,13 +83,22 @@ class LabMachines : public LabDirTest {
         "umount -l \"$d\"; exec \"$@\"";
     std::vector<Process> agents;
     for (auto [name, ns, addr] : {std::tuple{"m0", ma, "192.0.2.11"}, std::tuple{"m1", mb, "192.0.2.12"}}) {
-      std::string sealed = (dir_ / (std::string("netns-") + name)).string();
-      auto a = Process::spawn(
-          std::string("agent ") + name,
-          {"unshare",    "--mount", "--propagation",    "private", "--",    "sh",     "-c", seal,     "sh",
-           sealed,       ns,        FLOWLAB_BINARY,     "lab",     "agent", "--etcd", etcd, "--name", name,
-           "--underlay", addr,      "--underlay-netns", ns},
-          opts(0), (dir_ / (std::string(name) + ".log")).string(), nullptr);
+      std::vector<std::string> argv = {"unshare",
+                                       "--mount",
+                                       "--propagation",
+                                       "private",
+                                       "--",
+                                       "sh",
+                                       "-c",
+                                       seal,
+                                       "sh",
+                                       (dir_ / (std::string("netns-") + name)).string(),
+                                       ns};
+      if (!sealed) argv.clear();
+      argv.insert(argv.end(), {FLOWLAB_BINARY, "lab", "agent", "--etcd", etcd, "--name", name, "--underlay",
+                               addr, "--underlay-netns", ns});
+      auto a = Process::spawn(std::string("agent ") + name, argv, opts(0),
+                              (dir_ / (std::string(name) + ".log")).string(), nullptr);
       EXPECT_TRUE(a.ok()) << a.error().message;
       if (!a.ok()) return {};
       agents.push_back(std::move(*a));
@@ -122,7 +133,7 @@ TEST_F(LabMachines, LinearThreeOnThreeMachinesPingsEveryPair) {
   EXPECT_EQ(used, (std::set<std::string>{"m0", "m1", "m2"}));
   for (int i = 1; i <= 3; ++i)
     EXPECT_EQ(placement["h" + std::to_string(i)], placement["s" + std::to_string(i)]) << placement.dump();
-  EXPECT_NE(r.err.find("2 link(s) cut, carried as VXLAN (UDP 4789, inner MTU 1450 of the underlay's 1500)"),
+  EXPECT_NE(r.err.find("2 link(s) cut, 2 carried as VXLAN (UDP 4789); inner MTU 1450 of the underlay's 1500"),
             std::string::npos)
       << r.err;
   ASSERT_EQ(j["results"].size(), 1u);
@@ -465,6 +476,83 @@ TEST_F(LabMachines, UpAcrossMachinesExecStatusAndDownThroughTheAgents) {
   EXPECT_EQ(lab({"status"}).out, "no lab is up\n");
   agents[0].stop(20);
   EXPECT_EQ(agents[0].exit_code(), 0) << agents[0].log_tail();
+  run_command({"ip", "netns", "del", ma});
+  run_command({"ip", "netns", "del", mb});
+  EXPECT_EQ(namespaces(), before);
+}
+
+// A provider network between the machines (`type: underlay`, `vlan: 100`): no
+// tunnel, the frames on the machines' wire carry 802.1Q tag 100 (tshark on the
+// underlay sees the pings tagged), the test records that it crossed on a VLAN,
+// and a provider link without a VLAN is refused before anything is built.
+TEST_F(LabMachines, ProviderLinkCrossesTaggedOnTheUnderlayWithoutATunnel) {
+  testing::EtcdCluster etcd(1);
+  ASSERT_TRUE(etcd.wait_healthy()) << etcd.log_tail();
+  auto before = namespaces();
+  auto [ma, mb] = two_machines("flpv");
+  std::vector<Process> agents = sealed_agents(etcd.endpoints(), ma, mb, false);
+  ASSERT_EQ(agents.size(), 2u);
+  ASSERT_TRUE(registered({"m0", "m1"})) << agents[0].log_tail() << agents[1].log_tail();
+  auto scenario = [&](const std::string& name, const std::string& provider) {
+    std::string file = (dir_ / (name + ".yaml")).string();
+    std::ofstream(file) << "name: " << name << R"(
+hosts:
+  h1: {addr: 10.0.0.1/24, machine: m0}
+  h2: {addr: 10.0.0.2/24, machine: m1}
+switches:
+  s1: {kind: flowlab, dpid: 1, controller: c1, machine: m0}
+  s2: {kind: flowlab, dpid: 2, controller: c1, machine: m1}
+controllers:
+  c1: {kind: flowlab, apps: [learning-switch]}
+links:
+  - endpoints: [h1:eth0, s1:p1]
+  - {endpoints: [s1:p2, s2:p1], )"
+                        << provider << R"(}
+  - endpoints: [h2:eth0, s2:p2]
+cases:
+  - name: flowlab
+tests:
+  - {type: ping, name: across, from: h1, to: h2, count: 10, interval: 0.05}
+)";
+    return file;
+  };
+  auto wire = Process::spawn("tshark",
+                             {"ip", "netns", "exec", ma, "tshark", "-n", "-l", "-i", "ul0", "-Y", "icmp",
+                              "-T", "fields", "-e", "vlan.id", "-e", "ip.src", "-e", "ip.dst"},
+                             opts(0), (dir_ / "wire.log").string(), nullptr);
+  ASSERT_TRUE(wire.ok()) << wire.error().message;
+  for (int i = 0; i < 100 && slurp((dir_ / "wire.log").string()).find("Capturing on") == std::string::npos;
+       ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  auto r = run_command({FLOWLAB_BINARY, "lab", "run", scenario("provider", "type: underlay, vlan: 100"),
+                        "--etcd", etcd.endpoints(), "--out", out()},
+                       opts(300));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(
+      r.err.find("1 link(s) cut, 0 carried as VXLAN (UDP 4789), 1 as VLANs on the underlay (provider links)"),
+      std::string::npos)
+      << r.err;
+  json j = results();
+  ASSERT_TRUE(j.is_object()) << r.err;
+  const json& p = j["results"][0];
+  EXPECT_EQ(p["status"], "ok") << p.value("reason", "");
+  EXPECT_EQ(p["metrics"]["loss_pct"], 0);
+  EXPECT_EQ(p["crossing"], "vlan");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // tshark's last lines
+  wire->stop(5);
+  std::string seen = slurp((dir_ / "wire.log").string());
+  EXPECT_NE(seen.find("100\t10.0.0.1\t10.0.0.2"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("100\t10.0.0.2\t10.0.0.1"), std::string::npos) << seen;
+  auto untagged = run_command({FLOWLAB_BINARY, "lab", "run", scenario("untagged", "type: underlay"), "--etcd",
+                               etcd.endpoints(), "--out", out() + "-untagged"},
+                              opts(120));
+  EXPECT_EQ(untagged.exit_code, 1);
+  EXPECT_NE(untagged.err.find("is `type: underlay` between machines without a `vlan:`"), std::string::npos)
+      << untagged.err;
+  for (auto& a : agents) {
+    a.stop(20);
+    EXPECT_EQ(a.exit_code(), 0) << a.log_tail();
+  }
   run_command({"ip", "netns", "del", ma});
   run_command({"ip", "netns", "del", mb});
   EXPECT_EQ(namespaces(), before);

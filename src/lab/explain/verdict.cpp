@@ -395,13 +395,18 @@ void rule_underlay(const Facts& f, std::vector<Candidate>& out) {
   if (r <= 0 || mtu <= 100 || f.machine.find("->") == std::string::npos) return;
   if (f.machine.substr(0, f.machine.find("->")) == f.machine.substr(f.machine.find("->") + 2)) return;
   double headers = f.udp ? 28 : 52;
-  double payload = r * (mtu - 50 - headers) / (mtu + 14);
+  // Every link of the lab carries the tunnels' inner MTU (the underlay's less 50);
+  // a tunnel adds 50 bytes to each frame on the NIC, a provider link's tag 4.
+  bool vlan = f.crossing == "vlan";
+  double inner = mtu - 50, wire = inner + 14 + (vlan ? 4 : 50);
+  double payload = r * (inner - headers) / wire;
   double share = rate_share(f.measured_bps, payload);
   out.push_back({Bound::kShapedLink,
                  share,
-                 fmt::format("the machines' underlay ({}) is shaped to {}: less VXLAN's 50 bytes and the "
-                             "headers of each {:.0f}-byte frame, {} of payload; measured {} ({}%)",
-                             f.machine, rate(r), mtu, rate(payload), rate(f.measured_bps), pct(share)),
+                 fmt::format("the machines' underlay ({}) is shaped to {}: less {} and the headers of each "
+                             "{:.0f}-byte packet, {} of payload; measured {} ({}%)",
+                             f.machine, rate(r), vlan ? "the provider VLAN's 4-byte tag" : "VXLAN's 50 bytes",
+                             inner, rate(payload), rate(f.measured_bps), pct(share)),
                  "underlay " + f.machine,
                  {{"rate_bps", r}, {"payload_bps", payload}, {"mtu", mtu}}});
 }

@@ -42,6 +42,7 @@ Facts gather(const json& r, const json& c, const json& doc) {
   f.from = r.value("from", "?");
   f.to = r.value("to", "?");
   f.machine = str(r, "machine");
+  f.crossing = str(r, "crossing");
   f.case_rec = c.is_object() ? c : json::object();
   f.tcp = f.type == "iperf3-tcp" || f.type == "iperf2-window";
   f.udp = f.type == "iperf3-udp";

@@ -13,7 +13,8 @@ using nlohmann::json;
 // What the rules read from the records, in one place.
 struct Facts {
   std::string type, status, from, to;
-  std::string machine;  // across machines: "m0->m1" (the record's "machine")
+  std::string machine;   // across machines: "m0->m1" (the record's "machine")
+  std::string crossing;  // and how: "vxlan" (a tunnel) or "vlan" (a provider link)
   bool tcp = false, udp = false, via_ctl = false;
   double measured_bps = 0, offered_bps = 0, loss_pct = 0, lost = 0, duration_s = 0;
   double sent = 0;         // UDP datagrams the sender sent (0: unknown)

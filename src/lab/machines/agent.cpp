@@ -23,6 +23,7 @@
 #include "lab/machines/keys.h"
 #include "lab/machines/plan.h"
 #include "lab/machines/remote_exec.h"
+#include "lab/net/vxlan.h"
 #include "lab/run/case_events.h"
 #include "lab/run/case_topology.h"
 
@@ -276,6 +277,7 @@ class Agent {
     b.part = std::move(*part);
     b.part.underlay_ns = opts_.underlay_ns;
     b.part.underlay_addr = opts_.underlay;
+    b.part.underlay_dev = opts_.underlay_dev;
     auto state = RunState::create(state_label());
     if (!state.ok()) return fail_once(state.error().message);
     b.state = std::move(*state);
@@ -336,10 +338,8 @@ Status run_agent(const AgentOptions& opts) {
   // when given): every other machine's VXLAN to it would go nowhere.
   if (!opts.underlay_ns.empty() && !fs::exists("/run/netns/" + opts.underlay_ns))
     return fail("lab agent: --underlay-netns {}: no such namespace", opts.underlay_ns);
-  auto addrs = run_command({"ip", "-o", "addr", "show"}, in_ns(opts.underlay_ns, 5));
-  if (!addrs.ok()) return fail("lab agent: listing this machine's addresses: {}", addrs.describe());
-  if (addrs.out.find(" inet " + opts.underlay + "/") == std::string::npos &&
-      addrs.out.find(" inet6 " + opts.underlay + "/") == std::string::npos)
+  auto dev = interface_with_address(opts.underlay_ns, opts.underlay);
+  if (!dev.ok())
     return fail(
         "lab agent: --underlay {} is not an address of this machine{}: the other machines' tunnels would "
         "go nowhere",
@@ -349,7 +349,9 @@ Status run_agent(const AgentOptions& opts) {
   auto rep = clean_runs(false, "agent-" + opts.name);
   for (const auto& a : rep.actions)
     std::fprintf(stderr, "lab agent %s: cleaned: %s\n", opts.name.c_str(), a.c_str());
-  Agent agent(opts, cfg);
+  AgentOptions with_dev = opts;
+  with_dev.underlay_dev = *dev;  // provider links' VLANs go on it
+  Agent agent(with_dev, cfg);
   return agent.run();
 }
 

@@ -22,11 +22,12 @@
 namespace flowlab::lab {
 
 struct AgentOptions {
-  std::string etcd;         // endpoints, "http://E:2379[,...]"
-  std::string name;         // the machine's name in plans ("m1")
-  std::string underlay;     // its underlay address (the VXLAN tunnels' local end)
-  std::string underlay_ns;  // where that address lives; empty: the agent's own namespace
-  int ttl_s = 3;            // its lease: how soon a dead agent is noticed
+  std::string etcd;          // endpoints, "http://E:2379[,...]"
+  std::string name;          // the machine's name in plans ("m1")
+  std::string underlay;      // its underlay address (the VXLAN tunnels' local end)
+  std::string underlay_ns;   // where that address lives; empty: the agent's own namespace
+  int ttl_s = 3;             // its lease: how soon a dead agent is noticed
+  std::string underlay_dev;  // set at start: the interface holding `underlay`
 };
 
 // Runs until SIGINT/SIGTERM (then tears everything down and returns ok), or an

@@ -112,12 +112,16 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
     if (k > switches_on[plan.controllers_on]) plan.controllers_on = m;
   for (const auto& m : names) FLOWLAB_TRY(part_for(sc, cs, plan, m));  // refusals before anything is built
   auto cut = cut_links(sc, plan.placement);
+  size_t provider =
+      size_t(std::count_if(cut.begin(), cut.end(), [&](size_t li) { return sc.links[li].underlay; }));
+  std::string vlans = provider ? fmt::format(", {} as VLANs on the underlay (provider links)", provider) : "";
   std::fprintf(
       stderr,
-      "lab: [%s] across %zu machine(s) (%s): %zu link(s) cut, carried as VXLAN (UDP %d, inner MTU %d of "
-      "the underlay's %d); controllers on %s\n",
+      "lab: [%s] across %zu machine(s) (%s): %zu link(s) cut, %zu carried as VXLAN (UDP %d)%s; inner MTU "
+      "%d of the underlay's %d; controllers on %s\n",
       cs.name.c_str(), names.size(), fmt::format("{}", fmt::join(names, ", ")).c_str(), cut.size(),
-      plan.vxlan_port, plan.underlay_mtu - kVxlanOverhead, plan.underlay_mtu, plan.controllers_on.c_str());
+      cut.size() - provider, plan.vxlan_port, vlans.c_str(), plan.underlay_mtu - kVxlanOverhead,
+      plan.underlay_mtu, plan.controllers_on.c_str());
   if (run_.empty()) {
     run_ = plan.run;
     char host[256] = {};

@@ -60,8 +60,10 @@ Result<CasePlan> decode_plan(std::string_view text) {
     return fail("lab plan: {}", e.what());
   }
   if (p.run.empty() || p.machines.empty()) return fail("lab plan: no run id or no machines");
-  if (p.vxlan_port < 1 || p.vxlan_port > 65535) return fail("lab plan: vxlan_port {} out of range", p.vxlan_port);
-  if (p.vni_base == 0 || p.vni_base > kMaxVni - 8192) return fail("lab plan: vni_base {} out of range", p.vni_base);
+  if (p.vxlan_port < 1 || p.vxlan_port > 65535)
+    return fail("lab plan: vxlan_port {} out of range", p.vxlan_port);
+  if (p.vni_base == 0 || p.vni_base > kMaxVni - 8192)
+    return fail("lab plan: vni_base {} out of range", p.vni_base);
   if (p.underlay_mtu < 576 + kVxlanOverhead || p.underlay_mtu > 65535)
     return fail("lab plan: underlay MTU {} leaves too little for a tunnel", p.underlay_mtu);
   std::set<int> indices;
@@ -137,9 +139,9 @@ Result<std::map<std::string, std::string>> place_nodes(const Scenario& sc, const
     load[machines[k]] += 1 + hosts_of[s];
   }
   auto least = [&] {
-    return std::min_element(load.begin(), load.end(), [](const auto& a, const auto& b) {
-             return a.second < b.second;
-           })->first;
+    return std::min_element(load.begin(), load.end(),
+                            [](const auto& a, const auto& b) { return a.second < b.second; })
+        ->first;
   };
   for (const auto& h : sc.hosts) {
     if (placed.count(h.name)) continue;
@@ -164,7 +166,8 @@ Result<MachinePart> part_for(const Scenario& sc, const CaseSpec& cs, const CaseP
                              const std::string& name) {
   auto me = plan.machines.find(name);
   if (me == plan.machines.end()) return fail("machine {} has no part in run {}", name, plan.run);
-  auto ci = std::find_if(sc.cases.begin(), sc.cases.end(), [&](const CaseSpec& c) { return c.name == cs.name; });
+  auto ci =
+      std::find_if(sc.cases.begin(), sc.cases.end(), [&](const CaseSpec& c) { return c.name == cs.name; });
   MachinePart part;
   part.machine = name;
   part.ns_prefix = fmt::format("fl{}-{}m{}", plan.run, ci - sc.cases.begin(), me->second.index);
@@ -174,7 +177,8 @@ Result<MachinePart> part_for(const Scenario& sc, const CaseSpec& cs, const CaseP
   part.controllers = plan.controllers_on == name;
   auto machine_of = [&](const std::string& node) -> Result<std::string> {
     auto it = plan.placement.find(node);
-    if (it == plan.placement.end()) return fail("run {}: node {} is not placed on any machine", plan.run, node);
+    if (it == plan.placement.end())
+      return fail("run {}: node {} is not placed on any machine", plan.run, node);
     return it->second;
   };
   for (const auto& h : sc.hosts) {
@@ -182,31 +186,46 @@ Result<MachinePart> part_for(const Scenario& sc, const CaseSpec& cs, const CaseP
     if (m == name) part.nodes.insert(h.name);
     for (const auto& i : h.interfaces)
       if (i.mtu > part.tunnel_mtu)
-        return fail("{}:{}: host {} {} has MTU {}, more than the tunnels between machines carry ({}: the "
-                    "underlay's {} less VXLAN's {})",
-                    sc.path, h.line, h.name, i.name, i.mtu, part.tunnel_mtu, plan.underlay_mtu, kVxlanOverhead);
+        return fail(
+            "{}:{}: host {} {} has MTU {}, more than the tunnels between machines carry ({}: the "
+            "underlay's {} less VXLAN's {})",
+            sc.path, h.line, h.name, i.name, i.mtu, part.tunnel_mtu, plan.underlay_mtu, kVxlanOverhead);
   }
   for (const auto& [n, s] : cs.switches) {
     FLOWLAB_ASSIGN_OR_RETURN(auto m, machine_of(n));
     if (m == name) part.nodes.insert(n);
   }
   if (cs.controller_link && plan.machines.size() > 1)
-    return fail("case {}: controller_link is not supported across machines yet (the controllers are reached "
-                "over the control segment between the machines)",
-                cs.name);
+    return fail(
+        "case {}: controller_link is not supported across machines yet (the controllers are reached "
+        "over the control segment between the machines)",
+        cs.name);
   for (size_t li : cut_links(sc, plan.placement)) {
     const LinkSpec& l = sc.links[li];
     if (link_needs_wire(sc, li))
-      return fail("{}:{}: link {}-{} is shaped and crosses machines: shaping a link between machines is not "
-                  "supported yet; place both ends on one machine",
-                  sc.path, l.line, l.a.node, l.b.node);
+      return fail(
+          "{}:{}: link {}-{} is shaped and crosses machines: shaping a link between machines is not "
+          "supported yet; place both ends on one machine",
+          sc.path, l.line, l.a.node, l.b.node);
     if (l.mtu > part.tunnel_mtu)
       return fail("{}:{}: link {}-{} has MTU {}, more than a tunnel carries ({})", sc.path, l.line, l.a.node,
                   l.b.node, l.mtu, part.tunnel_mtu);
     bool a_here = part.here(l.a.node), b_here = part.here(l.b.node);
     if (!a_here && !b_here) continue;
     FLOWLAB_ASSIGN_OR_RETURN(auto other, machine_of(a_here ? l.b.node : l.a.node));
-    part.tunnels[li] = {plan.machines.at(other).underlay, plan.vni_base + uint32_t(li)};
+    if (l.underlay && !l.vlan)
+      return fail(
+          "{}:{}: link {}-{} is `type: underlay` between machines without a `vlan:`; an untagged "
+          "provider link would need a NIC of its own on each machine: give it a VLAN id",
+          sc.path, l.line, l.a.node, l.b.node);
+    for (const auto& [lj, t] : part.tunnels)
+      if (l.underlay && t.vlan == l.vlan)
+        return fail(
+            "{}:{}: links {}-{} and {}-{} both leave machine {} on VLAN {}: one VLAN is one end per "
+            "machine's NIC",
+            sc.path, l.line, sc.links[lj].a.node, sc.links[lj].b.node, l.a.node, l.b.node, name, l.vlan);
+    part.tunnels[li] = {plan.machines.at(other).underlay, plan.vni_base + uint32_t(li),
+                        l.underlay ? l.vlan : 0};
   }
   if (plan.machines.size() > 1) {
     part.control_addr = control_address(me->second.index) + "/24";

@@ -21,6 +21,11 @@ namespace flowlab::lab {
 struct TcAction {
   double loss_pct = 0;       // drop this share of packets, at random, independently
   int redirect_ifindex = 0;  // then redirect to this interface's egress; 0: let it pass
+  // A provider link's VLAN (vxlan.h's ProviderEnd): push this 802.1Q id before
+  // the redirect; or take only the packets tagged with this id (the tag popped,
+  // then the redirect) and hand every other packet to the next tcx program.
+  int vlan_push = 0;
+  int vlan_pop = 0;
 };
 
 // The program's instructions as raw 8-byte records (exposed for unit tests).

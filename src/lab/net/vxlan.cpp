@@ -1,8 +1,10 @@
-// VXLAN ends through iproute2 (a handful per machine and run; the veths, by the
+// VXLAN and VLAN ends through iproute2 (a handful per machine and run; the veths, by the
 // thousand, go through rtnetlink batches instead).
 #include "lab/net/vxlan.h"
 
 #include <fmt/format.h>
+
+#include <sstream>
 
 #include "lab/host/process.h"
 
@@ -17,29 +19,94 @@ std::vector<std::string> ip_in(const std::string& ns, std::vector<std::string> a
   return argv;
 }
 
-}  // namespace
-
-Status create_vxlan(const VxlanEnd& e) {
-  if (e.remotes.empty()) return fail("vxlan {}: no remote underlay address", e.ifname);
-  if (e.tmp_name.empty() || e.tmp_name.size() > 15) return fail("vxlan: bad device name '{}'", e.tmp_name);
-  std::vector<std::string> add = {"link", "add", e.tmp_name, "type", "vxlan", "id", std::to_string(e.vni),
-                                  "local", e.local, "dstport", std::to_string(e.port)};
-  if (e.remotes.size() == 1) add.insert(add.end(), {"remote", e.remotes.front()});
-  FLOWLAB_TRY(run_checked(ip_in(e.underlay_ns, add), with_timeout(5)));
-  auto undo = [&] { (void)run_command(ip_in(e.underlay_ns, {"link", "del", e.tmp_name}), uninterruptible(5)); };
-  Status st = run_checked(ip_in(e.underlay_ns, {"link", "set", e.tmp_name, "netns", e.ns}), with_timeout(5));
+// The device `tmp` made in the underlay's namespace into namespace `ns` as
+// `ifname`, with `mtu` (0: as it is), up; removed again if that fails.
+Status move_in(const std::string& underlay_ns, const std::string& tmp, const std::string& ns,
+               const std::string& ifname, int mtu) {
+  auto undo = [&] { (void)run_command(ip_in(underlay_ns, {"link", "del", tmp}), uninterruptible(5)); };
+  Status st = run_checked(ip_in(underlay_ns, {"link", "set", tmp, "netns", ns}), with_timeout(5));
   if (!st.ok()) {
     undo();
     return st;
   }
-  std::vector<std::string> set = {"link", "set", e.tmp_name, "name", e.ifname};
-  if (e.mtu) set.insert(set.end(), {"mtu", std::to_string(e.mtu)});
+  std::vector<std::string> set = {"link", "set", tmp, "name", ifname};
+  if (mtu) set.insert(set.end(), {"mtu", std::to_string(mtu)});
   set.push_back("up");
-  FLOWLAB_TRY(run_checked(ip_in(e.ns, set), with_timeout(5)));
+  return run_checked(ip_in(ns, set), with_timeout(5));
+}
+
+}  // namespace
+
+Result<std::string> interface_with_address(const std::string& ns, const std::string& addr) {
+  auto r = run_command({"ip", "-o", "addr", "show"}, in_ns(ns, 5));
+  if (!r.ok()) return fail("listing the addresses{}: {}", ns.empty() ? "" : " of netns " + ns, r.describe());
+  // "2: ul0    inet 192.0.2.11/24 brd ... scope global ul0\ ..."
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream f(line);
+    std::string index, dev, family, cidr;
+    f >> index >> dev >> family >> cidr;
+    if ((family == "inet" || family == "inet6") && cidr.substr(0, cidr.find('/')) == addr) return dev;
+  }
+  return fail("no interface holds {}{}", addr, ns.empty() ? "" : " in netns " + ns);
+}
+
+Result<std::unique_ptr<ProviderEnd>> ProviderEnd::create(const VlanEnd& e) {
+  if (e.vid < 1 || e.vid > 4094) return fail("provider link {}: VLAN id {} out of 1-4094", e.ifname, e.vid);
+  if (e.parent.empty()) return fail("provider link {}: no underlay NIC to tag it on", e.ifname);
+  if (e.tmp_name.empty() || e.tmp_name.size() > 13)
+    return fail("provider link: bad peer name '{}'", e.tmp_name);
+  std::unique_ptr<ProviderEnd> p(new ProviderEnd());
+  std::string node_end = e.tmp_name + "n";
+  std::vector<std::string> add = {"link", "add", e.tmp_name, "type", "veth", "peer", "name", node_end};
+  FLOWLAB_TRY(run_checked(ip_in(e.underlay_ns, add), with_timeout(5)));
+  p->underlay_ns_ = e.underlay_ns;
+  p->peer_ = e.tmp_name;  // from here on the destructor removes the pair
+  FLOWLAB_TRY(move_in(e.underlay_ns, node_end, e.ns, e.ifname, e.mtu));
+  std::vector<std::string> up = {"link", "set", e.tmp_name};
+  if (e.mtu) up.insert(up.end(), {"mtu", std::to_string(e.mtu)});
+  up.push_back("up");
+  FLOWLAB_TRY(run_checked(ip_in(e.underlay_ns, up), with_timeout(5)));
+  FLOWLAB_ASSIGN_OR_RETURN(int nic, ifindex_in(e.underlay_ns, e.parent));
+  FLOWLAB_ASSIGN_OR_RETURN(int peer, ifindex_in(e.underlay_ns, e.tmp_name));
+  TcAction push;
+  push.vlan_push = e.vid;
+  push.redirect_ifindex = nic;
+  FLOWLAB_ASSIGN_OR_RETURN(p->to_nic_, TcxProgram::attach(e.underlay_ns, e.tmp_name, true, push));
+  TcAction pop;
+  pop.vlan_pop = e.vid;
+  pop.redirect_ifindex = peer;
+  FLOWLAB_ASSIGN_OR_RETURN(p->from_nic_, TcxProgram::attach(e.underlay_ns, e.parent, true, pop));
+  return p;
+}
+
+ProviderEnd::~ProviderEnd() {
+  from_nic_.reset();
+  to_nic_.reset();
+  if (!peer_.empty()) (void)run_command(ip_in(underlay_ns_, {"link", "del", peer_}), uninterruptible(5));
+}
+
+Status create_vxlan(const VxlanEnd& e) {
+  if (e.remotes.empty()) return fail("vxlan {}: no remote underlay address", e.ifname);
+  if (e.tmp_name.empty() || e.tmp_name.size() > 15) return fail("vxlan: bad device name '{}'", e.tmp_name);
+  std::vector<std::string> add = {"link",
+                                  "add",
+                                  e.tmp_name,
+                                  "type",
+                                  "vxlan",
+                                  "id",
+                                  std::to_string(e.vni),
+                                  "local",
+                                  e.local,
+                                  "dstport",
+                                  std::to_string(e.port)};
+  if (e.remotes.size() == 1) add.insert(add.end(), {"remote", e.remotes.front()});
+  FLOWLAB_TRY(run_checked(ip_in(e.underlay_ns, add), with_timeout(5)));
+  FLOWLAB_TRY(move_in(e.underlay_ns, e.tmp_name, e.ns, e.ifname, e.mtu));
   if (e.remotes.size() > 1)
     for (const auto& r : e.remotes) {
-      std::vector<std::string> fdb = {"bridge", "-n", e.ns, "fdb", "append", "00:00:00:00:00:00",
-                                      "dev", e.ifname, "dst", r};
+      std::vector<std::string> fdb = {"bridge", "-n",     e.ns,  "fdb", "append", "00:00:00:00:00:00",
+                                      "dev",    e.ifname, "dst", r};
       FLOWLAB_TRY(run_checked(fdb, with_timeout(5)));
     }
   return ok_status();

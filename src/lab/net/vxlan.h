@@ -10,10 +10,12 @@
 // entry per peer (head-end replication, as `bridge fdb append` does).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/result.h"
+#include "lab/net/tc_bpf.h"
 
 namespace flowlab::lab {
 
@@ -21,18 +23,50 @@ namespace flowlab::lab {
 constexpr int kVxlanOverhead = 50;
 
 struct VxlanEnd {
-  std::string underlay_ns;  // where the underlay address lives; empty: this process' namespace
-  std::string local;        // this machine's underlay address
+  std::string underlay_ns;           // where the underlay address lives; empty: this process' namespace
+  std::string local;                 // this machine's underlay address
   std::vector<std::string> remotes;  // one: a point-to-point link; several: a flooded segment
   uint32_t vni = 0;
-  int port = 4789;          // UDP destination port
-  std::string ns;           // the node's namespace it ends up in
-  std::string ifname;       // its name there
-  int mtu = 0;              // 0: the kernel's (the underlay's less the overhead)
-  std::string tmp_name;     // its name in the underlay namespace before the move (unique there)
+  int port = 4789;       // UDP destination port
+  std::string ns;        // the node's namespace it ends up in
+  std::string ifname;    // its name there
+  int mtu = 0;           // 0: the kernel's (the underlay's less the overhead)
+  std::string tmp_name;  // its name in the underlay namespace before the move (unique there)
 };
 
 // Creates the device, moves and renames it, sets the MTU and brings it up.
 Status create_vxlan(const VxlanEnd& end);
+
+// A provider network's end (`type: underlay`, `vlan: N`): no tunnel, the frames
+// go on the machine's underlay NIC tagged N (802.1Q). The node's end is a veth
+// whose peer stays beside the NIC; two of the lab's tc programs (tc_bpf.h) join
+// them: the peer's ingress pushes tag N and redirects to the NIC, the NIC's
+// ingress takes the frames tagged N (the tag popped) to the peer and leaves every
+// other frame to the stack. (No 8021q module needed; the kernel may lack it.)
+// The veth goes with the node's namespace, the programs with this object.
+struct VlanEnd {
+  std::string underlay_ns;  // where the NIC lives; empty: this process' namespace
+  std::string parent;       // the NIC (the interface holding the underlay address)
+  int vid = 0;
+  std::string ns, ifname;
+  int mtu = 0;           // 0: the kernel's default
+  std::string tmp_name;  // the peer's name beside the NIC (unique there, <= 13 characters)
+};
+
+class ProviderEnd {
+ public:
+  static Result<std::unique_ptr<ProviderEnd>> create(const VlanEnd& end);
+  ~ProviderEnd();  // the programs detached, the peer (and so the node's end) removed
+  ProviderEnd(const ProviderEnd&) = delete;
+  ProviderEnd& operator=(const ProviderEnd&) = delete;
+
+ private:
+  ProviderEnd() = default;
+  std::string underlay_ns_, peer_;
+  TcxProgram to_nic_, from_nic_;
+};
+
+// The interface that holds address `addr` in namespace `ns` ("" : this one).
+Result<std::string> interface_with_address(const std::string& ns, const std::string& addr);
 
 }  // namespace flowlab::lab

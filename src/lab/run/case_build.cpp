@@ -114,6 +114,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   std::vector<std::pair<End, End>> ends;
   std::vector<VethSpec> veths;
   std::vector<VxlanEnd> tunnels;
+  std::vector<VlanEnd> vlans;          // provider links' ends (type: underlay)
   std::set<std::string> mac_at_birth;  // "ns/ifname" whose MAC the veth was created with
   for (size_t li = 0; li < sc.links.size(); ++li) {
     const LinkSpec& l = sc.links[li];
@@ -148,9 +149,21 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
       bool a_here = here(l.a.node);
       End& e = a_here ? a : b;
       const TunnelSpec& t = part->tunnels.at(li);
-      tunnels.push_back({part->underlay_ns, part->underlay_addr, {t.remote}, t.vni, part->vxlan_port, e.ns,
-                         e.ifname, mtu, fmt::format("flv{}", t.vni)});
-      topo.handles.link_ends.push_back({LinkEnd{a_here ? a.ns : "", a.ifname}, LinkEnd{a_here ? "" : b.ns, b.ifname}});
+      if (t.vlan)  // a provider network: tagged on the NIC, no tunnel
+        vlans.push_back({part->underlay_ns, part->underlay_dev, t.vlan, e.ns, e.ifname, mtu,
+                         fmt::format("flq{}{}", t.vlan, rc.state.id())});
+      else
+        tunnels.push_back({part->underlay_ns,
+                           part->underlay_addr,
+                           {t.remote},
+                           t.vni,
+                           part->vxlan_port,
+                           e.ns,
+                           e.ifname,
+                           mtu,
+                           fmt::format("flv{}", t.vni)});
+      topo.handles.link_ends.push_back(
+          {LinkEnd{a_here ? a.ns : "", a.ifname}, LinkEnd{a_here ? "" : b.ns, b.ifname}});
       topo.handles.shaped.push_back(nullptr);
       ends.emplace_back(a_here ? std::move(a) : std::move(b), End{});
       continue;
@@ -176,7 +189,11 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   FLOWLAB_TRY(create_veths(veths));
   clock.lap("links", veths.size());
   for (const auto& t : tunnels) FLOWLAB_TRY(create_vxlan(t));
-  if (part) clock.lap("tunnels", tunnels.size());
+  for (const auto& v : vlans) {
+    FLOWLAB_ASSIGN_OR_RETURN(auto end, ProviderEnd::create(v));
+    topo.providers.push_back(std::move(end));
+  }
+  if (part) clock.lap("tunnels", tunnels.size() + vlans.size());
   // Phase 3: the peer ends up and the hosts' addresses on, per namespace in
   // parallel (MACs not set at creation, on shaped links, first).
   AddressesByNs addrs;

@@ -17,6 +17,7 @@
 #include "lab/host/netns.h"
 #include "lab/host/run_state.h"
 #include "lab/net/shaped_link.h"
+#include "lab/net/vxlan.h"
 #include "lab/run/case_events.h"
 #include "lab/run/machine_part.h"
 #include "lab/run/progress_line.h"
@@ -62,6 +63,8 @@ struct CaseTopology {
   json offloads = json::object();  // "h1:eth0" -> features
   // The links' captures (--capture): stopped first, before anything they watch goes.
   std::unique_ptr<LinkCaptures> capture;
+  // Across machines: the provider links' ends here (type: underlay, VLAN on the NIC).
+  std::vector<std::unique_ptr<ProviderEnd>> providers;
   // Across machines: node -> machine, and what takes the other machines' parts down.
   std::map<std::string, std::string> placement;
   json underlay = json::object();  // across machines: {"mtu", "rate_bps" when shaped}, for the verdicts

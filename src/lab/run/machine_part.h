@@ -16,19 +16,24 @@
 
 namespace flowlab::lab {
 
+// A link end going on to another machine: a VXLAN tunnel to its underlay
+// address, or for a `type: underlay` link (a provider network) VLAN `vlan` on
+// this machine's underlay NIC, no tunnel.
 struct TunnelSpec {
   std::string remote;  // the other machine's underlay address
   uint32_t vni = 0;
+  int vlan = 0;  // > 0: a VLAN end, not VXLAN
 };
 
 struct MachinePart {
-  std::string machine;      // this machine's name
-  std::string ns_prefix;    // its namespaces' names start so (unique on one box too)
+  std::string machine;          // this machine's name
+  std::string ns_prefix;        // its namespaces' names start so (unique on one box too)
   std::set<std::string> nodes;  // hosts and switches built here
   bool controllers = false;     // the case's controllers run here
   // The underlay: where its address lives (empty: this process' namespace), the
   // address, the VXLAN port and the MTU inside a tunnel.
   std::string underlay_ns, underlay_addr;
+  std::string underlay_dev;  // the interface holding that address (VLAN ends' parent)
   int vxlan_port = 4789;
   int tunnel_mtu = 1450;
   std::map<size_t, TunnelSpec> tunnels;  // link index -> its tunnel

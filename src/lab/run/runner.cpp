@@ -314,6 +314,7 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
                                            : run_one_test(rc, cs, *t, topo, case_out);
     if (!topo.placement.empty()) {  // across machines: where each end ran, and whether it still is
       r["machine"] = test_machines(topo, *t);
+      if (auto how = test_crossing(rc.sc, topo, *t); !how.empty()) r["crossing"] = how;
       if (topo.lost_machines) lost = topo.lost_machines();
       if (auto why = lost_reason(rc.sc, topo, *t, lost); !why.empty()) {
         r["status"] = "lost";

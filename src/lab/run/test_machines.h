@@ -11,6 +11,10 @@ namespace flowlab::lab {
 
 // "m1", "m1->m2"; pingall: "all".
 std::string test_machines(const CaseTopology& topo, const TestSpec& t);
+// How a test between two machines crosses: "vlan" when the shortest path between
+// its hosts takes a provider link (`type: underlay`), "vxlan" when it takes a
+// tunnel; empty on one machine and for pingall.
+std::string test_crossing(const Scenario& sc, const CaseTopology& topo, const TestSpec& t);
 // Why a test's results cannot stand: a machine one of its hosts is on (pingall:
 // any host) was lost. Empty: none was.
 std::string lost_reason(const Scenario& sc, const CaseTopology& topo, const TestSpec& t,

@@ -144,9 +144,9 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
       if (!root["links"] || !root["links"].IsSequence())
         return c.err(root, "links", "expected a list of links");
       for (const auto& ln : root["links"]) {
-        FLOWLAB_TRY(
-            check_keys(c, ln, "link",
-                       {"endpoints", "mtu", "bw", "delay", "jitter", "loss", "queue", "a_to_b", "b_to_a"}));
+        FLOWLAB_TRY(check_keys(c, ln, "link",
+                               {"endpoints", "mtu", "type", "vlan", "bw", "delay", "jitter", "loss", "queue",
+                                "a_to_b", "b_to_a"}));
         auto eps = ln["endpoints"];
         if (!eps || !eps.IsSequence() || eps.size() != 2)
           return c.err(eps ? eps : YAML::Node(ln), "endpoints", "expected two endpoints [NODE:IF, NODE:IF]");
@@ -155,6 +155,20 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
         LAB_ASSIGN(l.a, parse_endpoint(c, eps[0]));
         LAB_ASSIGN(l.b, parse_endpoint(c, eps[1]));
         if (ln["mtu"]) LAB_ASSIGN(l.mtu, (scalar<int>(c, ln["mtu"], "mtu", "an integer")));
+        if (ln["type"]) {
+          std::string type;
+          LAB_ASSIGN(type, (scalar<std::string>(c, ln["type"], "type", "underlay")));
+          if (type != "underlay")
+            return c.err(
+                ln["type"], "type",
+                fmt::format("unknown link type '{}' (underlay: a physical link between machines)", type));
+          l.underlay = true;
+        }
+        if (ln["vlan"]) {
+          LAB_ASSIGN(l.vlan, (scalar<int>(c, ln["vlan"], "vlan", "a VLAN id, 1-4094")));
+          if (l.vlan < 1 || l.vlan > 4094) return c.err(ln["vlan"], "vlan", "expected a VLAN id, 1-4094");
+          if (!l.underlay) return c.err(ln["vlan"], "vlan", "a VLAN tag is for `type: underlay` links");
+        }
         LAB_ASSIGN(l.shape, parse_link_shapes(ln, path));
         s.links.push_back(l);
       }

@@ -78,6 +78,11 @@ struct Endpoint {
 struct LinkSpec {
   Endpoint a, b;
   int mtu = 0;
+  // `type: underlay`: a physical link between machines (a provider network), carried
+  // on the machines' underlay NIC as VLAN `vlan` (802.1Q) instead of a VXLAN
+  // tunnel; on one machine it is a veth like any link.
+  bool underlay = false;
+  int vlan = 0;
   LinkShapes shape;  // bw/delay/jitter/loss/queue per direction (a = first endpoint)
   int line = 0;
 };
