@@ -83,7 +83,7 @@ TEST(MachinesPlan, PartHasOneTunnelPerCutLinkAndTheControlSegment) {
   ASSERT_TRUE(a.ok() && b.ok());
   ASSERT_EQ(a->tunnels.size(), 1u);
   ASSERT_EQ(b->tunnels.size(), 1u);
-  EXPECT_EQ(a->tunnels.begin()->first, b->tunnels.begin()->first);        // the same link
+  EXPECT_EQ(a->tunnels.begin()->first, b->tunnels.begin()->first);            // the same link
   EXPECT_EQ(a->tunnels.begin()->second.vni, b->tunnels.begin()->second.vni);  // one VNI
   EXPECT_EQ(a->tunnels.begin()->second.remote, "192.0.2.2");
   EXPECT_EQ(a->tunnel_mtu, 1450);
@@ -119,6 +119,54 @@ tests:
       << part.error().message;
 }
 
+// Provider links (type: underlay): a VLAN end on each machine, no VXLAN; without
+// a VLAN, or two on one VLAN leaving one machine, refused with the file and line.
+TEST(MachinesPlan, ProviderLinksAreVlanEndsAndTheirMistakesAreRefused) {
+  auto provider = [](const std::string& second) {
+    return parse(R"(
+name: provider
+hosts:
+  h1: {addr: 10.0.0.1/24, machine: a}
+  h2: {addr: 10.0.0.2/24, machine: b}
+  h3: {addr: 10.0.0.3/24, machine: b}
+links:
+  - {endpoints: [h1:eth0, h2:eth0], type: underlay, vlan: 100}
+  - {endpoints: [h1:eth1, h3:eth0], )" +
+                 second + R"(}
+tests:
+  - {type: ping, from: h1, to: h2}
+)");
+  };
+  CasePlan plan;
+  plan.run = "r1";
+  plan.machines = {{"a", {"192.0.2.1", 0}}, {"b", {"192.0.2.2", 1}}};
+  plan.placement = {{"h1", "a"}, {"h2", "b"}, {"h3", "b"}};
+  Scenario mixed = provider("type: underlay, vlan: 200");
+  plan.case_name = mixed.cases[0].name;
+  auto a = part_for(mixed, mixed.cases[0], plan, "a");
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  ASSERT_EQ(a->tunnels.size(), 2u);
+  EXPECT_EQ(a->tunnels.at(0).vlan, 100);
+  EXPECT_EQ(a->tunnels.at(1).vlan, 200);
+  Scenario tunnel = provider("mtu: 1400");  // an ordinary link beside it: VXLAN
+  a = part_for(tunnel, tunnel.cases[0], plan, "a");
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_EQ(a->tunnels.at(1).vlan, 0);
+  Scenario twice = provider("type: underlay, vlan: 100");
+  a = part_for(twice, twice.cases[0], plan, "a");
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.error().message.find("t.yaml:9: links h1-h2 and h1-h3 both leave machine a on VLAN 100"),
+            std::string::npos)
+      << a.error().message;
+  Scenario untagged = provider("type: underlay");
+  a = part_for(untagged, untagged.cases[0], plan, "a");
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(
+      a.error().message.find("t.yaml:9: link h1-h3 is `type: underlay` between machines without a `vlan:`"),
+      std::string::npos)
+      << a.error().message;
+}
+
 TEST(MachinesPlan, PlanRoundTripsAndBadPlansAreRefused) {
   Scenario sc = parse(kLinear4);
   CasePlan plan = two_machine_plan(sc);
@@ -148,16 +196,18 @@ TEST(MachinesPlan, StatusRoundTripsItsLinkEnds) {
 }
 
 TEST(MachinesPlan, ExecRequestsAndRepliesRoundTripAndBadOnesAreRefused) {
-  ExecRequest q{"spawn", "iperf3 server", "fl1-h2", {"iperf3", "-s", "-1"}, false, 12.5, true, {{"A", "b c"}}, {}};
+  ExecRequest q{"spawn", "iperf3 server", "fl1-h2", {"iperf3", "-s", "-1"}, false, 12.5,
+                true,    {{"A", "b c"}},  {}};
   auto back = decode_exec_request(encode_exec_request(q));
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->mode, "spawn");
   EXPECT_EQ(back->argv, q.argv);
   EXPECT_EQ(back->env, q.env);
   EXPECT_DOUBLE_EQ(back->timeout_s, 12.5);
-  for (const char* bad : {"[]", "{\"mode\":\"run\"}", R"({"mode":"exec","ns":"a","argv":["x"]})",
-                          R"({"mode":"run","ns":"a","argv":[]})", R"({"mode":"run","ns":"../a","argv":["x"]})",
-                          R"({"mode":"run","ns":"a","argv":["x"],"timeout_s":-1})"}) {
+  for (const char* bad :
+       {"[]", "{\"mode\":\"run\"}", R"({"mode":"exec","ns":"a","argv":["x"]})",
+        R"({"mode":"run","ns":"a","argv":[]})", R"({"mode":"run","ns":"../a","argv":["x"]})",
+        R"({"mode":"run","ns":"a","argv":["x"],"timeout_s":-1})"}) {
     auto r = decode_exec_request(bad);
     EXPECT_FALSE(r.ok()) << bad;
   }

@@ -127,6 +127,24 @@ TEST(TcProgram, LossThresholdAndInstructions) {
   auto all = tc_program({100, 7});
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[0], 0xb7u | (2ull << 32));
+  // A provider link's push: tag 100 (802.1Q, big-endian 0x8100) then redirect to 7.
+  auto push = tc_program({0, 7, 100, 0});
+  ASSERT_EQ(push.size(), 9u);
+  EXPECT_EQ(push[0], 0xbfu | (6u << 8) | (1u << 12));  // r6 = r1
+  EXPECT_EQ(push[1], 0xbfu | (1u << 8) | (6u << 12));  // r1 = r6
+  EXPECT_EQ(push[2], 0xb7u | (2u << 8) | (0x0081ull << 32));
+  EXPECT_EQ(push[3], 0xb7u | (3u << 8) | (100ull << 32));
+  EXPECT_EQ(push[4], 0x85u | (18ull << 32));  // call bpf_skb_vlan_push
+  EXPECT_EQ(push[7], 0x85u | (23ull << 32));  // call bpf_redirect
+  // Its pop: three checks that jump to the end (TCX_NEXT) for another VLAN's packet.
+  auto pop = tc_program({0, 7, 0, 100});
+  ASSERT_EQ(pop.size(), 16u);
+  EXPECT_EQ(pop[2], 0x15u | (2u << 8) | (11ull << 16));                     // if r2 == 0 goto next
+  EXPECT_EQ(pop[4], 0x55u | (2u << 8) | (9ull << 16) | (0x0081ull << 32));  // vlan_proto != 8021Q
+  EXPECT_EQ(pop[7], 0x55u | (2u << 8) | (6ull << 16) | (100ull << 32));     // vid != 100
+  EXPECT_EQ(pop[9], 0x85u | (19ull << 32));                                 // call bpf_skb_vlan_pop
+  EXPECT_EQ(pop[14], 0xb7u | (uint64_t(0xffffffffu) << 32));                // r0 = TCX_NEXT (-1)
+  EXPECT_EQ(pop[15], 0x95u);
 }
 
 TEST(DelayLine, ArgumentForm) {

@@ -98,6 +98,15 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"name: x\nhosts:\n  h1: {}\nswitches:\n  s1: {kind: quantum}\nlinks: []\n",
                 "bad.yaml:5: key 'kind': unknown switch kind 'quantum'"},
         BadCase{"name: x\nhosts:\n  h1: {addr: 10.0.0.300/24}\nlinks: []\n", "bad.yaml:3: key 'addr'"},
+        BadCase{
+            "name: x\nhosts: {h1: {}, h2: {}}\nlinks:\n  - {endpoints: [h1:eth0, h2:eth0], type: fiber}\n",
+            "bad.yaml:4: key 'type': unknown link type 'fiber'"},
+        BadCase{
+            "name: x\nhosts: {h1: {}, h2: {}}\nlinks:\n  - {endpoints: [h1:eth0, h2:eth0], type: underlay, "
+            "vlan: 4095}\n",
+            "bad.yaml:4: key 'vlan': expected a VLAN id, 1-4094"},
+        BadCase{"name: x\nhosts: {h1: {}, h2: {}}\nlinks:\n  - {endpoints: [h1:eth0, h2:eth0], vlan: 10}\n",
+                "bad.yaml:4: key 'vlan': a VLAN tag is for `type: underlay` links"},
         BadCase{"name: x\nhosts: {h1: {}}\nlinks:\n  - endpoints: [h1:eth0, s9:p1]\n",
                 "bad.yaml:4: key 'endpoints': unknown node 's9'"},
         BadCase{"name: x\nhosts:\n  h1: [unclosed\n", "bad.yaml:4:1: YAML syntax error"},
