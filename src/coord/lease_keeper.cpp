@@ -4,7 +4,7 @@
 namespace flowlab::coord {
 
 LeaseKeeper::LeaseKeeper(EtcdConfig config, int64_t lease_id, int64_t ttl_seconds, OnLost on_lost,
-                         std::chrono::milliseconds interval)
+                         std::chrono::milliseconds interval, bool presume_lost)
     : client_([&] {
         // A keepalive is small: a try per endpoint must leave time for the next.
         config.attempt = std::min(config.attempt, std::chrono::milliseconds(ttl_seconds * 1000 / 3));
@@ -15,6 +15,7 @@ LeaseKeeper::LeaseKeeper(EtcdConfig config, int64_t lease_id, int64_t ttl_second
       ttl_(ttl_seconds * 1000),
       interval_(interval.count() > 0 ? interval : std::chrono::milliseconds(ttl_seconds * 1000 / 3)),
       on_lost_(std::move(on_lost)),
+      presume_lost_(presume_lost),
       last_ok_(std::chrono::steady_clock::now()) {
   if (interval_.count() < 50) interval_ = std::chrono::milliseconds(50);
   thread_ = std::thread([this] { run(); });
@@ -49,7 +50,7 @@ void LeaseKeeper::run() {
       } else if (r) {
         why = fmt::format("lease {:x} is gone (expired or revoked)", id_);
         break;
-      } else if (now - last_ok_ >= ttl_) {
+      } else if (presume_lost_ && now - last_ok_ >= ttl_) {
         why = fmt::format("lease {:x}: no keepalive succeeded for its {} s TTL: {}", id_, ttl_.count() / 1000,
                           r.error().message);
         break;

@@ -3,7 +3,10 @@
 // It sends a keepalive every `interval` (a third of the TTL unless given) and
 // says, once, on its own thread, when the lease is lost: etcd answered that the
 // lease is gone (expired or revoked by someone), or no keepalive succeeded for
-// a whole TTL (etcd unreachable: the lease must be presumed expired).
+// a whole TTL (etcd unreachable: the lease must be presumed expired, as an
+// elected master must). A holder that may keep its work while etcd is away (a
+// lab agent) passes presume_lost false: the keeper then retries until etcd
+// answers, and the lease is lost only when etcd says it is gone.
 // Stopping it (or its destructor) does not revoke the lease.
 #pragma once
 
@@ -24,7 +27,7 @@ class LeaseKeeper {
   using OnLost = std::function<void(const std::string& why)>;
 
   LeaseKeeper(EtcdConfig config, int64_t lease_id, int64_t ttl_seconds, OnLost on_lost,
-              std::chrono::milliseconds interval = std::chrono::milliseconds(0));
+              std::chrono::milliseconds interval = std::chrono::milliseconds(0), bool presume_lost = true);
   ~LeaseKeeper();
   LeaseKeeper(const LeaseKeeper&) = delete;
   LeaseKeeper& operator=(const LeaseKeeper&) = delete;
@@ -43,6 +46,7 @@ class LeaseKeeper {
   std::chrono::milliseconds ttl_;
   std::chrono::milliseconds interval_;
   OnLost on_lost_;
+  bool presume_lost_;
   std::atomic<bool> lost_{false};
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -558,5 +558,80 @@ tests:
   EXPECT_EQ(namespaces(), before);
 }
 
+// etcd lost mid-run: the tests that need no etcd finish, the case's record and
+// the log say etcd was lost and how to take the run down, the agents keep what
+// they built, and once etcd is back `lab down ID --etcd` removes it everywhere.
+TEST_F(LabMachines, EtcdLostMidRunIsReportedAndTheLabKeptForLabDown) {
+  testing::EtcdCluster etcd(1);
+  ASSERT_TRUE(etcd.wait_healthy()) << etcd.log_tail();
+  auto before = namespaces();
+  auto [ma, mb] = two_machines("flel");
+  std::vector<Process> agents = sealed_agents(etcd.endpoints(), ma, mb, false);
+  ASSERT_EQ(agents.size(), 2u);
+  ASSERT_TRUE(registered({"m0", "m1"})) << agents[0].log_tail() << agents[1].log_tail();
+  std::string file = (dir_ / "etcd-lost.yaml").string();
+  std::ofstream(file) << R"(name: etcd-lost
+hosts:
+  h1: {addr: 10.0.0.1/24, machine: m0}
+  h2: {addr: 10.0.0.2/24, machine: m1}
+switches:
+  s1: {kind: flowlab, dpid: 1, controller: c1, machine: m0}
+  s2: {kind: flowlab, dpid: 2, controller: c1, machine: m1}
+controllers:
+  c1: {kind: flowlab, apps: [learning-switch]}
+links:
+  - endpoints: [h1:eth0, s1:p1]
+  - endpoints: [s1:p2, s2:p1]
+  - endpoints: [h2:eth0, s2:p2]
+cases:
+  - name: flowlab
+tests:
+  - {type: ping, name: first, from: h1, to: h2, count: 30, interval: 0.1}
+  - {type: ping, name: second, from: h1, to: h2, count: 5, interval: 0.05}
+)";
+  auto run = Process::spawn("lab run",
+                            {FLOWLAB_BINARY, "lab", "run", file, "--etcd", etcd.endpoints(), "--out", out()},
+                            opts(300), (dir_ / "run.log").string(), nullptr);
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  std::string log;
+  for (int i = 0; i < 1200; ++i) {
+    log = slurp((dir_ / "run.log").string());
+    if (log.find("first h1 -> h2 ...") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_NE(log.find("first h1 -> h2 ..."), std::string::npos) << log;
+  auto at = log.find(", run ");
+  ASSERT_NE(at, std::string::npos);
+  std::string id = log.substr(at + 6, log.find(',', at + 6) - at - 6);
+  etcd.kill(0);
+  run->wait_exit(120);
+  log = slurp((dir_ / "run.log").string());
+  json j = results();
+  ASSERT_TRUE(j.is_object()) << log;
+  EXPECT_EQ(j["results"][0]["status"], "ok") << log;
+  EXPECT_EQ(j["results"][1]["status"], "ok") << log;
+  std::string lost = j["cases"][0].value("etcd_lost", "");
+  EXPECT_NE(lost.find("etcd " + etcd.endpoints() + " could not be reached"), std::string::npos) << lost;
+  EXPECT_NE(lost.find("`flowlab lab down " + id + " --etcd " + etcd.endpoints() + "`"), std::string::npos)
+      << lost;
+  EXPECT_NE(log.find("[flowlab] etcd " + etcd.endpoints() + " could not be reached"), std::string::npos)
+      << log;
+  size_t kept = 0;
+  for (const auto& ns : namespaces()) kept += ns.find("fl" + id + "-") == 0;
+  EXPECT_EQ(kept, 4u);  // each machine's core and host namespaces stand
+  etcd.restart(0);
+  ASSERT_TRUE(etcd.wait_healthy()) << etcd.log_tail();
+  auto down = run_command({FLOWLAB_BINARY, "lab", "down", id, "--etcd", etcd.endpoints()}, opts(90));
+  EXPECT_EQ(down.exit_code, 0) << down.err;
+  for (const auto& ns : namespaces()) EXPECT_NE(ns.find("fl" + id + "-"), 0u) << ns;
+  for (auto& a : agents) {
+    a.stop(20);
+    EXPECT_EQ(a.exit_code(), 0) << a.log_tail();
+  }
+  run_command({"ip", "netns", "del", ma});
+  run_command({"ip", "netns", "del", mb});
+  EXPECT_EQ(namespaces(), before);
+}
+
 }  // namespace
 }  // namespace flowlab::lab

@@ -85,12 +85,14 @@ class Agent {
     bool etcd_down = false;
     auto last_full = std::chrono::steady_clock::now() - kFull;
     while (!interrupted()) {
-      if (keeper_->lost()) {
-        std::fprintf(stderr, "lab agent %s: lease lost; tearing down %zu run(s) and registering again\n",
-                     opts_.name.c_str(), built_.size());
-        for (auto& [id, b] : built_) b.teardown();
-        built_.clear();
-        keeper_.reset();
+      if (!keeper_ || keeper_->lost()) {  // lost: etcd said the lease is gone
+        if (keeper_) {
+          std::fprintf(stderr, "lab agent %s: lease lost; tearing down %zu run(s) and registering again\n",
+                       opts_.name.c_str(), built_.size());
+          for (auto& [id, b] : built_) b.teardown();
+          built_.clear();
+          keeper_.reset();
+        }
         Status st = register_self();
         if (!st.ok()) {
           std::fprintf(stderr, "lab agent %s: %s\n", opts_.name.c_str(), st.error().message.c_str());
@@ -155,10 +157,13 @@ class Agent {
       }
       std::this_thread::sleep_for(250ms);
     }
-    keeper_ =
-        std::make_unique<coord::LeaseKeeper>(cfg_, grant.id, opts_.ttl_s, [this](const std::string& why) {
+    // etcd away is not the lease gone: what stands stays up until etcd says so.
+    keeper_ = std::make_unique<coord::LeaseKeeper>(
+        cfg_, grant.id, opts_.ttl_s,
+        [this](const std::string& why) {
           std::fprintf(stderr, "lab agent %s: %s\n", opts_.name.c_str(), why.c_str());
-        });
+        },
+        std::chrono::milliseconds(0), false);
     return ok_status();
   }
 

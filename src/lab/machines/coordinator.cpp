@@ -142,14 +142,25 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
     Status st = take_down(name);
     if (!st.ok()) std::fprintf(stderr, "lab: [%s] %s\n", name.c_str(), st.error().message.c_str());
   };
-  topo.lost_machines = [this, names] {
+  etcd_lost_.clear();
+  uint64_t case_t0 = monotonic_ns();
+  topo.lost_machines = [this, names, case_t0] {
     std::map<std::string, std::string> lost;
     auto live = agents();
-    if (!live.ok()) return lost;  // etcd unreachable from here says nothing of the machines
+    if (!live.ok()) {  // etcd unreachable from here says nothing of the machines, but is told
+      if (etcd_lost_.empty())
+        etcd_lost_ = fmt::format(
+            "etcd {} could not be reached {:.1f} s into the case ({}); the agents keep what they built; once "
+            "it "
+            "is back, `flowlab lab down {} --etcd {}` takes the run down on every machine",
+            opts_.etcd, seconds_since(case_t0), live.error().message, run_, opts_.etcd);
+      return lost;
+    }
     for (const auto& m : names)
       if (!live->count(m)) lost[m] = "its agent's lease expired (killed, or its link to etcd cut)";
     return lost;
   };
+  topo.etcd_lost = [this] { return etcd_lost_; };
   FLOWLAB_TRY(etcd_.put(keys::plan(run_), encode_plan(plan)));
   // Every machine's status for this case: ready, failed, or its agent gone.
   PhaseClock clock(topo.phases, cs.name);

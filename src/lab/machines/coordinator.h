@@ -68,6 +68,7 @@ class Coordinator {
   std::string run_;                  // set by the first build
   std::vector<std::string> machines_;
   std::map<std::string, std::string> placement_;
+  std::string etcd_lost_;  // the case's first failed look at etcd, told in its record
 };
 
 // `flowlab lab down ID --etcd E`: erases run ID from etcd (its agents tear down

@@ -190,11 +190,18 @@ std::string render_summary(const json& doc) {
       std::string test = r.value("test", "");
       if (std::string m = str(r, "machine"); !m.empty()) test += " (" + m + ")";  // across machines
       h += fmt::format("<td>{}</td><td>{}</td><td class=\"verdict\"><b>{}</b> — {}</td></tr>",
-                       markup_escape(test), markup_escape(figure(r)), markup_escape(bound), markup_escape(sentence));
+                       markup_escape(test), markup_escape(figure(r)), markup_escape(bound),
+                       markup_escape(sentence));
     }
+    std::vector<std::string> notes;
     for (const auto& line : array_member(c, "comparison"))
-      h += fmt::format("<tr><td></td><td colspan=\"4\" class=\"cmp\">{}</td></tr>",
-                       markup_escape(line.get<std::string>()));
+      if (line.is_string()) notes.push_back(line.get<std::string>());
+    for (const auto& it : member(c, "lost_machines").items())  // across machines: what was lost
+      if (it.value().is_string())
+        notes.push_back("machine " + it.key() + " was lost: " + it.value().get<std::string>());
+    if (std::string e = str(c, "etcd_lost"); !e.empty()) notes.push_back(e);
+    for (const auto& line : notes)
+      h += fmt::format("<tr><td></td><td colspan=\"4\" class=\"cmp\">{}</td></tr>", markup_escape(line));
   }
   return h + "</table>";
 }

@@ -71,6 +71,9 @@ struct CaseTopology {
   std::function<void()> remote_down;
   // The machines lost so far (machine -> why), asked before and after each test.
   std::function<std::map<std::string, std::string>()> lost_machines;
+  // Across machines: what to tell of etcd when it could not be reached during the
+  // case (the agents keep what they built; how to take it down), "" when it could.
+  std::function<std::string()> etcd_lost;
 
   // Processes first (switches stop in parallel), then every namespace at once.
   void teardown(const std::string& case_name) {

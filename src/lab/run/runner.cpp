@@ -325,6 +325,10 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
     results.push_back(std::move(r));
   }
   if (!lost.empty()) rec["lost_machines"] = lost;
+  if (std::string why = topo.etcd_lost ? topo.etcd_lost() : ""; !why.empty()) {
+    rec["etcd_lost"] = why;
+    std::fprintf(stderr, "lab: [%s] %s\n", cs.name.c_str(), why.c_str());
+  }
   if (topo.capture) rec["capture"] = topo.capture->finish();  // files closed, per link counts
   // Bytes per switch-side interface over the tests: the load on each link (topology picture).
   rec["tests_elapsed_s"] = double(monotonic_ns() - tests_t0) / 1e9;
