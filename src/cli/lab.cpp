@@ -91,11 +91,12 @@ void add_machines_options(CLI::App* cmd, lab::MachinesOptions& m, std::string& u
   cmd->add_option("--machines", m.machines, "across N machines emulated on this one (own etcd)")
       ->check(CLI::Range(1, 64));
   cmd->add_option("--vxlan-port", m.vxlan_port, "across machines: the tunnels' UDP port (default 4789)");
-  cmd->add_option("--underlay-mtu", m.underlay_mtu, "across machines: the underlay's MTU (default 1500)");
+  cmd->add_option("--underlay-mtu", m.underlay_mtu,
+                  "across machines: the underlay's MTU (default: the scenario's underlay: {mtu}, else 1500)");
   cmd->add_option(
       "--underlay-rate", underlay_rate,
-      "across machines: the NIC's rate (e.g. 1G); --machines shapes each emulated NIC to it, and the "
-      "verdicts take it as the bound between machines");
+      "across machines: the NIC's rate (e.g. 1G; default: the scenario's underlay: {rate}); --machines "
+      "shapes each emulated NIC to it, and the verdicts take it as the bound between machines");
   cmd->add_flag("--exec-on-agents", m.exec_on_agents,
                 "across machines: every test command through the hosts' agents, as from another machine");
 }

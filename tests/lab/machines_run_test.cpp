@@ -168,6 +168,11 @@ TEST_F(LabMachines, TwoMachinesCarryPingAndTcpAcross) {
   }
   EXPECT_EQ(j["results"][0]["metrics"]["loss_pct"], 0) << j["results"][0].dump();
   EXPECT_GT(j["results"][1]["metrics"].value("gbps", 0.0), 0.01) << j["results"][1].dump();
+  // CPU per machine during the TCP test: each machine's switch and iperf3 end.
+  const json& cpu = j["results"][1]["cpu_by_machine"];
+  EXPECT_GT(cpu.value("m0", 0.0), 1.0) << j["results"][1].dump();
+  EXPECT_GT(cpu.value("m1", 0.0), 1.0) << j["results"][1].dump();
+  EXPECT_NE(r.out.find("tcp-across cpu/machine"), std::string::npos) << r.out;
   EXPECT_TRUE(fs::is_empty(dir_ / "state"));
 }
 

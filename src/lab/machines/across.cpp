@@ -59,6 +59,15 @@ Result<CoordinatorOptions> coordinator_options(const std::string& file, const st
   return co;
 }
 
+// The scenario's `underlay: {rate, mtu}` where the command line gave none.
+Result<MachinesOptions> with_scenario_underlay(const std::string& file, const std::string& text,
+                                               MachinesOptions m) {
+  FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, text.empty() ? load_scenario(file) : parse_scenario(text, file));
+  if (m.underlay_rate_bps <= 0) m.underlay_rate_bps = sc.underlay_rate_bps;
+  if (m.underlay_mtu <= 0) m.underlay_mtu = sc.underlay_mtu > 0 ? sc.underlay_mtu : 1500;
+  return m;
+}
+
 // The emulated machines when asked for, then the coordinator on their etcd (or E's).
 Result<std::unique_ptr<Machines>> start_machines(CoordinatorOptions co, const MachinesOptions& m,
                                                  const std::string& log_dir) {
@@ -98,7 +107,8 @@ class MachinesBuilder : public LabBuilder {
 
 }  // namespace
 
-Result<int> run_across_machines(const std::string& file, RunOptions opts, const MachinesOptions& m) {
+Result<int> run_across_machines(const std::string& file, RunOptions opts, const MachinesOptions& given) {
+  FLOWLAB_ASSIGN_OR_RETURN(MachinesOptions m, with_scenario_underlay(file, opts.scenario_text, given));
   FLOWLAB_ASSIGN_OR_RETURN(auto co, coordinator_options(file, opts.scenario_text, m));
   FLOWLAB_TRY(validate_scenario(file, opts.scenario_text));  // before any machine is touched
   FLOWLAB_ASSIGN_OR_RETURN(auto machines, start_machines(std::move(co), m, opts.out_dir));
@@ -112,7 +122,8 @@ Result<int> run_across_machines(const std::string& file, RunOptions opts, const 
 }
 
 Result<LabBuilderFactory> machines_builder(const std::string& file, const std::string& text,
-                                           const MachinesOptions& m) {
+                                           const MachinesOptions& given) {
+  FLOWLAB_ASSIGN_OR_RETURN(MachinesOptions m, with_scenario_underlay(file, text, given));
   FLOWLAB_ASSIGN_OR_RETURN(auto co, coordinator_options(file, text, m));
   return LabBuilderFactory([co, m](const std::string& out_dir) -> Result<std::unique_ptr<LabBuilder>> {
     FLOWLAB_ASSIGN_OR_RETURN(auto machines, start_machines(co, m, out_dir));

@@ -25,8 +25,9 @@ struct MachinesOptions {
   std::string etcd;
   int machines = 0;
   int vxlan_port = 4789;
-  int underlay_mtu = 1500;
-  double underlay_rate_bps = 0;  // the NIC's rate: --machines shapes to it; the verdicts' bound
+  int underlay_mtu = 0;  // 0: the scenario's `underlay: {mtu}`, else 1500
+  double underlay_rate_bps =
+      0;  // the NIC's rate: --machines shapes to it; the verdicts' bound (0: the scenario's)
   bool exec_on_agents = false;
 };
 

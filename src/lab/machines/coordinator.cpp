@@ -211,6 +211,7 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
   topo.handles.shaped.assign(sc.links.size(), nullptr);
   for (const auto& [m, s] : ready) {
     topo.phases["machine_" + m + "_s"] = s.build_s;
+    topo.machine_core_ns[m] = s.core_ns;
     for (const auto& [h, ns] : s.host_ns) topo.host_ns[h] = ns;
     for (size_t li = 0; li < s.link_ends.size() && li < sc.links.size(); ++li) {
       auto& [a, b] = topo.handles.link_ends[li];

@@ -2,6 +2,8 @@
 // scripts, no network) rendered from the results.json document.
 #include "lab/report/report.h"
 
+#include <fmt/ranges.h>
+
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -175,6 +177,19 @@ std::string render_table(const json& doc) {
       mrow.push_back(m.empty() ? "-" : m);
     }
     if (placed) rows.push_back(mrow);
+    std::vector<std::string> crow = {t + " cpu/machine"};  // across machines: % of a core on each
+    bool sampled = false;
+    for (const auto& c : cases) {
+      const json* r = find_result(doc, c, t);
+      std::vector<std::string> parts;
+      if (r)
+        for (const auto& it : member(*r, "cpu_by_machine").items())
+          if (it.value().is_number())
+            parts.push_back(fmt::format("{} {:.0f}%", it.key(), it.value().get<double>()));
+      sampled = sampled || !parts.empty();
+      crow.push_back(parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, " ")));
+    }
+    if (sampled) rows.push_back(crow);
   }
   std::vector<size_t> width(head.size(), 0);
   for (const auto& r : rows)

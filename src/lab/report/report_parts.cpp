@@ -2,6 +2,7 @@
 #include "lab/report/report_parts.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 
@@ -188,7 +189,13 @@ std::string render_summary(const json& doc) {
       std::string bound = v.value("bound", "-"), sentence = v.value("sentence", r.value("reason", ""));
       if (sentence.rfind(bound + ": ", 0) == 0) sentence = sentence.substr(bound.size() + 2);
       std::string test = r.value("test", "");
-      if (std::string m = str(r, "machine"); !m.empty()) test += " (" + m + ")";  // across machines
+      if (std::string m = str(r, "machine"); !m.empty()) {  // across machines: where, and the CPU each used
+        std::vector<std::string> cpu;
+        for (const auto& it : member(r, "cpu_by_machine").items())
+          if (it.value().is_number())
+            cpu.push_back(fmt::format("{} {:.0f}%", it.key(), it.value().get<double>()));
+        test += " (" + m + (cpu.empty() ? "" : fmt::format("; CPU {}", fmt::join(cpu, ", "))) + ")";
+      }
       h += fmt::format("<td>{}</td><td>{}</td><td class=\"verdict\"><b>{}</b> — {}</td></tr>",
                        markup_escape(test), markup_escape(figure(r)), markup_escape(bound),
                        markup_escape(sentence));

@@ -67,6 +67,8 @@ struct CaseTopology {
   std::vector<std::unique_ptr<ProviderEnd>> providers;
   // Across machines: node -> machine, and what takes the other machines' parts down.
   std::map<std::string, std::string> placement;
+  std::map<std::string, std::string>
+      machine_core_ns;             // machine -> its core namespace (switches, controllers)
   json underlay = json::object();  // across machines: {"mtu", "rate_bps" when shaped}, for the verdicts
   std::function<void()> remote_down;
   // The machines lost so far (machine -> why), asked before and after each test.

@@ -150,6 +150,8 @@ json run_one_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, CaseTop
       scfg.namespaces.emplace_back(
           topo.handles.link_names[li].first + "-" + topo.handles.link_names[li].second, l->wire_ns());
   if (!topo.ctl_ns.empty()) scfg.namespaces.emplace_back("ctl", topo.ctl_ns);  // controller_link
+  for (const auto& [m, ns] : topo.machine_core_ns)  // across machines: each one's switches, where visible
+    if (!ns.empty() && fs::exists("/run/netns/" + ns)) scfg.namespaces.emplace_back(machine_core_role(m), ns);
   auto sampler = std::make_unique<TestSampler>(std::move(scfg));
   uint64_t t0 = monotonic_ns();
   TestOutcome o;
@@ -315,6 +317,7 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
     if (!topo.placement.empty()) {  // across machines: where each end ran, and whether it still is
       r["machine"] = test_machines(topo, *t);
       if (auto how = test_crossing(rc.sc, topo, *t); !how.empty()) r["crossing"] = how;
+      if (json cpu = cpu_by_machine(topo, r); !cpu.empty()) r["cpu_by_machine"] = cpu;
       if (topo.lost_machines) lost = topo.lost_machines();
       if (auto why = lost_reason(rc.sc, topo, *t, lost); !why.empty()) {
         r["status"] = "lost";

@@ -3,7 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <vector>
+
+#include "lab/format/json_access.h"
 
 namespace flowlab::lab {
 
@@ -40,6 +43,23 @@ std::string test_crossing(const Scenario& sc, const CaseTopology& topo, const Te
     frontier = std::move(next);
   }
   return {};
+}
+
+std::string machine_core_role(const std::string& machine) { return "core@" + machine; }
+
+nlohmann::json cpu_by_machine(const CaseTopology& topo, const nlohmann::json& r) {
+  std::map<std::string, double> by;
+  const std::string core = machine_core_role("");
+  for (const auto& it : member(member(r, "samples"), "procs").items()) {
+    std::string role = str(it.value(), "ns");
+    std::string m = role.rfind(core, 0) == 0     ? role.substr(core.size())
+                    : topo.placement.count(role) ? topo.placement.at(role)
+                                                 : "";
+    if (!m.empty()) by[m] += num(it.value(), "mean_pct");
+  }
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [m, pct] : by) out[m] = std::round(pct * 10) / 10;
+  return out;
 }
 
 std::string lost_reason(const Scenario& sc, const CaseTopology& topo, const TestSpec& t,

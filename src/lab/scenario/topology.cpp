@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "lab/scenario/scenario_yaml.h"
+#include "lab/scenario/shaping.h"
 
 namespace flowlab::lab {
 
@@ -100,7 +101,7 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
   try {
     FLOWLAB_TRY(check_keys(c, root, "scenario",
                            {"name", "description", "topology", "hosts", "switches", "controllers", "links",
-                            "cases", "tests", "settle", "events", "capture"}));
+                            "cases", "tests", "settle", "events", "capture", "underlay"}));
     Scenario s;
     s.path = path;
     if (!root["name"]) return c.err(root, "name", "the scenario needs a 'name'");
@@ -181,6 +182,22 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
         s.capture.push_back(std::move(one));
       } else {
         LAB_ASSIGN(s.capture, str_list(c, cap, "capture"));
+      }
+    }
+    if (auto ul = root["underlay"]) {
+      if (!ul.IsMap()) return c.err(ul, "underlay", "expected {rate: 1G, mtu: 1500}");
+      FLOWLAB_TRY(check_keys(c, ul, "underlay", {"rate", "mtu"}));
+      if (ul["rate"]) {
+        std::string text;
+        LAB_ASSIGN(text, (scalar<std::string>(c, ul["rate"], "rate", "a rate (1G, 100M)")));
+        auto bps = parse_rate_bps(text);
+        if (!bps.ok() || *bps == 0) return c.err(ul["rate"], "rate", "expected a rate such as 1G or 100M");
+        s.underlay_rate_bps = double(*bps);
+      }
+      if (ul["mtu"]) {
+        LAB_ASSIGN(s.underlay_mtu, (scalar<int>(c, ul["mtu"], "mtu", "an integer")));
+        if (s.underlay_mtu < 576 || s.underlay_mtu > 9216)
+          return c.err(ul["mtu"], "mtu", "expected an underlay MTU of 576-9216");
       }
     }
     double settle = 0;

@@ -140,6 +140,11 @@ struct Scenario {
   // (lab/capture/link_select.h reads the items; the run checks them against the links).
   std::vector<std::string> capture;
   int capture_line = 0;
+  // `underlay: {rate: 1G, mtu: 1500}`: the machines' network when the scenario runs
+  // across machines (--machines shapes its emulated NICs to the rate; the verdicts
+  // take it as the bound); --underlay-rate / --underlay-mtu override. 0: not given.
+  double underlay_rate_bps = 0;
+  int underlay_mtu = 0;
 
   const HostSpec* host(std::string_view name) const;
   // Address (without prefix length) of host[:ifname]; the first addressed interface

@@ -62,6 +62,21 @@ TEST(Topology, ParsesHostsLinksCasesAndTests) {
   EXPECT_EQ(*s->address_of("h2"), "10.0.0.2");
 }
 
+TEST(Topology, UnderlayGivesTheMachinesNetwork) {
+  const std::string net = R"(
+hosts: {h1: {addr: 10.0.0.1/24}, h2: {addr: 10.0.0.2/24}}
+links:
+  - endpoints: [h1:eth0, h2:eth0]
+)";
+  auto s = parse_scenario("name: x\nunderlay: {rate: 1G, mtu: 9000}" + net, "u.yaml");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->underlay_rate_bps, 1e9);
+  EXPECT_EQ(s->underlay_mtu, 9000);
+  auto none = parse_scenario("name: x" + net, "u.yaml");
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_EQ(none->underlay_rate_bps, 0);
+}
+
 TEST(Topology, NoCasesMeansOneDefaultCase) {
   auto s = parse_scenario(R"(name: x
 hosts: {h1: {addr: 10.0.0.1/24}, h2: {addr: 10.0.0.2/24}}
@@ -98,6 +113,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"name: x\nhosts:\n  h1: {}\nswitches:\n  s1: {kind: quantum}\nlinks: []\n",
                 "bad.yaml:5: key 'kind': unknown switch kind 'quantum'"},
         BadCase{"name: x\nhosts:\n  h1: {addr: 10.0.0.300/24}\nlinks: []\n", "bad.yaml:3: key 'addr'"},
+        BadCase{"name: x\nunderlay: {rate: fast}\nhosts: {h1: {}, h2: {}}\nlinks:\n  - endpoints: [h1:eth0, "
+                "h2:eth0]\n",
+                "bad.yaml:2: key 'rate': expected a rate such as 1G or 100M"},
+        BadCase{"name: x\nunderlay: {rate: 1G, nic: eth0}\nhosts: {h1: {}, h2: {}}\nlinks:\n  - endpoints: "
+                "[h1:eth0, h2:eth0]\n",
+                "bad.yaml:2: key 'nic'"},
         BadCase{
             "name: x\nhosts: {h1: {}, h2: {}}\nlinks:\n  - {endpoints: [h1:eth0, h2:eth0], type: fiber}\n",
             "bad.yaml:4: key 'type': unknown link type 'fiber'"},
