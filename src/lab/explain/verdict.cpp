@@ -526,6 +526,16 @@ Verdict decide_verdict(const json& r, const json& c, const json& doc) {
       offered->sentence += fmt::format("; the {:.0f} lost: {}", losses(f), best->sentence);
     best = &*offered;
   }
+  if (!best || best->share < kExplains)
+    if (auto combined = combine_losses(f, cands); combined && combined->main.share >= kExplains) {
+      v.bound = combined->main.bound;
+      v.also = combined->also;
+      v.share = combined->main.share;
+      v.sentence = fmt::format("{}: {}", combined->main.numbers.value("bounds", ""), combined->main.sentence);
+      v.numbers = combined->main.numbers;
+      v.who = combined->main.who;
+      return v;
+    }
   if (best && best->share >= kExplains) {
     v.bound = best->bound;
     v.share = best->share;

@@ -8,7 +8,10 @@
 // the bound accounts for. The verdict is the rule with the largest share >= 0.8
 // (ties go to the earlier rule in the enum); below that the verdict is
 // "not explained", naming the best candidate and its share. A rate bound that the
-// measurement exceeds by more than 25 % is no bound (share 0).
+// measurement exceeds by more than 25 % is no bound (share 0). Losses counted at
+// several places (the switch, a link queue, the receiver's socket buffer, bad
+// checksums) are distinct packets: when no one place accounts for 80 % of the lost
+// packets but together they do, the verdict names them all, the largest first.
 //
 // Inputs are the results.json records: the test record (metrics, receiver_stack,
 // sender_stack and the sampler's `samples`), its case record and the document
@@ -46,6 +49,7 @@ struct Verdict {
   nlohmann::json numbers = nlohmann::json::object();
   std::string short_label() const;  // for the terminal table: "cpu: iperf3 (h2)", "ctl-rtt", ...
   std::string who;                  // the named process / link, when there is one
+  std::vector<Bound> also;          // the other places of a loss verdict counted at several
 };
 
 // The verdict for one test record.

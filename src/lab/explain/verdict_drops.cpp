@@ -169,4 +169,44 @@ void rule_link_drops(const Facts& f, std::vector<Candidate>& out) {
        {{"drops", drops}, {"qdisc_drops", qdisc_drops}, {"backlog_drops", backlog}, {"losses", losses(f)}}});
 }
 
+std::optional<CombinedLosses> combine_losses(const Facts& f, const std::vector<Candidate>& cands) {
+  // One count per place: the loss rules answer once each, but keep the largest
+  // should a rule answer twice (the receive window's candidate counts no drops).
+  std::map<Bound, const Candidate*> places;
+  for (const auto& cd : cands) {
+    bool counts_drops = cd.numbers.contains("losses") || cd.bound == Bound::kChecksumDrops;
+    if (!counts_drops || cd.share <= 0) continue;
+    if (cd.bound != Bound::kSwitchQueueDrops && cd.bound != Bound::kLinkQueueDrops &&
+        cd.bound != Bound::kReceiverBuffer && cd.bound != Bound::kChecksumDrops)
+      continue;
+    auto& slot = places[cd.bound];
+    if (!slot || cd.share > slot->share) slot = &cd;
+  }
+  if (places.size() < 2 || losses(f) <= 0) return std::nullopt;
+  std::vector<const Candidate*> parts;
+  double sum = 0;
+  for (const auto& [b, cd] : places) {
+    parts.push_back(cd);
+    sum += cd->share;
+  }
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const Candidate* a, const Candidate* b) { return a->share > b->share; });
+  CombinedLosses out;
+  out.main.bound = parts.front()->bound;
+  out.main.share = std::min(1.0, sum);
+  out.main.who = parts.front()->who;
+  std::string names, sentences;
+  json list = json::array();
+  for (const Candidate* cd : parts) {
+    names += fmt::format("{}{}", names.empty() ? "" : " + ", to_string(cd->bound));
+    sentences += fmt::format("{}{}", sentences.empty() ? "" : "; ", cd->sentence);
+    list.push_back({{"bound", to_string(cd->bound)}, {"share", cd->share}, {"numbers", cd->numbers}});
+    if (cd != parts.front()) out.also.push_back(cd->bound);
+  }
+  out.main.sentence = fmt::format("the {:.0f} {} were lost at {} places, together {}%: {}", losses(f),
+                                  losses_what(f), parts.size(), pct(out.main.share), sentences);
+  out.main.numbers = {{"losses", losses(f)}, {"places", list}, {"bounds", names}};
+  return out;
+}
+
 }  // namespace flowlab::lab::verdict_detail

@@ -41,7 +41,9 @@ const char* to_string(Bound b) {
   return "?";
 }
 
-std::string Verdict::short_label() const {
+namespace {
+
+std::string label_of(Bound bound, const std::string& who) {
   switch (bound) {
     case Bound::kProcessCpu:
     case Bound::kCoreCpu:
@@ -72,6 +74,14 @@ std::string Verdict::short_label() const {
       return "?";
   }
   return "?";
+}
+
+}  // namespace
+
+std::string Verdict::short_label() const {
+  std::string label = label_of(bound, who);
+  for (Bound b : also) label += "+" + label_of(b, "");
+  return label;
 }
 
 bool every_packet_via_controller(const json& c) {

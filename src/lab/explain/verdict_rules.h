@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,5 +33,15 @@ inline const char* losses_what(const Facts& f) { return f.udp ? "lost datagrams"
 void rule_switch_drops(const Facts& f, std::vector<Candidate>& out);
 // Link queue drops (qdiscs, a shaper's queue included, one count per device) over the losses.
 void rule_link_drops(const Facts& f, std::vector<Candidate>& out);
+
+// Losses counted at several places (switch, link queues, the receiver's socket
+// buffer, bad checksums: each a different packet) that together account for the
+// lost packets: one candidate for the largest place whose share is the sum, the
+// others in `also`, largest first. Nothing when fewer than two places count.
+struct CombinedLosses {
+  Candidate main;
+  std::vector<Bound> also;
+};
+std::optional<CombinedLosses> combine_losses(const Facts& f, const std::vector<Candidate>& cands);
 
 }  // namespace flowlab::lab::verdict_detail

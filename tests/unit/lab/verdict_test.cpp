@@ -321,6 +321,35 @@ TEST(Verdict, UdpLossCountsWhatTheSenderSentNotOnlyIperfsCount) {
   EXPECT_NE(v.sentence.find("of the 40693 lost datagrams"), std::string::npos) << v.sentence;
 }
 
+// Recorded in make demo: OVS userspace's packet sockets dropped 65 % of the lost
+// datagrams and the receiver's socket buffer 35 %; neither alone reaches 80 %.
+TEST(Verdict, LossesAtSeveralPlacesAddUp) {
+  json r = udp_record(0.187, 0.2, 6.3, 2237);
+  r["receiver_stack"] = {{"Udp.RcvbufErrors", 792}};
+  r["samples"]["packet_drops"] = {{{"process", "ovs-vswitchd"}, {"drops", 1445}}};
+  Verdict v = decide(r, plain_case());
+  EXPECT_EQ(v.bound, Bound::kSwitchQueueDrops) << v.sentence;
+  EXPECT_NEAR(v.share, 1.0, 1e-9);
+  EXPECT_EQ(v.short_label(), "sw-drops+rcvbuf");
+  EXPECT_NE(
+      v.sentence.find("switch queue drops + receiver socket buffer: the 2237 lost datagrams were lost at "
+                      "2 places, together 100%"),
+      std::string::npos)
+      << v.sentence;
+  ASSERT_EQ(v.numbers["places"].size(), 2u);
+  EXPECT_NEAR(v.numbers["places"][1]["share"].get<double>(), 792.0 / 2237, 1e-9);
+}
+
+// Two places that together still miss 80 % leave the figure not explained.
+TEST(Verdict, LossesAtSeveralPlacesBelowEightyPercentStayUnexplained) {
+  json r = udp_record(0.187, 0.2, 6.3, 2237);
+  r["receiver_stack"] = {{"Udp.RcvbufErrors", 500}};
+  r["samples"]["packet_drops"] = {{{"process", "ovs-vswitchd"}, {"drops", 1000}}};
+  Verdict v = decide(r, plain_case());
+  EXPECT_EQ(v.bound, Bound::kNotExplained) << v.sentence;
+  EXPECT_EQ(v.short_label(), "?");
+}
+
 TEST(Verdict, NotExplainedBelowEightyPercent) {
   json ping = {{"case", "c"},
                {"test", "ping"},
