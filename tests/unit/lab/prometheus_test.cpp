@@ -2,11 +2,12 @@
 // durations as Prometheus writes them, the HTTP API's answers decoded (as
 // Debian's prometheus 2.x writes them, and malformed ones as errors), the ports
 // the metrics listeners get, and the scenario's `metrics:` key.
+#include "lab/measure/prometheus.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "lab/measure/prometheus.h"
 #include "lab/measure/prometheus_api.h"
 #include "lab/run/case_metrics.h"
 #include "lab/scenario/topology.h"
