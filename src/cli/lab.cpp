@@ -1,6 +1,6 @@
 // `flowlab lab`: argument parsing only; the lab itself is in src/lab (runner.h).
 //   flowlab lab run FILE [--out DIR] [--only CASE] [--quick] [--repeat N] [--capture LINKS|all]
-//                        [--capture-max MB]
+//                        [--capture-max MB] [--metrics]
 //   flowlab lab run --topo tree,2,3 [--switch K] [--controller C] [--test T] [--out DIR]
 //   flowlab lab run --custom mytopo.py --topo mytopo,3 [--link tc,bw=10,delay=5ms] [...as --topo]
 //   flowlab lab run FILE|--topo ... --etcd E | --machines N [--vxlan-port P] [--underlay-mtu M]
@@ -8,7 +8,7 @@
 //   flowlab lab agent --etcd E --name M --underlay ADDR [--underlay-netns NS] [--ttl S]
 //   flowlab lab validate FILE | --topo ... [--switch K] [--controller C] [--test T]
 //   flowlab lab up FILE | --topo ... [--only CASE] [--out DIR] [--capture LINKS|all] [--capture-max MB]
-//                        [--etcd E | --machines N ...as run]
+//                        [--metrics] [--etcd E | --machines N ...as run]
 //   flowlab lab capture LAB LINK       a live pcap of one link on stdout
 //   flowlab lab exec LAB HOST CMD...
 //   flowlab lab status [--etcd E]
@@ -139,6 +139,11 @@ int run_lab(int argc, char** argv) {
       ->check(CLI::Range(1, 100));
   lab::CaptureOptions capture;
   add_capture_options(run, capture);
+  bool metrics = false;
+  const char* metrics_help =
+      "a Prometheus per case scraping its flowlab switches and controllers, TSDB in CASE/prometheus "
+      "(as the scenario's metrics: true)";
+  run->add_flag("--metrics", metrics, metrics_help);
   lab::MachinesOptions machines;
   std::string underlay_rate;
   add_machines_options(run, machines, underlay_rate);
@@ -163,6 +168,7 @@ int run_lab(int argc, char** argv) {
   up->add_option("--out", out, "output directory for logs");
   add_mininet_options(up, mn, mc);
   add_capture_options(up, capture);
+  up->add_flag("--metrics", metrics, metrics_help);
   add_machines_options(up, machines, underlay_rate);
   std::string lab_id;
   auto* exec =
@@ -234,6 +240,7 @@ int run_lab(int argc, char** argv) {
     o.quick = quick;
     o.repeat = repeat;
     o.capture = capture;
+    o.metrics = metrics;
     auto across = machines_given(machines, underlay_rate);
     if (!across.ok()) return error_exit(across.error().message, 2);
     auto r = *across ? lab::run_across_machines(file, o, machines) : lab::run_scenario(file, o);
@@ -251,7 +258,7 @@ int run_lab(int argc, char** argv) {
       if (!b.ok()) return error_exit(b.error().message, 2);
       builder = std::move(*b);
     }
-    auto r = lab::lab_up(src->file, src->text, only, out, capture, builder);
+    auto r = lab::lab_up(src->file, src->text, only, out, capture, metrics, builder);
     if (!r.ok()) return error_exit(r.error().message, 2);
     return *r;
   }

@@ -3,6 +3,7 @@
 
 #include <curl/curl.h>
 
+#include <cctype>
 #include <mutex>
 
 namespace flowlab::coord {
@@ -70,13 +71,38 @@ CurlSession& CurlSession::operator=(CurlSession&& o) noexcept {
 
 Result<HttpReply> CurlSession::post(const std::string& url, std::string_view body,
                                     std::chrono::milliseconds timeout) {
+  return perform(url, &body, timeout);
+}
+
+Result<HttpReply> CurlSession::get(const std::string& url, std::chrono::milliseconds timeout) {
+  return perform(url, nullptr, timeout);
+}
+
+std::string CurlSession::escape(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += char(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+Result<HttpReply> CurlSession::perform(const std::string& url, const std::string_view* body,
+                                       std::chrono::milliseconds timeout) {
   if (!handle_) handle_ = curl_easy_init();
   if (!handle_) return fail("{}: libcurl could not make a handle", url);
   CURL* h = static_cast<CURL*>(handle_);
   curl_easy_reset(h);
   curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
   HttpReply reply;
-  common_options(h, url, body, headers);
+  common_options(h, url, body ? *body : std::string_view{}, headers);
+  if (!body) curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
   long ms = std::max<long>(1, static_cast<long>(timeout.count()));
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, ms);
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, ms);

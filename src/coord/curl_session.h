@@ -1,8 +1,7 @@
 // libcurl owners for etcd's JSON gateway: `CurlSession` does one blocking POST
-// at a time on a reused connection; `CurlStream` runs one streaming POST (a
-// watch) whose chunks go to a callback and which another thread can stop at
-// once (curl_multi_wakeup). Both are move-only RAII owners of their handles;
-// neither knows etcd.
+// (or GET: the lab's queries of Prometheus) at a time on a reused connection; `CurlStream` runs one streaming
+// POST (a watch) whose chunks go to a callback and which another thread can stop at once (curl_multi_wakeup).
+// Both are move-only RAII owners of their handles; neither knows etcd.
 #pragma once
 
 #include <atomic>
@@ -33,8 +32,14 @@ class CurlSession {
   // POSTs `body` (JSON) to `url`; a transport failure (refused, timed out,
   // reset) is an error naming the url, an HTTP status is a reply.
   Result<HttpReply> post(const std::string& url, std::string_view body, std::chrono::milliseconds timeout);
+  // GETs `url` (its query already escaped, see escape()); errors as post's.
+  Result<HttpReply> get(const std::string& url, std::chrono::milliseconds timeout);
+  // `text` percent-encoded for a URL's query string.
+  static std::string escape(std::string_view text);
 
  private:
+  Result<HttpReply> perform(const std::string& url, const std::string_view* body,
+                            std::chrono::milliseconds timeout);
   void* handle_ = nullptr;  // CURL*
 };
 

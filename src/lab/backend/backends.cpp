@@ -100,6 +100,7 @@ Status ControllerInstance::start(const CaseEnv& env) {
     for (const auto& a : spec_.apps) argv.insert(argv.end(), {"--app", a});
     if (!spec_.config.empty()) argv.insert(argv.end(), {"--config", spec_.config});
     argv.insert(argv.end(), {"--stats-json", stats_path_});
+    if (!metrics_.empty()) argv.insert(argv.end(), {"--metrics", metrics_});
   } else if (spec_.kind == ControllerKind::kOsKen) {
     argv = {"/usr/bin/osken-manager", "--ofp-listen-host",   host_,
             "--ofp-tcp-listen-port",  std::to_string(port_), spec_.app_file};
@@ -235,6 +236,7 @@ Status SwitchInstance::spawn_flowlab(const CaseEnv& env, int controller_port) {
   argv.insert(argv.end(), {"--listen", fmt::format("ptcp:{}", listen_port_)});
   stats_path_ = env.out_dir + "/" + spec_.name + "-switch-stats.json";
   argv.insert(argv.end(), {"--stats-file", stats_path_});
+  if (!metrics_.empty()) argv.insert(argv.end(), {"--metrics", metrics_});
   argv.insert(argv.end(), spec_.extra_args.begin(), spec_.extra_args.end());
   FLOWLAB_ASSIGN_OR_RETURN(auto p, Process::spawn("flowlab switch " + spec_.name, argv, in_ns(env.core_ns),
                                                   env.out_dir + "/" + spec_.name + "-switch.log", env.state));

@@ -49,6 +49,8 @@ class ControllerInstance {
   // with a controller_link (set before start()).
   void set_listen_host(std::string host) { host_ = std::move(host); }
   const std::string& host() const { return host_; }
+  // A flowlab controller's `--metrics HOST:PORT` (set before start(); empty: none).
+  void set_metrics(std::string address) { metrics_ = std::move(address); }
   const ControllerSpec& spec() const { return spec_; }
   // The controller's statistics (flowlab --stats-json), or null when it has none.
   nlohmann::json stats() const;
@@ -61,6 +63,7 @@ class ControllerInstance {
   ControllerSpec spec_;
   int port_;
   std::string host_ = "127.0.0.1";
+  std::string metrics_;
   std::string stats_path_;
   Process proc_;
 };
@@ -78,6 +81,8 @@ class SwitchInstance {
   Status start(const CaseEnv& env, int controller_port);
   // The controller's address (default 127.0.0.1; set before start()).
   void set_controller_host(std::string host) { controller_host_ = std::move(host); }
+  // A flowlab switch's `--metrics HOST:PORT` (set before start(); empty: none).
+  void set_metrics(std::string address) { metrics_ = std::move(address); }
   // start() in two halves, for many switches at once: spawn() forks a flowlab
   // switch (call it on the thread that lives as long as the lab: the child dies with
   // that thread, PR_SET_PDEATHSIG) and wait_started() waits until it listens (any
@@ -115,6 +120,7 @@ class SwitchInstance {
   int listen_port_;
   int controller_port_ = 0;
   std::string controller_host_ = "127.0.0.1";
+  std::string metrics_;
   CaseEnv env_;
   std::string stats_path_;      // flowlab switch --stats-file
   std::vector<Process> procs_;  // in start order; stopped in reverse

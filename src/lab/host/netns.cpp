@@ -301,6 +301,30 @@ Status create_bridge(const std::string& ns, const std::string& name, bool stp,
   return sock.run(std::move(reqs));
 }
 
+Status run_in_netns(const std::string& ns, const std::function<void()>& fn) {
+  if (ns.empty()) {
+    fn();
+    return ok_status();
+  }
+  Status st = ok_status();
+  std::thread([&] {
+    int fd = ::open((std::string(kNetnsDir) + "/" + ns).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      st = fail("namespace {}: {}", ns, errno_text(errno));
+      return;
+    }
+    int r = setns(fd, CLONE_NEWNET);
+    int e = errno;
+    close(fd);
+    if (r != 0) {
+      st = fail("entering namespace {}: {}", ns, errno_text(e));
+      return;
+    }
+    fn();
+  }).join();
+  return st;
+}
+
 Status write_sysctl_in(const std::string& ns, const std::string& key, const std::string& value,
                        bool optional) {
   // /proc/sys/net resolves the namespace of the thread that opens the file.

@@ -55,6 +55,12 @@ void destroy_namespaces(std::vector<Netns>& namespaces);
 // not there.
 bool remove_netns_mount(const std::string& name, std::string* error = nullptr);
 
+// Runs fn on a short-lived thread inside namespace `ns` (setns of a network
+// namespace changes only the calling thread; the caller's threads stay where they
+// are): a socket fn opens belongs to `ns`. An error when `ns` cannot be entered
+// (fn does not run); empty `ns`: fn runs on the thread here.
+Status run_in_netns(const std::string& ns, const std::function<void()>& fn);
+
 // Runs fn(0..n-1) on up to `workers` threads; the first error wins (the rest of the
 // items are not started once one failed).
 Status parallel_for(size_t n, size_t workers, const std::function<Status(size_t)>& fn);

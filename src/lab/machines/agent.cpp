@@ -293,7 +293,7 @@ class Agent {
                  "lab agent %s: run %s case %s: building %zu node(s), %zu tunnel(s), inner MTU %d%s\n",
                  opts_.name.c_str(), id.c_str(), cs.name.c_str(), b.part.nodes.size(), b.part.tunnels.size(),
                  b.part.tunnel_mtu, b.part.controllers ? ", the controllers" : "");
-    RunContext rc{*b.sc, *b.state, out, self_binary(), {}, {}, {}, 0, &b.part, {}};
+    RunContext rc{*b.sc, *b.state, out, self_binary(), {}, {}, {}, 0, &b.part, {}, {}};
     b.topo = std::make_unique<CaseTopology>();
     Status st = build_case(rc, cs, ci, out + "/" + cs.name, *b.topo);
     if (!st.ok()) {

@@ -36,6 +36,7 @@
 #include <thread>
 
 #include "kernel/bpf_syscall.h"
+#include "lab/host/netns.h"
 
 namespace flowlab::lab {
 
@@ -78,29 +79,11 @@ Result<int> load(const TcAction& a) {
   return *fd;
 }
 
-// Runs fn on a short-lived thread inside the namespace (setns of a network
-// namespace changes only the calling thread; the lab's threads stay where they are).
+// Runs fn on a short-lived thread inside the namespace (host/netns.h run_in_netns).
 template <typename F>
 auto in_netns(const std::string& ns, F fn) -> decltype(fn()) {
   decltype(fn()) out = fail("namespace {}: not entered", ns);
-  std::thread t([&] {
-    if (!ns.empty()) {
-      int fd = open(("/run/netns/" + ns).c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd < 0) {
-        out = fail("namespace {}: {}", ns, std::strerror(errno));
-        return;
-      }
-      int r = setns(fd, CLONE_NEWNET);
-      int e = errno;
-      close(fd);
-      if (r != 0) {
-        out = fail("setns {}: {}", ns, std::strerror(e));
-        return;
-      }
-    }
-    out = fn();
-  });
-  t.join();
+  if (Status st = run_in_netns(ns, [&] { out = fn(); }); !st.ok()) return unexpected(st.error());
   return out;
 }
 

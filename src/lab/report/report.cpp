@@ -297,6 +297,9 @@ std::string render_html(const json& doc) {
       first = false;
     }
   }
+  std::string metrics_html;
+  for (const auto& c : array_member(doc, "cases")) metrics_html += render_metrics_charts(c);
+  if (!metrics_html.empty()) h += "<h2>Metrics</h2>" + metrics_html;
   for (const auto& t : tests) {
     h += "<h2>" + markup_escape(t) + "</h2>";
     for (const auto& m : test_metrics(doc, t)) h += svg_chart(doc, t, m, cases) + "<br>";

@@ -293,4 +293,34 @@ std::string render_test_charts(const json& r) {
   return out + "</div>";
 }
 
+std::string render_metrics_charts(const json& c) {
+  const json& m = member(c, "metrics");
+  const json& series = member(m, "series");
+  if (series.empty()) return {};
+  std::string label = c.value("name", "");
+  std::string out = "<div class=\"charts\">";
+  const std::pair<const char*, std::vector<std::pair<const char*, const char*>>> charts[] = {
+      {"packets/s through each switch (Prometheus)",
+       {{"switch_rx_pps", "received"}, {"switch_tx_pps", "sent"}}},
+      {"packet-ins/s (Prometheus)",
+       {{"switch_packet_ins_per_s", "sent by"}, {"controller_packet_ins_per_s", "handled by"}}},
+  };
+  for (const auto& [title, parts] : charts) {
+    LineChart ch;
+    ch.title = std::string(title) + " — " + label;
+    ch.y_label = "per second";
+    for (const auto& [key, verb] : parts)
+      for (const auto& [node, s] : member(series, key).items())
+        ch.series.push_back(
+            {std::string(verb) + " " + node, numbers(array_member(s, "t_s")), numbers(array_member(s, "v"))});
+    add_chart(out, ch);
+  }
+  out += "</div><p>Prometheus TSDB: <code>" + markup_escape(str(m, "tsdb")) +
+         "</code> (browse it: <code>prometheus --storage.tsdb.path=" + markup_escape(str(m, "tsdb")) +
+         " --config.file=" + markup_escape(str(m, "config")) + "</code>)</p>";
+  for (const auto& e : array_member(m, "errors"))
+    if (e.is_string()) out += "<p>metrics: " + markup_escape(e.get<std::string>()) + "</p>";
+  return out;
+}
+
 }  // namespace flowlab::lab

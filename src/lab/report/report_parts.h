@@ -12,6 +12,10 @@ namespace flowlab::lab {
 std::string render_summary(const nlohmann::json& doc);
 // The charts of one test record; empty when it has no samples.
 std::string render_test_charts(const nlohmann::json& result);
+// A case's Prometheus series (results.json cases[].metrics, lab/run/case_metrics.h)
+// as charts: packets per second through each switch, packet-ins per second per
+// switch and per controller; with where the TSDB is. Empty without metrics.
+std::string render_metrics_charts(const nlohmann::json& case_record);
 // One sentence per controller of a case: "controller c1 handled 12 packet-ins,
 // median 5.8 us, none dropped; sent 12 packet-outs and 0 flow-mods".
 std::string controller_sentence(const std::string& name, const nlohmann::json& stats);

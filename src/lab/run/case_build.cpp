@@ -256,6 +256,22 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   fs::create_directories(env.scratch_dir, ec);
   topo.handles.env = env;
   std::map<std::string, int> ctl_port;
+  // --metrics: a listener per flowlab switch and controller, on a port none of the
+  // case's OpenFlow ports (nor Prometheus') uses.
+  const bool metrics = rc.metrics.on && !part;
+  std::vector<ScrapeTarget> scrape;
+  std::set<int> used_ports = {rc.metrics.port};
+  {
+    int i = 0;
+    for (const auto& [n, c] : cs.controllers) {
+      used_ports.insert(c.port ? c.port : kControllerPortBase + i);
+      ++i;
+    }
+    for (size_t k = 0; k < cs.switches.size(); ++k)
+      used_ports.insert(int(k) < kControllerPortBase - kSwitchListenBase ? kSwitchListenBase + int(k)
+                                                                         : kSwitchListenHigh + int(k));
+  }
+  MetricsPorts metrics_ports(used_ports);
   int idx = 0;
   for (const auto& [n, c] : cs.controllers) {
     int port = c.port ? c.port : kControllerPortBase + idx;
@@ -275,6 +291,11 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
       topo.controllers.back()->set_listen_host(kCtlAddr);
     }
     if (part) topo.controllers.back()->set_listen_host(part->controller_host);
+    if (metrics && c.kind == ControllerKind::kFlowlab) {
+      std::string addr = fmt::format("{}:{}", topo.controllers.back()->host(), metrics_ports.next());
+      topo.controllers.back()->set_metrics(addr);
+      scrape.push_back({"flowlab-controller", n, addr});
+    }
     auto st = topo.controllers.back()->start(ctl_env);
     rc.progress.done(st.ok() ? "up" : "failed");
     FLOWLAB_TRY(st);
@@ -293,6 +314,11 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     topo.switches.push_back(std::make_unique<SwitchInstance>(s, switch_ports[n], listen));
     if (cs.controller_link) topo.switches.back()->set_controller_host(kCtlAddr);
     if (part) topo.switches.back()->set_controller_host(part->controller_host);
+    if (metrics && s.kind == SwitchKind::kFlowlab) {
+      std::string addr = fmt::format("127.0.0.1:{}", metrics_ports.next());
+      topo.switches.back()->set_metrics(addr);
+      scrape.push_back({"flowlab-switch", n, addr});
+    }
     cports.push_back(cport);
     topo.handles.switches[n] = topo.switches.back().get();
   }
@@ -344,6 +370,10 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     FLOWLAB_TRY(stp);
   }
   clock.lap("stp", 0);
+  if (metrics) {
+    FLOWLAB_TRY(start_case_prometheus(rc, cs, case_out, std::move(scrape), topo));
+    clock.lap("prometheus", topo.prometheus ? 1 : 0);
+  }
   return ok_status();
 }
 

@@ -19,6 +19,7 @@
 #include "lab/net/shaped_link.h"
 #include "lab/net/vxlan.h"
 #include "lab/run/case_events.h"
+#include "lab/run/case_metrics.h"
 #include "lab/run/machine_part.h"
 #include "lab/run/progress_line.h"
 #include "lab/scenario/topology.h"
@@ -63,6 +64,8 @@ struct CaseTopology {
   json offloads = json::object();  // "h1:eth0" -> features
   // The links' captures (--capture): stopped first, before anything they watch goes.
   std::unique_ptr<LinkCaptures> capture;
+  // The case's Prometheus (--metrics): stopped first too, before its targets go.
+  std::unique_ptr<PrometheusServer> prometheus;
   // Across machines: the provider links' ends here (type: underlay, VLAN on the NIC).
   std::vector<std::unique_ptr<ProviderEnd>> providers;
   // Across machines: node -> machine, and what takes the other machines' parts down.
@@ -82,6 +85,13 @@ struct CaseTopology {
     if (torn_down) return;
     torn_down = true;
     PhaseClock clock(teardown_phases, case_name);
+    if (prometheus) {
+      if (!prometheus->stop())
+        std::fprintf(stderr, "lab: [%s] prometheus did not exit cleanly; see %s\n", case_name.c_str(),
+                     prometheus->options().dir.c_str());
+      prometheus.reset();
+      clock.lap("prometheus", 1);
+    }
     if (capture) {
       (void)capture->finish();
       capture.reset();
@@ -143,6 +153,7 @@ struct RunContext {
   uint64_t capture_max_bytes = 0;     // per link, 0: unbounded
   const MachinePart* part = nullptr;  // across machines: the part built here (machine_part.h)
   CaseBuilder build;                  // empty: build_case
+  MetricsSettings metrics;            // --metrics: a Prometheus per case (case_metrics.h)
 };
 
 // Whether a switch of the case (other than a Linux bridge, which takes no

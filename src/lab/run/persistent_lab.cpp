@@ -21,6 +21,7 @@
 #include "lab/host/process.h"
 #include "lab/host/run_state.h"
 #include "lab/run/case_capture.h"
+#include "lab/run/case_metrics.h"
 #include "lab/run/runner.h"
 #include "lab/scenario/topology.h"
 
@@ -48,7 +49,7 @@ bool alive(const json& rec) {
 
 // The supervisor: build, tell the parent (one line on `fd`), hold until SIGTERM/SIGINT.
 int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, const CaptureOptions& capture,
-              const LabBuilderFactory& across, int fd) {
+              bool metrics, const LabBuilderFactory& across, int fd) {
   auto say = [&](const std::string& line) {
     if (fd < 0) return;
     std::string l = line + "\n";
@@ -82,7 +83,7 @@ int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, const C
     }
     builder = std::move(*b);
   }
-  auto while_up = [&](const std::map<std::string, std::string>& hosts, const json& links) {
+  auto while_up = [&](const std::map<std::string, std::string>& hosts, const json& links, const json& prom) {
     json addrs = json::object();
     for (const auto& h : sc.hosts)
       if (auto a = sc.address_of(h.name); a.ok()) addrs[h.name] = *a;
@@ -92,6 +93,7 @@ int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, const C
               {"out_dir", out},       {"hosts", hosts},
               {"links", links}};
     if (builder) j["across"] = builder->across();
+    if (!prom.is_null()) j["prometheus"] = prom;
     std::string path = state_root() + "/" + (*state)->id() + "/lab.json";
     std::ofstream(path) << j.dump(2) << "\n";
     say("ok " + (*state)->id());
@@ -101,11 +103,11 @@ int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, const C
   };
   Status st = ok_status();
   if (builder)
-    st = with_case_built(sc, ci, **state, out, capture, while_up,
+    st = with_case_built(sc, ci, **state, out, capture, metrics, while_up,
                          [&](RunContext& rc, const CaseSpec& cs, size_t i, const std::string& case_out,
                              CaseTopology& topo) { return builder->build(rc, cs, i, case_out, topo); });
   else
-    st = with_case_built(sc, ci, **state, out, capture, while_up);
+    st = with_case_built(sc, ci, **state, out, capture, metrics, while_up);
   builder.reset();  // the run out of etcd, the emulated machines gone
   if (!st.ok()) {
     say("error " + st.error().message);
@@ -117,11 +119,12 @@ int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, const C
 }  // namespace
 
 Result<int> lab_up(const std::string& label, const std::string& text, const std::string& only_case,
-                   const std::string& out_dir, const CaptureOptions& capture,
+                   const std::string& out_dir, const CaptureOptions& capture, bool metrics,
                    const LabBuilderFactory& across) {
   FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, text.empty() ? load_scenario(label) : parse_scenario(text, label));
   FLOWLAB_TRY(capture_selection(sc, capture.links, label));  // before anything exists
   if (capture.max_mb <= 0) return fail("--capture-max must be more than 0 MB");
+  FLOWLAB_TRY(metrics_settings(sc, metrics, bool(across)));
   size_t ci = 0;
   if (!only_case.empty()) {
     auto it = std::find_if(sc.cases.begin(), sc.cases.end(),
@@ -141,7 +144,7 @@ Result<int> lab_up(const std::string& label, const std::string& text, const std:
     setsid();
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (devnull >= 0) dup2(devnull, 0);
-    std::exit(supervise(sc, ci, out_dir, capture, across, p[1]));
+    std::exit(supervise(sc, ci, out_dir, capture, metrics, across, p[1]));
   }
   close(p[1]);
   std::fprintf(stderr, "lab: bringing up %s case %s ...\n", sc.name.c_str(), sc.cases[ci].name.c_str());

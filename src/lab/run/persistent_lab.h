@@ -44,10 +44,12 @@ using AcrossExec = std::function<Result<int>(const nlohmann::json&, const std::s
                                              const std::vector<std::string>&)>;
 
 // Returns the exit code for the CLI (in the parent: 0 once the lab is up).
-// With `capture`, the case's links are captured to files from bring-up to down.
+// With `capture`, the case's links are captured to files from bring-up to down;
+// with `metrics` (or the scenario's `metrics:`), a Prometheus scrapes the case's
+// flowlab switches and controllers (its address in lab.json's "prometheus").
 // With `across`, the case is built by what it makes.
 Result<int> lab_up(const std::string& label, const std::string& text, const std::string& only_case,
-                   const std::string& out_dir, const CaptureOptions& capture = {},
+                   const std::string& out_dir, const CaptureOptions& capture = {}, bool metrics = false,
                    const LabBuilderFactory& across = {});
 // Mininet's CLI rule: every argument after the command that is exactly a host's
 // name becomes that host's address ("ping h2" -> "ping 10.0.0.2"); cmd[0] stays.

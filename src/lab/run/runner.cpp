@@ -148,6 +148,7 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
   auto bytes_before =
       topo.core_ns.empty() ? std::map<std::string, long long>{} : interface_bytes(topo.core_ns);
   uint64_t tests_t0 = monotonic_ns();
+  double tests_t0_unix = unix_now();
   std::map<std::string, std::string> lost;  // across machines: machine -> why it was lost
   for (const TestSpec* t : tests) {
     if (interrupted()) {
@@ -194,6 +195,7 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
     std::fprintf(stderr, "lab: [%s] %s\n", cs.name.c_str(), why.c_str());
   }
   if (topo.capture) rec["capture"] = topo.capture->finish();  // files closed, per link counts
+  if (topo.prometheus) rec["metrics"] = case_metrics_record(*topo.prometheus, tests_t0_unix, unix_now());
   // Bytes per switch-side interface over the tests: the load on each link (topology picture).
   rec["tests_elapsed_s"] = double(monotonic_ns() - tests_t0) / 1e9;
   json link_bytes = json::object();
@@ -242,14 +244,15 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
 
 }  // namespace
 
-Status with_case_built(
-    const Scenario& sc, size_t ci, RunState& state, const std::string& out_dir, const CaptureOptions& capture,
-    const std::function<void(const std::map<std::string, std::string>&, const nlohmann::json&)>& while_up,
-    const std::function<Status(RunContext&, const CaseSpec&, size_t, const std::string&, CaseTopology&)>&
-        build) {
+Status with_case_built(const Scenario& sc, size_t ci, RunState& state, const std::string& out_dir,
+                       const CaptureOptions& capture, bool metrics, const WhileUp& while_up,
+                       const std::function<Status(RunContext&, const CaseSpec&, size_t, const std::string&,
+                                                  CaseTopology&)>& build) {
   FLOWLAB_ASSIGN_OR_RETURN(auto capture_links, capture_selection(sc, capture.links, sc.path));
-  RunContext rc{sc,      state, out_dir, self_binary(), {}, {}, capture_links, uint64_t(capture.max_mb * 1e6),
-                nullptr, build};
+  FLOWLAB_ASSIGN_OR_RETURN(auto metrics_on, metrics_settings(sc, metrics, bool(build)));
+  RunContext rc{sc,      state, out_dir,       self_binary(),
+                {},      {},    capture_links, uint64_t(capture.max_mb * 1e6),
+                nullptr, build, metrics_on};
   const CaseSpec& cs = sc.cases.at(ci);
   if (auto why = case_skip_reason(cs, rc.flowlab_bin); !why.empty()) return fail("case {}: {}", cs.name, why);
   std::string case_out = out_dir + "/" + cs.name;
@@ -257,7 +260,8 @@ Status with_case_built(
   fs::create_directories(case_out, ec);
   CaseTopology topo;
   FLOWLAB_TRY(build ? build(rc, cs, ci, case_out, topo) : build_case(rc, cs, ci, case_out, topo));
-  while_up(topo.host_ns, links_record(topo.handles));
+  while_up(topo.host_ns, links_record(topo.handles),
+           topo.prometheus ? topo.prometheus->record() : nlohmann::json(nullptr));
   return ok_status();
 }
 
@@ -274,6 +278,7 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
   // Before anything exists: a capture of a link the scenario lacks leaves nothing behind.
   FLOWLAB_ASSIGN_OR_RETURN(auto capture_links, capture_selection(sc, opts.capture.links, file));
   if (opts.capture.max_mb <= 0) return fail("--capture-max must be more than 0 MB");
+  FLOWLAB_ASSIGN_OR_RETURN(auto metrics, metrics_settings(sc, opts.metrics, bool(opts.build)));
   if (geteuid() != 0) return fail("flowlab lab run needs root (network namespaces); try sudo");
   install_signal_handlers();
   FLOWLAB_ASSIGN_OR_RETURN(auto state, RunState::create(sc.name));
@@ -287,9 +292,9 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts) {
                sc.name.c_str(), file.c_str(), state->id().c_str(), sc.cases.size(), sc.tests.size(),
                out.c_str());
 
-  RunContext rc{sc,      *state,    out,           self_binary(),
-                {},      {},        capture_links, uint64_t(opts.capture.max_mb * 1e6),
-                nullptr, opts.build};
+  RunContext rc{sc,      *state,     out,           self_binary(),
+                {},      {},         capture_links, uint64_t(opts.capture.max_mb * 1e6),
+                nullptr, opts.build, metrics};
   json doc = {{"scenario",
                {{"name", sc.name},
                 {"file", opts.scenario_text.empty() ? fs::absolute(file).string() : file},

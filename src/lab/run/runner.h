@@ -32,6 +32,9 @@ struct RunOptions {
   std::string scenario_text;
   int repeat = 1;  // each case N times, interleaved; medians + min-max (repeat.h)
   CaptureOptions capture;
+  // `--metrics`: a Prometheus per case scraping its flowlab switches and
+  // controllers (also the scenario's `metrics:`; lab/run/case_metrics.h).
+  bool metrics = false;
   // Builds each case instead of this machine (lab/machines' coordinator); empty:
   // build_case here.
   std::function<Status(RunContext&, const CaseSpec&, size_t, const std::string&, CaseTopology&)> build;
@@ -48,14 +51,17 @@ Result<std::string> validate_scenario(const std::string& file, const std::string
 struct Scenario;
 class RunState;
 // Builds case `ci` (namespaces, links, controllers, switches, STP settled, captures
-// running) and calls `while_up(host -> namespace, links)` while it stands (links as
-// case_capture.h's links_record); tears it all down after, on every path. With
-// `build`, the case is built by it (across machines) instead of build_case.
-Status with_case_built(
-    const Scenario& sc, size_t ci, RunState& state, const std::string& out_dir, const CaptureOptions& capture,
-    const std::function<void(const std::map<std::string, std::string>&, const nlohmann::json&)>& while_up,
-    const std::function<Status(RunContext&, const CaseSpec&, size_t, const std::string&, CaseTopology&)>&
-        build = {});
+// running, Prometheus scraping with `metrics`) and calls `while_up(host -> namespace,
+// links, prometheus)` while it stands (links as case_capture.h's links_record,
+// prometheus as PrometheusServer::record or null); tears it all down after, on
+// every path. With `build`, the case is built by it (across machines) instead of
+// build_case.
+using WhileUp = std::function<void(const std::map<std::string, std::string>&, const nlohmann::json&,
+                                   const nlohmann::json&)>;
+Status with_case_built(const Scenario& sc, size_t ci, RunState& state, const std::string& out_dir,
+                       const CaptureOptions& capture, bool metrics, const WhileUp& while_up,
+                       const std::function<Status(RunContext&, const CaseSpec&, size_t, const std::string&,
+                                                  CaseTopology&)>& build = {});
 // Re-renders report.html and prints the table from DIR/results.json.
 Status rerender_report(const std::string& dir);
 // `flowlab lab diff OLD NEW` (results.json files or run folders): prints what moved

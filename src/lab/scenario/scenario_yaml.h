@@ -59,6 +59,8 @@ Status check_name(const Ctx& c, const YAML::Node& n, std::string_view key, const
 Status check_cidr(const Ctx& c, const YAML::Node& n, const std::string& a);
 
 // topology_nodes.cpp
+// `metrics: true|false|{interval: 1s, port: 9090}` into s.metrics*.
+Status parse_metrics(const Ctx& c, const YAML::Node& n, Scenario& s);
 Result<HostSpec> parse_host(const Ctx& c, const std::string& name, const YAML::Node& n);
 Result<SwitchSpec> parse_switch(const Ctx& c, const std::string& name, const YAML::Node& n);
 Result<ControllerSpec> parse_controller(const Ctx& c, const std::string& name, const YAML::Node& n);

@@ -101,7 +101,7 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
   try {
     FLOWLAB_TRY(check_keys(c, root, "scenario",
                            {"name", "description", "topology", "hosts", "switches", "controllers", "links",
-                            "cases", "tests", "settle", "events", "capture", "underlay"}));
+                            "cases", "tests", "settle", "events", "capture", "underlay", "metrics"}));
     Scenario s;
     s.path = path;
     if (!root["name"]) return c.err(root, "name", "the scenario needs a 'name'");
@@ -184,6 +184,7 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
         LAB_ASSIGN(s.capture, str_list(c, cap, "capture"));
       }
     }
+    if (auto m = root["metrics"]) FLOWLAB_TRY(parse_metrics(c, m, s));
     if (auto ul = root["underlay"]) {
       if (!ul.IsMap()) return c.err(ul, "underlay", "expected {rate: 1G, mtu: 1500}");
       FLOWLAB_TRY(check_keys(c, ul, "underlay", {"rate", "mtu"}));

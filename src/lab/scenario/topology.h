@@ -140,6 +140,12 @@ struct Scenario {
   // (lab/capture/link_select.h reads the items; the run checks them against the links).
   std::vector<std::string> capture;
   int capture_line = 0;
+  // `metrics: true` or `metrics: {interval: 1s, port: 9090}`: a Prometheus in each
+  // case scraping its flowlab switches and controllers every `interval`, listening
+  // on 127.0.0.1:`port` of the case's core namespace (lab/measure/prometheus.h).
+  bool metrics = false;
+  double metrics_interval_s = 1;
+  int metrics_port = 9090;
   // `underlay: {rate: 1G, mtu: 1500}`: the machines' network when the scenario runs
   // across machines (--machines shapes its emulated NICs to the rate; the verdicts
   // take it as the bound); --underlay-rate / --underlay-mtu override. 0: not given.

@@ -89,7 +89,8 @@ Result<HostSpec> parse_host(const Ctx& c, const std::string& name, const YAML::N
   h.name = name;
   h.line = line_of(n);
   // A host with no keys gets its interfaces from the links, without addresses.
-  if (!n.IsNull()) FLOWLAB_TRY(check_keys(c, n, "host", {"addr", "mtu", "mac", "offloads", "interfaces", "machine"}));
+  if (!n.IsNull())
+    FLOWLAB_TRY(check_keys(c, n, "host", {"addr", "mtu", "mac", "offloads", "interfaces", "machine"}));
   if (n.IsMap() && (n["addr"] || n["mtu"] || n["mac"])) {
     YAML::Node e(YAML::NodeType::Map);
     if (n["addr"]) e["addr"] = n["addr"];
@@ -117,8 +118,8 @@ Result<SwitchSpec> parse_switch(const Ctx& c, const std::string& name, const YAM
   SwitchSpec s;
   s.name = name;
   s.line = line_of(n);
-  FLOWLAB_TRY(
-      check_keys(c, n, "switch", {"kind", "dpid", "controller", "security_group", "args", "stp", "ports", "machine"}));
+  FLOWLAB_TRY(check_keys(
+      c, n, "switch", {"kind", "dpid", "controller", "security_group", "args", "stp", "ports", "machine"}));
   if (!n["kind"]) return c.err(n, name, "switch needs 'kind' (flowlab|ovs|ovs-tso|linux-bridge)");
   FLOWLAB_ASSIGN_OR_RETURN(auto kind, str(c, n["kind"], "kind"));
   if (kind == "flowlab")
@@ -335,6 +336,29 @@ YAML::Node merged(const YAML::Node& base, const YAML::Node& over) {
   YAML::Node out = base ? YAML::Clone(base) : YAML::Node(YAML::NodeType::Map);
   for (const auto& kv : over) out[kv.first.as<std::string>()] = kv.second;
   return out;
+}
+
+Status parse_metrics(const Ctx& c, const YAML::Node& n, Scenario& s) {
+  if (n.IsScalar()) {
+    LAB_ASSIGN(s.metrics, (scalar<bool>(c, n, "metrics", "true/false or {interval: 1s, port: 9090}")));
+    return ok_status();
+  }
+  if (!n.IsMap()) return c.err(n, "metrics", "expected true/false or {interval: 1s, port: 9090}");
+  FLOWLAB_TRY(check_keys(c, n, "metrics", {"interval", "port"}));
+  s.metrics = true;
+  if (auto iv = n["interval"]) {
+    std::string text;
+    LAB_ASSIGN(text, (scalar<std::string>(c, iv, "interval", "a duration (1s, 500ms)")));
+    auto ns = parse_duration_ns(text);
+    if (!ns.ok() || *ns < 100'000'000 || *ns > 60'000'000'000)
+      return c.err(iv, "interval", "expected a scrape interval of 100ms..60s (1s, 500ms)");
+    s.metrics_interval_s = double(*ns) / 1e9;
+  }
+  if (auto p = n["port"]) {
+    LAB_ASSIGN(s.metrics_port, (scalar<int>(c, p, "port", "a TCP port")));
+    if (s.metrics_port < 1 || s.metrics_port > 65535) return c.err(p, "port", "expected a TCP port, 1-65535");
+  }
+  return ok_status();
 }
 
 }  // namespace flowlab::lab::yaml_parse
