@@ -518,6 +518,63 @@ FILES["issue13"] = ["issue 13: pbb, more set-field, push_mpls on non-ip, short f
 ]]
 
 
+# ---- issue 28: ICMPv4 matched after pop_mpls; meters as Ryu's suite runs them ----
+# Ryu's of13/meter cases offer twice the band rate ("2Mbps(ethernet/ipv4/tcp)
+# --> meter:1Mbps(drop)") with no OFPMF_BURST, and the tester counts a kbit as
+# 1024 bits (tester.py: conv = 1024 / 8). The rates here are ones the tester
+# can offer on this machine (it sends packet-outs from Python).
+ICMP_T = "icmp(type_=%d,code=%d,data=echo(id_=1,seq=1,data=b'\\x5a' * 32))"  # 74 bytes popped: no padding
+ICMP_MPLS_T = [eth(et=34887), "mpls(label=100,exp=0,bsb=1,ttl=64)", ip4(proto=1, tos=0), ICMP_T]
+ICMP_OUT = [eth(), ip4(proto=1, tos=0), ICMP_T]
+
+
+def pop_then(field, value, hit, miss_tc):
+    return case("pop_mpls:0x0800, goto_table 1, match %s" % field, [
+        flow(match(IN1, oxm("eth_type", 34887)),
+             [apply({"OFPActionPopMpls": {"ethertype": 2048}}), {"OFPInstructionGotoTable": {"table_id": 1}}]),
+        flow(match(IPV4, oxm("ip_proto", 1), oxm(field, value)), [apply(out())], table_id=1)],
+        [egress([x % hit if x == ICMP_T else x for x in ICMP_MPLS_T],
+                [x % hit if x == ICMP_T else x for x in ICMP_OUT]),
+         {"ingress": [x % miss_tc if x == ICMP_T else x for x in ICMP_MPLS_T], "table-miss": [1]}])
+
+
+BIG = [eth(), ip4(), tcp(), "(b'\\x11' * (1000 - 58))"]
+BIG_AF11 = [eth(), ip4(tos=10 << 2), tcp(), "(b'\\x11' * (1000 - 58))"]
+
+
+def ryu_drop(unit, rate, pktps, pkt=BIG):
+    flags = MFL_KBPS if unit == "kbps" else MFL_PKTPS
+    return case("drop band %d %s, twice the rate offered, no burst flag" % (rate, unit), [
+        meter(1, flags, [{"OFPMeterBandDrop": {"rate": rate}}]),
+        flow(match(IN1), [{"OFPInstructionMeter": {"meter_id": 1}}, apply(out())])],
+        [{"ingress": stream(pkt, pktps=pktps, secs=10),
+          "egress": {"throughput": [tput([IN_T2], **{unit: rate})]}}])
+
+
+def ryu_remark(unit, rate, pktps):
+    # AF11 in profile passes unchanged at the band rate; the rest leaves as AF12.
+    flags = MFL_KBPS if unit == "kbps" else MFL_PKTPS
+    return case("dscp_remark band %d %s, twice the rate offered, no burst flag" % (rate, unit), [
+        meter(1, flags, [{"OFPMeterBandDscpRemark": {"rate": rate, "prec_level": 1}}]),
+        flow(match(IN1), [{"OFPInstructionMeter": {"meter_id": 1}}, apply(out())])],
+        [{"ingress": stream(BIG_AF11, pktps=pktps, secs=10),
+          "egress": {"throughput": [tput([IN_T2, IPV4, oxm("ip_dscp", 10)], **{unit: rate})]}}])
+
+
+FILES["issue28"] = ["issue 28: icmpv4 after pop_mpls, meters at twice the band rate", [
+    pop_then("icmpv4_type", 8, (8, 0), (0, 0)),
+    pop_then("icmpv4_code", 3, (3, 3), (3, 1)),
+    ryu_drop("kbps", 1000, 250),     # 2 Mbit/s of 1000-byte frames
+    ryu_drop("kbps", 4000, 1000),    # 8 Mbit/s
+    ryu_drop("pktps", 100, 200),
+    ryu_drop("pktps", 400, 800),
+    ryu_remark("kbps", 1000, 250),
+    ryu_remark("kbps", 4000, 1000),
+    ryu_remark("pktps", 100, 200),
+    ryu_remark("pktps", 400, 800),
+]]
+
+
 # ---- smoke subset (tests/interop/conformance_test.cpp): 8 fast cases ----
 def pick(name, *descs):
     return [c for c in FILES[name][1] if c["description"] in descs]

@@ -69,6 +69,41 @@ TEST(Pipeline, ApplyActionsChangeWhatLaterTablesMatch) {
   EXPECT_TRUE(csum::checksums_ok(r.out.sent[0].data.data(), r.out.sent[0].data.size()));
 }
 
+// pop_mpls re-extracts the key: the next table matches the ICMP header that
+// was behind the label (type and code), as it would on a plain IPv4 frame.
+TEST(Pipeline, PopMplsThenGotoMatchesIcmpBehindTheLabel) {
+  Rig r;
+  of::Match mpls;
+  mpls.add(f(OxmId::kEthType, 0x8847));
+  of::FlowMod t0 = add_flow(0, 1, mpls, {Action::pop_mpls(0x0800)});
+  t0.instructions.push_back(Instruction::goto_table(1));
+  r.add(t0);
+  of::Match icmp;
+  icmp.add(f(OxmId::kEthType, 0x0800)).add(f(OxmId::kIpProto, 1)).add(f(OxmId::kIcmpv4Type, 8));
+  r.add(add_flow(1, 2, icmp, {Action::output(2)}));
+  of::Match code;
+  code.add(f(OxmId::kEthType, 0x0800)).add(f(OxmId::kIpProto, 1)).add(f(OxmId::kIcmpv4Code, 3));
+  r.add(add_flow(1, 1, code, {Action::output(3)}));
+  auto frame = [](uint8_t type, uint8_t c) {
+    return FrameBuilder()
+        .eth(mac(0x0a0000000002), mac(0x0a0000000001))
+        .mpls(100)
+        .ipv4(ip4("10.0.0.1"), ip4("10.0.0.2"))
+        .icmp(type, c)
+        .build();
+  };
+  r.send(frame(8, 0));  // echo request: the type flow
+  r.send(frame(3, 3));  // port unreachable: the code flow
+  r.send(frame(0, 0));  // echo reply: neither, a miss in table 1
+  ASSERT_EQ(r.out.ports(), (std::vector<uint32_t>{2, 3}));
+  const Bytes& o = r.out.sent[0].data;
+  EXPECT_EQ(load_be16(&o[12]), 0x0800);
+  EXPECT_EQ(o[14 + 20], 8);  // the ICMP type right after the IPv4 header
+  auto ts = r.dp.table_stats();
+  EXPECT_EQ(ts.stats[1].lookup_count, 3u);
+  EXPECT_EQ(ts.stats[1].matched_count, 2u);
+}
+
 TEST(Pipeline, CacheIsInvalidatedByNewVersion) {
   Rig r;
   r.add(add_flow(0, 1, match_ip_dst("10.0.0.2"), {Action::output(2)}));

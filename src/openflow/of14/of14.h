@@ -1,0 +1,175 @@
+// The OpenFlow 1.4 codec (wire version 5).
+//
+// Idea. Most of OpenFlow 1.4's wire is OpenFlow 1.3's with version 5 in the
+// header (hello, echo, features, config, packet-in/out, flow-removed, group
+// and meter mods, barrier, role request, most multiparts): those decode into
+// the shared model (of::Message, version kOf14) through the OF1.3 codec. What
+// 1.4 changed or added has its own structs:
+//   - flow-mod and flow stats: 1.3's, with the two padding bytes 1.4 turned
+//     into `importance` (eviction) beside them;
+//   - ports with properties: ofp_port is 40 bytes plus TLVs, the ethernet
+//     property (type 0, 32 bytes) carrying curr/advertised/supported/peer and
+//     the speeds; port-status, port-desc replies and port-mod (ethernet
+//     property: advertise) use it. Other properties (optical, experimenter)
+//     are kept as raw TLV bytes.
+//   - role status (30), table status (31) with their raw properties;
+//   - set-async and get-async reply as a property list (type, mask), 1.4's
+//     role/table status and request-forward masks included;
+//   - the standard bundles: OFPT_BUNDLE_CONTROL (33) and
+//     OFPT_BUNDLE_ADD_MESSAGE (34), whose bodies are the ONF OF1.3
+//     extension's (of13/bundle.h structs, flags ATOMIC / ORDERED).
+// Parts of 1.4 with a different wire that this codec does not decode yet
+// (port and queue stats replies, table/queue description, flow monitor,
+// request-forward, table-mod properties) are refused with an error that
+// names them, never decoded the 1.3 way.
+//
+// Invariants. decode_of14 never reads past the message; a decoded message
+// re-encodes to the same bytes when the input was canonical (zero padding,
+// properties in the order this codec writes them: ethernet first).
+#pragma once
+
+#include <cstdint>
+#include <variant>
+#include <vector>
+
+#include "core/bytes.h"
+#include "core/result.h"
+#include "openflow/errors.h"
+#include "openflow/message.h"
+#include "openflow/of13/bundle.h"
+
+namespace flowlab::of::of14 {
+
+inline constexpr uint8_t kOf14 = 0x05;
+
+enum class Type : uint8_t {
+  kRoleStatus = 30,
+  kTableStatus = 31,
+  kRequestForward = 32,
+  kBundleControl = 33,
+  kBundleAddMessage = 34,
+};
+
+// ofp_port_desc_prop_type, ofp_port_mod_prop_type
+inline constexpr uint16_t kPortPropEthernet = 0;
+inline constexpr uint16_t kPortPropOptical = 1;
+// ofp_bad_property_code (error type OFPET_BAD_PROPERTY)
+inline constexpr uint16_t kErrBadProperty = 14;
+inline constexpr uint16_t kErrBundleFailed = 17;
+
+// OFPT_FLOW_MOD: 1.3's body and its importance.
+struct FlowMod {
+  of::FlowMod mod;
+  uint16_t importance = 0;
+  bool operator==(const FlowMod&) const = default;
+};
+
+// OFPMP_FLOW reply: 1.3's entries, each with its importance.
+struct FlowStatsReply {
+  uint16_t flags = 0;
+  std::vector<FlowStats> flows;
+  std::vector<uint16_t> importance;  // one per entry of `flows`
+  bool operator==(const FlowStatsReply&) const = default;
+};
+
+// An ofp_port of 1.4: the shared PortDesc (its ethernet fields filled from the
+// ethernet property) and the properties that are not ethernet, raw.
+struct Port {
+  PortDesc desc;
+  bool ethernet = true;  // carries the ethernet property
+  Bytes other_props;     // optical / experimenter TLVs, as received
+  bool operator==(const Port&) const = default;
+};
+
+struct PortStatus {
+  uint8_t reason = 0;  // PortStatusReason
+  Port port;
+  bool operator==(const PortStatus&) const = default;
+};
+
+struct PortMod {
+  of::PortMod mod;       // advertise from the ethernet property
+  bool ethernet = true;  // carries the ethernet property
+  Bytes other_props;     // optical / experimenter TLVs
+  bool operator==(const PortMod&) const = default;
+};
+
+// OFPMP_PORT_DESC reply.
+struct PortDescReply {
+  uint16_t flags = 0;
+  std::vector<Port> ports;
+  bool operator==(const PortDescReply&) const = default;
+};
+
+enum class RoleStatusReason : uint8_t { kMasterRequest = 0, kConfig = 1, kExperimenter = 2 };
+struct RoleStatus {
+  ControllerRole role = ControllerRole::kEqual;
+  RoleStatusReason reason = RoleStatusReason::kMasterRequest;
+  uint64_t generation_id = 0;
+  Bytes properties;
+  bool operator==(const RoleStatus&) const = default;
+};
+
+enum class TableStatusReason : uint8_t { kVacancyDown = 3, kVacancyUp = 4 };
+struct TableStatus {
+  TableStatusReason reason = TableStatusReason::kVacancyDown;
+  uint8_t table_id = 0;
+  uint32_t config = 0;
+  Bytes properties;  // eviction / vacancy TLVs of the ofp_table_desc
+  bool operator==(const TableStatus&) const = default;
+};
+
+// ofp_async_config_prop_type: an even type is the slave mask, odd the master.
+enum class AsyncProp : uint16_t {
+  kPacketInSlave = 0,
+  kPacketInMaster = 1,
+  kPortStatusSlave = 2,
+  kPortStatusMaster = 3,
+  kFlowRemovedSlave = 4,
+  kFlowRemovedMaster = 5,
+  kRoleStatusSlave = 6,
+  kRoleStatusMaster = 7,
+  kTableStatusSlave = 8,
+  kTableStatusMaster = 9,
+  kRequestForwardSlave = 10,
+  kRequestForwardMaster = 11,
+};
+struct AsyncProperty {
+  uint16_t type = 0;
+  uint32_t mask = 0;
+  bool operator==(const AsyncProperty&) const = default;
+};
+// OFPT_SET_ASYNC (28) or OFPT_GET_ASYNC_REPLY (27).
+struct AsyncConfig {
+  bool reply = false;  // GET_ASYNC_REPLY
+  std::vector<AsyncProperty> props;
+  bool operator==(const AsyncConfig&) const = default;
+};
+// `base` with the properties of the three kinds OF1.3 has (packet-in, port
+// status, flow removed) applied over it; the other kinds are not in the model.
+of::AsyncConfig apply_async(const of::AsyncConfig& base, const AsyncConfig& props);
+
+using Body = std::variant<of::Message, FlowMod, FlowStatsReply, PortStatus, PortMod, PortDescReply,
+                          RoleStatus, TableStatus, AsyncConfig, BundleControl, BundleAdd>;
+
+struct Message {
+  uint32_t xid = 0;
+  Body body;  // an of::Message here has version kOf14 and this xid
+  bool operator==(const Message&) const = default;
+};
+
+Result<Message, OfError> decode_of14(ByteSpan wire);
+Result<Bytes, OfError> encode_of14(const Message& msg);
+
+// ---- the ports' wire (ports.cpp); the cursor-free helpers the codec uses ----
+// Decodes one ofp_port at `at` in `wire`, its length from its own field;
+// `consumed` is that length.
+Result<Port, OfError> decode_port(ByteSpan wire, size_t at, size_t& consumed);
+void encode_port(const Port& p, Bytes& out);
+Result<PortMod, OfError> decode_port_mod(ByteSpan body, size_t at);
+void encode_port_mod(const PortMod& p, Bytes& out);
+// TLV properties (type, length >= 4, padded to 8): checks the list; what is
+// wrong in `why`.
+bool properties_ok(ByteSpan props, std::string& why);
+
+}  // namespace flowlab::of::of14
