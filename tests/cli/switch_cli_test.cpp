@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -80,6 +81,17 @@ TEST(SwitchCli, BusyListenPortExits2) {
   EXPECT_EQ(lines(r.out), 1u) << r.out;
 }
 
+// Whether the process takes SIGTERM itself: blocked to wait for it (SigBlk of its
+// main thread in /proc/PID/status, the switch's sigwait) or caught (SigCgt).
+bool takes_sigterm(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("SigBlk:", 0) == 0 || line.rfind("SigCgt:", 0) == 0)
+      if ((std::stoull(line.substr(7), nullptr, 16) >> (SIGTERM - 1)) & 1) return true;
+  return false;
+}
+
 TEST(SwitchCli, SigtermExits0) {
   if (::geteuid() != 0) GTEST_SKIP() << "opening an AF_PACKET port on lo needs root";
   pid_t pid = ::fork();
@@ -87,7 +99,13 @@ TEST(SwitchCli, SigtermExits0) {
     ::execl(FLOWLAB_BINARY, FLOWLAB_BINARY, "switch", "--port", "lo", "--log-level", "error", nullptr);
     ::_exit(127);
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  // SIGTERM before the switch takes it would kill it by the default action: wait
+  // (up to 20 s: an ASan build on a loaded machine) until /proc says it takes it,
+  // then let it open its port.
+  for (int i = 0; i < 2000 && !takes_sigterm(pid); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(takes_sigterm(pid)) << "the switch never blocked or caught SIGTERM";
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   ::kill(pid, SIGTERM);
   int st = 0;
   bool reaped = false;
