@@ -1,7 +1,7 @@
 // libFuzzer target for what an agent and the coordinator read from etcd: a
 // case's plan (lab::decode_plan, then the scenario inside it and each machine's
 // part of it), an agent's status and its registration, a command for an agent
-// and its reply (exec_wire.h). Never crash; whatever
+// and its reply (exec_wire.h; an event's `set` shape too). Never crash; whatever
 // decodes encodes to text that decodes to the same again.
 #include <cstdint>
 #include <cstdlib>
@@ -37,6 +37,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto q = lab::decode_exec_request(text); q.ok()) {
     auto again = lab::decode_exec_request(lab::encode_exec_request(*q));
     if (!again.ok() || again->argv != q->argv || again->ns != q->ns || again->env != q->env) std::abort();
+    if (again->event.set.a_to_b.to_wire() != q->event.set.a_to_b.to_wire() ||
+        again->event.set.b_to_a.to_wire() != q->event.set.b_to_a.to_wire())
+      std::abort();
   }
   if (auto r = lab::decode_exec_reply(text); r.ok()) {
     auto again = lab::decode_exec_reply(lab::encode_exec_reply(*r));

@@ -29,6 +29,13 @@ class LabMachines : public LabDirTest {
       out.insert(e.path().filename().string());
     return out;
   }
+  // The namespaces of run `id` (its nodes', its wires'), on every machine of one box.
+  static std::set<std::string> of_run(const std::string& id) {
+    std::set<std::string> left;
+    for (const auto& ns : namespaces())
+      if (ns.rfind("fl" + id + "-", 0) == 0) left.insert(ns);
+    return left;
+  }
   nlohmann::json results() const {
     std::ifstream in(out() + "/results.json");
     return in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
@@ -68,16 +75,18 @@ class LabMachines : public LabDirTest {
   // Agents m0 and m1 on the two "machines", as on machines of their own: each in a
   // mount namespace whose /run/netns holds its underlay's file alone, so what it
   // builds is out of this process's sight. Empty if one did not start.
-  // With `sealed` false they share this process's /run/netns.
+  // With `sealed` false they share this process's /run/netns; `mb_addr` is
+  // m1's --underlay.
   std::vector<Process> sealed_agents(const std::string& etcd, const std::string& ma, const std::string& mb,
-                                     bool sealed = true) {
+                                     bool sealed = true, const std::string& mb_addr = "192.0.2.12") {
     const char* seal =
         "set -e; d=\"$1\"; u=\"$2\"; shift 2; mkdir -p \"$d\"; mount --rbind /run/netns \"$d\"; "
         "mount -t tmpfs flowlab-test /run/netns; touch \"/run/netns/$u\"; mount --bind \"$d/$u\" "
         "\"/run/netns/$u\"; "
         "umount -l \"$d\"; exec \"$@\"";
     std::vector<Process> agents;
-    for (auto [name, ns, addr] : {std::tuple{"m0", ma, "192.0.2.11"}, std::tuple{"m1", mb, "192.0.2.12"}}) {
+    for (auto [name, ns, addr] :
+         {std::tuple{"m0", ma, std::string("192.0.2.11")}, std::tuple{"m1", mb, mb_addr}}) {
       std::vector<std::string> argv = {"unshare",
                                        "--mount",
                                        "--propagation",

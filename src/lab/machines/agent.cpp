@@ -1,6 +1,8 @@
 // The agent's registration, its reconcile loop, and one built part per run.
 #include "lab/machines/agent.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -17,6 +19,7 @@
 #include "coord/lease_keeper.h"
 #include "coord/watcher.h"
 #include "core/clock.h"
+#include "lab/host/netns.h"
 #include "lab/host/process.h"
 #include "lab/host/run_state.h"
 #include "lab/machines/agent_status.h"
@@ -64,11 +67,42 @@ EventSpec to_event(const ExecEvent& x) {
   e.action = x.action == "down"   ? EventAction::kLinkDown
              : x.action == "up"   ? EventAction::kLinkUp
              : x.action == "kill" ? EventAction::kKill
+             : x.action == "set"  ? EventAction::kSet
                                   : EventAction::kStart;
   e.node = x.node;
+  e.set = x.set;
   e.link_a = x.link_a;
   e.link_b = x.link_b;
   return e;
+}
+
+// Every other machine of the plan answers on the underlay from here (a ping
+// from this machine's underlay address, each peer at once, two tries): a tunnel
+// to an address that does not answer would carry nothing, so the part is
+// refused before anything is built, naming the machine and the address.
+Status check_peers(const CasePlan& plan, const AgentOptions& o) {
+  std::vector<std::pair<std::string, std::string>> peers;
+  for (const auto& [n, m] : plan.machines)
+    if (n != o.name) peers.emplace_back(n, m.underlay);
+  std::vector<std::string> why(peers.size());
+  (void)parallel_for(peers.size(), 8, [&](size_t i) -> Status {
+    CommandResult r;
+    for (int attempt = 0; attempt < 2 && !r.ok(); ++attempt)
+      r = run_command({"ping", "-n", "-q", "-c", "1", "-W", "2", "-I", o.underlay, peers[i].second},
+                      in_ns(o.underlay_ns, 5));
+    if (!r.ok())
+      why[i] = fmt::format("machine {}'s underlay address {} does not answer from {} ({})", peers[i].first,
+                           peers[i].second, o.underlay, r.exit_code == 1 ? "no reply to ping" : r.describe());
+    return ok_status();
+  });
+  std::vector<std::string> bad;
+  for (const auto& w : why)
+    if (!w.empty()) bad.push_back(w);
+  if (bad.empty()) return ok_status();
+  return fail(
+      "{}: its tunnels would carry nothing; nothing was built (check each machine's --underlay address and "
+      "the network between the machines)",
+      fmt::join(bad, "; "));
 }
 
 class Agent {
@@ -269,7 +303,7 @@ class Agent {
       failed_[id] = revision;
       report_failed(id, plan.case_name, why);
     };
-    put_status(id, {opts_.name, plan.case_name, "building", "", "", {}, {}, 0});
+    put_status(id, {opts_.name, plan.case_name, "building", "", "", {}, {}, 0, nlohmann::json::array()});
     auto sc = parse_scenario(plan.scenario, plan.file);
     if (!sc.ok()) return fail_once(sc.error().message);
     b.sc = std::make_unique<Scenario>(std::move(*sc));
@@ -280,6 +314,7 @@ class Agent {
     auto part = part_for(*b.sc, cs, plan, opts_.name);
     if (!part.ok()) return fail_once(part.error().message);
     b.part = std::move(*part);
+    if (Status reach = check_peers(plan, opts_); !reach.ok()) return fail_once(reach.error().message);
     b.part.underlay_ns = opts_.underlay_ns;
     b.part.underlay_addr = opts_.underlay;
     b.part.underlay_dev = opts_.underlay_dev;
@@ -289,10 +324,13 @@ class Agent {
     std::string out = b.state->dir() + "/out";
     std::error_code ec;
     fs::create_directories(out + "/" + cs.name, ec);
+    size_t halves = 0;  // shaped links between machines: this machine shapes its way out
+    for (const auto& [li, t] : b.part.tunnels) halves += !t.vlan && link_needs_wire(*b.sc, li);
+    std::string shaped = halves ? fmt::format(", {} shaped half(s)", halves) : "";
     std::fprintf(stderr,
-                 "lab agent %s: run %s case %s: building %zu node(s), %zu tunnel(s), inner MTU %d%s\n",
+                 "lab agent %s: run %s case %s: building %zu node(s), %zu tunnel(s)%s, inner MTU %d%s\n",
                  opts_.name.c_str(), id.c_str(), cs.name.c_str(), b.part.nodes.size(), b.part.tunnels.size(),
-                 b.part.tunnel_mtu, b.part.controllers ? ", the controllers" : "");
+                 shaped.c_str(), b.part.tunnel_mtu, b.part.controllers ? ", the controllers" : "");
     RunContext rc{*b.sc, *b.state, out, self_binary(), {}, {}, {}, 0, &b.part, {}, {}};
     b.topo = std::make_unique<CaseTopology>();
     Status st = build_case(rc, cs, ci, out + "/" + cs.name, *b.topo);
@@ -300,9 +338,12 @@ class Agent {
       b.teardown();
       return fail_once(st.error().message);
     }
-    AgentStatus s{opts_.name, plan.case_name, "ready", "", b.topo->core_ns, b.topo->host_ns, {}, 0};
+    AgentStatus s{opts_.name, plan.case_name,         "ready", "", b.topo->core_ns, b.topo->host_ns, {},
+                  0,          nlohmann::json::array()};
     for (const auto& [a, z] : b.topo->handles.link_ends)
       s.link_ends.push_back({{a.ns, a.ifname}, {z.ns, z.ifname}});
+    s.shaped_links = shaped_link_records(b.topo->handles);
+    for (auto& l : s.shaped_links) l["machine"] = opts_.name;
     s.build_s = double(monotonic_ns() - t0) / 1e9;
     std::fprintf(stderr, "lab agent %s: run %s case %s: ready in %.2f s\n", opts_.name.c_str(), id.c_str(),
                  cs.name.c_str(), s.build_s);

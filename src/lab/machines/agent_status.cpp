@@ -12,8 +12,9 @@ std::string encode_status(const AgentStatus& s) {
   // Explicit arrays: a list of string pairs would otherwise become an object.
   for (const auto& [a, b] : s.link_ends)
     ends.push_back(json::array({json::array({a.first, a.second}), json::array({b.first, b.second})}));
-  return json{{"machine", s.machine}, {"case", s.case_name}, {"state", s.state},     {"error", s.error},
-              {"core_ns", s.core_ns}, {"host_ns", s.host_ns}, {"link_ends", ends}, {"build_s", s.build_s}}
+  return json{{"machine", s.machine}, {"case", s.case_name},  {"state", s.state},
+              {"error", s.error},     {"core_ns", s.core_ns}, {"host_ns", s.host_ns},
+              {"link_ends", ends},    {"build_s", s.build_s}, {"shaped_links", s.shaped_links}}
       .dump();
 }
 
@@ -30,6 +31,10 @@ Result<AgentStatus> decode_status(std::string_view text) {
     s.build_s = j.value("build_s", 0.0);
     const json hosts = j.value("host_ns", json::object()), ends = j.value("link_ends", json::array());
     for (const auto& [h, ns] : hosts.items()) s.host_ns[h] = ns.get<std::string>();
+    s.shaped_links = j.value("shaped_links", json::array());
+    if (!s.shaped_links.is_array()) return fail("agent status: shaped_links is not an array");
+    for (const auto& l : s.shaped_links)
+      if (!l.is_object()) return fail("agent status: a shaped link record is not an object");
     for (const auto& e : ends)
       s.link_ends.push_back({{e.at(0).at(0).get<std::string>(), e.at(0).at(1).get<std::string>()},
                              {e.at(1).at(0).get<std::string>(), e.at(1).at(1).get<std::string>()}});

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,6 +24,9 @@ struct AgentStatus {
   // Per link of the scenario: the ends built here ({ns, ifname}; ns empty: elsewhere).
   std::vector<std::pair<std::pair<std::string, std::string>, std::pair<std::string, std::string>>> link_ends;
   double build_s = 0;
+  // The shaped links built here, as results.json records them (shaped_link_records,
+  // each with its "machine"); the delay lines' counters are not in it.
+  nlohmann::json shaped_links = nlohmann::json::array();
 };
 
 std::string encode_status(const AgentStatus& s);

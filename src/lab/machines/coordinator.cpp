@@ -79,10 +79,6 @@ Status Coordinator::wait_agents(size_t n, double timeout_s) {
 Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std::string&,
                           CaseTopology& topo) {
   const Scenario& sc = rc.sc;
-  for (const auto& e : sc.events)
-    if (e.action == EventAction::kSet)
-      return fail("{}:{}: a `set` event across machines is not supported yet (down/up, kill/start are)",
-                  opts_.file, e.line);
   if (!rc.capture_links.empty())
     return fail(
         "{}: captures across machines are not supported yet (capture on one machine, or leave out "
@@ -168,6 +164,11 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
       fmt::format("[{}] waiting for {} machine(s) to build their parts", cs.name, names.size()));
   uint64_t t0 = monotonic_ns();
   std::map<std::string, AgentStatus> ready;
+  // Failures are gathered for a moment (every machine says what it could not
+  // do, e.g. each one that cannot reach a peer's underlay), then reported together.
+  std::map<std::string, std::string> failed;
+  uint64_t first_failed = 0;
+  constexpr double kFailedGrace = 6;  // past an agent's check of its peers (check_peers: 2 x 2 s)
   Status st = ok_status();
   while (ready.size() < names.size()) {
     if (interrupted()) {
@@ -194,13 +195,21 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
         break;
       }
       if (s->case_name != cs.name) continue;
-      if (s->state == "failed") st = fail("machine {}: {}", s->machine, s->error);
+      if (s->state == "failed") failed[s->machine] = s->error;
       if (s->state == "ready") ready[s->machine] = std::move(*s);
     }
+    if (!st.ok()) break;
     for (const auto& m : names)
       if (!now_live->count(m) && !ready.count(m))
-        st = fail("machine {}: its agent is gone (its lease expired: killed, or its link to etcd cut)", m);
-    if (!st.ok()) break;
+        failed[m] = "its agent is gone (its lease expired: killed, or its link to etcd cut)";
+    if (!failed.empty() && !first_failed) first_failed = monotonic_ns();
+    if (!failed.empty() &&
+        (ready.size() + failed.size() >= names.size() || seconds_since(first_failed) > kFailedGrace)) {
+      std::vector<std::string> each;
+      for (const auto& [m, why] : failed) each.push_back(fmt::format("machine {}: {}", m, why));
+      st = fail("{}", fmt::join(each, "; "));
+      break;
+    }
     if (ready.size() < names.size()) std::this_thread::sleep_for(50ms);
   }
   rc.progress.done(st.ok() ? "ready" : "failed");
@@ -212,6 +221,7 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
   for (const auto& [m, s] : ready) {
     topo.phases["machine_" + m + "_s"] = s.build_s;
     topo.machine_core_ns[m] = s.core_ns;
+    for (const auto& l : s.shaped_links) topo.remote_links.push_back(l);
     for (const auto& [h, ns] : s.host_ns) topo.host_ns[h] = ns;
     for (size_t li = 0; li < s.link_ends.size() && li < sc.links.size(); ++li) {
       auto& [a, b] = topo.handles.link_ends[li];
@@ -239,7 +249,7 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
   const Scenario* scp = &sc;
   topo.handles.remote_event = [execs, placement, controllers_on, names_of_links,
                                scp](const EventSpec& e) -> Status {
-    ExecEvent x{std::string(to_string(e.action)), e.node, e.link_a, e.link_b};
+    ExecEvent x{std::string(to_string(e.action)), e.node, e.link_a, e.link_b, e.set};
     std::vector<std::string> where;
     if (e.is_link()) {
       int i = find_link(e, names_of_links);

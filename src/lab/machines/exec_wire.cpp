@@ -23,17 +23,21 @@ std::string capped(const std::string& s) {
 std::string encode_exec_request(const ExecRequest& r) {
   json env = json::array();
   for (const auto& [k, v] : r.env) env.push_back(json::array({k, v}));
-  return json{{"mode", r.mode},
-              {"label", r.label},
-              {"ns", r.ns},
-              {"argv", r.argv},
-              {"self", r.self},
-              {"timeout_s", r.timeout_s},
-              {"interruptible", r.interruptible},
-              {"env", env},
-              {"event",
-               {{"action", r.event.action}, {"node", r.event.node}, {"link_a", r.event.link_a},
-                {"link_b", r.event.link_b}}}}
+  return json{
+      {"mode", r.mode},
+      {"label", r.label},
+      {"ns", r.ns},
+      {"argv", r.argv},
+      {"self", r.self},
+      {"timeout_s", r.timeout_s},
+      {"interruptible", r.interruptible},
+      {"env", env},
+      {"event",
+       {{"action", r.event.action},
+        {"node", r.event.node},
+        {"link_a", r.event.link_a},
+        {"link_b", r.event.link_b},
+        {"set", {{"a_to_b", r.event.set.a_to_b.to_wire()}, {"b_to_a", r.event.set.b_to_a.to_wire()}}}}}}
       .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -56,27 +60,45 @@ Result<ExecRequest> decode_exec_request(std::string_view text) {
     r.event.node = ev.value("node", std::string());
     r.event.link_a = ev.value("link_a", std::string());
     r.event.link_b = ev.value("link_b", std::string());
+    const json set = ev.value("set", json::object());
+    for (auto [dir, shape] :
+         {std::pair{"a_to_b", &r.event.set.a_to_b}, std::pair{"b_to_a", &r.event.set.b_to_a}}) {
+      if (!set.contains(dir)) continue;
+      auto s = link_shape_from_wire(set.at(dir));
+      if (!s.ok()) return fail("exec request: event set {}: {}", dir, s.error().message);
+      *shape = *s;
+    }
   } catch (const json::exception& e) {
     return fail("exec request: {}", e.what());
   }
   if (r.mode == "event") {
     const auto& a = r.event.action;
-    if (a != "down" && a != "up" && a != "kill" && a != "start") return fail("exec request: unknown event '{}'", a);
-    if ((a == "kill" || a == "start") == r.event.node.empty()) return fail("exec request: event {} without its node", a);
+    if (a != "down" && a != "up" && a != "kill" && a != "start" && a != "set")
+      return fail("exec request: unknown event '{}'", a);
+    if ((a == "kill" || a == "start") == r.event.node.empty())
+      return fail("exec request: event {} without its node", a);
+    if (a == "set" && r.event.set.empty()) return fail("exec request: event set without a shape");
     return r;
   }
   if (r.mode == "restore") return r;
   if (r.mode != "run" && r.mode != "spawn") return fail("exec request: unknown mode '{}'", r.mode);
   if (r.argv.empty()) return fail("exec request: empty argv");
-  if (!(r.timeout_s > 0 && r.timeout_s <= 86400)) return fail("exec request: timeout {} s out of range", r.timeout_s);
-  if (r.ns.empty() || r.ns.find('/') != std::string::npos) return fail("exec request: bad namespace '{}'", r.ns);
+  if (!(r.timeout_s > 0 && r.timeout_s <= 86400))
+    return fail("exec request: timeout {} s out of range", r.timeout_s);
+  if (r.ns.empty() || r.ns.find('/') != std::string::npos)
+    return fail("exec request: bad namespace '{}'", r.ns);
   return r;
 }
 
 std::string encode_exec_reply(const ExecReply& r) {
-  return json{{"state", r.state},         {"error", r.error},           {"exit_code", r.exit_code},
-              {"timed_out", r.timed_out}, {"interrupted", r.interrupted}, {"out", capped(r.out)},
-              {"err", capped(r.err)},     {"log", capped(r.log)}}
+  return json{{"state", r.state},
+              {"error", r.error},
+              {"exit_code", r.exit_code},
+              {"timed_out", r.timed_out},
+              {"interrupted", r.interrupted},
+              {"out", capped(r.out)},
+              {"err", capped(r.err)},
+              {"log", capped(r.log)}}
       .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

@@ -9,13 +9,15 @@
 #include <vector>
 
 #include "core/result.h"
+#include "lab/scenario/shaping.h"
 
 namespace flowlab::lab {
 
 // An event (mode "event") as the agent fires it on its own part.
 struct ExecEvent {
-  std::string action;  // down | up | kill | start (events.h's EventAction)
+  std::string action;  // down | up | kill | start | set (events.h's EventAction)
   std::string node, link_a, link_b;
+  LinkShapes set;  // set: the shape laid over the link's, per direction
 };
 
 struct ExecRequest {

@@ -195,17 +195,15 @@ Result<MachinePart> part_for(const Scenario& sc, const CaseSpec& cs, const CaseP
     FLOWLAB_ASSIGN_OR_RETURN(auto m, machine_of(n));
     if (m == name) part.nodes.insert(n);
   }
-  if (cs.controller_link && plan.machines.size() > 1)
-    return fail(
-        "case {}: controller_link is not supported across machines yet (the controllers are reached "
-        "over the control segment between the machines)",
-        cs.name);
   for (size_t li : cut_links(sc, plan.placement)) {
     const LinkSpec& l = sc.links[li];
-    if (link_needs_wire(sc, li))
+    // A shaped link between machines is shaped in halves, each machine the
+    // direction leaving it (shaped_link.h); a provider link has no wire to do it in.
+    if (l.underlay && link_needs_wire(sc, li))
       return fail(
-          "{}:{}: link {}-{} is shaped and crosses machines: shaping a link between machines is not "
-          "supported yet; place both ends on one machine",
+          "{}:{}: link {}-{} is `type: underlay` (a provider link) and shaped (or re-shaped by a `set` "
+          "event): a provider link between machines is the NIC itself and is not shaped; shape a VXLAN "
+          "link instead, or leave the shaping out",
           sc.path, l.line, l.a.node, l.b.node);
     if (l.mtu > part.tunnel_mtu)
       return fail("{}:{}: link {}-{} has MTU {}, more than a tunnel carries ({})", sc.path, l.line, l.a.node,

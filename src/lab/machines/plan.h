@@ -27,15 +27,15 @@ struct MachineInfo {
 };
 
 struct CasePlan {
-  std::string run;            // the run's id
-  std::string case_name;      // the case being built
-  std::string file;           // the scenario's label (its path, or the --topo line)
-  std::string scenario;       // the scenario's text (every machine parses the same)
+  std::string run;        // the run's id
+  std::string case_name;  // the case being built
+  std::string file;       // the scenario's label (its path, or the --topo line)
+  std::string scenario;   // the scenario's text (every machine parses the same)
   std::map<std::string, MachineInfo> machines;
   std::map<std::string, std::string> placement;  // node -> machine
-  std::string controllers_on;                     // the machine that runs the controllers
+  std::string controllers_on;                    // the machine that runs the controllers
   int vxlan_port = 4789;
-  uint32_t vni_base = 1000;   // link i: vni_base + i; the control segment: vni_base + links
+  uint32_t vni_base = 1000;  // link i: vni_base + i; the control segment: vni_base + links
   int underlay_mtu = 1500;
 };
 
@@ -55,8 +55,7 @@ Result<std::map<std::string, std::string>> place_nodes(const Scenario& sc, const
 std::vector<size_t> cut_links(const Scenario& sc, const std::map<std::string, std::string>& placement);
 
 // Machine `name`'s part of the plan; errors for what the lab cannot do across
-// machines yet (a shaped link or a controller_link between machines, an MTU
-// larger than the tunnels carry).
+// machines (a shaped provider link, an MTU larger than the tunnels carry).
 Result<MachinePart> part_for(const Scenario& sc, const CaseSpec& cs, const CasePlan& plan,
                              const std::string& name);
 

@@ -49,6 +49,24 @@ bool netem_available(const std::string& ns) { return netem_supported(ns); }
 Result<std::unique_ptr<ShapedLink>> ShapedLink::create(const LinkEnd& a, const LinkEnd& b, int mtu,
                                                        const LinkShapes& shape, const std::string& wire_ns,
                                                        const ShapeEnv& env) {
+  return create_with(a, mtu, shape, wire_ns, env,
+                     [&] { return create_veth(wire_ns, kWireB, b.ns, b.ifname, mtu); });
+}
+
+Result<std::unique_ptr<ShapedLink>> ShapedLink::create_to_tunnel(const LinkEnd& a, VxlanEnd tunnel, int mtu,
+                                                                 const LinkShapes& shape,
+                                                                 const std::string& wire_ns,
+                                                                 const ShapeEnv& env) {
+  tunnel.ns = wire_ns;
+  tunnel.ifname = kWireB;
+  tunnel.mtu = mtu;
+  return create_with(a, mtu, shape, wire_ns, env, [&] { return create_vxlan(tunnel); });
+}
+
+Result<std::unique_ptr<ShapedLink>> ShapedLink::create_with(const LinkEnd& a, int mtu,
+                                                            const LinkShapes& shape,
+                                                            const std::string& wire_ns, const ShapeEnv& env,
+                                                            const std::function<Status()>& make_b) {
   std::unique_ptr<ShapedLink> l(new ShapedLink());
   l->env_ = env;
   l->shape_ = shape;
@@ -57,7 +75,7 @@ Result<std::unique_ptr<ShapedLink>> ShapedLink::create(const LinkEnd& a, const L
   for (const char* k : {"net.ipv6.conf.all.disable_ipv6", "net.ipv6.conf.default.disable_ipv6"})
     (void)write_sysctl_in(wire_ns, k, "1");  // best effort: a kernel without IPv6 has neither
   FLOWLAB_TRY(create_veth(a.ns, a.ifname, wire_ns, kWireA, mtu));
-  FLOWLAB_TRY(create_veth(wire_ns, kWireB, b.ns, b.ifname, mtu));
+  FLOWLAB_TRY(make_b());
   l->netem_ = !env.force_flowlab && netem_available(wire_ns);
   FLOWLAB_TRY(l->apply());
   return l;

@@ -18,8 +18,14 @@
 // flowlab-bpf-loss, flowlab-delay-line (and the forwarder, bpf-redirect or the
 // delay line). Teardown: the delay line stops, programs detach (fds closed),
 // the wire namespace is deleted (its qdiscs and veths with it).
+//
+// A link between machines is shaped in halves: each machine builds a wire whose
+// side b is the link's VXLAN end itself (made in the wire namespace as wire-b,
+// create_to_tunnel), and shapes the direction that leaves it (a_to_b, on the
+// tunnel's egress); the other machine shapes the way back at its own end.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -31,6 +37,7 @@
 #include "lab/host/process.h"
 #include "lab/net/delay_line.h"
 #include "lab/net/tc_bpf.h"
+#include "lab/net/vxlan.h"
 #include "lab/scenario/shaping.h"
 
 namespace flowlab::lab {
@@ -58,6 +65,12 @@ class ShapedLink {
   static Result<std::unique_ptr<ShapedLink>> create(const LinkEnd& a, const LinkEnd& b, int mtu,
                                                     const LinkShapes& shape, const std::string& wire_ns,
                                                     const ShapeEnv& env);
+  // One machine's half of a link between machines: end `a` (here) to the wire,
+  // the wire's side b the link's tunnel (`tunnel.ns`/`ifname` are set here).
+  static Result<std::unique_ptr<ShapedLink>> create_to_tunnel(const LinkEnd& a, VxlanEnd tunnel, int mtu,
+                                                              const LinkShapes& shape,
+                                                              const std::string& wire_ns,
+                                                              const ShapeEnv& env);
   ShapedLink(const ShapedLink&) = delete;
   ShapedLink& operator=(const ShapedLink&) = delete;
   ~ShapedLink();
@@ -77,6 +90,9 @@ class ShapedLink {
 
  private:
   ShapedLink() = default;
+  static Result<std::unique_ptr<ShapedLink>> create_with(const LinkEnd& a, int mtu, const LinkShapes& shape,
+                                                         const std::string& wire_ns, const ShapeEnv& env,
+                                                         const std::function<Status()>& make_b);
   Status apply();
   Status apply_qdisc(const std::string& out_if, const LinkShape& s, nlohmann::json& mech);
   void clear();

@@ -50,7 +50,8 @@ constexpr const char* kCtlCoreIf = "ctl-link";
 constexpr const char* kCtlIf = "eth0";
 constexpr const char* kCtlCoreAddr = "192.0.2.1";
 constexpr const char* kCtlAddr = "192.0.2.2";
-constexpr int kSwitchListenHigh = 20000;  // past 19 switches, clear of the controllers' 6653...
+constexpr const char* kCtlNet = "192.0.2.0/30";  // the link's network, routed to across machines
+constexpr int kSwitchListenHigh = 20000;         // past 19 switches, clear of the controllers' 6653...
 // The control segment's end in the core namespace, across machines.
 constexpr const char* kControlIf = "fl-control";
 
@@ -65,6 +66,21 @@ Status wait_connections(const std::string& ns, int port, size_t want, double tim
   }
   return fail("{} of {} switches connected to the controller on port {} within {:.0f} s", have, want, port,
               timeout_s);
+}
+
+// Across machines with a controller_link: the controllers sit behind the shaped
+// link on their machine; every switch connects to kCtlAddr. The controllers'
+// machine forwards between the control segment and the link (its core namespace
+// a router, the controllers' namespace routing the segment back through it); the
+// other machines route kCtlNet over the segment to it.
+Status route_to_far_controllers(const MachinePart& part, const CaseTopology& topo) {
+  std::string segment = part.control_addr;  // "198.51.100.K/24": its network
+  segment = segment.substr(0, segment.rfind('.')) + ".0/24";
+  if (part.controllers) {
+    FLOWLAB_TRY(write_sysctl_in(topo.core_ns, "net.ipv4.ip_forward", "1"));
+    return run_checked({"ip", "route", "add", segment, "via", kCtlCoreAddr}, in_ns(topo.ctl_ns, 5));
+  }
+  return run_checked({"ip", "route", "add", kCtlNet, "via", part.controller_host}, in_ns(topo.core_ns, 5));
 }
 
 }  // namespace
@@ -87,8 +103,10 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     topo.host_ns[h.name] = ns_names.back();
   }
   // A controller far away (`controller_link`): the controllers get a namespace of
-  // their own, reached from the core namespace over a shaped link.
-  if (cs.controller_link) {
+  // their own, reached from the core namespace over a shaped link (across
+  // machines: on the controllers' machine; the others route to it, below).
+  bool ctl_here = cs.controller_link && (!part || part->controllers);
+  if (ctl_here) {
     topo.ctl_ns = prefix + "-ctl";
     ns_names.push_back(topo.ctl_ns);
   }
@@ -149,22 +167,36 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
       bool a_here = here(l.a.node);
       End& e = a_here ? a : b;
       const TunnelSpec& t = part->tunnels.at(li);
-      if (t.vlan)  // a provider network: tagged on the NIC, no tunnel
+      VxlanEnd vx{part->underlay_ns,
+                  part->underlay_addr,
+                  {t.remote},
+                  t.vni,
+                  part->vxlan_port,
+                  e.ns,
+                  e.ifname,
+                  mtu,
+                  fmt::format("flv{}", t.vni)};
+      ShapedLink* half = nullptr;
+      if (t.vlan) {  // a provider network: tagged on the NIC, no tunnel
         vlans.push_back({part->underlay_ns, part->underlay_dev, t.vlan, e.ns, e.ifname, mtu,
                          fmt::format("flq{}{}", t.vlan, rc.state.id())});
-      else
-        tunnels.push_back({part->underlay_ns,
-                           part->underlay_addr,
-                           {t.remote},
-                           t.vni,
-                           part->vxlan_port,
-                           e.ns,
-                           e.ifname,
-                           mtu,
-                           fmt::format("flv{}", t.vni)});
+      } else if (link_needs_wire(sc, li)) {
+        // Shaped between machines: this machine's half, the direction leaving it
+        // shaped on the tunnel's side of its wire (shaped_link.h).
+        ShapeEnv se{rc.flowlab_bin, case_out, &rc.state, false};
+        LinkShapes out{a_here ? l.shape.a_to_b : l.shape.b_to_a, {}};
+        FLOWLAB_ASSIGN_OR_RETURN(auto sl,
+                                 ShapedLink::create_to_tunnel({e.ns, e.ifname}, vx, mtu, out,
+                                                              fmt::format("{}-w{}", prefix, li), se));
+        half = sl.get();
+        topo.shaped.push_back(std::move(sl));
+        topo.handles.halves[int(li)] = !a_here;
+      } else {
+        tunnels.push_back(std::move(vx));
+      }
       topo.handles.link_ends.push_back(
           {LinkEnd{a_here ? a.ns : "", a.ifname}, LinkEnd{a_here ? "" : b.ns, b.ifname}});
-      topo.handles.shaped.push_back(nullptr);
+      topo.handles.shaped.push_back(half);
       ends.emplace_back(a_here ? std::move(a) : std::move(b), End{});
       continue;
     }
@@ -234,7 +266,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   }));
   for (size_t i = 0; i < all_ends.size(); ++i) topo.offloads[all_ends[i]->label] = states[i];
   clock.lap("offloads", all_ends.size());
-  if (cs.controller_link) {
+  if (ctl_here) {
     ShapeEnv se{rc.flowlab_bin, case_out, &rc.state, false};
     LinkShapes both{*cs.controller_link, *cs.controller_link};
     FLOWLAB_ASSIGN_OR_RETURN(topo.controller_link,
@@ -244,6 +276,8 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
                                {topo.ctl_ns, {{kCtlIf, std::string(kCtlAddr) + "/30"}}}}));
     clock.lap("controller_link", 1);
   }
+  if (cs.controller_link && part && !part->control_peers.empty())
+    FLOWLAB_TRY(route_to_far_controllers(*part, topo));
 
   CaseEnv env;
   env.ovs = std::make_shared<OvsDaemon>();
@@ -290,7 +324,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
       ctl_env.core_ns = topo.ctl_ns;
       topo.controllers.back()->set_listen_host(kCtlAddr);
     }
-    if (part) topo.controllers.back()->set_listen_host(part->controller_host);
+    if (part && !cs.controller_link) topo.controllers.back()->set_listen_host(part->controller_host);
     if (metrics && c.kind == ControllerKind::kFlowlab) {
       std::string addr = fmt::format("{}:{}", topo.controllers.back()->host(), metrics_ports.next());
       topo.controllers.back()->set_metrics(addr);
@@ -312,8 +346,10 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     ++idx;
     if (!here(n)) continue;
     topo.switches.push_back(std::make_unique<SwitchInstance>(s, switch_ports[n], listen));
-    if (cs.controller_link) topo.switches.back()->set_controller_host(kCtlAddr);
-    if (part) topo.switches.back()->set_controller_host(part->controller_host);
+    if (cs.controller_link)
+      topo.switches.back()->set_controller_host(kCtlAddr);
+    else if (part)
+      topo.switches.back()->set_controller_host(part->controller_host);
     if (metrics && s.kind == SwitchKind::kFlowlab) {
       std::string addr = fmt::format("127.0.0.1:{}", metrics_ports.next());
       topo.switches.back()->set_metrics(addr);

@@ -53,6 +53,21 @@ std::map<std::string, std::vector<std::string>> controller_switches(const CaseHa
   return out;
 }
 
+nlohmann::json shaped_link_records(const CaseHandles& h) {
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t li = 0; li < h.shaped.size() && li < h.link_names.size(); ++li) {
+    const ShapedLink* l = h.shaped[li];
+    if (!l) continue;
+    nlohmann::json j = l->to_json();
+    j["link"] = h.link_names[li].first + "-" + h.link_names[li].second;
+    auto half = h.halves.find(int(li));
+    j["shaped_here"] = half == h.halves.end() ? "both" : half->second ? "b_to_a" : "a_to_b";
+    if (half != h.halves.end() && half->second) std::swap(j["a_to_b"], j["b_to_a"]);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 Status fire_event(const EventSpec& e, CaseHandles& h) {
   if (h.remote_event) return h.remote_event(e);
   if (e.is_link()) {
@@ -62,6 +77,8 @@ Status fire_event(const EventSpec& e, CaseHandles& h) {
     ShapedLink* l = h.shaped[size_t(i)];
     if (!l) return fail("link {}-{} was built without a wire namespace", e.link_a, e.link_b);
     if (!h.shapes_before.count(i)) h.shapes_before[i] = l->shape();
+    if (auto half = h.halves.find(i); half != h.halves.end())  // the direction leaving this machine
+      return l->reshape({half->second ? e.set.b_to_a : e.set.a_to_b, {}});
     return l->reshape(e.set);
   }
   if (auto c = h.controllers.find(e.node); c != h.controllers.end()) {

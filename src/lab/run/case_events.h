@@ -25,6 +25,10 @@ struct CaseHandles {
   std::vector<std::pair<std::string, std::string>> link_names;  // "h1:eth0", "s1:p1" per link
   std::vector<std::pair<LinkEnd, LinkEnd>> link_ends;           // namespace + interface of both ends
   std::vector<ShapedLink*> shaped;                              // per link; nullptr: a plain veth
+  // Across machines, the shaped links between machines: this machine's half
+  // shapes the direction leaving it (its wire's a_to_b). Link index -> true when
+  // this machine holds the link's end b (its a_to_b is then the link's b_to_a).
+  std::map<int, bool> halves;
   std::map<std::string, ControllerInstance*> controllers;
   std::map<std::string, SwitchInstance*> switches;
   CaseEnv env;
@@ -47,6 +51,11 @@ std::vector<std::pair<std::string, std::string>> link_names(const Scenario& sc);
 bool link_needs_wire(const Scenario& sc, size_t i);
 // controller -> "s1 (flowlab, fail-secure)" for each switch connected to it.
 std::map<std::string, std::vector<std::string>> controller_switches(const CaseHandles& h);
+
+// The shaped links of a machine's part as results.json records them ({link,
+// shaped_here: both|a_to_b|b_to_a, a_to_b, b_to_a, mechanisms...}): a half of a
+// link between machines says the direction it shapes in the link's own terms.
+nlohmann::json shaped_link_records(const CaseHandles& h);
 
 Status fire_event(const EventSpec& e, CaseHandles& h);
 // Runs `test` on a thread of its own while the events fire on the calling

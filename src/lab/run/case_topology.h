@@ -73,6 +73,8 @@ struct CaseTopology {
   std::map<std::string, std::string>
       machine_core_ns;             // machine -> its core namespace (switches, controllers)
   json underlay = json::object();  // across machines: {"mtu", "rate_bps" when shaped}, for the verdicts
+  // Across machines: the shaped links the agents built (shaped_link_records), for results.json.
+  json remote_links = json::array();
   std::function<void()> remote_down;
   // The machines lost so far (machine -> why), asked before and after each test.
   std::function<std::map<std::string, std::string>()> lost_machines;

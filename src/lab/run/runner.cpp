@@ -203,14 +203,10 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
     if (ifn != "lo") link_bytes[ifn] = b - (bytes_before.count(ifn) ? bytes_before[ifn] : 0);
   rec["link_bytes"] = link_bytes;
   // per shaped link, its shape and the mechanisms that made it.
-  json links = json::array();
-  for (size_t li = 0; li < topo.handles.shaped.size(); ++li)
-    if (ShapedLink* l = topo.handles.shaped[li]) {
-      l->finish();
-      json j = l->to_json();
-      j["link"] = topo.handles.link_names[li].first + "-" + topo.handles.link_names[li].second;
-      links.push_back(std::move(j));
-    }
+  for (ShapedLink* l : topo.handles.shaped)
+    if (l) l->finish();
+  json links = shaped_link_records(topo.handles);
+  for (const auto& l : topo.remote_links) links.push_back(l);
   if (!links.empty()) rec["links"] = std::move(links);
   json counters = json::object();
   // The bridges' counters from one netlink dump of the core namespace, not one per bridge.

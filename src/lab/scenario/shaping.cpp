@@ -102,6 +102,45 @@ nlohmann::json LinkShape::to_json() const {
   return j;
 }
 
+nlohmann::json LinkShape::to_wire() const {
+  nlohmann::json j = nlohmann::json::object();
+  if (bw_bps) j["bw_bps"] = *bw_bps;
+  if (delay_ns) j["delay_ns"] = *delay_ns;
+  if (jitter_ns) j["jitter_ns"] = *jitter_ns;
+  if (loss_pct) j["loss_pct"] = *loss_pct;
+  if (queue) j["queue"] = *queue;
+  return j;
+}
+
+Result<LinkShape> link_shape_from_wire(const nlohmann::json& j) {
+  if (!j.is_object()) return fail("a link shape: not a JSON object");
+  LinkShape s;
+  for (const auto& [k, v] : j.items()) {
+    if (k == "loss_pct") {
+      if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 100))
+        return fail("a link shape: loss_pct must be a number 0..100");
+      s.loss_pct = v.get<double>();
+      continue;
+    }
+    if (!v.is_number_unsigned()) return fail("a link shape: {} must be a non-negative integer", k);
+    uint64_t n = v.get<uint64_t>();
+    if (k == "bw_bps") {
+      if (n == 0 || n > kMaxRate) return fail("a link shape: bw_bps {} out of range 1..{}", n, kMaxRate);
+      s.bw_bps = n;
+    } else if (k == "delay_ns" || k == "jitter_ns") {
+      if (n > kMaxDelay) return fail("a link shape: {} {} past 60 s", k, n);
+      (k == "delay_ns" ? s.delay_ns : s.jitter_ns) = n;
+    } else if (k == "queue") {
+      if (n < 1 || n > uint64_t(kMaxQueue))
+        return fail("a link shape: queue {} out of range 1..{}", n, kMaxQueue);
+      s.queue = int(n);
+    } else {
+      return fail("a link shape: unknown key '{}'", k);
+    }
+  }
+  return s;
+}
+
 Result<LinkShapes> parse_link_shapes(const YAML::Node& link, const std::string& path) {
   LinkShapes out;
   FLOWLAB_ASSIGN_OR_RETURN(LinkShape both, parse_flat(link, path, "link", true));

@@ -43,7 +43,12 @@ struct LinkShape {
   // Fields set in `over` replace ours.
   void merge(const LinkShape& over);
   nlohmann::json to_json() const;
+  // Exact, for a shape sent between processes: {bw_bps, delay_ns, jitter_ns, loss_pct, queue}.
+  nlohmann::json to_wire() const;
 };
+// to_wire's JSON back, each field checked as the YAML keys are (fuzzed through
+// the lab's exec requests).
+Result<LinkShape> link_shape_from_wire(const nlohmann::json& j);
 
 struct LinkShapes {
   LinkShape a_to_b, b_to_a;

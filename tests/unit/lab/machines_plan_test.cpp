@@ -96,26 +96,40 @@ TEST(MachinesPlan, PartHasOneTunnelPerCutLinkAndTheControlSegment) {
   EXPECT_EQ(a->nodes.size() + b->nodes.size(), 8u);
 }
 
-TEST(MachinesPlan, ShapedLinkAcrossMachinesIsRefused) {
-  Scenario sc = parse(R"(
+// A shaped link between machines is a tunnel on each side (each shapes its own
+// way out); a shaped provider link is refused with its file and line.
+TEST(MachinesPlan, ShapedLinkAcrossMachinesIsATunnelEachSideAndAShapedProviderLinkIsRefused) {
+  auto shaped = [](const std::string& type) {
+    return parse(R"(
 name: shaped
 hosts:
   h1: {addr: 10.0.0.1/24, machine: a}
   h2: {addr: 10.0.0.2/24, machine: b}
 links:
-  - endpoints: [h1:eth0, h2:eth0]
-    delay: 5ms
+  - {endpoints: [h1:eth0, h2:eth0], delay: 5ms)" +
+                 type + R"(}
 tests:
   - {type: ping, from: h1, to: h2}
 )");
+  };
   CasePlan plan;
   plan.run = "r1";
-  plan.case_name = sc.cases[0].name;
   plan.machines = {{"a", {"192.0.2.1", 0}}, {"b", {"192.0.2.2", 1}}};
   plan.placement = {{"h1", "a"}, {"h2", "b"}};
-  auto part = part_for(sc, sc.cases[0], plan, "a");
+  Scenario sc = shaped("");
+  plan.case_name = sc.cases[0].name;
+  for (const char* m : {"a", "b"}) {
+    auto part = part_for(sc, sc.cases[0], plan, m);
+    ASSERT_TRUE(part.ok()) << part.error().message;
+    ASSERT_EQ(part->tunnels.count(0), 1u);
+    EXPECT_EQ(part->tunnels.at(0).vlan, 0);
+  }
+  Scenario provider = shaped(", type: underlay, vlan: 7");
+  auto part = part_for(provider, provider.cases[0], plan, "a");
   ASSERT_FALSE(part.ok());
-  EXPECT_NE(part.error().message.find("link h1-h2 is shaped and crosses machines"), std::string::npos)
+  EXPECT_NE(
+      part.error().message.find("t.yaml:7: link h1-h2 is `type: underlay` (a provider link) and shaped"),
+      std::string::npos)
       << part.error().message;
 }
 
@@ -185,14 +199,21 @@ TEST(MachinesPlan, PlanRoundTripsAndBadPlansAreRefused) {
   EXPECT_FALSE(decode_plan(encode_plan(bad)).ok());
 }
 
-TEST(MachinesPlan, StatusRoundTripsItsLinkEnds) {
-  AgentStatus s{"b", "default", "ready", "", "flr-0m1-sw", {{"h3", "flr-0m1-h3"}}, {}, 0.5};
+TEST(MachinesPlan, StatusRoundTripsItsLinkEndsAndShapedLinks) {
+  AgentStatus s{
+      "b", "default", "ready", "", "flr-0m1-sw", {{"h3", "flr-0m1-h3"}}, {}, 0.5, nlohmann::json::array()};
   s.link_ends = {{{"", ""}, {"", ""}}, {{"flr-0m1-h3", "eth0"}, {"flr-0m1-sw", "s3-1"}}};
   auto back = decode_status(encode_status(s));
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->link_ends, s.link_ends);
   EXPECT_EQ(back->host_ns, s.host_ns);
+  s.shaped_links.push_back({{"link", "s1:p2-s2:p1"}, {"machine", "b"}, {"shaped_here", "b_to_a"}});
+  back = decode_status(encode_status(s));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->shaped_links, s.shaped_links);
   EXPECT_FALSE(decode_status(R"({"machine":"b","case":"c","state":"dancing"})").ok());
+  EXPECT_FALSE(decode_status(R"({"machine":"b","case":"c","state":"ready","shaped_links":{}})").ok());
+  EXPECT_FALSE(decode_status(R"({"machine":"b","case":"c","state":"ready","shaped_links":[1]})").ok());
 }
 
 TEST(MachinesPlan, ExecRequestsAndRepliesRoundTripAndBadOnesAreRefused) {
@@ -213,12 +234,31 @@ TEST(MachinesPlan, ExecRequestsAndRepliesRoundTripAndBadOnesAreRefused) {
   }
   ExecRequest ev;
   ev.mode = "event";
-  ev.event = {"down", "", "s1", "s2"};
+  ev.event = {"down", "", "s1", "s2", {}};
   auto evb = decode_exec_request(encode_exec_request(ev));
   ASSERT_TRUE(evb.ok()) << evb.error().message;
   EXPECT_EQ(evb->event.link_b, "s2");
   EXPECT_FALSE(decode_exec_request(R"({"mode":"event","event":{"action":"explode"}})").ok());
   EXPECT_FALSE(decode_exec_request(R"({"mode":"event","event":{"action":"kill"}})").ok());  // no node
+  // A `set` carries its shape per direction, exactly; a bad or missing shape is refused.
+  ev.event = {"set", "", "s1", "s2", {}};
+  ev.event.set.a_to_b.delay_ns = 30'000'000;
+  ev.event.set.b_to_a.loss_pct = 2.5;
+  ev.event.set.b_to_a.bw_bps = 20'000'000;
+  evb = decode_exec_request(encode_exec_request(ev));
+  ASSERT_TRUE(evb.ok()) << evb.error().message;
+  EXPECT_EQ(evb->event.set.a_to_b.delay_ns, 30'000'000u);
+  EXPECT_FALSE(evb->event.set.a_to_b.bw_bps.has_value());
+  EXPECT_EQ(evb->event.set.b_to_a.loss_pct, 2.5);
+  EXPECT_EQ(evb->event.set.b_to_a.bw_bps, 20'000'000u);
+  for (const char* bad : {R"({"mode":"event","event":{"action":"set","link_a":"s1","link_b":"s2"}})",
+                          R"({"mode":"event","event":{"action":"set","set":{"a_to_b":{"loss_pct":150}}}})",
+                          R"({"mode":"event","event":{"action":"set","set":{"a_to_b":{"bw_bps":0}}}})",
+                          R"({"mode":"event","event":{"action":"set","set":{"a_to_b":{"delay_ns":-1}}}})",
+                          R"({"mode":"event","event":{"action":"set","set":{"b_to_a":{"rate":"1G"}}}})"}) {
+    auto r = decode_exec_request(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+  }
   ExecReply a{"exited", "", 3, true, false, "out", "err\n", ""};
   auto rep = decode_exec_reply(encode_exec_reply(a));
   ASSERT_TRUE(rep.ok()) << rep.error().message;

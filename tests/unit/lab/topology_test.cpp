@@ -156,7 +156,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(Topology, ShippedScenariosValidate) {
   for (const char* f : {"quick.yaml", "controller-path.yaml", "security-group.yaml", "container-switch.yaml",
-                        "two-nodes.yaml", "hub-100m.yaml"}) {
+                        "two-nodes.yaml", "hub-100m.yaml", "wan-across-machines.yaml"}) {
     auto s = load_scenario(std::string(FLOWLAB_SOURCE_DIR) + "/scenarios/" + f);
     EXPECT_TRUE(s.ok()) << f << ": " << s.error().message;
   }
