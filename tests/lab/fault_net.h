@@ -201,7 +201,7 @@ class FaultNet {
   class Probe {
    public:
     Probe(FaultNet& net, size_t a, size_t b, double duration, int interval_us, int port = 7002)
-        : net_(net), out_(net.dir() + "/arrivals-" + std::to_string(port) + ".json") {
+        : out_(net.dir() + "/arrivals-" + std::to_string(port) + ".json") {
       auto rx = Process::spawn("probe-recv",
                                {FLOWLAB_BINARY, "lab", "probe-recv", "--port", std::to_string(port), "--out",
                                 out_, "--max", fmt::format("{}", duration + 30)},
@@ -300,7 +300,6 @@ class FaultNet {
     std::vector<bool> arrived;
 
    private:
-    FaultNet& net_;
     std::string out_;
     Process rx_;
     std::thread sender_;

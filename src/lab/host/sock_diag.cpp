@@ -81,7 +81,7 @@ Status dump_family(int fd, uint8_t family, uint32_t states, std::vector<TcpSocke
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return fail("sock_diag: reading a TCP dump: {}", errno_text(errno));
     if (n == 0) return fail("sock_diag: the TCP dump ended without NLMSG_DONE");
-    int len = int(n);
+    size_t len = static_cast<size_t>(n);
     for (auto* h = reinterpret_cast<nlmsghdr*>(buf); NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
       if (h->nlmsg_type == NLMSG_DONE) return ok_status();
       if (h->nlmsg_type == NLMSG_ERROR) {

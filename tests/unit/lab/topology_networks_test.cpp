@@ -129,10 +129,6 @@ TEST_P(NetworkErrors, OneLineWithFileAndLine) {
   EXPECT_EQ(s.error().message.find('\n'), std::string::npos) << "one line";
 }
 
-constexpr const char* kTwo =
-    "name: x\nhosts: {h1: {addr: 10.0.0.1/24}, h2: {addr: 10.0.0.2/24}}\n"
-    "switches: {s1: {kind: ovs, ports: [p1, p2]}, s2: {kind: ovs}}\n";
-
 INSTANTIATE_TEST_SUITE_P(
     All, NetworkErrors,
     ::testing::Values(
