@@ -66,6 +66,9 @@ Result<Port, OfError> decode_port(ByteSpan wire, size_t at, size_t& consumed) {
   r.copy(p.desc.hw_addr.b.data(), 6);
   r.skip(2);
   r.str(16, p.desc.name);
+  // The name is NUL-terminated in its 16 bytes: a sender that filled all 16 is
+  // read as its first 15, what a name can be on the wire (and as OVS reads it).
+  if (p.desc.name.size() > 15) p.desc.name.resize(15);
   r.u32(p.desc.config);
   r.u32(p.desc.state);
   p.ethernet = false;
