@@ -22,7 +22,6 @@ namespace fs = std::filesystem;
 
 constexpr const char* kEtcd = "/usr/bin/etcd";
 
-
 std::string underlay_address(int k) { return fmt::format("203.0.113.{}", k + 1); }
 
 }  // namespace
@@ -69,8 +68,8 @@ Status EmulatedMachines::start_etcd() {
                                    "flowlab-lab-" + state_->id(),
                                    "--logger",
                                    "zap"};
-  FLOWLAB_ASSIGN_OR_RETURN(etcd_proc_,
-                           Process::spawn("etcd", argv, with_timeout(0), data_dir_ + "/etcd.log", state_.get()));
+  FLOWLAB_ASSIGN_OR_RETURN(
+      etcd_proc_, Process::spawn("etcd", argv, with_timeout(0), data_dir_ + "/etcd.log", state_.get()));
   FLOWLAB_ASSIGN_OR_RETURN(auto cfg, coord::parse_endpoints(etcd_));
   cfg.timeout = std::chrono::milliseconds(500);
   coord::EtcdClient client(cfg);
@@ -100,7 +99,8 @@ Status EmulatedMachines::make_underlay(const EmulationOptions& opts) {
   for (int k = 0; k < opts.machines; ++k) {
     const std::string& m = names[size_t(k) + 1];
     std::string port = fmt::format("m{}", k);
-    FLOWLAB_TRY(ip(m, {"link", "add", "ul0", "mtu", mtu, "type", "veth", "peer", "name", port, "mtu", mtu, "netns", ul}));
+    FLOWLAB_TRY(ip(m, {"link", "add", "ul0", "mtu", mtu, "type", "veth", "peer", "name", port, "mtu", mtu,
+                       "netns", ul}));
     FLOWLAB_TRY(ip(ul, {"link", "set", port, "master", "br0", "up"}));
     FLOWLAB_TRY(ip(m, {"addr", "add", underlay_address(k) + "/24", "dev", "ul0"}));
     FLOWLAB_TRY(ip(m, {"link", "set", "ul0", "up"}));
@@ -108,24 +108,32 @@ Status EmulatedMachines::make_underlay(const EmulationOptions& opts) {
       std::string rate = fmt::format("{:.0f}bit", opts.underlay_rate_bps);
       std::string burst = std::to_string(std::max(30000, int(opts.underlay_rate_bps / 8 / 250)));
       for (const auto& [ns, dev] : {std::pair{m, std::string("ul0")}, std::pair{ul, port}})
-        FLOWLAB_TRY(run_checked({"tc", "-n", ns, "qdisc", "add", "dev", dev, "root", "tbf", "rate", rate, "burst",
-                                 burst, "latency", "50ms"},
+        FLOWLAB_TRY(run_checked({"tc", "-n", ns, "qdisc", "add", "dev", dev, "root", "tbf", "rate", rate,
+                                 "burst", burst, "latency", "50ms"},
                                 with_timeout(5)));
     }
   }
-  std::fprintf(stderr, "lab: %d emulated machine(s) on an underlay bridge (%s, MTU %d%s)\n", opts.machines,
-               ul.c_str(), opts.underlay_mtu,
-               opts.underlay_rate_bps > 0 ? fmt::format(", {:.0f} Mbit/s", opts.underlay_rate_bps / 1e6).c_str() : "");
+  std::fprintf(
+      stderr, "lab: %d emulated machine(s) on an underlay bridge (%s, MTU %d%s)\n", opts.machines, ul.c_str(),
+      opts.underlay_mtu,
+      opts.underlay_rate_bps > 0 ? fmt::format(", {:.0f} Mbit/s", opts.underlay_rate_bps / 1e6).c_str() : "");
   return ok_status();
 }
 
 Status EmulatedMachines::start_agents(int n) {
   for (int k = 0; k < n; ++k) {
     std::string name = fmt::format("m{}", k);
-    std::vector<std::string> argv = {self_binary(), "lab",        "agent",
-                                     "--etcd",      etcd_,        "--name",
-                                     name,          "--underlay", underlay_address(k),
-                                     "--underlay-netns", fmt::format("fl{}-m{}", state_->id(), k)};
+    std::vector<std::string> argv = {self_binary(),
+                                     "lab",
+                                     "agent",
+                                     "--etcd",
+                                     etcd_,
+                                     "--name",
+                                     name,
+                                     "--underlay",
+                                     underlay_address(k),
+                                     "--underlay-netns",
+                                     fmt::format("fl{}-m{}", state_->id(), k)};
     FLOWLAB_ASSIGN_OR_RETURN(auto p, Process::spawn("agent " + name, argv, with_timeout(0),
                                                     data_dir_ + "/agent-" + name + ".log", state_.get()));
     agents_.push_back(std::move(p));

@@ -25,7 +25,9 @@ inline std::string run(std::string_view id) { return std::string(kRuns) + std::s
 inline std::string record(std::string_view id) { return run(id) + "record"; }
 inline std::string plan(std::string_view id) { return run(id) + "plan"; }
 inline std::string statuses(std::string_view id) { return run(id) + "status/"; }
-inline std::string status(std::string_view id, std::string_view name) { return statuses(id) + std::string(name); }
+inline std::string status(std::string_view id, std::string_view name) {
+  return statuses(id) + std::string(name);
+}
 inline std::string execs(std::string_view id, std::string_view name) {
   return run(id) + "exec/" + std::string(name) + "/";
 }

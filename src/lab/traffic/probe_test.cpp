@@ -28,8 +28,9 @@ ProbeOutcome failed(std::string why, std::string raw = {}) {
 
 ProbeOutcome run_probe_test(const TestSpec& t, const TrafficCtx& c, const ProbeHooks& hooks) {
   if (routed_netns(c.from_ns) || routed_netns(c.to_ns))
-    return failed("a probe times sender and receiver on one clock: both hosts must be on the machine that runs "
-                  "the tests (one of them is on another machine)");
+    return failed(
+        "a probe times sender and receiver on one clock: both hosts must be on the machine that runs "
+        "the tests (one of them is on another machine)");
   std::string base = c.out_dir + "/" + t.name;
   std::string arrivals = base + "-arrivals.json";
   std::remove(arrivals.c_str());
