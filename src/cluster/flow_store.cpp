@@ -73,9 +73,7 @@ FlowStore::FlowStore(coord::EtcdConfig etcd, std::string cluster_name, std::stri
 FlowStore::~FlowStore() { stop(); }
 
 void FlowStore::start() {
-  coord::WatchOptions wo;
-  wo.prefix = root_;
-  watcher_ = std::make_unique<coord::Watcher>(etcd_config_, wo, [this](const coord::WatchUpdate& u) {
+  auto on_update = [this](const coord::WatchUpdate& u) {
     for (const auto& e : u.events) {
       if (e.type != coord::WatchEvent::Type::kPut || e.kv.version != 1) continue;  // new keys only
       if (auto c = decode_change(root_, e.kv))
@@ -83,13 +81,23 @@ void FlowStore::start() {
       else
         log::warn("cluster", "flow store: skipping a malformed change at {}", e.kv.key);
     }
-    if (u.compacted) {  // events were lost: read each mastered switch's log again
-      std::lock_guard lock(mu_);
-      for (uint64_t dpid : master_) jobs_.push_back({dpid, std::nullopt});
-      cv_.notify_all();
-    }
-  });
+    if (u.compacted) replay_mastered();  // events were lost
+  };
+  // A watch from "now" misses what was stored before its stream existed:
+  // each (re)connection reads the log again (the replay skips what was applied).
+  auto on_state = [this](bool connected, const std::string&) {
+    if (connected) replay_mastered();
+  };
+  coord::WatchOptions wo;
+  wo.prefix = root_;
+  watcher_ = std::make_unique<coord::Watcher>(etcd_config_, wo, on_update, on_state);
   worker_ = std::thread([this] { run(); });
+}
+
+void FlowStore::replay_mastered() {
+  std::lock_guard lock(mu_);
+  for (uint64_t dpid : master_) jobs_.push_back({dpid, std::nullopt});
+  cv_.notify_all();
 }
 
 void FlowStore::stop() {

@@ -86,6 +86,7 @@ class FlowStore : public rest::SwitchAccess {
   };
   void run();
   void replay(uint64_t dpid);
+  void replay_mastered();  // queues a replay of every switch mastered here
   void apply(const StoredChange& c);
   void send(const StoredChange& c);
   void push(Job job);
