@@ -103,6 +103,44 @@ TEST(Shaping, MergeReplacesOnlyWhatIsSet) {
   EXPECT_EQ(a.to_json()["bw_bps"], 1000000);
 }
 
+// The shape an exec request carries between machines: every field, alone and
+// together, comes back exactly (a fraction of a percent, 400 Gbit/s, 60 s);
+// what the YAML keys refuse is refused here too.
+TEST(Shaping, WireFormRoundTripsEveryFieldAndRefusesWhatYamlRefuses) {
+  auto same = [](const LinkShape& a, const LinkShape& b) {
+    return a.bw_bps == b.bw_bps && a.delay_ns == b.delay_ns && a.jitter_ns == b.jitter_ns &&
+           a.loss_pct == b.loss_pct && a.queue == b.queue;
+  };
+  LinkShape all;
+  all.bw_bps = 400'000'000'000ULL;
+  all.delay_ns = 60'000'000'000ULL;
+  all.jitter_ns = 1'500'000;
+  all.loss_pct = 0.125;
+  all.queue = 1'000'000;
+  std::vector<LinkShape> shapes = {LinkShape{}, all};
+  for (int field = 0; field < 5; ++field) {
+    LinkShape one;
+    if (field == 0) one.bw_bps = all.bw_bps;
+    if (field == 1) one.delay_ns = 0;
+    if (field == 2) one.jitter_ns = all.jitter_ns;
+    if (field == 3) one.loss_pct = 100;
+    if (field == 4) one.queue = 1;
+    shapes.push_back(one);
+  }
+  for (const auto& s : shapes) {
+    auto back = link_shape_from_wire(nlohmann::json::parse(s.to_wire().dump()));
+    ASSERT_TRUE(back.ok()) << s.to_wire().dump() << ": " << back.error().message;
+    EXPECT_TRUE(same(*back, s)) << s.to_wire().dump() << " came back as " << back->to_wire().dump();
+  }
+  for (const char* bad : {R"({"bw_bps":0})", R"({"bw_bps":400000000001})", R"({"delay_ns":60000000001})",
+                          R"({"jitter_ns":-1})", R"({"loss_pct":100.5})", R"({"loss_pct":"1%"})",
+                          R"({"queue":0})", R"({"queue":1000001})", R"({"rate":1})", R"([1])"}) {
+    auto r = link_shape_from_wire(nlohmann::json::parse(bad));
+    EXPECT_FALSE(r.ok()) << bad;
+    if (!r.ok()) EXPECT_NE(r.error().message.find("a link shape"), std::string::npos) << r.error().message;
+  }
+}
+
 TEST(TcProgram, LossThresholdAndInstructions) {
   EXPECT_EQ(loss_threshold(0), 0u);
   EXPECT_EQ(loss_threshold(50), 0x80000000u);
