@@ -22,5 +22,7 @@ int run_ofctl(int argc, char** argv);
 int run_lab(int argc, char** argv);
 int run_cbench(int argc, char** argv);
 int run_pktgen(int argc, char** argv);
+// `flowlab mininet SCRIPT.py` (src/cli/mininet.cpp).
+int run_mininet(int argc, char** argv);
 
 }  // namespace flowlab::cli

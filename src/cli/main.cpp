@@ -22,6 +22,7 @@ void usage() {
       "  lab         build topologies in namespaces, run traffic, report\n"
       "  cbench      controller benchmark\n"
       "  pktgen      UDP packet generator for switch benchmarks\n"
+      "  mininet     run a Mininet script unchanged on flowlab's lab\n"
       "run 'flowlab COMMAND --help' for a command's options\n",
       stderr);
 }

@@ -1,0 +1,12 @@
+"""mininet.clean: `mn -c` is `flowlab lab clean --force` (what crashed labs left)."""
+import subprocess
+
+from mininet.lab import flowlab_bin
+
+
+def cleanup():
+    subprocess.run([flowlab_bin(), 'lab', 'clean', '--force'], check=False)
+
+
+class Cleanup:
+    cleanup = staticmethod(cleanup)

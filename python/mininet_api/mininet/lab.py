@@ -1,0 +1,60 @@
+"""The flowlab side: `flowlab lab up` of a scenario written from a Mininet's nodes,
+the lab's record (namespaces, addresses), `flowlab lab down`."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+RUN_DIR = '/run/flowlab'
+
+
+def flowlab_bin():
+    path = os.environ.get('FLOWLAB_BIN') or shutil.which('flowlab')
+    if not path:
+        raise Exception('flowlab: the flowlab binary is not found (run scripts with `flowlab mininet SCRIPT.py` '
+                        'or put flowlab on PATH)')
+    return path
+
+
+class Lab:
+    """One lab that is up: its id, its record, its folder."""
+
+    def __init__(self, scenario):
+        self.workdir = tempfile.mkdtemp(prefix='flowlab-mininet-')
+        path = os.path.join(self.workdir, 'scenario.yaml')
+        with open(path, 'w') as f:
+            json.dump(scenario, f, indent=1)  # YAML reads JSON
+        p = subprocess.run([flowlab_bin(), 'lab', 'up', path, '--out', os.path.join(self.workdir, 'out')],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        words = p.stdout.split()
+        if p.returncode != 0 or len(words) < 2 or words[0] != 'lab':
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            raise Exception('flowlab lab up failed (exit %d): %s' %
+                            (p.returncode, (p.stderr.strip() or p.stdout.strip()).splitlines()[-1:]))
+        self.id = words[1]
+        record = os.path.join(RUN_DIR, self.id, 'lab.json')
+        try:
+            with open(record) as f:
+                self.record = json.load(f)
+        except (OSError, ValueError) as e:
+            lab_id = self.id
+            self.down()
+            raise Exception('flowlab lab %s: its record %s: %s' % (lab_id, record, e))
+
+    def host_namespace(self, name):
+        return self.record['hosts'][name]
+
+    def core_namespace(self):
+        for link in self.record.get('links', []):
+            for end in ('a', 'b'):
+                if link[end].split(':')[0] not in self.record['hosts']:
+                    return link[end + '_ns']
+        return None
+
+    def down(self):
+        if self.id:
+            subprocess.run([flowlab_bin(), 'lab', 'down', self.id], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, check=False)
+            self.id = None
+        shutil.rmtree(self.workdir, ignore_errors=True)

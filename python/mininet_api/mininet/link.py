@@ -1,0 +1,171 @@
+"""mininet.link: Intf, Link, TCLink (shaped: bw in Mbit/s, delay, jitter, loss in %,
+max_queue_size in packets, as Mininet's tc options), built by the lab at start()."""
+import re
+
+
+class Intf:
+    """One end of a link, in its node's namespace (hosts) or the lab's core namespace (switches)."""
+
+    def __init__(self, name, node=None, port=None, link=None, mac=None, **params):
+        self.name, self.node, self.link, self.mac = name, node, link, mac
+        self.ip, self.prefixLen = None, None
+        self.params = params
+        if node is not None:
+            node.addIntf(self, port=port)
+
+    def _run(self, *args):
+        return self.node.cmd(*args)
+
+    def IP(self):
+        return self.ip
+
+    def MAC(self):
+        """The address given, or once the lab is up the one the kernel chose."""
+        if self.mac is None and self.node is not None and self.node.ns:
+            self.mac = self._run('cat /sys/class/net/%s/address' % self.name).strip() or None
+        return self.mac
+
+    def updateIP(self):
+        out = self._run('ip -o -4 addr show dev %s' % self.name)
+        m = re.search(r'inet (\d+\.\d+\.\d+\.\d+)/(\d+)', out)
+        self.ip, self.prefixLen = (m.group(1), int(m.group(2))) if m else (None, None)
+        return self.ip
+
+    def isUp(self, setUp=False):
+        if setUp:
+            self.ifconfig('up')
+        return 'UP' in self._run('ip -o link show dev %s' % self.name).split('>')[0]
+
+    def ifconfig(self, *args):
+        """`up` and `down` change the carrier through ip(8); anything else is ifconfig's."""
+        if len(args) == 1 and args[0] in ('up', 'down'):
+            return self._run('ip link set dev %s %s' % (self.name, args[0]))
+        return self._run('ifconfig', self.name, *args)
+
+    def setIP(self, ipstr, prefixLen=None):
+        if '/' in str(ipstr):
+            ipstr, prefixLen = ipstr.split('/')
+        self.ip, self.prefixLen = ipstr, int(prefixLen if prefixLen is not None else 8)
+        if self.node is not None and self.node.ns:
+            return self._run('ip addr flush dev %s && ip addr add %s/%d dev %s' %
+                             (self.name, self.ip, self.prefixLen, self.name))
+        return ''
+
+    def setMAC(self, macstr):
+        self.mac = macstr
+        if self.node is not None and self.node.ns:
+            return self._run('ip link set dev %s address %s' % (self.name, macstr))
+        return ''
+
+    def config(self, **params):
+        if params and self.node is not None and self.node.ns:
+            raise NotImplementedError('%s.config(%s): shaping a link of a running network is not in '
+                                      "flowlab's Mininet API (set it on the link before start())" %
+                                      (self.name, ', '.join(sorted(params))))
+        self.params.update(params)
+        return {}
+
+    def delete(self):
+        if self.node is not None and self.node.ns:
+            raise NotImplementedError('%s.delete(): flowlab removes interfaces with the lab (net.stop())' % self.name)
+
+    def status(self):
+        return 'OK' if self.node is not None and self.name in self.node.nameToIntf else 'MISSING'
+
+    def __repr__(self):
+        return '<%s %s>' % (self.__class__.__name__, self.name)
+
+    def __str__(self):
+        return self.name
+
+
+class TCIntf(Intf):
+    """An Intf with Mininet's tc options (bw, delay, jitter, loss, max_queue_size)."""
+
+
+class Link:
+    """A veth pair between two nodes; port numbers and names as Mininet gives them."""
+
+    shaped = False
+
+    def __init__(self, node1, node2, port1=None, port2=None, intfName1=None, intfName2=None,
+                 addr1=None, addr2=None, intf=Intf, cls1=None, cls2=None, params1=None,
+                 params2=None, fast=True, **params):
+        if node1.net is not None and node1.net.started:
+            raise NotImplementedError('addLink(%s, %s): flowlab builds every link at net.start(); adding one '
+                                      'to a running network is not supported' % (node1.name, node2.name))
+        params1 = dict(params1 or {})
+        params2 = dict(params2 or {})
+        if self.shaped:
+            params1.update(params)
+            params2.update(params)
+        elif params:
+            unknown = sorted(k for k in params if k in ('bw', 'delay', 'jitter', 'loss', 'max_queue_size'))
+            if unknown:
+                raise ValueError('Link(%s, %s): %s need a TCLink (link=TCLink or cls=TCLink), as in Mininet '
+                                 'where a plain Link ignores them' % (node1.name, node2.name, ', '.join(unknown)))
+        if port1 is None:
+            port1 = node1.newPort()
+        if port2 is None:
+            port2 = node2.newPort()
+        if not intfName1:
+            intfName1 = '%s-eth%d' % (node1.name, port1)
+        if not intfName2:
+            intfName2 = '%s-eth%d' % (node2.name, port2)
+        cls1 = cls1 or intf
+        cls2 = cls2 or intf
+        self.intf1 = cls1(intfName1, node=node1, port=port1, link=self, mac=addr1, **params1)
+        self.intf2 = cls2(intfName2, node=node2, port=port2, link=self, mac=addr2, **params2)
+        self.params = dict(params)
+
+    def shape(self):
+        """The lab's shaping keys of this link (one shape, both ways)."""
+        if not self.shaped:
+            return {}
+        p = self.intf1.params
+        out = {}
+        if p.get('bw') is not None:
+            out['bw'] = '%gM' % float(p['bw'])
+        for key in ('delay', 'jitter'):
+            if p.get(key) is not None:
+                v = str(p[key])
+                out[key] = v if re.search(r'[a-z]$', v) else v + 'us'  # tc's bare number is microseconds
+        if p.get('loss'):
+            out['loss'] = '%g%%' % float(p['loss'])
+        if p.get('max_queue_size') is not None:
+            out['queue'] = int(p['max_queue_size'])
+        return out
+
+    def intfs(self):
+        return self.intf1, self.intf2
+
+    def stop(self):
+        self.delete()
+
+    def delete(self):
+        self.intf1.delete()
+        self.intf2.delete()
+
+    def status(self):
+        return '(%s %s)' % (self.intf1.status(), self.intf2.status())
+
+    def __str__(self):
+        return '%s<->%s' % (self.intf1, self.intf2)
+
+
+class TCLink(Link):
+    """A Link shaped with Mininet's tc options."""
+    shaped = True
+
+    def __init__(self, node1, node2, port1=None, port2=None, intfName1=None, intfName2=None,
+                 addr1=None, addr2=None, **params):
+        Link.__init__(self, node1, node2, port1=port1, port2=port2, intfName1=intfName1,
+                      intfName2=intfName2, cls1=TCIntf, cls2=TCIntf, addr1=addr1, addr2=addr2, **params)
+
+
+class TCULink(TCLink):
+    """TCLink (Mininet's variant for user-space switches)."""
+
+
+class OVSLink(Link):
+    """A Link (Mininet's patch-port variant between OVS switches is a veth here)."""

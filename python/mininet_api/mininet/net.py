@@ -1,0 +1,414 @@
+"""mininet.net: Mininet, the network of a script. Nodes and links are kept as
+Mininet keeps them; start() writes them as a flowlab scenario and brings the lab
+up, stop() takes it down. pingAll and iperf run in the hosts' namespaces."""
+import atexit
+import re
+import time
+
+from mininet.lab import Lab
+from mininet.link import Intf, Link
+from mininet.log import error, info, output
+from mininet.node import Controller, DefaultController, Host, OVSKernelSwitch, Switch
+from mininet.util import ipAdd, macColonHex, netParse, natural
+
+_started_nets = []
+
+
+@atexit.register
+def _stop_leftovers():
+    """A script that raised or forgot net.stop() leaves nothing behind."""
+    for net in list(_started_nets):
+        net.stop()
+
+
+class Mininet:
+    """Mininet's network object on a flowlab lab."""
+
+    def __init__(self, topo=None, switch=OVSKernelSwitch, host=Host, controller=DefaultController, link=Link,
+                 intf=Intf, build=True, xterms=False, cleanup=False, ipBase='10.0.0.0/8', inNamespace=False,
+                 autoSetMacs=False, autoStaticArp=False, autoPinCpus=False, listenPort=None,
+                 waitConnected=False):
+        if xterms:
+            raise NotImplementedError('Mininet(xterms=True): flowlab does not open xterms')
+        if inNamespace:
+            raise NotImplementedError('Mininet(inNamespace=True): controllers and switches share the lab\'s core '
+                                      'namespace already')
+        self.topo, self.switch, self.host, self.controller, self.link, self.intf = \
+            topo, switch, host, controller, link, intf
+        self.ipBase = ipBase
+        self.ipBaseNum, self.prefixLen = netParse(ipBase)
+        self.nextIP = 1
+        self.autoSetMacs, self.autoStaticArp = autoSetMacs, autoStaticArp
+        self.waitConn = waitConnected
+        self.hosts, self.switches, self.controllers, self.links = [], [], [], []
+        self.nameToNode = {}
+        self.built = False
+        self.started = False
+        self.lab = None
+        if topo and build:
+            self.build()
+
+    # ---- nodes and links ----
+    def _add(self, node):
+        if self.started:
+            node.terminate()
+            raise NotImplementedError('adding %s to a running network: flowlab builds every node at net.start()' %
+                                      node.name)
+        if node.name in self.nameToNode:
+            raise Exception('a node named %s exists already' % node.name)
+        node.net = self
+        self.nameToNode[node.name] = node
+        return node
+
+    def addHost(self, name, cls=None, **params):
+        defaults = {'ip': ipAdd(self.nextIP, ipBaseNum=self.ipBaseNum, prefixLen=self.prefixLen) +
+                    '/%s' % self.prefixLen}
+        if self.autoSetMacs:
+            defaults['mac'] = macColonHex(self.nextIP)
+        self.nextIP += 1
+        defaults.update(params)
+        h = (cls or self.host)(name, **defaults)
+        self.hosts.append(self._add(h))
+        return h
+
+    def addSwitch(self, name, cls=None, **params):
+        params.pop('isSwitch', None)
+        sw = (cls or self.switch)(name, **params)
+        self.switches.append(self._add(sw))
+        return sw
+
+    def addController(self, name='c0', controller=None, **params):
+        if not controller:
+            controller = self.controller
+        if isinstance(controller, (list, tuple)):
+            controller = controller[0]
+        c = name if isinstance(name, Controller) else controller(name, **params)
+        self.controllers.append(self._add(c))
+        return c
+
+    def addLink(self, node1, node2, port1=None, port2=None, cls=None, **params):
+        n1 = node1 if not isinstance(node1, str) else self[node1]
+        n2 = node2 if not isinstance(node2, str) else self[node2]
+        options = dict(params)
+        if port1 is not None:
+            options['port1'] = port1
+        if port2 is not None:
+            options['port2'] = port2
+        options.setdefault('intf', self.intf)
+        link = (cls or self.link)(n1, n2, **options)
+        self.links.append(link)
+        return link
+
+    def addNAT(self, *args, **kwargs):
+        raise NotImplementedError('addNAT: flowlab labs do not reach outside the machine')
+
+    def get(self, *args):
+        nodes = [self.nameToNode[n] for n in args]
+        return nodes[0] if len(nodes) == 1 else nodes
+
+    getNodeByName = get
+
+    def __getitem__(self, key):
+        if key not in self.nameToNode:
+            raise KeyError('no node named %s' % key)
+        return self.nameToNode[key]
+
+    def __contains__(self, item):
+        return item in self.nameToNode
+
+    def __iter__(self):
+        for node in self.hosts + self.switches + self.controllers:
+            yield node.name
+
+    def __len__(self):
+        return len(self.hosts) + len(self.switches) + len(self.controllers)
+
+    def keys(self):
+        return list(self)
+
+    def values(self):
+        return [self[n] for n in self]
+
+    def items(self):
+        return zip(self.keys(), self.values())
+
+    def buildFromTopo(self, topo=None):
+        topo = topo or self.topo
+        if not self.controllers and self.controller:
+            classes = self.controller if isinstance(self.controller, (list, tuple)) else [self.controller]
+            for i, cls in enumerate(classes):
+                if isinstance(cls, Controller):
+                    self.addController(cls)
+                else:
+                    self.addController('c%d' % i, cls)
+        info('*** Adding hosts:\n')
+        for name in topo.hosts():
+            self.addHost(name, **topo.nodeInfo(name))
+            info(name + ' ')
+        info('\n*** Adding switches:\n')
+        for name in topo.switches():
+            self.addSwitch(name, **topo.nodeInfo(name))
+            info(name + ' ')
+        info('\n*** Adding links:\n')
+        for src, dst, params in topo.links(sort=True, withInfo=True):
+            params = dict(params)
+            params.pop('node1'), params.pop('node2')
+            self.addLink(src, dst, **params)
+            info('(%s, %s) ' % (src, dst))
+        info('\n')
+
+    def build(self):
+        if self.built:
+            return
+        if self.topo:
+            self.buildFromTopo(self.topo)
+        self.built = True
+
+    # ---- the lab ----
+    def scenario(self):
+        """This network as a flowlab scenario."""
+        hosts, switches, controllers, links = {}, {}, {}, []
+        for c in self.controllers:
+            controllers[c.name] = c.lab_spec()
+        for h in self.hosts:
+            ifaces = {}
+            for intf in h.intfList():
+                entry = {}
+                if intf.ip:
+                    entry['addr'] = '%s/%s' % (intf.ip, intf.prefixLen or self.prefixLen)
+                if intf.mac:
+                    entry['mac'] = intf.mac
+                ifaces[intf.name] = entry
+            hosts[h.name] = {'interfaces': ifaces} if ifaces else {}
+        needs_controller = [s for s in self.switches if s.lab_kind != 'linux-bridge']
+        for s in self.switches:
+            spec = s.lab_spec()
+            spec['dpid'] = '0x' + s.dpid.lstrip('0') if s.dpid.strip('0') else '0x0'
+            ports = sorted(s.intfs)
+            if ports != list(range(1, len(ports) + 1)):
+                raise NotImplementedError('%s: ports %s: flowlab numbers a switch\'s OpenFlow ports 1..n in order; '
+                                          'gaps are not supported' % (s.name, ports))
+            spec['ports'] = [self._port_name(s, s.intfs[p]) for p in ports]
+            if s in needs_controller:
+                names = [c.name for c in self.controllers]
+                spec['controller'] = (names[0] if len(names) == 1 else names) if names else 'none'
+            switches[s.name] = spec
+        for link in self.links:
+            ends = []
+            for intf in (link.intf1, link.intf2):
+                node = intf.node
+                ends.append('%s:%s' % (node.name, self._port_name(node, intf) if isinstance(node, Switch)
+                                       else intf.name))
+            entry = {'endpoints': ends}
+            entry.update(link.shape())
+            links.append(entry)
+        scenario = {'name': 'mininet', 'description': 'a Mininet script on flowlab\'s lab', 'hosts': hosts,
+                    'switches': switches, 'links': links}
+        if controllers:
+            scenario['controllers'] = controllers
+        return scenario
+
+    @staticmethod
+    def _port_name(switch, intf):
+        """A switch port's name in the scenario: its interface name without the switch's prefix."""
+        prefix = switch.name + '-'
+        if not intf.name.startswith(prefix):
+            raise NotImplementedError('%s: interface %s: a switch port is named %sNAME in flowlab\'s lab' %
+                                      (switch.name, intf.name, prefix))
+        return intf.name[len(prefix):]
+
+    def start(self):
+        if self.started:
+            return
+        self.build()
+        info('*** Starting %s controllers, %s switches and %s hosts (flowlab lab up)\n' %
+             (len(self.controllers), len(self.switches), len(self.hosts)))
+        self.lab = Lab(self.scenario())
+        self.started = True
+        _started_nets.append(self)
+        core = self.lab.core_namespace()
+        for h in self.hosts:
+            h.ns = self.lab.host_namespace(h.name)
+        for node in self.switches + self.controllers:
+            node.ns = core
+        for h in self.hosts:
+            route = h.params.get('defaultRoute')
+            if route:
+                h.setDefaultRoute(route)
+        if self.autoStaticArp:
+            self.staticArp()
+        info('*** lab %s is up\n' % self.lab.id)
+
+    def stop(self):
+        if not self.started:
+            return
+        info('*** Stopping %s nodes (flowlab lab down %s)\n' % (len(self), self.lab.id))
+        for node in self.hosts + self.switches + self.controllers:
+            node.terminate()
+            node.ns = None
+        self.lab.down()
+        self.started = False
+        if self in _started_nets:
+            _started_nets.remove(self)
+        info('*** Done\n')
+
+    def run(self, test, *args, **kwargs):
+        self.start()
+        try:
+            return test(*args, **kwargs)
+        finally:
+            self.stop()
+
+    def waitConnected(self, timeout=None, delay=.5):
+        return self.started
+
+    def staticArp(self):
+        for src in self.hosts:
+            for dst in self.hosts:
+                if src is not dst and dst.IP():
+                    src.setARP(ip=dst.IP(), mac=dst.MAC())
+
+    def configLinkStatus(self, src, dst, status):
+        """Sets the links between src and dst up or down (a carrier change each end sees)."""
+        if src not in self.nameToNode:
+            error('src not in network: %s\n' % src)
+        elif dst not in self.nameToNode:
+            error('dst not in network: %s\n' % dst)
+        elif status not in ('up', 'down'):
+            error('status must be up or down: %s\n' % status)
+        else:
+            connections = self[src].connectionsTo(self[dst])
+            if not connections:
+                error('src and dst not connected: %s %s\n' % (src, dst))
+            for a, b in connections:
+                for intf in (a, b):
+                    out = intf.ifconfig(status)
+                    if out:
+                        error('link %s %s: %s' % (intf.name, status, out))
+
+    # ---- tests ----
+    def ping(self, hosts=None, timeout=None, manualdestip=None):
+        """Pings every pair of hosts (each source's pings run at once in its shell); % lost."""
+        hosts = hosts or self.hosts
+        output('*** Ping: testing ping reachability\n')
+        sent, received = 0, 0
+        results = self._ping_matrix(hosts, timeout, manualdestip, count=1)
+        for src in hosts:
+            output('%s -> ' % src.name)
+            for dst, (s, r, _) in results[src.name]:
+                sent += s
+                received += r
+                output(('%s ' % dst.name) if r else 'X ')
+            output('\n')
+        ploss = 100.0 * (sent - received) / sent if sent else 0
+        output('*** Results: %i%% dropped (%d/%d received)\n' % (ploss, received, sent))
+        return ploss
+
+    def _ping_matrix(self, hosts, timeout, manualdestip, count):
+        wait = '-W %s ' % int(timeout) if timeout else ''
+        for src in hosts:
+            targets = [manualdestip] if manualdestip else [d.IP() for d in hosts if d is not src]
+            src.sendCmd('for d in %s; do printf "FLOWLAB-PING %%s\\n" $d; ping -c%d %s$d 2>&1; done' %
+                        (' '.join(targets), count, wait))
+        results = {}
+        for src in hosts:
+            text = src.waitOutput()
+            blocks = dict((b.split('\n', 1)[0].strip(), b) for b in text.split('FLOWLAB-PING ')[1:])
+            dsts = [None] if manualdestip else [d for d in hosts if d is not src]
+            row = []
+            for d in dsts:
+                ip = manualdestip or d.IP()
+                row.append((d or type('Dst', (), {'name': ip})(), self._parsePingFull(blocks.get(ip, ''))))
+            results[src.name] = [(d, (r[0], r[1], r)) for d, r in row]
+        return results
+
+    @staticmethod
+    def _parsePingFull(text):
+        m = re.search(r'(\d+) packets transmitted, (\d+) (?:packets )?received', text)
+        if not m:
+            return (1, 0, 0, 0, 0, 0)
+        sent, received = int(m.group(1)), int(m.group(2))
+        rtt = re.search(r'= ([\d.]+)/([\d.]+)/([\d.]+)/([\d.]+) ms', text)
+        vals = [float(x) for x in rtt.groups()] if rtt else [0, 0, 0, 0]
+        return (sent, received, *vals)
+
+    def pingAll(self, timeout=None):
+        return self.ping(timeout=timeout)
+
+    def pingPair(self):
+        return self.ping(hosts=self.hosts[:2])
+
+    def pingFull(self, hosts=None, timeout=None, manualdestip=None):
+        hosts = hosts or self.hosts
+        output('*** Ping: testing ping reachability\n')
+        all_outputs = []
+        results = self._ping_matrix(hosts, timeout, manualdestip, count=1)
+        for src in hosts:
+            output('%s -> ' % src.name)
+            for dst, (_, r, full) in results[src.name]:
+                all_outputs.append((src, dst, full))
+                output(('%s ' % dst.name) if r else 'X ')
+            output('\n')
+        output('*** Results: \n')
+        for src, dst, (sent, received, rmin, ravg, rmax, rdev) in all_outputs:
+            output(' %s->%s: %s/%s, ' % (src, dst, sent, received))
+            output('rtt min/avg/max/mdev %0.3f/%0.3f/%0.3f/%0.3f ms\n' % (rmin, ravg, rmax, rdev))
+        return all_outputs
+
+    def pingAllFull(self):
+        return self.pingFull()
+
+    def pingPairFull(self):
+        return self.pingFull(hosts=self.hosts[:2])
+
+    @staticmethod
+    def _parseIperf(iperfOutput):
+        r = r'([\d\.]+ \w+/sec)'
+        m = re.findall(r, iperfOutput)
+        if m:
+            return m[-1]
+        error('could not parse iperf output: ' + iperfOutput)
+        return ''
+
+    def iperf(self, hosts=None, l4Type='TCP', udpBw='10M', fmt=None, seconds=5, port=5001):
+        """iperf (2) between two hosts, as Mininet: [server's rate, client's rate]."""
+        hosts = hosts or [self.hosts[0], self.hosts[-1]]
+        if len(hosts) != 2:
+            raise ValueError('iperf: two hosts, not %d' % len(hosts))
+        client, server = hosts
+        output('*** Iperf: testing %s bandwidth between %s and %s\n' % (l4Type, client.name, server.name))
+        args = 'iperf -p %d ' % port
+        bw = ''
+        if l4Type == 'UDP':
+            args += '-u '
+            bw = '-b %s ' % udpBw
+        elif l4Type != 'TCP':
+            raise Exception('Unexpected l4 type: %s' % l4Type)
+        if fmt:
+            args += '-f %s ' % fmt
+        srv = server.popen(args + '-s', stdout=__import__('subprocess').PIPE, stderr=__import__('subprocess').STDOUT)
+        try:
+            if l4Type == 'TCP':
+                deadline = time.time() + 5
+                while time.time() < deadline and (':%d ' % port) not in server.cmd('ss -ltnH'):
+                    time.sleep(0.05)
+            else:
+                time.sleep(0.3)
+            cliout = client.cmd(args + '-t %d -c %s %s' % (seconds, server.IP(), bw))
+            time.sleep(0.5 if l4Type == 'TCP' else 1.0)
+        finally:
+            srv.terminate()
+            servout = srv.communicate()[0].decode(errors='replace')
+        result = [self._parseIperf(servout), self._parseIperf(cliout)]
+        if l4Type == 'UDP':
+            result.insert(0, udpBw)
+        output('*** Results: %s\n' % result)
+        return result
+
+    def interact(self):
+        from mininet.cli import CLI
+        self.start()
+        try:
+            CLI(self)
+        finally:
+            self.stop()

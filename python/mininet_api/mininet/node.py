@@ -1,0 +1,426 @@
+"""mininet.node: hosts, switches and controllers. Each maps to a node of a flowlab
+lab; a host's commands run in its network namespace through one bash kept per
+host, as Mininet keeps one shell per node (cd and variables persist)."""
+import os
+import re
+import select
+import subprocess
+
+from mininet.link import Intf
+
+SENTINEL = b'\x7f'
+
+
+class Node:
+    """A node of the lab: its interfaces, and once started its namespace and shell."""
+
+    portBase = 0
+
+    def __init__(self, name, inNamespace=True, **params):
+        self.name = str(name)
+        self.inNamespace = inNamespace
+        self.params = params
+        self.intfs = {}        # port -> Intf
+        self.ports = {}        # Intf -> port
+        self.nameToIntf = {}
+        self.net = None        # the Mininet this node belongs to
+        self.ns = None         # its namespace, once the lab is up
+        self.shell = None
+        self.waiting = False
+        self.lastCmd = None
+        self.pid = None
+        self._buf = b''
+
+    # ---- interfaces ----
+    def newPort(self):
+        return max(self.ports.values()) + 1 if self.ports else self.portBase
+
+    def addIntf(self, intf, port=None, moveIntf=True):
+        if port is None:
+            port = self.newPort()
+        self.intfs[port] = intf
+        self.ports[intf] = port
+        self.nameToIntf[intf.name] = intf
+
+    def intfList(self):
+        return [self.intfs[p] for p in sorted(self.intfs)]
+
+    def intfNames(self):
+        return [str(i) for i in self.intfList()]
+
+    def defaultIntf(self):
+        ports = sorted(self.intfs)
+        return self.intfs[ports[0]] if ports else None
+
+    def intf(self, intf=None):
+        if not intf:
+            return self.defaultIntf()
+        if isinstance(intf, str):
+            return self.nameToIntf.get(intf)
+        return intf
+
+    def connectionsTo(self, node):
+        out = []
+        for intf in self.intfList():
+            link = intf.link
+            if link:
+                other = link.intf2 if link.intf1 is intf else link.intf1
+                if other.node is node:
+                    out.append((intf, other))
+        return out
+
+    def IP(self, intf=None):
+        i = self.intf(intf)
+        return i.IP() if i else None
+
+    def MAC(self, intf=None):
+        i = self.intf(intf)
+        return i.MAC() if i else None
+
+    def setIP(self, ip, prefixLen=8, intf=None, **kwargs):
+        i = self.intf(intf)
+        if i is None:
+            raise Exception('%s.setIP: no interface %s' % (self.name, intf))
+        return i.setIP(ip, prefixLen)
+
+    def setMAC(self, mac, intf=None):
+        return self.intf(intf).setMAC(mac)
+
+    def setARP(self, ip, mac):
+        return self.cmd('ip neigh replace %s lladdr %s dev %s nud permanent' % (ip, mac, self.defaultIntf()))
+
+    def setHostRoute(self, ip, intf):
+        return self.cmd('ip route add %s dev %s' % (ip, intf))
+
+    def setDefaultRoute(self, intf=None):
+        if isinstance(intf, str) and ' ' in intf:
+            params = intf
+        else:
+            params = 'dev %s' % (intf or self.defaultIntf())
+        return self.cmd('ip route flush default; ip route add default %s' % params)
+
+    def config(self, **params):
+        return {}
+
+    # ---- the shell ----
+    def _started(self):
+        if not self.ns:
+            raise Exception('%s: the network is not started: flowlab builds its namespaces at net.start()' %
+                            self.name)
+
+    def _ensure_shell(self):
+        self._started()
+        if self.shell is None or self.shell.poll() is not None:
+            self.shell = subprocess.Popen(['ip', 'netns', 'exec', self.ns, 'bash', '--norc', '--noprofile'],
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=subprocess.STDOUT, bufsize=0, start_new_session=True)
+            self.pid = self.shell.pid
+            self._buf = b''
+            self.waiting = False
+
+    def sendCmd(self, *args, **kwargs):
+        """Starts a command in the node's shell; waitOutput() reads what it printed."""
+        self._ensure_shell()
+        if self.waiting:
+            raise Exception('%s: sendCmd while a command is still running (call waitOutput first)' % self.name)
+        if len(args) == 1 and isinstance(args[0], list):
+            cmd = ' '.join(str(c) for c in args[0])
+        else:
+            cmd = ' '.join(str(c) for c in args)
+        self.lastCmd = cmd
+        # A command ending in & runs in the background; the sentinel still comes at once.
+        self.shell.stdin.write(('%s\nprintf "\\177"\n' % cmd).encode())
+        self.shell.stdin.flush()
+        self.waiting = True
+
+    def monitor(self, timeoutms=None, findPid=True):
+        """What the running command printed so far (up to timeoutms), without the end marker."""
+        self._started()
+        if not self.waiting:
+            return ''
+        timeout = None if timeoutms is None else timeoutms / 1000.0
+        ready, _, _ = select.select([self.shell.stdout], [], [], timeout)
+        if not ready:
+            return ''
+        data = os.read(self.shell.stdout.fileno(), 65536)
+        if not data:
+            self.waiting = False
+            raise Exception('%s: its shell ended (the lab was taken down?)' % self.name)
+        self._buf += data
+        if SENTINEL in self._buf:
+            out, _, self._buf = self._buf.partition(SENTINEL)
+            self.waiting = False
+        else:
+            out, self._buf = self._buf, b''
+        return out.decode(errors='replace')
+
+    def waitReadable(self, timeoutms=None):
+        ready, _, _ = select.select([self.shell.stdout], [], [], None if timeoutms is None else timeoutms / 1000.0)
+        return ready
+
+    def waitOutput(self, verbose=False, findPid=True):
+        out = []
+        while self.waiting:
+            piece = self.monitor()
+            if verbose and piece:
+                from mininet.log import info
+                info(piece)
+            out.append(piece)
+        return ''.join(out)
+
+    def cmd(self, *args, **kwargs):
+        """Runs a command in the node's shell and returns its output (stdout and stderr)."""
+        verbose = kwargs.get('verbose', False)
+        self.sendCmd(*args, **kwargs)
+        return self.waitOutput(verbose)
+
+    def cmdPrint(self, *args):
+        return self.cmd(*args, verbose=True)
+
+    def sendInt(self, intr='\x03'):
+        """Interrupts the running command (SIGINT to the shell's children)."""
+        if self.shell is not None:
+            subprocess.run(['pkill', '-INT', '-P', str(self.shell.pid)], check=False)
+
+    def popen(self, *args, **kwargs):
+        """A subprocess.Popen in the node's namespace: a list, or a string run by sh -c."""
+        self._started()
+        if len(args) == 1 and isinstance(args[0], (list, tuple)):
+            cmd = list(args[0])
+        elif len(args) == 1 and isinstance(args[0], str):
+            cmd = ['sh', '-c', args[0]]
+        else:
+            cmd = [str(a) for a in args]
+        kwargs.pop('mncmd', None)
+        defaults = {'stdout': subprocess.PIPE, 'stderr': subprocess.PIPE}
+        defaults.update(kwargs)
+        return subprocess.Popen(['ip', 'netns', 'exec', self.ns] + cmd, **defaults)
+
+    def pexec(self, *args, **kwargs):
+        """(stdout, stderr, exit code) of a command run to its end in the node's namespace."""
+        p = self.popen(*args, **kwargs)
+        out, err = p.communicate()
+        dec = lambda b: b.decode(errors='replace') if isinstance(b, bytes) else (b or '')
+        return dec(out), dec(err), p.returncode
+
+    def terminate(self):
+        if self.shell is not None:
+            try:
+                self.shell.stdin.close()
+            except OSError:
+                pass
+            try:
+                os.killpg(self.shell.pid, 9)
+            except OSError:
+                pass
+            self.shell.wait()
+            self.shell = None
+        self.waiting = False
+
+    def stop(self, deleteIntfs=False):
+        self.terminate()
+
+    def __repr__(self):
+        return '<%s %s: %s pid=%s> ' % (self.__class__.__name__, self.name,
+                                        ','.join('%s:%s' % (i.name, i.ip) for i in self.intfList()), self.pid)
+
+    def __str__(self):
+        return self.name
+
+
+class Host(Node):
+    """A host: a network namespace of the lab. Its `ip` and `mac` go on its first interface."""
+    lab_kind = 'host'
+
+    def addIntf(self, intf, port=None, moveIntf=True):
+        first = not self.intfs
+        Node.addIntf(self, intf, port=port, moveIntf=moveIntf)
+        if first:
+            ip = self.params.get('ip')
+            if ip and intf.ip is None:
+                addr, _, plen = str(ip).partition('/')
+                intf.ip, intf.prefixLen = addr, int(plen or 8)
+            if self.params.get('mac') and intf.mac is None:
+                intf.mac = self.params['mac']
+
+
+class CPULimitedHost(Host):
+    """Mininet's CPU-limited host. Limits are refused: flowlab's lab does not set cgroups yet."""
+
+    def __init__(self, name, sched='cfs', **params):
+        Host.__init__(self, name, **params)
+        if params.get('cpu', -1) not in (-1, None) or params.get('cores') is not None:
+            raise NotImplementedError('CPULimitedHost(%s, cpu=%s, cores=%s): CPU limits are not applied by '
+                                      "flowlab's lab; use Host" % (name, params.get('cpu'), params.get('cores')))
+
+    def setCPUFrac(self, f, sched=None):
+        raise NotImplementedError('%s.setCPUFrac: CPU limits are not applied by flowlab\'s lab' % self.name)
+
+
+class Switch(Node):
+    """A switch of the lab. Its ports are numbered from 1 as Mininet's; cmd() runs in the lab's
+    core namespace, where its ports are."""
+
+    portBase = 1
+    dpidLen = 16
+    lab_kind = 'flowlab'
+
+    def __init__(self, name, dpid=None, opts='', listenPort=None, **params):
+        Node.__init__(self, name, **params)
+        self.dpid = self.defaultDpid(dpid)
+        self.opts = opts
+        self.listenPort = listenPort
+        self.controllers = []
+
+    def defaultDpid(self, dpid=None):
+        if dpid:
+            dpid = str(dpid).replace(':', '')
+            if dpid.startswith('0x'):
+                dpid = dpid[2:]
+        else:
+            nums = re.findall(r'\d+', self.name)
+            if not nums:
+                raise Exception('Unable to derive default datapath ID - please either specify a dpid or use a '
+                                'canonical switch name such as s23.')
+            dpid = hex(int(nums[0]))[2:]
+        return '0' * (self.dpidLen - len(dpid)) + dpid
+
+    def lab_spec(self):
+        return {'kind': self.lab_kind}
+
+    def start(self, controllers):
+        raise NotImplementedError('%s.start(): flowlab starts its switches with the lab (net.start())' % self.name)
+
+    def stop(self, deleteIntfs=True):
+        if self.ns:
+            raise NotImplementedError('%s.stop(): stopping one switch of a running lab is not in flowlab\'s '
+                                      'Mininet API (net.stop() stops them all)' % self.name)
+        self.terminate()
+
+    def dpctl(self, *args):
+        raise NotImplementedError('%s.dpctl: use the lab\'s CLI (flowlab lab cli LAB: dpctl ...) or ovs-ofctl '
+                                  'against the switch' % self.name)
+
+    def connected(self):
+        return self.ns is not None
+
+
+class FlowlabSwitch(Switch):
+    """flowlab's own OpenFlow switch (eBPF fast path)."""
+    lab_kind = 'flowlab'
+
+
+class UserSwitch(FlowlabSwitch):
+    """Mininet's user-space switch: flowlab's switch here."""
+
+
+class OVSSwitch(Switch):
+    """Open vSwitch: its user-space datapath here (this machine has no openvswitch.ko)."""
+    lab_kind = 'ovs'
+
+    def __init__(self, name, failMode='secure', datapath='kernel', inband=False, protocols=None, **params):
+        Switch.__init__(self, name, **params)
+        if failMode != 'secure':
+            raise NotImplementedError('%s: failMode=%s: the lab runs OVS in secure mode with its controller; '
+                                      'use OVSBridge or LinuxBridge for a learning bridge' % (name, failMode))
+        self.protocols = protocols
+
+    def lab_spec(self):
+        spec = {'kind': 'ovs'}
+        if self.protocols:
+            spec['protocols'] = self.protocols
+        return spec
+
+
+OVSKernelSwitch = OVSSwitch
+
+
+class LinuxBridge(Switch):
+    """The Linux bridge (no controller); stp=True turns on its spanning tree."""
+    lab_kind = 'linux-bridge'
+
+    def __init__(self, name, stp=False, prio=None, **kwargs):
+        Switch.__init__(self, name, **kwargs)
+        self.stp = stp
+
+    def lab_spec(self):
+        spec = {'kind': 'linux-bridge'}
+        if self.stp:
+            spec['stp'] = True
+        return spec
+
+
+class OVSBridge(LinuxBridge):
+    """Mininet's OVS in standalone mode, a learning bridge: the Linux bridge here (same forwarding)."""
+
+    def __init__(self, name, stp=False, **kwargs):
+        kwargs.pop('failMode', None)
+        LinuxBridge.__init__(self, name, stp=stp, **kwargs)
+
+
+class IVSSwitch(Switch):
+    def __init__(self, name, **params):
+        raise NotImplementedError('IVSSwitch(%s): Indigo Virtual Switch is not available; use OVSSwitch or '
+                                  'FlowlabSwitch' % name)
+
+
+class Controller(Node):
+    """An OpenFlow controller the lab starts: flowlab's controller with its learning switch."""
+
+    def __init__(self, name, inNamespace=False, command='controller', cargs='ptcp:%d', cdir=None,
+                 ip='127.0.0.1', port=6653, protocol='tcp', **params):
+        Node.__init__(self, name, inNamespace=inNamespace, **params)
+        self.ip, self.port, self.protocol = ip, port, protocol
+
+    def lab_spec(self):
+        return {'kind': 'flowlab', 'apps': ['learning-switch']}
+
+    def start(self):
+        pass
+
+    def stop(self, *args, **kwargs):
+        self.terminate()
+
+    def IP(self, intf=None):
+        return self.ip
+
+    def checkListening(self):
+        return True
+
+
+class OVSController(Controller):
+    """ovs-testcontroller's learning switch: flowlab's learning switch here."""
+
+
+class NOX(Controller):
+    def __init__(self, name, *noxArgs, **kwargs):
+        raise NotImplementedError('NOX(%s): NOX is not available; use Controller or RemoteController' % name)
+
+
+class Ryu(Controller):
+    """Ryu apps run as os-ken apps (Debian's python3-os-ken): Ryu('c0', 'app.py')."""
+
+    def __init__(self, name, *ryuArgs, **kwargs):
+        Controller.__init__(self, name, **kwargs)
+        apps = [a for a in ryuArgs if a.endswith('.py')]
+        if len(apps) != 1 or len(ryuArgs) != 1:
+            raise NotImplementedError('Ryu(%s, %s): give one app as a .py file (run by os-ken)' %
+                                      (name, ', '.join(ryuArgs)))
+        self.app = os.path.abspath(apps[0])
+
+    def lab_spec(self):
+        return {'kind': 'os-ken', 'app': self.app}
+
+
+class RemoteController(Controller):
+    """A controller running elsewhere, at ip:port; the lab does not start it."""
+
+    def __init__(self, name, ip='127.0.0.1', port=None, **kwargs):
+        Controller.__init__(self, name, ip=ip, port=port or 6653, **kwargs)
+
+    def lab_spec(self):
+        return {'kind': 'remote', 'address': self.ip, 'port': int(self.port)}
+
+
+DefaultController = Controller
+DefaultControllers = (Controller, OVSController)
