@@ -24,7 +24,7 @@ class MininetLogger:
 
     def _emit(self, level, args):
         if level >= self.level:
-            sys.stdout.write(''.join(str(a) for a in args))
+            sys.stdout.write(' '.join(str(a) for a in args))  # as Mininet's: arguments joined by spaces
             sys.stdout.flush()
 
     def debug(self, *args):

@@ -5,6 +5,7 @@ import os
 import re
 import select
 import subprocess
+import time
 
 from mininet.link import Intf
 
@@ -15,6 +16,8 @@ class Node:
     """A node of the lab: its interfaces, and once started its namespace and shell."""
 
     portBase = 0
+    outToNode = {}  # the shells' stdout fds -> their nodes (select() over several nodes)
+    inToNode = {}
 
     def __init__(self, name, inNamespace=True, **params):
         self.name = str(name)
@@ -29,6 +32,7 @@ class Node:
         self.waiting = False
         self.lastCmd = None
         self.pid = None
+        self.stdin = self.stdout = None
         self._buf = b''
 
     # ---- interfaces ----
@@ -111,12 +115,27 @@ class Node:
     def _ensure_shell(self):
         self._started()
         if self.shell is None or self.shell.poll() is not None:
-            self.shell = subprocess.Popen(['ip', 'netns', 'exec', self.ns, 'bash', '--norc', '--noprofile'],
+            # An interactive bash whose prompt is the end marker, as Mininet's: nothing but the
+            # command is written to its stdin, so a command reading stdin finds nothing extra.
+            self.shell = subprocess.Popen(['ip', 'netns', 'exec', self.ns, 'env', 'PS1=' + SENTINEL.decode(),
+                                           'bash', '--norc', '--noediting', '-is', 'mininet:' + self.name],
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.STDOUT, bufsize=0, start_new_session=True)
+                                          stderr=subprocess.STDOUT, bufsize=0, start_new_session=True,
+                                          **self._spawn_options())
             self.pid = self.shell.pid
+            self.stdin, self.stdout = self.shell.stdin, self.shell.stdout
+            Node.outToNode[self.stdout.fileno()] = self
+            Node.inToNode[self.stdin.fileno()] = self
             self._buf = b''
-            self.waiting = False
+            self.waiting = True
+            self.waitOutput()  # bash's first prompt
+
+    def _spawn_options(self):
+        """Extra subprocess.Popen options of this node's processes."""
+        return {}
+
+    def startShell(self):
+        self._ensure_shell()
 
     def sendCmd(self, *args, **kwargs):
         """Starts a command in the node's shell; waitOutput() reads what it printed."""
@@ -129,7 +148,7 @@ class Node:
             cmd = ' '.join(str(c) for c in args)
         self.lastCmd = cmd
         # A command ending in & runs in the background; the sentinel still comes at once.
-        self.shell.stdin.write(('%s\nprintf "\\177"\n' % cmd).encode())
+        self.shell.stdin.write(('%s\n' % cmd).encode())
         self.shell.stdin.flush()
         self.waiting = True
 
@@ -183,16 +202,19 @@ class Node:
             subprocess.run(['pkill', '-INT', '-P', str(self.shell.pid)], check=False)
 
     def popen(self, *args, **kwargs):
-        """A subprocess.Popen in the node's namespace: a list, or a string run by sh -c."""
+        """A subprocess.Popen in the node's namespace: popen([cmd, arg...]), popen(cmd, arg...) or
+        popen("cmd arg...") (split on spaces, as Mininet; shell=True runs the string by sh -c)."""
         self._started()
+        shell = kwargs.pop('shell', False)
         if len(args) == 1 and isinstance(args[0], (list, tuple)):
-            cmd = list(args[0])
+            cmd = [str(a) for a in args[0]]
         elif len(args) == 1 and isinstance(args[0], str):
-            cmd = ['sh', '-c', args[0]]
+            cmd = ['sh', '-c', args[0]] if shell else args[0].split()
         else:
             cmd = [str(a) for a in args]
         kwargs.pop('mncmd', None)
         defaults = {'stdout': subprocess.PIPE, 'stderr': subprocess.PIPE}
+        defaults.update(self._spawn_options())
         defaults.update(kwargs)
         return subprocess.Popen(['ip', 'netns', 'exec', self.ns] + cmd, **defaults)
 
@@ -205,6 +227,8 @@ class Node:
 
     def terminate(self):
         if self.shell is not None:
+            Node.outToNode.pop(self.stdout.fileno(), None)
+            Node.inToNode.pop(self.stdin.fileno(), None)
             try:
                 self.shell.stdin.close()
             except OSError:
@@ -214,6 +238,7 @@ class Node:
             except OSError:
                 pass
             self.shell.wait()
+            self.shell.stdout.close()
             self.shell = None
         self.waiting = False
 
@@ -245,16 +270,70 @@ class Host(Node):
 
 
 class CPULimitedHost(Host):
-    """Mininet's CPU-limited host. Limits are refused: flowlab's lab does not set cgroups yet."""
+    """A host whose processes share a CPU bandwidth limit (cgroup v1 cpu controller, CFS quota):
+    cpu=f is the fraction of the whole machine (all cores), as Mininet's."""
+
+    CGROOT = '/sys/fs/cgroup/cpu'
 
     def __init__(self, name, sched='cfs', **params):
         Host.__init__(self, name, **params)
-        if params.get('cpu', -1) not in (-1, None) or params.get('cores') is not None:
-            raise NotImplementedError('CPULimitedHost(%s, cpu=%s, cores=%s): CPU limits are not applied by '
-                                      "flowlab's lab; use Host" % (name, params.get('cpu'), params.get('cores')))
+        if sched != 'cfs':
+            raise NotImplementedError('CPULimitedHost(%s, sched=%s): only cfs is available' % (name, sched))
+        if params.get('cores') is not None:
+            raise NotImplementedError('CPULimitedHost(%s, cores=%s): pinning to cores is not in flowlab\'s '
+                                      'Mininet API' % (name, params.get('cores')))
+        self.cpu = params.get('cpu', -1)
+        self.period_us = int(params.get('period_us', 100000))
+        self.cgroup = None
+
+    def _attach(self):
+        """Creates the host's cgroup once the lab is up; every process of the host goes in it."""
+        if self.cgroup is None:
+            if not os.path.isdir(self.CGROOT):
+                raise Exception('%s: no cgroup cpu controller at %s' % (self.name, self.CGROOT))
+            self.cgroup = os.path.join(self.CGROOT, 'flowlab-mn-%s-%s' % (self.net.lab.id, self.name))
+            os.makedirs(self.cgroup, exist_ok=True)
+            self.setCPUFrac(self.cpu)
 
     def setCPUFrac(self, f, sched=None):
-        raise NotImplementedError('%s.setCPUFrac: CPU limits are not applied by flowlab\'s lab' % self.name)
+        if self.cgroup is None:
+            self.cpu = f
+            return
+        quota = -1 if f is None or f < 0 else max(1000, int(self.period_us * f * (os.cpu_count() or 1)))
+        with open(os.path.join(self.cgroup, 'cpu.cfs_period_us'), 'w') as fh:
+            fh.write(str(self.period_us))
+        with open(os.path.join(self.cgroup, 'cpu.cfs_quota_us'), 'w') as fh:
+            fh.write(str(quota))
+        self.cpu = f
+
+    def _enter(self):
+        """In a child before exec: joins the cgroup."""
+        with open(os.path.join(self.cgroup, 'cgroup.procs'), 'w') as fh:
+            fh.write(str(os.getpid()))
+
+    def _spawn_options(self):
+        self._attach()
+        return {'preexec_fn': self._enter}
+
+    def terminate(self):
+        Host.terminate(self)
+        if self.cgroup:
+            try:
+                with open(os.path.join(self.cgroup, 'cgroup.procs')) as fh:
+                    for pid in fh.read().split():
+                        try:
+                            os.kill(int(pid), 9)
+                        except OSError:
+                            pass
+                for _ in range(50):
+                    try:
+                        os.rmdir(self.cgroup)
+                        break
+                    except OSError:
+                        time.sleep(0.02)
+            except OSError:
+                pass
+            self.cgroup = None
 
 
 class Switch(Node):
@@ -324,6 +403,13 @@ class OVSSwitch(Switch):
             raise NotImplementedError('%s: failMode=%s: the lab runs OVS in secure mode with its controller; '
                                       'use OVSBridge or LinuxBridge for a learning bridge' % (name, failMode))
         self.protocols = protocols
+
+    @classmethod
+    def setup(cls):
+        """Mininet checks that Open vSwitch is installed."""
+        import shutil
+        if not shutil.which('ovs-vswitchd') and not os.path.exists('/usr/sbin/ovs-vswitchd'):
+            raise Exception('Open vSwitch (ovs-vswitchd) is not installed: apt-get install openvswitch-switch')
 
     def lab_spec(self):
         spec = {'kind': 'ovs'}

@@ -4,6 +4,19 @@ import re
 import subprocess
 
 
+def decode(s):
+    return s.decode(errors='replace') if isinstance(s, bytes) else s
+
+
+def encode(s):
+    return s.encode() if isinstance(s, str) else s
+
+
+def numCores():
+    import os
+    return os.cpu_count() or 1
+
+
 def irange(start, end):
     """Inclusive range, as Mininet's."""
     return range(start, end + 1)
@@ -132,11 +145,51 @@ def dumpPorts(switches):
 
 
 def waitListening(client=None, server='127.0.0.1', port=80, timeout=None):
-    raise NotImplementedError('mininet.util.waitListening: not provided by flowlab (poll with host.cmd)')
+    """Waits until server (a node) listens on TCP port; False after timeout seconds."""
+    import time
+    if not hasattr(server, 'cmd'):
+        raise NotImplementedError('waitListening(server=%r): give the server node' % (server,))
+    deadline = None if timeout is None else time.time() + timeout
+    while ':%d ' % port not in server.cmd('ss -ltnH'):
+        if deadline is not None and time.time() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def moveIntf(*args, **kwargs):
     raise NotImplementedError('mininet.util.moveIntf: flowlab places interfaces when the lab is built')
+
+
+def pmonitor(popens, timeoutms=500, readline=True, readmax=1024):
+    """Yields (host, line) from a dict {host: Popen} as the processes print, and (None, '')
+    when nothing came within timeoutms, until every process has ended (Mininet's pmonitor)."""
+    import os
+    import select
+    poller = select.poll()
+    fdToHost = {}
+    for host, popen in popens.items():
+        fd = popen.stdout.fileno()
+        fdToHost[fd] = host
+        poller.register(fd, select.POLLIN | select.POLLHUP)
+        if not readline:
+            os.set_blocking(fd, False)
+    while popens:
+        fds = poller.poll(timeoutms)
+        if not fds:
+            yield None, ''
+            continue
+        for fd, event in fds:
+            host = fdToHost[fd]
+            popen = popens[host]
+            if event & select.POLLIN:
+                line = popen.stdout.readline() if readline else popen.stdout.read(readmax)
+                if line:
+                    yield host, line.decode(errors='replace') if isinstance(line, bytes) else line
+                    continue
+            if event & (select.POLLHUP | select.POLLIN):
+                poller.unregister(fd)
+                del popens[host]
 
 
 partial = functools.partial
