@@ -14,137 +14,25 @@ Any failure prints {"flowlab_custom_topo": 1, "error": MESSAGE, "traceback": TEX
 and exits 1.
 
 The Topo is Debian's mininet.topo (no root, no OVS needed to import it); when that
-module is absent, or FLOWLAB_TOPO_STANDIN=1, a small stand-in with the same
-addHost/addSwitch/addLink behaviour is installed as `mininet.*` instead.
+module is absent, or FLOWLAB_TOPO_STANDIN=1, flowlab's Mininet API (python/mininet_api,
+the same addHost/addSwitch/addLink behaviour) is imported as `mininet` instead.
 """
 import json
 import os
-import re
 import sys
 import traceback
-import types
 
 
-def _natural_key(text):
-    return [int(p) if p.isdigit() else p for p in re.split(r'(\d+)', str(text))]
+API_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'mininet_api')
 
 
 def _install_standin():
-    """Registers stand-in mininet.{topo,util,log,link,node} modules."""
-    util = types.ModuleType('mininet.util')
-    util.irange = lambda start, end: range(start, end + 1)
-    util.natural = _natural_key
-    util.naturalSeq = lambda seq: [_natural_key(x) for x in seq]
-
-    log = types.ModuleType('mininet.log')
-    for name in ('info', 'output', 'warn', 'error', 'debug'):
-        setattr(log, name, lambda *a, **k: None)
-    log.setLogLevel = lambda *a, **k: None
-    log.lg = types.SimpleNamespace(setLogLevel=log.setLogLevel)
-
-    topo = types.ModuleType('mininet.topo')
-
-    class Topo:
-        """Mininet's Topo contract: nodes with options, links with per-end ports."""
-
-        def __init__(self, *args, **params):
-            self._nodes = {}        # name -> options, in insertion order
-            self._links = []        # (key, options)
-            self.hopts = params.pop('hopts', {})
-            self.sopts = params.pop('sopts', {})
-            self.lopts = params.pop('lopts', {})
-            self.ports = {}
-            self.build(*args, **params)
-
-        def build(self, *args, **params):
-            pass
-
-        def addNode(self, name, **opts):
-            self._nodes[name] = opts
-            return name
-
-        def addHost(self, name, **opts):
-            return self.addNode(name, **(opts or dict(self.hopts)))
-
-        def addSwitch(self, name, **opts):
-            return self.addNode(name, isSwitch=True, **(opts or dict(self.sopts)))
-
-        def isSwitch(self, n):
-            return self._nodes[n].get('isSwitch', False)
-
-        def addPort(self, src, dst, sport=None, dport=None):
-            self.ports.setdefault(src, {})
-            self.ports.setdefault(dst, {})
-            if sport is None:
-                sport = len(self.ports[src]) + (1 if self.isSwitch(src) else 0)
-            if dport is None:
-                dport = len(self.ports[dst]) + (1 if self.isSwitch(dst) else 0)
-            self.ports[src][sport] = (dst, dport)
-            self.ports[dst][dport] = (src, sport)
-            return sport, dport
-
-        def addLink(self, node1, node2, port1=None, port2=None, key=None, **opts):
-            opts = dict(opts or self.lopts)
-            self._nodes.setdefault(node1, {})
-            self._nodes.setdefault(node2, {})
-            port1, port2 = self.addPort(node1, node2, port1, port2)
-            opts.update(node1=node1, node2=node2, port1=port1, port2=port2)
-            self._links.append((key, opts))
-            return key
-
-        def nodes(self, sort=True):
-            return sorted(self._nodes, key=_natural_key) if sort else list(self._nodes)
-
-        def hosts(self, sort=True):
-            return [n for n in self.nodes(sort) if not self.isSwitch(n)]
-
-        def switches(self, sort=True):
-            return [n for n in self.nodes(sort) if self.isSwitch(n)]
-
-        def nodeInfo(self, name):
-            return self._nodes[name]
-
-        def links(self, sort=False, withKeys=False, withInfo=False):
-            out = []
-            for key, info in self._links:
-                row = (info['node1'], info['node2'])
-                if withKeys:
-                    row += (key,)
-                if withInfo:
-                    row += (info,)
-                out.append(row)
-            if sort:
-                out.sort(key=lambda r: [_natural_key(r[0]), _natural_key(r[1])])
-            return out
-
-        @staticmethod
-        def sorted(items):
-            return sorted(items, key=_natural_key)
-
-    topo.Topo = Topo
-
-    link = types.ModuleType('mininet.link')
-    node = types.ModuleType('mininet.node')
-    classes = {
-        link: {'Intf': (), 'Link': (), 'TCIntf': ('Intf',), 'TCLink': ('Link',), 'TCULink': ('TCLink',),
-               'OVSLink': ('Link',)},
-        node: {'Node': (), 'Host': ('Node',), 'CPULimitedHost': ('Host',), 'Switch': ('Node',),
-               'UserSwitch': ('Switch',), 'OVSSwitch': ('Switch',), 'OVSKernelSwitch': ('OVSSwitch',),
-               'OVSBridge': ('OVSSwitch',), 'LinuxBridge': ('Switch',), 'Controller': ('Node',),
-               'RemoteController': ('Controller',), 'OVSController': ('Controller',)},
-    }
-    for module, table in classes.items():
-        for name, bases in table.items():
-            parents = tuple(getattr(module, b) for b in bases) or (object,)
-            setattr(module, name, type(name, parents, {}))
-
-    root = types.ModuleType('mininet')
-    root.__path__ = []
-    for name, module in (('topo', topo), ('util', util), ('log', log), ('link', link), ('node', node)):
-        setattr(root, name, module)
-        sys.modules['mininet.' + name] = module
-    sys.modules['mininet'] = root
-    return 'flowlab stand-in'
+    """Puts flowlab's Mininet API (python/mininet_api) first on the path as `mininet`."""
+    for name in [m for m in sys.modules if m == 'mininet' or m.startswith('mininet.')]:
+        del sys.modules[name]
+    sys.path.insert(0, API_DIR)
+    import mininet.topo  # noqa: F401
+    return 'flowlab stand-in ' + API_DIR
 
 
 def _topo_module():
@@ -234,7 +122,7 @@ def main(argv):
         out = _export(argv[1], argv[2])
     except BaseException as e:  # a custom file may raise anything, SystemExit included
         frames = traceback.extract_tb(e.__traceback__)
-        user = [f for f in frames if f.filename != __file__]
+        user = [f for f in frames if f.filename != __file__ and not f.filename.startswith(API_DIR)]
         where = ''
         if isinstance(e, SyntaxError) and e.filename:
             where = '%s:%s: ' % (e.filename, e.lineno)
