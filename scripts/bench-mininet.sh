@@ -3,7 +3,12 @@
 #
 #   sudo scripts/bench-mininet.sh [--flowlab BIN] [--topos "linear,10 linear,100 tree,2,32"]
 #                                 [--pingall-max HOSTS] [--mininet-timeout S] [--no-mininet]
-#                                 [--flowlab-switch-max SWITCHES] [--repeat N]
+#                                 [--flowlab-switch-max SWITCHES] [--repeat N] [--scripts]
+#
+# --scripts adds a row per topology: the very Python script that times Mininet (its API:
+# Mininet(topo, switch=LinuxBridge) + start(), pingAll(), stop()) run again on flowlab's
+# Mininet API (python/mininet_api, what `flowlab mininet SCRIPT.py` runs), the same
+# bridges: a Mininet script's own cost under each.
 #
 # --repeat N runs every topology N times, the tools interleaved (Mininet, flowlab,
 # Mininet, ...), prints each run's row and then a table of medians and the ratios
@@ -45,6 +50,7 @@ MN_TIMEOUT=300
 MININET=1
 FL_SWITCH_MAX=100
 REPEAT=1
+SCRIPTS=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --flowlab) FLOWLAB=$2; shift 2 ;;
@@ -54,6 +60,7 @@ while [ $# -gt 0 ]; do
     --no-mininet) MININET=0; shift ;;
     --flowlab-switch-max) FL_SWITCH_MAX=$2; shift 2 ;;
     --repeat) REPEAT=$2; shift 2 ;;
+    --scripts) SCRIPTS=1; shift ;;
     *) echo "bench-mininet: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -141,14 +148,17 @@ row() { ROWS+=("$(printf '| %-8s | %-20s | %-11s | %5s | %4s | %8s | %9s | %8s |
 
 # --- Mininet (Python API; prints "up S", "pingall S", "down S", "mem MB") ---
 mininet_run() {
-  local topo=$1 ping=$2
+  local topo=$1 ping=$2 api=${3:-}
+  local pyenv=()
+  # flowlab's Mininet API in front of Debian's, and the flowlab it drives
+  [ -n "$api" ] && pyenv=(env "PYTHONPATH=$api" "FLOWLAB_BIN=$(readlink -f "$FLOWLAB")")
   local before_links
   before_links=$(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | sort)
   local out rc=0
   # The run's own bound: SIGALRM at --mininet-timeout seconds in the Python run, which
   # then kills the shells of the nodes it made and prints "cut S PHASE"; `timeout` is
   # only the backstop should Python not get to run its handler.
-  out=$(timeout -k 10 $((MN_TIMEOUT + 60)) $PY - "$topo" "$ping" "$WORK/rss-tree.py" "$MN_TIMEOUT" \
+  out=$(timeout -k 10 $((MN_TIMEOUT + 60)) "${pyenv[@]}" $PY - "$topo" "$ping" "$WORK/rss-tree.py" "$MN_TIMEOUT" \
     2>"$WORK/mn.err" <<'EOF'
 import os, signal, subprocess, sys, time
 from mininet.net import Mininet
@@ -250,6 +260,13 @@ for _run in $(seq "$REPEAT"); do
     mfail=$(field failed "$o")
     [ -n "$mfail" ] && up=${up:-"failed"}
     row mininet "lxbr, no controller" "$topo" "$h" "$s" "${up:--}" "${pa:--}" "${dn:--}" "${st:--}" "${mem:--}" "${rss:--}"
+  fi
+  if [ "$SCRIPTS" = 1 ]; then
+    o=$(mininet_run "$topo" $ping "$(dirname "$0")/../python/mininet_api")
+    up=$(field up "$o"); pa=$(field pingall "$o"); dn=$(field down "$o"); st=$(field settle "$o")
+    [ -n "$(field cut "$o")" ] && up="did not finish"
+    [ -n "$(field failed "$o")" ] && up=${up:-"failed"}
+    row "fl-api" "lxbr (Mininet script)" "$topo" "$h" "$s" "${up:--}" "${pa:--}" "${dn:--}" "${st:--}" "$(field mem "$o")" "$(field rss "$o")"
   fi
   for sw in linux-bridge flowlab; do
     ctl=none; [ $sw = flowlab ] && ctl=flowlab:learning-switch

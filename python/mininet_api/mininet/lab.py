@@ -6,7 +6,7 @@ import shutil
 import subprocess
 import tempfile
 
-RUN_DIR = '/run/flowlab'
+RUN_DIR = os.environ.get('FLOWLAB_STATE_DIR') or '/run/flowlab'  # where `flowlab lab` keeps its labs
 
 
 def flowlab_bin():

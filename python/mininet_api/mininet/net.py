@@ -4,6 +4,7 @@ up, stop() takes it down. pingAll and iperf run in the hosts' namespaces."""
 import atexit
 import os
 import re
+import resource
 import signal
 import subprocess
 import time
@@ -27,6 +28,18 @@ def _stop_leftovers():
 def _exit_on_signal(signum, _frame):
     raise SystemExit(128 + signum)  # unwinds through finally blocks, then atexit
 
+
+def _raise_fd_limit():
+    """Two pipes a host's shell: a large lab needs more than the usual 1024 descriptors (as Mininet's fixLimits)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):
+            pass
+
+
+_raise_fd_limit()
 
 for _sig in (signal.SIGTERM, signal.SIGHUP):
     if signal.getsignal(_sig) == signal.SIG_DFL:
@@ -255,8 +268,11 @@ class Mininet:
             h.ns = self.lab.host_namespace(h.name)
         for node in self.switches + self.controllers:
             node.ns = core
+        for h in self.hosts:  # every shell started, then their first prompts read
+            h.startShell(wait=False)
         for h in self.hosts:
-            h.startShell()
+            h.waitOutput()
+        for h in self.hosts:
             route = h.params.get('defaultRoute')
             if route:
                 h.setDefaultRoute(route)
@@ -268,7 +284,10 @@ class Mininet:
         if not self.started:
             return
         info('*** Stopping %s nodes (flowlab lab down %s)\n' % (len(self), self.lab.id))
-        for node in self.hosts + self.switches + self.controllers:
+        nodes = self.hosts + self.switches + self.controllers
+        for node in nodes:  # every shell killed, then each reaped
+            node.kill()
+        for node in nodes:
             node.terminate()
             node.ns = None
         self.lab.down()

@@ -127,19 +127,22 @@ class Node:
             Node.outToNode[self.stdout.fileno()] = self
             Node.inToNode[self.stdin.fileno()] = self
             self._buf = b''
-            self.waiting = True
-            self.waitOutput()  # bash's first prompt
+            self.waiting = True  # until bash's first prompt
 
     def _spawn_options(self):
         """Extra subprocess.Popen options of this node's processes."""
         return {}
 
-    def startShell(self):
+    def startShell(self, wait=True):
+        """Starts the node's shell; wait=False returns before its first prompt (waitOutput reads it)."""
         self._ensure_shell()
+        if wait:
+            self.waitOutput()
 
     def sendCmd(self, *args, **kwargs):
         """Starts a command in the node's shell; waitOutput() reads what it printed."""
-        self._ensure_shell()
+        if self.shell is None or self.shell.poll() is not None:
+            self.startShell()
         if self.waiting:
             raise Exception('%s: sendCmd while a command is still running (call waitOutput first)' % self.name)
         if len(args) == 1 and isinstance(args[0], list):
@@ -157,9 +160,7 @@ class Node:
         self._started()
         if not self.waiting:
             return ''
-        timeout = None if timeoutms is None else timeoutms / 1000.0
-        ready, _, _ = select.select([self.shell.stdout], [], [], timeout)
-        if not ready:
+        if not self.waitReadable(timeoutms):
             return ''
         data = os.read(self.shell.stdout.fileno(), 65536)
         if not data:
@@ -174,8 +175,10 @@ class Node:
         return out.decode(errors='replace')
 
     def waitReadable(self, timeoutms=None):
-        ready, _, _ = select.select([self.shell.stdout], [], [], None if timeoutms is None else timeoutms / 1000.0)
-        return ready
+        """True once the shell has output (poll: a lab of 1,000 hosts has fds past select's 1024)."""
+        poller = select.poll()
+        poller.register(self.shell.stdout, select.POLLIN | select.POLLHUP)
+        return bool(poller.poll(timeoutms))
 
     def waitOutput(self, verbose=False, findPid=True):
         out = []
@@ -224,6 +227,14 @@ class Node:
         out, err = p.communicate()
         dec = lambda b: b.decode(errors='replace') if isinstance(b, bytes) else (b or '')
         return dec(out), dec(err), p.returncode
+
+    def kill(self):
+        """Kills the shell's process group without waiting (terminate() then reaps it)."""
+        if self.shell is not None:
+            try:
+                os.killpg(self.shell.pid, 9)
+            except OSError:
+                pass
 
     def terminate(self):
         if self.shell is not None:
