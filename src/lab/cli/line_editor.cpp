@@ -123,7 +123,8 @@ Status run_mininet_cli(const std::string& lab_id) {
 }
 
 Result<int> up_with_cli(const std::string& label, const std::string& text, const std::string& only_case,
-                        const std::string& out_dir, const CaptureOptions& capture, bool metrics, bool keep_up) {
+                        const std::string& out_dir, const CaptureOptions& capture, bool metrics,
+                        bool keep_up) {
   std::string id;
   FLOWLAB_TRY(lab_up(label, text, only_case, out_dir, capture, metrics, {}, &id));
   Status st = run_mininet_cli(id);

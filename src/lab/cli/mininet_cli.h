@@ -63,6 +63,7 @@ Status run_mininet_cli(const std::string& lab_id);
 // `lab run|up ... --cli`: the case brought up (run/persistent_lab.h), the CLI on it,
 // and unless `keep_up` the lab taken down when the CLI ends. Returns the exit code.
 Result<int> up_with_cli(const std::string& label, const std::string& text, const std::string& only_case,
-                        const std::string& out_dir, const CaptureOptions& capture, bool metrics, bool keep_up);
+                        const std::string& out_dir, const CaptureOptions& capture, bool metrics,
+                        bool keep_up);
 
 }  // namespace flowlab::lab

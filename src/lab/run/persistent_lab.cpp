@@ -105,7 +105,7 @@ int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, const C
     builder = std::move(*b);
   }
   auto while_up = [&](const std::map<std::string, std::string>& hosts, const json& links, const json& prom,
-                     CaseHandles& h) {
+                      CaseHandles& h) {
     json addrs = json::object();
     for (const auto& host : sc.hosts)
       if (auto a = sc.address_of(host.name); a.ok()) addrs[host.name] = *a;
