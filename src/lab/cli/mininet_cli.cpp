@@ -54,8 +54,8 @@ constexpr CommandHelp kCommands[] = {
 
 // Mininet's commands that need what a lab in namespaces does not have.
 constexpr const char* kUnavailable[][2] = {
-    {"py", "Python objects of the network (use flowlab mininet for Mininet's Python API)"},
-    {"px", "Python objects of the network (use flowlab mininet for Mininet's Python API)"},
+    {"py", "the network's Python objects, which a lab in namespaces does not have"},
+    {"px", "the network's Python objects, which a lab in namespaces does not have"},
     {"xterm", "X11 terminals"},
     {"x", "X11"},
     {"gterm", "X11 terminals"},
