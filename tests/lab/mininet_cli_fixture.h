@@ -95,21 +95,42 @@ class MininetCliTest : public LabDirTest {
     return fmt::format("env FLOWLAB_STATE_DIR='{}' HOME='{}'", (dir_ / "state").string(), dir_.string());
   }
 
-  // handling_time.port_status.count in the controller's stats file (-1: no file yet).
-  long port_status_seen() const {
-    for (const auto& e : std::filesystem::recursive_directory_iterator(out())) {
+  // The flowlab controller's stats file (null: none written yet).
+  nlohmann::json controller_stats() const {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(out(), ec)) {
       std::string name = e.path().filename().string();
       if (name.size() < 11 || name.substr(name.size() - 11) != "-stats.json" ||
           name.find("-switch-stats") != std::string::npos)
         continue;
       std::ifstream in(e.path());
       auto j = nlohmann::json::parse(in, nullptr, false);
-      if (!j.is_object()) continue;
-      auto h = j.value("handling_time", nlohmann::json::object());
-      if (!h.contains("port_status")) return 0;
-      return h["port_status"].value("count", 0L);
+      if (j.is_object()) return j;
     }
-    return -1;
+    return nullptr;
+  }
+  // handling_time.port_status.count in the controller's stats file (-1: no file yet).
+  long port_status_seen() const {
+    auto j = controller_stats();
+    if (!j.is_object()) return -1;
+    auto h = j.value("handling_time", nlohmann::json::object());
+    if (!h.contains("port_status")) return 0;
+    return h["port_status"].value("count", 0L);
+  }
+  // `lab up` returns once every switch's TCP connection to the controller stands; the
+  // first pingall also needs the controller to have finished each handshake (its
+  // table-miss flows installed), which an ASan controller on a loaded machine can
+  // take seconds to do. Waits (bounded) until the controller counts `n` switches.
+  void wait_controller_has(long n, double timeout_s = 30) const {
+    auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    nlohmann::json j;
+    while (std::chrono::steady_clock::now() < end) {
+      j = controller_stats();
+      if (j.is_object() && j.value("switches_connected", 0L) >= n) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    ADD_FAILURE() << "the controller did not count " << n << " switches in " << timeout_s
+                  << " s: " << j.dump();
   }
   // Waits (bounded) until the controller counted more than `before` port-status messages.
   long wait_port_status_above(long before, double timeout_s = 10) const {

@@ -18,6 +18,7 @@ TEST_F(MininetCliTmux, PromptCommandsLinkDownUpHistoryAndCompletion) {
   ASSERT_TRUE(t.start(
       fmt::format("{} '{}' lab cli {}; echo CLI-EXITED rc=$?; sleep 60", env_prefix(), FLOWLAB_BINARY, id)));
   t.wait_for("mininet>");
+  wait_controller_has(3);
 
   t.type("pingall");
   std::string s = t.wait_for("*** Results:");
@@ -103,6 +104,14 @@ TEST_F(MininetCliTmux, PromptCommandsLinkDownUpHistoryAndCompletion) {
   t.type("frobnicate now");
   s = t.wait_for("*** Unknown command: frobnicate now");
 
+  // Only the stop above took a switch off its controller (a flapping connection
+  // empties the learning switch's tables and would explain a failed pingall).
+  auto stats = controller_stats();
+  auto handled =
+      stats.is_object() ? stats.value("handling_time", nlohmann::json::object()) : nlohmann::json();
+  long lost = handled.contains("switch_disconnected") ? handled["switch_disconnected"].value("count", 0L) : 0;
+  EXPECT_EQ(lost, 1) << stats.dump();
+
   // Ctrl-D leaves the CLI; `lab cli` keeps the lab up.
   t.key("C-d");
   s = t.wait_for("CLI-EXITED rc=0");
@@ -121,6 +130,7 @@ TEST_F(MininetCliTmux, RunWithCliTakesTheLabDownAtCtrlD) {
   auto pos = s.find("lab ");
   ASSERT_NE(pos, std::string::npos) << s;
   std::string id = s.substr(pos + 4, s.find(' ', pos + 4) - pos - 4);
+  wait_controller_has(3);  // tree,2,2: s1, s2, s3
   t.type("pingall");
   s = t.wait_for("*** Results:");
   EXPECT_NE(s.find("*** Results: 0% dropped (12/12 received)"), std::string::npos) << s;

@@ -74,7 +74,9 @@ void run_terminal(MininetCli& cli) {
   el_set(el, EL_PROMPT, &prompt);
   el_set(el, EL_HIST, history, hist);
   el_set(el, EL_CLIENTDATA, static_cast<void*>(&cli));
-  el_set(el, EL_ADDFN, "flowlab-complete", "complete a command or node name", &complete);
+  // The wide call: libedit keeps these pointers, where el_set's narrow one keeps
+  // copies it never frees (196 bytes LeakSanitizer reported at exit).
+  el_wset(el, EL_ADDFN, L"flowlab-complete", L"complete a command or node name", &complete);
   el_set(el, EL_BIND, "^I", "flowlab-complete", nullptr);
   for (;;) {
     int n = 0;
