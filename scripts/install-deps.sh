@@ -35,6 +35,10 @@ PACKAGES=(
   libmnl-dev
   # src/lab/capture: a .pcap per lab link and live captures (libpcap)
   libpcap-dev
+  # src/lab/cli: Mininet's CLI prompt: line editing, history, completion (libedit, BSD)
+  libedit-dev
+  # tests: the CLI is driven in a real terminal (tmux send-keys / capture-pane)
+  tmux
   # scripts/bench-mininet.sh compares with Mininet 2.3.0; its lxbr switch needs brctl
   mininet bridge-utils
   # --metrics: a real Prometheus server scrapes the switch in the tests (and in labs)

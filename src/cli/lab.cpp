@@ -9,6 +9,8 @@
 //   flowlab lab validate FILE | --topo ... [--switch K] [--controller C] [--test T]
 //   flowlab lab up FILE | --topo ... [--only CASE] [--out DIR] [--capture LINKS|all] [--capture-max MB]
 //                        [--metrics] [--etcd E | --machines N ...as run]
+//   flowlab lab run|up FILE|--topo ... --cli   Mininet's prompt once the lab is up (run: down at exit)
+//   flowlab lab cli LAB                Mininet's CLI on a lab that is up
 //   flowlab lab capture LAB LINK       a live pcap of one link on stdout
 //   flowlab lab exec LAB HOST CMD...
 //   flowlab lab status [--etcd E]
@@ -26,6 +28,7 @@
 
 #include "cli/commands.h"
 #include "cli/lab_shape.h"
+#include "lab/cli/mininet_cli.h"
 #include "lab/generate/mininet_args.h"
 #include "lab/host/run_state.h"
 #include "lab/machines/across.h"
@@ -147,6 +150,10 @@ int run_lab(int argc, char** argv) {
   lab::MachinesOptions machines;
   std::string underlay_rate;
   add_machines_options(run, machines, underlay_rate);
+  bool with_cli = false;
+  run->add_flag("--cli", with_cli,
+                "Mininet's CLI once the (first or --only) case is up, instead of the tests; "
+                "the lab goes down when the CLI exits");
 
   auto* agent = app.add_subcommand("agent", "one machine's agent of labs across machines (foreground)");
   lab::AgentOptions agent_opts;
@@ -170,7 +177,12 @@ int run_lab(int argc, char** argv) {
   add_capture_options(up, capture);
   up->add_flag("--metrics", metrics, metrics_help);
   add_machines_options(up, machines, underlay_rate);
+  up->add_flag("--cli", with_cli, "Mininet's CLI once the lab is up (the lab stays up after it)");
   std::string lab_id;
+  auto* cli = app.add_subcommand("cli",
+                                 "Mininet's CLI (mininet> pingall, h1 ping h2, link s1 s2 down...) "
+                                 "on a lab that is up");
+  cli->add_option("LAB", lab_id, "lab id (flowlab lab status)")->required();
   auto* exec =
       app.add_subcommand("exec", "run a command in a host of a lab that is up: exec LAB HOST CMD...");
   exec->prefix_command();
@@ -229,6 +241,18 @@ int run_lab(int argc, char** argv) {
   auto* sub = *run ? run : *up ? up : validate;
   bool mininet_given = sub->count("--topo") || sub->count("--switch") || sub->count("--controller") ||
                        sub->count("--test") || sub->count("--custom") || sub->count("--link");
+  if ((*run || *up) && with_cli) {  // up, the CLI, and for run down at its exit
+    auto src = scenario_source(file, mn, mc, mininet_given);
+    if (!src.ok()) return error_exit(src.error().message, 2);
+    if (sub->count("--etcd") || sub->count("--machines") || repeat > 1)
+      return error_exit("--cli runs one case on this machine: not with --etcd, --machines or --repeat", 2);
+    auto r = lab::up_with_cli(src->file, src->text, only, out, capture, metrics, up->parsed());
+    return r.ok() ? *r : error_exit(r.error().message, 2);
+  }
+  if (*cli) {
+    auto st = lab::run_mininet_cli(lab_id);
+    return st.ok() ? 0 : error_exit(st.error().message, 2);
+  }
   if (*run) {
     auto src = scenario_source(file, mn, mc, mininet_given);
     if (!src.ok()) return error_exit(src.error().message, 2);

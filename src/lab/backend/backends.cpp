@@ -305,6 +305,31 @@ void SwitchInstance::stop() {
   procs_.clear();
 }
 
+CommandResult SwitchInstance::ofctl(const std::vector<std::string>& args, double timeout_s) const {
+  CommandResult r;
+  if (args.empty()) {
+    r.exit_code = 2;
+    r.err = "give an ovs-ofctl command (dump-flows, add-flow FLOW, ...)";
+    return r;
+  }
+  std::vector<std::string> argv;
+  CommandOptions o = with_timeout(timeout_s);
+  if (spec_.kind == SwitchKind::kOvs || spec_.kind == SwitchKind::kOvsTso) {
+    o.env = env_.ovs->env();
+    argv = {"ovs-ofctl", "-O", "OpenFlow13", args[0],
+            "unix:" + env_.ovs->dir() + "/" + bridge_name() + ".mgmt"};
+  } else if (spec_.kind == SwitchKind::kFlowlab) {
+    o.netns = env_.core_ns;
+    argv = {env_.flowlab_bin, "ofctl", args[0], fmt::format("tcp:127.0.0.1:{}", listen_port_)};
+  } else {
+    r.exit_code = 1;
+    r.err = fmt::format("{} is a Linux bridge: it has no OpenFlow tables", spec_.name);
+    return r;
+  }
+  argv.insert(argv.end(), args.begin() + 1, args.end());
+  return run_command(argv, o);
+}
+
 nlohmann::json SwitchInstance::counters(const std::vector<LinkInfo>* core_links) const {
   nlohmann::json j;
   j["kind"] = to_string(spec_.kind);

@@ -105,6 +105,10 @@ class SwitchInstance {
   // (then wait for its controller connection).
   Status kill_now();
   Status restart(double connect_timeout_s);
+  // One ovs-ofctl command on this switch: args = {VERB, ARGS...} in ovs-ofctl's syntax,
+  // through ovs-ofctl for OVS and flowlab ofctl for flowlab switches (Mininet's
+  // dpctl); a Linux bridge has no OpenFlow tables (exit 1, a message on err).
+  CommandResult ofctl(const std::vector<std::string>& args, double timeout_s = 10) const;
 
  private:
   Status start_ovs(const CaseEnv& env, int controller_port);

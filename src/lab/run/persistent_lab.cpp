@@ -22,7 +22,10 @@
 #include "lab/host/run_state.h"
 #include "lab/run/case_capture.h"
 #include "lab/run/case_metrics.h"
+#include "lab/run/case_topology.h"
+#include "lab/run/lab_control.h"
 #include "lab/run/runner.h"
+#include "lab/run/topology_record.h"
 #include "lab/scenario/topology.h"
 
 namespace flowlab::lab {
@@ -45,6 +48,24 @@ Result<json> read_record(const std::string& lab) {
 bool alive(const json& rec) {
   pid_t pid = rec.value("pid", 0);
   return pid > 0 && process_start_time(pid) == rec.value("start", uint64_t(0));
+}
+
+// What Mininet's CLI shows of the case (nodes, net, dump, ports): its switches with
+// their kind, dpid and OpenFlow ports (interface names in the core namespace, port 1
+// first), its controllers, its hosts' addresses and MACs.
+json nodes_record(const Scenario& sc, const CaseSpec& cs, const CaseHandles& h) {
+  json t = topology_record(sc, cs);
+  json ports = switch_port_order(sc, cs);
+  for (auto& s : t["switches"]) s["ports"] = ports.value(s.value("name", ""), json::array());
+  json ctls = json::array();
+  for (const auto& [name, c] : h.controllers)
+    ctls.push_back({{"name", name},
+                    {"kind", std::string(to_string(c->spec().kind))},
+                    {"apps", c->spec().apps},
+                    {"host", c->host()},
+                    {"port", c->port()}});
+  t["controllers"] = std::move(ctls);
+  return t;
 }
 
 // The supervisor: build, tell the parent (one line on `fd`), hold until SIGTERM/SIGINT.
@@ -83,22 +104,34 @@ int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, const C
     }
     builder = std::move(*b);
   }
-  auto while_up = [&](const std::map<std::string, std::string>& hosts, const json& links, const json& prom) {
+  auto while_up = [&](const std::map<std::string, std::string>& hosts, const json& links, const json& prom,
+                      CaseHandles& h) {
     json addrs = json::object();
-    for (const auto& h : sc.hosts)
-      if (auto a = sc.address_of(h.name); a.ok()) addrs[h.name] = *a;
-    json j = {{"id", (*state)->id()}, {"addresses", addrs},
-              {"scenario", sc.name},  {"case", sc.cases[ci].name},
-              {"pid", getpid()},      {"start", process_start_time(getpid())},
-              {"out_dir", out},       {"hosts", hosts},
-              {"links", links}};
+    for (const auto& host : sc.hosts)
+      if (auto a = sc.address_of(host.name); a.ok()) addrs[host.name] = *a;
+    json j = {{"id", (*state)->id()},
+              {"addresses", addrs},
+              {"scenario", sc.name},
+              {"case", sc.cases[ci].name},
+              {"pid", getpid()},
+              {"start", process_start_time(getpid())},
+              {"out_dir", out},
+              {"hosts", hosts},
+              {"links", links},
+              {"core_ns", h.env.core_ns},
+              {"nodes", nodes_record(sc, sc.cases[ci], h)}};
     if (builder) j["across"] = builder->across();
     if (!prom.is_null()) j["prometheus"] = prom;
+    // `flowlab lab cli` asks for link, switch and dpctl changes here (lab_control.h).
+    auto control = ControlServer::listen(control_socket_path((*state)->id()));
+    if (!control.ok()) std::fprintf(stderr, "lab: %s\n", control.error().message.c_str());
     std::string path = state_root() + "/" + (*state)->id() + "/lab.json";
     std::ofstream(path) << j.dump(2) << "\n";
     say("ok " + (*state)->id());
+    if (control.ok()) (*control)->start(h);
     while (sleep_unless_interrupted(3600)) {
     }
+    if (control.ok()) control->reset();  // before the case's handles go
     fs::remove(path, ec);
   };
   Status st = ok_status();
@@ -120,7 +153,7 @@ int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, const C
 
 Result<int> lab_up(const std::string& label, const std::string& text, const std::string& only_case,
                    const std::string& out_dir, const CaptureOptions& capture, bool metrics,
-                   const LabBuilderFactory& across) {
+                   const LabBuilderFactory& across, std::string* lab_id) {
   FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, text.empty() ? load_scenario(label) : parse_scenario(text, label));
   FLOWLAB_TRY(capture_selection(sc, capture.links, label));  // before anything exists
   if (capture.max_mb <= 0) return fail("--capture-max must be more than 0 MB");
@@ -159,6 +192,7 @@ Result<int> lab_up(const std::string& label, const std::string& text, const std:
   while (!line.empty() && line.back() == '\n') line.pop_back();
   if (line.rfind("ok ", 0) == 0) {
     std::string id = line.substr(3);
+    if (lab_id) *lab_id = id;
     std::printf("lab %s is up (%s, case %s); flowlab lab exec %s %s ...; flowlab lab down %s\n", id.c_str(),
                 sc.name.c_str(), sc.cases[ci].name.c_str(), id.c_str(), sc.hosts.front().name.c_str(),
                 id.c_str());
@@ -199,6 +233,13 @@ Result<int> lab_exec(const std::string& lab, const std::string& host, const std:
   a.push_back(nullptr);
   execvp("ip", a.data());
   return fail("exec ip: {}", std::strerror(errno));
+}
+
+Result<json> running_lab_record(const std::string& lab) {
+  FLOWLAB_ASSIGN_OR_RETURN(json rec, read_record(lab));
+  if (!alive(rec))
+    return fail("lab '{}' is not running (its supervisor is gone; flowlab lab clean --force)", lab);
+  return rec;
 }
 
 Status lab_capture(const std::string& lab, const std::string& link) {

@@ -48,9 +48,10 @@ using AcrossExec = std::function<Result<int>(const nlohmann::json&, const std::s
 // with `metrics` (or the scenario's `metrics:`), a Prometheus scrapes the case's
 // flowlab switches and controllers (its address in lab.json's "prometheus").
 // With `across`, the case is built by what it makes.
+// `lab_id`, when given, receives the id of the lab brought up.
 Result<int> lab_up(const std::string& label, const std::string& text, const std::string& only_case,
                    const std::string& out_dir, const CaptureOptions& capture = {}, bool metrics = false,
-                   const LabBuilderFactory& across = {});
+                   const LabBuilderFactory& across = {}, std::string* lab_id = nullptr);
 // Mininet's CLI rule: every argument after the command that is exactly a host's
 // name becomes that host's address ("ping h2" -> "ping 10.0.0.2"); cmd[0] stays.
 std::vector<std::string> with_host_addresses(const std::vector<std::string>& cmd,
@@ -60,6 +61,8 @@ std::vector<std::string> with_host_addresses(const std::vector<std::string>& cmd
 Result<int> lab_exec(const std::string& lab, const std::string& host, const std::vector<std::string>& cmd,
                      const AcrossExec& across = {});
 std::string lab_status();
+// The record of a lab whose supervisor is alive (lab.json above), or why there is none.
+Result<nlohmann::json> running_lab_record(const std::string& lab);
 Status lab_down(const std::string& lab, double timeout_s = 60);
 // `flowlab lab capture`: both directions of the one link `link` names (link_select.h)
 // as a pcap stream on stdout until Ctrl-C, the reader leaves or the lab goes down.

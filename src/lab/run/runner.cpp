@@ -257,7 +257,7 @@ Status with_case_built(const Scenario& sc, size_t ci, RunState& state, const std
   CaseTopology topo;
   FLOWLAB_TRY(build ? build(rc, cs, ci, case_out, topo) : build_case(rc, cs, ci, case_out, topo));
   while_up(topo.host_ns, links_record(topo.handles),
-           topo.prometheus ? topo.prometheus->record() : nlohmann::json(nullptr));
+           topo.prometheus ? topo.prometheus->record() : nlohmann::json(nullptr), topo.handles);
   return ok_status();
 }
 

@@ -50,14 +50,15 @@ Result<int> run_scenario(const std::string& file, const RunOptions& opts);
 Result<std::string> validate_scenario(const std::string& file, const std::string& text = {});
 struct Scenario;
 class RunState;
+struct CaseHandles;
 // Builds case `ci` (namespaces, links, controllers, switches, STP settled, captures
 // running, Prometheus scraping with `metrics`) and calls `while_up(host -> namespace,
-// links, prometheus)` while it stands (links as case_capture.h's links_record,
-// prometheus as PrometheusServer::record or null); tears it all down after, on
-// every path. With `build`, the case is built by it (across machines) instead of
-// build_case.
+// links, prometheus, handles)` while it stands (links as case_capture.h's
+// links_record, prometheus as PrometheusServer::record or null, the handles for
+// events, lab_control.h); tears it all down after, on every path. With `build`, the
+// case is built by it (across machines) instead of build_case.
 using WhileUp = std::function<void(const std::map<std::string, std::string>&, const nlohmann::json&,
-                                   const nlohmann::json&)>;
+                                   const nlohmann::json&, CaseHandles&)>;
 Status with_case_built(const Scenario& sc, size_t ci, RunState& state, const std::string& out_dir,
                        const CaptureOptions& capture, bool metrics, const WhileUp& while_up,
                        const std::function<Status(RunContext&, const CaseSpec&, size_t, const std::string&,
