@@ -122,6 +122,23 @@ class MininetApi(unittest.TestCase):
         finally:
             net.stop()
 
+    def test_switch_stop_start_and_dpctl_act_on_the_lab(self):
+        net = Mininet(topo=SingleSwitchTopo(2), switch=FlowlabSwitch)
+        started(net)
+        try:
+            h1, h2, s1 = net.get('h1', 'h2', 's1')
+            self.assertIn('1 received', h1.cmd('ping -c1 -W2', h2.IP()))
+            flows = s1.dpctl('dump-flows')
+            self.assertIn('actions=', flows)
+            self.assertNotIn('*** s1', flows)  # one switch's answer, no header
+            s1.stop(deleteIntfs=False)
+            self.assertIn('0 received', h1.cmd('ping -c2 -i0.2 -W1', h2.IP()))
+            s1.start(net.controllers)
+            ok = any('1 received' in h1.cmd('ping -c1 -W1', h2.IP()) for _ in range(20))
+            self.assertTrue(ok, 'no ping after s1 started again')
+        finally:
+            net.stop()
+
     def test_cli_reads_commands_and_replaces_node_names(self):
         net = Mininet(topo=SingleSwitchTopo(3), switch=LinuxBridge, controller=None)
         started(net)

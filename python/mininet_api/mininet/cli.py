@@ -137,8 +137,19 @@ class CLI(cmd.Cmd):
             self.mn.configLinkStatus(*args)
 
     def do_switch(self, line):
-        """Starts or stops a switch."""
-        error('switch start/stop: not in flowlab\'s Mininet API (flowlab lab cli LAB has it)\n')
+        """Starts or stops a switch. Usage: switch <switch name> {start, stop}"""
+        args = line.split()
+        if len(args) != 2 or args[1] not in ('start', 'stop'):
+            error('invalid number of args: switch <switch name> {start, stop}\n')
+            return
+        sw = self.mn.nameToNode.get(args[0])
+        if sw not in self.mn.switches:
+            error('invalid switch: %s\n' % args[0])
+            return
+        if args[1] == 'start':
+            sw.start(self.mn.controllers)
+        else:
+            sw.stop(deleteIntfs=False)
 
     # ---- commands ----
     def do_sh(self, line):
@@ -184,8 +195,14 @@ class CLI(cmd.Cmd):
             error('error reading file %s\n' % args[0])
 
     def do_dpctl(self, line):
-        """Run dpctl (ovs-ofctl) command on all switches."""
-        error('dpctl: not in flowlab\'s Mininet API (flowlab lab cli LAB has it)\n')
+        """Run dpctl (ovs-ofctl) command on all switches. Usage: dpctl command [arg1] [arg2] ..."""
+        args = line.split()
+        if not args:
+            error('usage: dpctl command [arg1] [arg2] ...\n')
+            return
+        for sw in self.mn.switches:
+            output('*** ' + sw.name + ' ' + ('-' * 72) + '\n')
+            output(sw.dpctl(*args))
 
     def do_xterm(self, line):
         error('xterm: flowlab opens no X11 terminals\n')

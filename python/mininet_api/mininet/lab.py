@@ -3,6 +3,7 @@ the lab's record (namespaces, addresses), `flowlab lab down`."""
 import json
 import os
 import shutil
+import socket
 import subprocess
 import tempfile
 
@@ -51,6 +52,24 @@ class Lab:
                 if link[end].split(':')[0] not in self.record['hosts']:
                     return link[end + '_ns']
         return None
+
+    def control(self, request, timeout=90):
+        """One request to the lab's supervisor on its control socket; its "out", or an exception."""
+        path = os.path.join(RUN_DIR, self.id, 'control.sock')
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout)
+            s.connect(path)
+            s.sendall((json.dumps(request) + '\n').encode())
+            data = b''
+            while not data.endswith(b'\n'):
+                piece = s.recv(65536)
+                if not piece:
+                    break
+                data += piece
+        reply = json.loads(data.decode() or '{}')
+        if not reply.get('ok'):
+            raise Exception('lab %s: %s' % (self.id, reply.get('error', 'no answer on ' + path)))
+        return reply.get('out', '')
 
     def down(self):
         if self.id:

@@ -379,17 +379,21 @@ class Switch(Node):
         return {'kind': self.lab_kind}
 
     def start(self, controllers):
-        raise NotImplementedError('%s.start(): flowlab starts its switches with the lab (net.start())' % self.name)
+        """Starts the switch again in a running lab (it was stopped); before net.start() the lab starts it."""
+        if self.ns:
+            self.net.lab.control({'op': 'switch', 'name': self.name, 'start': True})
 
     def stop(self, deleteIntfs=True):
+        """Stops the switch's process in a running lab (its ports stay: deleteIntfs is not honoured)."""
         if self.ns:
-            raise NotImplementedError('%s.stop(): stopping one switch of a running lab is not in flowlab\'s '
-                                      'Mininet API (net.stop() stops them all)' % self.name)
-        self.terminate()
+            self.net.lab.control({'op': 'switch', 'name': self.name, 'start': False})
+        else:
+            self.terminate()
 
     def dpctl(self, *args):
-        raise NotImplementedError('%s.dpctl: use the lab\'s CLI (flowlab lab cli LAB: dpctl ...) or ovs-ofctl '
-                                  'against the switch' % self.name)
+        """ovs-ofctl syntax on this switch (flowlab's ofctl for flowlab switches, ovs-ofctl for OVS)."""
+        self._started()
+        return self.net.lab.control({'op': 'dpctl', 'args': [str(a) for a in args], 'switch': self.name})
 
     def connected(self):
         return self.ns is not None

@@ -105,9 +105,16 @@ json dpctl_request(const json& req, CaseHandles& h) {
     for (const auto& x : a)
       if (x.is_string()) args.push_back(x.get<std::string>());
   if (args.empty()) return error_reply("usage: dpctl command [arg1] [arg2] ...");
+  // "switch": one switch's answer alone (Mininet's switch.dpctl), without the header.
+  const json& only = req.value("switch", json(""));
+  if (!only.is_string()) return error_reply("dpctl: switch must be a name");
+  const std::string one = only.get<std::string>();
+  if (!one.empty() && !h.switches.count(one))
+    return error_reply(fmt::format("dpctl: no switch named {}", one));
   std::string out;
   for (const auto& [name, sw] : h.switches) {
-    out += fmt::format("*** {} {}\n", name, std::string(72, '-'));
+    if (!one.empty() && name != one) continue;
+    if (one.empty()) out += fmt::format("*** {} {}\n", name, std::string(72, '-'));
     CommandResult r = sw->ofctl(args);
     out += r.out;
     if (!r.ok()) out += r.err.empty() ? r.describe() + "\n" : r.err;

@@ -5,6 +5,7 @@
 //   {"op": "link", "a": "s1", "b": "s2", "up": false}   both ends' carrier (ip link set)
 //   {"op": "switch", "name": "s1", "start": false}      SIGKILL / start again (events' kill/start)
 //   {"op": "dpctl", "args": ["dump-flows"]}             ovs-ofctl syntax on every switch
+//   {"op": "dpctl", "args": [...], "switch": "s1"}       on s1 alone (no header line)
 // reply {"ok": true, "out": "..."} or {"ok": false, "error": "..."}.
 #pragma once
 
