@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <utility>
@@ -34,6 +35,10 @@ class AgentExec : public RemoteExec {
   // An event fired on the machine's part of the case, and its events undone.
   Status fire(const ExecEvent& e);
   Status restore();
+  // Its captures stopped: their record (pcap_capture.h's, each with "machine").
+  Result<nlohmann::json> finish_captures();
+  // Up to kFetchPiece bytes of capture file `file` from `offset` (shorter: its end).
+  Result<std::string> fetch(const std::string& file, uint64_t offset);
 
  private:
   std::string next_seq();
@@ -41,7 +46,7 @@ class AgentExec : public RemoteExec {
   // agent is said within a second). With `keep` (a spawn), the request and reply
   // keys are left for the child's life and named there.
   Result<ExecReply> call(const ExecRequest& q, double wait_s,
-                         std::pair<std::string, std::string>* keep = nullptr);
+                         std::pair<std::string, std::string>* keep = nullptr, std::string* seq_out = nullptr);
   coord::EtcdConfig cfg_;
   std::string run_, machine_;
   std::atomic<uint64_t> seq_{0};
@@ -50,10 +55,13 @@ class AgentExec : public RemoteExec {
 class RunState;
 
 // What the agent does with an event request: fire it on its part, or undo
-// what the run's events changed there.
+// what the run's events changed there; and with its captures: stop them (their
+// record), or read a piece of one of their files.
 struct EventHooks {
   std::function<Status(const ExecEvent&)> fire;
   std::function<Status()> restore;
+  std::function<Result<nlohmann::json>()> finish_captures;
+  std::function<Result<std::string>(const std::string& file, uint64_t offset, size_t bytes)> read_capture;
 };
 
 class ExecServer {

@@ -76,6 +76,9 @@ struct CaseTopology {
   // Across machines: the shaped links the agents built (shaped_link_records), for results.json.
   json remote_links = json::array();
   std::function<void()> remote_down;
+  // Across machines, with captures: stops them on every machine and brings their
+  // files here; their record (before remote_down: the files go with the parts).
+  std::function<json()> remote_capture;
   // The machines lost so far (machine -> why), asked before and after each test.
   std::function<std::map<std::string, std::string>()> lost_machines;
   // Across machines: what to tell of etcd when it could not be reached during the
@@ -97,6 +100,11 @@ struct CaseTopology {
     if (capture) {
       (void)capture->finish();
       capture.reset();
+      clock.lap("capture", 1);
+    }
+    if (remote_capture) {
+      (void)remote_capture();
+      remote_capture = nullptr;
       clock.lap("capture", 1);
     }
     if (remote_down) {

@@ -195,6 +195,10 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
     std::fprintf(stderr, "lab: [%s] %s\n", cs.name.c_str(), why.c_str());
   }
   if (topo.capture) rec["capture"] = topo.capture->finish();  // files closed, per link counts
+  if (topo.remote_capture) {  // across machines: each machine's files, brought here
+    rec["capture"] = topo.remote_capture();
+    topo.remote_capture = nullptr;
+  }
   if (topo.prometheus) rec["metrics"] = case_metrics_record(*topo.prometheus, tests_t0_unix, unix_now());
   // Bytes per switch-side interface over the tests: the load on each link (topology picture).
   rec["tests_elapsed_s"] = double(monotonic_ns() - tests_t0) / 1e9;
