@@ -130,6 +130,31 @@ void label_captures(nlohmann::json& rec, const CaseHandles& h, const std::vector
   }
 }
 
+// The shaped links built here as results.json records them, each with its machine.
+nlohmann::json machine_link_records(const CaseHandles& h, const std::string& machine) {
+  nlohmann::json out = shaped_link_records(h);
+  for (auto& l : out) l["machine"] = machine;
+  return out;
+}
+
+// The end of the tests on this machine (AgentExec::finish_part): the captures
+// and the delay lines stopped, their records; the capture files named there
+// are the ones the coordinator may fetch (`files`).
+nlohmann::json finish_part(CaseTopology& topo, const std::vector<size_t>& captured,
+                           const std::string& machine, std::set<std::string>& files) {
+  nlohmann::json rec = nlohmann::json::array();
+  if (topo.capture) {
+    rec = topo.capture->finish();
+    label_captures(rec, topo.handles, captured, machine);
+    for (const auto& l : rec)
+      for (const char* k : {"file", "previous_file"})
+        if (l.contains(k)) files.insert(l[k].get<std::string>());
+  }
+  for (ShapedLink* l : topo.handles.shaped)
+    if (l) l->finish();  // the delay lines' counters final
+  return {{"capture", rec}, {"links", machine_link_records(topo.handles, machine)}};
+}
+
 // Up to `bytes` of `path` from `offset` (fewer at its end).
 Result<std::string> read_piece(const std::string& path, uint64_t offset, size_t bytes) {
   std::ifstream in(path, std::ios::binary);
@@ -383,8 +408,7 @@ class Agent {
                   0,          nlohmann::json::array()};
     for (const auto& [a, z] : b.topo->handles.link_ends)
       s.link_ends.push_back({{a.ns, a.ifname}, {z.ns, z.ifname}});
-    s.shaped_links = shaped_link_records(b.topo->handles);
-    for (auto& l : s.shaped_links) l["machine"] = opts_.name;
+    s.shaped_links = machine_link_records(b.topo->handles, opts_.name);
     s.build_s = double(monotonic_ns() - t0) / 1e9;
     std::fprintf(stderr, "lab agent %s: run %s case %s: ready in %.2f s\n", opts_.name.c_str(), id.c_str(),
                  cs.name.c_str(), s.build_s);
@@ -394,15 +418,8 @@ class Agent {
     auto shipped = std::make_shared<std::set<std::string>>();  // the files the record named
     EventHooks hooks{[h](const ExecEvent& x) { return fire_event(to_event(x), *h); },
                      [h] { return restore_after_events(*h); },
-                     [topo, h, name = opts_.name, links = plan.capture, shipped]() -> Result<nlohmann::json> {
-                       nlohmann::json rec = nlohmann::json::array();
-                       if (!topo->capture) return rec;
-                       rec = topo->capture->finish();
-                       label_captures(rec, *h, links, name);
-                       for (const auto& l : rec)
-                         for (const char* k : {"file", "previous_file"})
-                           if (l.contains(k)) shipped->insert(l[k].get<std::string>());
-                       return rec;
+                     [topo, name = opts_.name, links = plan.capture, shipped]() -> Result<nlohmann::json> {
+                       return finish_part(*topo, links, name, *shipped);
                      },
                      [capture_dir, shipped](const std::string& file, uint64_t offset,
                                             size_t bytes) -> Result<std::string> {

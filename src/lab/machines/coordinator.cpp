@@ -13,7 +13,7 @@
 #include "core/clock.h"
 #include "lab/host/process.h"
 #include "lab/machines/agent_status.h"
-#include "lab/machines/capture_fetch.h"
+#include "lab/machines/finish_parts.h"
 #include "lab/machines/keys.h"
 #include "lab/machines/plan.h"
 #include "lab/machines/remote_exec.h"
@@ -269,9 +269,12 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
     }
     return ok_status();
   };
-  // The captures: each machine's files into this run's dir (capture_fetch.h).
-  if (!plan.capture.empty())
-    topo.remote_capture = [execs, dir = case_out + "/capture"] { return collect_captures(execs, dir); };
+  // The end of the tests: each machine's delay lines' counters and capture files (finish_parts.h).
+  std::map<std::string, MachineFinish> finish;
+  for (const auto& [m, s] : ready) finish[m] = {execs[m], s.shaped_links};
+  topo.remote_finish = [finish, captures = !plan.capture.empty(), dir = case_out + "/capture"] {
+    return finish_parts(finish, captures, dir);
+  };
   topo.handles.remote_restore = [execs]() -> Status {
     Status first = ok_status();
     for (const auto& [m, e] : execs)

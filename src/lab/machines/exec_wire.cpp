@@ -84,7 +84,7 @@ Result<ExecRequest> decode_exec_request(std::string_view text) {
     if (a == "set" && r.event.set.empty()) return fail("exec request: event set without a shape");
     return r;
   }
-  if (r.mode == "restore" || r.mode == "capture") return r;
+  if (r.mode == "restore" || r.mode == "finish") return r;
   if (r.mode == "fetch") {
     if (r.file.empty() || r.file.find('/') != std::string::npos || r.file == "." || r.file == "..")
       return fail("exec request: fetch of a bad file name '{}'", r.file);

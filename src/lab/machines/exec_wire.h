@@ -23,7 +23,8 @@ struct ExecEvent {
 struct ExecRequest {
   // run (to the end, output back) | spawn (supervised until the request goes) |
   // event (fired on the agent's part of the case) | restore (what its events changed, undone) |
-  // capture (its captures stopped, their record back) | fetch (a piece of a capture file)
+  // finish (its captures and delay lines stopped, their records back) | fetch (a piece
+  // of a capture file)
   std::string mode;
   std::string label;
   std::string ns;

@@ -186,13 +186,13 @@ Status AgentExec::restore() {
   return ok_status();
 }
 
-Result<nlohmann::json> AgentExec::finish_captures() {
+Result<nlohmann::json> AgentExec::finish_part() {
   ExecRequest q;
-  q.mode = "capture";
+  q.mode = "finish";
   q.interruptible = false;
   FLOWLAB_ASSIGN_OR_RETURN(auto rep, call(q, 60));
   auto j = nlohmann::json::parse(rep.out, nullptr, false);
-  if (!j.is_array()) return fail("machine {}: its capture record is not a JSON array", machine_);
+  if (!j.is_object()) return fail("machine {}: its part's record is not a JSON object", machine_);
   return j;
 }
 
@@ -281,12 +281,12 @@ void ExecServer::start(const std::string& seq, const std::string& text) {
   CommandOptions o = in_ns(q.ns, q.timeout_s);
   o.interruptible = q.interruptible;
   o.env = q.env;
-  if (q.mode == "capture" || q.mode == "fetch") {
+  if (q.mode == "finish" || q.mode == "fetch") {
     job->done = true;
     ExecReply r{"exited", "", 0, false, false, {}, {}, {}};
-    if (q.mode == "capture") {
-      auto rec = events_.finish_captures ? events_.finish_captures()
-                                         : Result<nlohmann::json>(fail("this agent captures nothing"));
+    if (q.mode == "finish") {
+      auto rec = events_.finish ? events_.finish()
+                                : Result<nlohmann::json>(fail("this agent has nothing to finish"));
       if (rec.ok())
         r.out = rec->dump();
       else

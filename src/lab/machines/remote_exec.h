@@ -35,8 +35,9 @@ class AgentExec : public RemoteExec {
   // An event fired on the machine's part of the case, and its events undone.
   Status fire(const ExecEvent& e);
   Status restore();
-  // Its captures stopped: their record (pcap_capture.h's, each with "machine").
-  Result<nlohmann::json> finish_captures();
+  // Its part's captures and delay lines stopped: {"capture": their record
+  // (pcap_capture.h's, each with "machine"), "links": its shaped links' records}.
+  Result<nlohmann::json> finish_part();
   // Up to kFetchPiece bytes of capture file `file` from `offset` (shorter: its end).
   Result<std::string> fetch(const std::string& file, uint64_t offset);
 
@@ -55,12 +56,13 @@ class AgentExec : public RemoteExec {
 class RunState;
 
 // What the agent does with an event request: fire it on its part, or undo
-// what the run's events changed there; and with its captures: stop them (their
-// record), or read a piece of one of their files.
+// what the run's events changed there; at the end of the tests: stop its
+// captures and delay lines (their records: AgentExec::finish_part), and read a
+// piece of a capture file.
 struct EventHooks {
   std::function<Status(const ExecEvent&)> fire;
   std::function<Status()> restore;
-  std::function<Result<nlohmann::json>()> finish_captures;
+  std::function<Result<nlohmann::json>()> finish;
   std::function<Result<std::string>(const std::string& file, uint64_t offset, size_t bytes)> read_capture;
 };
 

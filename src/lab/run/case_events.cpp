@@ -62,7 +62,12 @@ nlohmann::json shaped_link_records(const CaseHandles& h) {
     j["link"] = h.link_names[li].first + "-" + h.link_names[li].second;
     auto half = h.halves.find(int(li));
     j["shaped_here"] = half == h.halves.end() ? "both" : LinkShapes::leaving_key(half->second);
-    if (half != h.halves.end() && half->second) std::swap(j["a_to_b"], j["b_to_a"]);
+    if (half != h.halves.end() && half->second) {  // the half's wire runs b -> a of the link
+      std::swap(j["a_to_b"], j["b_to_a"]);
+      if (j.contains("delay_line"))
+        for (auto& d : j["delay_line"])
+          if (d.contains("a_to_b") && d.contains("b_to_a")) std::swap(d["a_to_b"], d["b_to_a"]);
+    }
     out.push_back(std::move(j));
   }
   return out;

@@ -1,5 +1,6 @@
-// Each machine's capture files, piece by piece over etcd (see capture_fetch.h).
-#include "lab/machines/capture_fetch.h"
+// Each machine's records at the end of the tests, and its capture files piece
+// by piece over etcd (see finish_parts.h).
+#include "lab/machines/finish_parts.h"
 
 #include <fmt/format.h>
 
@@ -44,25 +45,29 @@ Result<uint64_t> fetch_file(AgentExec& agent, const std::string& name, const std
 
 }  // namespace
 
-nlohmann::json collect_captures(const std::map<std::string, std::shared_ptr<AgentExec>>& agents,
-                                const std::string& dir, uint64_t cap) {
-  nlohmann::json all = nlohmann::json::array();
+nlohmann::json finish_parts(const std::map<std::string, MachineFinish>& machines, bool captures,
+                            const std::string& capture_dir, uint64_t cap) {
+  nlohmann::json links = nlohmann::json::array(), all = nlohmann::json::array();
   std::error_code ec;
-  fs::create_directories(dir, ec);
+  if (captures) fs::create_directories(capture_dir, ec);
   uint64_t brought = 0;
-  for (const auto& [machine, agent] : agents) {
-    auto rec = agent->finish_captures();
-    if (!rec.ok()) {
-      std::fprintf(stderr, "lab: capture on machine %s: %s\n", machine.c_str(), rec.error().message.c_str());
-      all.push_back({{"machine", machine}, {"error", rec.error().message}});
+  for (const auto& [machine, m] : machines) {
+    auto part = m.agent->finish_part();
+    if (!part.ok()) {
+      std::fprintf(stderr, "lab: machine %s at the end of the tests: %s\n", machine.c_str(),
+                   part.error().message.c_str());
+      for (const auto& l : m.ready_links) links.push_back(l);
+      if (captures) all.push_back({{"machine", machine}, {"error", part.error().message}});
       continue;
     }
-    for (auto& l : *rec) {
+    for (const auto& l : part->value("links", nlohmann::json::array())) links.push_back(l);
+    if (!captures) continue;
+    for (auto l : part->value("capture", nlohmann::json::array())) {
       for (const char* k : {"previous_file", "file"}) {  // the older half first
         if (!l.contains(k) || !l[k].is_string()) continue;
         std::string name = l[k].get<std::string>();
-        std::string path = dir + "/" + name;
-        auto size = fetch_file(*agent, name, path, cap - brought);
+        std::string path = capture_dir + "/" + name;
+        auto size = fetch_file(*m.agent, name, path, cap - brought);
         if (!size.ok()) {
           std::string why = fmt::format("{} of machine {}: {}", name, machine, size.error().message);
           std::fprintf(stderr, "lab: capture %s\n", why.c_str());
@@ -78,8 +83,8 @@ nlohmann::json collect_captures(const std::map<std::string, std::shared_ptr<Agen
   }
   if (brought)
     std::fprintf(stderr, "lab: captures: %.3g MB brought from %zu machine(s) over etcd into %s\n",
-                 double(brought) / 1e6, agents.size(), dir.c_str());
-  return all;
+                 double(brought) / 1e6, machines.size(), capture_dir.c_str());
+  return {{"links", links}, {"capture", captures ? all : nlohmann::json()}};
 }
 
 }  // namespace flowlab::lab
