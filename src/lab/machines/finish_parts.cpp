@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "lab/host/process.h"
 #include "lab/machines/remote_exec.h"
 
 namespace flowlab::lab {
@@ -23,13 +22,16 @@ Result<uint64_t> fetch_file(AgentExec& agent, const std::string& name, const std
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return fail("cannot write {}", path);
   uint64_t got = 0;
+  std::error_code ec;
   for (;;) {
-    if (interrupted()) return fail("interrupted");
     auto piece = agent.fetch(name, got);
-    if (!piece.ok()) return fail("{}", piece.error().message);
+    if (!piece.ok()) {
+      out.close();
+      fs::remove(path, ec);
+      return fail("{}", piece.error().message);
+    }
     if (got + piece->size() > room) {
       out.close();
-      std::error_code ec;
       fs::remove(path, ec);
       return fail("not brought over: past the {} MB a case's captures may bring through etcd",
                   double(kCaptureShipCap) / 1e6);

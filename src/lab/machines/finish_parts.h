@@ -14,8 +14,9 @@
 // coordinator share, a kFetchPiece (1 MiB) at a time: the agent puts the piece
 // under a key of its own (keys.h: outside the runs' keys the agents watch), the
 // coordinator takes it and erases it before asking for the next, so etcd holds
-// one piece at a time. The files land in DIR under the same names. Ctrl-C stops
-// the transfer (the files not brought say so).
+// one piece at a time. The files land in DIR under the same names. A signal does
+// not stop the transfer: the teardown of `lab down` (a SIGTERM) is when a
+// persistent lab's files come.
 //
 // Bounded: a case brings at most kCaptureShipCap bytes over etcd; a file past it
 // stays out (its record says so; it goes with the agent's part). etcd keeps the
