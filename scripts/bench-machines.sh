@@ -11,12 +11,14 @@
 #             a bridge, built here as the emulation builds its machines. Target >= 0.8.
 #   agents:   the same run with --exec-on-agents (every test command through the
 #             hosts' agents, as from another machine): TCP and ping / unshaped's.
-#   scale:    --topo tree,2,F with pingall, on -m machines vs on this one machine
-#             alone: bring-up and teardown / the one machine's. Target <= 2.
+#   scale:    --topo tree,2,F with pingall (-t TEST: another --test, e.g. pingpair
+#             for tree,2,32, whose pingall is 1M pairs), on -m machines vs on this
+#             one machine alone, interleaved -n times: bring-up and teardown / the
+#             one machine's (medians). Target <= 2.
 # Not a test (no pass/fail exit code; figures depend on the machine): it prints
 # a table; results.json and report.html of each row stay in the out dir.
 #
-#   sudo scripts/bench-machines.sh [-b path/to/flowlab] [-n RUNS] [-f FANOUT] [-m MACHINES] [-o OUTDIR] [-r ROW,...]
+#   sudo scripts/bench-machines.sh [-b path/to/flowlab] [-n RUNS] [-f FANOUT] [-m MACHINES] [-t TEST] [-o OUTDIR] [-r ROW,...]
 set -euo pipefail
 
 BIN="${FLOWLAB_BINARY:-}"
@@ -25,15 +27,17 @@ FANOUT=8
 MACHINES=4
 OUT=""
 ROWS="shaped,unshaped,agents,scale"
-while getopts "b:n:f:m:o:r:h" opt; do
+SCALE_TEST=pingall
+while getopts "b:n:f:m:t:o:r:h" opt; do
   case $opt in
     b) BIN=$OPTARG ;;
     n) RUNS=$OPTARG ;;
     f) FANOUT=$OPTARG ;;
     m) MACHINES=$OPTARG ;;
+    t) SCALE_TEST=$OPTARG ;;
     o) OUT=$OPTARG ;;
     r) ROWS=$OPTARG ;;
-    *) sed -n '2,19p' "$0"; exit 2 ;;
+    *) sed -n '2,21p' "$0"; exit 2 ;;
   esac
 done
 if [[ -z "$BIN" ]]; then
@@ -88,14 +92,18 @@ if want unshaped || want agents; then
 fi
 want agents && run_lab agents "$SRC/scenarios/two-machines.yaml" --machines 2 --exec-on-agents --repeat "$RUNS"
 if want scale; then
-  run_lab scale-one --topo "tree,2,$FANOUT" --switch flowlab --controller flowlab:learning-switch --test pingall
-  run_lab scale-machines --topo "tree,2,$FANOUT" --switch flowlab --controller flowlab:learning-switch \
-    --test pingall --machines "$MACHINES"
+  for i in $(seq "$RUNS"); do
+    uptime >"$OUT/scale-load-$i.txt"
+    run_lab "scale-one-$i" --topo "tree,2,$FANOUT" --switch flowlab --controller flowlab:learning-switch \
+      --test "$SCALE_TEST"
+    run_lab "scale-machines-$i" --topo "tree,2,$FANOUT" --switch flowlab --controller flowlab:learning-switch \
+      --test "$SCALE_TEST" --machines "$MACHINES"
+  done
 fi
 
-python3 - "$OUT" "$MACHINES" "$FANOUT" <<'PY'
+python3 - "$OUT" "$MACHINES" "$FANOUT" "$RUNS" "$SCALE_TEST" <<'PY'
 import json, os, statistics, sys
-out, machines, fanout = sys.argv[1], sys.argv[2], sys.argv[3]
+out, machines, fanout, runs, scale_test = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 
 def doc(name):
     try:
@@ -140,13 +148,29 @@ if a and u:
                  metric(u, "ping", "rtt_avg_ms"), "~1"))
     ta, tu = a["cases"][0].get("tests_elapsed_s"), u["cases"][0].get("tests_elapsed_s")
     rows.append(("agents", "the tests' wall time (s)", ta, tu, "-"))
-one, many = doc("scale-one"), doc("scale-machines")
-if one and many:
-    (u1, d1), (um, dm) = phases(one), phases(many)
-    rows.append(("scale", f"tree,2,{fanout} up on {machines} machines vs one (s)", um, u1, "<= 2"))
-    rows.append(("scale", f"tree,2,{fanout} down on {machines} machines vs one (s)", dm, d1, "<= 2"))
-    p1, pm = metric(one, "pingall", "pairs_reached"), metric(many, "pingall", "pairs_reached")
-    rows.append(("scale", "pingall pairs reached", pm, p1, "= 1"))
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+ones = [d for d in (doc(f"scale-one-{i}") for i in range(1, runs + 1)) if d]
+manys = [d for d in (doc(f"scale-machines-{i}") for i in range(1, runs + 1)) if d]
+if ones and manys:
+    (u1, d1), (um, dm) = zip(*map(phases, ones)), zip(*map(phases, manys))
+    rows.append(("scale", f"tree,2,{fanout} up on {machines} machines vs one (s, n={len(manys)}/{len(ones)})",
+                 med(um), med(u1), "<= 2"))
+    rows.append(("scale", f"tree,2,{fanout} down on {machines} machines vs one (s)", med(dm), med(d1), "<= 2"))
+    if scale_test == "pingall":
+        p1 = med([metric(d, "pingall", "pairs_reached") for d in ones])
+        pm = med([metric(d, "pingall", "pairs_reached") for d in manys])
+        rows.append(("scale", "pingall pairs reached", pm, p1, "= 1"))
+    else:
+        ok1 = sum(all(r.get("status") == "ok" for r in d["results"]) for d in ones)
+        okm = sum(all(r.get("status") == "ok" for r in d["results"]) for d in manys)
+        rows.append(("scale", f"runs whose {scale_test} passed", okm, ok1, "all"))
+    for d, name in [(x, "one") for x in ones] + [(x, machines) for x in manys]:
+        p = d["cases"][0].get("phases", {})
+        print(f"scale {name}: up {json.dumps(p.get('up', {}))} down {json.dumps(p.get('down', {}))}",
+              file=sys.stderr)
 print(f"{'row':9} {'figure':50} {'measured':>10} {'reference':>10} {'ratio':>7}  target")
 for row, what, m, ref, target in rows:
     ratio = f"{m / ref:.3f}" if m is not None and ref else "-"

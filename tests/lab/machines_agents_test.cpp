@@ -24,7 +24,8 @@ using nlohmann::json;
 // process's sight: `lab status` (here and from etcd) shows it, `lab exec` reaches
 // each host through its machine's agent (ping across, the command's exit code,
 // a stopped agent said as gone), a link on the other machines cannot be captured
-// from here, and `lab down` removes it from every machine and from etcd.
+// live from here, and `lab down` removes it from every machine and from etcd,
+// bringing the capture of s1-s2 back from the machine still up (m0) over etcd.
 TEST_F(LabMachines, UpAcrossMachinesExecStatusAndDownThroughTheAgents) {
   testing::EtcdCluster etcd(1);
   ASSERT_TRUE(etcd.wait_healthy()) << etcd.log_tail();
@@ -33,15 +34,8 @@ TEST_F(LabMachines, UpAcrossMachinesExecStatusAndDownThroughTheAgents) {
   std::vector<Process> agents = sealed_agents(etcd.endpoints(), ma, mb);
   ASSERT_EQ(agents.size(), 2u);
   ASSERT_TRUE(registered({"m0", "m1"})) << agents[0].log_tail() << agents[1].log_tail();
-  // Captures are not carried across machines yet: refused before anything is built.
-  auto captured = run_command({FLOWLAB_BINARY, "lab", "up", FLOWLAB_SOURCE_DIR "/scenarios/two-machines.yaml",
-                               "--etcd", etcd.endpoints(), "--capture", "all", "--out", out()},
-                              opts(60));
-  EXPECT_EQ(captured.exit_code, 2);
-  EXPECT_NE(captured.err.find("captures across machines are not supported yet"), std::string::npos)
-      << captured.err;
   auto up = run_command({FLOWLAB_BINARY, "lab", "up", FLOWLAB_SOURCE_DIR "/scenarios/two-machines.yaml",
-                         "--etcd", etcd.endpoints(), "--out", out()},
+                         "--etcd", etcd.endpoints(), "--capture", "s1-s2", "--out", out()},
                         opts(300));
   ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
   ASSERT_EQ(up.out.rfind("lab ", 0), 0u) << up.out;
@@ -84,6 +78,13 @@ TEST_F(LabMachines, UpAcrossMachinesExecStatusAndDownThroughTheAgents) {
   EXPECT_NE(down.out.find("lab " + id + " is down"), std::string::npos) << down.out;
   EXPECT_NE(lab({"status", "--etcd", etcd.endpoints()}).out.find("no run in etcd"), std::string::npos);
   EXPECT_EQ(lab({"status"}).out, "no lab is up\n");
+  // The capture of s1-s2 came back from m0 over etcd at down (the ping's two
+  // replies arrived there; m1's agent had gone, its half with it).
+  std::string m0_half = out() + "/flowlab/capture/s1-s2@m0.pcap";
+  EXPECT_TRUE(std::filesystem::exists(m0_half));
+  EXPECT_GT(std::filesystem::exists(m0_half) ? std::filesystem::file_size(m0_half) : 0u,
+            24u + 2 * 16 + 2 * 98);
+  EXPECT_FALSE(std::filesystem::exists(out() + "/flowlab/capture/s1-s2@m1.pcap"));
   agents[0].stop(20);
   EXPECT_EQ(agents[0].exit_code(), 0) << agents[0].log_tail();
   run_command({"ip", "netns", "del", ma});

@@ -79,6 +79,10 @@ TEST_F(LabMachinesShape, ShapedLinkBetweenMachinesHoldsRateAndDelayEachWay) {
     EXPECT_EQ(l["shaped_here"], dir) << l.dump();
     EXPECT_EQ(l[dir]["shape"]["bw_bps"], m0 ? 50'000'000 : 20'000'000) << l.dump();
     EXPECT_EQ(l[dir]["mechanisms"], json({"htb", "flowlab-delay-line"})) << l.dump();
+    // Its delay line's counters, final at the end of the tests, in the link's
+    // directions: the UDP test leaving this machine (~5,000 frames at 20 Mbit/s).
+    ASSERT_TRUE(l.contains("delay_line")) << l.dump();
+    EXPECT_GT(l["delay_line"][0][dir]["frames"].get<int>(), 1000) << l.dump();
   }
   // Each agent built a wire of its own for the link's half.
   for (const char* m : {"m0", "m1"}) {

@@ -103,7 +103,7 @@ const char* precision_name(pcap_t* p) {
 struct LinkCaptures::Link {
   CaptureTarget target;
   std::string path, previous_path;
-  PcapPtr ends[2];
+  PcapPtr ends[2];  // ends[1] null: one end only (the other on another machine)
   pcap_dumper_t* dumper = nullptr;
   uint64_t half = 0;  // cut the file past this many bytes; 0: never
   uint64_t file_bytes = 0, packets = 0, bytes = 0, rotations = 0;
@@ -151,13 +151,15 @@ struct LinkCaptures::Link {
 
   void run(const std::atomic<uint64_t>& stop_at) {
     pollfd fds[2];
-    for (int k = 0; k < 2; ++k) fds[k] = {pcap_get_selectable_fd(ends[k].get()), POLLIN, 0};
+    nfds_t n = ends[1] ? 2 : 1;
+    for (nfds_t k = 0; k < n; ++k) fds[k] = {pcap_get_selectable_fd(ends[k].get()), POLLIN, 0};
     while (true) {
       uint64_t s = stop_at.load(std::memory_order_acquire);
       if (s && monotonic_ns() >= s) break;
-      (void)poll(fds, 2, 10);
+      (void)poll(fds, n, 10);
       for (auto& e : ends)
-        if (pcap_dispatch(e.get(), -1, &Link::on_packet, reinterpret_cast<u_char*>(this)) == PCAP_ERROR) {
+        if (e &&
+            pcap_dispatch(e.get(), -1, &Link::on_packet, reinterpret_cast<u_char*>(this)) == PCAP_ERROR) {
           if (error.empty()) error = pcap_geterr(e.get());
           return;
         }
@@ -172,7 +174,7 @@ struct LinkCaptures::Link {
     uint64_t drops = 0;
     for (auto& e : ends) {
       pcap_stat st{};
-      if (pcap_stats(e.get(), &st) == 0) drops += st.ps_drop;
+      if (e && pcap_stats(e.get(), &st) == 0) drops += st.ps_drop;
     }
     j["kernel_drops"] = drops;
     if (!error.empty()) j["error"] = error;
@@ -200,15 +202,18 @@ Result<std::unique_ptr<LinkCaptures>> LinkCaptures::start(const std::vector<Capt
   for (const auto& t : targets) {
     auto l = std::make_unique<Link>();
     l->target = t;
-    std::string stem = dir + "/" + link_file_stem(t.name);
+    std::string stem = dir + "/" + (t.file.empty() ? link_file_stem(t.name) : t.file);
     l->path = stem + ".pcap";
     l->previous_path = stem + ".1.pcap";
     l->half = max_bytes / 2;
-    for (int k = 0; k < 2; ++k) {
-      auto e = open_end(k ? t.b_ns : t.a_ns, k ? t.b_if : t.a_if, false);
+    int k = 0;  // the ends here, the first in ends[0]
+    for (const auto& [ns, ifname] : {std::pair{t.a_ns, t.a_if}, std::pair{t.b_ns, t.b_if}}) {
+      if (ifname.empty()) continue;
+      auto e = open_end(ns, ifname, false);
       if (!e.ok()) return undo(fail("{}", e.error().message));
-      l->ends[k] = std::move(*e);
+      l->ends[k++] = std::move(*e);
     }
+    if (!k) return undo(fail("capture {}: no end of it here", t.name));
     fs::remove(l->previous_path, ec);
     l->dumper = pcap_dump_open(l->ends[0].get(), l->path.c_str());
     if (!l->dumper) return undo(fail("capture {}: {}", l->path, pcap_geterr(l->ends[0].get())));

@@ -38,17 +38,20 @@
 
 namespace flowlab::lab {
 
-// One link to capture: its name (the file's, "s1-s2") and both ends.
+// One link to capture: its name ("s1-s2") and both ends. An end with no
+// interface is not captured here (across machines: it is on another machine,
+// which captures it); the file then holds the direction the other end receives.
 struct CaptureTarget {
   std::string name;
   std::string a_ns, a_if;  // namespace (empty: the caller's) and interface of each end
   std::string b_ns, b_if;
+  std::string file;  // the file's stem; empty: the name's (link_file_stem)
 };
 
 class LinkCaptures {
  public:
-  // Opens both ends of every target and starts the threads writing DIR/<stem>.pcap
-  // (DIR is created). All or nothing: on error, nothing is left open or running.
+  // Opens both ends of every target (or its one end here) and starts the threads
+  // writing DIR/<stem>.pcap (DIR is created). All or nothing: on error, nothing is left open or running.
   // max_bytes 0: unbounded.
   static Result<std::unique_ptr<LinkCaptures>> start(const std::vector<CaptureTarget>& targets,
                                                      const std::string& dir, uint64_t max_bytes);

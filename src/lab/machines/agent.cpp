@@ -10,15 +10,18 @@
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "coord/etcd_client.h"
 #include "coord/lease_keeper.h"
 #include "coord/watcher.h"
 #include "core/clock.h"
+#include "lab/capture/link_select.h"
 #include "lab/host/netns.h"
 #include "lab/host/process.h"
 #include "lab/host/run_state.h"
@@ -103,6 +106,64 @@ Status check_peers(const CasePlan& plan, const AgentOptions& o) {
       "{}: its tunnels would carry nothing; nothing was built (check each machine's --underlay address and "
       "the network between the machines)",
       fmt::join(bad, "; "));
+}
+
+// A finished capture record as the coordinator takes it: each file by its name
+// alone (the coordinator asks for it so), and which machine captured which ends
+// of the link ("captured_at": inbound at each, so the directions arriving there).
+void label_captures(nlohmann::json& rec, const CaseHandles& h, const std::vector<size_t>& links,
+                    const std::string& machine) {
+  auto names = link_display_names(h.link_names);
+  std::map<std::string, nlohmann::json> ends_here;
+  for (size_t li : links) {
+    nlohmann::json at = nlohmann::json::array();
+    const auto& [a, b] = h.link_ends.at(li);
+    if (!a.ns.empty()) at.push_back(h.link_names[li].first);
+    if (!b.ns.empty()) at.push_back(h.link_names[li].second);
+    ends_here[names[li]] = std::move(at);
+  }
+  for (auto& l : rec) {
+    l["machine"] = machine;
+    l["captured_at"] = ends_here[l.value("link", "")];
+    for (const char* k : {"file", "previous_file"})
+      if (l.contains(k)) l[k] = fs::path(l[k].get<std::string>()).filename().string();
+  }
+}
+
+// The shaped links built here as results.json records them, each with its machine.
+nlohmann::json machine_link_records(const CaseHandles& h, const std::string& machine) {
+  nlohmann::json out = shaped_link_records(h);
+  for (auto& l : out) l["machine"] = machine;
+  return out;
+}
+
+// The end of the tests on this machine (AgentExec::finish_part): the captures
+// and the delay lines stopped, their records; the capture files named there
+// are the ones the coordinator may fetch (`files`).
+nlohmann::json finish_part(CaseTopology& topo, const std::vector<size_t>& captured,
+                           const std::string& machine, std::set<std::string>& files) {
+  nlohmann::json rec = nlohmann::json::array();
+  if (topo.capture) {
+    rec = topo.capture->finish();
+    label_captures(rec, topo.handles, captured, machine);
+    for (const auto& l : rec)
+      for (const char* k : {"file", "previous_file"})
+        if (l.contains(k)) files.insert(l[k].get<std::string>());
+  }
+  for (ShapedLink* l : topo.handles.shaped)
+    if (l) l->finish();  // the delay lines' counters final
+  return {{"capture", rec}, {"links", machine_link_records(topo.handles, machine)}};
+}
+
+// Up to `bytes` of `path` from `offset` (fewer at its end).
+Result<std::string> read_piece(const std::string& path, uint64_t offset, size_t bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail("cannot open {}", path);
+  in.seekg(std::streamoff(offset));
+  std::string out(bytes, '\0');
+  in.read(out.data(), std::streamsize(bytes));
+  out.resize(size_t(in.gcount()));
+  return out;
 }
 
 class Agent {
@@ -331,7 +392,12 @@ class Agent {
                  "lab agent %s: run %s case %s: building %zu node(s), %zu tunnel(s)%s, inner MTU %d%s\n",
                  opts_.name.c_str(), id.c_str(), cs.name.c_str(), b.part.nodes.size(), b.part.tunnels.size(),
                  shaped.c_str(), b.part.tunnel_mtu, b.part.controllers ? ", the controllers" : "");
-    RunContext rc{*b.sc, *b.state, out, self_binary(), {}, {}, {}, 0, &b.part, {}, {}};
+    for (size_t li : plan.capture)
+      if (li >= b.sc->links.size())
+        return fail_once(
+            fmt::format("the plan captures link {}; the scenario has {}", li, b.sc->links.size()));
+    RunContext rc{*b.sc,   *b.state, out, self_binary(), {}, {}, plan.capture, plan.capture_max_bytes,
+                  &b.part, {},       {}};
     b.topo = std::make_unique<CaseTopology>();
     Status st = build_case(rc, cs, ci, out + "/" + cs.name, *b.topo);
     if (!st.ok()) {
@@ -342,14 +408,24 @@ class Agent {
                   0,          nlohmann::json::array()};
     for (const auto& [a, z] : b.topo->handles.link_ends)
       s.link_ends.push_back({{a.ns, a.ifname}, {z.ns, z.ifname}});
-    s.shaped_links = shaped_link_records(b.topo->handles);
-    for (auto& l : s.shaped_links) l["machine"] = opts_.name;
+    s.shaped_links = machine_link_records(b.topo->handles, opts_.name);
     s.build_s = double(monotonic_ns() - t0) / 1e9;
     std::fprintf(stderr, "lab agent %s: run %s case %s: ready in %.2f s\n", opts_.name.c_str(), id.c_str(),
                  cs.name.c_str(), s.build_s);
     CaseHandles* h = &b.topo->handles;
+    CaseTopology* topo = b.topo.get();
+    std::string capture_dir = out + "/" + cs.name + "/capture";
+    auto shipped = std::make_shared<std::set<std::string>>();  // the files the record named
     EventHooks hooks{[h](const ExecEvent& x) { return fire_event(to_event(x), *h); },
-                     [h] { return restore_after_events(*h); }};
+                     [h] { return restore_after_events(*h); },
+                     [topo, name = opts_.name, links = plan.capture, shipped]() -> Result<nlohmann::json> {
+                       return finish_part(*topo, links, name, *shipped);
+                     },
+                     [capture_dir, shipped](const std::string& file, uint64_t offset,
+                                            size_t bytes) -> Result<std::string> {
+                       if (!shipped->count(file)) return fail("no capture file {} here", file);
+                       return read_piece(capture_dir + "/" + file, offset, bytes);
+                     }};
     b.exec = std::make_unique<ExecServer>(cfg_, id, opts_.name, b.state.get(), out, std::move(hooks));
     put_status(id, s);
     failed_.erase(id);

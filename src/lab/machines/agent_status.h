@@ -25,7 +25,8 @@ struct AgentStatus {
   std::vector<std::pair<std::pair<std::string, std::string>, std::pair<std::string, std::string>>> link_ends;
   double build_s = 0;
   // The shaped links built here, as results.json records them (shaped_link_records,
-  // each with its "machine"); the delay lines' counters are not in it.
+  // each with its "machine"), as they stood when ready: their delay lines'
+  // final counters come at the end of the tests (finish_parts.h).
   nlohmann::json shaped_links = nlohmann::json::array();
 };
 

@@ -13,6 +13,7 @@
 #include "core/clock.h"
 #include "lab/host/process.h"
 #include "lab/machines/agent_status.h"
+#include "lab/machines/finish_parts.h"
 #include "lab/machines/keys.h"
 #include "lab/machines/plan.h"
 #include "lab/machines/remote_exec.h"
@@ -44,6 +45,7 @@ Result<std::unique_ptr<Coordinator>> Coordinator::connect(CoordinatorOptions opt
 Coordinator::~Coordinator() {
   unroute();
   if (run_.empty()) return;
+  (void)etcd_.erase_prefix(keys::pieces(run_));  // a capture's piece left by an interrupted transfer
   auto st = etcd_.erase_prefix(keys::run(run_));
   if (!st.ok())
     std::fprintf(stderr, "lab: could not erase run %s from etcd (%s): `flowlab lab down %s --etcd %s` does\n",
@@ -76,14 +78,9 @@ Status Coordinator::wait_agents(size_t n, double timeout_s) {
   }
 }
 
-Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std::string&,
+Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std::string& case_out,
                           CaseTopology& topo) {
   const Scenario& sc = rc.sc;
-  if (!rc.capture_links.empty())
-    return fail(
-        "{}: captures across machines are not supported yet (capture on one machine, or leave out "
-        "--capture and the scenario's capture:)",
-        opts_.file);
   FLOWLAB_ASSIGN_OR_RETURN(auto live, agents());
   if (live.empty())
     return fail("no agent is registered in etcd {} (start `flowlab lab agent` on each machine)", opts_.etcd);
@@ -94,6 +91,8 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
   plan.scenario = opts_.scenario_text;
   plan.vxlan_port = opts_.vxlan_port;
   plan.underlay_mtu = opts_.underlay_mtu;
+  plan.capture = rc.capture_links;
+  plan.capture_max_bytes = rc.capture_max_bytes;
   std::vector<std::string> names;
   for (const auto& [n, u] : live) {
     plan.machines[n] = {u, int(names.size())};
@@ -270,6 +269,12 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
     }
     return ok_status();
   };
+  // The end of the tests: each machine's delay lines' counters and capture files (finish_parts.h).
+  std::map<std::string, MachineFinish> finish;
+  for (const auto& [m, s] : ready) finish[m] = {execs[m], s.shaped_links};
+  topo.remote_finish = [finish, captures = !plan.capture.empty(), dir = case_out + "/capture"] {
+    return finish_parts(finish, captures, dir);
+  };
   topo.handles.remote_restore = [execs]() -> Status {
     Status first = ok_status();
     for (const auto& [m, e] : execs)
@@ -322,6 +327,7 @@ Status down_run(const std::string& etcd, const std::string& run_id) {
     if (seconds_since(t0) > 60) return fail("run {}: agents still report parts of it after 60 s", run_id);
     std::this_thread::sleep_for(100ms);
   }
+  FLOWLAB_TRY(client.erase_prefix(keys::pieces(run_id)));
   FLOWLAB_TRY(client.erase_prefix(keys::run(run_id)));
   std::fprintf(stderr, "lab: run %s taken down on every machine\n", run_id.c_str());
   return ok_status();

@@ -37,7 +37,9 @@ std::string encode_exec_request(const ExecRequest& r) {
         {"node", r.event.node},
         {"link_a", r.event.link_a},
         {"link_b", r.event.link_b},
-        {"set", {{"a_to_b", r.event.set.a_to_b.to_wire()}, {"b_to_a", r.event.set.b_to_a.to_wire()}}}}}}
+        {"set", {{"a_to_b", r.event.set.a_to_b.to_wire()}, {"b_to_a", r.event.set.b_to_a.to_wire()}}}}},
+      {"file", r.file},
+      {"offset", r.offset}}
       .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -53,6 +55,8 @@ Result<ExecRequest> decode_exec_request(std::string_view text) {
     r.self = j.value("self", false);
     r.timeout_s = j.value("timeout_s", 10.0);
     r.interruptible = j.value("interruptible", true);
+    r.file = j.value("file", std::string());
+    r.offset = j.value("offset", uint64_t(0));
     const json env = j.value("env", json::array());
     for (const auto& e : env) r.env.emplace_back(e.at(0).get<std::string>(), e.at(1).get<std::string>());
     const json ev = j.value("event", json::object());
@@ -80,7 +84,12 @@ Result<ExecRequest> decode_exec_request(std::string_view text) {
     if (a == "set" && r.event.set.empty()) return fail("exec request: event set without a shape");
     return r;
   }
-  if (r.mode == "restore") return r;
+  if (r.mode == "restore" || r.mode == "finish") return r;
+  if (r.mode == "fetch") {
+    if (r.file.empty() || r.file.find('/') != std::string::npos || r.file == "." || r.file == "..")
+      return fail("exec request: fetch of a bad file name '{}'", r.file);
+    return r;
+  }
   if (r.mode != "run" && r.mode != "spawn") return fail("exec request: unknown mode '{}'", r.mode);
   if (r.argv.empty()) return fail("exec request: empty argv");
   if (!(r.timeout_s > 0 && r.timeout_s <= 86400))

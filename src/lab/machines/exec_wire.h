@@ -22,7 +22,9 @@ struct ExecEvent {
 
 struct ExecRequest {
   // run (to the end, output back) | spawn (supervised until the request goes) |
-  // event (fired on the agent's part of the case) | restore (what its events changed, undone)
+  // event (fired on the agent's part of the case) | restore (what its events changed, undone) |
+  // finish (its captures and delay lines stopped, their records back) | fetch (a piece
+  // of a capture file)
   std::string mode;
   std::string label;
   std::string ns;
@@ -31,7 +33,9 @@ struct ExecRequest {
   double timeout_s = 10;
   bool interruptible = true;
   std::vector<std::pair<std::string, std::string>> env;
-  ExecEvent event;  // mode event
+  ExecEvent event;   // mode event
+  std::string file;  // mode fetch: a file the capture record named (no '/')
+  uint64_t offset = 0;
 };
 
 struct ExecReply {
@@ -46,6 +50,10 @@ struct ExecReply {
 // What an answer may carry of a command's output, each of out/err/log: etcd's
 // requests are bounded (1.5 MiB by default).
 inline constexpr size_t kExecOutputCap = 512 * 1024;
+// A fetch puts this much of the file at most under its piece key (keys.h) and
+// answers with its size in `out`; a shorter piece is the file's end. Within
+// etcd's bound on a request (1.5 MiB by default).
+inline constexpr size_t kFetchPiece = 1 << 20;
 
 std::string encode_exec_request(const ExecRequest& r);
 Result<ExecRequest> decode_exec_request(std::string_view text);

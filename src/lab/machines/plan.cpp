@@ -35,6 +35,8 @@ std::string encode_plan(const CasePlan& p) {
             {"vxlan_port", p.vxlan_port},
             {"vni_base", p.vni_base},
             {"underlay_mtu", p.underlay_mtu},
+            {"capture", p.capture},
+            {"capture_max_bytes", p.capture_max_bytes},
             {"machines", json::object()}};
   for (const auto& [n, m] : p.machines) j["machines"][n] = {{"underlay", m.underlay}, {"index", m.index}};
   return j.dump();
@@ -53,6 +55,8 @@ Result<CasePlan> decode_plan(std::string_view text) {
     p.vxlan_port = j.value("vxlan_port", 4789);
     p.vni_base = j.value("vni_base", uint32_t(1000));
     p.underlay_mtu = j.value("underlay_mtu", 1500);
+    p.capture = j.value("capture", std::vector<size_t>());
+    p.capture_max_bytes = j.value("capture_max_bytes", uint64_t(0));
     for (const auto& [n, m] : j.at("machines").items())
       p.machines[n] = {m.at("underlay").get<std::string>(), m.at("index").get<int>()};
     for (const auto& [node, m] : j.at("placement").items()) p.placement[node] = m.get<std::string>();

@@ -37,6 +37,10 @@ struct CasePlan {
   int vxlan_port = 4789;
   uint32_t vni_base = 1000;  // link i: vni_base + i; the control segment: vni_base + links
   int underlay_mtu = 1500;
+  // The links captured (indices into sc.links; each machine captures the ends it
+  // holds) and --capture-max's bytes per file pair (0: unbounded).
+  std::vector<size_t> capture;
+  uint64_t capture_max_bytes = 0;
 };
 
 std::string encode_plan(const CasePlan& plan);

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "core/clock.h"
@@ -105,9 +106,10 @@ class AgentChild : public RemoteChild {
 std::string AgentExec::next_seq() { return fmt::format("{}-{:08}", getpid(), ++seq_); }
 
 Result<ExecReply> AgentExec::call(const ExecRequest& q, double wait_s,
-                                  std::pair<std::string, std::string>* keep) {
+                                  std::pair<std::string, std::string>* keep, std::string* seq_out) {
   coord::EtcdClient etcd(cfg_);
   std::string seq = next_seq();
+  if (seq_out) *seq_out = seq;
   std::string exec_key = keys::exec(run_, machine_, seq), reply_key = keys::reply(run_, machine_, seq);
   auto put = etcd.put(exec_key, encode_exec_request(q));
   if (!put.ok()) return fail("machine {}: asking its agent: {}", machine_, put.error().message);
@@ -184,6 +186,36 @@ Status AgentExec::restore() {
   return ok_status();
 }
 
+Result<nlohmann::json> AgentExec::finish_part() {
+  ExecRequest q;
+  q.mode = "finish";
+  q.interruptible = false;
+  FLOWLAB_ASSIGN_OR_RETURN(auto rep, call(q, 60));
+  auto j = nlohmann::json::parse(rep.out, nullptr, false);
+  if (!j.is_object()) return fail("machine {}: its part's record is not a JSON object", machine_);
+  return j;
+}
+
+Result<std::string> AgentExec::fetch(const std::string& file, uint64_t offset) {
+  ExecRequest q;
+  q.mode = "fetch";
+  q.file = file;
+  q.offset = offset;
+  q.interruptible = false;
+  std::string seq;
+  FLOWLAB_ASSIGN_OR_RETURN(auto rep, call(q, 60, nullptr, &seq));
+  coord::EtcdClient etcd(cfg_);
+  std::string key = keys::piece(run_, machine_, seq);
+  auto got = etcd.get(key);
+  (void)etcd.erase(key);
+  if (!got.ok()) return fail("machine {}: capture {}: {}", machine_, file, got.error().message);
+  if (!*got) return fail("machine {}: capture {}: its piece at {} is not in etcd", machine_, file, offset);
+  if ((*got)->value.size() != std::strtoull(rep.out.c_str(), nullptr, 10))
+    return fail("machine {}: capture {}: a piece of {} bytes where {} were said", machine_, file,
+                (*got)->value.size(), rep.out);
+  return std::move((*got)->value);
+}
+
 Result<std::unique_ptr<RemoteChild>> AgentExec::spawn(const std::string& label,
                                                       const std::vector<std::string>& argv,
                                                       const CommandOptions& o) {
@@ -249,7 +281,30 @@ void ExecServer::start(const std::string& seq, const std::string& text) {
   CommandOptions o = in_ns(q.ns, q.timeout_s);
   o.interruptible = q.interruptible;
   o.env = q.env;
-  if (q.mode == "event" || q.mode == "restore") {
+  if (q.mode == "finish" || q.mode == "fetch") {
+    job->done = true;
+    ExecReply r{"exited", "", 0, false, false, {}, {}, {}};
+    if (q.mode == "finish") {
+      auto rec = events_.finish ? events_.finish()
+                                : Result<nlohmann::json>(fail("this agent has nothing to finish"));
+      if (rec.ok())
+        r.out = rec->dump();
+      else
+        r = {"failed", rec.error().message, -1, false, false, {}, {}, {}};
+    } else {
+      auto piece = events_.read_capture ? events_.read_capture(q.file, q.offset, kFetchPiece)
+                                        : Result<std::string>(fail("this agent captures nothing"));
+      std::string why = piece.ok() ? "" : piece.error().message;
+      if (piece.ok())
+        if (auto put = etcd_.put(keys::piece(run_, machine_, seq), *piece); !put.ok())
+          why = put.error().message;
+      if (why.empty())
+        r.out = std::to_string(piece->size());
+      else
+        r = {"failed", why, -1, false, false, {}, {}, {}};
+    }
+    answer(seq, r);
+  } else if (q.mode == "event" || q.mode == "restore") {
     // Here, on the agent's own thread: a switch started again is its child, and
     // a child dies with the thread that forked it (PR_SET_PDEATHSIG).
     job->done = true;

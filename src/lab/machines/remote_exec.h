@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <utility>
@@ -34,6 +35,11 @@ class AgentExec : public RemoteExec {
   // An event fired on the machine's part of the case, and its events undone.
   Status fire(const ExecEvent& e);
   Status restore();
+  // Its part's captures and delay lines stopped: {"capture": their record
+  // (pcap_capture.h's, each with "machine"), "links": its shaped links' records}.
+  Result<nlohmann::json> finish_part();
+  // Up to kFetchPiece bytes of capture file `file` from `offset` (shorter: its end).
+  Result<std::string> fetch(const std::string& file, uint64_t offset);
 
  private:
   std::string next_seq();
@@ -41,7 +47,7 @@ class AgentExec : public RemoteExec {
   // agent is said within a second). With `keep` (a spawn), the request and reply
   // keys are left for the child's life and named there.
   Result<ExecReply> call(const ExecRequest& q, double wait_s,
-                         std::pair<std::string, std::string>* keep = nullptr);
+                         std::pair<std::string, std::string>* keep = nullptr, std::string* seq_out = nullptr);
   coord::EtcdConfig cfg_;
   std::string run_, machine_;
   std::atomic<uint64_t> seq_{0};
@@ -50,10 +56,14 @@ class AgentExec : public RemoteExec {
 class RunState;
 
 // What the agent does with an event request: fire it on its part, or undo
-// what the run's events changed there.
+// what the run's events changed there; at the end of the tests: stop its
+// captures and delay lines (their records: AgentExec::finish_part), and read a
+// piece of a capture file.
 struct EventHooks {
   std::function<Status(const ExecEvent&)> fire;
   std::function<Status()> restore;
+  std::function<Result<nlohmann::json>()> finish;
+  std::function<Result<std::string>(const std::string& file, uint64_t offset, size_t bytes)> read_capture;
 };
 
 class ExecServer {

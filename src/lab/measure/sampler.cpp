@@ -214,6 +214,7 @@ json snapshot(const SamplerConfig& c) {
             {"packet_drops", json::object()},
             {"iface_drops", json::object()}};
   for (const auto& [role, ns] : c.namespaces) {
+    if (c.processes_only.count(ns)) continue;
     j["qdiscs"].update(qdisc_snapshot(role, ns));
     j["packet_drops"].update(packet_drops_snapshot(role, ns));
     j["iface_drops"].update(iface_drops_snapshot(role, ns));

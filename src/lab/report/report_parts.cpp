@@ -207,6 +207,18 @@ std::string render_summary(const json& doc) {
       if (it.value().is_string())
         notes.push_back("machine " + it.key() + " was lost: " + it.value().get<std::string>());
     if (std::string e = str(c, "etcd_lost"); !e.empty()) notes.push_back(e);
+    for (const auto& f : array_member(c, "capture")) {  // each capture file, and who captured it
+      if (!f.is_object()) continue;
+      std::string file = str(f, "file"), at;
+      for (const auto& e : array_member(f, "captured_at"))
+        if (e.is_string()) at += (at.empty() ? "" : ", ") + e.get<std::string>();
+      std::string by =
+          str(f, "machine").empty() ? "" : fmt::format(" by machine {} ({})", str(f, "machine"), at);
+      std::string err = str(f, "error").empty() ? "" : ": " + str(f, "error");
+      if (!file.empty() || !err.empty())
+        notes.push_back(fmt::format("capture {}{}: {} packets{}", file.empty() ? str(f, "link") : file, by,
+                                    f.value("packets", uint64_t(0)), err));
+    }
     for (const auto& line : notes)
       h += fmt::format("<tr><td></td><td colspan=\"4\" class=\"cmp\">{}</td></tr>", markup_escape(line));
   }

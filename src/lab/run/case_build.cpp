@@ -184,7 +184,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
         // Shaped between machines: this machine's half, the direction leaving it
         // shaped on the tunnel's side of its wire (shaped_link.h).
         ShapeEnv se{rc.flowlab_bin, case_out, &rc.state, false};
-        LinkShapes out{a_here ? l.shape.a_to_b : l.shape.b_to_a, {}};
+        LinkShapes out = l.shape.leaving(!a_here);
         FLOWLAB_ASSIGN_OR_RETURN(auto sl,
                                  ShapedLink::create_to_tunnel({e.ns, e.ifname}, vx, mtu, out,
                                                               fmt::format("{}-w{}", prefix, li), se));
@@ -241,9 +241,9 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   clock.lap("links_up_addresses", veths.size());
   // The captures from here on: every frame the links carry from the first ARP on.
   if (!rc.capture_links.empty()) {
-    FLOWLAB_ASSIGN_OR_RETURN(topo.capture,
-                             LinkCaptures::start(capture_targets(topo.handles, rc.capture_links),
-                                                 case_out + "/capture", rc.capture_max_bytes));
+    FLOWLAB_ASSIGN_OR_RETURN(topo.capture, LinkCaptures::start(capture_targets(topo.handles, rc.capture_links,
+                                                                               part ? part->machine : ""),
+                                                               case_out + "/capture", rc.capture_max_bytes));
     clock.lap("capture", rc.capture_links.size());
   }
   // Phase 4: offloads off where asked, and every end's offload state for the report

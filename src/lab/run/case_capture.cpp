@@ -18,12 +18,20 @@ Result<std::vector<size_t>> capture_selection(const Scenario& sc, const std::vec
   return fail("{}:{}: key 'capture': {}", file, sc.capture_line, sel.error().message);
 }
 
-std::vector<CaptureTarget> capture_targets(const CaseHandles& h, const std::vector<size_t>& selected) {
+std::vector<CaptureTarget> capture_targets(const CaseHandles& h, const std::vector<size_t>& selected,
+                                           const std::string& machine) {
   auto names = link_display_names(h.link_names);
   std::vector<CaptureTarget> out;
   for (size_t i : selected) {
     const auto& [a, b] = h.link_ends.at(i);
-    out.push_back({names[i], a.ns, a.ifname, b.ns, b.ifname});
+    CaptureTarget t{names[i], a.ns, a.ifname, b.ns, b.ifname, {}};
+    if (!machine.empty()) {
+      if (a.ns.empty()) t.a_if.clear();
+      if (b.ns.empty()) t.b_if.clear();
+      if (t.a_if.empty() && t.b_if.empty()) continue;
+      if (t.a_if.empty() || t.b_if.empty()) t.file = link_file_stem(names[i]) + "@" + machine;
+    }
+    out.push_back(std::move(t));
   }
   return out;
 }
@@ -56,8 +64,8 @@ Result<CaptureTarget> recorded_target(const nlohmann::json& links, const std::st
     return fail("'{}' names {} links ({}); name one", link, sel.size(), which);
   }
   const auto& l = links[sel[0]];
-  return CaptureTarget{names[sel[0]], l.value("a_ns", ""), l.value("a_if", ""), l.value("b_ns", ""),
-                       l.value("b_if", "")};
+  return CaptureTarget{names[sel[0]],       l.value("a_ns", ""), l.value("a_if", ""),
+                       l.value("b_ns", ""), l.value("b_if", ""), {}};
 }
 
 }  // namespace flowlab::lab

@@ -20,7 +20,11 @@ struct Scenario;
 Result<std::vector<size_t>> capture_selection(const Scenario& sc, const std::vector<std::string>& cli,
                                               const std::string& file);
 // Both ends of the selected links of a built case, named as link_display_names.
-std::vector<CaptureTarget> capture_targets(const CaseHandles& h, const std::vector<size_t>& selected);
+// Across machines (`machine` set: this machine's name), an end with no namespace
+// is on another machine: a link with one end here is captured at that end into
+// LINK@MACHINE.pcap (the direction arriving there), one with no end here not at all.
+std::vector<CaptureTarget> capture_targets(const CaseHandles& h, const std::vector<size_t>& selected,
+                                           const std::string& machine = {});
 // [{name, a, b, a_ns, a_if, b_ns, b_if}] per link, for lab.json.
 nlohmann::json links_record(const CaseHandles& h);
 // The one link `link` names among a lab.json's `links` (error: none, or several).

@@ -61,8 +61,13 @@ nlohmann::json shaped_link_records(const CaseHandles& h) {
     nlohmann::json j = l->to_json();
     j["link"] = h.link_names[li].first + "-" + h.link_names[li].second;
     auto half = h.halves.find(int(li));
-    j["shaped_here"] = half == h.halves.end() ? "both" : half->second ? "b_to_a" : "a_to_b";
-    if (half != h.halves.end() && half->second) std::swap(j["a_to_b"], j["b_to_a"]);
+    j["shaped_here"] = half == h.halves.end() ? "both" : LinkShapes::leaving_key(half->second);
+    if (half != h.halves.end() && half->second) {  // the half's wire runs b -> a of the link
+      std::swap(j["a_to_b"], j["b_to_a"]);
+      if (j.contains("delay_line"))
+        for (auto& d : j["delay_line"])
+          if (d.contains("a_to_b") && d.contains("b_to_a")) std::swap(d["a_to_b"], d["b_to_a"]);
+    }
     out.push_back(std::move(j));
   }
   return out;
@@ -78,7 +83,7 @@ Status fire_event(const EventSpec& e, CaseHandles& h) {
     if (!l) return fail("link {}-{} was built without a wire namespace", e.link_a, e.link_b);
     if (!h.shapes_before.count(i)) h.shapes_before[i] = l->shape();
     if (auto half = h.halves.find(i); half != h.halves.end())  // the direction leaving this machine
-      return l->reshape({half->second ? e.set.b_to_a : e.set.a_to_b, {}});
+      return l->reshape(e.set.leaving(half->second));
     return l->reshape(e.set);
   }
   if (auto c = h.controllers.find(e.node); c != h.controllers.end()) {

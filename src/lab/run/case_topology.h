@@ -73,9 +73,15 @@ struct CaseTopology {
   std::map<std::string, std::string>
       machine_core_ns;             // machine -> its core namespace (switches, controllers)
   json underlay = json::object();  // across machines: {"mtu", "rate_bps" when shaped}, for the verdicts
-  // Across machines: the shaped links the agents built (shaped_link_records), for results.json.
+  // Across machines: the shaped links the agents built (shaped_link_records) as
+  // they said when ready; remote_finish's records replace them at the end of the tests.
   json remote_links = json::array();
   std::function<void()> remote_down;
+  // Across machines, at the end of the tests: stops every machine's captures and
+  // delay lines; {"links": their shaped links' records, "capture": the capture
+  // record, its files brought here, or null} (before remote_down: the files go
+  // with the parts).
+  std::function<json()> remote_finish;
   // The machines lost so far (machine -> why), asked before and after each test.
   std::function<std::map<std::string, std::string>()> lost_machines;
   // Across machines: what to tell of etcd when it could not be reached during the
@@ -97,6 +103,11 @@ struct CaseTopology {
     if (capture) {
       (void)capture->finish();
       capture.reset();
+      clock.lap("capture", 1);
+    }
+    if (remote_finish) {
+      (void)remote_finish();
+      remote_finish = nullptr;
       clock.lap("capture", 1);
     }
     if (remote_down) {

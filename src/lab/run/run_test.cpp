@@ -101,8 +101,11 @@ json run_one_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, CaseTop
   auto rx_before = snmp_counters(ctx.to_ns);
   auto tx_before = snmp_counters(ctx.from_ns);
   rc.progress.start(fmt::format("[{}] {} {} -> {}", cs.name, t.name, t.from, t.to));
-  SamplerConfig scfg{{{"core", topo.core_ns}}, ctx.from_ns, ctx.to_ns, case_out, 0.1};
-  for (const auto& [h, ns] : topo.host_ns) scfg.namespaces.emplace_back(h, ns);
+  SamplerConfig scfg{{{"core", topo.core_ns}}, ctx.from_ns, ctx.to_ns, case_out, 0.1, {}};
+  for (const auto& [h, ns] : topo.host_ns) {
+    scfg.namespaces.emplace_back(h, ns);
+    if (ns != ctx.from_ns && ns != ctx.to_ns) scfg.processes_only.insert(ns);  // no traffic of the test
+  }
   for (size_t li = 0; li < topo.handles.shaped.size(); ++li)  // explain: the shaped links' queues
     if (const ShapedLink* l = topo.handles.shaped[li])
       scfg.namespaces.emplace_back(

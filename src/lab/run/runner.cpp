@@ -195,6 +195,13 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
     std::fprintf(stderr, "lab: [%s] %s\n", cs.name.c_str(), why.c_str());
   }
   if (topo.capture) rec["capture"] = topo.capture->finish();  // files closed, per link counts
+  json remote_links = topo.remote_links;
+  if (topo.remote_finish) {  // across machines: each machine's delay lines' counters and capture files
+    json fin = topo.remote_finish();
+    topo.remote_finish = nullptr;
+    if (!fin["capture"].is_null()) rec["capture"] = fin["capture"];
+    remote_links = fin["links"];
+  }
   if (topo.prometheus) rec["metrics"] = case_metrics_record(*topo.prometheus, tests_t0_unix, unix_now());
   // Bytes per switch-side interface over the tests: the load on each link (topology picture).
   rec["tests_elapsed_s"] = double(monotonic_ns() - tests_t0) / 1e9;
@@ -206,7 +213,7 @@ json run_case(RunContext& rc, const CaseSpec& cs, size_t ci, json& results) {
   for (ShapedLink* l : topo.handles.shaped)
     if (l) l->finish();
   json links = shaped_link_records(topo.handles);
-  for (const auto& l : topo.remote_links) links.push_back(l);
+  for (const auto& l : remote_links) links.push_back(l);
   if (!links.empty()) rec["links"] = std::move(links);
   json counters = json::object();
   // The bridges' counters from one netlink dump of the core namespace, not one per bridge.

@@ -57,6 +57,10 @@ struct LinkShapes {
     a_to_b.merge(over.a_to_b);
     b_to_a.merge(over.b_to_a);
   }
+  // Across machines, the machine holding one end of a link shapes the direction
+  // leaving it, as its half's a_to_b: the link's b_to_a when it holds end b.
+  LinkShapes leaving(bool holds_b) const { return {holds_b ? b_to_a : a_to_b, {}}; }
+  static std::string_view leaving_key(bool holds_b) { return holds_b ? "b_to_a" : "a_to_b"; }
 };
 
 // The shaping keys a link mapping may hold besides its own (endpoints, mtu).

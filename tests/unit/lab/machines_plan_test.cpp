@@ -184,9 +184,13 @@ tests:
 TEST(MachinesPlan, PlanRoundTripsAndBadPlansAreRefused) {
   Scenario sc = parse(kLinear4);
   CasePlan plan = two_machine_plan(sc);
+  plan.capture = {1, 2};
+  plan.capture_max_bytes = 20'000;
   auto back = decode_plan(encode_plan(plan));
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->placement, plan.placement);
+  EXPECT_EQ(back->capture, (std::vector<size_t>{1, 2}));
+  EXPECT_EQ(back->capture_max_bytes, 20'000u);
   EXPECT_EQ(back->machines.at("b").underlay, "192.0.2.2");
   EXPECT_FALSE(decode_plan("not json").ok());
   CasePlan bad = plan;
@@ -217,8 +221,9 @@ TEST(MachinesPlan, StatusRoundTripsItsLinkEndsAndShapedLinks) {
 }
 
 TEST(MachinesPlan, ExecRequestsAndRepliesRoundTripAndBadOnesAreRefused) {
-  ExecRequest q{"spawn", "iperf3 server", "fl1-h2", {"iperf3", "-s", "-1"}, false, 12.5,
-                true,    {{"A", "b c"}},  {}};
+  ExecRequest q{
+      "spawn", "iperf3 server", "fl1-h2", {"iperf3", "-s", "-1"}, false, 12.5, true, {{"A", "b c"}}, {}, {},
+      0};
   auto back = decode_exec_request(encode_exec_request(q));
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->mode, "spawn");
@@ -232,6 +237,22 @@ TEST(MachinesPlan, ExecRequestsAndRepliesRoundTripAndBadOnesAreRefused) {
     auto r = decode_exec_request(bad);
     EXPECT_FALSE(r.ok()) << bad;
   }
+  // A fetch of a capture file: its name and offset back; a path is refused.
+  ExecRequest f;
+  f.mode = "fetch";
+  f.file = "s1-s2@m0.1.pcap";
+  f.offset = 3u << 20;
+  auto fb = decode_exec_request(encode_exec_request(f));
+  ASSERT_TRUE(fb.ok()) << fb.error().message;
+  EXPECT_EQ(fb->file, f.file);
+  EXPECT_EQ(fb->offset, f.offset);
+  for (const char* name : {"", "..", "../state/x.pcap", "/etc/passwd"}) {
+    f.file = name;
+    EXPECT_FALSE(decode_exec_request(encode_exec_request(f)).ok()) << name;
+  }
+  f = {};
+  f.mode = "finish";
+  EXPECT_TRUE(decode_exec_request(encode_exec_request(f)).ok());
   ExecRequest ev;
   ev.mode = "event";
   ev.event = {"down", "", "s1", "s2", {}};
