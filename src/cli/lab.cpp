@@ -95,7 +95,8 @@ void add_mininet_options(CLI::App* cmd, lab::MininetArgs& m, lab::MininetCustom&
                   "Mininet --custom FILE.py[,FILE.py]: --topo then names one of its topos = {...} with its "
                   "arguments");
   cmd->add_option("--link", c.link,
-                  "with --custom: default|tc[,bw=MBIT,delay=T,jitter=T,loss=PCT,max_queue_size=N]");
+                  "with --topo/--custom: default|tc[,bw=MBIT,delay=T,jitter=T,loss=PCT,max_queue_size=N] "
+                  "(every link a TCLink with these, a --custom link's own options over them)");
 }
 
 void add_machines_options(CLI::App* cmd, lab::MachinesOptions& m, std::string& underlay_rate) {

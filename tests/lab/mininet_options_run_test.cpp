@@ -1,7 +1,8 @@
 // mn's options on real labs, as root: --mac/--arp/--ipbase read back from the hosts'
 // namespaces; --switch ...,protocols=OpenFlow10 seen negotiated in the switch's and
 // the controller's logs (flowlab's switch and Open vSwitch); --test pingallfull's
-// per-pair RTT lines, iperfudp's UDP rate, build's bring-up and teardown.
+// per-pair RTT lines, iperfudp's UDP rate, --link tc on a generated topology (rate,
+// delay and loss measured), build's bring-up and teardown.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -122,6 +123,48 @@ TEST_F(LabMininetOptions, IperfudpMeasuresUdpAtItsRate) {
   EXPECT_GT(gbps, 0.016) << u.dump();
   EXPECT_LT(gbps, 0.024) << u.dump();
   EXPECT_LT(u["metrics"].value("loss_pct", 100.0), 5.0) << u.dump();
+}
+
+TEST_F(LabMininetOptions, LinkTcShapesEveryGeneratedLink) {
+  if (!have_program("iperf3")) GTEST_SKIP() << "needs iperf3";
+  // h1-s1, s1-s2, s2-h2 each 10 Mbit/s and 5 ms each way: an echo crosses six delays.
+  auto r = run_command({FLOWLAB_BINARY, "lab", "run", "--topo", "linear,2", "--switch", "lxbr", "--link",
+                        "tc,bw=10,delay=5ms", "--test", "pingpair+iperf", "--out", out()},
+                       opts(180));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  json j = results();
+  ASSERT_TRUE(j.is_object());
+  ASSERT_EQ(j["results"].size(), 2u) << j.dump();
+  const json& ping = j["results"][0];
+  EXPECT_EQ(ping["type"], "ping");
+  EXPECT_GE(ping["metrics"].value("rtt_min_ms", 0.0), 29.5) << ping.dump();
+  EXPECT_LT(ping["metrics"].value("rtt_min_ms", 0.0), 45.0) << ping.dump();
+  const json& tcp = j["results"][1];
+  EXPECT_EQ(tcp["type"], "iperf3-tcp");
+  double gbps = tcp["metrics"].value("gbps", 0.0);
+  EXPECT_GT(gbps, 0.007) << tcp.dump();
+  EXPECT_LT(gbps, 0.0105) << tcp.dump();
+  // loss=20 on each of the three links: a datagram from h1 reaches h2 with 0.8^3 = 51 %.
+  fs::remove_all(out());
+  r = run_command({FLOWLAB_BINARY, "lab", "run", "--topo", "linear,2", "--switch", "lxbr", "--link",
+                   "tc,loss=20", "--test", "iperfudp,5M", "--out", out()},
+                  opts(180));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  j = results();
+  ASSERT_TRUE(j.is_object());
+  const json& u = j["results"][0];
+  EXPECT_EQ(u["type"], "iperf3-udp");
+  double loss = u["metrics"].value("loss_pct", -1.0);
+  EXPECT_GT(loss, 38.0) << u.dump();
+  EXPECT_LT(loss, 60.0) << u.dump();
+  // A bad --link is refused before anything is made.
+  fs::remove_all(out());
+  r = run_command(
+      {FLOWLAB_BINARY, "lab", "run", "--topo", "linear,2", "--link", "tc,bw=fast", "--out", out()}, opts(30));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bw=\"fast\": expected a number of Mbit/s above 0"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out()));
+  EXPECT_TRUE(fs::is_empty(dir_ / "state"));
 }
 
 TEST_F(LabMininetOptions, BuildBringsTheNetworkUpAndDown) {

@@ -233,6 +233,21 @@ Result<LinkDefaults> parse_link_arg(const std::string& s) {
   return d;
 }
 
+Result<YAML::Node> link_shape_keys(const LinkDefaults& d) {
+  YAML::Node n(YAML::NodeType::Map);
+  if (!d.tc) return n;
+  json opts = json::parse(d.opts_json, nullptr, false);
+  CustomLink l;
+  l.tc = true;
+  FLOWLAB_TRY(decode_link_opts(opts.is_object() ? opts : json::object(), "--link", l));
+  if (!l.bw.empty()) n["bw"] = l.bw;
+  if (!l.delay.empty()) n["delay"] = l.delay;
+  if (!l.jitter.empty()) n["jitter"] = l.jitter;
+  if (!l.loss.empty()) n["loss"] = l.loss;
+  if (l.queue) n["queue"] = l.queue;
+  return n;
+}
+
 Result<CustomTopology> decode_custom_topology(std::string_view text, const LinkDefaults& link,
                                               const IpBase& ipbase) {
   json j = json::parse(text.begin(), text.end(), nullptr, false);

@@ -64,6 +64,10 @@ struct LinkDefaults {
 };
 // Parses --link: "default" | "tc[,KEY=VAL...]" (values numeric when they parse, as mn).
 Result<LinkDefaults> parse_link_arg(const std::string& s);
+// --link tc,... as a scenario link's shaping keys ({bw: 10M, delay: 5ms, loss: 1%,
+// queue: 100}), what every link of a generated topology gets; an empty map for
+// --link default.
+Result<YAML::Node> link_shape_keys(const LinkDefaults& d);
 
 // The exporter's JSON -> the topology. Errors: not JSON, the exporter's own error
 // object (its message and traceback), a missing or mistyped field, an unknown or

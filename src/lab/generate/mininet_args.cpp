@@ -197,8 +197,10 @@ Result<MininetScenario> scenario_from_mininet_args(const MininetArgs& a, const M
     root["name"] = name;
     for (const auto& h : custom->hosts) hosts.push_back(h.name);
   } else {
-    if (mc.link != "default")
-      return fail("--link {}: only with --custom (generated links are unshaped)", mc.link);
+    auto link = parse_link_arg(mc.link);
+    if (!link.ok()) return unexpected(link.error());
+    FLOWLAB_ASSIGN_OR_RETURN(YAML::Node shape, link_shape_keys(*link));
+    if (shape.size() > 0) topo["link"] = shape;  // every generated link a TCLink, as mn --link tc
     auto req = parse_topo_arg(a.topo);
     if (!req.ok()) return fail("--topo {}: {}", a.topo, req.error().message);
     auto gen = generate_topology(req->type, req->args);

@@ -13,7 +13,8 @@
 //   --mac / --arp          MACs from host numbers / static ARP entries on every host
 //   --ipbase NET/LEN       the hosts' network (10.0.0.0/8)
 //   --custom F.py[,F2.py]  with --topo NAME[,ARG...]: a topology of Mininet's topos = {...} (custom_topo.h)
-//   --link tc[,bw=N,...]   with --custom: every link a TCLink with these options (Mininet's --link)
+//   --link tc[,bw=N,...]   every link a TCLink with these options (Mininet's --link; a --custom
+//                          link's own options over them, a generated topology's `link:` key)
 // Every error names the argument it is about; nothing is built for a bad one.
 #pragma once
 
@@ -30,8 +31,8 @@ struct MininetArgs {
   // Each --controller; empty: flowlab:learning-switch, or none for linux-bridge.
   std::vector<std::string> controllers;
   std::string test = "pingall";
-  bool mac = false;    // --mac: host MACs from host numbers (what --topo/--custom hosts get anyway)
-  bool arp = false;    // --arp: static ARP entries on every host for every other
+  bool mac = false;      // --mac: host MACs from host numbers (what --topo/--custom hosts get anyway)
+  bool arp = false;      // --arp: static ARP entries on every host for every other
   std::string ipbase{};  // --ipbase: empty for 10.0.0.0/8
 };
 
