@@ -101,10 +101,10 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
   }
   if (!root.IsMap()) return fail("{}:1: the file must be a YAML mapping (name, hosts, switches, ...)", path);
   try {
-    FLOWLAB_TRY(check_keys(c, root, "scenario",
-                           {"name", "description", "topology", "hosts", "switches", "controllers", "links",
-                            "cases", "tests", "settle", "events", "capture", "underlay", "metrics",
-                            "static_arp"}));
+    FLOWLAB_TRY(
+        check_keys(c, root, "scenario",
+                   {"name", "description", "topology", "hosts", "switches", "controllers", "links", "cases",
+                    "tests", "settle", "events", "capture", "underlay", "metrics", "static_arp"}));
     Scenario s;
     s.path = path;
     if (!root["name"]) return c.err(root, "name", "the scenario needs a 'name'");
