@@ -144,10 +144,11 @@ TEST_F(LabMininetOptions, LinkTcShapesEveryGeneratedLink) {
   double gbps = tcp["metrics"].value("gbps", 0.0);
   EXPECT_GT(gbps, 0.007) << tcp.dump();
   EXPECT_LT(gbps, 0.0105) << tcp.dump();
-  // loss=20 on each of the three links: a datagram from h1 reaches h2 with 0.8^3 = 51 %.
+  // loss=5 on each of the three links: a datagram from h1 reaches h2 with 0.95^3 = 86 %
+  // (more loss starves iperf3's own TCP control connection past its timeout).
   fs::remove_all(out());
   r = run_command({FLOWLAB_BINARY, "lab", "run", "--topo", "linear,2", "--switch", "lxbr", "--link",
-                   "tc,loss=20", "--test", "iperfudp,5M", "--out", out()},
+                   "tc,loss=5", "--test", "iperfudp,5M", "--out", out()},
                   opts(180));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   j = results();
@@ -155,8 +156,8 @@ TEST_F(LabMininetOptions, LinkTcShapesEveryGeneratedLink) {
   const json& u = j["results"][0];
   EXPECT_EQ(u["type"], "iperf3-udp");
   double loss = u["metrics"].value("loss_pct", -1.0);
-  EXPECT_GT(loss, 38.0) << u.dump();
-  EXPECT_LT(loss, 60.0) << u.dump();
+  EXPECT_GT(loss, 9.0) << u.dump();
+  EXPECT_LT(loss, 20.0) << u.dump();
   // A bad --link is refused before anything is made.
   fs::remove_all(out());
   r = run_command(
