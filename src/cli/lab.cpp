@@ -1,7 +1,8 @@
 // `flowlab lab`: argument parsing only; the lab itself is in src/lab (runner.h).
 //   flowlab lab run FILE [--out DIR] [--only CASE] [--quick] [--repeat N] [--capture LINKS|all]
 //                        [--capture-max MB] [--metrics]
-//   flowlab lab run --topo tree,2,3 [--switch K] [--controller C] [--test T] [--out DIR]
+//   flowlab lab run --topo tree,2,3 [--switch K] [--controller C]... [--test T] [--mac] [--arp]
+//                        [--ipbase NET/LEN] [--out DIR]
 //   flowlab lab run --custom mytopo.py --topo mytopo,3 [--link tc,bw=10,delay=5ms] [...as --topo]
 //   flowlab lab run FILE|--topo ... --etcd E | --machines N [--vxlan-port P] [--underlay-mtu M]
 //                        [--underlay-rate R] [--exec-on-agents]      across machines (lab/machines)
@@ -78,15 +79,24 @@ void add_mininet_options(CLI::App* cmd, lab::MininetArgs& m, lab::MininetCustom&
   cmd->add_option("--topo", m.topo,
                   "Mininet topology instead of FILE: single,K linear,K[,N] tree,DEPTH[,FANOUT] "
                   "torus,X,Y[,N] fat-tree,K");
-  cmd->add_option("--switch", m.switch_kind, "with --topo: flowlab|ovs|ovs-tso|linux-bridge[,stp=1]");
-  cmd->add_option("--controller", m.controller,
-                  "with --topo: none|flowlab:APP[,APP]|os-ken:FILE.py (default flowlab:learning-switch)");
-  cmd->add_option("--test", m.test, "with --topo: none|pingall|pingpair|iperf (default pingall)");
+  cmd->add_option("--switch", m.switch_kind,
+                  "with --topo: flowlab|ovs|ovs-tso|linux-bridge|lxbr[,stp=1][,protocols=OpenFlow13]");
+  cmd->add_option("--controller", m.controllers,
+                  "with --topo: none|flowlab:APP[,APP]|os-ken:FILE.py|ryu,FILE.py|remote[,ip=A][,port=P] "
+                  "(default flowlab:learning-switch); repeatable: the switches connect to each")
+      ->allow_extra_args(false);
+  cmd->add_option("--test", m.test,
+                  "with --topo: none|build|pingall|pingallfull|pingpair|iperf|iperfudp[,RATE], several "
+                  "joined by + (default pingall)");
+  cmd->add_flag("--mac", m.mac, "with --topo: host MACs from host numbers (00:00:00:00:00:01, ...)");
+  cmd->add_flag("--arp", m.arp, "with --topo: static ARP entries on every host for every other");
+  cmd->add_option("--ipbase", m.ipbase, "with --topo: the hosts' network (default 10.0.0.0/8)");
   cmd->add_option("--custom", c.files,
                   "Mininet --custom FILE.py[,FILE.py]: --topo then names one of its topos = {...} with its "
                   "arguments");
   cmd->add_option("--link", c.link,
-                  "with --custom: default|tc[,bw=MBIT,delay=T,jitter=T,loss=PCT,max_queue_size=N]");
+                  "with --topo/--custom: default|tc[,bw=MBIT,delay=T,jitter=T,loss=PCT,max_queue_size=N] "
+                  "(every link a TCLink with these, a --custom link's own options over them)");
 }
 
 void add_machines_options(CLI::App* cmd, lab::MachinesOptions& m, std::string& underlay_rate) {
@@ -239,8 +249,10 @@ int run_lab(int argc, char** argv) {
 
   if (int rc = run_lab_shape_commands(*shape_cmds); rc >= 0) return rc;
   auto* sub = *run ? run : *up ? up : validate;
-  bool mininet_given = sub->count("--topo") || sub->count("--switch") || sub->count("--controller") ||
-                       sub->count("--test") || sub->count("--custom") || sub->count("--link");
+  bool mininet_given = false;
+  for (const char* o :
+       {"--topo", "--switch", "--controller", "--test", "--custom", "--link", "--mac", "--arp", "--ipbase"})
+    mininet_given |= sub->count(o) > 0;
   if ((*run || *up) && with_cli) {  // up, the CLI, and for run down at its exit
     auto src = scenario_source(file, mn, mc, mininet_given);
     if (!src.ok()) return error_exit(src.error().message, 2);

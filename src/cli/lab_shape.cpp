@@ -2,7 +2,9 @@
 #include "cli/lab_shape.h"
 
 #include <cstdio>
+#include <cstdlib>
 
+#include "lab/backend/controller_relay.h"
 #include "lab/net/delay_line.h"
 #include "lab/traffic/probe.h"
 
@@ -12,6 +14,9 @@ struct LabShapeCommands {
   CLI::App* delay_line = nullptr;
   CLI::App* probe_send = nullptr;
   CLI::App* probe_recv = nullptr;
+  CLI::App* relay = nullptr;
+  std::string relay_ns, relay_to;
+  int relay_port = 0;
   std::string if_a, if_b, a_to_b = "0,0,10000", b_to_a = "0,0,10000", stats, params, out, host;
   double max_s = 0, duration = 10, interval_us = 1000;
   int port = 7002, size = 64;
@@ -32,7 +37,11 @@ std::shared_ptr<LabShapeCommands> add_lab_shape_commands(CLI::App& lab) {
   c->delay_line = lab.add_subcommand("delay-line", "delay line of a shaped link (used by the lab)");
   c->probe_send = lab.add_subcommand("probe-send", "probe sender (used by the lab); prints JSON");
   c->probe_recv = lab.add_subcommand("probe-recv", "probe receiver (used by the lab)");
-  for (auto* s : {c->delay_line, c->probe_send, c->probe_recv}) s->group("");
+  c->relay = lab.add_subcommand("controller-relay", "relay to a remote controller (used by the lab)");
+  for (auto* s : {c->delay_line, c->probe_send, c->probe_recv, c->relay}) s->group("");
+  c->relay->add_option("--netns", c->relay_ns)->required();
+  c->relay->add_option("--listen-port", c->relay_port)->required()->check(CLI::Range(1, 65535));
+  c->relay->add_option("--to", c->relay_to, "HOST:PORT")->required();
   c->delay_line->add_option("--a", c->if_a)->required();
   c->delay_line->add_option("--b", c->if_b)->required();
   c->delay_line->add_option("--a-to-b", c->a_to_b);
@@ -59,6 +68,17 @@ int run_lab_shape_commands(const LabShapeCommands& c) {
     auto ba = lab::parse_delay_line_arg(c.b_to_a);
     if (!ba.ok()) return error_exit("--b-to-a " + ba.error().message);
     auto st = lab::run_delay_line(c.if_a, c.if_b, *ab, *ba, c.stats, c.max_s, c.params);
+    return st.ok() ? 0 : error_exit(st.error().message);
+  }
+  if (*c.relay) {
+    lab::ControllerRelayOptions o;
+    o.listen_ns = c.relay_ns;
+    o.listen_port = c.relay_port;
+    auto colon = c.relay_to.rfind(':');
+    o.to_host = c.relay_to.substr(0, colon);
+    o.to_port = colon == std::string::npos ? 0 : std::atoi(c.relay_to.c_str() + colon + 1);
+    if (o.to_port <= 0 || o.to_port > 65535) return error_exit("--to " + c.relay_to + ": expected HOST:PORT");
+    auto st = lab::run_controller_relay(o);
     return st.ok() ? 0 : error_exit(st.error().message);
   }
   if (*c.probe_recv) {

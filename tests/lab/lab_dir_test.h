@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,6 +49,18 @@ class LabDirTest : public ::testing::Test {
     return o;
   }
   std::string out() const { return (dir_ / "out").string(); }
+  // out()/results.json, or a null json when there is none.
+  nlohmann::json results() const {
+    std::ifstream in(out() + "/results.json");
+    return in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
+  }
+  // A file's text ("" when it cannot be read): logs the run wrote.
+  static std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
 
   std::filesystem::path dir_;
   std::vector<std::pair<std::string, std::string>> extra_env_;

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "core/clock.h"
+#include "lab/backend/controller_relay.h"
 #include "lab/host/netns.h"
 #include "lab/host/run_state.h"
 #include "lab/host/sock_diag.h"
@@ -83,6 +84,7 @@ std::string missing_peer(const ControllerSpec& c, const std::string& flowlab_bin
     case ControllerKind::kFlowlab:
       if (!have_program(flowlab_bin)) return "flowlab binary not found";
       return {};
+    case ControllerKind::kRemote:  // runs elsewhere: start() says whether it answers
     case ControllerKind::kNone:
       return {};
   }
@@ -104,6 +106,8 @@ Status ControllerInstance::start(const CaseEnv& env) {
   } else if (spec_.kind == ControllerKind::kOsKen) {
     argv = {"/usr/bin/osken-manager", "--ofp-listen-host",   host_,
             "--ofp-tcp-listen-port",  std::to_string(port_), spec_.app_file};
+  } else if (spec_.kind == ControllerKind::kRemote) {
+    return start_remote(env);
   } else {
     return ok_status();
   }
@@ -115,6 +119,41 @@ Status ControllerInstance::start(const CaseEnv& env) {
                             env.state));
   return wait_until(
       90, fmt::format("controller {} listening on {}:{}", spec_.name, host_, port_),
+      [&] { return listening_on(env.core_ns, port_); }, [&] { return exited_msg(proc_); });
+}
+
+// A controller the lab does not start: it must answer now (Mininet warns and goes on
+// with switches that never connect; a lab run would only time out later), then the
+// relay (controller_relay.h) carries the switches' connections to it.
+Status ControllerInstance::start_remote(const CaseEnv& env) {
+  const std::string& addr = spec_.address;
+  int port = spec_.port;
+  std::string why;
+  // No port: 6653, else 6633 (Mininet's RemoteController looks for both).
+  for (int p : port ? std::vector<int>{port} : std::vector<int>{6653, 6633}) {
+    auto st = probe_tcp(addr, p, 3);
+    if (st.ok()) {
+      port = p;
+      why.clear();
+      break;
+    }
+    why += (why.empty() ? "" : "; ") + st.error().message;
+  }
+  if (!why.empty())
+    return fail(
+        "remote controller {} does not answer ({}): start it first, or give its address with "
+        "--controller remote,ip=A,port=P (nothing was left running)",
+        spec_.name, why);
+  remote_target_ = fmt::format("{}:{}", addr, port);
+  std::vector<std::string> argv = {env.flowlab_bin, "lab",           "controller-relay",    "--netns",
+                                   env.core_ns,     "--listen-port", std::to_string(port_), "--to",
+                                   remote_target_};
+  FLOWLAB_ASSIGN_OR_RETURN(
+      proc_, Process::spawn(fmt::format("relay to remote controller {}", spec_.name), argv, with_timeout(10),
+                            env.out_dir + "/" + spec_.name + "-relay.log", env.state));
+  return wait_until(
+      30,
+      fmt::format("relay to controller {} ({}) listening on 127.0.0.1:{}", spec_.name, remote_target_, port_),
       [&] { return listening_on(env.core_ns, port_); }, [&] { return exited_msg(proc_); });
 }
 
@@ -158,8 +197,10 @@ Status SwitchInstance::start_ovs(const CaseEnv& env, int controller_port) {
   auto vsctl = [&](std::vector<std::string> args) { return env.ovs->vsctl(std::move(args)); };
   std::string br = bridge_name();
   FLOWLAB_TRY(run_checked(
-      vsctl({"add-br", br, "--", "set", "bridge", br, "datapath_type=netdev",
-             "protocols=OpenFlow10,OpenFlow13", fmt::format("other-config:datapath-id={:016x}", spec_.dpid)}),
+      vsctl(
+          {"add-br", br, "--", "set", "bridge", br, "datapath_type=netdev",
+           "protocols=" + (spec_.protocols.empty() ? std::string("OpenFlow10,OpenFlow13") : spec_.protocols),
+           fmt::format("other-config:datapath-id={:016x}", spec_.dpid)}),
       here));
   for (size_t i = 0; i < ports_.size(); ++i)
     FLOWLAB_TRY(run_checked(vsctl({"add-port", br, ports_[i], "--", "set", "interface", ports_[i],
@@ -167,8 +208,10 @@ Status SwitchInstance::start_ovs(const CaseEnv& env, int controller_port) {
                             here));
   if (controller_port) {
     FLOWLAB_TRY(run_checked(vsctl({"set-fail-mode", br, "secure"}), here));
-    FLOWLAB_TRY(run_checked(
-        vsctl({"set-controller", br, fmt::format("tcp:{}:{}", controller_host_, controller_port)}), here));
+    std::vector<std::string> set = {"set-controller", br,
+                                    fmt::format("tcp:{}:{}", controller_host_, controller_port)};
+    for (int p : more_ports_) set.push_back(fmt::format("tcp:{}:{}", controller_host_, p));
+    FLOWLAB_TRY(run_checked(vsctl(set), here));
     FLOWLAB_TRY(run_checked(vsctl({"set", "controller", br, "connection-mode=out-of-band"}), here));
   } else {
     FLOWLAB_TRY(run_checked(vsctl({"set-fail-mode", br, "standalone"}), here));
@@ -231,8 +274,12 @@ Status SwitchInstance::spawn_flowlab(const CaseEnv& env, int controller_port) {
   std::vector<std::string> argv = {env.flowlab_bin, "switch", "--name",
                                    spec_.name,      "--dpid", fmt::format("{:#x}", spec_.dpid)};
   for (const auto& p : ports_) argv.insert(argv.end(), {"--port", p});
-  if (controller_port)
+  if (controller_port) {
     argv.insert(argv.end(), {"--controller", fmt::format("tcp:{}:{}", controller_host_, controller_port)});
+    for (int p : more_ports_)
+      argv.insert(argv.end(), {"--controller", fmt::format("tcp:{}:{}", controller_host_, p)});
+  }
+  if (!spec_.protocols.empty()) argv.insert(argv.end(), {"--protocols", spec_.protocols});
   argv.insert(argv.end(), {"--listen", fmt::format("ptcp:{}", listen_port_)});
   stats_path_ = env.out_dir + "/" + spec_.name + "-switch-stats.json";
   argv.insert(argv.end(), {"--stats-file", stats_path_});

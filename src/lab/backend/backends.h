@@ -58,9 +58,14 @@ class ControllerInstance {
   std::string log_tail() const { return proc_.log_tail(); }
   // Events: SIGKILL the controller's process group, as a crash would.
   Status kill_now();
+  // A remote controller: the address:port the relay reaches (after start()).
+  std::string remote_target() const { return remote_target_; }
 
  private:
+  Status start_remote(const CaseEnv& env);
+
   ControllerSpec spec_;
+  std::string remote_target_;
   int port_;
   std::string host_ = "127.0.0.1";
   std::string metrics_;
@@ -83,6 +88,9 @@ class SwitchInstance {
   void set_controller_host(std::string host) { controller_host_ = std::move(host); }
   // A flowlab switch's `--metrics HOST:PORT` (set before start(); empty: none).
   void set_metrics(std::string address) { metrics_ = std::move(address); }
+  // The ports of the switch's other controllers on that address (several remote
+  // controllers), connected at once with the first (set before start()).
+  void set_more_controller_ports(std::vector<int> ports) { more_ports_ = std::move(ports); }
   // start() in two halves, for many switches at once: spawn() forks a flowlab
   // switch (call it on the thread that lives as long as the lab: the child dies with
   // that thread, PR_SET_PDEATHSIG) and wait_started() waits until it listens (any
@@ -123,6 +131,7 @@ class SwitchInstance {
   std::vector<std::string> ports_;
   int listen_port_;
   int controller_port_ = 0;
+  std::vector<int> more_ports_;
   std::string controller_host_ = "127.0.0.1";
   std::string metrics_;
   CaseEnv env_;

@@ -233,7 +233,23 @@ Result<LinkDefaults> parse_link_arg(const std::string& s) {
   return d;
 }
 
-Result<CustomTopology> decode_custom_topology(std::string_view text, const LinkDefaults& link) {
+Result<YAML::Node> link_shape_keys(const LinkDefaults& d) {
+  YAML::Node n(YAML::NodeType::Map);
+  if (!d.tc) return n;
+  json opts = json::parse(d.opts_json, nullptr, false);
+  CustomLink l;
+  l.tc = true;
+  FLOWLAB_TRY(decode_link_opts(opts.is_object() ? opts : json::object(), "--link", l));
+  if (!l.bw.empty()) n["bw"] = l.bw;
+  if (!l.delay.empty()) n["delay"] = l.delay;
+  if (!l.jitter.empty()) n["jitter"] = l.jitter;
+  if (!l.loss.empty()) n["loss"] = l.loss;
+  if (l.queue) n["queue"] = l.queue;
+  return n;
+}
+
+Result<CustomTopology> decode_custom_topology(std::string_view text, const LinkDefaults& link,
+                                              const IpBase& ipbase) {
   json j = json::parse(text.begin(), text.end(), nullptr, false);
   if (j.is_discarded() || !j.is_object())
     return fail("the topology exporter printed no JSON object: '{}'",
@@ -254,6 +270,9 @@ Result<CustomTopology> decode_custom_topology(std::string_view text, const LinkD
   if (j["switches"].size() > 1024 || j["hosts"].size() > 4096)
     return fail("the topology has {} hosts and {} switches (at most 4096 and 1024)", j["hosts"].size(),
                 j["switches"].size());
+  if (j["hosts"].size() > ipbase.capacity())
+    return fail("{} hosts do not fit in --ipbase's /{} ({} addresses)", j["hosts"].size(), ipbase.prefix,
+                ipbase.capacity());
 
   std::set<std::string> names;
   auto node = [&](const json& n, const char* what) -> Result<std::pair<std::string, json>> {
@@ -274,7 +293,7 @@ Result<CustomTopology> decode_custom_topology(std::string_view text, const LinkD
     FLOWLAB_ASSIGN_OR_RETURN(auto nh, node(h, "host"));
     auto& [name, opts] = nh;
     ++n;  // Mininet's address counter moves for every host, addressed or not
-    CustomHost ch{name, mininet_ip(n), mininet_mac(n)};
+    CustomHost ch{name, mininet_ip(n, ipbase), mininet_mac(n)};
     std::string where = "host " + name;
     for (const auto& [k, v] : opts.items()) {
       if (k == "ip") {
@@ -298,8 +317,9 @@ Result<CustomTopology> decode_custom_topology(std::string_view text, const LinkD
     for (const auto& [k, v] : opts.items()) {
       if (k == "dpid") continue;
       if (k == "protocols" && v.is_string()) {
-        t.notes.push_back(fmt::format("{}: protocols={} ignored (switches speak OpenFlow 1.0 and 1.3)", where,
-                                      v.get<std::string>()));
+        t.notes.push_back(
+            fmt::format("{}: protocols={} ignored (--switch KIND,protocols=... sets every switch's)", where,
+                        v.get<std::string>()));
       } else if (k == "cls") {
         static const std::set<std::string> kinds = {"Switch", "OVSSwitch", "OVSKernelSwitch", "UserSwitch"};
         if (!kinds.count(class_name(v)))

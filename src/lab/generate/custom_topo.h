@@ -4,7 +4,7 @@
 // /usr/bin/python3 with its mininet.topo, or a stand-in when that is absent), which
 // prints the Topo it built as JSON; decode_custom_topology() turns that JSON into
 // the topology the lab builds. Mininet's semantics kept:
-//   hosts      in Mininet's natural order; the N-th gets 10.0.0.N/8 and 00:00:00:00:00:0N
+//   hosts      in Mininet's natural order; the N-th gets 10.0.0.N/8 (N in --ipbase) and 00:00:00:00:00:0N
 //              unless it has ip= (an address without /len gets /8) or mac=
 //   switches   dpid= (hex, ':' allowed), else the first number in the name (s12 -> 0xc)
 //   links      in the order Mininet's buildFromTopo creates them; port1/port2 as Topo
@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "lab/generate/generators.h"
 
 namespace flowlab::lab {
 
@@ -63,11 +64,17 @@ struct LinkDefaults {
 };
 // Parses --link: "default" | "tc[,KEY=VAL...]" (values numeric when they parse, as mn).
 Result<LinkDefaults> parse_link_arg(const std::string& s);
+// --link tc,... as a scenario link's shaping keys ({bw: 10M, delay: 5ms, loss: 1%,
+// queue: 100}), what every link of a generated topology gets; an empty map for
+// --link default.
+Result<YAML::Node> link_shape_keys(const LinkDefaults& d);
 
 // The exporter's JSON -> the topology. Errors: not JSON, the exporter's own error
 // object (its message and traceback), a missing or mistyped field, an unknown or
 // unsupported option, a bad address, dpid or port.
-Result<CustomTopology> decode_custom_topology(std::string_view json, const LinkDefaults& link = {});
+// Hosts without ip= are numbered in `ipbase` (Mininet's --ipbase).
+Result<CustomTopology> decode_custom_topology(std::string_view json, const LinkDefaults& link = {},
+                                              const IpBase& ipbase = {});
 
 // Adds the topology to a scenario's YAML root: `hosts`, `switches` (each a copy of
 // `switch_template`, the kind/controller of every switch, with its dpid and ports) and
@@ -79,7 +86,7 @@ void add_custom_topology(YAML::Node& root, const CustomTopology& t, const YAML::
 // found in $FLOWLAB_PYTHON_DIR, next to the binary (../python, ../../python,
 // ../share/flowlab/python) or in the source tree it was built from.
 Result<CustomTopology> load_custom_topology(const std::string& files, const std::string& topo,
-                                            const LinkDefaults& link = {});
+                                            const LinkDefaults& link = {}, const IpBase& ipbase = {});
 // The exporter's path, or an error listing where it was looked for.
 Result<std::string> custom_topo_exporter();
 

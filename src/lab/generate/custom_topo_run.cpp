@@ -34,7 +34,7 @@ Result<std::string> custom_topo_exporter() {
 }
 
 Result<CustomTopology> load_custom_topology(const std::string& files, const std::string& topo,
-                                            const LinkDefaults& link) {
+                                            const LinkDefaults& link, const IpBase& ipbase) {
   FLOWLAB_ASSIGN_OR_RETURN(auto exporter, custom_topo_exporter());
   const char* py = std::getenv("FLOWLAB_PYTHON");
   std::string python = py && *py ? py : "/usr/bin/python3";
@@ -49,7 +49,7 @@ Result<CustomTopology> load_custom_topology(const std::string& files, const std:
   auto nl = out.rfind('\n');
   std::string last = nl == std::string::npos ? out : out.substr(nl + 1);
   if (last.empty()) return fail("{} printed nothing ({})", exporter, r.describe());
-  return decode_custom_topology(last, link);
+  return decode_custom_topology(last, link, ipbase);
 }
 
 }  // namespace flowlab::lab

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 
 namespace flowlab::lab {
@@ -215,9 +216,23 @@ std::vector<std::string> natural_sorted(std::vector<std::string> names) {
   return names;
 }
 
-std::string mininet_ip(int n) {
-  uint32_t a = (10u << 24) + uint32_t(n);
-  return fmt::format("{}.{}.{}.{}/8", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255);
+Result<IpBase> parse_ipbase(const std::string& s) {
+  unsigned b[4];
+  int len = 0;
+  char tail;
+  if (std::sscanf(s.c_str(), "%u.%u.%u.%u/%d%c", &b[0], &b[1], &b[2], &b[3], &len, &tail) != 5 ||
+      b[0] > 255 || b[1] > 255 || b[2] > 255 || b[3] > 255 || len < 1 || len > 30)
+    return fail("'{}': expected an IPv4 network with a prefix length 1..30, e.g. 10.0.0.0/8", s);
+  IpBase out;
+  out.prefix = len;
+  uint32_t mask = ~uint32_t(0) << (32 - len);
+  out.net = ((b[0] << 24) | (b[1] << 16) | (b[2] << 8) | b[3]) & mask;
+  return out;
+}
+
+std::string mininet_ip(int n, const IpBase& base) {
+  uint32_t a = base.net + uint32_t(n);
+  return fmt::format("{}.{}.{}.{}/{}", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255, base.prefix);
 }
 
 std::string mininet_mac(int n) {

@@ -51,8 +51,17 @@ Result<TopoRequest> parse_topo_arg(const std::string& s);
 
 // Mininet's host order for addresses: its natural sort (digit runs compare as numbers).
 std::vector<std::string> natural_sorted(std::vector<std::string> names);
-// The address (10.0.0.N/8) and MAC (00:00:00:00:00:0N) Mininet gives the N-th host (1-based).
-std::string mininet_ip(int n);
+// Mininet's --ipbase: the network hosts are numbered in (10.0.0.0/8 by default).
+struct IpBase {
+  uint32_t net = 10u << 24;  // host order, host bits clear
+  int prefix = 8;
+  uint64_t capacity() const { return (prefix >= 32 ? 0 : (uint64_t(1) << (32 - prefix))) - 1; }
+};
+// "10.1.0.0/16" (host bits are cleared, as Mininet's ipAdd does). Errors name the text.
+Result<IpBase> parse_ipbase(const std::string& s);
+// The address (10.0.0.N/8, or N in `base`) and MAC (00:00:00:00:00:0N) Mininet gives
+// the N-th host (1-based); N must be within base.capacity().
+std::string mininet_ip(int n, const IpBase& base = {});
 std::string mininet_mac(int n);
 
 }  // namespace flowlab::lab

@@ -31,6 +31,7 @@
 #include "lab/run/case_events.h"
 #include "lab/run/case_topology.h"
 #include "lab/run/progress_line.h"
+#include "lab/run/static_arp.h"
 #include "lab/run/topology_record.h"
 #include "lab/scenario/topology.h"
 #include "lab/traffic/pingall.h"
@@ -239,6 +240,10 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     }
   FLOWLAB_TRY(set_peers_up(veths, addrs));
   clock.lap("links_up_addresses", veths.size());
+  if (sc.static_arp) {
+    FLOWLAB_ASSIGN_OR_RETURN(size_t entries, add_static_arp(sc, topo.host_ns, rc.state.dir() + "/arp"));
+    clock.lap("static_arp", entries);
+  }
   // The captures from here on: every frame the links carry from the first ARP on.
   if (!rc.capture_links.empty()) {
     FLOWLAB_ASSIGN_OR_RETURN(topo.capture, LinkCaptures::start(capture_targets(topo.handles, rc.capture_links,
@@ -298,7 +303,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   {
     int i = 0;
     for (const auto& [n, c] : cs.controllers) {
-      used_ports.insert(c.port ? c.port : kControllerPortBase + i);
+      used_ports.insert(c.port && c.kind != ControllerKind::kRemote ? c.port : kControllerPortBase + i);
       ++i;
     }
     for (size_t k = 0; k < cs.switches.size(); ++k)
@@ -308,11 +313,17 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   MetricsPorts metrics_ports(used_ports);
   int idx = 0;
   for (const auto& [n, c] : cs.controllers) {
-    int port = c.port ? c.port : kControllerPortBase + idx;
+    // A remote controller's port is its own; here its relay gets one of the lab's.
+    int port = c.port && c.kind != ControllerKind::kRemote ? c.port : kControllerPortBase + idx;
     ++idx;
     if (c.kind == ControllerKind::kNone) continue;
     bool used = controller_used(cs, n);
     if (!used) continue;
+    if (c.kind == ControllerKind::kRemote && (cs.controller_link || part))
+      return fail(
+          "case {}: remote controller {} is reached from this machine's namespace; a "
+          "controller_link or a lab across machines cannot carry it",
+          cs.name, n);
     if (part && !part->controllers) {  // on another machine: only its port is needed here
       ctl_port[n] = port;
       continue;
@@ -346,6 +357,10 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     ++idx;
     if (!here(n)) continue;
     topo.switches.push_back(std::make_unique<SwitchInstance>(s, switch_ports[n], listen));
+    std::vector<int> more;
+    for (const auto& m : s.more_controllers)
+      if (ctl_port.count(m)) more.push_back(ctl_port[m]);
+    topo.switches.back()->set_more_controller_ports(std::move(more));
     if (cs.controller_link)
       topo.switches.back()->set_controller_host(kCtlAddr);
     else if (part)
@@ -391,7 +406,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   for (auto it = ctl_port.begin(); st.ok() && it != ctl_port.end(); ++it) {
     size_t want = 0;
     for (const auto& sw : topo.switches)
-      want += sw->spec().controller == it->first && sw->spec().kind != SwitchKind::kLinuxBridge;
+      want += sw->spec().uses(it->first) && sw->spec().kind != SwitchKind::kLinuxBridge;
     st = wait_connections(topo.core_ns, it->second, want, 60);
   }
   rc.progress.done(st.ok() ? "up" : "failed");

@@ -49,6 +49,8 @@ std::map<std::string, std::vector<std::string>> controller_switches(const CaseHa
     const auto& s = sw->spec();
     if (s.controller.empty() || s.kind == SwitchKind::kLinuxBridge) continue;
     out[s.controller].push_back(fmt::format("{} ({}, fail-secure)", name, to_string(s.kind)));
+    for (const auto& more : s.more_controllers)
+      out[more].push_back(fmt::format("{} ({}, fail-secure)", name, to_string(s.kind)));
   }
   return out;
 }

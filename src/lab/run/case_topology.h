@@ -173,7 +173,7 @@ struct RunContext {
 // controller) is wired to controller `name`.
 inline bool controller_used(const CaseSpec& cs, const std::string& name) {
   return std::any_of(cs.switches.begin(), cs.switches.end(), [&](const auto& kv) {
-    return kv.second.controller == name && kv.second.kind != SwitchKind::kLinuxBridge;
+    return kv.second.uses(name) && kv.second.kind != SwitchKind::kLinuxBridge;
   });
 }
 

@@ -75,6 +75,7 @@ json run_pingall_test(RunContext& rc, const CaseSpec& cs, const TestSpec& t, Cas
   if (!o.outcome.reason.empty()) rec["reason"] = o.outcome.reason;
   rec["metrics"] = o.outcome.metrics;
   rec["matrix"] = o.matrix;
+  if (!o.pairs.is_null()) rec["pairs"] = o.pairs;
   rec["command"] = o.outcome.command;
   rec["raw"] = "";
   return rec;

@@ -75,11 +75,17 @@ json case_config(const CaseSpec& cs) {
   for (const auto& [n, s] : cs.switches) {
     j["switches"][n] = {
         {"kind", to_string(s.kind)}, {"controller", s.controller}, {"security_group", s.security_group}};
+    if (!s.more_controllers.empty()) j["switches"][n]["more_controllers"] = s.more_controllers;
+    if (!s.protocols.empty()) j["switches"][n]["protocols"] = s.protocols;
   }
   j["controllers"] = json::object();  // only those a switch of the case uses
   for (const auto& [n, c] : cs.controllers) {
     if (c.kind == ControllerKind::kNone || !controller_used(cs, n)) continue;
     j["controllers"][n] = {{"kind", to_string(c.kind)}, {"apps", c.apps}, {"app_file", c.app_file}};
+    if (c.kind == ControllerKind::kRemote) {  // port 0: 6653, else 6633, looked up at start
+      j["controllers"][n]["address"] = c.address;
+      j["controllers"][n]["port"] = c.port;
+    }
   }
   return j;
 }
@@ -377,6 +383,9 @@ Result<std::string> validate_scenario(const std::string& file, const std::string
         what += fmt::format("+{}", to_string(ct.kind));
         if (!ct.apps.empty()) what += fmt::format("({})", fmt::join(ct.apps, ","));
         if (!ct.app_file.empty()) what += fmt::format("({})", fs::path(ct.app_file).filename().string());
+        if (ct.kind == ControllerKind::kRemote)
+          what += fmt::format("({}:{})", ct.address, ct.port ? ct.port : 6653);
+        if (!sw.more_controllers.empty()) what += fmt::format("+{} more", sw.more_controllers.size());
       }
       parts += fmt::format(" {}={}", n, what);
       ++kinds[what];

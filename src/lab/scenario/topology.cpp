@@ -36,6 +36,8 @@ std::string_view to_string(ControllerKind k) {
       return "flowlab";
     case ControllerKind::kOsKen:
       return "os-ken";
+    case ControllerKind::kRemote:
+      return "remote";
   }
   return "?";
 }
@@ -99,9 +101,10 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
   }
   if (!root.IsMap()) return fail("{}:1: the file must be a YAML mapping (name, hosts, switches, ...)", path);
   try {
-    FLOWLAB_TRY(check_keys(c, root, "scenario",
-                           {"name", "description", "topology", "hosts", "switches", "controllers", "links",
-                            "cases", "tests", "settle", "events", "capture", "underlay", "metrics"}));
+    FLOWLAB_TRY(
+        check_keys(c, root, "scenario",
+                   {"name", "description", "topology", "hosts", "switches", "controllers", "links", "cases",
+                    "tests", "settle", "events", "capture", "underlay", "metrics", "static_arp"}));
     Scenario s;
     s.path = path;
     if (!root["name"]) return c.err(root, "name", "the scenario needs a 'name'");
@@ -185,6 +188,8 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& path
       }
     }
     if (auto m = root["metrics"]) FLOWLAB_TRY(parse_metrics(c, m, s));
+    if (root["static_arp"])
+      LAB_ASSIGN(s.static_arp, (scalar<bool>(c, root["static_arp"], "static_arp", "true/false")));
     if (auto ul = root["underlay"]) {
       if (!ul.IsMap()) return c.err(ul, "underlay", "expected {rate: 1G, mtu: 1500}");
       FLOWLAB_TRY(check_keys(c, ul, "underlay", {"rate", "mtu"}));

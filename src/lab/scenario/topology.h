@@ -6,6 +6,7 @@
 // applied, plus its offload setting) and a list of tests run in every case.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -48,6 +49,12 @@ struct SwitchSpec {
   SwitchKind kind = SwitchKind::kFlowlab;
   uint64_t dpid = 0;
   std::string controller;  // controller name, empty: none
+  // `controller: [c0, c1]`: the controllers after the first, each connected at once
+  // (Mininet's several --controller); `controller` holds the first.
+  std::vector<std::string> more_controllers;
+  // `protocols: OpenFlow13` (ovs-vsctl's spelling, comma-separated): the OpenFlow
+  // versions the switch offers; empty: the backend's default (1.0 and 1.3).
+  std::string protocols;
   bool security_group = false;
   std::vector<SgRule> sg_rules;
   std::vector<std::string> extra_args;  // appended to the switch command line (flowlab)
@@ -55,9 +62,16 @@ struct SwitchSpec {
   std::vector<std::string> ports;       // declared port order (OpenFlow 1, 2, ...); empty: link order
   std::string machine;                  // `machine: m1`: placed on that machine (lab across machines)
   int line = 0;
+  // Whether the switch connects to controller `name` (the first or any other).
+  bool uses(const std::string& name) const {
+    return !name.empty() && (controller == name || std::find(more_controllers.begin(), more_controllers.end(),
+                                                             name) != more_controllers.end());
+  }
 };
 
-enum class ControllerKind { kNone, kFlowlab, kOsKen };
+// A controller the lab does not start (`kind: remote`, Mininet's RemoteController):
+// ONOS, OpenDaylight, a Ryu elsewhere, reached from the lab's own namespace.
+enum class ControllerKind { kNone, kFlowlab, kOsKen, kRemote };
 std::string_view to_string(ControllerKind k);
 
 struct ControllerSpec {
@@ -66,7 +80,9 @@ struct ControllerSpec {
   std::vector<std::string> apps;  // flowlab apps, in order
   std::string config;             // flowlab --config file (resolved path)
   std::string app_file;           // os-ken app (resolved path)
-  int port = 0;                   // OpenFlow listen port (assigned if 0)
+  int port = 0;                   // OpenFlow listen port (assigned if 0); remote: its port (0: 6653,
+                                  // else 6633 when only that one listens, as Mininet)
+  std::string address;            // remote: the controller's IPv4 address (127.0.0.1)
   int line = 0;
 };
 
@@ -102,6 +118,7 @@ struct TestSpec {
   std::string rate = "1G";  // iperf3-udp -b
   int size = 1400;          // iperf3-udp -l, tcp-rr message bytes
   std::vector<std::string> windows = {"16K", "32K", "64K"};  // iperf2-window
+  bool full = false;  // pingall: every pair's sent/received and RTT min/avg/max/mdev (Mininet's pingallfull)
   // The scenario's events run during this test (`events: true`); the default for
   // probe tests. A ping runs count x interval seconds, the others `duration`.
   bool events = false;
@@ -151,6 +168,9 @@ struct Scenario {
   // take it as the bound); --underlay-rate / --underlay-mtu override. 0: not given.
   double underlay_rate_bps = 0;
   int underlay_mtu = 0;
+  // `static_arp: true` (Mininet's --arp): every host gets a permanent neighbour entry
+  // for every other host's addressed interfaces before the tests.
+  bool static_arp = false;
 
   const HostSpec* host(std::string_view name) const;
   // Address (without prefix length) of host[:ifname]; the first addressed interface

@@ -168,6 +168,14 @@ Status semantic_checks(const Ctx& c, const YAML::Node& root, Scenario& s,
       if (!sw.controller.empty() && !cs.controllers.count(sw.controller))
         return c.err(node, "controller",
                      fmt::format("switch '{}' names unknown controller '{}'", n, sw.controller));
+      for (const auto& more : sw.more_controllers) {
+        auto ct = cs.controllers.find(more);
+        if (ct == cs.controllers.end())
+          return c.err(node, "controller", fmt::format("switch '{}' names unknown controller '{}'", n, more));
+        if (ct->second.kind == ControllerKind::kNone)
+          return c.err(node, "controller",
+                       fmt::format("switch '{}': controller '{}' is kind none, not one of several", n, more));
+      }
     }
     for (const auto& tn : cs.tests)
       if (!tnames.count(tn))

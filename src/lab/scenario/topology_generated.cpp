@@ -1,16 +1,20 @@
 // Scenario YAML, the `topology:` key: a Mininet generator's hosts, switches and
 // links turned into specs (see scenario_yaml.h, generators.h).
 //
-//   topology: {type: tree, depth: 2, fanout: 3, switch: {kind: flowlab, controller: c1}}
+//   topology: {type: tree, depth: 2, fanout: 3, switch: {kind: flowlab, controller: c1},
+//              link: {bw: 10M, delay: 5ms}}
 //
-// Hosts get eth0 with Mininet's address and MAC for their place in its (natural)
-// host order, unless `hosts:` gives a host its own keys. Host ends are eth0, eth1, ...;
-// switch ports eth1, eth2, ... in the order Mininet adds the links, so OpenFlow port
-// numbers match Mininet's.
+// `link:` shapes every generated link alike (Mininet's --link tc,...; the keys of
+// "Shaped links").
+// Hosts get eth0 with Mininet's address (in `ipbase`, 10.0.0.0/8 by default) and MAC
+// for their place in its (natural) host order, unless `hosts:` gives a host its own keys. Host ends are eth0,
+// eth1, ...; switch ports eth1, eth2, ... in the order Mininet adds the links, so OpenFlow port numbers match
+// Mininet's.
 #include <set>
 
 #include "lab/generate/generators.h"
 #include "lab/scenario/scenario_yaml.h"
+#include "lab/scenario/shaping.h"
 
 namespace flowlab::lab::yaml_parse {
 
@@ -26,18 +30,43 @@ Result<GeneratedPart> parse_generated(const Ctx& c, const YAML::Node& topo, cons
   std::string summary = type;
   for (const auto& kv : topo) {
     auto k = kv.first.as<std::string>();
-    if (k == "type" || k == "switch") continue;
+    if (k == "type" || k == "switch" || k == "ipbase" || k == "link") continue;
     if (std::none_of(params.begin(), params.end(), [&](const TopoParam& p) { return p.name == k; })) {
       std::string names;
       for (const auto& p : params) names += ", " + p.name;
       return c.err(kv.first, k,
-                   fmt::format("topology {} has no parameter '{}' (keys: type{}, switch)", type, k, names));
+                   fmt::format("topology {} has no parameter '{}' (keys: type{}, switch, ipbase, link)", type,
+                               k, names));
     }
     LAB_ASSIGN(args[k], (scalar<int>(c, kv.second, k, "a count")));
     summary += fmt::format(" {}={}", k, args[k]);
   }
   auto gen = generate_topology(type, args);
   if (!gen.ok()) return c.err(topo, "topology", gen.error().message);
+  IpBase ipbase;  // `ipbase: 10.1.0.0/16` (Mininet's --ipbase): the hosts' network
+  if (topo["ipbase"]) {
+    FLOWLAB_ASSIGN_OR_RETURN(auto text, str(c, topo["ipbase"], "ipbase"));
+    auto b = parse_ipbase(text);
+    if (!b.ok()) return c.err(topo["ipbase"], "ipbase", b.error().message);
+    if (gen->hosts.size() > b->capacity())
+      return c.err(topo["ipbase"], "ipbase",
+                   fmt::format("{} hosts do not fit in /{} ({} addresses)", gen->hosts.size(), b->prefix,
+                               b->capacity()));
+    ipbase = *b;
+    summary += " ipbase=" + text;
+  }
+
+  LinkShapes shape;
+  if (const YAML::Node& ln = topo["link"]) {
+    if (!ln.IsMap())
+      return c.err(ln, "link", "expected the shaping of every link, e.g. {bw: 10M, delay: 5ms}");
+    for (const auto& kv : ln)
+      if (auto k = kv.first.as<std::string>(); !is_shape_key(k))
+        return c.err(kv.first, k,
+                     "a generated link takes only shaping keys (bw, delay, jitter, loss, queue)");
+    LAB_ASSIGN(shape, parse_link_shapes(ln, c.path));
+    summary += " link-shaped";
+  }
 
   GeneratedPart out;
   out.summary = summary;
@@ -74,7 +103,8 @@ Result<GeneratedPart> parse_generated(const Ctx& c, const YAML::Node& topo, cons
       h.name = name;
       h.line = line_of(topo);
     }
-    if (h.interfaces.empty()) h.interfaces.push_back(Interface{"eth0", mininet_ip(n), 0, mininet_mac(n)});
+    if (h.interfaces.empty())
+      h.interfaces.push_back(Interface{"eth0", mininet_ip(n, ipbase), 0, mininet_mac(n)});
     by_name[name] = std::move(h);
   }
   for (const auto& name : gen->hosts) out.hosts.push_back(std::move(by_name[name]));
@@ -90,6 +120,7 @@ Result<GeneratedPart> parse_generated(const Ctx& c, const YAML::Node& topo, cons
     };
     l.a = end(a);
     l.b = end(b);
+    l.shape = shape;
     out.links.push_back(std::move(l));
   }
   return out;

@@ -1,5 +1,7 @@
 // Scenario YAML, the nodes and tests: hosts and their interfaces, switches,
 // controllers, link endpoints, tests (see scenario_yaml.h).
+#include <arpa/inet.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -119,7 +121,8 @@ Result<SwitchSpec> parse_switch(const Ctx& c, const std::string& name, const YAM
   s.name = name;
   s.line = line_of(n);
   FLOWLAB_TRY(check_keys(
-      c, n, "switch", {"kind", "dpid", "controller", "security_group", "args", "stp", "ports", "machine"}));
+      c, n, "switch",
+      {"kind", "dpid", "controller", "security_group", "args", "stp", "ports", "machine", "protocols"}));
   if (!n["kind"]) return c.err(n, name, "switch needs 'kind' (flowlab|ovs|ovs-tso|linux-bridge)");
   FLOWLAB_ASSIGN_OR_RETURN(auto kind, str(c, n["kind"], "kind"));
   if (kind == "flowlab")
@@ -139,8 +142,41 @@ Result<SwitchSpec> parse_switch(const Ctx& c, const std::string& name, const YAM
     s.dpid = std::strtoull(d.c_str(), &end, 0);
     if (d.empty() || *end) return c.err(n["dpid"], "dpid", fmt::format("'{}' is not a number", d));
   }
-  if (n["controller"]) LAB_ASSIGN(s.controller, str(c, n["controller"], "controller"));
+  if (n["controller"]) {
+    // One name, or a list: the switch connects to each (several remote controllers).
+    std::vector<std::string> names;
+    LAB_ASSIGN(names, str_list(c, n["controller"], "controller"));
+    std::set<std::string> seen;
+    for (const auto& ct : names)
+      if (ct.empty() || !seen.insert(ct).second)
+        return c.err(n["controller"], "controller",
+                     fmt::format("controller '{}' is named twice or empty", ct));
+    if (names.size() > 1 && seen.count("none"))
+      return c.err(n["controller"], "controller", "'none' cannot be one of several controllers");
+    if (!names.empty()) s.controller = names[0];
+    s.more_controllers.assign(names.begin() + std::min<size_t>(1, names.size()), names.end());
+  }
   if (s.controller == "none") s.controller.clear();
+  if (n["protocols"]) {
+    LAB_ASSIGN(s.protocols, str(c, n["protocols"], "protocols"));
+    // ovs-vsctl's names; flowlab's switch speaks 1.0 and 1.3, Open vSwitch 1.0 to 1.5.
+    bool flowlab = s.kind == SwitchKind::kFlowlab;
+    for (size_t p = 0; p <= s.protocols.size();) {
+      size_t e = s.protocols.find(',', p);
+      if (e == std::string::npos) e = s.protocols.size();
+      std::string v = s.protocols.substr(p, e - p);
+      bool known =
+          v == "OpenFlow10" || v == "OpenFlow13" ||
+          (!flowlab && (v == "OpenFlow11" || v == "OpenFlow12" || v == "OpenFlow14" || v == "OpenFlow15"));
+      if (!known)
+        return c.err(n["protocols"], "protocols",
+                     fmt::format("'{}': {} switch speaks {}", v, kind,
+                                 flowlab ? "OpenFlow10, OpenFlow13" : "OpenFlow10 ... OpenFlow15"));
+      p = e + 1;
+    }
+    if (s.kind == SwitchKind::kLinuxBridge)
+      return c.err(n["protocols"], "protocols", "a linux-bridge speaks no OpenFlow");
+  }
   if (n["args"]) LAB_ASSIGN(s.extra_args, str_list(c, n["args"], "args"));
   if (n["machine"]) LAB_ASSIGN(s.machine, str(c, n["machine"], "machine"));
   if (n["stp"]) LAB_ASSIGN(s.stp, (scalar<bool>(c, n["stp"], "stp", "true/false")));
@@ -208,17 +244,20 @@ Result<ControllerSpec> parse_controller(const Ctx& c, const std::string& name, c
   ControllerSpec s;
   s.name = name;
   s.line = line_of(n);
-  FLOWLAB_TRY(check_keys(c, n, "controller", {"kind", "apps", "app", "config", "port"}));
-  if (!n["kind"]) return c.err(n, name, "controller needs 'kind' (flowlab|os-ken|none)");
+  FLOWLAB_TRY(check_keys(c, n, "controller", {"kind", "apps", "app", "config", "port", "address"}));
+  if (!n["kind"]) return c.err(n, name, "controller needs 'kind' (flowlab|os-ken|remote|none)");
   FLOWLAB_ASSIGN_OR_RETURN(auto kind, str(c, n["kind"], "kind"));
   if (kind == "flowlab")
     s.kind = ControllerKind::kFlowlab;
   else if (kind == "os-ken")
     s.kind = ControllerKind::kOsKen;
+  else if (kind == "remote")
+    s.kind = ControllerKind::kRemote;
   else if (kind == "none")
     s.kind = ControllerKind::kNone;
   else
-    return c.err(n["kind"], "kind", fmt::format("unknown controller kind '{}' (flowlab|os-ken|none)", kind));
+    return c.err(n["kind"], "kind",
+                 fmt::format("unknown controller kind '{}' (flowlab|os-ken|remote|none)", kind));
   if (n["apps"]) LAB_ASSIGN(s.apps, str_list(c, n["apps"], "apps"));
   if (n["app"]) {
     FLOWLAB_ASSIGN_OR_RETURN(auto a, str(c, n["app"], "app"));
@@ -232,6 +271,20 @@ Result<ControllerSpec> parse_controller(const Ctx& c, const std::string& name, c
     if (!std::filesystem::path(s.config).is_absolute()) s.config = c.dir + "/" + s.config;
   }
   if (n["port"]) LAB_ASSIGN(s.port, (scalar<int>(c, n["port"], "port", "a port number")));
+  if (n["port"] && (s.port < 1 || s.port > 65535)) return c.err(n["port"], "port", "must be 1..65535");
+  if (n["address"]) {
+    if (s.kind != ControllerKind::kRemote)
+      return c.err(n["address"], "address", "only a remote controller has an address (kind: remote)");
+    LAB_ASSIGN(s.address, str(c, n["address"], "address"));
+    in_addr a{};
+    if (inet_pton(AF_INET, s.address.c_str(), &a) != 1)
+      return c.err(n["address"], "address", fmt::format("'{}' is not an IPv4 address", s.address));
+  }
+  if (s.kind == ControllerKind::kRemote) {
+    if (s.address.empty()) s.address = "127.0.0.1";  // Mininet's RemoteController default
+    if (n["apps"] || n["app"] || n["config"])
+      return c.err(n, name, "a remote controller runs elsewhere: it takes only 'address' and 'port'");
+  }
   if (s.kind == ControllerKind::kFlowlab && s.apps.empty())
     return c.err(n, name, "a flowlab controller needs 'apps' (hub, learning-switch, firewall)");
   if (s.kind == ControllerKind::kOsKen && s.app_file.empty())
@@ -252,7 +305,7 @@ Result<TestSpec> parse_test(const Ctx& c, const YAML::Node& n) {
   t.line = line_of(n);
   FLOWLAB_TRY(check_keys(c, n, "test",
                          {"type", "name", "from", "to", "count", "interval", "duration", "streams", "window",
-                          "rate", "size", "windows", "events"}));
+                          "rate", "size", "windows", "events", "full"}));
   if (!n["type"])
     return c.err(n, "type",
                  "test needs 'type' (ping|pingall|iperf3-tcp|iperf3-udp|iperf2-window|tcp-rr|probe)");
@@ -312,6 +365,10 @@ Result<TestSpec> parse_test(const Ctx& c, const YAML::Node& n) {
   if (n["rate"]) LAB_ASSIGN(t.rate, str(c, n["rate"], "rate"));
   if (n["size"]) LAB_ASSIGN(t.size, (scalar<int>(c, n["size"], "size", "bytes")));
   if (n["windows"]) LAB_ASSIGN(t.windows, str_list(c, n["windows"], "windows"));
+  if (n["full"]) {
+    if (t.type != TestType::kPingall) return c.err(n["full"], "full", "only a pingall test has 'full'");
+    LAB_ASSIGN(t.full, (scalar<bool>(c, n["full"], "full", "true/false")));
+  }
   if (t.type == TestType::kPingall && t.count > 100)
     return c.err(n["count"], "count", "pingall: 1..100 per pair");
   if (t.count <= 0 || t.count > 100000) return c.err(n["count"], "count", "must be 1..100000");

@@ -105,13 +105,25 @@ std::map<std::string, std::vector<double>> parse_fping(const std::string& text) 
 
 namespace {
 
+// ping's own summary from fping's per-echo RTTs: min/avg/max/mdev (mdev as ping
+// computes it, sqrt(mean(x^2) - mean(x)^2)).
 json pair_metrics(const std::vector<double>& rtts, int count) {
   int got = 0;
-  double sum = 0;
+  double sum = 0, sq = 0, mn = 0, mx = 0;
   for (double r : rtts)
-    if (r >= 0) ++got, sum += r;
+    if (r >= 0) {
+      mn = got ? std::min(mn, r) : r;
+      mx = got ? std::max(mx, r) : r;
+      ++got, sum += r, sq += r * r;
+    }
   json m = {{"sent", count}, {"received", got}, {"loss_pct", 100.0 * (count - got) / count}};
-  if (got) m["rtt_avg_ms"] = sum / got;
+  if (got) {
+    double avg = sum / got;
+    m["rtt_avg_ms"] = avg;
+    m["rtt_min_ms"] = mn;
+    m["rtt_max_ms"] = mx;
+    m["rtt_mdev_ms"] = std::sqrt(std::max(0.0, sq / got - avg * avg));
+  }
   return m;
 }
 
@@ -342,6 +354,17 @@ PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& ho
   PingallOutcome out = summarize_pingall(names, per_pair);
   out.outcome.command = command;
   if (!interrupted()) retry_unreached(out, hosts, per_pair, std::min<size_t>(workers, 4));
+  if (t.full) {  // Mininet's pingallfull: every pair's first try, in host order
+    out.pairs = json::array();
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j) {
+        if (i == j || !per_pair[i][j].is_object()) continue;
+        json p = per_pair[i][j];
+        p["from"] = names[i];
+        p["to"] = names[j];
+        out.pairs.push_back(std::move(p));
+      }
+  }
   out.outcome.command += room.note() + arp.note();
   if (interrupted()) {
     out.outcome.status = "failed";
@@ -446,6 +469,21 @@ std::string render_pingall_text(const json& result, size_t max_pairs) {
   if (m.contains("rtt_avg_ms") && m["rtt_avg_ms"].is_number())
     out += fmt::format(", rtt avg {:.3f} ms", m["rtt_avg_ms"].get<double>());
   out += "\n";
+  // pingallfull: every pair as Mininet prints it (sent/received, then ping's summary).
+  if (result.contains("pairs") && result["pairs"].is_array()) {
+    for (const auto& p : result["pairs"]) {
+      if (!p.is_object()) continue;
+      out += fmt::format(" {}->{}: {}/{}, ", p.value("from", "?"), p.value("to", "?"), p.value("sent", 0),
+                         p.value("received", 0));
+      if (p.contains("rtt_avg_ms") && p["rtt_avg_ms"].is_number())
+        out +=
+            fmt::format("rtt min/avg/max/mdev {:.3f}/{:.3f}/{:.3f}/{:.3f} ms\n", p.value("rtt_min_ms", 0.0),
+                        p.value("rtt_avg_ms", 0.0), p.value("rtt_max_ms", 0.0), p.value("rtt_mdev_ms", 0.0));
+      else
+        out += "no echo\n";
+    }
+    return out;
+  }
   const json& mx = result["matrix"];
   size_t shown = 0;
   for (size_t i = 0; i < mx["hosts"].size(); ++i)

@@ -27,6 +27,9 @@ struct PingallHost {
 struct PingallOutcome {
   TestOutcome outcome;  // failed when a pair got no echo at all
   nlohmann::json matrix;
+  // With TestSpec::full (Mininet's pingallfull): every ordered pair's {from, to, sent,
+  // received, loss_pct, rtt_min/avg/max/mdev_ms}; null otherwise.
+  nlohmann::json pairs;
 };
 
 // fping -q -C N output ("10.0.0.2 : 0.05 - 0.04", one line per target) -> per
@@ -76,7 +79,8 @@ PingallOutcome summarize_pingall(const std::vector<std::string>& hosts,
 double wait_reachable(const std::vector<PingallHost>& hosts, double timeout_s, int parallel = 32);
 
 // Report pieces: an HTML loss/RTT matrix (hosts beyond `max_hosts` listed only when
-// unreachable) and terminal lines for pairs that got nothing.
+// unreachable) and terminal lines for pairs that got nothing (every pair, with its
+// RTTs, when the result holds "pairs": pingallfull).
 std::string render_pingall_html(const nlohmann::json& result, size_t max_hosts = 40);
 std::string render_pingall_text(const nlohmann::json& result, size_t max_pairs = 10);
 

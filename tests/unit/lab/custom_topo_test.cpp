@@ -256,9 +256,33 @@ TEST_F(CustomTopoExporter, ScenarioFromCustomFiles) {
   c.link = "tc,bw=1";
   c.files.clear();
   a.topo = "tree,2";
+  sc = scenario_from_mininet_args(a, c);  // a generated topology: every link shaped alike
+  ASSERT_TRUE(sc.ok()) << sc.error().message;
+  auto g = parse_scenario(sc->yaml, sc->label);
+  ASSERT_TRUE(g.ok()) << g.error().message << "\n" << sc->yaml;
+  ASSERT_EQ(g->links.size(), 6u);  // tree,2 (depth 2, fanout 2): 4 hosts, 3 switches
+  for (const auto& l : g->links) {
+    EXPECT_EQ(l.shape.a_to_b.bw_bps.value_or(0), 1000000u);
+    EXPECT_EQ(l.shape.b_to_a.bw_bps.value_or(0), 1000000u);
+  }
+  c.link = "tc,bw=1,delay=5ms,loss=2,max_queue_size=50";
+  sc = scenario_from_mininet_args(a, c);
+  ASSERT_TRUE(sc.ok()) << sc.error().message;
+  g = parse_scenario(sc->yaml, sc->label);
+  ASSERT_TRUE(g.ok()) << g.error().message << "\n" << sc->yaml;
+  EXPECT_EQ(g->links[0].shape.a_to_b.delay_ns.value_or(0), 5000000u);
+  EXPECT_DOUBLE_EQ(g->links[0].shape.b_to_a.loss_pct.value_or(0), 2.0);
+  EXPECT_EQ(g->links[2].shape.a_to_b.queue.value_or(0), 50);
+  c.link = "tc,bw=-3";
   sc = scenario_from_mininet_args(a, c);
   ASSERT_FALSE(sc.ok());
-  EXPECT_NE(sc.error().message.find("--link tc,bw=1: only with --custom"), std::string::npos);
+  EXPECT_NE(sc.error().message.find("bw=-3: expected a number of Mbit/s above 0"), std::string::npos)
+      << sc.error().message;
+  c.link = "tc,color=red";
+  sc = scenario_from_mininet_args(a, c);
+  ASSERT_FALSE(sc.ok());
+  EXPECT_NE(sc.error().message.find("link option 'color' is not supported"), std::string::npos)
+      << sc.error().message;
 }
 
 }  // namespace

@@ -176,7 +176,7 @@ INSTANTIATE_TEST_SUITE_P(
             "bad.yaml:3: key 'settle': must be 0..600 s"}));
 
 TEST(MininetArgs, CommandLineBuildsAScenario) {
-  auto m = scenario_from_mininet_args({"tree,2,3", "flowlab", "flowlab:learning-switch", "pingall"});
+  auto m = scenario_from_mininet_args({"tree,2,3", "flowlab", {"flowlab:learning-switch"}, "pingall"});
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_EQ(m->label, "--topo tree,2,3");
   auto s = parse_scenario(m->yaml, m->label);
@@ -188,7 +188,7 @@ TEST(MininetArgs, CommandLineBuildsAScenario) {
   ASSERT_EQ(s->tests.size(), 1u);
   EXPECT_EQ(s->tests[0].type, TestType::kPingall);
 
-  auto lx = scenario_from_mininet_args({"torus,3,3", "lxbr,stp=1", "", "iperf"});
+  auto lx = scenario_from_mininet_args({"torus,3,3", "lxbr,stp=1", {}, "iperf"});
   ASSERT_TRUE(lx.ok()) << lx.error().message;
   auto t = parse_scenario(lx->yaml, lx->label);
   ASSERT_TRUE(t.ok()) << t.error().message;
@@ -200,7 +200,7 @@ TEST(MininetArgs, CommandLineBuildsAScenario) {
   EXPECT_EQ(t->tests[0].from, "h1x1");  // Mininet's iperf: first and last host
   EXPECT_EQ(t->tests[0].to, "h3x3");
 
-  auto none = scenario_from_mininet_args({"single,3", "ovs", "none", "none"});
+  auto none = scenario_from_mininet_args({"single,3", "ovs", {"none"}, "none"});
   ASSERT_TRUE(none.ok());
   auto n = parse_scenario(none->yaml, none->label);
   ASSERT_TRUE(n.ok()) << n.error().message;
@@ -213,18 +213,18 @@ TEST(MininetArgs, ErrorsNameTheArgument) {
     auto r = scenario_from_mininet_args(a);
     return r.ok() ? std::string("ok") : r.error().message;
   };
-  EXPECT_EQ(err({"tree,2,x", "flowlab", "", "pingall"}).rfind("--topo tree,2,x: ", 0), 0u);
-  EXPECT_EQ(err({"mesh,3", "flowlab", "", "pingall"}).rfind("--topo mesh,3: unknown topology type", 0), 0u);
-  EXPECT_EQ(err({"tree", "quantum", "", "pingall"}).rfind("--switch quantum: unknown switch kind", 0), 0u);
-  EXPECT_EQ(err({"tree", "ovs,stp=1", "", "pingall"}).rfind("--switch ovs,stp=1: ", 0), 0u);
-  EXPECT_EQ(err({"tree", "flowlab", "nox", "pingall"}).rfind("--controller nox: expected none", 0), 0u);
-  EXPECT_EQ(err({"tree", "flowlab", "flowlab:", "pingall"}).rfind("--controller flowlab:: name the apps", 0),
-            0u);
-  EXPECT_EQ(err({"tree", "linux-bridge", "flowlab:hub", "pingall"})
+  EXPECT_EQ(err({"tree,2,x", "flowlab", {}, "pingall"}).rfind("--topo tree,2,x: ", 0), 0u);
+  EXPECT_EQ(err({"mesh,3", "flowlab", {}, "pingall"}).rfind("--topo mesh,3: unknown topology type", 0), 0u);
+  EXPECT_EQ(err({"tree", "quantum", {}, "pingall"}).rfind("--switch quantum: unknown switch kind", 0), 0u);
+  EXPECT_EQ(err({"tree", "ovs,stp=1", {}, "pingall"}).rfind("--switch ovs,stp=1: ", 0), 0u);
+  EXPECT_EQ(err({"tree", "flowlab", {"nox"}, "pingall"}).rfind("--controller nox: expected none", 0), 0u);
+  EXPECT_EQ(
+      err({"tree", "flowlab", {"flowlab:"}, "pingall"}).rfind("--controller flowlab:: name the apps", 0), 0u);
+  EXPECT_EQ(err({"tree", "linux-bridge", {"flowlab:hub"}, "pingall"})
                 .rfind("--controller flowlab:hub: a linux-bridge", 0),
             0u);
-  EXPECT_EQ(err({"tree", "flowlab", "", "ping-pong"}).rfind("--test ping-pong: expected none", 0), 0u);
-  EXPECT_EQ(err({"", "flowlab", "", "pingall"}).rfind("--topo: give a topology", 0), 0u);
+  EXPECT_EQ(err({"tree", "flowlab", {}, "ping-pong"}).rfind("--test ping-pong: expected none", 0), 0u);
+  EXPECT_EQ(err({"", "flowlab", {}, "pingall"}).rfind("--topo: give a topology", 0), 0u);
 }
 
 }  // namespace
