@@ -22,15 +22,16 @@
 // due, so a generator that falls behind shows in the latency instead of hiding it.
 // Max mode (--max) keeps --parallel connections (default 1) in flight, closed loop.
 //
-// The client prints one JSON object: mode, offered_per_s, duration_s, attempted,
-// completed, failed, failures {refused, reset, timeout, no_port, closed_early, other},
-// not_started, connections_per_s (completed within the offered window per second of
-// it), latency_{min,avg,p50,p90,p99,max}_us (due to closed), max_in_flight,
-// first_error. A run in which nothing completed is an error (the first failure's
-// message); a refused connection before any completed ends the run at once (no
-// server listens). The server prints {served, incomplete, bad_requests} when it ends:
-// after --count connections, after --timeout seconds without a new one (an error if it
-// served none), or on SIGINT/SIGTERM.
+// The client prints one JSON object: mode, offered_per_s, parallel, size, duration_s,
+// attempted, completed, failed, failures {refused, reset, timeout, no_port,
+// closed_early, other}, not_started, connections_per_s (completed within the offered
+// window per second of it), latency_{min,avg,p50,p90,p99,max}_us (due to closed),
+// max_in_flight, cpu_s (the client's own user+system time), first_error. A run in
+// which nothing completed is an error (the first failure's message); a refused
+// connection before any completed ends the run at once (no server listens). The
+// server prints {served, incomplete, bad_requests} when it ends: after --count
+// connections, after --timeout seconds without a new one (an error if it served
+// none), or on SIGINT/SIGTERM.
 #pragma once
 
 #include <cstdint>

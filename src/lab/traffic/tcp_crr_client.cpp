@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -262,6 +263,10 @@ nlohmann::json CrrClient::report(uint64_t start, uint64_t end_offer) const {
   double sum = 0;
   for (double l : sorted) sum += l;
   auto pct = [&](double p) { return sorted[std::min(sorted.size() - 1, size_t(p * double(sorted.size())))]; };
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);  // the generator's own cost, to tell it from the path's
+  double cpu_s = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                 double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
   nlohmann::json failures;
   for (size_t i = 0; i < size_t(Failure::kCount); ++i) failures[kFailureNames[i]] = failures_[i];
   return nlohmann::json{{"mode", o_.rate > 0 ? "rate" : "max"},
@@ -282,6 +287,7 @@ nlohmann::json CrrClient::report(uint64_t start, uint64_t end_offer) const {
                         {"latency_p99_us", pct(0.99)},
                         {"latency_max_us", sorted.back()},
                         {"max_in_flight", max_in_flight_},
+                        {"cpu_s", cpu_s},
                         {"first_error", first_error_}};
 }
 
