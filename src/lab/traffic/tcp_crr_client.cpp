@@ -209,9 +209,14 @@ Result<nlohmann::json> CrrClient::run() {
   const double interval_ns = rate_mode ? 1e9 / o_.rate : 0;
   uint64_t next_due = start, next_scan = start + kScanNs;
   std::vector<epoll_event> events(256);
+  // Rate mode offers every connection due before the window ends; max mode opens
+  // connections until then.
+  auto more = [&] { return o_.count == 0 || attempted_ < o_.count; };
   for (;;) {
+    // Nothing listens: no use offering more.
+    if (completed_ == 0 && failures_[size_t(Failure::kRefused)] > 0) break;
     uint64_t now = monotonic_ns();
-    auto offering = [&] { return (o_.count == 0 || attempted_ < o_.count) && now < end_offer; };
+    auto offering = [&] { return more() && (rate_mode ? next_due < end_offer : now < end_offer); };
     if (rate_mode) {
       while (offering() && next_due <= now) {
         if (conns_.size() < window_)
@@ -228,8 +233,6 @@ Result<nlohmann::json> CrrClient::run() {
         if (completed_ == 0 && failures_[size_t(Failure::kRefused)] > 0) break;
       }
     }
-    // Nothing listens: no use offering more.
-    if (completed_ == 0 && failures_[size_t(Failure::kRefused)] > 0) break;
     if (!offering() && conns_.empty()) break;
     uint64_t wake = next_scan;
     if (rate_mode && offering()) wake = std::min(wake, next_due);
