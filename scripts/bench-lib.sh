@@ -97,8 +97,9 @@ bridge_stop() { in_ns "$SW" ip link del lbr0 2>/dev/null || true; }
 # ---- numbers -----------------------------------------------------------------
 # json_get EXPR < JSON: a Python expression over d (the parsed stdin), or "fail".
 json_get() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" 2>/dev/null || echo "fail"; }
-# median V...: of the values that are not "fail"; "fail" when none is.
-median() { python3 -c "import sys,statistics as s; v=[float(x) for x in sys.argv[1:] if x!='fail']; print(('%.3f' % s.median(v)) if v else 'fail')" "$@"; }
+# median V...: of the values that are not "fail" or "-" (not applicable); "-" when
+# all are "-", "fail" when none is a number.
+median() { python3 -c "import sys,statistics as s; a=sys.argv[1:]; v=[float(x) for x in a if x not in ('fail','-')]; print(('%.3f' % s.median(v)) if v else '-' if a and all(x=='-' for x in a) else 'fail')" "$@"; }
 # ratio A B: A/B as "1.23x", "-" when either fails or B is 0.
 ratio() { python3 -c "import sys; a,b=sys.argv[1],sys.argv[2]; print('-' if '' in (a,b) or 'fail' in (a,b) or float(b)==0 else '%.2fx' % (float(a)/float(b)))" "$1" "$2"; }
 # proc_jiffies PID...: utime+stime of the processes (all their threads), in clock ticks.

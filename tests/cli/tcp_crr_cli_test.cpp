@@ -8,8 +8,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <fstream>
 #include <future>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "cli_run.h"
@@ -50,6 +53,25 @@ class ReservedPort {
   int port_ = 0;
 };
 
+// Waits (up to 20 s) until something listens on the loopback port: the server under
+// a sanitizer on a loaded machine takes a while to start.
+bool wait_listening(int port) {
+  char hex[8];
+  std::snprintf(hex, sizeof hex, ":%04X", port);
+  for (int i = 0; i < 400; ++i) {
+    std::ifstream f("/proc/net/tcp");
+    std::string line;
+    while (std::getline(f, line)) {
+      std::istringstream in(line);
+      std::string sl, local, remote, state;
+      in >> sl >> local >> remote >> state;
+      if (state == "0A" && local.size() > 5 && local.substr(local.size() - 5) == hex) return true;
+    }
+    usleep(50'000);
+  }
+  return false;
+}
+
 json last_json_line(const std::string& out) {
   auto end = out.find_last_not_of('\n');
   auto begin = out.rfind('\n', end);
@@ -64,7 +86,7 @@ std::pair<json, json> run_pair(int n, const std::string& client_args) {
   auto server = std::async(std::launch::async, [&] {
     return lab("tcp-crr-server --port " + port + " --count " + std::to_string(n) + " --timeout 20");
   });
-  usleep(300'000);  // the server binds before the first connect
+  EXPECT_TRUE(wait_listening(p.port()));
   CliRun c = lab("tcp-crr-client --host 127.0.0.1 --port " + port + " --count " + std::to_string(n) + " " +
                  client_args);
   CliRun s = server.get();
@@ -156,7 +178,7 @@ TEST(TcpCrrCli, MalformedRequestIsCountedNotServed) {
   auto server = std::async(std::launch::async, [&] {
     return lab("tcp-crr-server --port " + std::to_string(p.port()) + " --timeout 1");
   });
-  usleep(300'000);
+  ASSERT_TRUE(wait_listening(p.port()));
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
