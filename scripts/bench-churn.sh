@@ -6,7 +6,8 @@
 #   learning  flowlab's controller, `--app learning-switch` (the same controller for OVS)
 #   prefix    100 static ip nw_dst /24 routes (10.0.1.0/24 -> port 1, 10.0.2.0/24 ..
 #             10.0.100.0/24 -> port 2, plus ARP by in_port), added by ofctl; no controller
-# (the bridge has neither: it runs once, as `bridge`). The load is `flowlab lab
+# (the bridge has neither: it runs once, as `bridge`), and `direct`: the same two
+# hosts on one veth pair, no switch, the end hosts' own ceiling. The load is `flowlab lab
 # tcp-crr-client`: every transaction a new TCP connection (connect, a --size-byte
 # request and response, the server closes first), h1 -> h2.
 #
@@ -26,7 +27,7 @@
 # Not a test: needs root, ovs-vswitchd/ovsdb-server/ovs-vsctl/ovs-ofctl/ovs-appctl.
 #
 #   sudo scripts/bench-churn.sh [-b path/to/flowlab] [-t seconds] [-r repeats] [-s bytes] [-j parallel]
-#        [-l p99-bound-us] [-d "flowlab-tc flowlab-afp ovs bridge"] [-f "learning prefix"]
+#        [-l p99-bound-us] [-d "flowlab-tc flowlab-afp ovs bridge direct"] [-f "learning prefix"]
 #        [-o results.json] [-P profile-dir]
 #
 # -P dir: also profile the whole machine (perf record -a -g) during the first
@@ -47,7 +48,7 @@ REPEATS=3
 SIZE=64
 PARALLEL=16
 P99_BOUND_US=50000
-DATAPATHS="flowlab-tc flowlab-afp ovs bridge"
+DATAPATHS="flowlab-tc flowlab-afp ovs bridge direct"
 FLOWSETS="learning prefix"
 OUT=""
 PROFILE_DIR=""
@@ -63,7 +64,7 @@ while getopts "b:t:r:s:j:l:d:f:o:P:h" opt; do
     f) FLOWSETS=$OPTARG ;;
     o) OUT=$OPTARG ;;
     P) PROFILE_DIR=$OPTARG ;;
-    *) sed -n '2,40p' "$0"; exit 2 ;;
+    *) sed -n '2,41p' "$0"; exit 2 ;;
   esac
 done
 BIN=$(bench_binary bench-churn "$BIN")
@@ -74,20 +75,21 @@ if [[ -n "$PROFILE_DIR" ]]; then
 fi
 
 TAG="bc$$"
-H1="${TAG}h1"; H2="${TAG}h2"; SW="${TAG}sw"
+H1="${TAG}h1"; H2="${TAG}h2"; SW="${TAG}sw"; D1="${TAG}d1"; D2="${TAG}d2"
 RUN=$(mktemp -d /tmp/flowlab-bench-churn.XXXXXX)
 SERVER_ADDR=10.0.2.1
 CRR_PORT=7003
-FLOWLAB_PID=""; CTL_PID=""; SERVER_PID=""; PERF_PID=""
+FLOWLAB_PID=""; CTL_PID=""; SERVER_PID=""; DSERVER_PID=""; PERF_PID=""
+CLIENT_NS=$H1; CPU_SERVER_PID=""   # where the client runs, the server whose CPU counts (direct: D1, D2's)
 SWITCH_PIDS=""
 OF_PORT=6640; CTL_PORT=6650; METRICS_PORT=9400   # fresh ports per start: the last may be in TIME_WAIT
 
 stop_pid() { [[ -n "$1" ]] && kill "$1" 2>/dev/null && wait "$1" 2>/dev/null; return 0; }
 cleanup() {
   set +e
-  stop_pid "$PERF_PID"; stop_pid "$FLOWLAB_PID"; stop_pid "$CTL_PID"; stop_pid "$SERVER_PID"
+  stop_pid "$PERF_PID"; stop_pid "$FLOWLAB_PID"; stop_pid "$CTL_PID"; stop_pid "$SERVER_PID"; stop_pid "$DSERVER_PID"
   ovs_stop
-  for ns in $H1 $H2 $SW; do ip netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null; ip netns del $ns 2>/dev/null; done
+  for ns in $H1 $H2 $SW $D1 $D2; do ip netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null; ip netns del $ns 2>/dev/null; done
   rm -rf "$RUN"
 }
 trap cleanup EXIT
@@ -111,7 +113,7 @@ start_controller() {
 }
 start_switch() {  # DATAPATH FLOWSET
   local dp=$1 fs=$2 ctl=()
-  [[ $fs == learning && $dp != bridge ]] && start_controller
+  [[ $fs == learning ]] && start_controller
   case $dp in
     flowlab-tc|flowlab-afp)
       OF_PORT=$((OF_PORT + 1)); METRICS_PORT=$((METRICS_PORT + 1))
@@ -131,9 +133,12 @@ start_switch() {  # DATAPATH FLOWSET
     bridge)
       bridge_start
       SWITCH_PIDS="" ;;
+    direct)
+      CLIENT_NS=$D1; CPU_SERVER_PID=$DSERVER_PID
+      SWITCH_PIDS="" ;;
   esac
   # Ready when a ping gets through (learning: the controller has the switch).
-  for _ in $(seq 30); do in_ns $H1 ping -c 1 -W 1 $SERVER_ADDR >/dev/null 2>&1 && return 0; sleep 0.3; done
+  for _ in $(seq 30); do in_ns $CLIENT_NS ping -c 1 -W 1 $SERVER_ADDR >/dev/null 2>&1 && return 0; sleep 0.3; done
   echo "bench-churn: $dp $fs: h1 cannot reach h2" >&2
   return 1
 }
@@ -142,6 +147,7 @@ stop_switch() {  # DATAPATH
     flowlab-*) stop_pid "$FLOWLAB_PID"; FLOWLAB_PID="" ;;
     ovs) ovs_stop ;;
     bridge) bridge_stop ;;
+    direct) CLIENT_NS=$H1; CPU_SERVER_PID=$SERVER_PID ;;
   esac
   stop_pid "$CTL_PID"; CTL_PID=""; SWITCH_PIDS=""
   in_ns $H1 ip neigh flush dev eth0 2>/dev/null; in_ns $H2 ip neigh flush dev eth0 2>/dev/null
@@ -186,15 +192,15 @@ crr_step() {  # DATAPATH CLIENT-MODE-ARGS...
   local dp=$1; shift
   local c0 c1 sj0 sj1 oj0 oj1 hz
   hz=$(getconf CLK_TCK)
-  c0=$(counters "$dp"); sj0=$(proc_jiffies $SWITCH_PIDS); oj0=$(proc_jiffies $SERVER_PID $(ksoftirqd_pids))
+  c0=$(counters "$dp"); sj0=$(proc_jiffies $SWITCH_PIDS); oj0=$(proc_jiffies $CPU_SERVER_PID $(ksoftirqd_pids))
   if [[ -n "$PROFILE_NAME" ]]; then
     ( sleep 0.5; exec perf record -a -g -q -o "$PROFILE_DIR/$PROFILE_NAME.data" -- sleep "$(python3 -c "print(max(1, $DUR - 1))")" ) >/dev/null 2>&1 &
     PERF_PID=$!
   fi
-  timeout $(python3 -c "print(int($DUR) + 30)") ip netns exec $H1 "$BIN" lab tcp-crr-client --host $SERVER_ADDR \
+  timeout $(python3 -c "print(int($DUR) + 30)") ip netns exec $CLIENT_NS "$BIN" lab tcp-crr-client --host $SERVER_ADDR \
       --port $CRR_PORT --duration "$DUR" --size "$SIZE" "$@" > $RUN/step.json 2> $RUN/step.err || true
   if [[ -n "$PERF_PID" ]]; then wait "$PERF_PID" 2>/dev/null || true; PERF_PID=""; fi
-  c1=$(counters "$dp"); sj1=$(proc_jiffies $SWITCH_PIDS); oj1=$(proc_jiffies $SERVER_PID $(ksoftirqd_pids))
+  c1=$(counters "$dp"); sj1=$(proc_jiffies $SWITCH_PIDS); oj1=$(proc_jiffies $CPU_SERVER_PID $(ksoftirqd_pids))
   python3 - "$RUN/step.json" "$c0" "$c1" "$((sj1 - sj0))" "$((oj1 - oj0))" "$hz" <<'EOF' || { echo '{"fail": true}'; tail -2 $RUN/step.err >&2; }
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -220,7 +226,7 @@ CONFIGS=()
 field() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); v=d.get(sys.argv[2]); print('fail' if v is None else v)" "$1" "$2"; }
 measure_config() {  # DATAPATH FLOWSET
   local dp=$1 fs=$2 name=$1 rep f rate line best mx
-  [[ $dp != bridge ]] && name="$dp/$fs"
+  [[ $fs != - ]] && name="$dp/$fs"
   echo "bench-churn: $name ..." >&2
   start_switch "$dp" "$fs" || { stop_switch "$dp"; CONFIGS+=("$name"); return 0; }
   crr_step "$dp" --max --parallel "$PARALLEL" > /dev/null   # warm: learning, ARP, TIME_WAIT
@@ -266,15 +272,18 @@ print(1 if not d.get('fail') and d['connections_per_s'] >= 0.95 * $rate and d['l
 }
 
 bench_two_hosts $H1 $H2 10.0.1.1/16 $SERVER_ADDR/16
-in_ns $H1 sysctl -qw net.ipv4.ip_local_port_range="1024 65535"
+bench_direct_pair $D1 $D2 10.0.1.1/16 $SERVER_ADDR/16
+for ns in $H1 $D1; do in_ns $ns sysctl -qw net.ipv4.ip_local_port_range="1024 65535"; done
 prefix_flows > $RUN/prefix.flows
 # The server: one process for the whole run (it never idles out; stopped at the end).
 ip netns exec $H2 "$BIN" lab tcp-crr-server --port $CRR_PORT --timeout 86400 > $RUN/server.json 2> $RUN/server.err &
-SERVER_PID=$!
+SERVER_PID=$!; CPU_SERVER_PID=$SERVER_PID
+ip netns exec $D2 "$BIN" lab tcp-crr-server --port $CRR_PORT --timeout 86400 > $RUN/dserver.json 2> $RUN/dserver.err &
+DSERVER_PID=$!
 sleep 0.3
 
 for dp in $DATAPATHS; do
-  if [[ $dp == bridge ]]; then measure_config bridge -; continue; fi
+  if [[ $dp == bridge || $dp == direct ]]; then measure_config $dp -; continue; fi
   for fs in $FLOWSETS; do measure_config "$dp" "$fs"; done
 done
 
@@ -293,10 +302,12 @@ printf " the whole path (client, server, switch, controller, ksoftirqd); %s-byte
   "$SIZE" "$(uptime | sed 's/.*load/load/')"
 printf "\nratios of connections/s at the knee (targets: flowlab-tc >= 1.0x the bridge and >= 3x OVS)\n"
 for fs in $FLOWSETS; do
-  printf "%-10s flowlab-tc vs bridge %6s, vs ovs %6s; flowlab-afp vs ovs %6s\n" "$fs" \
+  printf "%-10s flowlab-tc vs bridge %6s, vs ovs %6s, vs direct %6s; flowlab-afp vs ovs %6s; ovs vs direct %6s\n" "$fs" \
     "$(ratio "${R[flowlab-tc/$fs,knee]:-fail}" "${R[bridge,knee]:-fail}")" \
     "$(ratio "${R[flowlab-tc/$fs,knee]:-fail}" "${R[ovs/$fs,knee]:-fail}")" \
-    "$(ratio "${R[flowlab-afp/$fs,knee]:-fail}" "${R[ovs/$fs,knee]:-fail}")"
+    "$(ratio "${R[flowlab-tc/$fs,knee]:-fail}" "${R[direct,knee]:-fail}")" \
+    "$(ratio "${R[flowlab-afp/$fs,knee]:-fail}" "${R[ovs/$fs,knee]:-fail}")" \
+    "$(ratio "${R[ovs/$fs,knee]:-fail}" "${R[direct,knee]:-fail}")"
 done
 
 if [[ -n "$OUT" ]]; then

@@ -45,6 +45,20 @@ bench_two_hosts() {
   in_ns "$SW" ip link set lo up
 }
 
+# bench_direct_pair D1 D2 ADDR1 ADDR2: "direct", the same two hosts' addresses on
+# one veth pair (eth0 in D1 and D2), no switch: the end hosts' own ceiling.
+bench_direct_pair() {
+  local d1=$1 d2=$2 a1=$3 a2=$4
+  ip netns add "$d1"; ip netns add "$d2"
+  ip link add eth0 netns "$d1" type veth peer name eth0 netns "$d2"
+  in_ns "$d1" ip addr add "$a1" dev eth0
+  in_ns "$d2" ip addr add "$a2" dev eth0
+  for d in "$d1" "$d2"; do
+    in_ns "$d" ip link set eth0 up
+    in_ns "$d" ip link set lo up
+  done
+}
+
 # ---- Open vSwitch userspace (datapath_type=netdev) in $SW --------------------
 # ovs_start true|false: ovsdb-server and ovs-vswitchd in $SW with their files in
 # $RUN/ovs, bridge br0 with p1, p2 as OpenFlow ports 1, 2, fail mode secure, no

@@ -76,14 +76,7 @@ trap 'exit 130' INT TERM
 
 setup_topology() {
   bench_two_hosts $H1 $H2 10.0.0.1/24 10.0.0.2/24
-  # "direct": the same two hosts' addresses on one veth pair, no switch.
-  ip netns add $D1; ip netns add $D2
-  ip link add eth0 netns $D1 type veth peer name eth0 netns $D2
-  for i in 1 2; do
-    in_ns ${TAG}d$i ip addr add 10.0.0.$i/24 dev eth0
-    in_ns ${TAG}d$i ip link set eth0 up
-    in_ns ${TAG}d$i ip link set lo up
-  done
+  bench_direct_pair $D1 $D2 10.0.0.1/24 10.0.0.2/24
 }
 
 # ---- backends -------------------------------------------------------------
