@@ -14,9 +14,12 @@
 # Per switch and flow set, each repeat: a closed-loop run (--max, -j connections in
 # flight) gives the most connections/s M; then open-loop runs offered at 0.3, 0.5,
 # 0.7, 0.85, 1.0, 1.15, 1.3 x M, climbing until two steps in a row fail; a step
-# passes when completed >= 95 % of offered and p99 latency <= -l us (default 50 ms:
-# a lost SYN's 1 s retransmission, or a queue that keeps growing, is past it). The
-# knee is the highest passing step. Reported at
+# passes when completed >= 95 % of offered and p99 latency <= -l us (default 200 ms:
+# well under a lost SYN's 1 s retransmission, so a step with more than 1 % of its
+# connections retransmitting, or with a queue that keeps growing, fails; on a shared
+# 2-core machine the generator's own scheduling delays reach tens of ms at p99 far
+# below any knee, so a tighter bound measures the neighbours). The knee is the
+# highest passing step. Reported at
 # the knee (medians of -r repeats): connections/s completed, p99 latency, upcalls per
 # connection (flowlab-tc: packets the TC program sent up; flowlab-afp: misses of the
 # user-space exact-match flow cache, i.e. classifier lookups; ovs: dpif-netdev's
@@ -47,7 +50,7 @@ DUR=3
 REPEATS=3
 SIZE=64
 PARALLEL=16
-P99_BOUND_US=50000
+P99_BOUND_US=200000
 DATAPATHS="flowlab-tc flowlab-afp ovs bridge direct"
 FLOWSETS="learning prefix"
 OUT=""
@@ -64,7 +67,7 @@ while getopts "b:t:r:s:j:l:d:f:o:P:h" opt; do
     f) FLOWSETS=$OPTARG ;;
     o) OUT=$OPTARG ;;
     P) PROFILE_DIR=$OPTARG ;;
-    *) sed -n '2,41p' "$0"; exit 2 ;;
+    *) sed -n '2,44p' "$0"; exit 2 ;;
   esac
 done
 BIN=$(bench_binary bench-churn "$BIN")
