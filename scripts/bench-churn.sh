@@ -11,7 +11,7 @@
 # tcp-crr-client`: every transaction a new TCP connection (connect, a --size-byte
 # request and response, the server closes first), h1 -> h2.
 #
-# Per switch and flow set, each repeat: a closed-loop run (--max, -j connections in
+# Per switch and flow set, in each of -r passes over them all: a closed-loop run (--max, -j connections in
 # flight) gives the most connections/s M; then open-loop runs offered at 0.3, 0.5,
 # 0.7, 0.85, 1.0, 1.15, 1.3 x M, climbing until two steps in a row fail; a step
 # passes when completed >= 95 % of offered and p99 latency <= -l us (default 200 ms:
@@ -223,54 +223,60 @@ print(json.dumps(d))
 EOF
 }
 
-# ---- one switch and flow set: max, then the knee, REPEATS times -----------
-declare -A R
+# ---- one pass: each switch and flow set in turn, max then the knee -------
+# A repeat is a pass over every configuration (started, warmed, measured,
+# stopped), so a shared machine's load drifting during the run weighs on every
+# row alike; the medians are over the passes.
+declare -A R S
 CONFIGS=()
 field() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); v=d.get(sys.argv[2]); print('fail' if v is None else v)" "$1" "$2"; }
-measure_config() {  # DATAPATH FLOWSET
-  local dp=$1 fs=$2 name=$1 rep f rate line best mx
+KEYS="max knee p99 up hits pins scpu pcpu"
+measure_once() {  # DATAPATH FLOWSET REP
+  local dp=$1 fs=$2 rep=$3 name=$1 f rate line best="" mx ok fails=0
   [[ $fs != - ]] && name="$dp/$fs"
-  echo "bench-churn: $name ..." >&2
-  start_switch "$dp" "$fs" || { stop_switch "$dp"; CONFIGS+=("$name"); return 0; }
-  crr_step "$dp" --max --parallel "$PARALLEL" > /dev/null   # warm: learning, ARP, TIME_WAIT
-  local maxes=() knees=() p99s=() ups=() hits=() pins=() scpu=() pcpu=()
-  for rep in $(seq "$REPEATS"); do
-    [[ -n "$PROFILE_DIR" && $rep == 1 ]] && PROFILE_NAME=${name//\//-}
-    line=$(crr_step "$dp" --max --parallel "$PARALLEL"); PROFILE_NAME=""
-    mx=$(field "$line" connections_per_s)
-    maxes+=("$mx")
-    best=""
-    if [[ $mx != fail ]]; then
-      local fails=0
-      for f in 0.3 0.5 0.7 0.85 1.0 1.15 1.3; do
-        rate=$(python3 -c "print(max(1, round($mx * $f)))")
-        line=$(crr_step "$dp" --rate "$rate")
-        local ok
-        ok=$(python3 -c "
+  echo "bench-churn: $name (pass $rep) ..." >&2
+  if ! start_switch "$dp" "$fs"; then
+    stop_switch "$dp"
+    for k in $KEYS; do S[$name,$k]+=" fail"; done
+    [[ $rep == 1 ]] && CONFIGS+=("$name")
+    return 0
+  fi
+  crr_step "$dp" --max --parallel "$PARALLEL" > /dev/null   # warm: learning, ARP
+  [[ -n "$PROFILE_DIR" && $rep == 1 ]] && PROFILE_NAME=${name//\//-}
+  line=$(crr_step "$dp" --max --parallel "$PARALLEL"); PROFILE_NAME=""
+  mx=$(field "$line" connections_per_s)
+  S[$name,max]+=" $mx"
+  if [[ $mx != fail ]]; then
+    for f in 0.3 0.5 0.7 0.85 1.0 1.15 1.3; do
+      rate=$(python3 -c "print(max(1, round($mx * $f)))")
+      line=$(crr_step "$dp" --rate "$rate")
+      ok=$(python3 -c "
 import json, sys
 d = json.loads(sys.argv[1])
 print(1 if not d.get('fail') and d['connections_per_s'] >= 0.95 * $rate and d['latency_p99_us'] <= $P99_BOUND_US else 0)" "$line")
-        echo "bench-churn: $name rep $rep: offered $rate/s: $(field "$line" connections_per_s)/s completed, p99 $(field "$line" latency_p99_us) us, failed $(field "$line" failed) $([[ $ok == 1 ]] && echo pass || echo FAIL)" >&2
-        # Two failed steps in a row end the climb (one may be a shared machine's hiccup).
-        if [[ $ok == 1 ]]; then best=$line; fails=0; else fails=$((fails + 1)); [[ $fails == 2 ]] && break; fi
-      done
-    fi
-    if [[ -z $best ]]; then knees+=(fail); p99s+=(fail); ups+=(fail); hits+=(fail); pins+=(fail); scpu+=(fail); pcpu+=(fail); continue; fi
-    knees+=("$(field "$best" connections_per_s)"); p99s+=("$(field "$best" latency_p99_us)")
-    ups+=("$(field "$best" upcalls_per_conn)"); hits+=("$(field "$best" hits_per_conn)")
-    pins+=("$(field "$best" packet_ins_per_conn)"); scpu+=("$(field "$best" switch_cpu_us_per_conn)")
-    pcpu+=("$(field "$best" path_cpu_us_per_conn)")
-    echo "bench-churn: $name rep $rep: max ${mx}/s, knee $(field "$best" connections_per_s)/s, upcalls/conn $(field "$best" upcalls_per_conn), uptime: $(uptime | sed 's/.*load/load/')" >&2
-  done
-  R[$name,max]=$(median "${maxes[@]}"); R[$name,knee]=$(median "${knees[@]}"); R[$name,p99]=$(median "${p99s[@]}")
-  R[$name,up]=$(median "${ups[@]}"); R[$name,hits]=$(median "${hits[@]}"); R[$name,pins]=$(median "${pins[@]}")
-  R[$name,scpu]=$(median "${scpu[@]}"); R[$name,pcpu]=$(median "${pcpu[@]}")
-  R[$name,load]=$(uptime | sed 's/.*load average: //')
-  CONFIGS+=("$name")
+      echo "bench-churn: $name pass $rep: offered $rate/s: $(field "$line" connections_per_s)/s completed, p99 $(field "$line" latency_p99_us) us, failed $(field "$line" failed) $([[ $ok == 1 ]] && echo pass || echo FAIL)" >&2
+      # Two failed steps in a row end the climb (one may be a shared machine's hiccup).
+      if [[ $ok == 1 ]]; then best=$line; fails=0; else fails=$((fails + 1)); [[ $fails == 2 ]] && break; fi
+    done
+  fi
   stop_switch "$dp"
-  if [[ -n "$PROFILE_DIR" && -f $PROFILE_DIR/${name//\//-}.data ]]; then
-    perf report -i "$PROFILE_DIR/${name//\//-}.data" --no-children --sort comm,sym --percent-limit 1 --stdio \
-        2>/dev/null | grep -v '^$' | head -60 > "$PROFILE_DIR/${name//\//-}.txt" || true
+  if [[ -z $best ]]; then
+    for k in knee p99 up hits pins scpu pcpu; do S[$name,$k]+=" fail"; done
+  else
+    S[$name,knee]+=" $(field "$best" connections_per_s)"; S[$name,p99]+=" $(field "$best" latency_p99_us)"
+    S[$name,up]+=" $(field "$best" upcalls_per_conn)"; S[$name,hits]+=" $(field "$best" hits_per_conn)"
+    S[$name,pins]+=" $(field "$best" packet_ins_per_conn)"; S[$name,scpu]+=" $(field "$best" switch_cpu_us_per_conn)"
+    S[$name,pcpu]+=" $(field "$best" path_cpu_us_per_conn)"
+  fi
+  local bj=${best:-"{}"}
+  echo "bench-churn: $name pass $rep: max ${mx}/s, knee $(field "$bj" connections_per_s)/s, upcalls/conn $(field "$bj" upcalls_per_conn), uptime: $(uptime | sed 's/.*load/load/')" >&2
+  S[$name,load]="$(uptime | sed 's/.*load average: //')"
+  if [[ $rep == 1 ]]; then
+    CONFIGS+=("$name")
+    if [[ -n "$PROFILE_DIR" && -f $PROFILE_DIR/${name//\//-}.data ]]; then
+      perf report -i "$PROFILE_DIR/${name//\//-}.data" --no-children --sort comm,sym --percent-limit 1 --stdio \
+          2>/dev/null | grep -v '^$' | head -60 > "$PROFILE_DIR/${name//\//-}.txt" || true
+    fi
   fi
 }
 
@@ -285,9 +291,16 @@ ip netns exec $D2 "$BIN" lab tcp-crr-server --port $CRR_PORT --timeout 86400 > $
 DSERVER_PID=$!
 sleep 0.3
 
-for dp in $DATAPATHS; do
-  if [[ $dp == bridge || $dp == direct ]]; then measure_config $dp -; continue; fi
-  for fs in $FLOWSETS; do measure_config "$dp" "$fs"; done
+for rep in $(seq "$REPEATS"); do
+  for dp in $DATAPATHS; do
+    if [[ $dp == bridge || $dp == direct ]]; then measure_once $dp - $rep; continue; fi
+    for fs in $FLOWSETS; do measure_once "$dp" "$fs" $rep; done
+  done
+done
+for c in "${CONFIGS[@]}"; do
+  # shellcheck disable=SC2086  # the samples are a space-separated list
+  for k in $KEYS; do R[$c,$k]=$(median ${S[$c,$k]}); done
+  R[$c,load]=${S[$c,load]}
 done
 
 printf "\n%-22s %10s %10s %9s %10s %10s %10s %11s %11s  %s\n" "switch/flow set" "knee c/s" "max c/s" "p99 us" \
