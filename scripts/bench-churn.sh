@@ -120,7 +120,7 @@ start_switch() {  # DATAPATH FLOWSET
   case $dp in
     flowlab-tc|flowlab-afp)
       OF_PORT=$((OF_PORT + 1)); METRICS_PORT=$((METRICS_PORT + 1))
-      [[ $fs == learning ]] && ctl=(--controller tcp:127.0.0.1:$CTL_PORT)
+      [[ $fs == learning ]] && ctl=(--controller "tcp:127.0.0.1:$CTL_PORT")
       ip netns exec $SW "$BIN" switch --name churn --port p1 --port p2 \
           --datapath "$([[ $dp == flowlab-tc ]] && echo tc || echo af-packet)" \
           --listen ptcp:$OF_PORT:127.0.0.1 --metrics 127.0.0.1:$METRICS_PORT --log-level warn "${ctl[@]}" &
@@ -195,15 +195,17 @@ crr_step() {  # DATAPATH CLIENT-MODE-ARGS...
   local dp=$1; shift
   local c0 c1 sj0 sj1 oj0 oj1 hz
   hz=$(getconf CLK_TCK)
-  c0=$(counters "$dp"); sj0=$(proc_jiffies $SWITCH_PIDS); oj0=$(proc_jiffies $CPU_SERVER_PID $(ksoftirqd_pids))
+  local kpids  # the ksoftirqd threads, a list split on purpose
+  kpids=$(ksoftirqd_pids)
+  c0=$(counters "$dp"); sj0=$(proc_jiffies $SWITCH_PIDS); oj0=$(proc_jiffies $CPU_SERVER_PID $kpids)
   if [[ -n "$PROFILE_NAME" ]]; then
     ( sleep 0.5; exec perf record -a -g -q -o "$PROFILE_DIR/$PROFILE_NAME.data" -- sleep "$(python3 -c "print(max(1, $DUR - 1))")" ) >/dev/null 2>&1 &
     PERF_PID=$!
   fi
-  timeout $(python3 -c "print(int($DUR) + 30)") ip netns exec $CLIENT_NS "$BIN" lab tcp-crr-client --host $SERVER_ADDR \
+  timeout "$(python3 -c "print(int($DUR) + 30)")" ip netns exec $CLIENT_NS "$BIN" lab tcp-crr-client --host $SERVER_ADDR \
       --port $CRR_PORT --duration "$DUR" --size "$SIZE" "$@" > $RUN/step.json 2> $RUN/step.err || true
   if [[ -n "$PERF_PID" ]]; then wait "$PERF_PID" 2>/dev/null || true; PERF_PID=""; fi
-  c1=$(counters "$dp"); sj1=$(proc_jiffies $SWITCH_PIDS); oj1=$(proc_jiffies $CPU_SERVER_PID $(ksoftirqd_pids))
+  c1=$(counters "$dp"); sj1=$(proc_jiffies $SWITCH_PIDS); oj1=$(proc_jiffies $CPU_SERVER_PID $kpids)
   python3 - "$RUN/step.json" "$c0" "$c1" "$((sj1 - sj0))" "$((oj1 - oj0))" "$hz" <<'EOF' || { echo '{"fail": true}'; tail -2 $RUN/step.err >&2; }
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -269,7 +271,7 @@ print(1 if not d.get('fail') and d['connections_per_s'] >= 0.95 * $rate and d['l
     S[$name,pcpu]+=" $(field "$best" path_cpu_us_per_conn)"
   fi
   local bj=${best:-"{}"}
-  echo "bench-churn: $name pass $rep: max ${mx}/s, knee $(field "$bj" connections_per_s)/s, upcalls/conn $(field "$bj" upcalls_per_conn), uptime: $(uptime | sed 's/.*load/load/')" >&2
+  echo "bench-churn: $name pass $rep: max ${mx}/s, knee $(field "$bj" connections_per_s)/s, p99 $(field "$bj" latency_p99_us) us, per conn: upcalls $(field "$bj" upcalls_per_conn), hits $(field "$bj" hits_per_conn), packet-ins $(field "$bj" packet_ins_per_conn), switch CPU $(field "$bj" switch_cpu_us_per_conn) us, path CPU $(field "$bj" path_cpu_us_per_conn) us; uptime: $(uptime | sed 's/.*load/load/')" >&2
   S[$name,load]="$(uptime | sed 's/.*load average: //')"
   if [[ $rep == 1 ]]; then
     CONFIGS+=("$name")

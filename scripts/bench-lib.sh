@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # sourced; OVS_PID and OVSDB are for the caller
 # bench-lib.sh: shell the benchmark scripts share, sourced (not run):
 #   source "$(dirname "$0")/bench-lib.sh"
 # The two-host topology, Open vSwitch userspace and the Linux bridge in the switch
