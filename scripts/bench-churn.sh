@@ -276,8 +276,10 @@ print(1 if not d.get('fail') and d['connections_per_s'] >= 0.95 * $rate and d['l
   if [[ $rep == 1 ]]; then
     CONFIGS+=("$name")
     if [[ -n "$PROFILE_DIR" && -f $PROFILE_DIR/${name//\//-}.data ]]; then
-      perf report -i "$PROFILE_DIR/${name//\//-}.data" --no-children --sort comm,sym --percent-limit 1 --stdio \
-          2>/dev/null | grep -v '^$' | head -60 > "$PROFILE_DIR/${name//\//-}.txt" || true
+      # Shares by process (the shared machine's other work included), then the top symbols.
+      { perf report -i "$PROFILE_DIR/${name//\//-}.data" --no-children --sort comm -g none --percent-limit 1 --stdio
+        perf report -i "$PROFILE_DIR/${name//\//-}.data" --no-children --sort comm,sym -g none --percent-limit 0.5 --stdio
+      } 2>/dev/null | grep -v '^#' | grep -v '^$' | head -80 > "$PROFILE_DIR/${name//\//-}.txt" || true
     fi
   fi
 }
