@@ -27,8 +27,9 @@
 # Layout as bench-switch.sh: namespaces h1 (10.0.0.1), h2 (10.0.0.2) and a
 # switch namespace holding p1, p2; everything is removed on exit or Ctrl-C.
 set -euo pipefail
+source "$(dirname "$0")/bench-lib.sh"
 
-BIN="${FLOWLAB_BINARY:-}"
+BIN=""
 SIZES="1000 10000 100000 1000000"
 DUR=5
 OUT=""
@@ -45,16 +46,8 @@ while getopts "b:n:t:o:m:f:h" opt; do
     *) sed -n '2,31p' "$0"; exit 2 ;;
   esac
 done
-if [[ -z "$BIN" ]]; then
-  for c in build/release/flowlab build/dev/flowlab; do
-    [[ -x $c ]] && { BIN=$c; break; }
-  done
-fi
-[[ -x "$BIN" ]] || { echo "bench-flows: no flowlab binary (use -b PATH or FLOWLAB_BINARY)" >&2; exit 2; }
-[[ $(id -u) == 0 ]] || { echo "bench-flows: needs root" >&2; exit 2; }
-for t in iperf3 ip ovs-vsctl ovs-vswitchd ovsdb-server ovsdb-tool ovs-ofctl python3; do
-  command -v $t >/dev/null || { echo "bench-flows: $t is not installed" >&2; exit 2; }
-done
+BIN=$(bench_binary bench-flows "$BIN")
+bench_require bench-flows iperf3 ip ovs-vsctl ovs-vswitchd ovsdb-server ovsdb-tool ovs-ofctl python3
 
 TAG="bf$$"
 H1="${TAG}h1"; H2="${TAG}h2"; SW="${TAG}sw"
@@ -68,31 +61,18 @@ cleanup() {
   set +e
   [[ -n "$CTL_PID" ]] && kill "$CTL_PID" 2>/dev/null && wait "$CTL_PID" 2>/dev/null
   [[ -n "$FLOWLAB_PID" ]] && kill "$FLOWLAB_PID" 2>/dev/null && wait "$FLOWLAB_PID" 2>/dev/null
-  stop_ovs
+  ovs_stop
   for ns in $H1 $H2 $SW; do ip netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null; ip netns del $ns 2>/dev/null; done
   rm -rf "$RUN"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 now() { date +%s.%N; }
 secs() { python3 -c "import sys; print('%.2f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$2"; }
 rss_kb() { awk '/^VmRSS/ {print $2}' /proc/"$1"/status; }
 
-setup_topology() {
-  ip netns add $H1; ip netns add $H2; ip netns add $SW
-  for i in 1 2; do
-    local h=${TAG}h$i
-    ip link add p$i netns $SW type veth peer name eth0 netns $h
-    in_ns $h ip addr add 10.0.0.$i/24 dev eth0
-    in_ns $h ip link set eth0 up
-    in_ns $h ip link set lo up
-    in_ns $SW ip link set p$i up
-  done
-  in_ns $SW sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-  in_ns $SW ip link set lo up
-}
+setup_topology() { bench_two_hosts $H1 $H2 10.0.0.1/24 10.0.0.2/24; }
 
 # ---- flow files -----------------------------------------------------------
 hosts_file() {  # N -> file of N host flows
@@ -149,35 +129,8 @@ fl_bundle() { in_ns $SW "$BIN" ofctl -t 600 --bundle add-flows $FL "$1"; }
 fl_dump() { in_ns $SW "$BIN" ofctl -t 120 --no-stats dump-flows $FL; }
 fl_del() { in_ns $SW "$BIN" ofctl -t 120 del-flows $FL || true; }
 
-OVSDB="unix:$RUN/ovs/db.sock"
-start_ovs() {
-  export OVS_RUNDIR=$RUN/ovs OVS_LOGDIR=$RUN/ovs OVS_DBDIR=$RUN/ovs
-  rm -rf "$RUN/ovs"; mkdir -p "$RUN/ovs"
-  ovsdb-tool create "$RUN/ovs/conf.db" /usr/share/openvswitch/vswitch.ovsschema
-  in_ns $SW ovsdb-server "$RUN/ovs/conf.db" --remote=punix:$RUN/ovs/db.sock \
-      --pidfile=$RUN/ovs/ovsdb-server.pid --detach --log-file=$RUN/ovs/ovsdb-server.log 2>/dev/null
-  ovs-vsctl --db=$OVSDB --no-wait init
-  ovs-vsctl --db=$OVSDB --no-wait set Open_vSwitch . other_config:userspace-tso-enable=true
-  in_ns $SW ovs-vswitchd $OVSDB --pidfile=$RUN/ovs/ovs-vswitchd.pid --detach \
-      --log-file=$RUN/ovs/ovs-vswitchd.log 2>/dev/null
-  local V="ovs-vsctl --db=$OVSDB"
-  $V add-br br0 -- set bridge br0 datapath_type=netdev protocols=OpenFlow10,OpenFlow13
-  $V add-port br0 p1 -- set interface p1 ofport_request=1
-  $V add-port br0 p2 -- set interface p2 ofport_request=2
-  $V set-fail-mode br0 secure
-  sleep 1
-  ovs-ofctl del-flows br0
-  SWITCH_PID=$(cat $RUN/ovs/ovs-vswitchd.pid)
-}
-stop_ovs() {
-  [[ -d $RUN/ovs ]] || return 0
-  for p in ovs-vswitchd ovsdb-server; do
-    [[ -f $RUN/ovs/$p.pid ]] && kill "$(cat $RUN/ovs/$p.pid)" 2>/dev/null
-  done
-  sleep 0.5
-  in_ns $SW ip link del br0 2>/dev/null   # the netdev bridge's tap stays behind
-  rm -rf "$RUN/ovs"
-}
+start_ovs() { ovs_start true; SWITCH_PID=$OVS_PID; }
+stop_ovs() { ovs_stop; }
 ovs_add() { ovs-ofctl -O OpenFlow13 add-flows br0 "$1"; }
 ovs_bundle() { ovs-ofctl -O OpenFlow13 --bundle add-flows br0 "$1"; }
 ovs_dump() { ovs-ofctl -O OpenFlow13 --no-stats dump-flows br0; }
@@ -295,8 +248,6 @@ has bundle && measure_adds ovs bundle ovs_bundle ovs_dump ovs_del
 has controller && measure_controller_adds ovs ovs_connect ovs_disconnect ovs_dump ovs_del
 [[ -n $FWD_CASES ]] && measure_forwarding ovs ovs_add ovs_del
 stop_ovs
-
-ratio() { python3 -c "import sys; a,b=sys.argv[1],sys.argv[2]; print('-' if '' in (a,b) or 'fail' in (a,b) or float(b)==0 else '%.2fx' % (float(a)/float(b)))" "$1" "$2"; }
 
 printf "\n%-10s %-9s | %-28s | %-20s | %s\n" method flows "add s (flowlab / ovs)" "bytes/flow (fl / ovs)" "dump s (flowlab / ovs)"
 for m in $METHODS; do

@@ -22,8 +22,9 @@
 # holding the other ends of their veths (p1, p2). Every backend runs in the
 # switch namespace in turn; everything is removed on exit, including Ctrl-C.
 set -euo pipefail
+source "$(dirname "$0")/bench-lib.sh"
 
-BIN="${FLOWLAB_BINARY:-}"
+BIN=""
 DUR=5
 REPEATS=3
 OUT=""
@@ -44,16 +45,8 @@ while getopts "b:t:r:o:j:g:P:ah" opt; do
     *) sed -n '2,18p' "$0"; exit 2 ;;
   esac
 done
-if [[ -z "$BIN" ]]; then
-  for c in build/release/flowlab build/switch-rel/flowlab build/port-rel/flowlab build/dev/flowlab; do
-    [[ -x $c ]] && { BIN=$c; break; }
-  done
-fi
-[[ -x "$BIN" ]] || { echo "bench-switch: no flowlab binary (use -b PATH or FLOWLAB_BINARY)" >&2; exit 2; }
-[[ $(id -u) == 0 ]] || { echo "bench-switch: needs root" >&2; exit 2; }
-for t in iperf3 ping ip ovs-vsctl ovs-vswitchd ovsdb-server ovsdb-tool ovs-ofctl python3; do
-  command -v $t >/dev/null || { echo "bench-switch: $t is not installed" >&2; exit 2; }
-done
+BIN=$(bench_binary bench-switch "$BIN")
+bench_require bench-switch iperf3 ping ip ovs-vsctl ovs-vswitchd ovsdb-server ovsdb-tool ovs-ofctl python3
 if [[ -n "$PROFILE_DIR" ]]; then
   command -v perf >/dev/null || { echo "bench-switch: -P needs perf (linux-perf)" >&2; exit 2; }
   mkdir -p "$PROFILE_DIR"
@@ -74,35 +67,16 @@ cleanup() {
   sysctl -qw kernel.bpf_stats_enabled="$BPF_STATS0" 2>/dev/null
   [[ -n "$FLOWLAB_PID" ]] && kill "$FLOWLAB_PID" 2>/dev/null && wait "$FLOWLAB_PID" 2>/dev/null
   [[ -n "$PERF_PID" ]] && kill "$PERF_PID" 2>/dev/null
-  stop_ovs
+  ovs_stop
   for ns in $H1 $H2 $SW $D1 $D2; do ip netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null; ip netns del $ns 2>/dev/null; done
   rm -rf "$RUN"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
-
 setup_topology() {
-  ip netns add $H1; ip netns add $H2; ip netns add $SW
-  for i in 1 2; do
-    local h=${TAG}h$i
-    ip link add p$i netns $SW type veth peer name eth0 netns $h
-    in_ns $h ip addr add 10.0.0.$i/24 dev eth0
-    in_ns $h ip link set eth0 up
-    in_ns $h ip link set lo up
-    in_ns $SW sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-    in_ns $SW ip link set p$i up
-  done
-  in_ns $SW ip link set lo up
-  # "direct": the same two hosts' addresses on one veth pair, no switch.
-  ip netns add $D1; ip netns add $D2
-  ip link add eth0 netns $D1 type veth peer name eth0 netns $D2
-  for i in 1 2; do
-    in_ns ${TAG}d$i ip addr add 10.0.0.$i/24 dev eth0
-    in_ns ${TAG}d$i ip link set eth0 up
-    in_ns ${TAG}d$i ip link set lo up
-  done
+  bench_two_hosts $H1 $H2 10.0.0.1/24 10.0.0.2/24
+  bench_direct_pair $D1 $D2 10.0.0.1/24 10.0.0.2/24
 }
 
 # ---- backends -------------------------------------------------------------
@@ -133,50 +107,15 @@ stop_flowlab() {
   done
 }
 
-ovs_env() { export OVS_RUNDIR=$RUN/ovs OVS_LOGDIR=$RUN/ovs OVS_DBDIR=$RUN/ovs; }
 start_ovs() {  # $1 = true/false userspace TSO
-  ovs_env
-  rm -rf "$RUN/ovs"; mkdir -p "$RUN/ovs"
-  ovsdb-tool create "$RUN/ovs/conf.db" /usr/share/openvswitch/vswitch.ovsschema
-  in_ns $SW ovsdb-server "$RUN/ovs/conf.db" --remote=punix:$RUN/ovs/db.sock \
-      --pidfile=$RUN/ovs/ovsdb-server.pid --detach --log-file=$RUN/ovs/ovsdb-server.log 2>/dev/null
-  ovs-vsctl --db=unix:$RUN/ovs/db.sock --no-wait init
-  [[ $1 == true ]] && ovs-vsctl --db=unix:$RUN/ovs/db.sock --no-wait set Open_vSwitch . other_config:userspace-tso-enable=true
-  in_ns $SW ovs-vswitchd unix:$RUN/ovs/db.sock --pidfile=$RUN/ovs/ovs-vswitchd.pid --detach \
-      --log-file=$RUN/ovs/ovs-vswitchd.log 2>/dev/null
-  local V="ovs-vsctl --db=unix:$RUN/ovs/db.sock"
-  $V add-br br0 -- set bridge br0 datapath_type=netdev protocols=OpenFlow10,OpenFlow13
-  $V add-port br0 p1 -- set interface p1 ofport_request=1
-  $V add-port br0 p2 -- set interface p2 ofport_request=2
-  $V set-fail-mode br0 secure
-  SWITCH_PIDS="$(cat $RUN/ovs/ovs-vswitchd.pid 2>/dev/null)"
-  sleep 1
-  ovs-ofctl del-flows br0
+  ovs_start "$1"
+  SWITCH_PIDS=$OVS_PID
   ovs-ofctl add-flow br0 in_port=1,actions=output:2
   ovs-ofctl add-flow br0 in_port=2,actions=output:1
 }
-stop_ovs() {
-  [[ -d $RUN/ovs ]] || return 0
-  SWITCH_PIDS=""
-  for p in ovs-vswitchd ovsdb-server; do
-    [[ -f $RUN/ovs/$p.pid ]] && kill "$(cat $RUN/ovs/$p.pid)" 2>/dev/null
-  done
-  sleep 0.5
-  in_ns $SW ip link del br0 2>/dev/null   # the netdev bridge's tap stays behind
-  rm -rf "$RUN/ovs"
-}
-
-start_bridge() {
-  in_ns $SW ip link add lbr0 type bridge
-  in_ns $SW ip link set p1 master lbr0
-  in_ns $SW ip link set p2 master lbr0
-  in_ns $SW ip link set lbr0 up
-}
-stop_bridge() { in_ns $SW ip link del lbr0 2>/dev/null || true; }
+stop_ovs() { SWITCH_PIDS=""; ovs_stop; }
 
 # ---- measurements ---------------------------------------------------------
-json_get() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" 2>/dev/null || echo "fail"; }
-
 # Busy CPU time of the whole machine (all cores, jiffies) from /proc/stat.
 busy_jiffies() { awk '/^cpu / {print $2+$3+$4+$7+$8+$9}' /proc/stat; }
 # CPU time (utime+stime, jiffies) of the switch's processes and of the
@@ -236,8 +175,6 @@ measure_rr() {
   kill $srv 2>/dev/null; wait $srv 2>/dev/null || true
 }
 
-median() { python3 -c "import sys,statistics as s; v=[float(x) for x in sys.argv[1:] if x!='fail']; print(('%.3f' % s.median(v)) if v else 'fail')" "$@"; }
-
 # -P: perf samples the whole machine for the middle of one measurement
 # (it starts 0.5 s in and stops a second before the end).
 PERF_PID=""
@@ -282,14 +219,12 @@ run_backend flowlab-tc "start_flowlab tc" stop_flowlab
 run_backend flowlab-afp "start_flowlab af-packet" stop_flowlab
 if [[ $ALL_OVS == 1 ]]; then run_backend ovs "start_ovs false" stop_ovs; BACKENDS+=(ovs); fi
 run_backend ovs-tso "start_ovs true" stop_ovs
-run_backend bridge start_bridge stop_bridge
+run_backend bridge bridge_start bridge_stop
 # The senders' ceiling: the same measurements on a direct veth pair.
 H1_SAVED=$H1; H2_SAVED=$H2; H1=$D1; H2=$D2
 run_backend direct true true
 H1=$H1_SAVED; H2=$H2_SAVED
 BACKENDS+=(ovs-tso bridge direct)
-
-ratio() { python3 -c "import sys; a,b=sys.argv[1],sys.argv[2]; print('-' if 'fail' in (a,b) or float(b)==0 else '%.2fx' % (float(a)/float(b)))" "$1" "$2"; }
 
 printf "\n%-12s %10s %9s %10s %10s %12s %12s %9s %10s\n" backend "TCP Gbit/s" "TCP cores" "TCP ns/KB" "machine" "UDP64 pps" "UDP1470 pps" "ping ms" "rr p50 us"
 for b in "${BACKENDS[@]}"; do

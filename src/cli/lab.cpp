@@ -23,6 +23,10 @@
 // probe-send and probe-recv are in lab_shape.cpp):
 //   flowlab lab tcp-rr-server --port P [--timeout S]
 //   flowlab lab tcp-rr-client --host A --port P [--count N] [--size B] [--timeout S]
+// and the connection-churn generator (scripts/bench-churn.sh; see lab/traffic/tcp_crr.h):
+//   flowlab lab tcp-crr-server --port P [--count N] [--timeout S]
+//   flowlab lab tcp-crr-client --host A --port P (--rate R | --max) (--duration S | --count N)
+//                              [--size B] [--parallel K] [--conn-timeout S]
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
@@ -38,6 +42,7 @@
 #include "lab/run/persistent_lab.h"
 #include "lab/run/runner.h"
 #include "lab/scenario/shaping.h"
+#include "lab/traffic/tcp_crr.h"
 #include "lab/traffic/tcp_rr.h"
 
 namespace flowlab::cli {
@@ -239,6 +244,29 @@ int run_lab(int argc, char** argv) {
   rr_client->add_option("--size", size);
   rr_client->add_option("--timeout", timeout);
 
+  auto* crr_server =
+      app.add_subcommand("tcp-crr-server", "tcp-crr server: answers and closes each connection");
+  auto* crr_client =
+      app.add_subcommand("tcp-crr-client", "tcp-crr client: a new connection per transaction; JSON");
+  crr_server->group("");
+  crr_client->group("");
+  lab::CrrServerOptions crr_srv;
+  lab::CrrClientOptions crr;
+  bool crr_max = false;
+  crr_server->add_option("--port", crr_srv.port);
+  crr_server->add_option("--count", crr_srv.count, "exit after serving N connections");
+  crr_server->add_option("--timeout", crr_srv.timeout_s, "exit after S seconds without a new connection");
+  crr_client->add_option("--host", crr.host)->required();
+  crr_client->add_option("--port", crr.port);
+  crr_client->add_option("--rate", crr.rate, "offered connections per second (open loop)");
+  crr_client->add_flag("--max", crr_max, "as many as --parallel in flight allow (closed loop)");
+  crr_client->add_option("--duration", crr.duration_s, "seconds to offer connections");
+  crr_client->add_option("--count", crr.count, "connections to attempt");
+  crr_client->add_option("--size", crr.size, "request and response bytes");
+  crr_client->add_option("--parallel", crr.parallel, "in flight: --max's window (1), --rate's cap (4096)");
+  crr_client->add_option("--conn-timeout", crr.conn_timeout_s,
+                         "seconds before a connection counts as failed");
+
   auto shape_cmds = add_lab_shape_commands(app);  // delay-line, probe-send/-recv
 
   try {
@@ -359,6 +387,20 @@ int run_lab(int argc, char** argv) {
   if (*rr_server) {
     auto st = lab::tcp_rr_server(port, timeout);
     return st.ok() ? 0 : error_exit(st.error().message);
+  }
+  if (*crr_server) {
+    auto r = lab::tcp_crr_server(crr_srv);
+    if (!r.ok()) return error_exit(r.error().message, 1);
+    std::printf("%s\n", r->dump().c_str());
+    return 0;
+  }
+  if (*crr_client) {
+    if (auto st = lab::check_crr_client_options(crr); !st.ok()) return error_exit(st.error().message, 2);
+    if (crr_max == (crr.rate > 0)) return error_exit("give --rate R or --max, one of them", 2);
+    auto r = lab::tcp_crr_client(crr);
+    if (!r.ok()) return error_exit(r.error().message, 1);
+    std::printf("%s\n", r->dump().c_str());
+    return 0;
   }
   if (*rr_client) {
     auto r = lab::tcp_rr_client(host, port, count, size, timeout);
