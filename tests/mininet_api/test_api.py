@@ -7,10 +7,12 @@ Run by ctest (label lab) as: test_api.py FLOWLAB_BINARY; needs root (exit 77: sk
 import io
 import os
 import re
+import socket
 import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 import unittest
 from contextlib import redirect_stdout
 
@@ -22,7 +24,9 @@ from mininet.cli import CLI  # noqa: E402
 from mininet.link import TCLink  # noqa: E402
 from mininet.log import setLogLevel  # noqa: E402
 from mininet.net import Mininet  # noqa: E402
-from mininet.node import CPULimitedHost, FlowlabSwitch, LinuxBridge  # noqa: E402
+from mininet.lab import RUN_DIR  # noqa: E402
+from mininet.node import (CPULimitedHost, Controller, FlowlabSwitch, LinuxBridge, OVSSwitch,  # noqa: E402
+                          RemoteController)
 from mininet.topo import LinearTopo, SingleSwitchTopo, Topo  # noqa: E402
 
 
@@ -33,6 +37,12 @@ def leftovers(lab_id):
         left.append('/run/flowlab/' + lab_id)
     names = subprocess.run(['ip', 'netns', 'list'], stdout=subprocess.PIPE, text=True).stdout.split()
     return left + [n for n in names if n.startswith('fl%s-' % lab_id)]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
 
 
 def started(net):
@@ -136,6 +146,48 @@ class MininetApi(unittest.TestCase):
             s1.start(net.controllers)
             ok = any('1 received' in h1.cmd('ping -c1 -W1', h2.IP()) for _ in range(20))
             self.assertTrue(ok, 'no ping after s1 started again')
+        finally:
+            net.stop()
+
+    def test_remote_controller_outside_the_lab_carries_the_traffic(self):
+        # A flowlab controller started here, on loopback, outside any lab: the lab's
+        # switches reach it through the lab's relay, as Mininet's reach a controller elsewhere.
+        port = free_port()
+        ctl = subprocess.Popen([MininetScripts.flowlab, 'controller', '--listen', 'ptcp:%d:127.0.0.1' % port,
+                                '--app', 'learning-switch'], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            for _ in range(200):  # until it listens
+                with socket.socket() as probe:
+                    if probe.connect_ex(('127.0.0.1', port)) == 0:
+                        break
+                time.sleep(0.05)
+            net = Mininet(topo=SingleSwitchTopo(3), switch=FlowlabSwitch, build=False)
+            net.addController('c0', controller=RemoteController, ip='127.0.0.1', port=port)
+            net.build()
+            self.assertEqual(net.scenario()['controllers']['c0'],
+                             {'kind': 'remote', 'address': '127.0.0.1', 'port': port})
+            started(net)
+            try:
+                # a flowlab switch forwards nothing without its controller's flows (fail-secure)
+                self.assertEqual(net.pingAll(timeout=2), 0.0)
+            finally:
+                net.stop()
+        finally:
+            ctl.terminate()
+            ctl.communicate(timeout=10)
+
+    def test_ovs_switch_connects_to_each_of_two_controllers_out_of_band(self):
+        net = Mininet(topo=SingleSwitchTopo(2), switch=OVSSwitch, controller=None, build=False)
+        net.addController('c0', controller=Controller)
+        net.addController('c1', controller=Controller)
+        net.build()
+        started(net)
+        try:
+            self.assertEqual(net.pingAll(timeout=2), 0.0)
+            rows = net.switches[0].cmd('ovs-vsctl --db=unix:%s/%s/0/ovs/db.sock --columns=connection_mode,target '
+                                       'list controller' % (RUN_DIR, net.labId))
+            self.assertEqual(rows.count('out-of-band'), 2, rows)
+            self.assertEqual(len(set(re.findall(r'tcp:[\d.]+:\d+', rows))), 2, rows)
         finally:
             net.stop()
 

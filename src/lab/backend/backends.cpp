@@ -208,11 +208,21 @@ Status SwitchInstance::start_ovs(const CaseEnv& env, int controller_port) {
                             here));
   if (controller_port) {
     FLOWLAB_TRY(run_checked(vsctl({"set-fail-mode", br, "secure"}), here));
-    std::vector<std::string> set = {"set-controller", br,
-                                    fmt::format("tcp:{}:{}", controller_host_, controller_port)};
-    for (int p : more_ports_) set.push_back(fmt::format("tcp:{}:{}", controller_host_, p));
+    // One Controller row per controller, each out of band, in one transaction
+    // (`set controller BRIDGE` names a bridge's row only while it has one).
+    std::vector<int> targets = {controller_port};
+    targets.insert(targets.end(), more_ports_.begin(), more_ports_.end());
+    std::string rows;
+    std::vector<std::string> cmd;
+    for (size_t i = 0; i < targets.size(); ++i) {
+      rows += fmt::format("{}@c{}", i ? "," : "", i);
+      cmd.insert(cmd.end(), {"--", fmt::format("--id=@c{}", i), "create", "controller",
+                             fmt::format("target=\"tcp:{}:{}\"", controller_host_, targets[i]),
+                             "connection-mode=out-of-band"});
+    }
+    std::vector<std::string> set = {"set", "bridge", br, "controller=[" + rows + "]"};
+    set.insert(set.end(), cmd.begin(), cmd.end());
     FLOWLAB_TRY(run_checked(vsctl(set), here));
-    FLOWLAB_TRY(run_checked(vsctl({"set", "controller", br, "connection-mode=out-of-band"}), here));
   } else {
     FLOWLAB_TRY(run_checked(vsctl({"set-fail-mode", br, "standalone"}), here));
   }
