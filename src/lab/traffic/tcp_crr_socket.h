@@ -1,4 +1,4 @@
-// Socket helpers the tcp-crr client and server share (internal to lab/traffic).
+// Socket helpers of the tcp-rr and tcp-crr clients and servers (internal to lab/traffic).
 #pragma once
 
 #include <netinet/in.h>

@@ -15,35 +15,13 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "lab/traffic/tcp_crr_socket.h"
 
 namespace flowlab::lab {
 
 namespace {
 
-// Owns a socket fd.
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  Fd& operator=(Fd&& o) noexcept {
-    if (this != &o) {
-      reset();
-      fd_ = std::exchange(o.fd_, -1);
-    }
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  int get() const { return fd_; }
-  void reset() {
-    if (fd_ >= 0) close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_;
-};
+using crr::Fd;
 
 void set_timeouts(int fd, double seconds) {
   timeval tv{};
