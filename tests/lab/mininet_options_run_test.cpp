@@ -128,8 +128,10 @@ TEST_F(LabMininetOptions, IperfudpMeasuresUdpAtItsRate) {
 TEST_F(LabMininetOptions, LinkTcShapesEveryGeneratedLink) {
   if (!have_program("iperf3")) GTEST_SKIP() << "needs iperf3";
   // h1-s1, s1-s2, s2-h2 each 10 Mbit/s and 5 ms each way: an echo crosses six delays.
+  // A queue of 100 packets (120 ms at 10 Mbit/s): with the default 1,000 a 5 s TCP
+  // stream spends its start filling 1.2 s of queue (6.6 Mbit/s measured once so).
   auto r = run_command({FLOWLAB_BINARY, "lab", "run", "--topo", "linear,2", "--switch", "lxbr", "--link",
-                        "tc,bw=10,delay=5ms", "--test", "pingpair+iperf", "--out", out()},
+                        "tc,bw=10,delay=5ms,max_queue_size=100", "--test", "pingpair+iperf", "--out", out()},
                        opts(180));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   json j = results();
