@@ -248,7 +248,10 @@ void ForwardingThread::packet_in(const dp::PacketInInfo& info, const Packet& pkt
 void ForwardingThread::wake_agent_if_needed() {
   if (!queued_to_controller_) return;
   queued_to_controller_ = false;
-  if (!shared_.agent_wake_pending.exchange(true, std::memory_order_acq_rel) && shared_.wake_agent)
+  // The fence pairs with the agent's after it clears the flag (Switch's drain):
+  // either it sees what was pushed, or this sees the flag clear and posts.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (!shared_.agent_wake_pending.exchange(true, std::memory_order_seq_cst) && shared_.wake_agent)
     shared_.wake_agent();
 }
 
