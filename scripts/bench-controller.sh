@@ -19,12 +19,16 @@
 # not read in time), so the rest is the switch's (its counters, on stderr:
 # to-controller queue full, packet-ins shed by pacing) or the sender's; and,
 # for flowlab switch, the switch process's CPU % during the UDP run.
+# UDP_WINDOW=SIZE (e.g. 4M) passes iperf3 -w SIZE: the receiver's socket buffer,
+# for telling the switch's loss from a receiver that is not scheduled in time
+# (default: the kernel's, 208 KB, about 90 datagrams).
 set -u
 BUILD=${1:-build/release}
 SECS=${2:-5}
 SWITCH=${SWITCH:-ovs}
 REPEAT=${REPEAT:-1}
 THREADS=${THREADS:-1}
+UDP_WINDOW=${UDP_WINDOW:-}
 case $SWITCH in ovs|flowlab) ;; *) echo "SWITCH must be ovs or flowlab" >&2; exit 2;; esac
 FLOWLAB=$(readlink -f "$BUILD/flowlab")
 # ../shared/peers from the main checkout, ../../shared/peers from a worktree; HUB_PY overrides.
@@ -242,7 +246,7 @@ run_one() {  # name, command...
   local udp rb0 rb1 s0=0 s1=0
   rb0=$(rcvbuf_errors)
   [ -n "$SW_PID" ] && s0=$(cpu_ticks $SW_PID)
-  udp=$(ip netns exec $H1 timeout $((SECS + 15)) iperf3 -c 10.0.0.2 -p 5202 -u -b 1G -l 1470 -t $SECS -J 2>/dev/null |
+  udp=$(ip netns exec $H1 timeout $((SECS + 15)) iperf3 -c 10.0.0.2 -p 5202 -u -b 1G -l 1470 ${UDP_WINDOW:+-w $UDP_WINDOW} -t $SECS -J 2>/dev/null |
         python3 -c 'import json,sys; e=json.load(sys.stdin)["end"]; r=e["sum_received"]; t=e["sum_sent"]; print("%.3f %.1f %d" % (r["bits_per_second"]/1e9, 100*(1-r["bytes"]/t["bytes"]) if t["bytes"] else 100, t["bytes"] // 1470))' 2>/dev/null || echo "0 100 0")
   [ -n "$SW_PID" ] && s1=$(cpu_ticks $SW_PID)
   kill $srv 2>/dev/null; wait $srv 2>/dev/null
@@ -257,7 +261,7 @@ run_one() {  # name, command...
   echo "$name $tcp $udp $cpu ${rtt:-n/a} ${lat50:-n/a} ${lat99:-n/a} ${nlat:-0} $rcvbuf_pct $sw_cpu"
 }
 
-echo "switch: $SWITCH$([ "$SWITCH" = flowlab ] && echo ", $THREADS forwarding thread(s)")"
+echo "switch: $SWITCH$([ "$SWITCH" = flowlab ] && echo ", $THREADS forwarding thread(s)")${UDP_WINDOW:+, UDP receiver buffer $UDP_WINDOW}"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "controller tcp_gbps udp_delivered_gbps udp_loss_pct ctl_cpu_pct ping_rtt_ms pin_pout_p50_us pin_pout_p99_us samples" \
      "udp_receiver_socket_drop_pct switch_cpu_pct"
