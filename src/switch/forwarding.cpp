@@ -1,6 +1,7 @@
 // ForwardingThread (see the design comment in forwarding.h).
 #include "switch/forwarding.h"
 
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
@@ -85,6 +86,8 @@ void ForwardingThread::stop() {
 
 void ForwardingThread::run() {
   log::debug("switch", "forwarding thread {} started with {} port(s)", index_, rx_ports_.size());
+  // Named for top -H, perf and /proc/PID/task/*/comm (15 characters at most).
+  ::pthread_setname_np(::pthread_self(), fmt::format("flowlab-fwd{}", index_ % 1000).c_str());
   // Wakeup latency is the switch's forwarding latency: on a busy machine an
   // ordinary-priority thread waits behind other runnable tasks for every
   // frame (a Linux bridge forwards in softirq context and never waits). A

@@ -2,6 +2,8 @@
 // and OpenFlow connections; one log line per connection and port change.
 #include "switch/switch.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
@@ -472,7 +474,10 @@ Status Switch::start() {
     ip->arm_fast();
     ip->arm_slow();
   });
-  d.io_thread = std::thread([ip] { ip->io.run(); });
+  d.io_thread = std::thread([ip] {
+    ::pthread_setname_np(::pthread_self(), "flowlab-agent");  // as the forwarding threads' names
+    ip->io.run();
+  });
   std::string ctl;
   for (const auto& c : d.opts.controllers) ctl += (ctl.empty() ? "" : ",") + c.text;
   std::string lis;
