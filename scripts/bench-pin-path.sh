@@ -12,10 +12,11 @@
 # Per run it prints: datagrams sent, the switch's to-controller queue
 # (queued, dropped full), packet-ins shed by pacing, packet-ins sent,
 # packet-outs, frames transmitted on port 2, datagrams the receiving host's
-# socket dropped (h2's UdpRcvbufErrors), and CPU seconds of each switch
-# thread (the heavier is the forwarding thread, the other the agent thread)
-# and of the controller: the forwarding thread's per packet it received
-# (queued + queue-full), the agent's and the controller's per packet-in. CPU per packet-in holds on a
+# socket dropped (h2's UdpRcvbufErrors), and CPU seconds of the switch's
+# forwarding threads (summed; threads named flowlab-fwdN, else the busiest
+# thread) and of its agent thread (flowlab-agent, else the second busiest) and
+# of the controller: the forwarding threads' per packet received (queued +
+# queue-full), the agent's and the controller's per packet-in. CPU per packet-in holds on a
 # loaded machine better than the loss does: the loss depends on whether the
 # sender and receiver get CPU at all.
 set -u
@@ -58,8 +59,8 @@ for i in 1 2; do
 done
 
 ticks() { awk '{print $14+$15}' "$1" 2>/dev/null || echo 0; }
-thread_ticks() {  # pid -> "tid ticks" lines
-  for t in /proc/$1/task/*; do echo "$(basename "$t") $(ticks "$t/stat")"; done
+thread_ticks() {  # pid -> "tid:name ticks" lines
+  for t in /proc/$1/task/*; do echo "$(basename "$t"):$(cat "$t/comm" 2>/dev/null) $(ticks "$t/stat")"; done
 }
 rcvbuf_errors() {
   ip netns exec $H2 awk '/^Udp:/ { if (!n) { for (i = 2; i <= NF; i++) if ($i == "RcvbufErrors") c = i; n = 1 }
@@ -104,10 +105,14 @@ a, b = json.load(open(r + "/s0.json")), json.load(open(r + "/s1.json"))
 d = lambda f: f(b) - f(a)
 pins = d(lambda s: s["packet_ins"]["sent"])
 t0 = dict(l.split() for l in open(r + "/t0")); t1 = dict(l.split() for l in open(r + "/t1"))
-cpu = sorted(((int(t1[k]) - int(t0[k])) / hz for k in t1 if k in t0), reverse=True)
+cpu = {k: (int(t1[k]) - int(t0[k])) / hz for k in t1 if k in t0}
+if any(":flowlab-agent" in k for k in cpu):  # named threads
+    fwd = sum(v for k, v in cpu.items() if ":flowlab-fwd" in k)
+    agent = sum(v for k, v in cpu.items() if ":flowlab-agent" in k)
+else:
+    fwd, agent = (sorted(cpu.values(), reverse=True) + [0, 0])[:2]
 us = lambda s, n=pins: s * 1e6 / n if n else float("nan")
 rx = d(lambda s: s["to_controller"]["queued"]) + d(lambda s: s["to_controller"]["dropped"])
-fwd, agent = (cpu + [0, 0])[:2]
 print("%-6s sent %7d received %7d | queued %7d queue-full %6d shed-by-pacing %6d packet-ins %7d packet-outs %7d "
       "port2-tx %7d | receiver-socket-drops %7d | cpu s: forwarding %.2f (%.2f us/packet) agent %.2f "
       "(%.2f us/packet-in) controller %.2f (%.2f us/packet-in)" % (
