@@ -11,15 +11,31 @@
 #   SWITCH=flowlab puts flowlab switch in OVS's place (veth offloads left at
 #   their defaults, fail-mode secure, 4096 packet buffers): both controllers then
 #   drive the same flowlab switch. REPEAT=N runs each controller N times,
-#   alternating, and takes the ratios from the medians.
+#   alternating, and takes the ratios from the medians. THREADS=N gives
+#   flowlab switch N forwarding threads (--threads, default 1).
+#
+# Where UDP is lost: each row also prints the share of the datagrams sent that
+# the receiving host's socket dropped (h2's UdpRcvbufErrors: the receiver did
+# not read in time), so the rest is the switch's (its counters, on stderr:
+# to-controller queue full, packet-ins shed by pacing) or the sender's; and,
+# for flowlab switch, the switch process's CPU % during the UDP run.
+# UDP_WINDOW=SIZE (e.g. 4M) passes iperf3 -w SIZE: the receiver's socket buffer,
+# for telling the switch's loss from a receiver that is not scheduled in time
+# (default: the kernel's, 208 KB, about 90 datagrams).
 set -u
 BUILD=${1:-build/release}
 SECS=${2:-5}
 SWITCH=${SWITCH:-ovs}
 REPEAT=${REPEAT:-1}
+THREADS=${THREADS:-1}
+UDP_WINDOW=${UDP_WINDOW:-}
 case $SWITCH in ovs|flowlab) ;; *) echo "SWITCH must be ovs or flowlab" >&2; exit 2;; esac
 FLOWLAB=$(readlink -f "$BUILD/flowlab")
-HUB_PY=$(readlink -f "$(dirname "$0")/../../shared/peers/repeater_hub_13.py")
+# ../shared/peers from the main checkout, ../../shared/peers from a worktree; HUB_PY overrides.
+if [ -z "${HUB_PY:-}" ]; then
+  HUB_PY=$(readlink -f "$(dirname "$0")/../../shared/peers/repeater_hub_13.py")
+  [ -f "$HUB_PY" ] || HUB_PY=$(readlink -f "$(dirname "$0")/../../../shared/peers/repeater_hub_13.py")
+fi
 [ -x "$FLOWLAB" ] || { echo "no flowlab binary at $FLOWLAB" >&2; exit 2; }
 [ -f "$HUB_PY" ] || { echo "no $HUB_PY" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "needs root" >&2; exit 2; }
@@ -101,7 +117,7 @@ switch_up() {  # name
   done
   ip netns exec $SW "$FLOWLAB" switch --name s1 --dpid 0x1 --port fcb${P}p1=1 --port fcb${P}p2=2 \
       --controller tcp:127.0.0.1:6653 --fail-mode secure --log-level warn --stats-file $R/$1-switch-stats.json \
-      >$R/$1-switch.log 2>&1 &
+      --threads "$THREADS" >$R/$1-switch.log 2>&1 &
   SW_PID=$!
   for _ in $(seq 50); do
     ip netns exec $H1 ping -c 1 -W 0.2 10.0.0.2 >/dev/null 2>&1 && return 0
@@ -117,15 +133,20 @@ switch_down() {  # name
 import json, sys
 s = json.load(open(sys.argv[1]))
 q, b = s["to_controller"], s["buffers"]
-print("  %s switch: %d queued to controller, %d queue-full drops, %d packet-ins, %d packet-outs, "
-      "buffers evicted %d expired %d, errors sent %d; port rx drops %s, tx drops %s" % (
+print("  %s switch: %d queued to controller, %d queue-full drops, %d packet-ins, %d shed by pacing, "
+      "%d packet-outs, buffers evicted %d expired %d, errors sent %d; port rx drops %s, tx drops %s" % (
       sys.argv[1].split("/")[-1].split("-switch")[0], q["queued"], q["dropped"], s["packet_ins"]["sent"],
-      s["packet_outs"], b["evicted"], b["expired"], s["errors_sent"], [p["rx_dropped"] for p in s["ports"]],
+      s["packet_ins"]["congested"], s["packet_outs"], b["evicted"], b["expired"], s["errors_sent"], [p["rx_dropped"] for p in s["ports"]],
       [p["tx_dropped"] for p in s["ports"]]))
 PY
 }
 
 cpu_ticks() { awk '{print $14+$15}' /proc/$1/stat 2>/dev/null || echo 0; }
+# h2's UDP datagrams dropped at a full socket receive buffer (/proc/net/snmp, Udp: RcvbufErrors).
+rcvbuf_errors() {
+  ip netns exec $H2 awk '/^Udp:/ { if (!n) { for (i = 2; i <= NF; i++) if ($i == "RcvbufErrors") c = i; n = 1 }
+                                    else print $c }' /proc/net/snmp
+}
 
 # Packet-in -> packet-out latency from a pcap of the OpenFlow TCP stream: each
 # OF1.3 packet-in is paired with the next packet-out carrying the same frame.
@@ -196,7 +217,7 @@ run_one() {  # name, command...
     [ -f $R/$name-switch.log ] && cat $R/$name-switch.log >&2
     switch_down $name
     kill $CTL_PID 2>/dev/null; wait $CTL_PID 2>/dev/null; CTL_PID=
-    echo "$name 0 0 100 0 n/a n/a n/a 0"; return
+    echo "$name 0 0 100 0 n/a n/a n/a 0 n/a n/a"; return
   fi
   sleep 1
   ip netns exec $H1 ping -c 3 -W 1 10.0.0.2 >/dev/null  # warm ARP
@@ -222,18 +243,28 @@ run_one() {  # name, command...
   ip netns exec $H2 iperf3 -s -1 -p 5202 >/dev/null 2>&1 &
   srv=$!
   sleep 0.3
-  local udp
-  udp=$(ip netns exec $H1 timeout $((SECS + 15)) iperf3 -c 10.0.0.2 -p 5202 -u -b 1G -l 1470 -t $SECS -J 2>/dev/null |
-        python3 -c 'import json,sys; e=json.load(sys.stdin)["end"]; r=e["sum_received"]; t=e["sum_sent"]; print("%.3f %.1f" % (r["bits_per_second"]/1e9, 100*(1-r["bytes"]/t["bytes"]) if t["bytes"] else 100))' 2>/dev/null || echo "0 100")
+  local udp rb0 rb1 s0=0 s1=0
+  rb0=$(rcvbuf_errors)
+  [ -n "$SW_PID" ] && s0=$(cpu_ticks $SW_PID)
+  udp=$(ip netns exec $H1 timeout $((SECS + 15)) iperf3 -c 10.0.0.2 -p 5202 -u -b 1G -l 1470 ${UDP_WINDOW:+-w $UDP_WINDOW} -t $SECS -J 2>/dev/null |
+        python3 -c 'import json,sys; e=json.load(sys.stdin)["end"]; r=e["sum_received"]; t=e["sum_sent"]; print("%.3f %.1f %d" % (r["bits_per_second"]/1e9, 100*(1-r["bytes"]/t["bytes"]) if t["bytes"] else 100, t["bytes"] // 1470))' 2>/dev/null || echo "0 100 0")
+  [ -n "$SW_PID" ] && s1=$(cpu_ticks $SW_PID)
   kill $srv 2>/dev/null; wait $srv 2>/dev/null
+  rb1=$(rcvbuf_errors)
+  local sent=${udp##* }
+  udp=${udp% *}
+  local rcvbuf_pct sw_cpu="n/a"
+  rcvbuf_pct=$(python3 -c "print('%.1f' % (100 * ($rb1 - $rb0) / $sent if $sent else 0))" 2>/dev/null || echo n/a)
+  [ -n "$SW_PID" ] && sw_cpu=$(( (s1 - s0) * 100 / $(getconf CLK_TCK) / SECS ))
   switch_down $name
   kill $CTL_PID 2>/dev/null; wait $CTL_PID 2>/dev/null; CTL_PID=
-  echo "$name $tcp $udp $cpu ${rtt:-n/a} ${lat50:-n/a} ${lat99:-n/a} ${nlat:-0}"
+  echo "$name $tcp $udp $cpu ${rtt:-n/a} ${lat50:-n/a} ${lat99:-n/a} ${nlat:-0} $rcvbuf_pct $sw_cpu"
 }
 
-echo "switch: $SWITCH"
+echo "switch: $SWITCH$([ "$SWITCH" = flowlab ] && echo ", $THREADS forwarding thread(s)")${UDP_WINDOW:+, UDP receiver buffer $UDP_WINDOW}"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "controller tcp_gbps udp_delivered_gbps udp_loss_pct ctl_cpu_pct ping_rtt_ms pin_pout_p50_us pin_pout_p99_us samples"
+echo "controller tcp_gbps udp_delivered_gbps udp_loss_pct ctl_cpu_pct ping_rtt_ms pin_pout_p50_us pin_pout_p99_us samples" \
+     "udp_receiver_socket_drop_pct switch_cpu_pct"
 # REPEAT rounds, flowlab and os-ken alternating; the ratios use each column's median.
 FS=(); OS=()
 for _ in $(seq "$REPEAT"); do
@@ -253,7 +284,8 @@ def med(rs, i):
 def r(a, b):
     return "%.1fx" % (a / b) if b and a == a and b == b else "n/a"
 cols = [(1, "TCP Gbit/s"), (2, "UDP delivered Gbit/s"), (3, "UDP loss %"), (4, "controller CPU %"),
-        (5, "ping ms"), (6, "pkt-in->pkt-out p50 us"), (7, "p99 us")]
+        (5, "ping ms"), (6, "pkt-in->pkt-out p50 us"), (7, "p99 us"), (9, "UDP dropped at receiver socket %"),
+        (10, "switch CPU % (UDP)")]
 if n > 1:
     print("medians of %d: " % n + "; ".join("%s flowlab %.3g os-ken %.3g" % (name, med(f_rows, i), med(o_rows, i))
                                           for i, name in cols))

@@ -91,6 +91,7 @@ size_t MemoryPort::rx_batch(PacketBatch& batch, size_t max) {
 }
 
 size_t MemoryPort::tx_batch(PacketBatch& batch) {
+  tx_calls_.fetch_add(1);
   if (!link_up()) {
     counters_.add_tx_dropped(batch.size());
     return 0;

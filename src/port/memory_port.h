@@ -36,7 +36,8 @@ class MemoryPort final : public Port {
   void inject(const std::vector<uint8_t>& data, const OffloadInfo& offload = {}) {
     inject(data.data(), data.size(), offload);
   }
-  std::vector<Frame> take_tx();  // frames transmitted since the last call
+  std::vector<Frame> take_tx();                         // frames transmitted since the last call
+  size_t tx_calls() const { return tx_calls_.load(); }  // tx_batch calls so far
   size_t rx_pending() const;
   size_t tx_pending() const;
   void set_link(bool up) { link_up_.store(up, std::memory_order_relaxed); }
@@ -63,6 +64,7 @@ class MemoryPort final : public Port {
   MacAddr mac_;
   uint32_t mtu_;
   std::atomic<bool> link_up_{true};
+  std::atomic<size_t> tx_calls_{0};
   UniqueFd event_;
   mutable std::mutex mu_;
   PortCapabilities caps_;

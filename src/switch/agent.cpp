@@ -1,6 +1,7 @@
 // Agent (see agent.h): requests in, datapath calls and replies out;
 // flow-removed and port-status out. Packet-ins and their pacing:
-// agent_packet_in.cpp; bundles: agent_bundle.cpp; multiparts:
+// agent_packet_in.cpp; packet-outs and their batched frames:
+// agent_packet_out.cpp; bundles: agent_bundle.cpp; multiparts:
 // agent_multipart.cpp.
 #include "switch/agent.h"
 
@@ -27,11 +28,7 @@ class Agent::AgentSinks final : public dp::OutputSink, public dp::ControllerSink
       sp->config_drops.fetch_add(1, std::memory_order_relaxed);
       return;
     }
-    Packet& s = *a_.scratch_;
-    if (!s.assign(pkt.data(), pkt.size())) return;
-    s.offload = pkt.offload;
-    s.in_port = pkt.in_port;
-    sp->port->tx_one(s);
+    a_.transmit(*sp, pkt);
   }
   void packet_in(const dp::PacketInInfo& info, const Packet& pkt) override {
     ToController t;
@@ -70,8 +67,10 @@ Agent::Agent(const SwitchOptions& opts, dp::Datapath& dp, SwitchPorts& ports, Fo
       shared_(shared),
       buffers_(opts.n_buffers, uint64_t(opts.buffer_timeout_ms) * 1'000'000),
       sinks_(std::make_unique<AgentSinks>(*this)),
-      scratch_(std::make_unique<Packet>()) {
+      scratch_(std::make_unique<Packet>()),
+      tx_stage_(ports.size()) {
   ctx_ = std::make_unique<dp::ForwardingContext>(dp_, *sinks_, *sinks_);
+  for (size_t i = 0; i < ports_.size(); ++i) tx_stage_[i].port = &ports_.at(i);
 }
 
 Agent::~Agent() = default;
@@ -135,7 +134,7 @@ void Agent::handle(uint64_t peer_id, const of::Message& msg, ByteSpan raw) {
   const of::MsgType type = msg.type();
   if (type == of::MsgType::kFlowMod || type == of::MsgType::kGroupMod || type == of::MsgType::kMeterMod)
     begin_batch();
-  else
+  else if (type != of::MsgType::kPacketOut)  // a packet-out publishes; its frames stay staged
     end_batch();
   switch (msg.type()) {
     case of::MsgType::kFeaturesRequest:
@@ -263,69 +262,6 @@ void Agent::on_set_config(Peer& p, const of::SetConfig& c, ByteSpan raw) {
   dp_.set_switch_config(c);
 }
 
-void Agent::run_packet_out(Packet& pkt, const of::ActionList& actions) {
-  end_batch();  // the packet must see the flows added before it
-  dp_.packet_out(*ctx_, pkt, actions, monotonic_ns());
-  flush_local_packet_ins();
-}
-
-void Agent::flush_local_packet_ins() {
-  while (!local_packet_ins_.empty()) {
-    std::vector<ToController> v;
-    v.swap(local_packet_ins_);
-    for (auto& t : v) deliver_packet_in(std::move(t));
-  }
-}
-
-void Agent::on_packet_out(Peer& p, const of::PacketOut& po, ByteSpan raw) {
-  if (!writable(p, raw)) return;
-  bool in_port_ok = po.in_port == of::port::kController || po.in_port == of::port::kLocal ||
-                    po.in_port == of::port::kAny || ports_.find(po.in_port) != nullptr;
-  if (!in_port_ok) {
-    send_error(p,
-               OfError::make(of::BadRequestCode::kBadPort,
-                             fmt::format("packet_out: in_port {} is not a port", po.in_port)),
-               raw);
-    return;
-  }
-  if (auto st = dp_.validate_packet_out(po.actions); !st.ok()) {
-    send_error(p, st.error(), raw);
-    return;
-  }
-  Packet owned;  // scratch_ is reused by the output sink; the packet-out has its own
-  if (po.buffer_id != of::kNoBuffer) {
-    BufferStore::Miss why = BufferStore::Miss::kUnknown;
-    auto b = buffers_.take(po.buffer_id, monotonic_ns(), &why);
-    if (!b) {
-      send_error(
-          p,
-          OfError::make(why == BufferStore::Miss::kExpired ? of::BadRequestCode::kBufferEmpty
-                                                           : of::BadRequestCode::kBufferUnknown,
-                        fmt::format("packet_out: buffer {:#x} is {}", po.buffer_id,
-                                    why == BufferStore::Miss::kExpired ? "gone (timed out)" : "unknown")),
-          raw);
-      return;
-    }
-    owned.assign(b->data.data(), b->data.size());
-    owned.offload = b->offload;
-    owned.metadata = b->metadata;
-    owned.tunnel_id = b->tunnel_id;
-  } else {
-    if (po.data.empty()) {
-      send_error(p, OfError::make(of::BadRequestCode::kBadPacket, "packet_out: no buffer id and no data"),
-                 raw);
-      return;
-    }
-    if (!owned.assign(po.data.data(), po.data.size())) {
-      send_error(p, OfError::make(of::BadRequestCode::kBadLen, "packet_out: packet too large"), raw);
-      return;
-    }
-  }
-  owned.in_port = po.in_port;
-  ++counters_.packet_outs;
-  run_packet_out(owned, po.actions);
-}
-
 void Agent::on_flow_mod(Peer& p, const of::FlowMod& fm, ByteSpan raw) {
   if (!writable(p, raw)) return;
   uint64_t now = monotonic_ns();
@@ -450,7 +386,19 @@ void Agent::send_flow_removed(const std::vector<of::FlowRemoved>& frs) {
 void Agent::begin_batch() {
   if (batch_ || !schedule_batch_end_) return;
   batch_ = std::make_unique<dp::DeferredPublish>(dp_);
+  schedule_end();
+}
+
+void Agent::schedule_end() {
+  if (end_scheduled_) return;
+  end_scheduled_ = true;
   schedule_batch_end_();
+}
+
+void Agent::end_batch() {
+  end_scheduled_ = false;
+  batch_.reset();
+  flush_tx();
 }
 
 void Agent::expire(uint64_t now_ns) {

@@ -129,15 +129,24 @@ void Agent::deliver_packet_in(ToController item) {
     pin.cookie = item.info.cookie;
     pin.match = item.info.match();
     pin.data = std::move(data);
+    const size_t bytes = pin.data.size();
+    // The last peer it goes to gets the message itself, the others a copy (the
+    // usual single controller: no copy of its match and data).
+    Peer* last = nullptr;
+    for (auto& [id, p] : peers_)
+      if (takes(p) && pin_room(p)) last = &p;
     for (auto& [id, p] : peers_) {
       if (!takes(p)) continue;
       if (!pin_room(p)) {
         ++counters_.packet_ins_congested;
         continue;
       }
-      reply(p, 0, pin);
+      if (&p == last)
+        reply(p, 0, std::move(pin));
+      else
+        reply(p, 0, pin);
       ++counters_.packet_ins_sent;
-      pin_sent(p, pin.data.size());
+      pin_sent(p, bytes);
     }
   }
 }

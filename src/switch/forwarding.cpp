@@ -1,6 +1,7 @@
 // ForwardingThread (see the design comment in forwarding.h).
 #include "switch/forwarding.h"
 
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
@@ -85,6 +86,8 @@ void ForwardingThread::stop() {
 
 void ForwardingThread::run() {
   log::debug("switch", "forwarding thread {} started with {} port(s)", index_, rx_ports_.size());
+  // Named for top -H, perf and /proc/PID/task/*/comm (15 characters at most).
+  ::pthread_setname_np(::pthread_self(), fmt::format("flowlab-fwd{}", index_ % 1000).c_str());
   // Wakeup latency is the switch's forwarding latency: on a busy machine an
   // ordinary-priority thread waits behind other runnable tasks for every
   // frame (a Linux bridge forwards in softirq context and never waits). A
@@ -248,7 +251,10 @@ void ForwardingThread::packet_in(const dp::PacketInInfo& info, const Packet& pkt
 void ForwardingThread::wake_agent_if_needed() {
   if (!queued_to_controller_) return;
   queued_to_controller_ = false;
-  if (!shared_.agent_wake_pending.exchange(true, std::memory_order_acq_rel) && shared_.wake_agent)
+  // The fence pairs with the agent's after it clears the flag (Switch's drain):
+  // either it sees what was pushed, or this sees the flag clear and posts.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (!shared_.agent_wake_pending.exchange(true, std::memory_order_seq_cst) && shared_.wake_agent)
     shared_.wake_agent();
 }
 

@@ -2,6 +2,8 @@
 // and OpenFlow connections; one log line per connection and port change.
 #include "switch/switch.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
@@ -155,9 +157,16 @@ struct Switch::Impl {
   // packet-outs until thousands more packets were buffered, and the buffers
   // they name would be evicted before they arrive. What is left is posted
   // again, behind the socket reads waiting in the io_context.
+  //
+  // Wake-ups: a forwarding thread posts a drain only when agent_wake_pending
+  // was clear, and the flag is cleared when a drain leaves the rings empty,
+  // not when it starts: packets queued while the agent drains cost the
+  // forwarding thread no post (an eventfd write) and the agent no extra turn.
+  // After clearing, the rings are looked at once more (a fence between: a
+  // packet pushed after they were found empty by a thread that still saw the
+  // flag set is not left waiting for the 100 ms timer).
   static constexpr int kDrainBatch = 128;
   void drain_packet_ins() {
-    shared.agent_wake_pending.store(false, std::memory_order_release);
     bool more = false;
     for (auto& t : threads) {
       int budget = kDrainBatch;
@@ -168,8 +177,15 @@ struct Switch::Impl {
       }
       more = more || budget == 0;
     }
-    if (more && !shared.agent_wake_pending.exchange(true, std::memory_order_acq_rel))
-      asio::post(io, [this] { drain_packet_ins(); });
+    if (!more) {
+      shared.agent_wake_pending.store(false, std::memory_order_seq_cst);
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      for (auto& t : threads) more = more || t->to_controller().size_approx() > 0;
+      if (!more || shared.agent_wake_pending.exchange(true, std::memory_order_acq_rel)) return;
+    } else {
+      shared.agent_wake_pending.store(true, std::memory_order_relaxed);
+    }
+    asio::post(io, [this] { drain_packet_ins(); });
   }
 
   void poll_links() {
@@ -458,7 +474,10 @@ Status Switch::start() {
     ip->arm_fast();
     ip->arm_slow();
   });
-  d.io_thread = std::thread([ip] { ip->io.run(); });
+  d.io_thread = std::thread([ip] {
+    ::pthread_setname_np(::pthread_self(), "flowlab-agent");  // as the forwarding threads' names
+    ip->io.run();
+  });
   std::string ctl;
   for (const auto& c : d.opts.controllers) ctl += (ctl.empty() ? "" : ",") + c.text;
   std::string lis;

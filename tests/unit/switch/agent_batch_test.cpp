@@ -1,6 +1,7 @@
 // The agent under a burst of flow-mods: the changes of one socket read are
 // published as one datapath version, an echo in the middle of the burst and
-// the barrier after it are answered, and every flow is installed.
+// the barrier after it are answered, and every flow is installed. And under a
+// burst of packet-outs: their frames sent in batches, before the barrier.
 #include <fmt/format.h>
 
 #include "switch_harness.h"
@@ -48,6 +49,49 @@ TEST(AgentBatch, BurstIsBatchedAndEchoAndBarrierAreAnswered) {
                 .build();
   fx.mem[0]->inject(f);
   EXPECT_EQ(fx.wait_tx(1, 1).size(), 1u);
+  fx.sw->stop();
+}
+
+// Packet-outs of one read: their frames leave in order, batched (far fewer
+// tx_batch calls than frames), every one of them before the barrier after
+// them is answered; a lone packet-out with nothing after it is sent too.
+TEST(AgentBatch, PacketOutFramesOfOneReadAreSentTogetherBeforeTheBarrierReply) {
+  TestController ctl;
+  SwitchFixture fx(options_with_controller(ctl.port()), 2);
+  ASSERT_TRUE(ctl.wait_ready());
+  constexpr uint32_t kOuts = 200;
+  std::vector<Bytes> frames;
+  std::vector<of::MessageBody> burst;
+  for (uint32_t i = 0; i < kOuts; ++i) {
+    frames.push_back(udp_frame(1, 2, 60 + i));  // payload length tells them apart
+    of::PacketOut po;
+    po.in_port = 1;
+    po.actions = {of::Action::output(2)};
+    po.data = frames.back();
+    burst.emplace_back(std::move(po));
+  }
+  burst.emplace_back(of::BarrierRequest{});
+  const size_t calls0 = fx.mem[1]->tx_calls();
+  std::vector<uint32_t> xids = ctl.send_all(std::move(burst));
+  auto barrier = ctl.wait_xid(xids.back(), std::chrono::seconds(10));
+  ASSERT_TRUE(barrier && barrier->is<of::BarrierReply>());
+  std::vector<MemoryPort::Frame> out = fx.mem[1]->take_tx();  // no wait: sent before the reply
+  ASSERT_EQ(out.size(), kOuts);
+  for (uint32_t i = 0; i < kOuts; ++i) EXPECT_EQ(out[i].data, frames[i]) << "frame " << i;
+  const size_t calls = fx.mem[1]->tx_calls() - calls0;
+  EXPECT_GE(calls, kOuts / PacketBatch::kMax);
+  EXPECT_LT(calls, kOuts / 4) << "packet-out frames were not batched";
+  EXPECT_TRUE(fx.mem[0]->take_tx().empty());
+  EXPECT_EQ(ctl.count(of::MsgType::kError), 0u);
+
+  of::PacketOut lone;
+  lone.in_port = 1;
+  lone.actions = {of::Action::output(2)};
+  lone.data = frames[0];
+  ctl.send(lone);
+  auto got = fx.wait_tx(1, 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].data, frames[0]);
   fx.sw->stop();
 }
 
