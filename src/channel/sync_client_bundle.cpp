@@ -11,9 +11,10 @@ namespace flowlab::channel {
 
 Status SyncClient::send_bundle(const NextMessage& next, uint16_t flags, size_t window) {
   using of::BundleCtrlType;
-  if (version_ != of::kOf13)
-    return fail("{}: bundles need OpenFlow 1.3 (the ONF extension); the switch negotiated version {:#x}",
-                peer_, version_);
+  if (version_ < of::kOf13)
+    return fail(
+        "{}: bundles need OpenFlow 1.3 (the ONF extension) or 1.4; the switch negotiated version {:#x}",
+        peer_, version_);
   const uint32_t id = next_xid();  // any id not open on this connection
   auto control = [&](BundleCtrlType t) {
     return of::make_message(version_, 0, of::encode_bundle_control({id, t, flags, {}}));

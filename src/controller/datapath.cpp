@@ -123,8 +123,18 @@ Result<uint32_t> Datapath::bundle_flow_mods_wire(ByteSpan wire, ReplyCallback cb
     const size_t len = wire.size() - at >= of::kHeaderLen ? load_be16(&wire[at + 2]) : 0;
     if (len < of::kHeaderLen || len > wire.size() - at || wire[at + 1] != uint8_t(of::MsgType::kFlowMod))
       return fail("{}: a bundle's flow-mods must be whole OF1.3 flow-mods", name());
+    const size_t add_at = adds.size();
     auto st = of::encode_bundle_add_wire_to(id, flags, conn_->next_xid(), wire.subspan(at, len), adds);
     if (!st.ok()) return fail("{}: cannot encode a bundled flow-mod: {}", name(), st.error().to_string());
+    // At 1.4 an OF1.3 flow-mod (importance 0) is 1.4's but for its version
+    // byte: the add and its inner message are sent at the connection's version.
+    if (version() == of::kOf14 && wire[at] == of::kOf13) {
+      Bytes inner(adds.end() - long(len), adds.end());
+      inner[0] = of::kOf14;
+      adds.resize(add_at);
+      st = of::encode_bundle_add_wire_to(id, flags, load_be32(&inner[4]), inner, adds);
+      if (!st.ok()) return fail("{}: cannot encode a bundled flow-mod: {}", name(), st.error().to_string());
+    }
     at += len;
   }
   FLOWLAB_TRY(send(of::encode_bundle_control({id, of::BundleCtrlType::kOpenRequest, flags, {}})));

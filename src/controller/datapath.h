@@ -30,7 +30,8 @@ class Datapath : public std::enable_shared_from_this<Datapath> {
 
   uint64_t dpid() const { return dpid_; }
   uint8_t version() const { return conn_->version(); }
-  bool is_of13() const { return version() == of::kOf13; }
+  // OpenFlow 1.3 or later: 1.4 is 1.3's model (tables, cookies masks, groups, bundles).
+  bool is_of13() const { return version() >= of::kOf13; }
   uint32_t n_buffers() const { return n_buffers_; }
   uint8_t n_tables() const { return n_tables_; }
   const std::map<uint32_t, of::PortDesc>& ports() const { return ports_; }

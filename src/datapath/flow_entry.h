@@ -25,6 +25,7 @@ struct FlowEntry {
   uint64_t cookie = 0;
   uint16_t flags = 0;
   uint16_t idle_timeout = 0, hard_timeout = 0;
+  uint16_t importance = 0;  // OF1.4: kept and reported, a modify leaves it
   uint64_t created_ns = 0;
   of::Match match;
   StoredKey key;
@@ -57,6 +58,7 @@ struct FlowEntry {
     c->flags = flags;
     c->idle_timeout = idle_timeout;
     c->hard_timeout = hard_timeout;
+    c->importance = importance;
     c->created_ns = created_ns;
     c->match = match;
     c->key = key;

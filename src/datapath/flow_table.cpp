@@ -27,6 +27,7 @@ std::shared_ptr<FlowEntry> make_entry(const of::FlowMod& fm, of::Match match,
   e->cookie = fm.cookie;
   e->flags = fm.flags;
   e->idle_timeout = fm.idle_timeout;
+  e->importance = fm.importance;
   e->hard_timeout = fm.hard_timeout;
   e->created_ns = now_ns;
   e->match = std::move(match);

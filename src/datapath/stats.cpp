@@ -53,6 +53,7 @@ Result<of::FlowStatsReply, of::OfError> Datapath::flow_stats(const of::FlowStats
                         fs.idle_timeout = e.idle_timeout;
                         fs.hard_timeout = e.hard_timeout;
                         fs.flags = e.flags;
+                        fs.importance = e.importance;
                         fs.cookie = e.cookie;
                         fs.packet_count = e.counters->packets.load(std::memory_order_relaxed);
                         fs.byte_count = e.counters->bytes.load(std::memory_order_relaxed);

@@ -15,6 +15,8 @@ Result<Message, OfError> decode_message(ByteSpan wire) {
       return decode_of10(wire);
     case kOf13:
       return decode_of13(wire);
+    case kOf14:
+      return decode_of14(wire);
     default:
       return unexpected(OfError::make(BadRequestCode::kBadVersion,
                                       "unsupported OpenFlow version " + std::to_string(wire[0])));
@@ -27,6 +29,8 @@ Result<Bytes, OfError> encode_message(const Message& msg) {
       return encode_of10(msg);
     case kOf13:
       return encode_of13(msg);
+    case kOf14:
+      return encode_of14(msg);
     default:
       return unexpected(OfError::make(BadRequestCode::kBadVersion,
                                       "cannot encode OpenFlow version " + std::to_string(msg.version)));
@@ -39,6 +43,8 @@ BasicStatus<OfError> encode_message_to(const Message& msg, Bytes& out) {
       return encode_of10_to(msg, out);
     case kOf13:
       return encode_of13_to(msg, out);
+    case kOf14:
+      return encode_of14_to(msg, out);
     default:
       return unexpected(OfError::make(BadRequestCode::kBadVersion,
                                       "cannot encode OpenFlow version " + std::to_string(msg.version)));
@@ -46,7 +52,7 @@ BasicStatus<OfError> encode_message_to(const Message& msg, Bytes& out) {
 }
 
 Message make_error_reply(const OfError& err, ByteSpan request) {
-  uint8_t version = !request.empty() && request[0] == kOf10 ? kOf10 : kOf13;
+  uint8_t version = !request.empty() && (request[0] == kOf10 || request[0] == kOf14) ? request[0] : kOf13;
   uint32_t xid = request.size() >= kHeaderLen ? load_be32(&request[4]) : 0;
   ErrorMsg e;
   if (version == kOf10) {

@@ -27,6 +27,10 @@ BasicStatus<OfError> encode_message_to(const Message& msg, Bytes& out);
 Result<Message, OfError> decode_of13(ByteSpan wire);
 Result<Bytes, OfError> encode_of13(const Message& msg);
 BasicStatus<OfError> encode_of13_to(const Message& msg, Bytes& out);
+// OF1.4 onto the shared model (openflow/of14/bridge.cpp).
+Result<Message, OfError> decode_of14(ByteSpan wire);
+Result<Bytes, OfError> encode_of14(const Message& msg);
+BasicStatus<OfError> encode_of14_to(const Message& msg, Bytes& out);
 Result<Message, OfError> decode_of10(ByteSpan wire);
 Result<Bytes, OfError> encode_of10(const Message& msg);
 BasicStatus<OfError> encode_of10_to(const Message& msg, Bytes& out);

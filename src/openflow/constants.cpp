@@ -66,6 +66,10 @@ std::string_view to_string(MsgType t) {
       return "OFPT_SET_ASYNC";
     case MsgType::kMeterMod:
       return "OFPT_METER_MOD";
+    case MsgType::kRoleStatus:
+      return "OFPT_ROLE_STATUS";
+    case MsgType::kTableStatus:
+      return "OFPT_TABLE_STATUS";
   }
   return "OFPT_UNKNOWN";
 }

@@ -12,6 +12,7 @@ namespace flowlab::of {
 
 inline constexpr uint8_t kOf10 = 0x01;
 inline constexpr uint8_t kOf13 = 0x04;
+inline constexpr uint8_t kOf14 = 0x05;
 inline constexpr size_t kHeaderLen = 8;
 inline constexpr size_t kMaxMessageLen = 65535;
 
@@ -47,6 +48,8 @@ enum class MsgType : uint8_t {
   kGetAsyncReply = 27,
   kSetAsync = 28,
   kMeterMod = 29,
+  kRoleStatus = 30,   // OF1.4
+  kTableStatus = 31,  // OF1.4
 };
 std::string_view to_string(MsgType t);
 

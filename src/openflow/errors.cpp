@@ -76,6 +76,17 @@ constexpr std::array<std::string_view, 6> kTableFeaturesFailed = {
     "OFPTFFC_BAD_TABLE", "OFPTFFC_BAD_METADATA", "OFPTFFC_BAD_TYPE",
     "OFPTFFC_BAD_LEN",   "OFPTFFC_BAD_ARGUMENT", "OFPTFFC_EPERM"};
 
+// OF1.4
+constexpr std::array<std::string_view, 9> kBadProperty = {
+    "OFPBPC_BAD_TYPE",     "OFPBPC_BAD_LEN",       "OFPBPC_BAD_VALUE",
+    "OFPBPC_TOO_MANY",     "OFPBPC_DUP_TYPE",      "OFPBPC_BAD_EXPERIMENTER",
+    "OFPBPC_BAD_EXP_TYPE", "OFPBPC_BAD_EXP_VALUE", "OFPBPC_EPERM"};
+constexpr std::array<std::string_view, 16> kBundleFailed = {
+    "OFPBFC_UNKNOWN",       "OFPBFC_EPERM",          "OFPBFC_BAD_ID",    "OFPBFC_BUNDLE_EXIST",
+    "OFPBFC_BUNDLE_CLOSED", "OFPBFC_OUT_OF_BUNDLES", "OFPBFC_BAD_TYPE",  "OFPBFC_BAD_FLAGS",
+    "OFPBFC_MSG_BAD_LEN",   "OFPBFC_MSG_BAD_XID",    "OFPBFC_MSG_UNSUP", "OFPBFC_MSG_CONFLICT",
+    "OFPBFC_MSG_TOO_MANY",  "OFPBFC_MSG_FAILED",     "OFPBFC_TIMEOUT",   "OFPBFC_BUNDLE_IN_PROGRESS"};
+
 std::span<const std::string_view> code_names(ErrorType t) {
   switch (t) {
     case ErrorType::kHelloFailed:
@@ -106,6 +117,12 @@ std::span<const std::string_view> code_names(ErrorType t) {
       return kMeterModFailed;
     case ErrorType::kTableFeaturesFailed:
       return kTableFeaturesFailed;
+    case ErrorType::kBadProperty:
+      return kBadProperty;
+    case ErrorType::kBundleFailed:
+      return kBundleFailed;
+    case ErrorType::kAsyncConfigFailed:
+    case ErrorType::kFlowMonitorFailed:
     case ErrorType::kExperimenter:
       break;
   }
@@ -144,6 +161,14 @@ std::string_view to_string(ErrorType t) {
       return "OFPET_METER_MOD_FAILED";
     case ErrorType::kTableFeaturesFailed:
       return "OFPET_TABLE_FEATURES_FAILED";
+    case ErrorType::kBadProperty:
+      return "OFPET_BAD_PROPERTY";
+    case ErrorType::kAsyncConfigFailed:
+      return "OFPET_ASYNC_CONFIG_FAILED";
+    case ErrorType::kFlowMonitorFailed:
+      return "OFPET_FLOW_MONITOR_FAILED";
+    case ErrorType::kBundleFailed:
+      return "OFPET_BUNDLE_FAILED";
     case ErrorType::kExperimenter:
       return "OFPET_EXPERIMENTER";
   }

@@ -27,6 +27,10 @@ enum class ErrorType : uint16_t {
   kRoleRequestFailed = 11,
   kMeterModFailed = 12,
   kTableFeaturesFailed = 13,
+  kBadProperty = 14,  // OF1.4
+  kAsyncConfigFailed = 15,
+  kFlowMonitorFailed = 16,
+  kBundleFailed = 17,
   kExperimenter = 0xffff,
 };
 

@@ -1,10 +1,15 @@
-// The OpenFlow message model: one set of structs for OF1.0 and OF1.3.
+// The OpenFlow message model: one set of structs for OF1.0, OF1.3 and OF1.4.
 //
 // Numbering is OF1.3's (types, 32-bit ports, OXM matches, instructions). OF1.0
 // messages decode into the same structs: an OF1.0 flow-mod's actions become one
 // apply-actions instruction, its ofp_match becomes OXM fields, its 16-bit ports
 // widen (0xfff8 -> 0xfffffff8), stats become multipart. Fields OF1.0 lacks keep
 // their defaults. Each message carries its wire version and xid in `Message`.
+// OF1.4 (openflow/of14/) maps onto the same structs: a flow-mod's importance,
+// ports' ethernet property (PortDesc's ethernet fields), set-async properties
+// (AsyncConfig, with the kinds 1.4 added), role and table status; the
+// standard bundle messages become the ONF extension's experimenter messages
+// (openflow/of13/bundle.h), so one bundle machine serves both versions.
 #pragma once
 
 #include <array>
@@ -327,6 +332,7 @@ struct FlowMod {
   uint16_t flags = 0;
   Match match;
   InstructionList instructions;  // OF1.0: one apply-actions instruction
+  uint16_t importance = 0;       // OF1.4 (eviction); 0 in older versions
   bool operator==(const FlowMod&) const = default;
 };
 struct GroupMod {
@@ -425,6 +431,7 @@ struct FlowStats {
   uint64_t packet_count = 0, byte_count = 0;
   Match match;
   InstructionList instructions;
+  uint16_t importance = 0;  // OF1.4
   bool operator==(const FlowStats&) const = default;
 };
 struct FlowStatsReply {
@@ -596,6 +603,12 @@ struct RoleReply : Role {
 struct AsyncConfig {
   // [0] = master/equal, [1] = slave
   std::array<uint32_t, 2> packet_in_mask{}, port_status_mask{}, flow_removed_mask{};
+  // OF1.4 only: role status, table status, request forward.
+  std::array<uint32_t, 2> role_status_mask{}, table_status_mask{}, requestforward_mask{};
+  // OF1.4 set-async carries properties: bit n set = property type n is present
+  // (type n: kind n/2, slave when n is even); the others stay as they were.
+  // OF1.3 set-async and every get-async reply: all present.
+  uint16_t present = 0xfff;
   bool operator==(const AsyncConfig&) const = default;
 };
 struct GetAsyncRequest {
@@ -615,13 +628,31 @@ struct MeterMod {
   bool operator==(const MeterMod&) const = default;
 };
 
+// OF1.4 asynchronous messages.
+enum class RoleStatusReason : uint8_t { kMasterRequest = 0, kConfig = 1, kExperimenter = 2 };
+struct RoleStatus {
+  ControllerRole role = ControllerRole::kEqual;
+  RoleStatusReason reason = RoleStatusReason::kMasterRequest;
+  uint64_t generation_id = 0;
+  Bytes properties;  // raw TLVs
+  bool operator==(const RoleStatus&) const = default;
+};
+enum class TableStatusReason : uint8_t { kVacancyDown = 3, kVacancyUp = 4 };
+struct TableStatus {
+  TableStatusReason reason = TableStatusReason::kVacancyDown;
+  uint8_t table_id = 0;
+  uint32_t config = 0;
+  Bytes properties;  // eviction / vacancy TLVs of the ofp_table_desc
+  bool operator==(const TableStatus&) const = default;
+};
+
 // Alternatives are in MsgType order; type_of() relies on it.
 using MessageBody =
     std::variant<Hello, ErrorMsg, EchoRequest, EchoReply, ExperimenterMsg, FeaturesRequest, FeaturesReply,
                  GetConfigRequest, GetConfigReply, SetConfig, PacketIn, FlowRemoved, PortStatus, PacketOut,
                  FlowMod, GroupMod, PortMod, TableMod, MultipartRequest, MultipartReply, BarrierRequest,
                  BarrierReply, QueueGetConfigRequest, QueueGetConfigReply, RoleRequest, RoleReply,
-                 GetAsyncRequest, GetAsyncReply, SetAsync, MeterMod>;
+                 GetAsyncRequest, GetAsyncReply, SetAsync, MeterMod, RoleStatus, TableStatus>;
 
 struct Message {
   uint8_t version = kOf13;

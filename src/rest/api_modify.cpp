@@ -81,7 +81,7 @@ std::optional<HttpResponse> handle_modify(SwitchAccess& sw, const Request& r) {
     return done(sw.modify(*dpid, std::move(*gm)));
   }
   if (what == "meterentry") {
-    if (s->version != of::kOf13)
+    if (s->version < of::kOf13)
       return error_response(400, fmt::format("meters need OpenFlow 1.3; dpid {} speaks 1.0", *dpid));
     auto mm = meter_mod_from_json(*b, of::MeterModCommand(*c));
     if (!mm.ok()) return error_response(400, mm.error().message);

@@ -78,7 +78,7 @@ std::optional<HttpResponse> handle_stats(SwitchAccess& sw, const Request& r) {
   uint64_t dpid = s->dpid;
   uint8_t v = s->version;
   bool needs13 = kind == "group" || kind == "groupdesc" || kind == "meter" || kind == "meterconfig";
-  if (needs13 && v != of::kOf13)
+  if (needs13 && v < of::kOf13)
     return error_response(400, fmt::format("/stats/{} needs OpenFlow 1.3; dpid {} speaks 1.0", kind, dpid));
 
   if (kind == "desc") {
@@ -104,7 +104,7 @@ std::optional<HttpResponse> handle_stats(SwitchAccess& sw, const Request& r) {
     return reply(dpid, ask(sw, dpid, of::TableStatsRequest{}, &of::TableStatsReply::stats),
                  [v](const auto& t) { return table_stats_to_json(t, v); });
   if (kind == "portdesc") {
-    if (v != of::kOf13) return wrap(dpid, port_desc_to_json(s->ports, v));  // OF1.0: from the features reply
+    if (v < of::kOf13) return wrap(dpid, port_desc_to_json(s->ports, v));  // OF1.0: from the features reply
     return reply(dpid, ask(sw, dpid, of::PortDescRequest{}, &of::PortDescReply::ports),
                  [v](const auto& p) { return port_desc_to_json(p, v); });
   }

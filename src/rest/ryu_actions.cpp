@@ -240,7 +240,7 @@ Result<of::InstructionList> instructions_from_json(const Json& actions, const of
   auto once = [&](of::InstructionType t, std::string_view name) -> Status {
     for (const auto& i : out)
       if (i.type == t) return fail("actions: {} given twice", name);
-    if (version != of::kOf13) return fail("actions: {} needs OpenFlow 1.3 (this switch speaks 1.0)", name);
+    if (version < of::kOf13) return fail("actions: {} needs OpenFlow 1.3 (this switch speaks 1.0)", name);
     return {};
   };
   for (const auto& a : actions) {

@@ -118,7 +118,7 @@ Result<of::FlowStatsRequest> flow_stats_request_from_json(const Json& body, uint
 }
 
 Result<of::GroupMod> group_mod_from_json(const Json& body, of::GroupModCommand cmd, uint8_t version) {
-  if (version != of::kOf13) return fail("groups need OpenFlow 1.3 (this switch speaks 1.0)");
+  if (version < of::kOf13) return fail("groups need OpenFlow 1.3 (this switch speaks 1.0)");
   of::GroupMod gm;
   gm.command = cmd;
   FLOWLAB_ASSIGN_OR_RETURN(gm.type, group_type(body));

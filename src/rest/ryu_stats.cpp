@@ -14,7 +14,7 @@ uint64_t wire_length(uint8_t version, const Entry& e, std::vector<Entry> Reply::
   Reply r;
   (r.*list).push_back(e);
   auto bytes = of::encode_message(of::make_message(version, 0, of::MultipartReply{0, std::move(r)}));
-  size_t header = version == of::kOf13 ? 16 : 12;  // ofp_header + multipart (stats) header
+  size_t header = version >= of::kOf13 ? 16 : 12;  // ofp_header + multipart (stats) header
   return bytes.ok() && bytes->size() >= header ? bytes->size() - header : 0;
 }
 
@@ -50,7 +50,7 @@ Json flow_stats_to_json(const std::vector<of::FlowStats>& flows, uint8_t version
               {"actions", instructions_to_json(f.instructions)},
               {"match", match_to_json(f.match)},
               {"table_id", f.table_id}};
-    if (version == of::kOf13) j["flags"] = f.flags;
+    if (version >= of::kOf13) j["flags"] = f.flags;
     out.push_back(std::move(j));
   }
   return out;
@@ -77,7 +77,7 @@ Json port_stats_to_json(const std::vector<of::PortStats>& ports, uint8_t version
               {"rx_over_err", p.rx_over_err},
               {"rx_crc_err", p.rx_crc_err},
               {"collisions", p.collisions}};
-    if (version == of::kOf13) {
+    if (version >= of::kOf13) {
       j["duration_sec"] = p.duration_sec;
       j["duration_nsec"] = p.duration_nsec;
     }
@@ -98,7 +98,7 @@ Json port_desc_to_json(const std::vector<of::PortDesc>& ports, uint8_t version) 
               {"advertised", p.advertised},
               {"supported", p.supported},
               {"peer", p.peer}};
-    if (version == of::kOf13) {
+    if (version >= of::kOf13) {
       j["curr_speed"] = p.curr_speed;
       j["max_speed"] = p.max_speed;
     }

@@ -44,14 +44,29 @@ class Agent::AgentSinks final : public dp::OutputSink, public dp::ControllerSink
 
 namespace {
 
-// OF1.3 6.1.1 default asynchronous configuration.
+// OF1.3 6.1.1 default asynchronous configuration; OF1.4 7.3.10 adds role
+// status (every reason, every role) and table status (vacancy down and up).
 of::AsyncConfig default_async(bool service) {
   of::AsyncConfig a;
   if (service) return a;  // service connections (ofctl): nothing unless asked
   a.packet_in_mask = {0x7, 0x0};
   a.port_status_mask = {0x7, 0x7};
   a.flow_removed_mask = {0xf, 0x0};
+  a.role_status_mask = {0x7, 0x7};
+  a.table_status_mask = {0x18, 0x18};
   return a;
+}
+
+// An OF1.4 set-async changes only the kinds it carries (`present`); 1.3's carries all.
+void apply_async(of::AsyncConfig& to, const of::AsyncConfig& set) {
+  std::array<uint32_t, 2>* dst[] = {&to.packet_in_mask,   &to.port_status_mask,  &to.flow_removed_mask,
+                                    &to.role_status_mask, &to.table_status_mask, &to.requestforward_mask};
+  const std::array<uint32_t, 2>* src[] = {&set.packet_in_mask,    &set.port_status_mask,
+                                          &set.flow_removed_mask, &set.role_status_mask,
+                                          &set.table_status_mask, &set.requestforward_mask};
+  for (size_t kind = 0; kind < 6; ++kind)
+    for (size_t slot = 0; slot < 2; ++slot)  // slot 0 master (odd type), 1 slave (even type)
+      if (set.present >> (2 * kind + (slot == 0 ? 1 : 0)) & 1) (*dst[kind])[slot] = (*src[kind])[slot];
 }
 
 OfError err_is_slave() {
@@ -201,7 +216,7 @@ void Agent::handle(uint64_t peer_id, const of::Message& msg, ByteSpan raw) {
       break;
     }
     case of::MsgType::kSetAsync:
-      p.async = msg.as<of::SetAsync>();
+      apply_async(p.async, msg.as<of::SetAsync>());
       break;
     case of::MsgType::kEchoRequest:  // normally answered by the channel
       reply(p, xid, of::EchoReply{msg.as<of::EchoRequest>().data});
@@ -347,6 +362,15 @@ void Agent::on_role(Peer& p, const of::Message& m, ByteSpan raw) {
       if (id != p.id && other.role == R::kMaster) {
         other.role = R::kSlave;
         log::info("switch", "{}: now slave ({} became master)", other.name, p.name);
+        // OF1.4 7.4.4: the demoted controller hears it in a role status.
+        if (other.version >= of::kOf14 && wants(other, 3, uint8_t(of::RoleStatusReason::kMasterRequest))) {
+          of::RoleStatus rs;
+          rs.role = R::kSlave;
+          rs.reason = of::RoleStatusReason::kMasterRequest;
+          rs.generation_id = rq.generation_id;
+          reply(other, 0, std::move(rs));
+          ++counters_.role_status_sent;
+        }
       }
   }
   if (rq.role != R::kNoChange && rq.role != p.role) {
@@ -367,7 +391,8 @@ bool Agent::wants(const Peer& p, int kind, uint8_t reason) const {
   size_t idx = p.role == of::ControllerRole::kSlave ? 1 : 0;
   uint32_t mask = kind == 0   ? p.async.packet_in_mask[idx]
                   : kind == 1 ? p.async.port_status_mask[idx]
-                              : p.async.flow_removed_mask[idx];
+                  : kind == 2 ? p.async.flow_removed_mask[idx]
+                              : p.async.role_status_mask[idx];
   return mask & (1u << reason);
 }
 

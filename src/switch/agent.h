@@ -51,7 +51,8 @@ struct AgentCounters {
   uint64_t flow_removed_sent = 0;
   uint64_t port_status_sent = 0;
   uint64_t bundles_committed = 0;
-  uint64_t bundles_failed = 0;  // commits refused (a flow-mod failed: nothing applied)
+  uint64_t bundles_failed = 0;    // commits refused (a flow-mod failed: nothing applied)
+  uint64_t role_status_sent = 0;  // OF1.4: to a master demoted by another's request
 };
 
 class Agent {
@@ -212,7 +213,8 @@ class Agent {
   void send_chunked(Peer& p, uint32_t xid, Reply reply, std::vector<Elem> Reply::*items);
 
   void send_flow_removed(const std::vector<of::FlowRemoved>& frs);
-  bool wants(const Peer& p, int kind, uint8_t reason) const;  // kind: 0 pin, 1 port status, 2 flow removed
+  // kind: 0 pin, 1 port status, 2 flow removed, 3 role status
+  bool wants(const Peer& p, int kind, uint8_t reason) const;
   // Tells the datapath whether an OF1.0 controller is connected (its table-miss semantics).
   void note_of10_controllers();
   // Runs a packet through `actions` as a packet-out (on the agent thread).

@@ -1,5 +1,6 @@
-// The agent's bundles (ONF extension for OF1.3, openflow/of13/bundle.h): open,
-// add, close, commit, discard.
+// The agent's bundles (ONF extension for OF1.3, openflow/of13/bundle.h, and
+// OF1.4's standard bundles, which the codec hands over as the same messages):
+// open, add, close, commit, discard.
 //
 // A bundle belongs to the connection that opened it and dies with it. Adds
 // are checked as they arrive (the inner message decodes, is a flow-mod, has
@@ -32,7 +33,9 @@ constexpr size_t kBundleCommitLogged = 10'000;  // flow-mods: bigger commits log
 void Agent::send_bundle_error(Peer& p, BundleFailedCode code, ByteSpan raw, std::string_view why) {
   ++counters_.errors_sent;
   log::debug("switch", "{}: bundle error {}: {}", p.name, of::to_string(code), why);
-  p.send(of::make_bundle_error(code, raw));
+  of::Message m = of::make_bundle_error(code, raw);
+  m.version = p.version;  // OF1.4: sent as OFPET_BUNDLE_FAILED (codec.h)
+  p.send(std::move(m));
 }
 
 void Agent::drop_bundles(Peer& p) {
@@ -43,7 +46,8 @@ void Agent::drop_bundles(Peer& p) {
 void Agent::on_experimenter(Peer& p, const of::Message& m, ByteSpan raw) {
   const auto& e = m.as<of::ExperimenterMsg>();
   if (p.version == of::kOf13 && e.experimenter == of::kFlowlabExperimenter) return on_trace(p, m, raw);
-  if (p.version != of::kOf13 || e.experimenter != of::kOnfExperimenter) {
+  // OF1.4's standard bundle messages arrive here as the ONF extension's (codec.h).
+  if (p.version < of::kOf13 || e.experimenter != of::kOnfExperimenter) {
     send_error(p,
                of::OfError::make(of::BadRequestCode::kBadExperimenter,
                                  fmt::format("experimenter {:#x} is not supported", e.experimenter)),
@@ -123,9 +127,11 @@ void Agent::on_bundle_add(Peer& p, uint32_t xid, const of::BundleAddView& a, Byt
     return send_bundle_error(p, BundleFailedCode::kBadFlags, raw, "flags differ from the bundle's");
   if (load_be32(&a.message[4]) != xid)
     return send_bundle_error(p, BundleFailedCode::kMsgBadXid, raw, "inner xid differs from the add's");
-  if (a.message[0] != of::kOf13)
-    return send_bundle_error(p, BundleFailedCode::kMsgUnsup, raw, "inner message is not OF1.3");
-  auto inner = of::decode_of13(a.message);
+  if (a.message[0] != p.version)
+    return send_bundle_error(
+        p, BundleFailedCode::kMsgUnsup, raw,
+        fmt::format("inner message version {} is not the connection's {}", a.message[0], p.version));
+  auto inner = of::decode_message(a.message);
   if (!inner.ok()) return send_error(p, inner.error(), a.message);
   if (!inner->is<of::FlowMod>())
     return send_bundle_error(p, BundleFailedCode::kMsgUnsup, raw,

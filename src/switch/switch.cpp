@@ -33,7 +33,10 @@ namespace flowlab::sw {
 namespace {
 
 std::string version_name(uint8_t v) {
-  return v == of::kOf10 ? "OpenFlow 1.0" : v == of::kOf13 ? "OpenFlow 1.3" : fmt::format("version {}", v);
+  return v == of::kOf10   ? "OpenFlow 1.0"
+         : v == of::kOf13 ? "OpenFlow 1.3"
+         : v == of::kOf14 ? "OpenFlow 1.4"
+                          : fmt::format("version {}", v);
 }
 
 std::string offload_summary(const PortCapabilities& c) {
@@ -78,6 +81,7 @@ struct Switch::Impl {
   channel::ConnectionOptions conn_options(const std::string& name) const {
     channel::ConnectionOptions o;
     o.versions.clear();
+    if (opts.version_bitmap & (1u << of::kOf14)) o.versions.push_back(of::kOf14);
     if (opts.version_bitmap & (1u << of::kOf13)) o.versions.push_back(of::kOf13);
     if (opts.version_bitmap & (1u << of::kOf10)) o.versions.push_back(of::kOf10);
     o.echo_interval = std::chrono::milliseconds(opts.echo_interval_ms);
@@ -371,7 +375,7 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts,
   }
   d.ports = std::make_unique<SwitchPorts>(std::move(ports));
   dp::DatapathConfig cfg;
-  cfg.of10 = !(opts.version_bitmap & (1u << of::kOf13));
+  cfg.of10 = !(opts.version_bitmap & ((1u << of::kOf13) | (1u << of::kOf14)));
   cfg.n_tables = cfg.of10 ? 1 : opts.n_tables;
   d.dp = std::make_unique<dp::Datapath>(cfg, d.ports.get());
   d.agent = std::make_unique<Agent>(opts, *d.dp, *d.ports, d.shared);

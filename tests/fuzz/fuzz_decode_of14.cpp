@@ -11,7 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace flowlab;
   using namespace flowlab::of::of14;
   Bytes in(data, data + size);
-  if (size >= 1) in[0] = kOf14;  // reach past the version check on every input
+  if (size >= 1) in[0] = flowlab::of::kOf14;  // reach past the version check on every input
   if (size >= 4) store_be16(&in[2], uint16_t(size));
   auto msg = decode_of14(in);
   if (!msg.ok()) return 0;

@@ -1,5 +1,5 @@
 // flowlab controller driving Open vSwitch (userspace, datapath_type=netdev) with
-// two hosts in namespaces the test creates: learning-switch (OF1.3 and OF1.0),
+// two hosts in namespaces the test creates: learning-switch (OF1.4, OF1.3 and OF1.0),
 // hub, firewall, and the learning switch with OVS connecting over TLS. Needs
 // root, ovs-vswitchd, ovsdb-server, iperf3, openssl; skips otherwise.
 // OVS's AF_PACKET ports break TCP with veth offloads on (see peers/README.md),
@@ -267,6 +267,8 @@ void learning_switch_case(const char* protocols, const char* ofctl_version, bool
     if (l.find("priority=1,") != std::string::npos && n_packets(l) > 0) ++learned_used;
   EXPECT_GE(learned_used, 2) << dump.out;  // both directions carry traffic
   EXPECT_NE(t.log().find("switch up"), std::string::npos) << t.log();
+  const std::string v = fmt::format("OpenFlow 1.{}", protocols[9]);  // "OpenFlow14" -> "OpenFlow 1.4"
+  EXPECT_NE(t.log().find(v), std::string::npos) << "controller did not speak " << v << ":\n" << t.log();
   if (tls) {
     auto ctl = t.vsctl("--columns=target list controller");
     EXPECT_NE(ctl.out.find("ssl:127.0.0.1:6653"), std::string::npos) << ctl.out;
@@ -279,6 +281,10 @@ TEST_F(ControllerOvs, LearningSwitchOf13PingIperfAndLearnedFlows) {
 }
 TEST_F(ControllerOvs, LearningSwitchOf10PingIperfAndLearnedFlows) {
   learning_switch_case("OpenFlow10", "OpenFlow10");
+}
+// OVS offers only 1.4; the controller (offering 1.4, 1.3, 1.0) speaks it.
+TEST_F(ControllerOvs, LearningSwitchOf14PingIperfAndLearnedFlows) {
+  learning_switch_case("OpenFlow14", "OpenFlow14");
 }
 
 // OVS connects over TLS (ssl:) to flowlab controller's pssl: listener; the

@@ -24,8 +24,9 @@ bool link_local(const uint8_t* dst, uint16_t eth_type) {
 }  // namespace
 
 const LearningSwitch::Wire* LearningSwitch::wire_for(Datapath& dp) {
-  size_t slot = dp.version() == of::kOf13 ? 1 : 0;
-  if (dp.version() != of::kOf13 && dp.version() != of::kOf10) return nullptr;
+  // One slot per version: 1.0, 1.3, 1.4 (1.3's layout, version 5).
+  size_t slot = dp.version() == of::kOf14 ? 2 : dp.version() == of::kOf13 ? 1 : 0;
+  if (dp.version() != of::kOf14 && dp.version() != of::kOf13 && dp.version() != of::kOf10) return nullptr;
   if (!wire_[slot]) {
     wire_[slot] = Wire::build(dp.version(), table_for(dp), idle_timeout_);
     if (!wire_[slot]) {

@@ -43,7 +43,7 @@ class LearningSwitch : public App {
   const Wire* wire_for(Datapath& dp);  // builds it on first use; call with mu_ held
   uint16_t idle_timeout_;
   mutable std::mutex mu_;
-  std::array<std::shared_ptr<const Wire>, 2> wire_;
+  std::array<std::shared_ptr<const Wire>, 3> wire_;                              // OF1.0, OF1.3, OF1.4
   std::unordered_map<uint64_t, std::unordered_map<uint64_t, uint32_t>> tables_;  // dpid -> mac -> port
 };
 

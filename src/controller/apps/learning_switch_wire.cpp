@@ -38,7 +38,7 @@ bool encode(uint8_t version, uint32_t xid, of::MessageBody body, Bytes& out) {
 }  // namespace
 
 bool LearningSwitch::Wire::put_port(uint8_t* p, uint32_t port) const {
-  if (version == of::kOf13) {
+  if (version >= of::kOf13) {
     store_be32(p, port);
     return true;
   }
@@ -88,7 +88,7 @@ auto LearningSwitch::Wire::build(uint8_t version, uint8_t table, uint16_t idle)
   static constexpr uint8_t kZero[6] = {};
   if (!encode(version, 0, learned_flow(table, 1, kZero, kZero, 1, idle), w->flow)) return nullptr;
   if (!encode(version, 0, sample_packet_out(of::kNoBuffer, 1, 1, {}), w->out)) return nullptr;
-  if (version == of::kOf13) {
+  if (version >= of::kOf13) {  // 1.4's flow-mod and packet-out are 1.3's
     // ofp_flow_mod (48) + ofp_match with OXM in_port(8) eth_src(10) eth_dst(10) + apply-actions(8) +
     // output(16).
     w->flow_in_port = 56, w->flow_src = 64, w->flow_dst = 74, w->flow_port = 92;

@@ -249,6 +249,10 @@ void error_to_of10(ErrorType t, uint16_t code, uint16_t& wire_type, uint16_t& wi
       break;
     case ErrorType::kRoleRequestFailed:
     case ErrorType::kMeterModFailed:
+    case ErrorType::kBadProperty:  // OF1.4 kinds: never from a 1.0 request
+    case ErrorType::kAsyncConfigFailed:
+    case ErrorType::kFlowMonitorFailed:
+    case ErrorType::kBundleFailed:
       w = bad_request(k10BrcBadType);
       break;
     case ErrorType::kTableFeaturesFailed:

@@ -161,16 +161,27 @@ ExperimenterMsg encode_bundle_add(const BundleAdd& a) {
   return e;
 }
 
+namespace {
+// The add's header: OF1.3's experimenter message (ONF extension), or for an
+// OF1.4 inner message 1.4's own OFPT_BUNDLE_ADD_MESSAGE (34), whose body is
+// the same after the experimenter id and type.
+void add_header(ByteWriter& w, uint8_t version, uint16_t len, uint32_t xid) {
+  const bool standard = version == kOf14;
+  w.u8(standard ? kOf14 : kOf13);
+  w.u8(standard ? uint8_t(34) : static_cast<uint8_t>(MsgType::kExperimenter));
+  w.u16(len);
+  w.u32(xid);
+  if (standard) return;
+  w.u32(kOnfExperimenter);
+  w.u32(kOnfBundleAdd);
+}
+}  // namespace
+
 BasicStatus<OfError> encode_bundle_add_to(uint32_t bundle_id, uint16_t flags, const Message& inner,
                                           Bytes& out) {
   const size_t start = out.size();
   ByteWriter w(out);
-  w.u8(kOf13);
-  w.u8(static_cast<uint8_t>(MsgType::kExperimenter));
-  w.u16(0);  // length, patched below
-  w.u32(inner.xid);
-  w.u32(kOnfExperimenter);
-  w.u32(kOnfBundleAdd);
+  add_header(w, inner.version, 0, inner.xid);  // length patched below
   w.u32(bundle_id);
   w.u16(0);
   w.u16(flags);
@@ -190,26 +201,23 @@ BasicStatus<OfError> encode_bundle_add_to(uint32_t bundle_id, uint16_t flags, co
 
 BasicStatus<OfError> encode_bundle_add_wire_to(uint32_t bundle_id, uint16_t flags, uint32_t xid,
                                                ByteSpan inner, Bytes& out) {
-  if (inner.size() < kHeaderLen || inner[0] != kOf13 || load_be16(&inner[2]) != inner.size())
+  if (inner.size() < kHeaderLen || (inner[0] != kOf13 && inner[0] != kOf14) ||
+      load_be16(&inner[2]) != inner.size())
     return unexpected(
-        OfError::make(BadRequestCode::kBadLen, "a bundled message must be one whole OF1.3 message"));
-  const size_t len = 24 + inner.size();
+        OfError::make(BadRequestCode::kBadLen, "a bundled message must be one whole OF1.3 or OF1.4 message"));
+  const size_t head = inner[0] == kOf14 ? 16 : 24;
+  const size_t len = head + inner.size();
   if (len > kMaxMessageLen)
     return unexpected(OfError::make(
         BadRequestCode::kBadLen, fmt::format("a bundle add of {} bytes exceeds the 65535-byte limit", len)));
   const size_t start = out.size();
   ByteWriter w(out);
-  w.u8(kOf13);
-  w.u8(static_cast<uint8_t>(MsgType::kExperimenter));
-  w.u16(uint16_t(len));
-  w.u32(xid);
-  w.u32(kOnfExperimenter);
-  w.u32(kOnfBundleAdd);
+  add_header(w, inner[0], uint16_t(len), xid);
   w.u32(bundle_id);
   w.u16(0);
   w.u16(flags);
   w.bytes(inner);
-  store_be32(&out[start + 24 + 4], xid);  // the inner message's xid is the add's
+  store_be32(&out[start + head + 4], xid);  // the inner message's xid is the add's
   return {};
 }
 

@@ -110,12 +110,13 @@ Result<BundleAdd, BundleError> decode_bundle_add(const ExperimenterMsg& e);
 Result<BundleAddView, BundleError> decode_bundle_add_view(const ExperimenterMsg& e);
 ExperimenterMsg encode_bundle_add(const BundleAdd& a);
 ExperimenterMsg encode_bundle_control(const BundleControl& c);
-// Appends a whole OF1.3 bundle-add message carrying `inner` to `out`:
+// Appends a whole OF1.3 bundle-add message carrying `inner` to `out` (for an
+// OF1.4 `inner`, 1.4's standard OFPT_BUNDLE_ADD_MESSAGE):
 // `inner` is encoded in place (no copy), its xid is the add's, and there are
 // no properties. On an error `out` is left as it was.
 BasicStatus<OfError> encode_bundle_add_to(uint32_t bundle_id, uint16_t flags, const Message& inner,
                                           Bytes& out);
-// The same for an inner message already encoded (OF1.3): copied, its xid set to `xid`.
+// The same for an inner message already encoded (OF1.3 or OF1.4): copied, its xid set to `xid`.
 BasicStatus<OfError> encode_bundle_add_wire_to(uint32_t bundle_id, uint16_t flags, uint32_t xid,
                                                ByteSpan inner, Bytes& out);
 

@@ -369,6 +369,9 @@ Result<MessageBody, OfError> decode_body(MsgType t, Cursor& c) {
       FLOWLAB_ASSIGN_OR_RETURN(m.bands, of13::decode_bands(c.take(c.remaining())));
       return MessageBody(std::move(m));
     }
+    case MsgType::kRoleStatus:  // OF1.4 (of14/), refused above by type
+    case MsgType::kTableStatus:
+      break;
   }
   return unexpected(OfError::make(BadRequestCode::kBadType, "unknown message type", 1));
 }

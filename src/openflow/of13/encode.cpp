@@ -134,6 +134,8 @@ BasicStatus<OfError> encode_body(const MessageBody& body, ByteWriter& w) {
           w.patch_u16(len_at, uint16_t(alen));
           w.bytes(b.data);
         } else if constexpr (std::is_same_v<T, FlowMod>) {
+          if (b.importance)
+            return unexpected(OfError::make(BadRequestCode::kBadVersion, "importance needs OpenFlow 1.4"));
           w.u64(b.cookie);
           w.u64(b.cookie_mask);
           w.u8(b.table_id);
@@ -180,6 +182,8 @@ BasicStatus<OfError> encode_body(const MessageBody& body, ByteWriter& w) {
           w.u16(b.flags);
           w.u32(b.meter_id);
           FLOWLAB_TRY(of13::encode_bands(b.bands, w));
+        } else if constexpr (std::is_same_v<T, RoleStatus> || std::is_same_v<T, TableStatus>) {
+          return unexpected(OfError::make(BadRequestCode::kBadType, "an OpenFlow 1.4 message"));
         }
         // Header-only messages (features/config/async requests, barriers) have no body.
         return {};

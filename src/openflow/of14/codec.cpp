@@ -49,14 +49,16 @@ Result<Message, OfError> decode_multipart_reply(ByteSpan wire, uint32_t xid) {
       }
       return Message{xid, std::move(r)};
     }
-    case MultipartType::kPortStats:
-    case MultipartType::kQueue:
-      return unexpected(
-          err(BadRequestCode::kBadMultipart,
-              fmt::format("OF1.4 multipart reply type {} (port/queue stats with properties) is not "
-                          "decoded by this codec",
-                          mp),
-              8));
+    case MultipartType::kPortStats: {
+      auto r = decode_port_stats(wire, flags);
+      if (!r.ok()) return unexpected(std::move(r.error()));
+      return Message{xid, std::move(*r)};
+    }
+    case MultipartType::kQueue: {
+      auto r = decode_queue_stats(wire, flags);
+      if (!r.ok()) return unexpected(std::move(r.error()));
+      return Message{xid, std::move(*r)};
+    }
     case MultipartType::kFlow: {
       // importance sits in 1.3's padding: read it, zero it, decode as 1.3.
       Bytes copy(wire.begin(), wire.end());
@@ -278,7 +280,9 @@ Result<Bytes, OfError> encode_shared(of::Message m, uint32_t xid) {
 }
 
 Result<Bytes, OfError> encode_flow_mod(const FlowMod& f, uint32_t xid) {
-  auto wire = encode_shared(make_message(kOf13, xid, f.mod), xid);
+  of::FlowMod m = f.mod;
+  m.importance = 0;  // written below, where 1.3 has padding
+  auto wire = encode_shared(make_message(kOf13, xid, std::move(m)), xid);
   if (!wire.ok()) return wire;
   store_be16(&(*wire)[kFlowModImportanceOff], f.importance);
   return wire;
@@ -357,6 +361,17 @@ Result<Bytes, OfError> encode_of14(const Message& msg) {
             w.u16(8);
             w.u32(p.mask);
           }
+        } else if constexpr (std::is_same_v<T, PortStatsReply> || std::is_same_v<T, QueueStatsReply>) {
+          header(out, uint8_t(MsgType::kMultipartReply), msg.xid);
+          ByteWriter w(out);
+          constexpr bool kPorts = std::is_same_v<T, PortStatsReply>;
+          w.u16(uint16_t(kPorts ? MultipartType::kPortStats : MultipartType::kQueue));
+          w.u16(b.flags);
+          w.zeros(4);
+          if constexpr (kPorts)
+            encode_port_stats(b, out);
+          else
+            encode_queue_stats(b, out);
         } else if constexpr (std::is_same_v<T, BundleControl>) {
           header(out, uint8_t(Type::kBundleControl), msg.xid);
           ExperimenterMsg e = encode_bundle_control(b);

@@ -18,10 +18,13 @@
 //   - the standard bundles: OFPT_BUNDLE_CONTROL (33) and
 //     OFPT_BUNDLE_ADD_MESSAGE (34), whose bodies are the ONF OF1.3
 //     extension's (of13/bundle.h structs, flags ATOMIC / ORDERED).
+//   - port and queue stats replies: entries with a length and properties
+//     (ports: the ethernet property with the error counters), stats.cpp.
 // Parts of 1.4 with a different wire that this codec does not decode yet
-// (port and queue stats replies, table/queue description, flow monitor,
-// request-forward, table-mod properties) are refused with an error that
-// names them, never decoded the 1.3 way.
+// (table/queue description, flow monitor, request-forward, table-mod
+// properties) are refused with an error that names them, never decoded the
+// 1.3 way. bridge.cpp maps all of it onto the shared model (codec.h's
+// decode_of14/encode_of14, what decode_message uses for version 5).
 //
 // Invariants. decode_of14 never reads past the message; a decoded message
 // re-encodes to the same bytes when the input was canonical (zero padding,
@@ -39,8 +42,6 @@
 #include "openflow/of13/bundle.h"
 
 namespace flowlab::of::of14 {
-
-inline constexpr uint8_t kOf14 = 0x05;
 
 enum class Type : uint8_t {
   kRoleStatus = 30,
@@ -101,22 +102,24 @@ struct PortDescReply {
   bool operator==(const PortDescReply&) const = default;
 };
 
-enum class RoleStatusReason : uint8_t { kMasterRequest = 0, kConfig = 1, kExperimenter = 2 };
-struct RoleStatus {
-  ControllerRole role = ControllerRole::kEqual;
-  RoleStatusReason reason = RoleStatusReason::kMasterRequest;
-  uint64_t generation_id = 0;
-  Bytes properties;
-  bool operator==(const RoleStatus&) const = default;
-};
+// Role and table status are the shared model's (message.h).
+using of::RoleStatus;
+using of::RoleStatusReason;
+using of::TableStatus;
+using of::TableStatusReason;
 
-enum class TableStatusReason : uint8_t { kVacancyDown = 3, kVacancyUp = 4 };
-struct TableStatus {
-  TableStatusReason reason = TableStatusReason::kVacancyDown;
-  uint8_t table_id = 0;
-  uint32_t config = 0;
-  Bytes properties;  // eviction / vacancy TLVs of the ofp_table_desc
-  bool operator==(const TableStatus&) const = default;
+// OFPMP_PORT_STATS reply: 1.3's counters, rx_frame_err .. collisions in the
+// ethernet property (the optical property, if a sender adds one, is dropped).
+struct PortStatsReply {
+  uint16_t flags = 0;
+  std::vector<PortStats> stats;
+  bool operator==(const PortStatsReply&) const = default;
+};
+// OFPMP_QUEUE_STATS reply: 1.3's entries with a length and properties (none kept).
+struct QueueStatsReply {
+  uint16_t flags = 0;
+  std::vector<QueueStats> stats;
+  bool operator==(const QueueStatsReply&) const = default;
 };
 
 // ofp_async_config_prop_type: an even type is the slave mask, odd the master.
@@ -149,8 +152,9 @@ struct AsyncConfig {
 // status, flow removed) applied over it; the other kinds are not in the model.
 of::AsyncConfig apply_async(const of::AsyncConfig& base, const AsyncConfig& props);
 
-using Body = std::variant<of::Message, FlowMod, FlowStatsReply, PortStatus, PortMod, PortDescReply,
-                          RoleStatus, TableStatus, AsyncConfig, BundleControl, BundleAdd>;
+using Body =
+    std::variant<of::Message, FlowMod, FlowStatsReply, PortStatus, PortMod, PortDescReply, RoleStatus,
+                 TableStatus, AsyncConfig, BundleControl, BundleAdd, PortStatsReply, QueueStatsReply>;
 
 struct Message {
   uint32_t xid = 0;
@@ -171,5 +175,11 @@ void encode_port_mod(const PortMod& p, Bytes& out);
 // TLV properties (type, length >= 4, padded to 8): checks the list; what is
 // wrong in `why`.
 bool properties_ok(ByteSpan props, std::string& why);
+
+// ---- stats replies (stats.cpp): the multipart body after the 16-byte header ----
+Result<PortStatsReply, OfError> decode_port_stats(ByteSpan wire, uint16_t flags);
+void encode_port_stats(const PortStatsReply& r, Bytes& out);
+Result<QueueStatsReply, OfError> decode_queue_stats(ByteSpan wire, uint16_t flags);
+void encode_queue_stats(const QueueStatsReply& r, Bytes& out);
 
 }  // namespace flowlab::of::of14

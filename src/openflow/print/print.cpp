@@ -21,6 +21,8 @@ std::string version_tag(uint8_t v) {
       return " (OF1.2)";
     case kOf13:
       return " (OF1.3)";
+    case kOf14:
+      return " (OF1.4)";
     default:
       return fmt::format(" (OF 0x{:02x})", v);
   }

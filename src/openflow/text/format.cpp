@@ -360,6 +360,7 @@ std::string format_flow_stats(const FlowStats& fs, bool show_stats) {
   if (fs.idle_timeout) s += fmt::format("idle_timeout={}, ", fs.idle_timeout);
   if (fs.hard_timeout) s += fmt::format("hard_timeout={}, ", fs.hard_timeout);
   append_flags(s, fs.flags);
+  if (fs.importance) s += fmt::format("importance={}, ", fs.importance);
   s += format_match(fs.match, fs.priority);
   if (s.back() != ' ') s += ' ';
   s += "actions=" + format_instructions(fs.instructions);
@@ -381,6 +382,7 @@ std::string format_flow_mod_text(const FlowMod& fm) {
   }
   if (fm.idle_timeout) put(fmt::format("idle_timeout={}", fm.idle_timeout));
   if (fm.hard_timeout) put(fmt::format("hard_timeout={}", fm.hard_timeout));
+  if (fm.importance) put(fmt::format("importance={}", fm.importance));
   if (fm.out_port != port::kAny) put("out_port=" + format_port(fm.out_port));
   if (fm.out_group != group::kAny) put(fmt::format("out_group={}", fm.out_group));
   if (fm.buffer_id != kNoBuffer) put(fmt::format("buffer_id={:#x}", fm.buffer_id));

@@ -309,10 +309,12 @@ struct FlowParser {
       fm.priority = uint16_t(*v);
       return std::nullopt;
     }
-    if (k == "idle_timeout" || k == "hard_timeout") {
+    if (k == "idle_timeout" || k == "hard_timeout" || k == "importance") {
       auto v = number(kv, 0xffff);
       if (!v.ok()) return v.error();
-      (k == "idle_timeout" ? fm.idle_timeout : fm.hard_timeout) = uint16_t(*v);
+      (k == "idle_timeout"   ? fm.idle_timeout
+       : k == "hard_timeout" ? fm.hard_timeout
+                             : fm.importance) = uint16_t(*v);
       return std::nullopt;
     }
     if (k == "cookie") {

@@ -65,7 +65,7 @@ const std::map<std::string, Vector>& vectors() {
 
 TEST(Of14Codec, EveryOskenVectorRoundTrips) {
   NEED_OSKEN();
-  EXPECT_GE(vectors().size(), 22u);
+  EXPECT_GE(vectors().size(), 24u);
   for (const auto& [name, v] : vectors()) {
     auto m = decode_of14(v.wire);
     ASSERT_TRUE(m.ok()) << name << ": " << m.error().to_string();
@@ -180,6 +180,27 @@ TEST(Of14Codec, RoleTableStatusAsyncAndBundles) {
   EXPECT_EQ(std::get<FlowMod>(inner->body).mod.priority, 10);
 }
 
+TEST(Of14Codec, PortAndQueueStatsWithProperties) {
+  NEED_OSKEN();
+  const json& want = vectors().at("port_stats_reply").fields;
+  auto ps = decode_of14(vectors().at("port_stats_reply").wire);
+  ASSERT_TRUE(ps.ok()) << ps.error().to_string();
+  const auto& s = std::get<PortStatsReply>(ps->body).stats;
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].port_no, want["port_no"].get<uint32_t>());
+  EXPECT_EQ(s[0].rx_packets, want["rx_packets"].get<uint64_t>());
+  EXPECT_EQ(s[0].tx_errors, want["tx_errors"].get<uint64_t>());
+  EXPECT_EQ(s[0].rx_frame_err, want["rx_frame_err"].get<uint64_t>());
+  EXPECT_EQ(s[0].collisions, want["collisions"].get<uint64_t>());
+  EXPECT_EQ(s[0].duration_sec, 9u);
+  auto qs = decode_of14(vectors().at("queue_stats_reply").wire);
+  ASSERT_TRUE(qs.ok()) << qs.error().to_string();
+  const auto& q = std::get<QueueStatsReply>(qs->body).stats;
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].queue_id, 1u);
+  EXPECT_EQ(q[0].tx_bytes, 1000u);
+}
+
 TEST(Of14Codec, TruncationsFailCleanly) {
   NEED_OSKEN();
   for (const auto& [name, v] : vectors()) {
@@ -210,11 +231,17 @@ TEST(Of14Codec, BadPropertiesAndUndecodedPartsAreRefused) {
   ASSERT_FALSE(decode_of14(sa).ok());
   EXPECT_EQ(uint16_t(decode_of14(sa).error().type), kErrBadProperty);
 
-  // A port stats reply (1.4: entries with properties) is refused by name.
-  Bytes port_stats = {kOf14, 19, 0, 16, 0, 0, 0, 1, 0, 4, 0, 0, 0, 0, 0, 0};
+  // A port stats entry whose ethernet property has the wrong length.
+  Bytes port_stats = vectors().at("port_stats_reply").wire;
+  store_be16(&port_stats[16 + 80 + 2], 32);
   auto ps = decode_of14(port_stats);
   ASSERT_FALSE(ps.ok());
-  EXPECT_EQ(ps.error().code, uint16_t(BadRequestCode::kBadMultipart));
+  EXPECT_EQ(uint16_t(ps.error().type), kErrBadProperty);
+  // A table description request (1.4 multipart 14) is refused by name.
+  Bytes table_desc = {kOf14, 19, 0, 16, 0, 0, 0, 1, 0, 14, 0, 0, 0, 0, 0, 0};
+  auto td = decode_of14(table_desc);
+  ASSERT_FALSE(td.ok());
+  EXPECT_EQ(td.error().code, uint16_t(BadRequestCode::kBadMultipart));
   Bytes reqfwd = {kOf14, 32, 0, 8, 0, 0, 0, 1};
   EXPECT_FALSE(decode_of14(reqfwd).ok());
   Bytes of13_hello = {kOf13, 0, 0, 8, 0, 0, 0, 1};

@@ -158,6 +158,28 @@ def main():
            struct.pack("!HH4x", ofp.OFPMP_FLOW, 0) + bytes(entry),
            {"type": 19, "importance": 42, "packet_count": 100, "match_len": mlen, "inst_len": ilen},
            check_flow_stats)
+
+    eth = struct.pack(ofp.OFP_PORT_STATS_PROP_ETHERNET_PACK_STR, ofp.OFPPSPT_ETHERNET,
+                      ofp.OFP_PORT_STATS_PROP_ETHERNET_SIZE, 11, 12, 13, 14)
+    pstats = struct.pack(ofp.OFP_PORT_STATS_PACK_STR, ofp.OFP_PORT_STATS_SIZE + len(eth), 3, 9, 500,
+                         1, 2, 3, 4, 5, 6, 7, 8) + eth
+
+    def check_port_stats(m):
+        s = m.body[0]
+        assert s.port_no == 3 and s.rx_packets == 1 and s.tx_errors == 8
+        assert s.properties[0].rx_frame_err == 11 and s.properties[0].collisions == 14
+    packed("port_stats_reply", ofp.OFPT_MULTIPART_REPLY,
+           struct.pack("!HH4x", ofp.OFPMP_PORT_STATS, 0) + pstats,
+           {"type": 19, "port_no": 3, "rx_packets": 1, "tx_errors": 8, "rx_frame_err": 11, "collisions": 14},
+           check_port_stats)
+
+    qstats = struct.pack(ofp.OFP_QUEUE_STATS_PACK_STR, ofp.OFP_QUEUE_STATS_SIZE, 2, 1, 1000, 10, 0, 4, 5)
+
+    def check_queue_stats(m):
+        assert m.body[0].port_no == 2 and m.body[0].tx_bytes == 1000
+    packed("queue_stats_reply", ofp.OFPT_MULTIPART_REPLY,
+           struct.pack("!HH4x", ofp.OFPMP_QUEUE_STATS, 0) + qstats,
+           {"type": 19, "port_no": 2, "queue_id": 1, "tx_bytes": 1000}, check_queue_stats)
     return 0
 
 

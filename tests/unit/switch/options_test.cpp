@@ -148,6 +148,8 @@ TEST(SwitchOptions, DpidProtocolsFailMode) {
   EXPECT_FALSE(parse_dpid("12ab").ok());
   EXPECT_EQ(*parse_protocols("OpenFlow13"), 1u << 4);
   EXPECT_EQ(*parse_protocols("OpenFlow13,OpenFlow10"), (1u << 4) | (1u << 1));
+  EXPECT_EQ(*parse_protocols("OpenFlow10,OpenFlow13,OpenFlow14"), (1u << 5) | (1u << 4) | (1u << 1));
+  EXPECT_EQ(SwitchOptions{}.version_bitmap, (1u << 5) | (1u << 4) | (1u << 1));  // the default: all three
   EXPECT_FALSE(parse_protocols("OpenFlow15").ok());
   EXPECT_FALSE(parse_protocols("").ok());
   EXPECT_EQ(*parse_fail_mode("standalone"), FailMode::kStandalone);
