@@ -11,6 +11,7 @@
 
 #include "lab/format/json_access.h"
 #include "lab/format/svg_chart.h"
+#include "lab/host/arp_announce.h"
 #include "lab/host/netns.h"
 #include "lab/host/process.h"
 
@@ -170,6 +171,11 @@ PingallPacing pingall_pacing(size_t n, int parallel, const PingallPath& path) {
   p.gap_ms = n > 50 ? 2 : 1;
   double budget = 1000.0 / double(std::max<size_t>(n, 1)) * p.gap_ms;
   p.sources = size_t(std::clamp(int(budget), 1, std::max(parallel, 1)));
+  p.announce = n >= kAnnounceHosts;
+  if (p.announce && path.controller_switches == 0) {
+    p.gap_ms = 1;  // unicast only: an echo and its reply cross the bridges, nothing floods
+    p.sources = size_t(std::max(parallel, 1));
+  }
   if (path.controller_switches > 0) {
     double s = double(path.controller_switches);
     // One source alone must stay within the budget: widen its gap if not.
@@ -242,6 +248,53 @@ class HostArpPatience {
     return "net.ipv4.neigh." + ifname + ".retrans_time_ms";
   }
   std::vector<std::pair<std::string, std::string>> set_;
+  std::string note_;
+};
+
+// The hosts' announcements (PingallPacing::announce): arp_accept on in every host
+// namespace, then one gratuitous ARP from each host, a millisecond apart (a
+// broadcast reaches every host: all at once would overrun the bridges' backlog);
+// arp_accept back to the kernel's 0 after the test. The neighbours learned so wait
+// unused until their source's turn, minutes at 1,024 hosts, and the kernel's
+// garbage collector drops an entry unused for gc_stale_time (60 s): the hosts'
+// interfaces get an hour for the test, 60 s again after.
+class HostsAnnounced {
+ public:
+  HostsAnnounced(const std::vector<PingallHost>& hosts, bool announce) {
+    if (!announce) return;
+    for (const auto& h : hosts) {
+      if (write_sysctl_in(h.ns, kAccept, "1").ok()) accepting_.push_back(h.ns);
+      for (const auto& i : h.ifnames)
+        if (i.find('.') == std::string::npos && write_sysctl_in(h.ns, stale_key(i), "3600").ok())
+          patient_.emplace_back(h.ns, i);
+    }
+    size_t announced = 0;
+    for (const auto& ns : accepting_) {
+      if (interrupted()) break;
+      auto sent = announce_addresses_in(ns);
+      announced += sent.ok() && *sent > 0;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    sleep_unless_interrupted(0.2);  // the last broadcasts reach everyone
+    note_ = fmt::format(
+        "; {} of {} hosts announced their addresses first (gratuitous ARP, arp_accept on for the test)",
+        announced, hosts.size());
+  }
+  ~HostsAnnounced() {
+    for (const auto& ns : accepting_) (void)write_sysctl_in(ns, kAccept, "0");
+    for (const auto& [ns, i] : patient_) (void)write_sysctl_in(ns, stale_key(i), "60");
+  }
+  HostsAnnounced(const HostsAnnounced&) = delete;
+  HostsAnnounced& operator=(const HostsAnnounced&) = delete;
+  const std::string& note() const { return note_; }
+
+ private:
+  static constexpr const char* kAccept = "net.ipv4.conf.all.arp_accept";
+  static std::string stale_key(const std::string& ifname) {
+    return "net.ipv4.neigh." + ifname + ".gc_stale_time";
+  }
+  std::vector<std::string> accepting_;
+  std::vector<std::pair<std::string, std::string>> patient_;
   std::string note_;
 };
 
@@ -327,6 +380,7 @@ PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& ho
   NeighbourTableRoom room(n * n + 1024);
   const PingallPacing pacing = pingall_pacing(n, parallel, path);
   HostArpPatience arp(hosts, pacing.arp_retrans_ms);
+  HostsAnnounced announced(hosts, pacing.announce);
   std::string command;
   // Through controlled switches, as many pings at once as fping would have sources.
   const size_t workers = path.controller_switches ? pacing.sources : size_t(std::max(parallel, 1));
@@ -365,7 +419,7 @@ PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& ho
         out.pairs.push_back(std::move(p));
       }
   }
-  out.outcome.command += room.note() + arp.note();
+  out.outcome.command += room.note() + arp.note() + announced.note();
   if (interrupted()) {
     out.outcome.status = "failed";
     out.outcome.reason = "interrupted";
