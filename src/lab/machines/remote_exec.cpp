@@ -147,8 +147,8 @@ Result<ExecReply> AgentExec::call(const ExecRequest& q, double wait_s,
     *keep = {exec_key, reply_key};
     return out;
   }
-  (void)etcd.erase(exec_key);  // the agent erases the reply it wrote once the request is gone
-  (void)etcd.erase(reply_key);
+  // The agent erases the reply it wrote once the request is gone; both go in one round trip.
+  (void)etcd.txn({{}, {coord::TxnOp::erase(exec_key), coord::TxnOp::erase(reply_key)}, {}});
   return out;
 }
 
