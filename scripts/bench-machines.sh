@@ -15,10 +15,15 @@
 #             for tree,2,32, whose pingall is 1M pairs), on -m machines vs on this
 #             one machine alone, interleaved -n times: bring-up and teardown / the
 #             one machine's (medians). Target <= 2.
+#   pingall:  --topo tree,2,P (-p P, default 32: 1,024 hosts, 1,047,552 ordered pairs)
+#             on Linux bridges, no controller, --test pingall, on -m machines vs on
+#             this one machine, interleaved -n times: up, down and the pingall's
+#             wall time / the one machine's (medians), and the pairs reached.
+#             Target: up and down <= 2, every pair reached.
 # Not a test (no pass/fail exit code; figures depend on the machine): it prints
 # a table; results.json and report.html of each row stay in the out dir.
 #
-#   sudo scripts/bench-machines.sh [-b path/to/flowlab] [-n RUNS] [-f FANOUT] [-m MACHINES] [-t TEST] [-o OUTDIR] [-r ROW,...]
+#   sudo scripts/bench-machines.sh [-b path/to/flowlab] [-n RUNS] [-f FANOUT] [-p FANOUT] [-m MACHINES] [-t TEST] [-o OUTDIR] [-r ROW,...]
 set -euo pipefail
 
 BIN="${FLOWLAB_BINARY:-}"
@@ -26,18 +31,20 @@ RUNS=3
 FANOUT=8
 MACHINES=4
 OUT=""
-ROWS="shaped,unshaped,agents,scale"
+ROWS="shaped,unshaped,agents,scale,pingall"
 SCALE_TEST=pingall
-while getopts "b:n:f:m:t:o:r:h" opt; do
+PFANOUT=32
+while getopts "b:n:f:p:m:t:o:r:h" opt; do
   case $opt in
     b) BIN=$OPTARG ;;
     n) RUNS=$OPTARG ;;
     f) FANOUT=$OPTARG ;;
+    p) PFANOUT=$OPTARG ;;
     m) MACHINES=$OPTARG ;;
     t) SCALE_TEST=$OPTARG ;;
     o) OUT=$OPTARG ;;
     r) ROWS=$OPTARG ;;
-    *) sed -n '2,21p' "$0"; exit 2 ;;
+    *) sed -n '2,26p' "$0"; exit 2 ;;
   esac
 done
 if [[ -z "$BIN" ]]; then
@@ -100,10 +107,19 @@ if want scale; then
       --test "$SCALE_TEST" --machines "$MACHINES"
   done
 fi
+if want pingall; then
+  for i in $(seq "$RUNS"); do
+    uptime >"$OUT/pingall-load-$i.txt"
+    run_lab "pingall-one-$i" --topo "tree,2,$PFANOUT" --switch linux-bridge --controller none --test pingall
+    run_lab "pingall-machines-$i" --topo "tree,2,$PFANOUT" --switch linux-bridge --controller none \
+      --test pingall --machines "$MACHINES"
+  done
+fi
 
-python3 - "$OUT" "$MACHINES" "$FANOUT" "$RUNS" "$SCALE_TEST" <<'PY'
+python3 - "$OUT" "$MACHINES" "$FANOUT" "$RUNS" "$SCALE_TEST" "$PFANOUT" <<'PY'
 import json, os, statistics, sys
 out, machines, fanout, runs, scale_test = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+pfanout = sys.argv[6]
 
 def doc(name):
     try:
@@ -171,6 +187,25 @@ if ones and manys:
         p = d["cases"][0].get("phases", {})
         print(f"scale {name}: up {json.dumps(p.get('up', {}))} down {json.dumps(p.get('down', {}))}",
               file=sys.stderr)
+ones = [d for d in (doc(f"pingall-one-{i}") for i in range(1, runs + 1)) if d]
+manys = [d for d in (doc(f"pingall-machines-{i}") for i in range(1, runs + 1)) if d]
+if ones and manys:
+    (u1, d1), (um, dm) = zip(*map(phases, ones)), zip(*map(phases, manys))
+    n = f"n={len(manys)}/{len(ones)}"
+    rows.append(("pingall", f"tree,2,{pfanout} bridges up on {machines} machines vs one (s, {n})",
+                 med(um), med(u1), "<= 2"))
+    rows.append(("pingall", f"tree,2,{pfanout} bridges down (s)", med(dm), med(d1), "<= 2"))
+    def elapsed(d):
+        for r in d["results"]:
+            if r["test"] == "pingall":
+                return r.get("elapsed_s")
+    rows.append(("pingall", "pingall wall time (s)", med([elapsed(d) for d in manys]),
+                 med([elapsed(d) for d in ones]), "-"))
+    pairs = med([metric(d, "pingall", "pairs") for d in ones])
+    rows.append(("pingall", f"pairs reached on {machines} machines / pairs",
+                 med([metric(d, "pingall", "pairs_reached") for d in manys]), pairs, "= 1"))
+    rows.append(("pingall", "pairs reached on one machine / pairs",
+                 med([metric(d, "pingall", "pairs_reached") for d in ones]), pairs, "= 1"))
 print(f"{'row':9} {'figure':50} {'measured':>10} {'reference':>10} {'ratio':>7}  target")
 for row, what, m, ref, target in rows:
     ratio = f"{m / ref:.3f}" if m is not None and ref else "-"

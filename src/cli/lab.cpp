@@ -39,6 +39,7 @@
 #include "lab/machines/across.h"
 #include "lab/machines/agent.h"
 #include "lab/machines/coordinator.h"
+#include "lab/machines/live_capture.h"
 #include "lab/run/persistent_lab.h"
 #include "lab/run/runner.h"
 #include "lab/scenario/shaping.h"
@@ -334,7 +335,7 @@ int run_lab(int argc, char** argv) {
     return r.ok() ? *r : error_exit(r.error().message, 2);
   }
   if (*cap) {
-    auto st = lab::lab_capture(lab_id, cap_link);
+    auto st = lab::lab_capture(lab_id, cap_link, lab::capture_across);
     return st.ok() ? 0 : error_exit(st.error().message, 2);
   }
   if (*status && !status_etcd.empty()) {

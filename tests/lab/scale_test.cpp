@@ -1,7 +1,9 @@
 // Mininet-scale labs, as root: a 1024-host tree of Linux bridges comes up (phase
 // times in the log), answers `h1 ping h1024` by name through `lab exec`, and goes
 // down leaving nothing; a lab SIGKILLed in the middle of bringing up 1024 hosts
-// leaves nothing after `flowlab lab clean` (namespaces, veths, bridges, processes).
+// leaves nothing after `flowlab lab clean` (namespaces, veths, bridges, processes);
+// pingall of 144 hosts (past kAnnounceHosts: the hosts announce themselves first)
+// reaches every one of the 20,592 ordered pairs.
 // Each test has its own state dir (FLOWLAB_STATE_DIR); bounded by timeouts.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -163,6 +165,31 @@ TEST_F(LabScale, SigkilledDuringThousandHostBringUpLeavesNothingAfterClean) {
   EXPECT_TRUE(fs::is_empty(dir_ / "state"));
   std::printf("killed run %s after its namespaces phase; clean removed %zu namespaces\n", id.c_str(),
               rec["netns"].size());
+}
+
+// Past kAnnounceHosts (pingall.h) every host announces itself with a gratuitous ARP
+// first, then 32 fping sources at once: every ordered pair still gets its echo
+// (the matrix full, no pair silent), and the command says all hosts announced.
+TEST_F(LabScale, PingallPastTheAnnouncementSizeReachesEveryPair) {
+  auto r = run_command({FLOWLAB_BINARY, "lab", "run", "--topo", "tree,2,12", "--switch", "linux-bridge",
+                        "--controller", "none", "--test", "pingall", "--out", out()},
+                       opts(600));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  json j = results();
+  ASSERT_TRUE(j.is_object()) << r.err;
+  ASSERT_EQ(j["results"].size(), 1u);
+  const json& p = j["results"][0];
+  EXPECT_EQ(p["status"], "ok") << p.value("reason", "");
+  EXPECT_EQ(p["metrics"]["pairs"], 144 * 143);
+  EXPECT_EQ(p["metrics"]["pairs_reached"], 144 * 143);
+  std::string cmd = p.value("command", "");
+  EXPECT_NE(cmd.find("144 of 144 hosts announced their addresses first"), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("32 at a time"), std::string::npos) << cmd;
+  size_t filled = 0;
+  for (const auto& row : p["matrix"]["rtt_ms"])
+    for (const auto& cell : row) filled += cell.is_number();
+  EXPECT_GE(filled + p["metrics"].value("reached_on_retry", 0), size_t(144 * 143)) << "an RTT for every pair";
+  EXPECT_EQ(namespaces_of(j["run_id"]), 0u) << "nothing left";
 }
 
 }  // namespace

@@ -250,26 +250,40 @@ nlohmann::json LinkCaptures::finish() {
 }
 
 Status stream_link_capture(const CaptureTarget& t, FILE* out, const std::function<bool()>& should_stop) {
-  FLOWLAB_ASSIGN_OR_RETURN(PcapPtr a, open_end(t.a_ns, t.a_if, true));
-  FLOWLAB_ASSIGN_OR_RETURN(PcapPtr b, open_end(t.b_ns, t.b_if, true));
-  pcap_dumper_t* d = pcap_dump_fopen(a.get(), out);
-  if (!d) return fail("capture: writing the pcap stream: {}", pcap_geterr(a.get()));
+  std::vector<PcapPtr> ends;  // the ends here (an end with no interface is on another machine)
+  for (auto [ns, ifname] : {std::pair{&t.a_ns, &t.a_if}, std::pair{&t.b_ns, &t.b_if}}) {
+    if (ifname->empty()) continue;
+    auto e = open_end(*ns, *ifname, true);
+    if (!e.ok()) {
+      std::fclose(out);
+      return fail("{}", e.error().message);
+    }
+    ends.push_back(std::move(*e));
+  }
+  if (ends.empty()) {
+    std::fclose(out);
+    return fail("capture {}: no end of it here", t.name);
+  }
+  pcap_dumper_t* d = pcap_dump_fopen(ends[0].get(), out);
+  if (!d) {
+    std::fclose(out);
+    return fail("capture: writing the pcap stream: {}", pcap_geterr(ends[0].get()));
+  }
   if (pcap_dump_flush(d) != 0) {  // the header now: a reader waits for it
     pcap_dump_close(d);
     return ok_status();
   }
-  pcap_t* ends[2] = {a.get(), b.get()};
-  // The reader's end: a pipe whose reader left polls POLLERR.
-  pollfd fds[3] = {{pcap_get_selectable_fd(a.get()), POLLIN, 0},
-                   {pcap_get_selectable_fd(b.get()), POLLIN, 0},
-                   {fileno(out), 0, 0}};
+  // The reader's end last: a pipe whose reader left polls POLLERR.
+  std::vector<pollfd> fds;
+  for (auto& e : ends) fds.push_back({pcap_get_selectable_fd(e.get()), POLLIN, 0});
+  fds.push_back({fileno(out), 0, 0});
   auto write_one = [](u_char* user, const pcap_pkthdr* h, const u_char* data) { pcap_dump(user, h, data); };
   while (!should_stop()) {
-    (void)poll(fds, 3, 100);
-    if (fds[2].revents & (POLLERR | POLLHUP)) break;
+    (void)poll(fds.data(), nfds_t(fds.size()), 100);
+    if (fds.back().revents & (POLLERR | POLLHUP)) break;
     bool gone = false;
-    for (pcap_t* e : ends)
-      if (pcap_dispatch(e, -1, write_one, reinterpret_cast<u_char*>(d)) == PCAP_ERROR) gone = true;
+    for (auto& e : ends)
+      if (pcap_dispatch(e.get(), -1, write_one, reinterpret_cast<u_char*>(d)) == PCAP_ERROR) gone = true;
     if (pcap_dump_flush(d) != 0 || gone) break;  // reader gone, or the interfaces (lab down)
   }
   pcap_dump_close(d);

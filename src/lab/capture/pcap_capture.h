@@ -77,7 +77,8 @@ class LinkCaptures {
 
 // Streams both ends of `t` to `out` as one pcap (header first, flushed after every
 // batch) until should_stop() is true, the reader goes away (EPIPE: ignore SIGPIPE
-// first) or the interfaces vanish (the lab went down). Closes `out`.
+// first) or the interfaces vanish (the lab went down). An end with no interface is
+// left out (across machines: another machine streams it). Closes `out`, also on error.
 Status stream_link_capture(const CaptureTarget& t, FILE* out, const std::function<bool()>& should_stop);
 
 }  // namespace flowlab::lab

@@ -52,7 +52,10 @@ std::vector<std::string> full_argv(const std::vector<std::string>& argv, const C
 }
 
 // Forks a child with its own process group and the given fds for stdout/stderr.
-// Everything the child needs is prepared before fork (no allocation after it).
+// Everything the child needs is prepared before fork (no allocation after it), so
+// the child can be vfork's: it shares the parent's memory until exec instead of
+// copying its page tables, which a fork of a lab holding a large result (pingall's
+// million pairs: 1 GB) paid on every command. The child only makes system calls.
 pid_t fork_exec(const std::vector<std::string>& argv, const CommandOptions& o, int out_fd, int err_fd) {
   std::vector<std::string> args = full_argv(argv, o);
   std::vector<char*> cargv;
@@ -70,7 +73,7 @@ pid_t fork_exec(const std::vector<std::string>& argv, const CommandOptions& o, i
   for (auto& s : envs) cenv.push_back(s.data());
   cenv.push_back(nullptr);
   pid_t parent = getpid();
-  pid_t pid = fork();
+  pid_t pid = vfork();
   if (pid != 0) return pid;
   setpgid(0, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL);

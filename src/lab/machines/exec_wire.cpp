@@ -90,6 +90,15 @@ Result<ExecRequest> decode_exec_request(std::string_view text) {
       return fail("exec request: fetch of a bad file name '{}'", r.file);
     return r;
   }
+  if (r.mode == "capture") {  // argv: a_ns, a_if, b_ns, b_if (an end with no interface: not here)
+    if (r.label.empty() || r.argv.size() != 4) return fail("exec request: capture without its link's ends");
+    if ((r.argv[1].empty() && r.argv[3].empty()))
+      return fail("exec request: capture {} with no end on this machine", r.label);
+    for (size_t k : {0, 2})
+      if (r.argv[k].find('/') != std::string::npos || r.argv[k] == "." || r.argv[k] == "..")
+        return fail("exec request: bad namespace '{}'", r.argv[k]);
+    return r;
+  }
   if (r.mode != "run" && r.mode != "spawn") return fail("exec request: unknown mode '{}'", r.mode);
   if (r.argv.empty()) return fail("exec request: empty argv");
   if (!(r.timeout_s > 0 && r.timeout_s <= 86400))

@@ -24,7 +24,8 @@ struct ExecRequest {
   // run (to the end, output back) | spawn (supervised until the request goes) |
   // event (fired on the agent's part of the case) | restore (what its events changed, undone) |
   // finish (its captures and delay lines stopped, their records back) | fetch (a piece
-  // of a capture file)
+  // of a capture file) | capture (a live capture of a link's ends, label its name and
+  // argv {a_ns, a_if, b_ns, b_if}, streamed until the request goes: live_capture.h)
   std::string mode;
   std::string label;
   std::string ns;

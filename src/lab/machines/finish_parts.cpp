@@ -2,11 +2,19 @@
 // by piece over etcd (see finish_parts.h).
 #include "lab/machines/finish_parts.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 #include "lab/machines/remote_exec.h"
 
@@ -17,32 +25,58 @@ namespace {
 namespace fs = std::filesystem;
 
 // File `name` of the machine behind `agent` into `path`; its size, or why not.
+// kFetchesInFlight pieces are asked at once (each fetch is a few etcd round trips
+// and the agent's read and put; one at a time, the round trips were the bound),
+// each written at its offset; the first short piece is the file's end.
 Result<uint64_t> fetch_file(AgentExec& agent, const std::string& name, const std::string& path,
                             uint64_t room) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return fail("cannot write {}", path);
-  uint64_t got = 0;
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return fail("cannot write {}: {}", path, std::strerror(errno));
+  std::mutex mu;
+  std::string error;          // the first failure, under mu
+  uint64_t end = UINT64_MAX;  // the file's size once a short piece said it, under mu
+  std::atomic<uint64_t> next{0};
+  auto work = [&] {
+    for (;;) {
+      uint64_t offset = next.fetch_add(kFetchPiece);
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!error.empty() || offset >= end) return;
+      }
+      auto piece = agent.fetch(name, offset);
+      std::lock_guard<std::mutex> lock(mu);
+      if (!piece.ok()) {
+        if (error.empty()) error = piece.error().message;
+        return;
+      }
+      if (offset + piece->size() > room) {
+        if (error.empty())
+          error = fmt::format("not brought over: past the {} MB a case's captures may bring through etcd",
+                              double(kCaptureShipCap) / 1e6);
+        return;
+      }
+      if (::pwrite(fd, piece->data(), piece->size(), off_t(offset)) != ssize_t(piece->size())) {
+        if (error.empty()) error = fmt::format("writing {}: {}", path, std::strerror(errno));
+        return;
+      }
+      if (piece->size() < kFetchPiece) {
+        end = std::min(end, offset + piece->size());
+        return;
+      }
+    }
+  };
+  std::vector<std::thread> workers;
+  for (int w = 0; w < kFetchesInFlight; ++w) workers.emplace_back(work);
+  for (auto& w : workers) w.join();
+  bool closed = ::close(fd) == 0;
   std::error_code ec;
-  for (;;) {
-    auto piece = agent.fetch(name, got);
-    if (!piece.ok()) {
-      out.close();
-      fs::remove(path, ec);
-      return fail("{}", piece.error().message);
-    }
-    if (got + piece->size() > room) {
-      out.close();
-      fs::remove(path, ec);
-      return fail("not brought over: past the {} MB a case's captures may bring through etcd",
-                  double(kCaptureShipCap) / 1e6);
-    }
-    out.write(piece->data(), std::streamsize(piece->size()));
-    got += piece->size();
-    if (piece->size() < kFetchPiece) break;
+  if (error.empty() && !closed) error = fmt::format("writing {} failed", path);
+  if (error.empty() && end == UINT64_MAX) error = "the transfer ended before the file did";
+  if (!error.empty()) {
+    fs::remove(path, ec);
+    return fail("{}", error);
   }
-  out.close();
-  if (!out) return fail("writing {} failed", path);
-  return got;
+  return end;
 }
 
 }  // namespace

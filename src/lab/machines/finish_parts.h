@@ -11,10 +11,11 @@
 // link between two machines: at its end on each, each file the direction
 // arriving there, LINK@MACHINE.pcap; a link on one machine: LINK.pcap, as on one
 // machine). Every file comes over etcd, the one state the agents and the
-// coordinator share, a kFetchPiece (1 MiB) at a time: the agent puts the piece
-// under a key of its own (keys.h: outside the runs' keys the agents watch), the
-// coordinator takes it and erases it before asking for the next, so etcd holds
-// one piece at a time. The files land in DIR under the same names. A signal does
+// coordinator share, in kFetchPiece (1 MiB) pieces, kFetchesInFlight asked at
+// once: the agent puts each piece under a key of its own (keys.h: outside the
+// runs' keys the agents watch), the coordinator takes and erases it in one
+// transaction, so etcd holds at most kFetchesInFlight pieces at a time. The files
+// land in DIR under the same names. A signal does
 // not stop the transfer: the teardown of `lab down` (a SIGTERM) is when a
 // persistent lab's files come.
 //
@@ -36,6 +37,7 @@ namespace flowlab::lab {
 class AgentExec;
 
 inline constexpr uint64_t kCaptureShipCap = 512'000'000;
+inline constexpr int kFetchesInFlight = 4;
 
 struct MachineFinish {
   std::shared_ptr<AgentExec> agent;

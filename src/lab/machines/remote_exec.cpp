@@ -13,6 +13,7 @@
 #include "core/clock.h"
 #include "lab/host/run_state.h"
 #include "lab/machines/keys.h"
+#include "lab/machines/live_capture.h"
 
 namespace flowlab::lab {
 
@@ -147,8 +148,8 @@ Result<ExecReply> AgentExec::call(const ExecRequest& q, double wait_s,
     *keep = {exec_key, reply_key};
     return out;
   }
-  (void)etcd.erase(exec_key);  // the agent erases the reply it wrote once the request is gone
-  (void)etcd.erase(reply_key);
+  // The agent erases the reply it wrote once the request is gone; both go in one round trip.
+  (void)etcd.txn({{}, {coord::TxnOp::erase(exec_key), coord::TxnOp::erase(reply_key)}, {}});
   return out;
 }
 
@@ -206,14 +207,27 @@ Result<std::string> AgentExec::fetch(const std::string& file, uint64_t offset) {
   FLOWLAB_ASSIGN_OR_RETURN(auto rep, call(q, 60, nullptr, &seq));
   coord::EtcdClient etcd(cfg_);
   std::string key = keys::piece(run_, machine_, seq);
-  auto got = etcd.get(key);
-  (void)etcd.erase(key);
+  // Taken and erased in one round trip.
+  auto got = etcd.txn({{}, {coord::TxnOp::get(key), coord::TxnOp::erase(key)}, {}});
   if (!got.ok()) return fail("machine {}: capture {}: {}", machine_, file, got.error().message);
-  if (!*got) return fail("machine {}: capture {}: its piece at {} is not in etcd", machine_, file, offset);
-  if ((*got)->value.size() != std::strtoull(rep.out.c_str(), nullptr, 10))
+  if (got->responses.empty() || got->responses[0].range.kvs.empty())
+    return fail("machine {}: capture {}: its piece at {} is not in etcd", machine_, file, offset);
+  std::string& value = got->responses[0].range.kvs[0].value;
+  if (value.size() != std::strtoull(rep.out.c_str(), nullptr, 10))
     return fail("machine {}: capture {}: a piece of {} bytes where {} were said", machine_, file,
-                (*got)->value.size(), rep.out);
-  return std::move((*got)->value);
+                value.size(), rep.out);
+  return std::move(value);
+}
+
+Result<AgentExec::CaptureKeys> AgentExec::capture(const CaptureTarget& t) {
+  ExecRequest q;
+  q.mode = "capture";
+  q.label = t.name;
+  q.argv = {t.a_ns, t.a_if, t.b_ns, t.b_if};
+  std::pair<std::string, std::string> kept;  // the request and reply keys, for the capture's life
+  std::string seq;
+  FLOWLAB_TRY(call(q, kSpawnAnswer, &kept, &seq));
+  return CaptureKeys{kept.first, kept.second, keys::piece(run_, machine_, seq) + "/"};
 }
 
 Result<std::unique_ptr<RemoteChild>> AgentExec::spawn(const std::string& label,
@@ -231,7 +245,8 @@ Result<std::unique_ptr<RemoteChild>> AgentExec::spawn(const std::string& label,
 struct ExecServer::Job {
   ExecRequest req;
   std::thread worker;              // run
-  std::atomic<bool> done{false};   // run: answered
+  std::atomic<bool> done{false};   // run, fetch, capture: answered
+  std::atomic<bool> stop{false};   // capture: its request went
   std::unique_ptr<Process> child;  // spawn
   bool exit_answered = false;
   uintmax_t logged = 0;  // spawn: the log's size last answered
@@ -249,6 +264,7 @@ ExecServer::ExecServer(coord::EtcdConfig cfg, std::string run, std::string machi
 
 ExecServer::~ExecServer() {
   for (auto& [seq, j] : jobs_) {
+    j->stop = true;  // a live capture ends with its part
     if (j->child) j->child->stop();
     if (j->worker.joinable()) j->worker.join();
     (void)etcd_.erase(keys::reply(run_, machine_, seq));
@@ -281,29 +297,55 @@ void ExecServer::start(const std::string& seq, const std::string& text) {
   CommandOptions o = in_ns(q.ns, q.timeout_s);
   o.interruptible = q.interruptible;
   o.env = q.env;
-  if (q.mode == "finish" || q.mode == "fetch") {
+  if (q.mode == "finish") {
     job->done = true;
     ExecReply r{"exited", "", 0, false, false, {}, {}, {}};
-    if (q.mode == "finish") {
-      auto rec = events_.finish ? events_.finish()
-                                : Result<nlohmann::json>(fail("this agent has nothing to finish"));
-      if (rec.ok())
-        r.out = rec->dump();
-      else
-        r = {"failed", rec.error().message, -1, false, false, {}, {}, {}};
-    } else {
-      auto piece = events_.read_capture ? events_.read_capture(q.file, q.offset, kFetchPiece)
-                                        : Result<std::string>(fail("this agent captures nothing"));
+    auto rec =
+        events_.finish ? events_.finish() : Result<nlohmann::json>(fail("this agent has nothing to finish"));
+    if (rec.ok())
+      r.out = rec->dump();
+    else
+      r = {"failed", rec.error().message, -1, false, false, {}, {}, {}};
+    answer(seq, r);
+  } else if (q.mode == "fetch") {
+    // On a thread of its own, as a run: the coordinator keeps several pieces in
+    // flight (finish_parts.h), and their reads and puts overlap.
+    Job* j = job.get();
+    coord::EtcdConfig cfg = cfg_;
+    std::string piece_key = keys::piece(run_, machine_, seq), reply_key = keys::reply(run_, machine_, seq);
+    auto read = events_.read_capture;
+    job->worker = std::thread([j, cfg, piece_key, reply_key, read] {
+      auto piece = read ? read(j->req.file, j->req.offset, kFetchPiece)
+                        : Result<std::string>(fail("this agent captures nothing"));
+      coord::EtcdClient etcd(cfg);
       std::string why = piece.ok() ? "" : piece.error().message;
       if (piece.ok())
-        if (auto put = etcd_.put(keys::piece(run_, machine_, seq), *piece); !put.ok())
-          why = put.error().message;
+        if (auto put = etcd.put(piece_key, *piece); !put.ok()) why = put.error().message;
+      ExecReply r{"exited", "", 0, false, false, {}, {}, {}};
       if (why.empty())
         r.out = std::to_string(piece->size());
       else
         r = {"failed", why, -1, false, false, {}, {}, {}};
-    }
-    answer(seq, r);
+      (void)etcd.put(reply_key, encode_exec_reply(r));
+      j->done = true;
+    });
+  } else if (q.mode == "capture") {
+    // Streamed on a thread of its own until the request goes (live_capture.h).
+    answer(seq, {"running", "", -1, false, false, {}, {}, {}});
+    Job* j = job.get();
+    coord::EtcdConfig cfg = cfg_;
+    std::string prefix = keys::piece(run_, machine_, seq) + "/", reply_key = keys::reply(run_, machine_, seq);
+    CaptureTarget t{q.label, q.argv[0], q.argv[1], q.argv[2], q.argv[3], {}};
+    job->worker = std::thread([j, cfg, prefix, reply_key, t] {
+      std::string why = serve_capture(cfg, prefix, t, [j] { return j->stop.load(); });
+      if (!j->stop) {  // ended by itself (the lab went down) or failed: the reader is told
+        coord::EtcdClient etcd(cfg);
+        ExecReply r{"exited", "", 0, false, false, {}, {}, {}};
+        if (!why.empty()) r = {"failed", why, -1, false, false, {}, {}, {}};
+        (void)etcd.put(reply_key, encode_exec_reply(r));
+      }
+      j->done = true;
+    });
   } else if (q.mode == "event" || q.mode == "restore") {
     // Here, on the agent's own thread: a switch started again is its child, and
     // a child dies with the thread that forked it (PR_SET_PDEATHSIG).
@@ -361,6 +403,7 @@ void ExecServer::serve(const std::vector<coord::KeyValue>& run_keys) {
     Job& j = *it->second;
     const std::string& seq = it->first;
     if (!wanted.count(seq)) {  // the coordinator is done with it
+      j.stop = true;
       if (j.child) j.child->stop();
       if (j.worker.joinable()) {
         if (!j.done) {

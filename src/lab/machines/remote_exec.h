@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "coord/etcd_client.h"
+#include "lab/capture/pcap_capture.h"
 #include "lab/host/process.h"
 #include "lab/machines/exec_wire.h"
 
@@ -40,6 +41,12 @@ class AgentExec : public RemoteExec {
   Result<nlohmann::json> finish_part();
   // Up to kFetchPiece bytes of capture file `file` from `offset` (shorter: its end).
   Result<std::string> fetch(const std::string& file, uint64_t offset);
+  // A live capture of `t`'s ends on the machine (live_capture.h), started: its
+  // request and reply keys (erasing the request stops it) and its pieces' prefix.
+  struct CaptureKeys {
+    std::string exec_key, reply_key, piece_prefix;
+  };
+  Result<CaptureKeys> capture(const CaptureTarget& t);
 
  private:
   std::string next_seq();
@@ -58,7 +65,8 @@ class RunState;
 // What the agent does with an event request: fire it on its part, or undo
 // what the run's events changed there; at the end of the tests: stop its
 // captures and delay lines (their records: AgentExec::finish_part), and read a
-// piece of a capture file.
+// piece of a capture file. A live capture (mode "capture") needs no hook: the
+// server streams it itself (live_capture.h).
 struct EventHooks {
   std::function<Status(const ExecEvent&)> fire;
   std::function<Status()> restore;
@@ -70,7 +78,7 @@ class ExecServer {
  public:
   ExecServer(coord::EtcdConfig cfg, std::string run, std::string machine, RunState* state,
              std::string log_dir, EventHooks events);
-  ~ExecServer();  // stops every child, waits for every command (each is bounded)
+  ~ExecServer();  // stops every child and capture, waits for every command (each is bounded)
   ExecServer(const ExecServer&) = delete;
   ExecServer& operator=(const ExecServer&) = delete;
 

@@ -52,7 +52,8 @@ nlohmann::json links_record(const CaseHandles& h) {
   return out;
 }
 
-Result<CaptureTarget> recorded_target(const nlohmann::json& links, const std::string& link) {
+Result<CaptureTarget> recorded_target(const nlohmann::json& links, const std::string& link,
+                                      std::pair<std::string, std::string>* nodes) {
   if (!links.is_array()) return fail("the lab's record has no links (brought up by an older flowlab?)");
   LinkEnds ends;
   for (const auto& l : links) ends.emplace_back(l.value("a", ""), l.value("b", ""));
@@ -64,6 +65,10 @@ Result<CaptureTarget> recorded_target(const nlohmann::json& links, const std::st
     return fail("'{}' names {} links ({}); name one", link, sel.size(), which);
   }
   const auto& l = links[sel[0]];
+  if (nodes) {
+    std::string a = l.value("a", ""), b = l.value("b", "");
+    *nodes = {a.substr(0, a.find(':')), b.substr(0, b.find(':'))};
+  }
   return CaptureTarget{names[sel[0]],       l.value("a_ns", ""), l.value("a_if", ""),
                        l.value("b_ns", ""), l.value("b_if", ""), {}};
 }

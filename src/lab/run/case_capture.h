@@ -27,7 +27,9 @@ std::vector<CaptureTarget> capture_targets(const CaseHandles& h, const std::vect
                                            const std::string& machine = {});
 // [{name, a, b, a_ns, a_if, b_ns, b_if}] per link, for lab.json.
 nlohmann::json links_record(const CaseHandles& h);
-// The one link `link` names among a lab.json's `links` (error: none, or several).
-Result<CaptureTarget> recorded_target(const nlohmann::json& links, const std::string& link);
+// The one link `link` names among a lab.json's `links` (error: none, or several);
+// with `nodes`, the nodes of its two ends too ("h1:eth0" -> h1).
+Result<CaptureTarget> recorded_target(const nlohmann::json& links, const std::string& link,
+                                      std::pair<std::string, std::string>* nodes = nullptr);
 
 }  // namespace flowlab::lab

@@ -242,11 +242,21 @@ Result<json> running_lab_record(const std::string& lab) {
   return rec;
 }
 
-Status lab_capture(const std::string& lab, const std::string& link) {
+Status lab_capture(const std::string& lab, const std::string& link, const AcrossCapture& across) {
   FLOWLAB_ASSIGN_OR_RETURN(json rec, read_record(lab));
   if (!alive(rec))
     return fail("lab '{}' is not running (its supervisor is gone; flowlab lab clean --force)", lab);
-  FLOWLAB_ASSIGN_OR_RETURN(CaptureTarget t, recorded_target(rec.value("links", json()), link));
+  std::pair<std::string, std::string> nodes;
+  FLOWLAB_ASSIGN_OR_RETURN(CaptureTarget t, recorded_target(rec.value("links", json()), link, &nodes));
+  if (rec.contains("across") && across) {  // from the agents that hold its ends, through etcd
+    ::signal(SIGPIPE, SIG_IGN);
+    install_signal_handlers();
+    std::fprintf(stderr,
+                 "lab: capturing %s of lab %s through its machines' agents on stdout (Ctrl-C stops)\n",
+                 t.name.c_str(), lab.c_str());
+    return across(rec["across"], t, nodes.first, nodes.second, stdout,
+                  [&] { return interrupted() || !alive(rec); });
+  }
   for (const auto& ns : {t.a_ns, t.b_ns})
     if (!ns.empty() && !fs::exists("/run/netns/" + ns))
       return fail(

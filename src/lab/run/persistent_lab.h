@@ -16,6 +16,7 @@
 // enter through its machine's agent.
 #pragma once
 
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "lab/capture/pcap_capture.h"
 #include "lab/run/runner.h"
 
 namespace flowlab::lab {
@@ -67,6 +69,11 @@ Status lab_down(const std::string& lab, double timeout_s = 60);
 // `flowlab lab capture`: both directions of the one link `link` names (link_select.h)
 // as a pcap stream on stdout until Ctrl-C, the reader leaves or the lab goes down.
 // Errors (no such lab, no such link) come before the first byte.
-Status lab_capture(const std::string& lab, const std::string& link);
+// A lab across machines: the stream comes from the agents holding the link's ends
+// through `across` (lab/machines/live_capture.h's capture_across).
+using AcrossCapture =
+    std::function<Status(const nlohmann::json& across, const CaptureTarget& t, const std::string& node_a,
+                         const std::string& node_b, FILE* out, const std::function<bool()>& should_stop)>;
+Status lab_capture(const std::string& lab, const std::string& link, const AcrossCapture& across = {});
 
 }  // namespace flowlab::lab

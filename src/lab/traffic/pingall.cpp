@@ -13,6 +13,7 @@
 #include "lab/format/svg_chart.h"
 #include "lab/host/netns.h"
 #include "lab/host/process.h"
+#include "lab/traffic/pingall_hosts.h"
 
 namespace flowlab::lab {
 
@@ -170,6 +171,11 @@ PingallPacing pingall_pacing(size_t n, int parallel, const PingallPath& path) {
   p.gap_ms = n > 50 ? 2 : 1;
   double budget = 1000.0 / double(std::max<size_t>(n, 1)) * p.gap_ms;
   p.sources = size_t(std::clamp(int(budget), 1, std::max(parallel, 1)));
+  p.announce = n >= kAnnounceHosts;
+  if (p.announce && path.controller_switches == 0) {
+    p.gap_ms = 1;  // unicast only: an echo and its reply cross the bridges, nothing floods
+    p.sources = size_t(std::max(parallel, 1));
+  }
   if (path.controller_switches > 0) {
     double s = double(path.controller_switches);
     // One source alone must stay within the budget: widen its gap if not.
@@ -181,69 +187,6 @@ PingallPacing pingall_pacing(size_t n, int parallel, const PingallPath& path) {
   }
   return p;
 }
-
-// The kernel's ARP table is one for all namespaces, capped by gc_thresh3 (1024 by
-// default): n hosts that all talk need n(n-1) entries, and past the cap resolution
-// fails ("neighbor table overflow"), so 40+ hosts would lose most pairs. This raises
-// gc_thresh2/3 for the test when needed and puts the old values back after.
-class NeighbourTableRoom {
- public:
-  explicit NeighbourTableRoom(size_t entries) {
-    for (const char* k : {"gc_thresh2", "gc_thresh3"}) {
-      std::string path = std::string("/proc/sys/net/ipv4/neigh/default/") + k;
-      auto r = run_command({"cat", path}, uninterruptible(5));
-      long old = std::strtol(r.out.c_str(), nullptr, 10);
-      if (!r.ok() || old <= 0 || size_t(old) >= entries) continue;
-      if (write(path, std::to_string(entries))) saved_.emplace_back(path, std::to_string(old));
-      note_ = fmt::format("; kernel neighbour table cap gc_thresh3 raised to {} for the test", entries);
-    }
-  }
-  ~NeighbourTableRoom() {
-    for (const auto& [p, v] : saved_) write(p, v);
-  }
-  NeighbourTableRoom(const NeighbourTableRoom&) = delete;
-  NeighbourTableRoom& operator=(const NeighbourTableRoom&) = delete;
-  const std::string& note() const { return note_; }
-
- private:
-  static bool write(const std::string& path, const std::string& v) {
-    std::ofstream f(path);
-    f << v << "\n";
-    return bool(f);
-  }
-  std::vector<std::pair<std::string, std::string>> saved_;
-  std::string note_;
-};
-
-// The hosts' ARP retransmit interval for the test (PingallPacing::arp_retrans_ms),
-// put back to the kernel's 1000 ms after (the lab made these namespaces with it).
-class HostArpPatience {
- public:
-  HostArpPatience(const std::vector<PingallHost>& hosts, int retrans_ms) {
-    if (retrans_ms <= 0) return;
-    for (const auto& h : hosts)
-      for (const auto& i : h.ifnames) {
-        if (i.find('.') != std::string::npos) continue;  // a sysctl key cannot name it
-        if (write_sysctl_in(h.ns, key(i), std::to_string(retrans_ms)).ok()) set_.emplace_back(h.ns, i);
-      }
-    if (!set_.empty())
-      note_ = fmt::format("; hosts' ARP retransmit {} ms for the test ({} probes: {} s to resolve)",
-                          retrans_ms, kArpProbes, retrans_ms * kArpProbes / 1000.0);
-  }
-  ~HostArpPatience() {
-    for (const auto& [ns, i] : set_) (void)write_sysctl_in(ns, key(i), "1000");
-  }
-  HostArpPatience(const HostArpPatience&) = delete;
-  HostArpPatience& operator=(const HostArpPatience&) = delete;
-  const std::string& note() const { return note_; }
-
- private:
-  static std::string key(const std::string& ifname) {
-    return "net.ipv4.neigh." + ifname + ".retrans_time_ms";
-  }
-  std::vector<std::pair<std::string, std::string>> set_;
-  std::string note_;
-};
 
 namespace {
 
@@ -327,6 +270,7 @@ PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& ho
   NeighbourTableRoom room(n * n + 1024);
   const PingallPacing pacing = pingall_pacing(n, parallel, path);
   HostArpPatience arp(hosts, pacing.arp_retrans_ms);
+  HostsAnnounced announced(hosts, pacing.announce);
   std::string command;
   // Through controlled switches, as many pings at once as fping would have sources.
   const size_t workers = path.controller_switches ? pacing.sources : size_t(std::max(parallel, 1));
@@ -365,7 +309,7 @@ PingallOutcome run_pingall(const TestSpec& t, const std::vector<PingallHost>& ho
         out.pairs.push_back(std::move(p));
       }
   }
-  out.outcome.command += room.note() + arp.note();
+  out.outcome.command += room.note() + arp.note() + announced.note();
   if (interrupted()) {
     out.outcome.status = "failed";
     out.outcome.reason = "interrupted";

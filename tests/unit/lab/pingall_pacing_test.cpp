@@ -15,6 +15,22 @@ TEST(PingallPacing, BridgesKeepTheBroadcastBudget) {
   EXPECT_EQ(p.timeout_ms, 2000);
   EXPECT_EQ(p.arp_retrans_ms, 0);                                 // the kernel's ARP timing
   EXPECT_EQ(pingall_pacing(10, 32, PingallPath{}).sources, 32u);  // capped by `parallel`
+  EXPECT_FALSE(p.announce);                                       // below kAnnounceHosts: from cold
+}
+
+TEST(PingallPacing, FromKAnnounceHostsOnTheHostsAnnounceAndBridgesTakeAllSources) {
+  auto p = pingall_pacing(1024, 32, PingallPath{});
+  EXPECT_TRUE(p.announce);
+  EXPECT_EQ(p.sources, 32u);  // no broadcast per pair left to budget (was 1 at 2 ms)
+  EXPECT_EQ(p.gap_ms, 1);
+  EXPECT_EQ(p.timeout_ms, 2000);
+  EXPECT_FALSE(pingall_pacing(kAnnounceHosts - 1, 32, PingallPath{}).announce);
+  EXPECT_TRUE(pingall_pacing(kAnnounceHosts, 32, PingallPath{}).announce);
+  // Through controlled switches the packet-in budget still holds: unchanged.
+  auto c = pingall_pacing(1024, 32, PingallPath{33});
+  EXPECT_TRUE(c.announce);
+  EXPECT_EQ(c.sources, 1u);
+  EXPECT_LE(33.0 * 1000 / c.gap_ms * double(c.sources), kPacketInBudget);
 }
 
 TEST(PingallPacing, ControlledSwitchesBoundThePacketIns) {
