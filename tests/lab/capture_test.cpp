@@ -138,9 +138,12 @@ TEST_F(LabCapture, PingRunCapturedOnSwitchLinkAndHostLinkReadBackByTshark) {
       }
     }
     EXPECT_EQ(test_runs, 1) << link << ": the test's 5 echoes and 5 replies";
-    // The warm-up stops at the first answered ping: its reply, from before any flow
-    // was installed (the controller's packet-out), is in the file too.
-    EXPECT_EQ(warmup_replies, 1u) << link;
+    // The warm-up stops at the first ping answered within its second: that reply, from
+    // before any flow was installed (the controller's packet-out), is in the file too.
+    // A first ping answered late (the switches still connecting, ARP on the way) is
+    // retried, and its late reply is captured as well: one or two, never none.
+    EXPECT_GE(warmup_replies, 1u) << link;
+    EXPECT_LE(warmup_replies, 2u) << link;
     EXPECT_LE(by_ident.size(), 2u + 4u) << "the test and at most 5 warm-up pings";
   }
   std::ifstream in(out() + "/results.json");
