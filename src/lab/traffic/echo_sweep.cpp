@@ -2,10 +2,12 @@
 #include "lab/traffic/echo_sweep.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <linux/icmp.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -14,6 +16,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "lab/host/netns.h"
 #include "lab/host/process.h"
@@ -49,27 +52,42 @@ using Clock = std::chrono::steady_clock;
 // is at most two packet-ins per switch (its request's and its reply's), so 16
 // unanswered echoes stay inside the smallest window whatever the controller's speed.
 constexpr size_t kControllerEchoesInFlight = 16;
+// Half the kernel's per-CPU backlog (net.core.netdev_max_backlog, 1,000): the
+// deliveries of the announcements sent in one millisecond.
+constexpr size_t kBacklogDeliveries = 500;
 
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-// A raw ICMP socket in namespace `ns` that reads echo replies only.
-Result<crr::Fd> echo_socket(const std::string& ns) {
-  int fd = -1, err = 0;
-  FLOWLAB_TRY(run_in_netns(ns, [&] {
-    fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_ICMP);
-    err = errno;
-  }));
-  if (fd < 0) return fail("a raw ICMP socket in {}: {} (root is needed)", ns, std::strerror(err));
-  crr::Fd s(fd);
-  icmp_filter only_replies{~(1u << ICMP_ECHOREPLY)};
-  int room = 1 << 20;
-  if (setsockopt(fd, SOL_RAW, ICMP_FILTER, &only_replies, sizeof only_replies) != 0 ||
-      (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &room, sizeof room) != 0 &&
-       setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &room, sizeof room) != 0))
-    return fail("setting up the ICMP socket in {}: {}", ns, std::strerror(errno));
-  return s;
+// A raw ICMP socket in each host's namespace, reading echo replies only. One thread
+// visits the namespaces in turn (setns changes only the calling thread; a socket
+// stays in the namespace it was opened in), then ends.
+Result<std::vector<crr::Fd>> echo_sockets(const std::vector<PingallHost>& hosts) {
+  std::vector<crr::Fd> socks;
+  std::string error;
+  std::thread visitor([&] {
+    for (const auto& h : hosts) {
+      crr::Fd ns(::open(("/run/netns/" + h.ns).c_str(), O_RDONLY | O_CLOEXEC));
+      if (ns.get() < 0 || setns(ns.get(), CLONE_NEWNET) != 0) {
+        error = fmt::format("entering namespace {} of {}: {}", h.ns, h.name, std::strerror(errno));
+        return;
+      }
+      crr::Fd s(socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_ICMP));
+      icmp_filter only_replies{~(1u << ICMP_ECHOREPLY)};
+      int room = 1 << 20;
+      if (s.get() < 0 || setsockopt(s.get(), SOL_RAW, ICMP_FILTER, &only_replies, sizeof only_replies) != 0 ||
+          (setsockopt(s.get(), SOL_SOCKET, SO_RCVBUFFORCE, &room, sizeof room) != 0 &&
+           setsockopt(s.get(), SOL_SOCKET, SO_RCVBUF, &room, sizeof room) != 0)) {
+        error = fmt::format("a raw ICMP socket in {}: {} (root is needed)", h.ns, std::strerror(errno));
+        return;
+      }
+      socks.push_back(std::move(s));
+    }
+  });
+  visitor.join();
+  if (!error.empty()) return fail("pingall: {}", error);
+  return socks;
 }
 
 // One socket per host: more than the usual 1,024 descriptors past a thousand hosts.
@@ -224,11 +242,7 @@ Result<EchoSweep> echo_sweep(const std::vector<PingallHost>& hosts, const EchoSw
       return fail("pingall: '{}' is not an IPv4 address{}", a, o.to.empty() ? " of " + hosts[k].name : "");
   }
   room_for_descriptors(n);
-  std::vector<crr::Fd> socks;
-  for (const auto& h : hosts) {
-    FLOWLAB_ASSIGN_OR_RETURN(auto s, echo_socket(h.ns));
-    socks.push_back(std::move(s));
-  }
+  FLOWLAB_ASSIGN_OR_RETURN(auto socks, echo_sockets(hosts));
   const PingallPacing pacing = pingall_pacing(n, 1, o.path);
   double timeout_ms = o.timeout_s > 0 ? o.timeout_s * 1000 : pacing.timeout_ms;
   SweepPace pace;
@@ -238,7 +252,11 @@ Result<EchoSweep> echo_sweep(const std::vector<PingallHost>& hosts, const EchoSw
   }
   NeighbourTableRoom room(n * targets.size() + 1024);
   HostArpPatience arp(hosts, pacing.arp_retrans_ms);
-  HostsAnnounced announced(hosts, o.to.empty() && n >= kSweepAnnounceHosts);
+  // Bridges: the broadcasts of several hosts a millisecond fit the kernel's backlog
+  // and arrive in a few ms; through controllers each is a packet-in and a flood.
+  size_t announce_per_ms = o.path.controller_switches ? 1 : std::max<size_t>(1, kBacklogDeliveries / n);
+  HostsAnnounced announced(hosts, o.to.empty() && n >= kSweepAnnounceHosts, announce_per_ms,
+                           o.path.controller_switches ? 0.2 : 0.02);
   return Sweep(std::move(socks), std::move(targets), o.to.empty()).run(pace, timeout_ms);
 }
 
