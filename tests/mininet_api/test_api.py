@@ -357,6 +357,53 @@ class MininetScripts(unittest.TestCase):
         self.assertIn('*** Results: 0% dropped (12/12 received)', p.stdout)
         self.assertIn('PING 10.0.0.4', p.stdout)
 
+    def test_cli_of_a_script_in_a_terminal(self):
+        """CLI(net) at a prompt in a pseudo-terminal (pexpect), as a user types at it."""
+        try:
+            import pexpect
+        except ImportError:
+            self.skipTest('needs python3-pexpect (scripts/install-deps.sh)')
+        with tempfile.NamedTemporaryFile('w', suffix='.py', delete=False) as f:
+            f.write(textwrap.dedent('''
+                from mininet.net import Mininet
+                from mininet.topo import LinearTopo
+                from mininet.node import FlowlabSwitch
+                from mininet.cli import CLI
+                net = Mininet(topo=LinearTopo(3), switch=FlowlabSwitch)
+                net.start()
+                print('lab', net.labId)
+                CLI(net)
+                net.stop()
+                print('stopped')
+            '''))
+        try:
+            child = pexpect.spawn(self.flowlab, ['mininet', f.name], encoding='utf-8', timeout=120,
+                                  dimensions=(50, 200))
+            child.expect(r'lab (\w+)\r\n')
+            lab_id = child.match.group(1)
+            child.expect_exact('mininet> ')
+            child.sendline('pingall')
+            child.expect_exact('*** Results: 0% dropped (6/6 received)')
+            child.expect_exact('mininet> ')
+            child.sendline('h1 ping -c1 h3')
+            child.expect_exact('PING 10.0.0.3')  # h3 became its address
+            child.expect_exact('1 packets transmitted, 1 received')
+            child.expect_exact('mininet> ')
+            child.sendline('nodes')
+            child.expect_exact('h1 h2 h3 s1 s2 s3')
+            child.expect_exact('mininet> ')
+            child.sendline('nosuchcommand')
+            child.expect_exact('*** Unknown command: nosuchcommand')
+            child.expect_exact('mininet> ')
+            child.sendeof()  # Ctrl-D leaves the CLI; the script goes on to net.stop()
+            child.expect_exact('stopped')
+            child.expect(pexpect.EOF)
+            child.close()
+            self.assertEqual(child.exitstatus, 0)
+            self.assertEqual(leftovers(lab_id), [])
+        finally:
+            os.unlink(f.name)
+
     def test_a_missing_script_is_an_error(self):
         p = subprocess.run([self.flowlab, 'mininet', '/nonexistent/x.py'], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
