@@ -252,11 +252,13 @@ Result<EchoSweep> echo_sweep(const std::vector<PingallHost>& hosts, const EchoSw
   }
   NeighbourTableRoom room(n * targets.size() + 1024);
   HostArpPatience arp(hosts, pacing.arp_retrans_ms);
-  // Bridges: the broadcasts of several hosts a millisecond fit the kernel's backlog
-  // and arrive in a few ms; through controllers each is a packet-in and a flood.
-  size_t announce_per_ms = o.path.controller_switches ? 1 : std::max<size_t>(1, kBacklogDeliveries / n);
+  // The broadcasts of several hosts a millisecond fit the kernel's backlog and arrive
+  // in a few ms on bridges; through controllers each is also a packet-in and a flood
+  // (kept within a switch's smallest packet-in window) and takes a round trip more.
+  size_t announce_per_ms = std::max<size_t>(1, kBacklogDeliveries / n);
+  if (o.path.controller_switches) announce_per_ms = std::min(announce_per_ms, kControllerEchoesInFlight);
   HostsAnnounced announced(hosts, o.to.empty() && n >= kSweepAnnounceHosts, announce_per_ms,
-                           o.path.controller_switches ? 0.2 : 0.02);
+                           o.path.controller_switches ? 0.1 : 0.02);
   return Sweep(std::move(socks), std::move(targets), o.to.empty()).run(pace, timeout_ms);
 }
 
