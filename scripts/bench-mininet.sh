@@ -333,7 +333,7 @@ if [ "$REPEAT" -gt 1 ]; then
         split(key, parts, "|"); topo[k] = parts[3]; tool[k] = parts[1] "|" parts[2]
       }
       print ""
-      print "ratios Mininet / flowlab of the medians (up; down; down + settle):"
+      print "ratios Mininet / flowlab of the medians (up; pingall; down; down + settle; end to end = up + pingall + down):"
       for (k = 1; k <= keys; k++) if (tool[k] ~ /^mininet/) mkey[topo[k]] = order[k]
       for (k = 1; k <= keys; k++) {
         key = order[k]; mk = mkey[topo[k]]
@@ -341,7 +341,9 @@ if [ "$REPEAT" -gt 1 ]; then
         if (M[key, 7] !~ /^[0-9.]+$/ || M[mk, 7] !~ /^[0-9.]+$/ || M[key, 7] == 0) continue
         dn = (M[key, 9] > 0) ? sprintf("%.1fx", M[mk, 9] / M[key, 9]) : "-"
         ds = (M[key, 9] + M[key, 10] > 0) ? sprintf("%.1fx", (M[mk, 9] + M[mk, 10]) / (M[key, 9] + M[key, 10])) : "-"
-        printf "  %-11s %-20s up %.1fx, down %s, down + settle %s\n", topo[k], substr(tool[k], index(tool[k], "|") + 1), M[mk, 7] / M[key, 7], dn, ds
+        pa = (M[key, 8] ~ /^[0-9.]+$/ && M[mk, 8] ~ /^[0-9.]+$/ && M[key, 8] > 0) ? sprintf("%.1fx", M[mk, 8] / M[key, 8]) : "-"
+        ee = (pa != "-" && M[mk, 9] ~ /^[0-9.]+$/) ? sprintf("%.1fx", (M[mk, 7] + M[mk, 8] + M[mk, 9]) / (M[key, 7] + M[key, 8] + M[key, 9])) : "-"
+        printf "  %-11s %-20s up %.1fx, pingall %s, down %s, down + settle %s, end to end %s\n", topo[k], substr(tool[k], index(tool[k], "|") + 1), M[mk, 7] / M[key, 7], pa, dn, ds, ee
       }
     }'
 fi

@@ -37,8 +37,9 @@ PACKAGES=(
   libpcap-dev
   # src/lab/cli: Mininet's CLI prompt: line editing, history, completion (libedit, BSD)
   libedit-dev
-  # tests: the CLI is driven in a real terminal (tmux send-keys / capture-pane)
-  tmux
+  # tests: the CLI is driven in a real terminal (tmux send-keys / capture-pane), and a
+  # Mininet script's CLI(net) in a pseudo-terminal (pexpect)
+  tmux python3-pexpect
   # scripts/bench-mininet.sh compares with Mininet 2.3.0; its lxbr switch needs brctl
   mininet bridge-utils
   # --metrics: a real Prometheus server scrapes the switch in the tests (and in labs)

@@ -23,6 +23,8 @@
 // probe-send and probe-recv are in lab_shape.cpp):
 //   flowlab lab tcp-rr-server --port P [--timeout S]
 //   flowlab lab tcp-rr-client --host A --port P [--count N] [--size B] [--timeout S]
+// and the Python API's pingAll (lab/cli/mininet_cli.h):
+//   flowlab lab ping-pairs LAB [--timeout S] [--to ADDR] HOST[=ADDR]...
 // and the connection-churn generator (scripts/bench-churn.sh; see lab/traffic/tcp_crr.h):
 //   flowlab lab tcp-crr-server --port P [--count N] [--timeout S]
 //   flowlab lab tcp-crr-client --host A --port P (--rate R | --max) (--duration S | --count N)
@@ -199,6 +201,18 @@ int run_lab(int argc, char** argv) {
                                  "Mininet's CLI (mininet> pingall, h1 ping h2, link s1 s2 down...) "
                                  "on a lab that is up");
   cli->add_option("LAB", lab_id, "lab id (flowlab lab status)")->required();
+  auto* ping_pairs = app.add_subcommand(
+      "ping-pairs", "one echo per ordered pair of HOST[=ADDR]s of a lab that is up, as JSON (Mininet API)");
+  ping_pairs->group("");
+  std::vector<std::string> ping_hosts;
+  std::string ping_to;
+  double ping_timeout = 0;
+  ping_pairs->add_option("LAB", lab_id, "lab id")->required();
+  ping_pairs->add_option("HOSTS", ping_hosts, "HOST or HOST=ADDR (its address, if not the lab's)")
+      ->required();
+  ping_pairs->add_option("--to", ping_to, "every host pings this address only");
+  ping_pairs->add_option("--timeout", ping_timeout, "seconds an echo waits for its reply")
+      ->check(CLI::Range(0.001, 3600.0));
   auto* exec =
       app.add_subcommand("exec", "run a command in a host of a lab that is up: exec LAB HOST CMD...");
   exec->prefix_command();
@@ -326,6 +340,10 @@ int run_lab(int argc, char** argv) {
     auto r = lab::lab_up(src->file, src->text, only, out, capture, metrics, builder);
     if (!r.ok()) return error_exit(r.error().message, 2);
     return *r;
+  }
+  if (*ping_pairs) {
+    auto st = lab::print_ping_pairs(lab_id, ping_hosts, ping_to, ping_timeout);
+    return st.ok() ? 0 : error_exit(st.error().message);
   }
   if (*exec) {
     auto rest = exec->remaining();

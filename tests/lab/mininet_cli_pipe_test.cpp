@@ -113,6 +113,59 @@ h1 ping -c1 -W1 h2
   EXPECT_TRUE(has(o, "1 packets transmitted, 1 received")) << o;
 }
 
+// pingall counts each pair's first echo, all sent at once from raw sockets (20 hosts:
+// they announce themselves first, and the sysctls that takes are put back); a host
+// cut off is X both ways. `lab ping-pairs` (the Python API's pingAll) takes the
+// addresses it is given and answers in JSON.
+TEST_F(MininetCliPipe, PingallCountsFirstEchoesAndPingPairsAnswersTheApi) {
+  ASSERT_FALSE(up({"--topo", "single,20", "--switch", "linux-bridge", "--controller", "none"}).empty());
+  auto r = cli(write("ping.cli", "pingall\nlink s1 h20 down\npingall 1\n"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string& o = r.out;
+  EXPECT_TRUE(has(o,
+                  "*** Ping: testing ping reachability\nh1 -> h2 h3 h4 h5 h6 h7 h8 h9 h10 h11 h12 h13 h14 "
+                  "h15 h16 h17 h18 h19 h20 \n"))
+      << o;
+  EXPECT_TRUE(has(o, "*** Results: 0% dropped (380/380 received)\n")) << o;
+  EXPECT_TRUE(has(o, "h1 -> h2 h3 h4 h5 h6 h7 h8 h9 h10 h11 h12 h13 h14 h15 h16 h17 h18 h19 X \n")) << o;
+  EXPECT_TRUE(has(o, "h20 -> X X X X X X X X X X X X X X X X X X X \n")) << o;
+  EXPECT_TRUE(has(o, "*** Results: 10% dropped (342/380 received)\n")) << o;
+
+  auto p = run_command(
+      {FLOWLAB_BINARY, "lab", "ping-pairs", id_, "h1", "h2", "h3=10.0.0.99", "--timeout", "1"}, opts(30));
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  auto j = nlohmann::json::parse(p.out);
+  EXPECT_EQ(j["sent"], 6);
+  EXPECT_EQ(j["received"], 4) << p.out;  // nobody has 10.0.0.99: h1 and h2 get nothing from "h3"
+  ASSERT_EQ(j["pairs"].size(), 6u) << p.out;
+  EXPECT_EQ(j["pairs"][0][0], "h1");
+  EXPECT_EQ(j["pairs"][0][1], "h2");
+  for (const auto& pair : j["pairs"]) {
+    bool to_h3 = pair[1] == "h3";
+    EXPECT_EQ(pair[2], to_h3 ? 0 : 1) << pair.dump();
+    if (!to_h3) {
+      EXPECT_GT(pair[3].get<double>(), 0) << pair.dump();
+    }
+  }
+  p = run_command({FLOWLAB_BINARY, "lab", "ping-pairs", id_, "h1", "h2", "--to", "10.0.0.5"}, opts(30));
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  j = nlohmann::json::parse(p.out);
+  ASSERT_EQ(j["pairs"].size(), 2u) << p.out;
+  for (const auto& pair : j["pairs"]) {
+    EXPECT_EQ(pair[1], "10.0.0.5") << p.out;
+    EXPECT_EQ(pair[2], 1) << p.out;
+  }
+
+  p = run_command({FLOWLAB_BINARY, "lab", "ping-pairs", id_, "h1", "hx"}, opts(30));
+  EXPECT_EQ(p.exit_code, 1);
+  EXPECT_TRUE(has(p.err, "hx is not a host of lab " + id_)) << p.err;
+
+  // The announcements' sysctls are the kernel's defaults again.
+  p = run_command({FLOWLAB_BINARY, "lab", "exec", id_, "h1", "sysctl", "-n", "net.ipv4.conf.all.arp_accept"},
+                  opts(30));
+  EXPECT_EQ(p.out, "0\n") << p.err;
+}
+
 TEST_F(MininetCliPipe, NoSuchLab) {
   auto r =
       run_command({"sh", "-c", fmt::format("echo nodes | '{}' lab cli nolab", FLOWLAB_BINARY)}, opts(10));

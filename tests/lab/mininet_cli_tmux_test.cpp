@@ -1,7 +1,7 @@
 // Mininet's CLI in a real terminal (tmux): the prompt, pingall, `h1 ping h2` by name,
 // link down (pingall fails, the controller hears port-status) and up, nodes / net /
 // dump, dpctl dump-flows, history (Up arrow), Tab completion, and Ctrl-D that ends
-// `lab run --cli` with nothing left behind.
+// `lab run --cli` with nothing left behind; then every other command, and exit.
 #include "mininet_cli_fixture.h"
 
 namespace flowlab::lab {
@@ -146,6 +146,50 @@ TEST_F(MininetCliTmux, RunWithCliTakesTheLabDownAtCtrlD) {
   EXPECT_EQ(ns.out.find("fl" + id), std::string::npos) << ns.out;
   auto procs = run_command({"pgrep", "-f", "fl" + id}, with_timeout(10));
   EXPECT_TRUE(procs.out.empty()) << procs.out;
+}
+
+// The commands the test above does not type, in a terminal too: help, intfs, ports,
+// pingpair, pingallfull, iperf, iperfudp, sh, time, source, and exit.
+TEST_F(MininetCliTmux, TheOtherCommandsAndExit) {
+  std::string id = up({"--topo", "linear,2", "--switch", "linux-bridge", "--controller", "none"});
+  ASSERT_FALSE(id.empty());
+  std::string sourced = (dir_ / "more.cli").string();
+  std::ofstream(sourced) << "h2 echo sourced-from-h2 h1\n";
+  TmuxTerminal t(fmt::format("flowlab-mncli-other-{}", getpid()));
+  ASSERT_TRUE(t.start(
+      fmt::format("{} '{}' lab cli {}; echo CLI-EXITED rc=$?; sleep 60", env_prefix(), FLOWLAB_BINARY, id)));
+  t.wait_for("mininet>");
+  t.type("help");
+  std::string s = t.wait_for("Documented commands");
+  EXPECT_NE(s.find("pingall"), std::string::npos) << s;
+  t.type("intfs");
+  s = t.wait_for("s2: lo,s2-eth1,s2-eth2");
+  EXPECT_NE(s.find("h1: h1-eth0"), std::string::npos) << s;
+  t.type("ports");
+  t.wait_for("s1 lo:0 s1-eth1:1 s1-eth2:2");
+  t.type("pingpair");
+  s = t.wait_for("*** Results: 0% dropped (2/2 received)");
+  EXPECT_NE(s.find("h1 -> h2 \nh2 -> h1 \n"), std::string::npos) << s;
+  t.type("pingallfull");
+  s = t.wait_for(" h2->h1: 1/1, rtt min/avg/max/mdev ");
+  EXPECT_NE(s.find(" h1->h2: 1/1, rtt min/avg/max/mdev "), std::string::npos) << s;
+  t.type("iperf h1 h2");
+  s = t.wait_for("*** Iperf: testing TCP bandwidth between h1 and h2");
+  s = t.wait_for("bits/sec', '", 1, 60);
+  t.type("iperfudp 5M h1 h2");
+  s = t.wait_for("*** Results: ['5M', '", 1, 60);
+  t.type("sh echo shell-says-$((6*7))");
+  t.wait_for("shell-says-42");
+  t.type("time nodes");
+  s = t.wait_for("*** Elapsed time: ");
+  EXPECT_NE(s.find("available nodes are:"), std::string::npos) << s;
+  t.type("source " + sourced);
+  t.wait_for("sourced-from-h2 10.0.0.1");  // h1 replaced by its address
+  t.type("exit");
+  s = t.wait_for("CLI-EXITED rc=0");
+  // exit leaves the CLI, not the lab.
+  auto st = run_command({FLOWLAB_BINARY, "lab", "status"}, opts(10));
+  EXPECT_NE(st.out.find(id), std::string::npos) << st.out;
 }
 
 }  // namespace

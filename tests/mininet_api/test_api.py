@@ -5,6 +5,7 @@ they must do, checked on the wire and in the namespaces.
 Run by ctest (label lab) as: test_api.py FLOWLAB_BINARY; needs root (exit 77: skipped).
 """
 import io
+import json
 import os
 import re
 import socket
@@ -43,6 +44,30 @@ def free_port():
     with socket.socket() as s:
         s.bind(('127.0.0.1', 0))
         return s.getsockname()[1]
+
+
+def port_status_seen(net):
+    """Port-status messages the lab's controller has handled (its stats file), -1 if none yet."""
+    for root, _, files in os.walk(net.lab.workdir):
+        for name in files:
+            if name.endswith('-stats.json') and '-switch-stats' not in name:
+                try:
+                    with open(os.path.join(root, name)) as f:
+                        stats = json.load(f)
+                except (OSError, ValueError):
+                    continue
+                return stats.get('handling_time', {}).get('port_status', {}).get('count', 0)
+    return -1
+
+
+def wait_port_status_above(net, n, timeout=15):
+    """Waits (bounded) until the controller counted more than n port-status messages."""
+    end = time.time() + timeout
+    seen = port_status_seen(net)
+    while seen <= n and time.time() < end:
+        time.sleep(0.2)
+        seen = port_status_seen(net)
+    return seen
 
 
 def started(net):
@@ -123,13 +148,55 @@ class MininetApi(unittest.TestCase):
         try:
             h1, h2, s1 = net.get('h1', 'h2', 's1')
             self.assertIn('1 received', h1.cmd('ping -c1 -W2', h2.IP()))
+            before = wait_port_status_above(net, -1)
             net.configLinkStatus('s1', 's2', 'down')
             self.assertIn('state DOWN', s1.cmd('ip -o link show dev s1-eth2'))
+            # Both switches tell the controller (Mininet's own sends nothing: #1139).
+            down = wait_port_status_above(net, before + 1)
+            self.assertGreaterEqual(down, before + 2, 'port-status of s1-eth2 and s2-eth2')
             self.assertIn('0 received', h1.cmd('ping -c1 -W1', h2.IP()))
             net.configLinkStatus('s1', 's2', 'up')
+            self.assertGreaterEqual(wait_port_status_above(net, down + 1), down + 2, 'port-status on the way up')
             ok = any('1 received' in h1.cmd('ping -c1 -W1', h2.IP()) for _ in range(10))
             self.assertTrue(ok, 'no ping through s1-s2 after the link came back')
         finally:
+            net.stop()
+
+    def test_ping_all_counts_each_pairs_first_echo_as_mininet(self):
+        # 20 hosts: past the count from which the hosts announce themselves first.
+        net = Mininet(topo=SingleSwitchTopo(20), switch=LinuxBridge, controller=None)
+        started(net)
+        try:
+            h1, h2, h3, h20 = net.get('h1', 'h2', 'h3', 'h20')
+            buf = io.StringIO()
+            setLogLevel('output')
+            with redirect_stdout(buf):
+                self.assertEqual(net.pingAll(), 0.0)
+            text = buf.getvalue()
+            self.assertIn('*** Ping: testing ping reachability\n', text)
+            self.assertIn('h1 -> %s \n' % ' '.join('h%d' % k for k in range(2, 21)), text)
+            self.assertIn('*** Results: 0% dropped (380/380 received)\n', text)
+            full = net.pingFull(hosts=[h1, h2, h3])
+            self.assertEqual([(a.name, b.name) for a, b, _ in full],
+                             [('h1', 'h2'), ('h1', 'h3'), ('h2', 'h1'), ('h2', 'h3'), ('h3', 'h1'), ('h3', 'h2')])
+            for _, _, (sent, received, rmin, ravg, rmax, rdev) in full:
+                self.assertEqual((sent, received), (1, 1))
+                self.assertTrue(0 < rmin == ravg == rmax, full)
+            self.assertEqual(net.ping(hosts=[h1, h2], manualdestip=h3.IP()), 0.0)
+            # h20 cut off: its 19 pairs each way get no echo, 38 of 380.
+            net.configLinkStatus('s1', 'h20', 'down')
+            buf = io.StringIO()
+            with redirect_stdout(buf):
+                self.assertAlmostEqual(net.pingAll(timeout=1), 10.0)
+            text = buf.getvalue()
+            self.assertIn('h20 -> %s\n' % ('X ' * 19), text)
+            self.assertIn('h1 -> %s X \n' % ' '.join('h%d' % k for k in range(2, 20)), text)
+            self.assertIn('*** Results: 10% dropped (342/380 received)\n', text)
+            self.assertEqual(net.ping(hosts=[h1, h20], timeout=1), 100.0)
+            # The test's sysctls are put back: arp_accept is the kernel's 0 again.
+            self.assertEqual(h1.cmd('sysctl -n net.ipv4.conf.all.arp_accept').strip(), '0')
+        finally:
+            setLogLevel('warning')
             net.stop()
 
     def test_switch_stop_start_and_dpctl_act_on_the_lab(self):
@@ -289,6 +356,53 @@ class MininetScripts(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stdout)
         self.assertIn('*** Results: 0% dropped (12/12 received)', p.stdout)
         self.assertIn('PING 10.0.0.4', p.stdout)
+
+    def test_cli_of_a_script_in_a_terminal(self):
+        """CLI(net) at a prompt in a pseudo-terminal (pexpect), as a user types at it."""
+        try:
+            import pexpect
+        except ImportError:
+            self.skipTest('needs python3-pexpect (scripts/install-deps.sh)')
+        with tempfile.NamedTemporaryFile('w', suffix='.py', delete=False) as f:
+            f.write(textwrap.dedent('''
+                from mininet.net import Mininet
+                from mininet.topo import LinearTopo
+                from mininet.node import FlowlabSwitch
+                from mininet.cli import CLI
+                net = Mininet(topo=LinearTopo(3), switch=FlowlabSwitch)
+                net.start()
+                print('lab', net.labId)
+                CLI(net)
+                net.stop()
+                print('stopped')
+            '''))
+        try:
+            child = pexpect.spawn(self.flowlab, ['mininet', f.name], encoding='utf-8', timeout=120,
+                                  dimensions=(50, 200))
+            child.expect(r'lab (\w+)\r\n')
+            lab_id = child.match.group(1)
+            child.expect_exact('mininet> ')
+            child.sendline('pingall')
+            child.expect_exact('*** Results: 0% dropped (6/6 received)')
+            child.expect_exact('mininet> ')
+            child.sendline('h1 ping -c1 h3')
+            child.expect_exact('PING 10.0.0.3')  # h3 became its address
+            child.expect_exact('1 packets transmitted, 1 received')
+            child.expect_exact('mininet> ')
+            child.sendline('nodes')
+            child.expect_exact('h1 h2 h3 s1 s2 s3')
+            child.expect_exact('mininet> ')
+            child.sendline('nosuchcommand')
+            child.expect_exact('*** Unknown command: nosuchcommand')
+            child.expect_exact('mininet> ')
+            child.sendeof()  # Ctrl-D leaves the CLI; the script goes on to net.stop()
+            child.expect_exact('stopped')
+            child.expect(pexpect.EOF)
+            child.close()
+            self.assertEqual(child.exitstatus, 0)
+            self.assertEqual(leftovers(lab_id), [])
+        finally:
+            os.unlink(f.name)
 
     def test_a_missing_script_is_an_error(self):
         p = subprocess.run([self.flowlab, 'mininet', '/nonexistent/x.py'], stdout=subprocess.PIPE,

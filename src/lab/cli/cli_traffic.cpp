@@ -1,13 +1,15 @@
 // Mininet's pingall, pingallfull, pingpair and iperf on the lab's hosts, printed as
-// Mininet prints them. Pingall is the lab's own (traffic/pingall.h): one fping per
-// source host at once, so a hundred hosts answer in a second or two.
+// Mininet prints them. Pingall counts each pair's first echo, as Mininet's does, all
+// sent from this process at once (traffic/echo_sweep.h): a hundred hosts answer in
+// under a second.
 #include <fmt/format.h>
 
 #include <cstdlib>
 #include <filesystem>
 
 #include "lab/cli/mininet_cli.h"
-#include "lab/traffic/pingall.h"
+#include "lab/run/persistent_lab.h"
+#include "lab/traffic/echo_sweep.h"
 #include "lab/traffic/traffic.h"
 
 namespace flowlab::lab {
@@ -29,16 +31,20 @@ std::string rate_text(double bps) {
 
 }  // namespace
 
+PingallPath pingall_path(const LabView& view) {
+  PingallPath path;
+  for (const auto& s : view.switches)
+    path.controller_switches += s.kind != "linux-bridge" && !view.controllers.empty();
+  return path;
+}
+
 void MininetCli::pingall(const std::vector<std::string>& args, bool full, bool pair) {
-  TestSpec t;
-  t.type = TestType::kPingall;
-  t.name = "cli-pingall";
-  t.count = 1;
-  t.interval = 0.01;
+  EchoSweepOptions o;
+  o.path = pingall_path(view_);
   if (!args.empty() && !pair) {
     char* end = nullptr;
-    double timeout = std::strtod(args[0].c_str(), &end);
-    if (end == args[0].c_str() || *end || timeout <= 0)
+    o.timeout_s = std::strtod(args[0].c_str(), &end);
+    if (end == args[0].c_str() || *end || o.timeout_s <= 0)
       return error("usage: pingall [timeout in seconds]: '" + args[0] + "' is not a number");
   }
   std::vector<PingallHost> hosts;
@@ -48,42 +54,60 @@ void MininetCli::pingall(const std::vector<std::string>& args, bool full, bool p
     if (pair && hosts.size() == 2) break;
   }
   if (hosts.size() < 2) return error("Error: pinging needs two hosts with addresses");
-  PingallPath path;
-  for (const auto& s : view_.switches)
-    path.controller_switches += s.kind != "linux-bridge" && !view_.controllers.empty();
   print("*** Ping: testing ping reachability\n");
-  PingallOutcome r = run_pingall(t, hosts, 32, path);
-  const json& m = r.matrix;
-  const json& loss = m.value("loss_pct", json::array());
-  const json& rtt = m.value("rtt_ms", json::array());
-  size_t sent = 0, received = 0;
+  auto sweep = echo_sweep(hosts, o);
+  if (!sweep.ok()) return error("Error: " + sweep.error().message);
   std::string results;
   for (size_t i = 0; i < hosts.size(); ++i) {
     std::string row = hosts[i].name + " -> ";
     for (size_t j = 0; j < hosts.size(); ++j) {
-      if (i == j) continue;
-      const json& l = i < loss.size() && j < loss[i].size() ? loss[i][j] : json();
-      bool ok = l.is_number() && l.get<double>() < 100;
-      ++sent;
-      received += ok;
-      row += (ok ? hosts[j].name : std::string("X")) + " ";
-      if (full) {
-        const json& rt = i < rtt.size() && j < rtt[i].size() ? rtt[i][j] : json();
-        double ms = rt.is_number() ? rt.get<double>() : 0;
-        results += ok ? fmt::format(" {}->{}: 1/1, rtt min/avg/max/mdev {:.3f}/{:.3f}/{:.3f}/0.000 ms\n",
-                                    hosts[i].name, hosts[j].name, ms, ms, ms)
-                      : fmt::format(" {}->{}: 0/1, rtt min/avg/max/mdev 0.000/0.000/0.000/0.000 ms\n",
-                                    hosts[i].name, hosts[j].name);
-      }
+      const EchoReply& r = sweep->replies[i][j];
+      if (!r.sent) continue;
+      row += (r.received ? hosts[j].name : std::string("X")) + " ";
+      if (full)
+        results += fmt::format(" {}->{}: 1/{}, rtt min/avg/max/mdev {:.3f}/{:.3f}/{:.3f}/0.000 ms\n",
+                               hosts[i].name, hosts[j].name, int(r.received), r.rtt_ms, r.rtt_ms, r.rtt_ms);
     }
     print(row + "\n");
   }
-  if (r.outcome.reason == "interrupted") return error("Interrupted");
+  if (sweep->interrupted) return error("Interrupted");
+  size_t sent = sweep->sent, received = sweep->received;
   if (full)
     print("*** Results: \n" + results);
   else
     print(fmt::format("*** Results: {:.0f}% dropped ({}/{} received)\n",
                       sent ? 100.0 * double(sent - received) / double(sent) : 0.0, received, sent));
+}
+
+Status print_ping_pairs(const std::string& lab_id, const std::vector<std::string>& hosts,
+                        const std::string& to, double timeout_s, FILE* out) {
+  FLOWLAB_ASSIGN_OR_RETURN(json rec, running_lab_record(lab_id));
+  if (rec.contains("across"))
+    return fail("lab '{}' spans machines: ping-pairs drives labs on one machine", lab_id);
+  FLOWLAB_ASSIGN_OR_RETURN(LabView view, lab_view(rec));
+  std::vector<PingallHost> list;
+  for (const auto& arg : hosts) {
+    auto eq = arg.find('=');
+    std::string name = arg.substr(0, eq);
+    const ViewHost* h = view.host(name);
+    if (!h) return fail("{} is not a host of lab {}", name, lab_id);
+    list.push_back({name, h->ns, eq == std::string::npos ? h->addr : arg.substr(eq + 1), h->intfs});
+  }
+  EchoSweepOptions o;
+  o.path = pingall_path(view);
+  o.timeout_s = timeout_s;
+  o.to = to;
+  FLOWLAB_ASSIGN_OR_RETURN(EchoSweep sweep, echo_sweep(list, o));
+  if (sweep.interrupted) return fail("interrupted");
+  json pairs = json::array();
+  for (size_t i = 0; i < list.size(); ++i)
+    for (size_t j = 0; j < sweep.replies[i].size(); ++j) {
+      const EchoReply& r = sweep.replies[i][j];
+      if (r.sent) pairs.push_back({list[i].name, to.empty() ? list[j].name : to, int(r.received), r.rtt_ms});
+    }
+  json doc = {{"sent", sweep.sent}, {"received", sweep.received}, {"pairs", std::move(pairs)}};
+  std::fprintf(out, "%s\n", doc.dump().c_str());
+  return ok_status();
 }
 
 void MininetCli::iperf(const std::vector<std::string>& args, bool udp) {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <string>
@@ -88,10 +89,13 @@ class HostArpPatience {
 // arp_accept back to the kernel's 0 after the test. The neighbours learned so wait
 // unused until their source's turn, minutes at 1,024 hosts, and the kernel's
 // garbage collector drops an entry unused for gc_stale_time (60 s): the hosts'
-// interfaces get an hour for the test, 60 s again after.
+// interfaces get an hour for the test, 60 s again after. `per_ms` hosts announce
+// each millisecond (a broadcast reaches every host: n deliveries in the kernel's
+// backlog of 1,000 a CPU), and the last ones get `settle_s` to arrive.
 class HostsAnnounced {
  public:
-  HostsAnnounced(const std::vector<PingallHost>& hosts, bool announce) {
+  HostsAnnounced(const std::vector<PingallHost>& hosts, bool announce, size_t per_ms = 1,
+                 double settle_s = 0.2) {
     if (!announce) return;
     for (const auto& h : hosts) {
       if (write_sysctl_in(h.ns, kAccept, "1").ok()) accepting_.push_back(h.ns);
@@ -99,14 +103,14 @@ class HostsAnnounced {
         if (i.find('.') == std::string::npos && write_sysctl_in(h.ns, stale_key(i), "3600").ok())
           patient_.emplace_back(h.ns, i);
     }
-    size_t announced = 0;
+    size_t announced = 0, k = 0;
     for (const auto& ns : accepting_) {
       if (interrupted()) break;
       auto sent = announce_addresses_in(ns);
       announced += sent.ok() && *sent > 0;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (++k % std::max<size_t>(per_ms, 1) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    sleep_unless_interrupted(0.2);  // the last broadcasts reach everyone
+    sleep_unless_interrupted(settle_s);  // the last broadcasts reach everyone
     note_ = fmt::format(
         "; {} of {} hosts announced their addresses first (gratuitous ARP, arp_accept on for the test)",
         announced, hosts.size());
