@@ -6,12 +6,18 @@ BUILD_FUZZ := build/fuzz
 FUZZ_SECONDS ?= 15
 FUZZ_LONG_SECONDS ?= 600
 
-.PHONY: all deps release demo test test-build fuzz-build fuzz-quick fuzz format format-check tidy clean
+.PHONY: all deps deps-demo release demo test test-build fuzz-build fuzz-quick fuzz format format-check tidy clean
 
 all: release
 
 deps:
 	@./scripts/install-deps.sh
+
+# The Release build and the default scenario need fewer packages than the tests
+# (no chromium, prometheus, Mininet, clang-tidy, ...): a fresh machine's `make demo`
+# installs only those.
+deps-demo:
+	@./scripts/install-deps.sh --demo
 
 # Ninja schedules the two cores better than make and keeps a per-file log of
 # compile times (.ninja_log, docs/performance/build.md). A build dir configured
@@ -19,7 +25,7 @@ deps:
 CONFIGURE = @d=$(1); if [ -f $$d/CMakeCache.txt ] && ! grep -q 'CMAKE_GENERATOR:INTERNAL=Ninja' $$d/CMakeCache.txt; then rm -rf $$d; fi; \
 	cmake -G Ninja -S . -B $$d
 
-release: deps
+release: deps-demo
 	$(call CONFIGURE,$(BUILD_RELEASE)) -DCMAKE_BUILD_TYPE=Release -DFLOWLAB_TESTS=OFF >/dev/null
 	@cmake --build $(BUILD_RELEASE) -j $(JOBS) --target flowlab
 
