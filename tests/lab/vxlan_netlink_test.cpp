@@ -38,9 +38,9 @@ class LabVxlan : public ::testing::Test {
     ASSERT_TRUE(create_veth(m(1), "ul0", m(2), "ul0", 1500).ok());
     ASSERT_TRUE(add_addresses({{m(1), {{"ul0", "192.0.2.1/24"}}}, {m(2), {{"ul0", "192.0.2.2/24"}}}}).ok());
   }
-  const std::string& m(int i) const { return ns_[size_t(i - 1)].name(); }
-  const std::string& n(int i) const { return ns_[size_t(i + 1)].name(); }
-  json ip_json(const std::string& ns, std::vector<std::string> args) {
+  const std::string& m(int i) const { return ns_[size_t(i) - 1].name(); }
+  const std::string& n(int i) const { return ns_[size_t(i) + 1].name(); }
+  json ip_json(const std::string& ns, const std::vector<std::string>& args) {
     auto r = run_command(args, in_ns(ns, 5));
     EXPECT_TRUE(r.ok()) << r.describe();
     json j = json::parse(r.out, nullptr, false);
