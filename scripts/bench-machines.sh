@@ -20,6 +20,10 @@
 #             this one machine, interleaved -n times: up, down and the pingall's
 #             wall time / the one machine's (medians), and the pairs reached.
 #             Target: up and down <= 2, every pair reached.
+#   up:       the pingall row's lab (tree,2,P on bridges, -m machines vs one) with
+#             --test none: bring-up and teardown alone, interleaved -n times, and
+#             each agent's phases (results.json's phases.up.machine_*). Not in the
+#             default rows (the pingall row measures the same two figures).
 # Not a test (no pass/fail exit code; figures depend on the machine): it prints
 # a table; results.json and report.html of each row stay in the out dir.
 #
@@ -44,7 +48,7 @@ while getopts "b:n:f:p:m:t:o:r:h" opt; do
     t) SCALE_TEST=$OPTARG ;;
     o) OUT=$OPTARG ;;
     r) ROWS=$OPTARG ;;
-    *) sed -n '2,26p' "$0"; exit 2 ;;
+    *) sed -n '2,30p' "$0"; exit 2 ;;
   esac
 done
 if [[ -z "$BIN" ]]; then
@@ -105,6 +109,14 @@ if want scale; then
       --test "$SCALE_TEST"
     run_lab "scale-machines-$i" --topo "tree,2,$FANOUT" --switch flowlab --controller flowlab:learning-switch \
       --test "$SCALE_TEST" --machines "$MACHINES"
+  done
+fi
+if want up; then
+  for i in $(seq "$RUNS"); do
+    uptime >"$OUT/up-load-$i.txt"
+    run_lab "up-one-$i" --topo "tree,2,$PFANOUT" --switch linux-bridge --controller none --test none
+    run_lab "up-machines-$i" --topo "tree,2,$PFANOUT" --switch linux-bridge --controller none \
+      --test none --machines "$MACHINES"
   done
 fi
 if want pingall; then
@@ -206,6 +218,19 @@ if ones and manys:
                  med([metric(d, "pingall", "pairs_reached") for d in manys]), pairs, "= 1"))
     rows.append(("pingall", "pairs reached on one machine / pairs",
                  med([metric(d, "pingall", "pairs_reached") for d in ones]), pairs, "= 1"))
+ones = [d for d in (doc(f"up-one-{i}") for i in range(1, runs + 1)) if d]
+manys = [d for d in (doc(f"up-machines-{i}") for i in range(1, runs + 1)) if d]
+if ones and manys:
+    (u1, d1), (um, dm) = zip(*map(phases, ones)), zip(*map(phases, manys))
+    n = f"n={len(manys)}/{len(ones)}"
+    rows.append(("up", f"tree,2,{pfanout} bridges up on {machines} machines vs one (s, {n})",
+                 med(um), med(u1), "<= 2"))
+    rows.append(("up", f"tree,2,{pfanout} bridges down (s)", med(dm), med(d1), "<= 2"))
+    for i, (o, m) in enumerate(zip(ones, manys), 1):
+        for d, name in ((o, "one"), (m, machines)):
+            p = d["cases"][0].get("phases", {})
+            print(f"up {i} {name}: up {json.dumps(p.get('up', {}))} down {json.dumps(p.get('down', {}))}",
+                  file=sys.stderr)
 print(f"{'row':9} {'figure':50} {'measured':>10} {'reference':>10} {'ratio':>7}  target")
 for row, what, m, ref, target in rows:
     ratio = f"{m / ref:.3f}" if m is not None and ref else "-"

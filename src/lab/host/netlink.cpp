@@ -8,6 +8,7 @@
 #include <linux/if_addr.h>
 #include <linux/if_bridge.h>
 #include <linux/if_link.h>
+#include <linux/neighbour.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/veth.h>
@@ -63,6 +64,24 @@ Status put_end(nlmsghdr* nlh, const VethEnd& e) {
     mnl_attr_put(nlh, IFLA_ADDRESS, mac.size(), mac.data());
   }
   return ok_status();
+}
+
+// An IPv4 or IPv6 address as the kernel takes it (4 or 16 bytes, network order).
+struct IpBytes {
+  int family = AF_UNSPEC;
+  uint8_t b[16] = {};
+  size_t len() const { return family == AF_INET ? 4 : 16; }
+};
+
+Result<IpBytes> parse_ip(const std::string& s, const std::string& what) {
+  IpBytes ip;
+  if (inet_pton(AF_INET, s.c_str(), ip.b) == 1)
+    ip.family = AF_INET;
+  else if (inet_pton(AF_INET6, s.c_str(), ip.b) == 1)
+    ip.family = AF_INET6;
+  else
+    return fail("{}: '{}' is not an IPv4 or IPv6 address", what, s);
+  return ip;
 }
 
 struct AckAttrs {
@@ -270,6 +289,53 @@ Result<RtnlRequest> addr_request(int ifindex, const std::string& cidr, const std
     uint32_t host = ntohl(a.s_addr) | (plen == 0 ? 0xffffffffu : (0xffffffffu >> plen));
     mnl_attr_put_u32(m.nlh, IFA_BROADCAST, htonl(host));
   }
+  return m.done(what);
+}
+
+Result<RtnlRequest> vxlan_request(const VxlanDevice& d, const std::string& what) {
+  if (d.ifname.empty() || d.ifname.size() >= IFNAMSIZ)
+    return fail("{}: '{}' is not an interface name (1-{} characters)", what, d.ifname, IFNAMSIZ - 1);
+  if (d.vni > 0xffffff) return fail("{}: VNI {} is past 24 bits", what, d.vni);
+  if (d.port < 1 || d.port > 65535) return fail("{}: UDP port {} out of 1-65535", what, d.port);
+  FLOWLAB_ASSIGN_OR_RETURN(IpBytes local, parse_ip(d.local, what));
+  IpBytes remote;
+  if (!d.remote.empty()) {
+    FLOWLAB_ASSIGN_OR_RETURN(remote, parse_ip(d.remote, what));
+    if (remote.family != local.family)
+      return fail("{}: local {} and remote {} are not of one address family", what, d.local, d.remote);
+  }
+  Msg m(RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
+  ifinfomsg* ifm = put_ifinfo(m.nlh);
+  ifm->ifi_flags = IFF_UP;
+  ifm->ifi_change = IFF_UP;
+  mnl_attr_put_strz(m.nlh, IFLA_IFNAME, d.ifname.c_str());
+  if (d.ns_fd >= 0) mnl_attr_put_u32(m.nlh, IFLA_NET_NS_FD, uint32_t(d.ns_fd));
+  if (d.mtu > 0) mnl_attr_put_u32(m.nlh, IFLA_MTU, uint32_t(d.mtu));
+  nlattr* linkinfo = mnl_attr_nest_start(m.nlh, IFLA_LINKINFO);
+  mnl_attr_put_strz(m.nlh, IFLA_INFO_KIND, "vxlan");
+  nlattr* data = mnl_attr_nest_start(m.nlh, IFLA_INFO_DATA);
+  mnl_attr_put_u32(m.nlh, IFLA_VXLAN_ID, d.vni);
+  bool v4 = local.family == AF_INET;
+  mnl_attr_put(m.nlh, v4 ? IFLA_VXLAN_LOCAL : IFLA_VXLAN_LOCAL6, local.len(), local.b);
+  if (!d.remote.empty())
+    mnl_attr_put(m.nlh, v4 ? IFLA_VXLAN_GROUP : IFLA_VXLAN_GROUP6, remote.len(), remote.b);
+  mnl_attr_put_u16(m.nlh, IFLA_VXLAN_PORT, htons(uint16_t(d.port)));
+  mnl_attr_nest_end(m.nlh, data);
+  mnl_attr_nest_end(m.nlh, linkinfo);
+  return m.done(what);
+}
+
+Result<RtnlRequest> vxlan_flood_request(int ifindex, const std::string& dst, const std::string& what) {
+  FLOWLAB_ASSIGN_OR_RETURN(IpBytes ip, parse_ip(dst, what));
+  Msg m(RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_APPEND);
+  auto* ndm = static_cast<ndmsg*>(mnl_nlmsg_put_extra_header(m.nlh, sizeof(ndmsg)));
+  ndm->ndm_family = AF_BRIDGE;
+  ndm->ndm_ifindex = ifindex;
+  ndm->ndm_state = NUD_NOARP | NUD_PERMANENT;
+  ndm->ndm_flags = NTF_SELF;  // the VXLAN device's own table, not a bridge's
+  const uint8_t zeros[6] = {};
+  mnl_attr_put(m.nlh, NDA_LLADDR, sizeof zeros, zeros);
+  mnl_attr_put(m.nlh, NDA_DST, ip.len(), ip.b);
   return m.done(what);
 }
 

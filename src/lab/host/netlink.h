@@ -107,6 +107,28 @@ RtnlRequest group_delete_request(uint32_t group, const std::string& what);
 // An IPv4 address "10.0.0.1/8" on ifindex.
 Result<RtnlRequest> addr_request(int ifindex, const std::string& cidr, const std::string& what);
 
+// A VXLAN device (RFC 7348), created up in namespace `ns_fd` with its name and
+// MTU in one message. Its UDP socket lives in the namespace of the socket that
+// sends the request (the kernel's link net: the machine's underlay), so a
+// tunnel end goes straight into the node's namespace while its frames leave from
+// the underlay; nothing appears beside the underlay and nothing is moved. The
+// device goes with its namespace, and with the underlay's. Addresses are IPv4 or
+// IPv6 (local and remote of one family).
+struct VxlanDevice {
+  std::string ifname;
+  int ns_fd = -1;      // where the device goes; -1: the socket's namespace
+  uint32_t vni = 0;    // 0 .. 2^24-1
+  std::string local;   // the source address on the underlay
+  std::string remote;  // the far end; empty: none (a flooded segment's FDB says where, below)
+  int port = 4789;     // UDP destination port
+  int mtu = 0;         // 0: the kernel's
+};
+Result<RtnlRequest> vxlan_request(const VxlanDevice& d, const std::string& what);
+// An all-zeros FDB entry on the VXLAN device `ifindex` to `dst`: every flooded
+// frame also goes there (head-end replication, `bridge fdb append
+// 00:00:00:00:00:00 dev D dst DST`). Sent in the device's namespace.
+Result<RtnlRequest> vxlan_flood_request(int ifindex, const std::string& dst, const std::string& what);
+
 // "aa:bb:cc:dd:ee:ff" -> 6 bytes.
 Result<std::vector<uint8_t>> parse_mac(const std::string& mac);
 

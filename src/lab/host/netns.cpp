@@ -91,29 +91,19 @@ Status make_netns(const std::string& name) {
   return st;
 }
 
-// Open fds of namespaces by name, for IFLA_NET_NS_FD; closed by the destructor.
-class NamespaceFds {
- public:
-  NamespaceFds(const NamespaceFds&) = delete;
-  NamespaceFds& operator=(const NamespaceFds&) = delete;
-  NamespaceFds() = default;
-  ~NamespaceFds() {
-    for (auto& kv : fds_) close(kv.second);
-  }
-  Result<int> get(const std::string& ns) {
-    if (auto it = fds_.find(ns); it != fds_.end()) return it->second;
-    int fd = open((std::string(kNetnsDir) + "/" + ns).c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fail("opening namespace {}: {}", ns, errno_text(errno));
-    fds_[ns] = fd;
-    return fd;
-  }
-  size_t size() const { return fds_.size(); }
-
- private:
-  std::map<std::string, int> fds_;
-};
-
 }  // namespace
+
+NamespaceFds::~NamespaceFds() {
+  for (auto& kv : fds_) close(kv.second);
+}
+
+Result<int> NamespaceFds::get(const std::string& ns) {
+  if (auto it = fds_.find(ns); it != fds_.end()) return it->second;
+  int fd = open((std::string(kNetnsDir) + "/" + ns).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail("opening namespace {}: {}", ns, errno_text(errno));
+  fds_[ns] = fd;
+  return fd;
+}
 
 bool remove_netns_mount(const std::string& name, std::string* error) {
   std::string path = std::string(kNetnsDir) + "/" + name;

@@ -61,6 +61,21 @@ bool remove_netns_mount(const std::string& name, std::string* error = nullptr);
 // (fn does not run); empty `ns`: fn runs on the thread here.
 Status run_in_netns(const std::string& ns, const std::function<void()>& fn);
 
+// Open fds of namespaces by name (/run/netns/NAME), for IFLA_NET_NS_FD; closed by
+// the destructor.
+class NamespaceFds {
+ public:
+  NamespaceFds() = default;
+  NamespaceFds(const NamespaceFds&) = delete;
+  NamespaceFds& operator=(const NamespaceFds&) = delete;
+  ~NamespaceFds();
+  Result<int> get(const std::string& ns);
+  size_t size() const { return fds_.size(); }
+
+ private:
+  std::map<std::string, int> fds_;
+};
+
 // Runs fn(0..n-1) on up to `workers` threads; the first error wins (the rest of the
 // items are not started once one failed).
 Status parallel_for(size_t n, size_t workers, const std::function<Status(size_t)>& fn);

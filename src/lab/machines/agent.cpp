@@ -365,6 +365,8 @@ class Agent {
       report_failed(id, plan.case_name, why);
     };
     put_status(id, {opts_.name, plan.case_name, "building", "", "", {}, {}, 0, nlohmann::json::array()});
+    nlohmann::json steps;  // the steps before the build's own phases, in the log
+    PhaseClock clock(steps, plan.case_name);
     auto sc = parse_scenario(plan.scenario, plan.file);
     if (!sc.ok()) return fail_once(sc.error().message);
     b.sc = std::make_unique<Scenario>(std::move(*sc));
@@ -375,7 +377,9 @@ class Agent {
     auto part = part_for(*b.sc, cs, plan, opts_.name);
     if (!part.ok()) return fail_once(part.error().message);
     b.part = std::move(*part);
+    clock.lap("plan", b.part.nodes.size());
     if (Status reach = check_peers(plan, opts_); !reach.ok()) return fail_once(reach.error().message);
+    clock.lap("peers", plan.machines.size() - 1);
     b.part.underlay_ns = opts_.underlay_ns;
     b.part.underlay_addr = opts_.underlay;
     b.part.underlay_dev = opts_.underlay_dev;

@@ -6,10 +6,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "coord/watcher.h"
 #include "core/clock.h"
 #include "lab/host/process.h"
 #include "lab/machines/agent_status.h"
@@ -27,6 +30,30 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+
+// Wakes a waiting loop as soon as a key under `prefix` changes (a watch on it),
+// or after `at_most` (a change before the watch began, the watch reconnecting):
+// an agent's status is seen when it is written, not at the next poll.
+class PrefixWake {
+ public:
+  PrefixWake(const coord::EtcdConfig& cfg, const std::string& prefix)
+      : watcher_(cfg, {prefix}, [this](const coord::WatchUpdate&) {
+          std::lock_guard<std::mutex> lock(mu_);
+          changed_ = true;
+          cv_.notify_one();
+        }) {}
+  void wait(std::chrono::milliseconds at_most) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, at_most, [this] { return changed_; });
+    changed_ = false;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool changed_ = false;
+  coord::Watcher watcher_;  // last: stopped before what its callback touches goes
+};
 
 }  // namespace
 
@@ -156,6 +183,7 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
     return lost;
   };
   topo.etcd_lost = [this] { return etcd_lost_; };
+  PrefixWake wake(cfg_, keys::statuses(run_));  // before the plan: the statuses it brings
   FLOWLAB_TRY(etcd_.put(keys::plan(run_), encode_plan(plan)));
   // Every machine's status for this case: ready, failed, or its agent gone.
   PhaseClock clock(topo.phases, cs.name);
@@ -209,7 +237,7 @@ Status Coordinator::build(RunContext& rc, const CaseSpec& cs, size_t, const std:
       st = fail("{}", fmt::join(each, "; "));
       break;
     }
-    if (ready.size() < names.size()) std::this_thread::sleep_for(50ms);
+    if (ready.size() < names.size()) wake.wait(100ms);  // a lost agent: seen within 100 ms
   }
   rc.progress.done(st.ok() ? "ready" : "failed");
   FLOWLAB_TRY(st);
@@ -296,6 +324,7 @@ void Coordinator::unroute() {
 Status Coordinator::take_down(const std::string& case_name) {
   unroute();
   if (run_.empty()) return ok_status();
+  PrefixWake wake(cfg_, keys::statuses(run_));
   FLOWLAB_TRY(etcd_.erase(keys::plan(run_)));
   uint64_t t0 = monotonic_ns();
   for (;;) {
@@ -306,7 +335,7 @@ Status Coordinator::take_down(const std::string& case_name) {
       for (const auto& kv : left.kvs) keys_left.push_back(kv.key);
       return fail("case {}: still reported after 60 s: {}", case_name, fmt::join(keys_left, ", "));
     }
-    std::this_thread::sleep_for(50ms);
+    wake.wait(100ms);
   }
 }
 

@@ -1,11 +1,14 @@
-// VXLAN and VLAN ends through iproute2 (a handful per machine and run; the veths, by the
-// thousand, go through rtnetlink batches instead).
+// VXLAN ends through rtnetlink batches (a machine's tunnels in one); VLAN ends
+// (a provider network's few) through iproute2.
 #include "lab/net/vxlan.h"
 
 #include <fmt/format.h>
 
+#include <map>
 #include <sstream>
 
+#include "lab/host/netlink.h"
+#include "lab/host/netns.h"
 #include "lab/host/process.h"
 
 namespace flowlab::lab {
@@ -86,30 +89,45 @@ ProviderEnd::~ProviderEnd() {
   if (!peer_.empty()) (void)run_command(ip_in(underlay_ns_, {"link", "del", peer_}), uninterruptible(5));
 }
 
-Status create_vxlan(const VxlanEnd& e) {
-  if (e.remotes.empty()) return fail("vxlan {}: no remote underlay address", e.ifname);
-  if (e.tmp_name.empty() || e.tmp_name.size() > 15) return fail("vxlan: bad device name '{}'", e.tmp_name);
-  std::vector<std::string> add = {"link",
-                                  "add",
-                                  e.tmp_name,
-                                  "type",
-                                  "vxlan",
-                                  "id",
-                                  std::to_string(e.vni),
-                                  "local",
-                                  e.local,
-                                  "dstport",
-                                  std::to_string(e.port)};
-  if (e.remotes.size() == 1) add.insert(add.end(), {"remote", e.remotes.front()});
-  FLOWLAB_TRY(run_checked(ip_in(e.underlay_ns, add), with_timeout(5)));
-  FLOWLAB_TRY(move_in(e.underlay_ns, e.tmp_name, e.ns, e.ifname, e.mtu));
-  if (e.remotes.size() > 1)
-    for (const auto& r : e.remotes) {
-      std::vector<std::string> fdb = {"bridge", "-n",     e.ns,  "fdb", "append", "00:00:00:00:00:00",
-                                      "dev",    e.ifname, "dst", r};
-      FLOWLAB_TRY(run_checked(fdb, with_timeout(5)));
+Status create_vxlans(const std::vector<VxlanEnd>& ends) {
+  std::map<std::string, std::vector<const VxlanEnd*>> by_underlay;
+  for (const auto& e : ends) {
+    if (e.remotes.empty()) return fail("vxlan {} in {}: no remote underlay address", e.ifname, e.ns);
+    if (e.ns.empty()) return fail("vxlan {}: no namespace to put it in", e.ifname);
+    by_underlay[e.underlay_ns].push_back(&e);
+  }
+  for (const auto& [underlay, list] : by_underlay) {
+    FLOWLAB_ASSIGN_OR_RETURN(
+        auto sock, underlay.empty() ? RtnlSocket::open() : RtnlSocket::open_in("/run/netns/" + underlay));
+    NamespaceFds fds;
+    std::vector<RtnlRequest> reqs;
+    for (const VxlanEnd* e : list) {
+      FLOWLAB_ASSIGN_OR_RETURN(int fd, fds.get(e->ns));
+      std::string remote = e->remotes.size() == 1 ? e->remotes.front() : "";
+      std::string what = fmt::format("creating vxlan {} (VNI {}, {} -> {}, UDP {}) in {}", e->ifname, e->vni,
+                                     e->local, remote.empty() ? "flooded" : remote, e->port, e->ns);
+      FLOWLAB_ASSIGN_OR_RETURN(
+          auto r, vxlan_request({e->ifname, fd, e->vni, e->local, remote, e->port, e->mtu}, what));
+      reqs.push_back(std::move(r));
     }
+    FLOWLAB_TRY(sock.run(std::move(reqs)));
+  }
+  for (const auto& e : ends) {
+    if (e.remotes.size() < 2) continue;
+    FLOWLAB_ASSIGN_OR_RETURN(auto sock, RtnlSocket::open_in("/run/netns/" + e.ns));
+    FLOWLAB_ASSIGN_OR_RETURN(int idx, sock.link_index(e.ifname));
+    std::vector<RtnlRequest> reqs;
+    for (const auto& r : e.remotes) {
+      FLOWLAB_ASSIGN_OR_RETURN(
+          auto req,
+          vxlan_flood_request(idx, r, fmt::format("flooding vxlan {} in {} to {}", e.ifname, e.ns, r)));
+      reqs.push_back(std::move(req));
+    }
+    FLOWLAB_TRY(sock.run(std::move(reqs)));
+  }
   return ok_status();
 }
+
+Status create_vxlan(const VxlanEnd& end) { return create_vxlans({end}); }
 
 }  // namespace flowlab::lab

@@ -1,13 +1,15 @@
 // VXLAN ends: a link whose two ends land on two machines is carried as VXLAN
 // over the machines' underlay, one VNI per link (RFC 7348).
 //
-// The device is made in the underlay's namespace (where the machine's underlay
-// address lives; its UDP socket stays there) and then moved into the node's
-// namespace under the link end's name, so that the switch or host sees an
-// ordinary interface. It goes with that namespace; if the underlay's namespace
-// goes first, the kernel removes it too. A segment with many peers (the
-// machines' control network) floods to each one through an all-zeros FDB
-// entry per peer (head-end replication, as `bridge fdb append` does).
+// The device is made from a netlink socket in the underlay's namespace (where
+// the machine's underlay address lives; its UDP socket stays there) straight into
+// the node's namespace under the link end's name, with its MTU and up, so that
+// the switch or host sees an ordinary interface (netlink.h: vxlan_request). A
+// machine's tunnels go in one batch, no `ip` per step. A device goes with the
+// node's namespace; if the underlay's namespace goes first, the kernel removes it
+// too. A segment with many peers (the machines' control network) floods to each
+// one through an all-zeros FDB entry per peer (head-end replication, as `bridge
+// fdb append` does).
 #pragma once
 
 #include <memory>
@@ -27,14 +29,17 @@ struct VxlanEnd {
   std::string local;                 // this machine's underlay address
   std::vector<std::string> remotes;  // one: a point-to-point link; several: a flooded segment
   uint32_t vni = 0;
-  int port = 4789;       // UDP destination port
-  std::string ns;        // the node's namespace it ends up in
-  std::string ifname;    // its name there
-  int mtu = 0;           // 0: the kernel's (the underlay's less the overhead)
-  std::string tmp_name;  // its name in the underlay namespace before the move (unique there)
+  int port = 4789;     // UDP destination port
+  std::string ns;      // the node's namespace it ends up in
+  std::string ifname;  // its name there
+  int mtu = 0;         // 0: the kernel's (the underlay's less the overhead)
 };
 
-// Creates the device, moves and renames it, sets the MTU and brings it up.
+// Creates the devices, one netlink batch per underlay namespace (then the
+// flooded segments' FDB entries, one batch per node namespace). On an error,
+// naming the end, the devices already made stay in their node namespaces, whose
+// owner removes them with the namespace.
+Status create_vxlans(const std::vector<VxlanEnd>& ends);
 Status create_vxlan(const VxlanEnd& end);
 
 // A provider network's end (`type: underlay`, `vlan: N`): no tunnel, the frames

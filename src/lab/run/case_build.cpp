@@ -116,8 +116,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   clock.lap("namespaces", ns_names.size());
   if (part && !part->control_peers.empty()) {
     FLOWLAB_TRY(create_vxlan({part->underlay_ns, part->underlay_addr, part->control_peers, part->control_vni,
-                              part->vxlan_port, topo.core_ns, kControlIf, part->tunnel_mtu,
-                              fmt::format("flc{}", part->control_vni)}));
+                              part->vxlan_port, topo.core_ns, kControlIf, part->tunnel_mtu}));
     FLOWLAB_TRY(add_addresses({{topo.core_ns, {{kControlIf, part->control_addr}}}}));
     clock.lap("control_segment", part->control_peers.size());
   }
@@ -168,15 +167,8 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
       bool a_here = here(l.a.node);
       End& e = a_here ? a : b;
       const TunnelSpec& t = part->tunnels.at(li);
-      VxlanEnd vx{part->underlay_ns,
-                  part->underlay_addr,
-                  {t.remote},
-                  t.vni,
-                  part->vxlan_port,
-                  e.ns,
-                  e.ifname,
-                  mtu,
-                  fmt::format("flv{}", t.vni)};
+      VxlanEnd vx{
+          part->underlay_ns, part->underlay_addr, {t.remote}, t.vni, part->vxlan_port, e.ns, e.ifname, mtu};
       ShapedLink* half = nullptr;
       if (t.vlan) {  // a provider network: tagged on the NIC, no tunnel
         vlans.push_back({part->underlay_ns, part->underlay_dev, t.vlan, e.ns, e.ifname, mtu,
@@ -221,7 +213,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   // up, with its MTU and MAC.
   FLOWLAB_TRY(create_veths(veths));
   clock.lap("links", veths.size());
-  for (const auto& t : tunnels) FLOWLAB_TRY(create_vxlan(t));
+  FLOWLAB_TRY(create_vxlans(tunnels));
   for (const auto& v : vlans) {
     FLOWLAB_ASSIGN_OR_RETURN(auto end, ProviderEnd::create(v));
     topo.providers.push_back(std::move(end));

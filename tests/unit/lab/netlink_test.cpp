@@ -7,6 +7,7 @@
 #include <linux/if.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
+#include <linux/neighbour.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/veth.h>
@@ -152,6 +153,98 @@ TEST(Netlink, BridgeRequestSetsStpOnlyWhenAsked) {
   auto data = attrs(db, 0, db.size());
   EXPECT_EQ(u32(data[IFLA_BR_STP_STATE]), 1u);
   EXPECT_EQ(u32(data[IFLA_BR_FORWARD_DELAY]), 200u);
+}
+
+// IFLA_LINKINFO's IFLA_INFO_DATA of a RTM_NEWLINK request, and its kind.
+std::map<int, std::string> link_data(const std::vector<uint8_t>& b, std::string* kind) {
+  auto a = attrs(b, NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(ifinfomsg)), b.size());
+  std::vector<uint8_t> lb(a[IFLA_LINKINFO].begin(), a[IFLA_LINKINFO].end());
+  auto info = attrs(lb, 0, lb.size());
+  *kind = info[IFLA_INFO_KIND];
+  std::vector<uint8_t> db(info[IFLA_INFO_DATA].begin(), info[IFLA_INFO_DATA].end());
+  return attrs(db, 0, db.size());
+}
+
+TEST(Netlink, VxlanRequestCarriesVniPortEndsAndGoesUpInItsNamespace) {
+  auto r = vxlan_request({"s1-eth3", 9, 4242, "192.0.2.11", "192.0.2.12", 14789, 1450}, "creating vxlan x");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  nlmsghdr h;
+  std::memcpy(&h, r->bytes.data(), sizeof h);
+  EXPECT_EQ(h.nlmsg_type, RTM_NEWLINK);
+  EXPECT_EQ(h.nlmsg_len, r->bytes.size());
+  EXPECT_TRUE(h.nlmsg_flags & NLM_F_CREATE);
+  EXPECT_TRUE(h.nlmsg_flags & NLM_F_EXCL) << "an existing device of that name is an error, not reused";
+  ifinfomsg ifm;
+  std::memcpy(&ifm, r->bytes.data() + NLMSG_HDRLEN, sizeof ifm);
+  EXPECT_EQ(ifm.ifi_flags & IFF_UP, unsigned(IFF_UP));
+  auto a = attrs(r->bytes, NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(ifinfomsg)), r->bytes.size());
+  EXPECT_EQ(a[IFLA_IFNAME], std::string("s1-eth3\0", 8));
+  EXPECT_EQ(u32(a[IFLA_NET_NS_FD]), 9u);
+  EXPECT_EQ(u32(a[IFLA_MTU]), 1450u);
+  std::string kind;
+  auto d = link_data(r->bytes, &kind);
+  EXPECT_EQ(kind, std::string("vxlan\0", 6));
+  EXPECT_EQ(u32(d[IFLA_VXLAN_ID]), 4242u);
+  ASSERT_EQ(d[IFLA_VXLAN_PORT].size(), 2u);
+  EXPECT_EQ(uint8_t(d[IFLA_VXLAN_PORT][0]), 14789 >> 8) << "the port is in network order";
+  EXPECT_EQ(uint8_t(d[IFLA_VXLAN_PORT][1]), 14789 & 0xff);
+  EXPECT_EQ(ntohl(u32(d[IFLA_VXLAN_LOCAL])), 0xc000020bu);
+  EXPECT_EQ(ntohl(u32(d[IFLA_VXLAN_GROUP])), 0xc000020cu);
+  EXPECT_FALSE(d.count(IFLA_VXLAN_LOCAL6));
+}
+
+TEST(Netlink, VxlanWithoutRemoteOrOverIpv6) {
+  auto flooded = vxlan_request({"ctl0", -1, 7, "192.0.2.11", "", 4789, 0}, "x");
+  ASSERT_TRUE(flooded.ok()) << flooded.error().message;
+  auto a = attrs(flooded->bytes, NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(ifinfomsg)), flooded->bytes.size());
+  EXPECT_FALSE(a.count(IFLA_NET_NS_FD)) << "-1: the socket's own namespace";
+  EXPECT_FALSE(a.count(IFLA_MTU)) << "0: the kernel's MTU";
+  std::string kind;
+  EXPECT_FALSE(link_data(flooded->bytes, &kind).count(IFLA_VXLAN_GROUP));
+  auto v6 = vxlan_request({"t0", 3, 1, "2001:db8::1", "2001:db8::2", 4789, 0}, "x");
+  ASSERT_TRUE(v6.ok()) << v6.error().message;
+  auto d = link_data(v6->bytes, &kind);
+  EXPECT_EQ(d[IFLA_VXLAN_LOCAL6].size(), 16u);
+  EXPECT_EQ(uint8_t(d[IFLA_VXLAN_GROUP6][15]), 2);
+  EXPECT_FALSE(d.count(IFLA_VXLAN_LOCAL));
+}
+
+TEST(Netlink, VxlanBadInputIsAnErrorNamingIt) {
+  const std::pair<VxlanDevice, const char*> bad[] = {
+      {{"t0", 3, 1u << 24, "192.0.2.1", "192.0.2.2", 4789, 0}, "past 24 bits"},
+      {{"t0", 3, 1, "192.0.2.1", "192.0.2.2", 0, 0}, "UDP port 0"},
+      {{"t0", 3, 1, "192.0.2.1", "192.0.2.2", 70000, 0}, "UDP port 70000"},
+      {{"t0", 3, 1, "m1", "192.0.2.2", 4789, 0}, "'m1' is not an IPv4 or IPv6 address"},
+      {{"t0", 3, 1, "192.0.2.1", "2001:db8::2", 4789, 0}, "not of one address family"},
+      {{"a-name-far-too-long", 3, 1, "192.0.2.1", "192.0.2.2", 4789, 0}, "is not an interface name"},
+      {{"", 3, 1, "192.0.2.1", "192.0.2.2", 4789, 0}, "is not an interface name"},
+  };
+  for (const auto& [d, why] : bad) {
+    auto r = vxlan_request(d, "creating vxlan in ns1");
+    ASSERT_FALSE(r.ok()) << why;
+    EXPECT_NE(r.error().message.find(why), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("creating vxlan in ns1"), std::string::npos) << r.error().message;
+  }
+}
+
+TEST(Netlink, VxlanFloodEntryIsAllZerosToThePeerInTheDevicesOwnTable) {
+  auto r = vxlan_flood_request(5, "192.0.2.13", "flooding");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  nlmsghdr h;
+  std::memcpy(&h, r->bytes.data(), sizeof h);
+  EXPECT_EQ(h.nlmsg_type, RTM_NEWNEIGH);
+  EXPECT_TRUE(h.nlmsg_flags & NLM_F_APPEND) << "one entry per peer, appended, not replaced";
+  EXPECT_TRUE(h.nlmsg_flags & NLM_F_CREATE);
+  ndmsg ndm;
+  std::memcpy(&ndm, r->bytes.data() + NLMSG_HDRLEN, sizeof ndm);
+  EXPECT_EQ(ndm.ndm_family, AF_BRIDGE);
+  EXPECT_EQ(ndm.ndm_ifindex, 5);
+  EXPECT_EQ(ndm.ndm_flags, NTF_SELF);
+  EXPECT_TRUE(ndm.ndm_state & NUD_PERMANENT);
+  auto a = attrs(r->bytes, NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(ndmsg)), r->bytes.size());
+  EXPECT_EQ(a[NDA_LLADDR], std::string(6, '\0'));
+  EXPECT_EQ(ntohl(u32(a[NDA_DST])), 0xc000020du);
+  EXPECT_FALSE(vxlan_flood_request(5, "m3", "flooding").ok());
 }
 
 TEST(LabExecNames, HostNamesAfterTheCommandBecomeAddresses) {
