@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <thread>
 
@@ -214,6 +215,7 @@ struct LinkCaptures::Link {
   uint64_t half = 0;  // cut the file past this many bytes; 0: never
   uint64_t file_bytes = 0, packets = 0, bytes = 0, rotations = 0;
   uint64_t last_said_ns = 0;
+  double cpu_seconds = 0;  // the thread's own CPU time (the kernel's copy into the rings is not in it)
   std::string error;
   std::thread thread;
   // A block's record headers and re-inserted VLAN tags, alive until its writev.
@@ -287,6 +289,9 @@ struct LinkCaptures::Link {
       for (auto& e : ends)
         while (e.next_block()) write_block(e);
     }
+    timespec cpu{};
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+      cpu_seconds = double(cpu.tv_sec) + double(cpu.tv_nsec) / 1e9;
   }
 
   nlohmann::json record() {
