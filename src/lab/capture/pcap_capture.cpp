@@ -298,6 +298,7 @@ struct LinkCaptures::Link {
     nlohmann::json j = {{"link", target.name}, {"file", path},           {"packets", packets},
                         {"bytes", bytes},      {"rotations", rotations}, {"timestamps", "ns"}};
     if (rotations) j["previous_file"] = previous_path;
+    j["cpu_seconds"] = cpu_seconds;
     uint64_t drops = 0;
     for (auto& e : ends) drops += e.take_drops();
     j["kernel_drops"] = drops;
