@@ -93,9 +93,10 @@ void add_mininet_options(CLI::App* cmd, lab::MininetArgs& m, lab::MininetCustom&
                   "with --topo: none|flowlab:APP[,APP]|os-ken:FILE.py|ryu,FILE.py|remote[,ip=A][,port=P] "
                   "(default flowlab:learning-switch); repeatable: the switches connect to each")
       ->allow_extra_args(false);
-  cmd->add_option("--test", m.test,
-                  "with --topo: none|build|pingall|pingallfull|pingpair|iperf|iperfudp[,RATE], several "
-                  "joined by + (default pingall)");
+  cmd->add_option(
+      "--test", m.test,
+      "with --topo: none|build|pingall|pingallfull|pingpair|iperf[,RATE]|iperfudp[,RATE], several "
+      "joined by + (default pingall)");
   cmd->add_flag("--mac", m.mac, "with --topo: host MACs from host numbers (00:00:00:00:00:01, ...)");
   cmd->add_flag("--arp", m.arp, "with --topo: static ARP entries on every host for every other");
   cmd->add_option("--ipbase", m.ipbase, "with --topo: the hosts' network (default 10.0.0.0/8)");

@@ -2,21 +2,24 @@
 #include "lab/capture/pcap_capture.h"
 
 #include <fcntl.h>
-#include <linux/filter.h>
-#include <linux/if_packet.h>
 #include <pcap/pcap.h>
 #include <poll.h>
 #include <sched.h>
-#include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
+#include <climits>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <thread>
 
 #include "core/clock.h"
 #include "lab/capture/link_select.h"
+#include "lab/capture/packet_ring.h"
 
 namespace flowlab::lab {
 
@@ -24,27 +27,35 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kSnaplen = 262144;           // a whole GSO super-frame
-constexpr int kBlockTimeoutMs = 20;        // how long a TPACKET_V3 block waits to be handed over
-constexpr int kRingBytes = 4 << 20;        // per end
-constexpr uint64_t kDrainNs = 80'000'000;  // after finish(): > kBlockTimeoutMs, every block handed over
+constexpr int kSnaplen = 262144;  // a whole GSO super-frame (the files' header says so)
+constexpr int kStreamTimeoutMs = 20;
+constexpr int kStreamRingBytes = 4 << 20;  // per end, the live stream's (libpcap's ring)
+// After finish(): longer than a block's timeout, so every block is handed over.
+constexpr uint64_t kDrainNs = 4 * PacketRing::kBlockTimeoutMs * 1'000'000ull;
 constexpr uint64_t kPcapHeaderBytes = 24;
 constexpr uint64_t kRecordHeaderBytes = 16;
+constexpr uint32_t kPcapMagicNs = 0xa1b23c4d;  // pcap with nanosecond timestamps, in the writer's byte order
+constexpr uint32_t kLinktypeEthernet = 1;
+
+struct PcapRecordHeader {
+  uint32_t sec, nsec, caplen, len;
+};
 
 struct PcapClose {
   void operator()(pcap_t* p) const { pcap_close(p); }
 };
 using PcapPtr = std::unique_ptr<pcap_t, PcapClose>;
 
-Result<PcapPtr> open_here(const std::string& where, const std::string& ifname, bool immediate) {
+// The live stream's end: libpcap in immediate mode (every frame handed over at once).
+Result<PcapPtr> open_here(const std::string& where, const std::string& ifname) {
   char err[PCAP_ERRBUF_SIZE] = "";
   PcapPtr p(pcap_create(ifname.c_str(), err));
   if (!p) return fail("capture on {}: {}", where, err);
   pcap_set_snaplen(p.get(), kSnaplen);
   pcap_set_promisc(p.get(), 0);
-  pcap_set_timeout(p.get(), kBlockTimeoutMs);
-  pcap_set_buffer_size(p.get(), kRingBytes);
-  if (immediate) pcap_set_immediate_mode(p.get(), 1);
+  pcap_set_timeout(p.get(), kStreamTimeoutMs);
+  pcap_set_buffer_size(p.get(), kStreamRingBytes);
+  pcap_set_immediate_mode(p.get(), 1);
   (void)pcap_set_tstamp_precision(p.get(), PCAP_TSTAMP_PRECISION_NANO);  // microseconds if refused
   int rc = pcap_activate(p.get());
   if (rc < 0) {
@@ -57,25 +68,18 @@ Result<PcapPtr> open_here(const std::string& where, const std::string& ifname, b
   // for libpcap to skip it: a socket filter on the packet type, attached past
   // libpcap (its own `inbound` filter would make it re-run the filter in user space
   // over the ring's first blocks, where the packet type reads as 0: frames lost).
-  sock_filter code[] = {
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, uint32_t(SKF_AD_OFF + SKF_AD_PKTTYPE)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PACKET_OUTGOING, 0, 1),
-      BPF_STMT(BPF_RET | BPF_K, 0),
-      BPF_STMT(BPF_RET | BPF_K, 0xffffffffu),
-  };
-  sock_fprog prog{static_cast<unsigned short>(sizeof code / sizeof code[0]), code};
-  if (setsockopt(pcap_fileno(p.get()), SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof prog) != 0)
-    return fail("capture on {}: socket filter: {}", where, std::strerror(errno));
+  FLOWLAB_TRY(drop_outgoing(pcap_fileno(p.get()), where));
   if (pcap_setnonblock(p.get(), 1, err) != 0) return fail("capture on {}: {}", where, err);
   return p;
 }
 
-// Opens `ifname` inside namespace `ns` (/run/netns/NS) on a thread of its own: the
-// socket stays in that namespace, the caller's thread never leaves its own.
-Result<PcapPtr> open_end(const std::string& ns, const std::string& ifname, bool immediate) {
+// Runs open(where, ifname) inside namespace `ns` (/run/netns/NS) on a thread of its
+// own: the socket it makes stays in that namespace, the caller's thread never leaves its own.
+template <typename T, typename Open>
+Result<T> in_namespace(const std::string& ns, const std::string& ifname, Open open_fn) {
   std::string where = ns.empty() ? ifname : ns + "/" + ifname;
-  if (ns.empty()) return open_here(where, ifname, immediate);
-  Result<PcapPtr> out = fail("capture on {}: not opened", where);
+  if (ns.empty()) return open_fn(where, ifname);
+  Result<T> out = fail("capture on {}: not opened", where);
   std::thread([&] {
     int fd = open(("/run/netns/" + ns).c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -89,40 +93,145 @@ Result<PcapPtr> open_end(const std::string& ns, const std::string& ifname, bool 
       out = fail("capture on {}: entering namespace {}: {}", where, ns, std::strerror(e));
       return;
     }
-    out = open_here(where, ifname, immediate);
+    out = open_fn(where, ifname);
   }).join();
   return out;
 }
 
-const char* precision_name(pcap_t* p) {
-  return pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO ? "ns" : "us";
+Result<PcapPtr> open_end(const std::string& ns, const std::string& ifname) {
+  return in_namespace<PcapPtr>(
+      ns, ifname, [](const std::string& where, const std::string& i) { return open_here(where, i); });
 }
+
+// A link's two files, written straight from the rings: per block, the record
+// headers are built beside the frames and everything goes out in one writev (the
+// frames are not copied in user space; write() copies them once into the page
+// cache). The file header is the one libpcap writes for an Ethernet link with
+// nanosecond timestamps: the lab's links are veth pairs and the like, all Ethernet.
+//
+// A cut makes the current file the previous one and starts the current one over
+// the older half: the two swap names (RENAME_EXCHANGE) and the new current file is
+// written from its start over the older half's pages, cut to its length when it is
+// cut again or closed. Dropping the older half's pages and allocating new ones
+// instead (a new file) cost the capture more than the copy itself, at every cut.
+// Until then, past its newest record the current file still holds older bytes.
+class PcapFilePair {
+ public:
+  PcapFilePair() = default;
+  PcapFilePair(const PcapFilePair&) = delete;
+  PcapFilePair& operator=(const PcapFilePair&) = delete;
+  ~PcapFilePair() { close_files(0); }
+
+  // A new current file (PATH, truncated), no previous one (PREVIOUS removed).
+  bool open_files(const std::string& path, const std::string& previous) {
+    path_ = path;
+    previous_ = previous;
+    std::error_code ec;
+    fs::remove(previous_, ec);
+    cur_ = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    return cur_ >= 0 && write_header();
+  }
+  // The current file ends at `length` bytes and becomes the previous one.
+  bool cut(uint64_t length) {
+    if (!flush() || ftruncate(cur_, off_t(length)) != 0) return false;
+    if (prev_ >= 0 && renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, previous_.c_str(), RENAME_EXCHANGE) == 0) {
+      std::swap(cur_, prev_);
+      return lseek(cur_, 0, SEEK_SET) == 0 && write_header();
+    }
+    // The first cut (or a file system without RENAME_EXCHANGE): a new current file.
+    if (prev_ >= 0) close(prev_);
+    prev_ = cur_;
+    cur_ = -1;
+    if (rename(path_.c_str(), previous_.c_str()) != 0) return false;
+    cur_ = open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    return cur_ >= 0 && write_header();
+  }
+  // Writes what is left; the current file ends at `length` bytes (0: left as it is).
+  void close_files(uint64_t length) {
+    if (cur_ >= 0) {
+      (void)flush();
+      if (length) (void)ftruncate(cur_, off_t(length));
+      close(cur_);
+    }
+    if (prev_ >= 0) close(prev_);
+    cur_ = prev_ = -1;
+    iov_.clear();
+  }
+  // Removes both files (a capture that failed to start).
+  void remove_files() {
+    close_files(0);
+    std::error_code ec;
+    fs::remove(path_, ec);
+    fs::remove(previous_, ec);
+  }
+  bool is_open() const { return cur_ >= 0; }
+  void add(const void* p, size_t n) { iov_.push_back({const_cast<void*>(p), n}); }
+  // Writes what was added; false on a write error (errno says which).
+  bool flush() {
+    size_t at = 0;
+    bool ok = cur_ >= 0;
+    while (ok && at < iov_.size()) {
+      int n = int(std::min<size_t>(iov_.size() - at, IOV_MAX));
+      ssize_t w = writev(cur_, &iov_[at], n);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        ok = false;
+        break;
+      }
+      auto left = size_t(w);  // a short write: step over what went out
+      while (left && at < iov_.size()) {
+        if (left >= iov_[at].iov_len) {
+          left -= iov_[at++].iov_len;
+        } else {
+          iov_[at].iov_base = static_cast<uint8_t*>(iov_[at].iov_base) + left;
+          iov_[at].iov_len -= left;
+          left = 0;
+        }
+      }
+    }
+    iov_.clear();
+    return ok;
+  }
+
+ private:
+  bool write_header() {
+    static constexpr uint32_t kHeader[6] = {kPcapMagicNs,       2u | (4u << 16),  0, 0,
+                                            uint32_t(kSnaplen), kLinktypeEthernet};
+    add(kHeader, sizeof kHeader);
+    return flush();
+  }
+  std::string path_, previous_;
+  int cur_ = -1, prev_ = -1;
+  std::vector<iovec> iov_;
+};
 
 }  // namespace
 
 struct LinkCaptures::Link {
   CaptureTarget target;
   std::string path, previous_path;
-  PcapPtr ends[2];  // ends[1] null: one end only (the other on another machine)
-  pcap_dumper_t* dumper = nullptr;
+  std::vector<PacketRing> ends;  // one: the other end is on another machine
+  PcapFilePair file;
   uint64_t half = 0;  // cut the file past this many bytes; 0: never
   uint64_t file_bytes = 0, packets = 0, bytes = 0, rotations = 0;
   uint64_t last_said_ns = 0;
+  double cpu_seconds = 0;  // the thread's own CPU time (the kernel's copy into the rings is not in it)
   std::string error;
   std::thread thread;
+  // A block's record headers and re-inserted VLAN tags, alive until its writev.
+  std::vector<PcapRecordHeader> headers;
+  std::vector<std::array<uint8_t, 4>> tags;
 
   ~Link() {
     if (thread.joinable()) thread.join();
-    if (dumper) pcap_dump_close(dumper);
+  }
+
+  void write_failed(const char* what) {
+    if (error.empty()) error = fmt::format("{} {}: {}", what, path, std::strerror(errno));
   }
 
   void rotate() {
-    pcap_dump_close(dumper);
-    dumper = nullptr;
-    std::error_code ec;
-    fs::rename(path, previous_path, ec);
-    dumper = pcap_dump_open(ends[0].get(), path.c_str());
-    if (!dumper && error.empty()) error = std::string("reopening after a cut: ") + pcap_geterr(ends[0].get());
+    if (!file.cut(file_bytes)) write_failed("cutting");
     file_bytes = kPcapHeaderBytes;
     ++rotations;
     // Said in the log at the first cut, then at most once a second (a fast link cuts often).
@@ -138,44 +247,60 @@ struct LinkCaptures::Link {
     }
   }
 
-  static void on_packet(u_char* user, const pcap_pkthdr* h, const u_char* data) {
-    auto& l = *reinterpret_cast<Link*>(user);
-    uint64_t rec = kRecordHeaderBytes + h->caplen;
-    if (l.half && l.file_bytes + rec > l.half && l.file_bytes > kPcapHeaderBytes) l.rotate();
-    ++l.packets;
-    l.bytes += h->len;
-    if (!l.dumper) return;
-    pcap_dump(reinterpret_cast<u_char*>(l.dumper), h, data);
-    l.file_bytes += rec;
+  // One block of one end into the file: its records in one writev, then the block
+  // goes back to the kernel.
+  void write_block(PacketRing& ring) {
+    uint32_t n = ring.frames_in_block();
+    headers.resize(n);
+    tags.resize(n);
+    RingFrame f;
+    for (uint32_t k = 0; k < n && ring.next_frame(&f); ++k) {
+      uint32_t tag = f.has_vlan && f.caplen >= 12 ? 4 : 0;  // the tag back in the frame, as on the wire
+      uint64_t rec = kRecordHeaderBytes + f.caplen + tag;
+      if (half && file_bytes + rec > half && file_bytes > kPcapHeaderBytes) rotate();
+      ++packets;
+      bytes += f.len + tag;
+      if (!file.is_open()) continue;
+      headers[k] = {f.sec, f.nsec, f.caplen + tag, f.len + tag};
+      file.add(&headers[k], sizeof headers[k]);
+      if (tag) {
+        tags[k] = {uint8_t(f.vlan_tpid >> 8), uint8_t(f.vlan_tpid), uint8_t(f.vlan_tci >> 8),
+                   uint8_t(f.vlan_tci)};
+        file.add(f.data, 12);  // the MAC addresses, the tag, the rest
+        file.add(tags[k].data(), 4);
+        file.add(f.data + 12, f.caplen - 12);
+      } else {
+        file.add(f.data, f.caplen);
+      }
+      file_bytes += rec;
+    }
+    if (!file.flush()) write_failed("writing");
+    ring.release_block();
   }
 
   void run(const std::atomic<uint64_t>& stop_at) {
     pollfd fds[2];
-    nfds_t n = ends[1] ? 2 : 1;
-    for (nfds_t k = 0; k < n; ++k) fds[k] = {pcap_get_selectable_fd(ends[k].get()), POLLIN, 0};
+    auto n = nfds_t(ends.size());
+    for (nfds_t k = 0; k < n; ++k) fds[k] = {ends[k].fd(), POLLIN, 0};
     while (true) {
       uint64_t s = stop_at.load(std::memory_order_acquire);
       if (s && monotonic_ns() >= s) break;
       (void)poll(fds, n, 10);
       for (auto& e : ends)
-        if (e &&
-            pcap_dispatch(e.get(), -1, &Link::on_packet, reinterpret_cast<u_char*>(this)) == PCAP_ERROR) {
-          if (error.empty()) error = pcap_geterr(e.get());
-          return;
-        }
+        while (e.next_block()) write_block(e);
     }
+    timespec cpu{};
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+      cpu_seconds = double(cpu.tv_sec) + double(cpu.tv_nsec) / 1e9;
   }
 
   nlohmann::json record() {
-    nlohmann::json j = {{"link", target.name},    {"file", path},
-                        {"packets", packets},     {"bytes", bytes},
-                        {"rotations", rotations}, {"timestamps", precision_name(ends[0].get())}};
+    nlohmann::json j = {{"link", target.name}, {"file", path},           {"packets", packets},
+                        {"bytes", bytes},      {"rotations", rotations}, {"timestamps", "ns"}};
     if (rotations) j["previous_file"] = previous_path;
+    j["cpu_seconds"] = cpu_seconds;
     uint64_t drops = 0;
-    for (auto& e : ends) {
-      pcap_stat st{};
-      if (e && pcap_stats(e.get(), &st) == 0) drops += st.ps_drop;
-    }
+    for (auto& e : ends) drops += e.take_drops();
     j["kernel_drops"] = drops;
     if (!error.empty()) j["error"] = error;
     return j;
@@ -188,13 +313,9 @@ Result<std::unique_ptr<LinkCaptures>> LinkCaptures::start(const std::vector<Capt
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return fail("capture: cannot create {}: {}", dir, ec.message());
-  // On an error, the files opened so far go again (the handles close with `c`).
+  // On an error, the files opened so far go again (the rings close with `c`).
   auto undo = [&](Status st) -> Result<std::unique_ptr<LinkCaptures>> {
-    for (auto& l : c->links_) {
-      pcap_dump_close(l->dumper);
-      l->dumper = nullptr;
-      fs::remove(l->path, ec);
-    }
+    for (auto& l : c->links_) l->file.remove_files();
     c->links_.clear();
     c->finished_ = true;
     return fail("{}", st.error().message);
@@ -206,17 +327,17 @@ Result<std::unique_ptr<LinkCaptures>> LinkCaptures::start(const std::vector<Capt
     l->path = stem + ".pcap";
     l->previous_path = stem + ".1.pcap";
     l->half = max_bytes / 2;
-    int k = 0;  // the ends here, the first in ends[0]
     for (const auto& [ns, ifname] : {std::pair{t.a_ns, t.a_if}, std::pair{t.b_ns, t.b_if}}) {
       if (ifname.empty()) continue;
-      auto e = open_end(ns, ifname, false);
+      auto e = in_namespace<PacketRing>(ns, ifname, [](const std::string& where, const std::string& i) {
+        return PacketRing::open(where, i);
+      });
       if (!e.ok()) return undo(fail("{}", e.error().message));
-      l->ends[k++] = std::move(*e);
+      l->ends.push_back(std::move(*e));
     }
-    if (!k) return undo(fail("capture {}: no end of it here", t.name));
-    fs::remove(l->previous_path, ec);
-    l->dumper = pcap_dump_open(l->ends[0].get(), l->path.c_str());
-    if (!l->dumper) return undo(fail("capture {}: {}", l->path, pcap_geterr(l->ends[0].get())));
+    if (l->ends.empty()) return undo(fail("capture {}: no end of it here", t.name));
+    if (!l->file.open_files(l->path, l->previous_path))
+      return undo(fail("capture {}: {}", l->path, std::strerror(errno)));
     l->file_bytes = kPcapHeaderBytes;
     c->links_.push_back(std::move(l));
   }
@@ -234,10 +355,7 @@ nlohmann::json LinkCaptures::finish() {
   record_ = nlohmann::json::array();
   for (auto& l : links_) {
     if (l->thread.joinable()) l->thread.join();
-    if (l->dumper) {
-      pcap_dump_close(l->dumper);
-      l->dumper = nullptr;
-    }
+    l->file.close_files(l->file_bytes);
     if (l->rotations > 1)
       std::fprintf(stderr,
                    "lab: capture %s: cut %llu times in all (--capture-max): %s and %s hold the newest\n",
@@ -245,7 +363,7 @@ nlohmann::json LinkCaptures::finish() {
                    l->previous_path.c_str(), l->path.c_str());
     record_.push_back(l->record());
   }
-  links_.clear();  // the handles close
+  links_.clear();  // the rings close
   return record_;
 }
 
@@ -253,7 +371,7 @@ Status stream_link_capture(const CaptureTarget& t, FILE* out, const std::functio
   std::vector<PcapPtr> ends;  // the ends here (an end with no interface is on another machine)
   for (auto [ns, ifname] : {std::pair{&t.a_ns, &t.a_if}, std::pair{&t.b_ns, &t.b_if}}) {
     if (ifname->empty()) continue;
-    auto e = open_end(*ns, *ifname, true);
+    auto e = open_end(*ns, *ifname);
     if (!e.ok()) {
       std::fclose(out);
       return fail("{}", e.error().message);

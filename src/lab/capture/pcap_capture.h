@@ -1,28 +1,33 @@
-// Packet capture on the lab's links with libpcap: a .pcap per link, from the
-// moment the links are up until the case is torn down, and a live stream of one
-// link for `flowlab lab capture`.
+// Packet capture on the lab's links: a .pcap per link, from the moment the links
+// are up until the case is torn down, and a live stream of one link for
+// `flowlab lab capture`.
 //
-// A link is captured at both of its ends, each read inbound only (PCAP_D_IN), into
-// one file: end a's inbound is the b -> a direction, end b's the a -> b one, so
-// every frame that crosses the link is written once, as the receiving end got it.
-// Reading inbound at both ends rather than both directions at one end is what
-// makes this hold whoever sends: a switch that transmits with PACKET_QDISC_BYPASS
-// is invisible to taps on its own port, never to its peer's receive path.
+// A link is captured at both of its ends, each read inbound only, into one file:
+// end a's inbound is the b -> a direction, end b's the a -> b one, so every frame
+// that crosses the link is written once, as the receiving end got it. Reading
+// inbound at both ends rather than both directions at one end is what makes this
+// hold whoever sends: a switch that transmits with PACKET_QDISC_BYPASS is
+// invisible to taps on its own port, never to its peer's receive path.
 // Frames are written as the kernel hands them: with offloads on, a GSO super-frame
-// (up to 64 KiB) is one record. Timestamps are the kernel's, in nanoseconds where
-// libpcap offers them (the file's magic says which).
+// (up to 64 KiB) is one record. Timestamps are the kernel's, in nanoseconds.
 //
-// Threads, not processes: a pcap socket belongs to the namespace it was opened in,
-// so each end is opened on a short-lived thread that entered the namespace
+// Files: each end is a TPACKET_V3 ring of its own (packet_ring.h) and the link's
+// thread writes each block of frames to the file in one writev, straight from the
+// ring: the kernel's copy into the ring and write()'s into the page cache are the
+// only copies (docs/performance/capture.md). The live stream reads through libpcap
+// in immediate mode (a frame at a time, flushed after every batch).
+//
+// Threads, not processes: a packet socket belongs to the namespace it was opened
+// in, so each end is opened on a short-lived thread that entered the namespace
 // (setns), and the caller's namespace never changes. One thread per link then
 // reads its two ends and writes its file. Nothing is forked, so nothing can outlive
 // the lab: the sockets close with it, and finish() (also run by the destructor)
 // joins every thread and closes every file on every path.
 //
-// Bounded: with max_bytes, a link's file is cut at half of it; the full half is
-// renamed NAME.1.pcap (replacing the one before, whose packets are dropped) and a
-// new NAME.pcap begins, so the two files hold the newest packets and at most
-// max_bytes. Each cut is said on stderr (the run's log).
+// Bounded: with max_bytes, a link's file is cut at half of it; the full half
+// becomes NAME.1.pcap (the one before is dropped: the new NAME.pcap is written
+// over it) and a new NAME.pcap begins, so the two files hold the newest packets
+// and at most max_bytes. Each cut is said on stderr (the run's log).
 #pragma once
 
 #include <atomic>

@@ -135,8 +135,8 @@ void MininetCli::iperf(const std::vector<std::string>& args, bool udp) {
   TestSpec t;
   t.type = udp ? TestType::kIperf3Udp : TestType::kIperf3Tcp;
   t.name = udp ? "cli-iperfudp" : "cli-iperf";
-  t.duration = 5;  // Mininet's default
-  t.rate = bw;
+  t.duration = 5;        // Mininet's default
+  if (udp) t.rate = bw;  // TCP unpaced, as Mininet's iperf
   TrafficCtx c;
   c.from_ns = a->ns;
   c.to_ns = b->ns;

@@ -145,8 +145,8 @@ Result<YAML::Node> test_nodes(const std::string& arg, const std::vector<std::str
     std::string t = lower(parts[0]);
     if (t == "none" || t == "build") continue;  // up and down, nothing between (Mininet's nullTest)
     YAML::Node n;
-    if (parts.size() > 1 && t != "iperfudp")
-      return fail("--test {}: {} takes no arguments (iperfudp,RATE does)", arg, parts[0]);
+    if (parts.size() > 1 && t != "iperfudp" && t != "iperf")
+      return fail("--test {}: {} takes no arguments (iperf,RATE and iperfudp,RATE do)", arg, parts[0]);
     if (t == "pingall" || t == "pingallfull") {
       n["type"] = "pingall";
       if (t == "pingallfull") {
@@ -155,15 +155,17 @@ Result<YAML::Node> test_nodes(const std::string& arg, const std::vector<std::str
       }
     } else if (t == "pingpair" || t == "iperf" || t == "iperfudp") {
       if (hosts.size() < 2) return fail("--test {}: the topology has fewer than two hosts", arg);
-      if (parts.size() > 2) return fail("--test {}: iperfudp takes one rate (iperfudp,20M)", arg);
+      if (parts.size() > 2) return fail("--test {}: {} takes one rate ({},20M)", arg, parts[0], t);
       n["type"] = t == "iperf" ? "iperf3-tcp" : t == "iperfudp" ? "iperf3-udp" : "ping";
       n["from"] = hosts.front();
       n["to"] = t == "pingpair" ? hosts[1] : hosts.back();
       if (t != "pingpair") n["duration"] = 5;                                // Mininet's iperf: 5 s
       if (t == "iperfudp") n["rate"] = parts.size() > 1 ? parts[1] : "10M";  // Mininet's udpBw
+      if (t == "iperf" && parts.size() > 1) n["rate"] = parts[1];            // TCP paced (iperf3 -b)
     } else {
-      return fail("--test {}: expected none, build, pingall, pingallfull, pingpair, iperf or iperfudp[,RATE]",
-                  arg);
+      return fail(
+          "--test {}: expected none, build, pingall, pingallfull, pingpair, iperf[,RATE] or iperfudp[,RATE]",
+          arg);
     }
     tests.push_back(n);
   }

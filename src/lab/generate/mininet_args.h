@@ -8,7 +8,7 @@
 //   --controller C         none | flowlab:APP[,APP] | os-ken:FILE.py (ryu,FILE.py alike) |
 //                          remote[,ip=A][,port=P] (127.0.0.1, 6653 or else 6633); repeatable: every
 //                          switch connects to each (c0, c1, ...)
-//   --test T[+T...]        none | build | pingall | pingallfull | pingpair | iperf | iperfudp[,RATE]
+//   --test T[+T...]        none | build | pingall | pingallfull | pingpair | iperf[,RATE] | iperfudp[,RATE]
 //                          (iperf3 from the first to the last host, UDP at 10M by default, as Mininet)
 //   --mac / --arp          MACs from host numbers / static ARP entries on every host
 //   --ipbase NET/LEN       the hosts' network (10.0.0.0/8)

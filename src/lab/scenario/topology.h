@@ -109,14 +109,14 @@ std::string_view to_string(TestType t);
 struct TestSpec {
   std::string name;  // unique within the scenario (defaults to type, de-duplicated)
   TestType type = TestType::kPing;
-  std::string from, to;     // host names; `to` may be "host:ifname"; none for pingall
-  int count = 10;           // ping, tcp-rr, pingall (per pair)
-  double interval = 0.2;    // ping, probe seconds
-  double duration = 3;      // seconds
-  int streams = 1;          // iperf3-tcp -P
-  std::string window;       // iperf3-tcp -w (e.g. 64K), empty: default
-  std::string rate = "1G";  // iperf3-udp -b
-  int size = 1400;          // iperf3-udp -l, tcp-rr message bytes
+  std::string from, to;   // host names; `to` may be "host:ifname"; none for pingall
+  int count = 10;         // ping, tcp-rr, pingall (per pair)
+  double interval = 0.2;  // ping, probe seconds
+  double duration = 3;    // seconds
+  int streams = 1;        // iperf3-tcp -P
+  std::string window;     // iperf3-tcp -w (e.g. 64K), empty: default
+  std::string rate;       // iperf3 -b: UDP's offered rate (empty: 1G), TCP's cap (empty: none)
+  int size = 1400;        // iperf3-udp -l, tcp-rr message bytes
   std::vector<std::string> windows = {"16K", "32K", "64K"};  // iperf2-window
   bool full = false;  // pingall: every pair's sent/received and RTT min/avg/max/mdev (Mininet's pingallfull)
   // The scenario's events run during this test (`events: true`); the default for

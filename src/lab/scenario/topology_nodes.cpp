@@ -7,6 +7,7 @@
 #include <set>
 
 #include "lab/scenario/scenario_yaml.h"
+#include "lab/scenario/shaping.h"
 
 namespace flowlab::lab::yaml_parse {
 
@@ -362,7 +363,13 @@ Result<TestSpec> parse_test(const Ctx& c, const YAML::Node& n) {
   if (n["duration"]) LAB_ASSIGN(t.duration, (scalar<double>(c, n["duration"], "duration", "seconds")));
   if (n["streams"]) LAB_ASSIGN(t.streams, (scalar<int>(c, n["streams"], "streams", "an integer")));
   if (n["window"]) LAB_ASSIGN(t.window, str(c, n["window"], "window"));
-  if (n["rate"]) LAB_ASSIGN(t.rate, str(c, n["rate"], "rate"));
+  if (n["rate"]) {
+    LAB_ASSIGN(t.rate, str(c, n["rate"], "rate"));
+    if (t.type == TestType::kIperf3Tcp) {  // a cap on TCP: iperf3 -b, the lab's rate units
+      auto bps = parse_rate_bps(t.rate);
+      if (!bps.ok()) return c.err(n["rate"], "rate", bps.error().message);
+    }
+  }
   if (n["size"]) LAB_ASSIGN(t.size, (scalar<int>(c, n["size"], "size", "bytes")));
   if (n["windows"]) LAB_ASSIGN(t.windows, str_list(c, n["windows"], "windows"));
   if (n["full"]) {

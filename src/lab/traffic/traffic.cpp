@@ -77,10 +77,11 @@ TestOutcome run_iperf3_once(const TestSpec& t, const TrafficCtx& c, bool udp, bo
                                    "--connect-timeout",
                                    "3000"};
   if (udp) {
-    argv.insert(argv.end(), {"-u", "-b", t.rate, "-l", std::to_string(t.size)});
+    argv.insert(argv.end(), {"-u", "-b", t.rate.empty() ? "1G" : t.rate, "-l", std::to_string(t.size)});
   } else {
     if (t.streams > 1) argv.insert(argv.end(), {"-P", std::to_string(t.streams)});
     if (!t.window.empty()) argv.insert(argv.end(), {"-w", t.window});
+    if (!t.rate.empty()) argv.insert(argv.end(), {"-b", t.rate});  // paced: offered at most this
   }
   auto r = run_command(argv, in_ns(c.from_ns, t.duration + 20));
   server->stop();

@@ -108,12 +108,21 @@ TEST(MininetOptions, TestsAsMininetRunsThem) {
   auto rate = from_args({"linear,2", "flowlab", {}, "iperfUdp,25M"});  // mn's method name works too
   ASSERT_TRUE(rate.ok()) << rate.error().message;
   EXPECT_EQ(rate->tests[0].rate, "25M");
+  EXPECT_EQ(s->tests[2].rate, "");  // a ping has none
+  auto tcp = from_args({"linear,2", "flowlab", {}, "iperf"});
+  ASSERT_TRUE(tcp.ok()) << tcp.error().message;
+  EXPECT_EQ(tcp->tests[0].type, TestType::kIperf3Tcp);
+  EXPECT_EQ(tcp->tests[0].rate, "");  // unpaced, as Mininet's iperf
+  auto paced = from_args({"linear,2", "flowlab", {}, "iperf,10G"});
+  ASSERT_TRUE(paced.ok()) << paced.error().message;
+  EXPECT_EQ(paced->tests[0].type, TestType::kIperf3Tcp);
+  EXPECT_EQ(paced->tests[0].rate, "10G");
   auto build = from_args({"linear,2", "flowlab", {}, "build"});
   ASSERT_TRUE(build.ok());
   EXPECT_TRUE(build->tests.empty());
   EXPECT_FALSE(from_args({"linear,2", "flowlab", {}, "pingall"})->tests[0].full);
   EXPECT_EQ(err({"linear,2", "flowlab", {}, "pingall,3"}),
-            "--test pingall,3: pingall takes no arguments (iperfudp,RATE does)");
+            "--test pingall,3: pingall takes no arguments (iperf,RATE and iperfudp,RATE do)");
   EXPECT_EQ(err({"single,1", "flowlab", {}, "iperfudp"}),
             "--test iperfudp: the topology has fewer than two hosts");
 }

@@ -131,6 +131,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"name: x\nhosts: {h1: {}}\nlinks:\n  - endpoints: [h1:eth0, s9:p1]\n",
                 "bad.yaml:4: key 'endpoints': unknown node 's9'"},
         BadCase{"name: x\nhosts:\n  h1: [unclosed\n", "bad.yaml:4:1: YAML syntax error"},
+        BadCase{"name: x\nhosts: {h1: {addr: 10.0.0.1/24}, h2: {addr: 10.0.0.2/24}}\n"
+                "links:\n  - endpoints: [h1:eth0, h2:eth0]\n"
+                "tests:\n  - {type: iperf3-tcp, from: h1, to: h2, rate: 10X}\n",
+                "bad.yaml:6: key 'rate': unknown rate unit"},
         BadCase{"name: x\nhosts: {h1: {addr: 10.0.0.1/24}, h2: {}}\nswitches: {s1: {kind: ovs}}\n"
                 "links:\n  - endpoints: [h1:eth0, s1:p1]\n  - endpoints: [h2:eth0, s1:p2]\n"
                 "tests:\n  - {type: ping, from: h1, to: h2}\n",
