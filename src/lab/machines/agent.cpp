@@ -213,10 +213,7 @@ class Agent {
     watcher_.reset();
     std::fprintf(stderr, "lab agent %s: stopping: tearing down %zu run(s)\n", opts_.name.c_str(),
                  built_.size());
-    for (auto& [id, b] : built_) {
-      b.teardown();
-      (void)etcd_.erase(keys::status(id, opts_.name));
-    }
+    for (auto& [id, b] : built_) take_down(id, b);
     built_.clear();
     if (keeper_) {
       keeper_->stop();
@@ -280,6 +277,23 @@ class Agent {
     });
   }
 
+  // A run's part down, then its status and the commands' replies erased in one
+  // write: the coordinator waits for the statuses to go, so each write here is
+  // on its path.
+  void take_down(const std::string& id, Built& b) {
+    uint64_t t0 = monotonic_ns();
+    if (b.exec) b.exec->leave_replies();
+    b.teardown();
+    uint64_t t1 = monotonic_ns();
+    coord::Txn txn;
+    txn.success.push_back(coord::TxnOp::erase(keys::status(id, opts_.name)));
+    txn.success.push_back(coord::TxnOp::erase(keys::replies(id, opts_.name), true));
+    (void)etcd_.txn(txn);
+    std::fprintf(stderr, "lab agent %s: run %s: down in %.3f s (the part %.3f s, its keys %.3f s)\n",
+                 opts_.name.c_str(), id.c_str(), double(monotonic_ns() - t0) / 1e9, double(t1 - t0) / 1e9,
+                 double(monotonic_ns() - t1) / 1e9);
+  }
+
   // The tests' commands for this machine, of every run built here.
   Status serve_execs() {
     for (auto& [id, b] : built_) {
@@ -316,8 +330,7 @@ class Agent {
       std::fprintf(stderr, "lab agent %s: run %s case %s: tearing down (%s)\n", opts_.name.c_str(),
                    it->first.c_str(), it->second.case_name.c_str(),
                    p == plans.end() ? "its plan is gone" : "a new plan");
-      it->second.teardown();
-      (void)etcd_.erase(keys::status(it->first, opts_.name));
+      take_down(it->first, it->second);
       it = built_.erase(it);
     }
     for (auto it = failed_.begin(); it != failed_.end();) {  // a failed part's status goes with its plan

@@ -267,7 +267,7 @@ ExecServer::~ExecServer() {
     j->stop = true;  // a live capture ends with its part
     if (j->child) j->child->stop();
     if (j->worker.joinable()) j->worker.join();
-    (void)etcd_.erase(keys::reply(run_, machine_, seq));
+    if (erase_replies_) (void)etcd_.erase(keys::reply(run_, machine_, seq));
   }
   if (served_)
     std::fprintf(stderr, "lab agent %s: run %s: %zu command(s) of the tests served\n", machine_.c_str(),

@@ -86,6 +86,9 @@ class ExecServer {
   // children whose requests went stopped, exits and new log lines answered.
   void serve(const std::vector<coord::KeyValue>& run_keys);
   size_t jobs() const { return jobs_.size(); }
+  // The replies are left in etcd at destruction: the caller erases
+  // keys::replies(run, machine) with its status, in one write.
+  void leave_replies() { erase_replies_ = false; }
 
  private:
   struct Job;
@@ -99,6 +102,7 @@ class ExecServer {
   EventHooks events_;
   std::map<std::string, std::unique_ptr<Job>> jobs_;
   size_t served_ = 0;
+  bool erase_replies_ = true;
 };
 
 }  // namespace flowlab::lab
