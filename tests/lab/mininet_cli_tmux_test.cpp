@@ -97,6 +97,17 @@ TEST_F(MininetCliTmux, PromptCommandsLinkDownUpHistoryAndCompletion) {
   s = t.wait_for("packets transmitted", 3);
   EXPECT_NE(s.find("1 packets transmitted, 0 received"), std::string::npos) << s;
   t.type("switch s2 start");
+  // `switch start` returns once s2's TCP connection to the controller stands; its one
+  // echo below needs the handshake done too (the table-miss flow installed): wait
+  // until the controller's stats, written after the disconnect, count s2 back.
+  auto back = [&] {
+    auto j = controller_stats();
+    if (!j.is_object() || j.value("switches_connected", 0L) < 3) return false;
+    auto h = j.value("handling_time", nlohmann::json::object());
+    return h.contains("switch_disconnected") && h["switch_disconnected"].value("count", 0L) >= 1;
+  };
+  for (int i = 0; i < 150 && !back(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(back()) << controller_stats().dump();
   t.type("h1 ping -c1 h3");
   s = t.wait_for("packets transmitted", 4, 90);
   EXPECT_EQ(TmuxTerminal::count(s, "1 packets transmitted, 1 received"), 3u) << s;
