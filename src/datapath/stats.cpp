@@ -107,6 +107,7 @@ of::TableStatsReply Datapath::table_stats() const {
 
 of::GroupStatsReply Datapath::group_stats(const of::GroupStatsRequest& req, uint64_t now_ns) const {
   const DatapathImpl& d = *impl_;
+  d.sync_stats();  // groups run in the kernel fast path too: fold its hits first
   std::lock_guard lk(d.mu);
   of::GroupStatsReply reply;
   for (const auto& [id, g] : d.groups) {
