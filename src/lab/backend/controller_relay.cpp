@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/host/netns_visit.h"
 #include "lab/host/process.h"
 #include "switch/unique_fd.h"
 
@@ -59,13 +60,12 @@ Result<UniqueFd> connect_to(const std::string& host, int port, double timeout_s)
 // 127.0.0.1:port listening inside namespace `ns` (entered for the socket() call only:
 // a socket stays in the namespace it was made in).
 Result<UniqueFd> listen_in(const std::string& ns, int port) {
-  UniqueFd self(open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
-  UniqueFd target(open(("/run/netns/" + ns).c_str(), O_RDONLY | O_CLOEXEC));
-  if (!self.valid() || !target.valid()) return fail("network namespace {}: {}", ns, std::strerror(errno));
-  if (setns(target.get(), CLONE_NEWNET) != 0) return fail("entering {}: {}", ns, std::strerror(errno));
-  UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  int saved = errno;
-  if (setns(self.get(), CLONE_NEWNET) != 0) return fail("leaving {}: {}", ns, std::strerror(errno));
+  UniqueFd fd;
+  int saved = 0;
+  FLOWLAB_TRY(visit_netns("/run/netns/" + ns, [&] {
+    fd = UniqueFd(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    saved = errno;
+  }));
   if (!fd.valid()) return fail("socket in {}: {}", ns, std::strerror(saved));
   int one = 1;
   setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);

@@ -20,6 +20,7 @@
 #include "core/clock.h"
 #include "lab/capture/link_select.h"
 #include "lab/capture/packet_ring.h"
+#include "lab/host/netns.h"
 
 namespace flowlab::lab {
 
@@ -80,21 +81,8 @@ Result<T> in_namespace(const std::string& ns, const std::string& ifname, Open op
   std::string where = ns.empty() ? ifname : ns + "/" + ifname;
   if (ns.empty()) return open_fn(where, ifname);
   Result<T> out = fail("capture on {}: not opened", where);
-  std::thread([&] {
-    int fd = open(("/run/netns/" + ns).c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      out = fail("capture on {}: no namespace {}: {}", where, ns, std::strerror(errno));
-      return;
-    }
-    int r = setns(fd, CLONE_NEWNET);
-    int e = errno;
-    close(fd);
-    if (r != 0) {
-      out = fail("capture on {}: entering namespace {}: {}", where, ns, std::strerror(e));
-      return;
-    }
-    out = open_fn(where, ifname);
-  }).join();
+  Status entered = run_in_netns(ns, [&] { out = open_fn(where, ifname); });
+  if (!entered.ok()) return fail("capture on {}: {}", where, entered.error().message);
   return out;
 }
 

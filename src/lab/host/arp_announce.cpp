@@ -18,11 +18,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include "lab/host/netns_visit.h"
+
 namespace flowlab::lab {
 
 namespace {
-
-std::string errno_text(int e) { return fmt::format("{} (errno {})", std::strerror(e), e); }
 
 // An ARP packet for Ethernet and IPv4 (RFC 826), without the Ethernet header: the
 // packet socket below adds it.
@@ -84,22 +84,8 @@ int announce_here() {
 }  // namespace
 
 Result<int> announce_addresses_in(const std::string& ns) {
-  std::string path = "/run/netns/" + ns;
-  int target = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (target < 0) return fail("opening namespace {}: {}", ns, errno_text(errno));
-  int home = ::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-  if (home < 0 || setns(target, CLONE_NEWNET) != 0) {
-    int e = errno;
-    close(target);
-    if (home >= 0) close(home);
-    return fail("entering namespace {}: {}", ns, errno_text(e));
-  }
-  int sent = announce_here();
-  bool back = setns(home, CLONE_NEWNET) == 0;
-  int e = errno;
-  close(target);
-  close(home);
-  if (!back) return fail("returning from namespace {}: {}", ns, errno_text(e));
+  int sent = 0;
+  FLOWLAB_TRY(visit_netns("/run/netns/" + ns, [&] { sent = announce_here(); }));
   return sent;
 }
 

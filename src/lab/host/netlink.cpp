@@ -20,6 +20,8 @@
 #include <cstring>
 #include <map>
 
+#include "lab/host/netns_visit.h"
+
 namespace flowlab::lab {
 
 namespace {
@@ -29,8 +31,6 @@ constexpr size_t kBatchBytes = 32768;  // per sendmsg, well under the socket's s
 // Requests per sendmsg: each ack costs ~1 KB of the receive buffer until read; 2000
 // link-ups in one batch overflowed it (ENOBUFS).
 constexpr size_t kBatchMessages = 64;
-
-std::string errno_text(int e) { return fmt::format("{} (errno {})", std::strerror(e), e); }
 
 // A request under construction: a buffer, the header, and the final size.
 struct Msg {
@@ -356,24 +356,9 @@ Result<RtnlSocket> RtnlSocket::open() {
 }
 
 Result<RtnlSocket> RtnlSocket::open_in(const std::string& ns_path) {
-  int target = ::open(ns_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (target < 0) return fail("netlink: opening namespace {}: {}", ns_path, errno_text(errno));
-  int home = ::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-  if (home < 0) {
-    int e = errno;
-    close(target);
-    return fail("netlink: opening this thread's namespace: {}", errno_text(e));
-  }
-  Result<RtnlSocket> r = fail("netlink: entering namespace {}: {}", ns_path, "setns failed");
-  if (setns(target, CLONE_NEWNET) != 0) {
-    r = fail("netlink: entering namespace {}: {}", ns_path, errno_text(errno));
-  } else {
-    r = open();
-    if (setns(home, CLONE_NEWNET) != 0)
-      r = fail("netlink: returning from namespace {}: {}", ns_path, errno_text(errno));
-  }
-  close(target);
-  close(home);
+  Result<RtnlSocket> r = fail("netlink: no socket opened in {}", ns_path);
+  Status visit = visit_netns(ns_path, [&] { r = open(); });
+  if (!visit.ok()) return fail("netlink: {}", visit.error().message);
   return r;
 }
 

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "lab/host/netlink.h"
+#include "lab/host/netns_visit.h"
 #include "lab/host/process.h"
 #include "lab/host/run_state.h"
 
@@ -31,8 +32,6 @@ namespace {
 
 constexpr const char* kNetnsDir = "/run/netns";
 constexpr size_t kWorkers = 8;  // namespace creation is mostly kernel time; more threads only queue
-
-std::string errno_text(int e) { return fmt::format("{} (errno {})", std::strerror(e), e); }
 
 // /run/netns exists and is a shared mount, as `ip netns add` leaves it, so the bind
 // mounts under it propagate to other mount namespaces (`ip netns exec` makes one).
@@ -318,14 +317,8 @@ Status run_in_netns(const std::string& ns, const std::function<void()>& fn) {
 Status write_sysctl_in(const std::string& ns, const std::string& key, const std::string& value,
                        bool optional) {
   // /proc/sys/net resolves the namespace of the thread that opens the file.
-  std::string path = std::string(kNetnsDir) + "/" + ns;
-  int target = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (target < 0) return fail("opening namespace {}: {}", ns, errno_text(errno));
-  int home = ::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
   Status st = ok_status();
-  if (home < 0 || setns(target, CLONE_NEWNET) != 0) {
-    st = fail("entering namespace {}: {}", ns, errno_text(errno));
-  } else {
+  FLOWLAB_TRY(visit_netns(std::string(kNetnsDir) + "/" + ns, [&] {
     std::string file = "/proc/sys/" + key;  // "net.ipv4.x" as sysctl(8) names it, or "net/ipv4/x"
     std::replace(file.begin() + 10, file.end(), '.', '/');
     int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
@@ -336,11 +329,7 @@ Status write_sysctl_in(const std::string& ns, const std::string& key, const std:
         st = fail("sysctl {}={} in {}: {}", key, value, ns, errno_text(errno));
       close(fd);
     }
-    if (setns(home, CLONE_NEWNET) != 0 && st.ok())
-      st = fail("returning from namespace {}: {}", ns, errno_text(errno));
-  }
-  close(target);
-  if (home >= 0) close(home);
+  }));
   return st;
 }
 
@@ -377,22 +366,13 @@ constexpr Offload kOffloads[] = {
 class NsSocket {
  public:
   static Result<NsSocket> open(const std::string& ns) {
-    std::string path = std::string(kNetnsDir) + "/" + ns;
-    int target = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (target < 0) return fail("opening namespace {}: {}", ns, errno_text(errno));
-    int home = ::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
     NsSocket s;
     int e = 0;
-    if (home < 0 || setns(target, CLONE_NEWNET) != 0) {
-      e = errno;
-    } else {
+    FLOWLAB_TRY(visit_netns(std::string(kNetnsDir) + "/" + ns, [&] {
       s.fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-      if (s.fd_ < 0) e = errno;
-      if (setns(home, CLONE_NEWNET) != 0 && e == 0) e = errno;
-    }
-    close(target);
-    if (home >= 0) close(home);
-    if (e) return fail("a socket in namespace {}: {}", ns, errno_text(e));
+      e = errno;
+    }));
+    if (s.fd_ < 0) return fail("a socket in namespace {}: {}", ns, errno_text(e));
     return s;
   }
   NsSocket() = default;

@@ -14,11 +14,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include "lab/host/netns_visit.h"
+
 namespace flowlab::lab {
 
 namespace {
-
-std::string errno_text(int e) { return fmt::format("{} (errno {})", std::strerror(e), e); }
 
 // A NETLINK_SOCK_DIAG socket in /run/netns/NS: the thread enters the namespace only
 // for socket(2).
@@ -29,33 +29,17 @@ Result<int> open_diag_socket(const std::string& ns) {
     return fd;
   }
   std::string path = "/run/netns/" + ns;
-  int target = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (target < 0) return fail("sock_diag: opening namespace {}: {}", path, errno_text(errno));
-  int home = ::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-  if (home < 0) {
-    int e = errno;
-    close(target);
-    return fail("sock_diag: opening this thread's namespace: {}", errno_text(e));
+  int fd = -1, e = 0;
+  Status visit = visit_netns(path, [&] {
+    fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    e = errno;
+  });
+  if (!visit.ok()) {
+    if (fd >= 0) close(fd);
+    return fail("sock_diag: {}", visit.error().message);
   }
-  Result<int> r = fail("sock_diag: entering namespace {}: {}", path, errno_text(0));
-  if (setns(target, CLONE_NEWNET) != 0) {
-    r = fail("sock_diag: entering namespace {}: {}", path, errno_text(errno));
-  } else {
-    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-    int e = errno;
-    if (setns(home, CLONE_NEWNET) != 0) {
-      e = errno;
-      if (fd >= 0) close(fd);
-      r = fail("sock_diag: returning from namespace {}: {}", path, errno_text(e));
-    } else if (fd < 0) {
-      r = fail("sock_diag: opening a socket in {}: {}", path, errno_text(e));
-    } else {
-      r = fd;
-    }
-  }
-  close(target);
-  close(home);
-  return r;
+  if (fd < 0) return fail("sock_diag: opening a socket in {}: {}", path, errno_text(e));
+  return fd;
 }
 
 // One dump of one family into `out`.
