@@ -11,8 +11,10 @@ DEMO_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config clang
   libasio-dev libssl-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   # (Release links OpenSSL, yaml-cpp, libbpf, libelf and zlib from their -dev
-  # packages' static archives; the REST API's HTTP/1.1 server is flowlab's own)
+  # packages' static archives)
   libelf-dev zlib1g-dev
+  # the REST API's and /metrics' HTTP requests are parsed by Boost.Beast (header-only)
+  libboost-dev
   # the eBPF fast path (src/kernel): libbpf to load/attach, bpftool to embed the
   # program as a skeleton, clang (above) compiles it with -target bpf
   libbpf-dev bpftool

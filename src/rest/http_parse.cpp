@@ -3,53 +3,25 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
 #include <cctype>
-#include <vector>
+#include <climits>
+#include <cstdint>
 
 namespace flowlab::rest {
 
 namespace {
 
-bool is_tchar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) ||
-         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
-bool is_token(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!is_tchar(c)) return false;
-  return true;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+namespace http = boost::beast::http;
 
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
-}
-
-// The next line of `s` from `pos` (without its CRLF or LF), or nullopt if the
-// line is not complete yet. `pos` moves past the line end.
-std::optional<std::string_view> next_line(std::string_view s, size_t& pos) {
-  size_t nl = s.find('\n', pos);
-  if (nl == std::string_view::npos) return std::nullopt;
-  std::string_view line = s.substr(pos, nl - pos);
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  pos = nl + 1;
-  return line;
 }
 
 HttpParsed refused(int status, std::string message) {
@@ -84,55 +56,34 @@ std::optional<std::string> target_path(std::string_view t) {
   return out;
 }
 
-// A chunked body from `pos`: true when complete (the body in `out`, `pos` past the
-// last CRLF), false when more bytes are needed; an error for a malformed chunk.
-std::optional<HttpRefusal> parse_chunked(std::string_view s, size_t& pos, size_t max_body, std::string& out,
-                                         bool& complete) {
-  complete = false;
-  for (;;) {
-    size_t at = pos;
-    auto line = next_line(s, at);
-    if (!line)
-      return s.size() - pos > 1024 ? std::optional<HttpRefusal>({400, "chunk size line too long"})
-                                   : std::nullopt;
-    std::string_view size_text = trim(line->substr(0, line->find(';')));
-    if (size_text.empty() || size_text.size() > 8) return HttpRefusal{400, "bad chunk size"};
-    size_t size = 0;
-    for (char c : size_text) {
-      int d = hex_digit(c);
-      if (d < 0) return HttpRefusal{400, "bad chunk size"};
-      size = size * 16 + size_t(d);
-    }
-    if (size == 0) {
-      // Trailer fields (ignored) up to an empty line.
-      for (;;) {
-        auto trailer = next_line(s, at);
-        if (!trailer)
-          return s.size() - at > 16 * 1024 ? std::optional<HttpRefusal>({431, "trailers too long"})
-                                           : std::nullopt;
-        if (trailer->empty()) break;
-      }
-      pos = at;
-      complete = true;
-      return std::nullopt;
-    }
-    if (out.size() + size > max_body)
-      return HttpRefusal{413, fmt::format("request body over {} bytes", max_body)};
-    if (s.size() - at < size + 1) return std::nullopt;  // data and at least the LF
-    std::string_view data = s.substr(at, size);
-    at += size;
-    if (s.substr(at, 2) == "\r\n") {
-      at += 2;
-    } else if (s[at] == '\n') {
-      at += 1;
-    } else if (s[at] == '\r' && s.size() - at < 2) {
-      return std::nullopt;
-    } else {
-      return HttpRefusal{400, "chunk data not followed by CRLF"};
-    }
-    out.append(data);
-    pos = at;
+std::string_view sv(boost::beast::string_view s) { return {s.data(), s.size()}; }
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Beast's parse errors as the status a client is answered with, and words it can act on.
+HttpRefusal refusal_of(const boost::system::error_code& ec, const http::request<http::string_body>& m,
+                       const HttpLimits& limits) {
+  using E = http::error;
+  if (ec == E::header_limit) return {431, fmt::format("request head over {} bytes", limits.max_head)};
+  if (ec == E::body_limit) return {413, fmt::format("request body over {} bytes", limits.max_body)};
+  if (ec == E::bad_method) return {400, "malformed request line: bad method"};
+  if (ec == E::bad_target) return {400, "malformed request target"};
+  if (ec == E::bad_version) return {400, "malformed request line: bad HTTP version"};
+  if (ec == E::bad_field) return {400, "malformed header field name"};
+  if (ec == E::bad_value) return {400, "malformed header field value"};
+  if (ec == E::bad_content_length) return {400, "malformed or conflicting Content-Length"};
+  if (ec == E::bad_transfer_encoding) {
+    auto te = m.find(http::field::transfer_encoding);
+    std::string value = te == m.end() ? std::string() : std::string(sv(te->value()));
+    return {501, fmt::format("transfer coding '{}' is not supported (chunked only)", value)};
   }
+  if (ec == E::bad_chunk || ec == E::bad_chunk_extension) return {400, "malformed chunk size line"};
+  if (ec == E::bad_line_ending) return {400, "malformed line ending (CRLF expected)"};
+  return {400, "malformed request: " + ec.message()};
 }
 
 }  // namespace
@@ -141,102 +92,64 @@ HttpParsed parse_http_request(std::string_view buf, const HttpLimits& limits) {
   // Blank lines before a request are allowed (RFC 9112 2.2).
   size_t pos = 0;
   while (pos < buf.size() && (buf[pos] == '\r' || buf[pos] == '\n')) ++pos;
-  size_t head_start = pos;
-  auto request_line = next_line(buf, pos);
-  std::vector<std::string_view> fields;
-  bool head_done = false;
-  if (request_line) {
-    while (auto line = next_line(buf, pos)) {
-      if (line->empty()) {
-        head_done = true;
-        break;
-      }
-      fields.push_back(*line);
-    }
-  }
-  if (!head_done) {
-    if (buf.size() - head_start > limits.max_head)
-      return refused(431, fmt::format("request head over {} bytes", limits.max_head));
-    return {};
-  }
-  if (pos - head_start > limits.max_head)
-    return refused(431, fmt::format("request head over {} bytes", limits.max_head));
+  const size_t start = pos;
 
+  http::request_parser<http::string_body> parser;
+  parser.eager(true);
+  parser.header_limit(uint32_t(std::min<size_t>(limits.max_head, UINT32_MAX)));
+  parser.body_limit(limits.max_body);
+  bool checked_head = false;
   HttpParsed p;
-  HttpRequest& r = p.request;
-  // Request line: METHOD SP TARGET SP HTTP/1.x
-  std::string_view rl = *request_line;
-  size_t sp1 = rl.find(' '), sp2 = sp1 == std::string_view::npos ? sp1 : rl.find(' ', sp1 + 1);
-  if (sp2 == std::string_view::npos || rl.find(' ', sp2 + 1) != std::string_view::npos)
-    return refused(400, "malformed request line");
-  std::string_view method = rl.substr(0, sp1), target = rl.substr(sp1 + 1, sp2 - sp1 - 1),
-                   version = rl.substr(sp2 + 1);
-  if (!is_token(method)) return refused(400, "malformed method");
-  if (version.substr(0, 5) != "HTTP/" || version.size() != 8 || version[6] != '.' ||
-      !std::isdigit(static_cast<unsigned char>(version[5])) ||
-      !std::isdigit(static_cast<unsigned char>(version[7])))
-    return refused(400, "malformed HTTP version");
-  if (version != "HTTP/1.1" && version != "HTTP/1.0")
-    return refused(505, fmt::format("{} is not supported (HTTP/1.0 or 1.1)", version));
-  auto path = target_path(target);
-  if (!path) return refused(400, "malformed request target");
-  r.method = std::string(method);
-  r.path = std::move(*path);
-  bool http10 = version == "HTTP/1.0";
-  r.keep_alive = !http10;
-
-  // Header fields.
-  std::optional<size_t> content_length;
-  bool chunked = false;
-  for (std::string_view f : fields) {
-    if (f.front() == ' ' || f.front() == '\t') return refused(400, "folded header lines are not accepted");
-    size_t colon = f.find(':');
-    if (colon == std::string_view::npos || !is_token(f.substr(0, colon)))
-      return refused(400, "malformed header");
-    std::string name = lower(f.substr(0, colon));
-    std::string_view value = trim(f.substr(colon + 1));
-    if (name == "content-length") {
-      if (value.empty() || value.size() > 12 ||
-          value.find_first_not_of("0123456789") != std::string_view::npos)
-        return refused(400, "malformed Content-Length");
-      size_t n = std::stoull(std::string(value));
-      if (content_length && *content_length != n) return refused(400, "conflicting Content-Length headers");
-      content_length = n;
-    } else if (name == "transfer-encoding") {
-      std::string v = lower(value);
-      size_t last = v.rfind(',');
-      std::string_view coding = trim(std::string_view(v).substr(last == std::string::npos ? 0 : last + 1));
-      if (coding != "chunked")
-        return refused(501, fmt::format("transfer coding '{}' is not supported", value));
-      chunked = true;
-    } else if (name == "connection") {
-      std::string v = lower(value);
-      if (v.find("close") != std::string::npos) r.keep_alive = false;
-      if (http10 && v.find("keep-alive") != std::string::npos) r.keep_alive = true;
-    } else if (name == "expect") {
-      if (lower(value) != "100-continue")
-        return refused(417, fmt::format("expectation '{}' is not supported", value));
-      p.expect_continue = !http10;
+  while (pos < buf.size() && !parser.is_done()) {
+    boost::system::error_code ec;
+    size_t n = parser.put(boost::asio::const_buffer(buf.data() + pos, buf.size() - pos), ec);
+    pos += n;
+    if (ec == http::error::need_more) break;
+    if (ec == http::error::bad_version) {
+      // Beast reads HTTP/1.x only: another well-formed version is 505, not 400.
+      std::string_view line = buf.substr(start, buf.find_first_of("\r\n", start) - start);
+      std::string_view version = line.substr(line.rfind(' ') + 1);
+      if (version.size() == 8 && version.substr(0, 5) == "HTTP/" && std::isdigit(uint8_t(version[5])) &&
+          version[6] == '.' && std::isdigit(uint8_t(version[7])))
+        return refused(505, fmt::format("{} is not supported (HTTP/1.0 or 1.1)", version));
     }
+    if (ec) {
+      HttpRefusal r = refusal_of(ec, parser.get(), limits);
+      return refused(r.status, std::move(r.message));
+    }
+    if (parser.is_header_done() && !checked_head) {
+      checked_head = true;
+      const auto& m = parser.get();
+      if (m.version() != 10 && m.version() != 11)
+        return refused(505, fmt::format("HTTP/{}.{} is not supported (HTTP/1.0 or 1.1)", m.version() / 10,
+                                        m.version() % 10));
+      if (auto te = m.find(http::field::transfer_encoding); te != m.end() && !m.chunked())
+        return refused(501,
+                       fmt::format("transfer coding '{}' is not supported (chunked only)", sv(te->value())));
+      if (auto e = m.find(http::field::expect); e != m.end()) {
+        if (lower(sv(e->value())) != "100-continue")
+          return refused(417, fmt::format("expectation '{}' is not supported", sv(e->value())));
+        p.expect_continue = m.version() == 11;
+      }
+      p.head_complete = true;
+    }
+    if (n == 0) break;
   }
-  if (chunked) {
-    r.keep_alive = r.keep_alive && !content_length;  // both: the framing is suspect (RFC 9112 6.3)
-  } else if (content_length && *content_length > limits.max_body) {
-    return refused(413, fmt::format("request body over {} bytes", limits.max_body));
+  if (!parser.is_done()) {
+    // Beast counts the head's limit only once a line is in; a head without its end
+    // past the limit is refused here.
+    if (!parser.is_header_done() && buf.size() > limits.max_head)
+      return refused(431, fmt::format("request head over {} bytes", limits.max_head));
+    return p;
   }
-  p.head_complete = true;
-
-  // Body.
-  if (chunked) {
-    bool complete = false;
-    if (auto err = parse_chunked(buf, pos, limits.max_body, r.body, complete))
-      return refused(err->status, err->message);
-    if (!complete) return p;
-  } else if (content_length) {
-    if (buf.size() - pos < *content_length) return p;
-    r.body = std::string(buf.substr(pos, *content_length));
-    pos += *content_length;
-  }
+  http::request<http::string_body> m = parser.release();
+  auto path = target_path(sv(m.target()));
+  if (!path) return refused(400, "malformed request target");
+  p.request.method = std::string(sv(m.method_string()));
+  p.request.path = std::move(*path);
+  p.request.body = std::move(m.body());
+  // A message framed by both chunked and Content-Length is suspect (RFC 9112 6.3).
+  p.request.keep_alive = m.keep_alive() && !(m.chunked() && m.has_content_length());
   p.complete = true;
   p.consumed = pos;
   return p;

@@ -1,14 +1,16 @@
 // HTTP/1.1 requests as the REST API's clients send them (curl, Python's
-// requests, Ryu scripts), parsed from the bytes a connection has read so far,
-// and the responses written back. Pure functions: fuzzed (fuzz_http_request).
+// requests, Ryu scripts), parsed by Boost.Beast's request parser from the bytes a
+// connection has read so far, and the responses written back. Pure functions:
+// fuzzed (fuzz_http_request).
 //
 // What is taken: origin-form and absolute-form targets (the query and fragment
 // are dropped, %XX decoded), HTTP/1.0 and 1.1, Content-Length or chunked bodies,
 // `Expect: 100-continue` (curl sends it for bodies over 1 KB), `Connection:
-// close|keep-alive`, several requests in one read (pipelining). What is refused,
-// each with its status: a malformed request line, header or chunk (400), a head
-// over the limit (431), a body over the limit (413), another transfer coding
-// (501), another expectation (417), another HTTP version (505).
+// close|keep-alive`, several requests in one read (pipelining), folded header
+// lines (joined, RFC 9112 5.2). What is refused, each with its status: a malformed
+// request line, header or chunk (400), a head over the limit (431), a body over
+// the limit (413), another transfer coding (501), another expectation (417),
+// another HTTP version (505).
 #pragma once
 
 #include <cstddef>

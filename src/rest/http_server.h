@@ -1,14 +1,15 @@
 // HttpServer: puts a RestApi on HOST:PORT (flowlab controller --rest).
 //
-// The HTTP/1.1 server is flowlab's own (http_parse.h has what it takes and
-// refuses): an accept thread and a thread per connection (at most 64), blocking
-// sockets with poll timeouts (5 s idle keep-alive, 5 s to finish a request). A
-// connection's thread calls RestApi, which posts switch work to the controller's
-// io_contexts and waits there (with a timeout), so a slow or dead switch or a slow
-// HTTP client never holds up an OpenFlow event loop. It replaced Debian's
-// cpp-httplib, whose shared library loads OpenSSL and Brotli and initialises
-// OpenSSL in every flowlab process: 5 ms of each process start (docs/performance/
-// lab-scale.md), for a server that needs neither.
+// Requests are parsed by Boost.Beast's parser (http_parse.h has what it takes
+// and refuses); the sockets and threads are this server's own: an accept thread
+// and a thread per connection (at most 64), blocking sockets with poll timeouts
+// (5 s idle keep-alive, 5 s to finish a request). A connection's thread calls
+// RestApi, which posts switch work to the controller's io_contexts and waits
+// there (with a timeout), so a slow or dead switch or a slow HTTP client never
+// holds up an OpenFlow event loop. It replaced Debian's cpp-httplib, whose shared
+// library loads OpenSSL and Brotli and initialises OpenSSL in every flowlab
+// process: 5 ms of each process start (docs/performance/lab-scale.md); Beast is
+// header-only and loads nothing.
 #pragma once
 
 #include <cstdint>
