@@ -108,9 +108,13 @@ class Node:
 
     # ---- the shell ----
     def _started(self):
+        """The node's namespace exists: a node used after net.build() brings the lab up (Mininet
+        creates its nodes at build()); before build() or after stop() it is an error."""
+        if not self.ns and self.net is not None:
+            self.net.upForNode(self)
         if not self.ns:
-            raise Exception('%s: the network is not started: flowlab builds its namespaces at net.start()' %
-                            self.name)
+            raise Exception('%s: the network is not built or was stopped: flowlab builds its namespaces at '
+                            'net.build()/net.start() and removes them at net.stop()' % self.name)
 
     def _ensure_shell(self):
         self._started()
@@ -216,10 +220,11 @@ class Node:
         else:
             cmd = [str(a) for a in args]
         kwargs.pop('mncmd', None)
+        enter = kwargs.pop('_enter', None) or ['ip', 'netns', 'exec', self.ns]
         defaults = {'stdout': subprocess.PIPE, 'stderr': subprocess.PIPE}
         defaults.update(self._spawn_options())
         defaults.update(kwargs)
-        return subprocess.Popen(['ip', 'netns', 'exec', self.ns] + cmd, **defaults)
+        return subprocess.Popen(enter + cmd, **defaults)
 
     def pexec(self, *args, **kwargs):
         """(stdout, stderr, exit code) of a command run to its end in the node's namespace."""
@@ -265,8 +270,34 @@ class Node:
 
 
 class Host(Node):
-    """A host: a network namespace of the lab. Its `ip` and `mac` go on its first interface."""
+    """A host: a network namespace of the lab. Its `ip` and `mac` go on its first interface.
+    privateDirs (Mininet's): each a directory mounted in the host's shell alone (its own mount
+    namespace): (mount point, private dir) bind-mounts the private dir, '%(name)s' being the
+    host's name; a plain path gets a tmpfs. popen'd processes join the shell's mounts."""
     lab_kind = 'host'
+
+    def __init__(self, name, inNamespace=True, privateDirs=None, **params):
+        Node.__init__(self, name, inNamespace=inNamespace, **params)
+        self.privateDirs = privateDirs or []
+
+    def mountPrivateDirs(self):
+        for d in self.privateDirs:
+            if isinstance(d, tuple):
+                mount, private = d[0], d[1] % self.__dict__
+                out = self.cmd('mkdir -p %s %s && mount --bind %s %s && echo mounted' %
+                               (private, mount, private, mount))
+            else:
+                mount = d
+                out = self.cmd('mkdir -p %s && mount -n -t tmpfs tmpfs %s && echo mounted' % (mount, mount))
+            if 'mounted' not in out:
+                raise Exception('%s: private directory %s: %s' % (self.name, mount, out.strip()))
+
+    def popen(self, *args, **kwargs):
+        if not self.privateDirs:
+            return Node.popen(self, *args, **kwargs)
+        self._ensure_shell()  # the shell holds the mounts: its mount and network namespaces are joined
+        return Node.popen(self, *args, _enter=['nsenter', '--target', str(self.shell.pid), '--mount',
+                                               '--net', '--'], **kwargs)
 
     def addIntf(self, intf, port=None, moveIntf=True):
         first = not self.intfs
@@ -360,7 +391,7 @@ class Switch(Node):
         self.dpid = self.defaultDpid(dpid)
         self.opts = opts
         self.listenPort = listenPort
-        self.controllers = []
+        self.controllers = None  # the ones start() named before the lab came up; None: every one of the net
 
     def defaultDpid(self, dpid=None):
         if dpid:
@@ -379,9 +410,13 @@ class Switch(Node):
         return {'kind': self.lab_kind}
 
     def start(self, controllers):
-        """Starts the switch again in a running lab (it was stopped); before net.start() the lab starts it."""
+        """Before the lab is up: the controllers this switch connects to when the lab starts it
+        (net.start() calls it with every controller of the net, as Mininet's; a subclass or the
+        script may name others). In a running lab: starts the stopped switch again."""
         if self.ns:
             self.net.lab.control({'op': 'switch', 'name': self.name, 'start': True})
+        else:
+            self.controllers = list(controllers)
 
     def stop(self, deleteIntfs=True):
         """Stops the switch's process in a running lab (its ports stay: deleteIntfs is not honoured)."""

@@ -193,3 +193,30 @@ def pmonitor(popens, timeoutms=500, readline=True, readmax=1024):
 
 
 partial = functools.partial
+
+
+def ensureRoot():
+    """Exits with a message unless run as root, as Mininet's."""
+    import os
+    import sys
+    if os.getuid() != 0:
+        print('*** Mininet must run as root.')
+        sys.exit(1)
+
+
+class _Pexpect:
+    """mininet.util.pexpect: pexpect whose spawn reads text (utf-8) unless told otherwise,
+    so that tests match and compare str as Mininet's tests do."""
+
+    @staticmethod
+    def spawn(*args, **kwargs):
+        import pexpect as module
+        kwargs.setdefault('encoding', 'utf-8')
+        return module.spawn(*args, **kwargs)
+
+    def __getattr__(self, name):
+        import pexpect as module
+        return getattr(module, name)
+
+
+pexpect = _Pexpect()
