@@ -409,6 +409,12 @@ class Switch(Node):
     def lab_spec(self):
         return {'kind': self.lab_kind}
 
+    def _spawn_options(self):
+        """ovs-vsctl and ovs-ofctl in the switch's shell reach the lab's Open vSwitch (its own
+        database and sockets), as in Mininet they reach the machine's."""
+        rundir = self.net.lab.record.get('ovs_rundir') if self.net is not None and self.net.lab else None
+        return {'env': dict(os.environ, OVS_RUNDIR=rundir)} if rundir else {}
+
     def start(self, controllers):
         """Before the lab is up: the controllers this switch connects to when the lab starts it
         (net.start() calls it with every controller of the net, as Mininet's; a subclass or the
@@ -453,6 +459,15 @@ class OVSSwitch(Switch):
             raise NotImplementedError('%s: failMode=%s: the lab runs OVS in secure mode with its controller; '
                                       'use OVSBridge or LinuxBridge for a learning bridge' % (name, failMode))
         self.protocols = protocols
+
+    @classmethod
+    def isOldOVS(cls):
+        """Open vSwitch before 1.10 (Mininet's test of what ofport_request needs)."""
+        import subprocess
+        out = subprocess.run(['ovs-vsctl', '--version'], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True).stdout
+        m = re.search(r'(\d+)\.(\d+)', out)
+        return not m or (int(m.group(1)), int(m.group(2))) < (1, 10)
 
     @classmethod
     def setup(cls):
@@ -509,7 +524,10 @@ class Controller(Node):
         self.ip, self.port, self.protocol = ip, port, protocol
 
     def lab_spec(self):
-        return {'kind': 'flowlab', 'apps': ['learning-switch']}
+        spec = {'kind': 'flowlab', 'apps': ['learning-switch']}
+        if self.port != 6653:  # OpenFlow's port: the lab's default (and its next ones for more controllers)
+            spec['port'] = int(self.port)
+        return spec
 
     def start(self):
         pass

@@ -41,10 +41,13 @@ def _switch_spec(net, s, controllers):
     spec = s.lab_spec()
     spec['dpid'] = '0x' + s.dpid.lstrip('0') if s.dpid.strip('0') else '0x0'
     ports = sorted(s.intfs)
-    if ports != list(range(1, len(ports) + 1)):
-        raise NotImplementedError('%s: ports %s: flowlab numbers a switch\'s OpenFlow ports 1..n in order; '
-                                  'gaps are not supported' % (s.name, ports))
-    spec['ports'] = [port_name(s, s.intfs[p]) for p in ports]
+    if ports == list(range(1, len(ports) + 1)):
+        spec['ports'] = [port_name(s, s.intfs[p]) for p in ports]
+    elif s.lab_kind == 'linux-bridge':
+        raise NotImplementedError('%s: ports %s: a Linux bridge has no OpenFlow port numbers; its ports are '
+                                  'numbered 1..n' % (s.name, ports))
+    else:  # OpenFlow numbers as given (gaps kept): {name: number}
+        spec['ports'] = dict((port_name(s, s.intfs[p]), p) for p in ports)
     if s.lab_kind != 'linux-bridge':
         chosen = s.controllers if s.controllers is not None else net.controllers
         names = []

@@ -188,6 +188,11 @@ def pmonitor(popens, timeoutms=500, readline=True, readmax=1024):
                     yield host, line.decode(errors='replace') if isinstance(line, bytes) else line
                     continue
             if event & (select.POLLHUP | select.POLLIN):
+                # The process closed its end: what its reader still buffers (the last lines, a
+                # ping's statistics) is yielded before the host is dropped.
+                for rest in popen.stdout.readlines() if readline else [popen.stdout.read()]:
+                    if rest:
+                        yield host, rest.decode(errors='replace') if isinstance(rest, bytes) else rest
                 poller.unregister(fd)
                 del popens[host]
 

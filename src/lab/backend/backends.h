@@ -125,6 +125,8 @@ class SwitchInstance {
   Status spawn_flowlab(const CaseEnv& env, int controller_port);
   Status wait_flowlab_listening();
   std::string bridge_name() const { return "br-" + spec_.name; }
+  // The OpenFlow number of ports_[i]: as the scenario declares it, else i + 1.
+  int port_number(size_t i) const;
   bool is_ovs() const;
 
   SwitchSpec spec_;
