@@ -18,11 +18,12 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', '..', 'python', 'mininet_api'))
 
-from mininet.link import TCLink  # noqa: E402
+from mininet.cpulimit import CPULimitedHost  # noqa: E402
+from mininet.link import TCIntf, TCLink  # noqa: E402
 from mininet.log import setLogLevel  # noqa: E402
 from mininet.net import Mininet  # noqa: E402
 from mininet.node import Controller, FlowlabSwitch, Host, LinuxBridge, OVSSwitch  # noqa: E402
-from mininet.util import pmonitor  # noqa: E402
+from mininet.util import custom, pmonitor, waitListening  # noqa: E402
 
 
 def leftovers(lab_id):
@@ -168,6 +169,45 @@ class Runtime(unittest.TestCase):
             for net in self.nets:
                 net.stop()
             shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_real_time_limited_hosts_get_their_share_and_tc_intfs_shape_their_way_out(self):
+        # limit.py's network: hosts limited with sched='rt', every interface a TCIntf of 5 Mbit/s
+        net = self.net(host=custom(CPULimitedHost, sched='rt', cpu=0.1), intf=custom(TCIntf, bw=5),
+                       switch=FlowlabSwitch, controller=Controller)
+        net.addController('c0')
+        s1 = net.addSwitch('s1')
+        h1, h2 = net.addHost('h1'), net.addHost('h2')
+        net.addLink(h1, s1)
+        net.addLink(h2, s1)
+        net.start()
+        with open(os.path.join(h1.cgroup, 'cpu.rt_runtime_us')) as f:
+            self.assertEqual(int(f.read()), int(100000 * 0.1 * (os.cpu_count() or 1)))
+        self.assertIn('SCHED_RR', h1.cmd('chrt -p $$'))
+        shares = net.runCpuLimitTest(cpu=0.1, duration=3)
+        self.assertEqual(len(shares), 6)
+        for pct in shares:  # real-time: the machine's load does not take the share away
+            self.assertGreater(pct, 7.0, shares)
+            self.assertLess(pct, 13.0, shares)
+        server, _ = net.iperf([h1, h2], seconds=3)
+        value, unit = server.split()
+        mbps = float(value) * {'Kbits/sec': 1e-3, 'Mbits/sec': 1, 'Gbits/sec': 1e3}[unit]
+        self.assertLess(mbps, 6.0, server)
+        self.assertGreater(mbps, 2.5, server)
+
+    def test_wait_listening_connects_as_mininets_does(self):
+        net, _ = self.two_hosts(FlowlabSwitch, tclink=False)
+        net.start()
+        h1, h2 = net.get('h1', 'h2')
+        self.assertFalse(waitListening(h1, h2, 5001, timeout=0.5))
+        # the server prints the peer of each connection it takes: the probe's must be h1's
+        server = h2.popen(['timeout', '20', 'socat', 'TCP-LISTEN:5001,fork,reuseaddr',
+                           'SYSTEM:echo peer $SOCAT_PEERADDR >&2'])
+        try:
+            self.assertTrue(waitListening(h1, h2, 5001, timeout=10))
+            self.assertEqual(server.stderr.readline().decode().strip(), 'peer %s' % h1.IP())
+        finally:
+            server.terminate()
+            server.communicate()
 
     def test_pmonitor_yields_the_last_lines_of_a_process(self):
         net, _ = self.two_hosts(FlowlabSwitch, tclink=False)

@@ -169,10 +169,25 @@ class Link:
         self.params = dict(params)
 
     def shape(self):
-        """The lab's shaping keys of this link (one shape, both ways)."""
-        if not self.shaped:
+        """The lab's shaping keys of this link: each TCIntf shapes what leaves it (intf1: a_to_b,
+        intf2: b_to_a), a TCLink both its ends alike."""
+        ends = [self._intf_shape(i) if (self.shaped or isinstance(i, TCIntf)) else None
+                for i in (self.intf1, self.intf2)]
+        if ends == [None, None]:
             return {}
-        p = self.intf1.params
+        a, b = (e if e is not None else {} for e in ends)
+        if a == b:
+            out = dict(a)
+        else:
+            out = {'a_to_b': a, 'b_to_a': b}
+        # Always a queue: the link goes through a wire namespace of its own (1000 packets, the
+        # lab's and netem's default, without a rate), so that intf.config() can re-shape it at run time.
+        out.setdefault('queue', 1000)
+        return out
+
+    @staticmethod
+    def _intf_shape(intf):
+        p = intf.params
         out = {}
         if p.get('bw') is not None:
             out['bw'] = '%gM' % float(p['bw'])
@@ -182,9 +197,8 @@ class Link:
                 out[key] = v if re.search(r'[a-z]$', v) else v + 'us'  # tc's bare number is microseconds
         if p.get('loss'):
             out['loss'] = '%g%%' % float(p['loss'])
-        # Always a queue: the link goes through a wire namespace of its own (1000 packets, the
-        # lab's and netem's default, without a rate), so that intf.config() can re-shape it at run time.
-        out['queue'] = int(p['max_queue_size']) if p.get('max_queue_size') is not None else 1000
+        if p.get('max_queue_size') is not None:
+            out['queue'] = int(p['max_queue_size'])
         return out
 
     def intfs(self):

@@ -461,6 +461,11 @@ class Mininet:
         output('*** Results: %s\n' % result)
         return result
 
+    def runCpuLimitTest(self, cpu, duration=5):
+        """Each host's CPU use, per second, as a % of the machine (its hosts: CPULimitedHost)."""
+        from mininet.cpulimit import run_cpu_limit_test
+        return run_cpu_limit_test(self, cpu, duration)
+
     def interact(self):
         from mininet.cli import CLI
         self.start()

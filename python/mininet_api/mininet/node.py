@@ -311,73 +311,6 @@ class Host(Node):
                 intf.mac = self.params['mac']
 
 
-class CPULimitedHost(Host):
-    """A host whose processes share a CPU bandwidth limit (cgroup v1 cpu controller, CFS quota):
-    cpu=f is the fraction of the whole machine (all cores), as Mininet's."""
-
-    CGROOT = '/sys/fs/cgroup/cpu'
-
-    def __init__(self, name, sched='cfs', **params):
-        Host.__init__(self, name, **params)
-        if sched != 'cfs':
-            raise NotImplementedError('CPULimitedHost(%s, sched=%s): only cfs is available' % (name, sched))
-        if params.get('cores') is not None:
-            raise NotImplementedError('CPULimitedHost(%s, cores=%s): pinning to cores is not in flowlab\'s '
-                                      'Mininet API' % (name, params.get('cores')))
-        self.cpu = params.get('cpu', -1)
-        self.period_us = int(params.get('period_us', 100000))
-        self.cgroup = None
-
-    def _attach(self):
-        """Creates the host's cgroup once the lab is up; every process of the host goes in it."""
-        if self.cgroup is None:
-            if not os.path.isdir(self.CGROOT):
-                raise Exception('%s: no cgroup cpu controller at %s' % (self.name, self.CGROOT))
-            self.cgroup = os.path.join(self.CGROOT, 'flowlab-mn-%s-%s' % (self.net.lab.id, self.name))
-            os.makedirs(self.cgroup, exist_ok=True)
-            self.setCPUFrac(self.cpu)
-
-    def setCPUFrac(self, f, sched=None):
-        if self.cgroup is None:
-            self.cpu = f
-            return
-        quota = -1 if f is None or f < 0 else max(1000, int(self.period_us * f * (os.cpu_count() or 1)))
-        with open(os.path.join(self.cgroup, 'cpu.cfs_period_us'), 'w') as fh:
-            fh.write(str(self.period_us))
-        with open(os.path.join(self.cgroup, 'cpu.cfs_quota_us'), 'w') as fh:
-            fh.write(str(quota))
-        self.cpu = f
-
-    def _enter(self):
-        """In a child before exec: joins the cgroup."""
-        with open(os.path.join(self.cgroup, 'cgroup.procs'), 'w') as fh:
-            fh.write(str(os.getpid()))
-
-    def _spawn_options(self):
-        self._attach()
-        return {'preexec_fn': self._enter}
-
-    def terminate(self):
-        Host.terminate(self)
-        if self.cgroup:
-            try:
-                with open(os.path.join(self.cgroup, 'cgroup.procs')) as fh:
-                    for pid in fh.read().split():
-                        try:
-                            os.kill(int(pid), 9)
-                        except OSError:
-                            pass
-                for _ in range(50):
-                    try:
-                        os.rmdir(self.cgroup)
-                        break
-                    except OSError:
-                        time.sleep(0.02)
-            except OSError:
-                pass
-            self.cgroup = None
-
-
 class Switch(Node):
     """A switch of the lab. Its ports are numbered from 1 as Mininet's; cmd() runs in the lab's
     core namespace, where its ports are."""
@@ -578,3 +511,11 @@ class RemoteController(Controller):
 
 DefaultController = Controller
 DefaultControllers = (Controller, OVSController)
+
+
+def __getattr__(name):
+    """mininet.node.CPULimitedHost, Mininet's name of mininet.cpulimit's (loaded when asked for)."""
+    if name == 'CPULimitedHost':
+        from mininet.cpulimit import CPULimitedHost
+        return CPULimitedHost
+    raise AttributeError("module 'mininet.node' has no attribute '%s'" % name)

@@ -145,12 +145,14 @@ def dumpPorts(switches):
 
 
 def waitListening(client=None, server='127.0.0.1', port=80, timeout=None):
-    """Waits until server (a node) listens on TCP port; False after timeout seconds."""
+    """Waits until a TCP connection from client (a node; None: this machine) to server (a node or
+    an address) at port succeeds, as Mininet's (which connects with telnet: the server sees one
+    empty connection); False after timeout seconds."""
     import time
-    if not hasattr(server, 'cmd'):
-        raise NotImplementedError('waitListening(server=%r): give the server node' % (server,))
+    ip = server.IP() if hasattr(server, 'IP') else str(server)
+    probe = "bash -c 'exec 3<>/dev/tcp/%s/%d' 2>/dev/null && echo Connected" % (ip, port)
     deadline = None if timeout is None else time.time() + timeout
-    while ':%d ' % port not in server.cmd('ss -ltnH'):
+    while 'Connected' not in (client.cmd(probe) if client is not None else quietRun(probe)):
         if deadline is not None and time.time() > deadline:
             return False
         time.sleep(0.05)
