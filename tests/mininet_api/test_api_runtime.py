@@ -22,7 +22,7 @@ from mininet.cpulimit import CPULimitedHost  # noqa: E402
 from mininet.link import TCIntf, TCLink  # noqa: E402
 from mininet.log import setLogLevel  # noqa: E402
 from mininet.net import Mininet  # noqa: E402
-from mininet.node import Controller, FlowlabSwitch, Host, LinuxBridge, OVSSwitch  # noqa: E402
+from mininet.node import Controller, FlowlabSwitch, Host, LinuxBridge, Node, OVSSwitch  # noqa: E402
 from mininet.util import custom, pmonitor, waitListening  # noqa: E402
 
 
@@ -208,6 +208,28 @@ class Runtime(unittest.TestCase):
         finally:
             server.terminate()
             server.communicate()
+
+    def test_a_node_subclass_routes_between_subnets_with_its_interfaces_addresses(self):
+        class Router(Node):  # linuxrouter.py's: set up in config(), which net.start() calls
+            def config(self, **params):
+                Node.config(self, **params)
+                self.cmd('sysctl -q net.ipv4.ip_forward=1')
+
+        net = self.net(switch=LinuxBridge, controller=None)
+        r0 = net.addHost('r0', cls=Router, ip='192.168.1.1/24')
+        h1 = net.addHost('h1', ip='192.168.1.100/24', defaultRoute='via 192.168.1.1')
+        h2 = net.addHost('h2', ip='172.16.0.100/12', defaultRoute='via 172.16.0.1')
+        s1, s2 = net.addSwitch('s1'), net.addSwitch('s2')
+        net.addLink(s1, r0, intfName2='r0-eth1', params2={'ip': '192.168.1.1/24'})
+        net.addLink(s2, r0, intfName2='r0-eth2', params2={'ip': '172.16.0.1/12'})
+        net.addLink(h1, s1)
+        net.addLink(h2, s2)
+        net.start()
+        self.assertEqual(r0.IP(), '192.168.1.1')
+        self.assertEqual(r0.intf('r0-eth2').IP(), '172.16.0.1')
+        self.assertIn('ttl=63', h1.cmd('ping -c1 -W2', h2.IP()))  # one router on the way
+        self.assertEqual([i.name for i in s1.intfList()][0], 'lo')  # Mininet's port 0 of a switch
+        self.assertEqual(s1.ports[s1.intf('s1-eth1')], 1)
 
     def test_pmonitor_yields_the_last_lines_of_a_process(self):
         net, _ = self.two_hosts(FlowlabSwitch, tclink=False)

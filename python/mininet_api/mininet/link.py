@@ -10,6 +10,8 @@ class Intf:
         self.name, self.node, self.link, self.mac = name, node, link, mac
         self.ip, self.prefixLen = None, None
         self.params = params
+        if params.get('ip'):  # params1/params2={'ip': ...}: the address this interface gets
+            self.setIP(params['ip'])
         if node is not None:
             node.addIntf(self, port=port)
 

@@ -246,6 +246,7 @@ class Mininet:
             route = h.params.get('defaultRoute')
             if route:
                 h.setDefaultRoute(route)
+            h.config(**h.params)  # a subclass's own set-up, as Mininet's configHosts (linuxrouter.py)
         if self.autoStaticArp:
             self.staticArp()
         info('*** lab %s is up\n' % self.lab.id)

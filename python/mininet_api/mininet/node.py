@@ -324,6 +324,10 @@ class Switch(Node):
         self.dpid = self.defaultDpid(dpid)
         self.opts = opts
         self.listenPort = listenPort
+        # Mininet's switches are in the machine's namespace and list its loopback as port 0;
+        # here it is the loopback of the lab's core namespace, where the switches are.
+        self.controlIntf = Intf('lo', self, port=0)
+        self.controlIntf.ip, self.controlIntf.prefixLen = '127.0.0.1', 8
         self.controllers = None  # the ones start() named before the lab came up; None: every one of the net
 
     def defaultDpid(self, dpid=None):

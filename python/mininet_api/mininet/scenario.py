@@ -40,7 +40,7 @@ def _controller_name(net, c, controllers):
 def _switch_spec(net, s, controllers):
     spec = s.lab_spec()
     spec['dpid'] = '0x' + s.dpid.lstrip('0') if s.dpid.strip('0') else '0x0'
-    ports = sorted(s.intfs)
+    ports = sorted(p for p in s.intfs if s.intfs[p] is not getattr(s, 'controlIntf', None))
     if ports == list(range(1, len(ports) + 1)):
         spec['ports'] = [port_name(s, s.intfs[p]) for p in ports]
     elif s.lab_kind == 'linux-bridge':
