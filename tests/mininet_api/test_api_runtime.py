@@ -138,8 +138,8 @@ class Runtime(unittest.TestCase):
         s2.start([c2])
         self.assertEqual(net.pingAll(), 0.0)  # the lab comes up at the first use after build()
         self.assertTrue(net.started)
-        self.assertEqual(s1.cmd('ovs-vsctl get-controller br-s1').strip(), 'tcp:127.0.0.1:%d' % p1)
-        self.assertEqual(s2.cmd('ovs-vsctl get-controller br-s2').strip(), 'tcp:127.0.0.1:%d' % p2)
+        self.assertEqual(s1.cmd('ovs-vsctl get-controller s1').strip(), 'tcp:127.0.0.1:%d' % p1)
+        self.assertEqual(s2.cmd('ovs-vsctl get-controller s2').strip(), 'tcp:127.0.0.1:%d' % p2)
         for port in (p1, p2):  # one switch on each controller
             out = c1.cmd("ss -tnH state established '( sport = :%d )'" % port)
             self.assertEqual(len(out.strip().splitlines()), 1, out)
@@ -230,6 +230,19 @@ class Runtime(unittest.TestCase):
         self.assertIn('ttl=63', h1.cmd('ping -c1 -W2', h2.IP()))  # one router on the way
         self.assertEqual([i.name for i in s1.intfList()][0], 'lo')  # Mininet's port 0 of a switch
         self.assertEqual(s1.ports[s1.intf('s1-eth1')], 1)
+
+    def test_monitor_reads_what_background_commands_print_later(self):
+        net, _ = self.two_hosts(FlowlabSwitch, tclink=False)
+        net.start()
+        h1 = net.get('h1')
+        h1.cmd('(sleep 0.3; echo later) &')  # multiping.py's loops print after their cmd() returned
+        seen = ''
+        for _ in range(20):
+            seen += h1.monitor(timeoutms=500)
+            if 'later' in seen:
+                break
+        self.assertIn('later', seen)
+        self.assertEqual(h1.cmd('echo next'), 'next\n')
 
     def test_pmonitor_yields_the_last_lines_of_a_process(self):
         net, _ = self.two_hosts(FlowlabSwitch, tclink=False)

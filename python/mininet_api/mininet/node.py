@@ -160,10 +160,9 @@ class Node:
         self.waiting = True
 
     def monitor(self, timeoutms=None, findPid=True):
-        """What the running command printed so far (up to timeoutms), without the end marker."""
+        """What the shell printed so far (up to timeoutms), without the end marker: the running
+        command's output, or as Mininet's what commands left in the background print later."""
         self._started()
-        if not self.waiting:
-            return ''
         if not self.waitReadable(timeoutms):
             return ''
         data = os.read(self.shell.stdout.fileno(), 65536)
@@ -197,6 +196,8 @@ class Node:
     def cmd(self, *args, **kwargs):
         """Runs a command in the node's shell and returns its output (stdout and stderr)."""
         verbose = kwargs.get('verbose', False)
+        from mininet.log import debug, info
+        (info if verbose else debug)('*** %s : %s\n' % (self.name, args))  # as Mininet's
         self.sendCmd(*args, **kwargs)
         return self.waitOutput(verbose)
 
