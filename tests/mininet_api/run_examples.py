@@ -9,9 +9,13 @@ The tests are Mininet's as installed (Debian's python3-mininet: the tests in
 never edited. They spawn `python -m mininet.examples.NAME ARGS`; a `python` on the
 runner's PATH turns that into `flowlab mininet EXAMPLES/NAME.py ARGS`, and the tests
 themselves import flowlab's mininet package (python/mininet_api first on the path).
+The examples' labs live in a state folder of the runner's own (FLOWLAB_STATE_DIR): after
+each test file, as Mininet's runner.py calls cleanup() after a failure, what a test left
+up (pexpect kills an example whose test failed, before it took its lab down) is taken
+down by `flowlab lab clean --force` there, and said; other labs of the machine are not
+touched, even by a test that calls Mininet's cleanup().
 Tests of examples that need ssh, X11, a cluster, NAT to the outside or a hardware
-interface are not run unless --all (listed as skipped, with why): some of them call
-Mininet's cleanup, which would take down every lab of the machine.
+interface are not run unless --all (listed as skipped, with why).
 Exit 0 when every test run passed, 1 otherwise, 77 when not root.
 """
 import argparse
@@ -128,6 +132,8 @@ def main():
         env['PYTHONPATH'] = API
         env['FLOWLAB_BIN'] = os.path.abspath(args.flowlab)
         env['FLOWLAB_MININET_EXAMPLES'] = args.examples
+        env['FLOWLAB_STATE_DIR'] = os.path.join(shim_dir, 'state')
+        os.makedirs(env['FLOWLAB_STATE_DIR'])
         env.pop('PYTHONHOME', None)
         counts = {'pass': 0, 'FAIL': 0, 'skip': 0}
         for name in sorted(os.listdir(args.tests)):
@@ -145,9 +151,20 @@ def main():
                 counts[outcome] += 1
                 short = test.split('.', 1)[-1]
                 print('%-44s %-5s %5.1f s  %s' % (short, outcome, time.time() - start, why), flush=True)
+            left = [d for d in os.listdir(env['FLOWLAB_STATE_DIR'])]
+            if left:
+                clean = subprocess.run([env['FLOWLAB_BIN'], 'lab', 'clean', '--force'], env=env,
+                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                print('%-44s       left %d lab(s) up, cleaned: %s' %
+                      (example, len(left), ' '.join(sorted(left))), flush=True)
+                if clean.returncode != 0:
+                    print(clean.stdout, flush=True)
         print('passed %d, failed %d, skipped %d' % (counts['pass'], counts['FAIL'], counts['skip']))
         return 0 if counts['FAIL'] == 0 else 1
     finally:
+        if os.path.isdir(os.path.join(shim_dir, 'state')) and os.listdir(os.path.join(shim_dir, 'state')):
+            subprocess.run([os.path.abspath(args.flowlab), 'lab', 'clean', '--force'],
+                           env=dict(os.environ, FLOWLAB_STATE_DIR=os.path.join(shim_dir, 'state')))
         shutil.rmtree(shim_dir, ignore_errors=True)
 
 
