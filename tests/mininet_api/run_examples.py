@@ -13,7 +13,9 @@ The examples' labs live in a state folder of the runner's own (FLOWLAB_STATE_DIR
 each test file, as Mininet's runner.py calls cleanup() after a failure, what a test left
 up (pexpect kills an example whose test failed, before it took its lab down) is taken
 down by `flowlab lab clean --force` there, and said; other labs of the machine are not
-touched, even by a test that calls Mininet's cleanup().
+touched, even by a test that calls Mininet's cleanup(). What an example changes on the
+machine (linearbandwidth.py: the TCP congestion control, to reno) is put back after
+each test file.
 Tests of examples that need ssh, X11, a cluster, NAT to the outside or a hardware
 interface are not run unless --all (listed as skipped, with why).
 Exit 0 when every test run passed, 1 otherwise, 77 when not root.
@@ -121,6 +123,10 @@ def main():
             return 77
     only = [n for n in args.only.split(',') if n]
     skip = [n for n in args.skip.split(',') if n]
+    # linearbandwidth.py sets the machine's TCP congestion control (reno): put back after each file
+    cc_path = '/proc/sys/net/ipv4/tcp_congestion_control'
+    with open(cc_path) as f:
+        congestion_control = f.read().strip()
     shim_dir = tempfile.mkdtemp(prefix='flowlab-mnx-')
     try:
         shim = os.path.join(shim_dir, 'python')
@@ -151,6 +157,10 @@ def main():
                 counts[outcome] += 1
                 short = test.split('.', 1)[-1]
                 print('%-44s %-5s %5.1f s  %s' % (short, outcome, time.time() - start, why), flush=True)
+            with open(cc_path) as f:
+                if f.read().strip() != congestion_control:
+                    with open(cc_path, 'w') as w:
+                        w.write(congestion_control)
             left = [d for d in os.listdir(env['FLOWLAB_STATE_DIR'])]
             if left:
                 clean = subprocess.run([env['FLOWLAB_BIN'], 'lab', 'clean', '--force'], env=env,
