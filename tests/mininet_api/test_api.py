@@ -301,9 +301,11 @@ class MininetApi(unittest.TestCase):
             t.addLink('h1', 'nope')
         with self.assertRaisesRegex(NotImplementedError, 'CPU limits|pinning'):
             CPULimitedHost('h9', cores=1)
-        net = Mininet(topo=SingleSwitchTopo(2), switch=LinuxBridge, controller=None)
-        with self.assertRaisesRegex(Exception, 'not started'):
+        net = Mininet(topo=SingleSwitchTopo(2), switch=LinuxBridge, controller=None, build=False)
+        net.addHost('h1')
+        with self.assertRaisesRegex(Exception, 'not built'):  # used after build(), it brings the lab up
             net.hosts[0].cmd('true')
+        net = Mininet(topo=SingleSwitchTopo(2), switch=LinuxBridge, controller=None)
         started(net)
         try:
             with self.assertRaisesRegex(NotImplementedError, 'running network'):

@@ -10,3 +10,8 @@ def cleanup():
 
 class Cleanup:
     cleanup = staticmethod(cleanup)
+
+
+def sh(cmd):
+    """Output of a shell command in the machine's namespace (Mininet's clean.sh)."""
+    return subprocess.run(cmd, shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout

@@ -1,6 +1,7 @@
 """mininet.cli: Mininet's prompt on a network of this API (`CLI(net)`), reading a
 terminal, a pipe or a script file."""
 import cmd
+import os
 import re
 import subprocess
 import sys
@@ -153,8 +154,11 @@ class CLI(cmd.Cmd):
 
     # ---- commands ----
     def do_sh(self, line):
-        """Run an external shell command. Usage: sh [cmd args]"""
-        subprocess.call(line, shell=True)
+        """Run an external shell command. Usage: sh [cmd args]
+        ovs-vsctl and ovs-ofctl reach the network's Open vSwitch (its own database)."""
+        lab = getattr(self.mn, 'lab', None)
+        rundir = lab.record.get('ovs_rundir') if lab else None
+        subprocess.call(line, shell=True, env=dict(os.environ, OVS_RUNDIR=rundir) if rundir else None)
 
     def do_py(self, line):
         """Evaluate a Python expression, node names bound to their nodes. Usage: py [expr]"""

@@ -10,6 +10,8 @@ class Intf:
         self.name, self.node, self.link, self.mac = name, node, link, mac
         self.ip, self.prefixLen = None, None
         self.params = params
+        if params.get('ip'):  # params1/params2={'ip': ...}: the address this interface gets
+            self.setIP(params['ip'])
         if node is not None:
             node.addIntf(self, port=port)
 
@@ -57,13 +59,54 @@ class Intf:
             return self._run('ip link set dev %s address %s' % (self.name, macstr))
         return ''
 
-    def config(self, **params):
-        if params and self.node is not None and self.node.ns:
-            raise NotImplementedError('%s.config(%s): shaping a link of a running network is not in '
-                                      "flowlab's Mininet API (set it on the link before start())" %
-                                      (self.name, ', '.join(sorted(params))))
+    SHAPING = ('bw', 'delay', 'jitter', 'loss', 'max_queue_size')
+
+    def config(self, mac=None, ip=None, ifconfig=None, up=True, **params):
+        """Mininet's Intf.config: mac, ip, up; on a running network a TCIntf's shaping keys
+        replace the shaping of the direction leaving this interface (the lab's wire, tc)."""
+        results = {}
+        running = self.node is not None and self.node.ns
+        if mac:
+            results['mac'] = self.setMAC(mac)
+        if ip:
+            results['ip'] = self.setIP(ip)
+        if ifconfig:
+            results['ifconfig'] = self.ifconfig(ifconfig)
+        if running and up is False:
+            results['up'] = self.ifconfig('down')
+        shaping = dict((k, v) for k, v in params.items() if k in self.SHAPING)
+        others = sorted(k for k in params if k not in self.SHAPING)
+        if running and others:
+            raise NotImplementedError('%s.config(%s): not in flowlab\'s Mininet API' % (self.name, ', '.join(others)))
+        if running and shaping:
+            if not isinstance(self, TCIntf):
+                raise ValueError('%s.config(%s): a plain Link is not shaped (use a TCLink), as in Mininet where '
+                                 'its Intf ignores them' % (self.name, ', '.join(sorted(shaping))))
+            results.update(self._reshape(shaping))
         self.params.update(params)
-        return {}
+        return results
+
+    def _reshape(self, shaping):
+        """The lab re-shapes the link's direction that leaves this interface: what is not given
+        is no longer shaped, as a TCIntf.config that replaces its qdiscs."""
+        link = self.link
+        ends = [link.intf1, link.intf2]
+        names = [self.node.net.endpoint_name(i) for i in ends]
+        direction = 'a_to_b' if self is link.intf1 else 'b_to_a'
+        shape = {}
+        if shaping.get('bw') is not None:
+            shape['bw_bps'] = int(float(shaping['bw']) * 1e6)
+        for key in ('delay', 'jitter'):
+            if shaping.get(key) is not None:
+                shape[key + '_ns'] = _duration_ns(shaping[key])
+        if shaping.get('loss'):
+            shape['loss_pct'] = float(shaping['loss'])
+        if shaping.get('max_queue_size') is not None:
+            shape['queue'] = int(shaping['max_queue_size'])
+        self.node.net.lab.control({'op': 'shape', 'a': names[0], 'b': names[1], direction: shape})
+        from mininet.log import info
+        info('(%s) ' % ' '.join('%s %s' % (k, shaping[k]) for k in sorted(shaping)))
+        return {'tc': shape}
 
     def delete(self):
         if self.node is not None and self.node.ns:
@@ -77,6 +120,15 @@ class Intf:
 
     def __str__(self):
         return self.name
+
+
+def _duration_ns(value):
+    """tc's time: '15ms', '100us', '1s', '2.5ms'; a bare number is microseconds."""
+    m = re.match(r'^\s*([\d.]+)\s*(s|ms|us|usec|msec|sec)?\s*$', str(value))
+    if not m:
+        raise ValueError('a delay or jitter of %r: give it as tc does (15ms, 100us, 1s)' % (value,))
+    scale = {'s': 1e9, 'sec': 1e9, 'ms': 1e6, 'msec': 1e6, 'us': 1e3, 'usec': 1e3, None: 1e3}[m.group(2)]
+    return int(float(m.group(1)) * scale)
 
 
 class TCIntf(Intf):
@@ -119,10 +171,25 @@ class Link:
         self.params = dict(params)
 
     def shape(self):
-        """The lab's shaping keys of this link (one shape, both ways)."""
-        if not self.shaped:
+        """The lab's shaping keys of this link: each TCIntf shapes what leaves it (intf1: a_to_b,
+        intf2: b_to_a), a TCLink both its ends alike."""
+        ends = [self._intf_shape(i) if (self.shaped or isinstance(i, TCIntf)) else None
+                for i in (self.intf1, self.intf2)]
+        if ends == [None, None]:
             return {}
-        p = self.intf1.params
+        a, b = (e if e is not None else {} for e in ends)
+        if a == b:
+            out = dict(a)
+        else:
+            out = {'a_to_b': a, 'b_to_a': b}
+        # Always a queue: the link goes through a wire namespace of its own (1000 packets, the
+        # lab's and netem's default, without a rate), so that intf.config() can re-shape it at run time.
+        out.setdefault('queue', 1000)
+        return out
+
+    @staticmethod
+    def _intf_shape(intf):
+        p = intf.params
         out = {}
         if p.get('bw') is not None:
             out['bw'] = '%gM' % float(p['bw'])

@@ -13,7 +13,8 @@ import time
 from mininet.lab import Lab, flowlab_bin
 from mininet.link import Intf, Link
 from mininet.log import error, info, output
-from mininet.node import Controller, DefaultController, Host, OVSKernelSwitch, Switch
+from mininet.node import Controller, DefaultController, Host, OVSKernelSwitch
+from mininet.scenario import endpoint_name, scenario_of
 from mininet.util import ipAdd, macColonHex, netParse, waitListening
 
 _started_nets = []
@@ -76,6 +77,7 @@ class Mininet:
         self.nameToNode = {}
         self.built = False
         self.started = False
+        self.stopped = False
         self.lab = None
         self.labId = None
         if topo and build:
@@ -199,65 +201,29 @@ class Mininet:
 
     # ---- the lab ----
     def scenario(self):
-        """This network as a flowlab scenario."""
-        hosts, switches, controllers, links = {}, {}, {}, []
-        for c in self.controllers:
-            controllers[c.name] = c.lab_spec()
-        for h in self.hosts:
-            ifaces = {}
-            for intf in h.intfList():
-                entry = {}
-                if intf.ip:
-                    entry['addr'] = '%s/%s' % (intf.ip, intf.prefixLen or self.prefixLen)
-                if intf.mac:
-                    entry['mac'] = intf.mac
-                ifaces[intf.name] = entry
-            hosts[h.name] = {'interfaces': ifaces} if ifaces else {}
-        needs_controller = [s for s in self.switches if s.lab_kind != 'linux-bridge']
-        for s in self.switches:
-            spec = s.lab_spec()
-            spec['dpid'] = '0x' + s.dpid.lstrip('0') if s.dpid.strip('0') else '0x0'
-            ports = sorted(s.intfs)
-            if ports != list(range(1, len(ports) + 1)):
-                raise NotImplementedError('%s: ports %s: flowlab numbers a switch\'s OpenFlow ports 1..n in order; '
-                                          'gaps are not supported' % (s.name, ports))
-            spec['ports'] = [self._port_name(s, s.intfs[p]) for p in ports]
-            if s in needs_controller:
-                names = [c.name for c in self.controllers]
-                spec['controller'] = (names[0] if len(names) == 1 else names) if names else 'none'
-            switches[s.name] = spec
-        for link in self.links:
-            ends = []
-            for intf in (link.intf1, link.intf2):
-                node = intf.node
-                ends.append('%s:%s' % (node.name, self._port_name(node, intf) if isinstance(node, Switch)
-                                       else intf.name))
-            entry = {'endpoints': ends}
-            entry.update(link.shape())
-            links.append(entry)
-        scenario = {'name': 'mininet', 'description': 'a Mininet script on flowlab\'s lab', 'hosts': hosts,
-                    'switches': switches, 'links': links}
-        if controllers:
-            scenario['controllers'] = controllers
-        if any(s.lab_kind == 'ovs' for s in self.switches):
-            # OVS's user-space datapath forwards a veth's partial checksums as they are: TCP
-            # would break, so the hosts' offloads are off (docs/LAB.md, container-switch.yaml).
-            scenario['cases'] = [{'name': 'default', 'offloads': False}]
-        return scenario
+        """This network as a flowlab scenario (mininet.scenario)."""
+        return scenario_of(self)
 
-    @staticmethod
-    def _port_name(switch, intf):
-        """A switch port's name in the scenario: its interface name without the switch's prefix."""
-        prefix = switch.name + '-'
-        if not intf.name.startswith(prefix):
-            raise NotImplementedError('%s: interface %s: a switch port is named %sNAME in flowlab\'s lab' %
-                                      (switch.name, intf.name, prefix))
-        return intf.name[len(prefix):]
+    def endpoint_name(self, intf):
+        """An interface as the scenario names a link's end: h1:h1-eth0, s1:eth1."""
+        return endpoint_name(intf)
 
     def start(self):
         if self.started:
             return
         self.build()
+        for s in self.switches:  # each records its controllers (a subclass may choose its own)
+            s.start(self.controllers)
+        self._up()
+
+    def upForNode(self, node):
+        """A node used after build() and before start(): the lab comes up with the controllers each
+        switch's start() named (every controller for a switch not started by the script)."""
+        if self.built and not self.started and not self.stopped:
+            info('*** %s used before net.start(): bringing the network up\n' % node.name)
+            self._up()
+
+    def _up(self):
         info('*** Starting %s controllers, %s switches and %s hosts (flowlab lab up)\n' %
              (len(self.controllers), len(self.switches), len(self.hosts)))
         self.lab = Lab(self.scenario())
@@ -274,9 +240,13 @@ class Mininet:
         for h in self.hosts:
             h.waitOutput()
         for h in self.hosts:
+            if getattr(h, 'privateDirs', None):
+                h.mountPrivateDirs()
+        for h in self.hosts:
             route = h.params.get('defaultRoute')
             if route:
                 h.setDefaultRoute(route)
+            h.config(**h.params)  # a subclass's own set-up, as Mininet's configHosts (linuxrouter.py)
         if self.autoStaticArp:
             self.staticArp()
         info('*** lab %s is up\n' % self.lab.id)
@@ -293,6 +263,7 @@ class Mininet:
             node.ns = None
         self.lab.down()
         self.started = False
+        self.stopped = True
         if self in _started_nets:
             _started_nets.remove(self)
         info('*** Done\n')
@@ -335,6 +306,8 @@ class Mininet:
     def ping(self, hosts=None, timeout=None, manualdestip=None):
         """Pings every pair of hosts (each source's pings run at once in its shell); % lost."""
         hosts = hosts or self.hosts
+        if hosts:
+            hosts[0]._started()
         output('*** Ping: testing ping reachability\n')
         sent, received = 0, 0
         results = self._ping_matrix(hosts, timeout, manualdestip, count=1)
@@ -488,6 +461,11 @@ class Mininet:
             result.insert(0, udpBw)
         output('*** Results: %s\n' % result)
         return result
+
+    def runCpuLimitTest(self, cpu, duration=5):
+        """Each host's CPU use, per second, as a % of the machine (its hosts: CPULimitedHost)."""
+        from mininet.cpulimit import run_cpu_limit_test
+        return run_cpu_limit_test(self, cpu, duration)
 
     def interact(self):
         from mininet.cli import CLI

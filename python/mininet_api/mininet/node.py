@@ -108,9 +108,13 @@ class Node:
 
     # ---- the shell ----
     def _started(self):
+        """The node's namespace exists: a node used after net.build() brings the lab up (Mininet
+        creates its nodes at build()); before build() or after stop() it is an error."""
+        if not self.ns and self.net is not None:
+            self.net.upForNode(self)
         if not self.ns:
-            raise Exception('%s: the network is not started: flowlab builds its namespaces at net.start()' %
-                            self.name)
+            raise Exception('%s: the network is not built or was stopped: flowlab builds its namespaces at '
+                            'net.build()/net.start() and removes them at net.stop()' % self.name)
 
     def _ensure_shell(self):
         self._started()
@@ -156,10 +160,9 @@ class Node:
         self.waiting = True
 
     def monitor(self, timeoutms=None, findPid=True):
-        """What the running command printed so far (up to timeoutms), without the end marker."""
+        """What the shell printed so far (up to timeoutms), without the end marker: the running
+        command's output, or as Mininet's what commands left in the background print later."""
         self._started()
-        if not self.waiting:
-            return ''
         if not self.waitReadable(timeoutms):
             return ''
         data = os.read(self.shell.stdout.fileno(), 65536)
@@ -193,6 +196,8 @@ class Node:
     def cmd(self, *args, **kwargs):
         """Runs a command in the node's shell and returns its output (stdout and stderr)."""
         verbose = kwargs.get('verbose', False)
+        from mininet.log import debug, info
+        (info if verbose else debug)('*** %s : %s\n' % (self.name, args))  # as Mininet's
         self.sendCmd(*args, **kwargs)
         return self.waitOutput(verbose)
 
@@ -216,10 +221,11 @@ class Node:
         else:
             cmd = [str(a) for a in args]
         kwargs.pop('mncmd', None)
+        enter = kwargs.pop('_enter', None) or ['ip', 'netns', 'exec', self.ns]
         defaults = {'stdout': subprocess.PIPE, 'stderr': subprocess.PIPE}
         defaults.update(self._spawn_options())
         defaults.update(kwargs)
-        return subprocess.Popen(['ip', 'netns', 'exec', self.ns] + cmd, **defaults)
+        return subprocess.Popen(enter + cmd, **defaults)
 
     def pexec(self, *args, **kwargs):
         """(stdout, stderr, exit code) of a command run to its end in the node's namespace."""
@@ -265,8 +271,34 @@ class Node:
 
 
 class Host(Node):
-    """A host: a network namespace of the lab. Its `ip` and `mac` go on its first interface."""
+    """A host: a network namespace of the lab. Its `ip` and `mac` go on its first interface.
+    privateDirs (Mininet's): each a directory mounted in the host's shell alone (its own mount
+    namespace): (mount point, private dir) bind-mounts the private dir, '%(name)s' being the
+    host's name; a plain path gets a tmpfs. popen'd processes join the shell's mounts."""
     lab_kind = 'host'
+
+    def __init__(self, name, inNamespace=True, privateDirs=None, **params):
+        Node.__init__(self, name, inNamespace=inNamespace, **params)
+        self.privateDirs = privateDirs or []
+
+    def mountPrivateDirs(self):
+        for d in self.privateDirs:
+            if isinstance(d, tuple):
+                mount, private = d[0], d[1] % self.__dict__
+                out = self.cmd('mkdir -p %s %s && mount --bind %s %s && echo mounted' %
+                               (private, mount, private, mount))
+            else:
+                mount = d
+                out = self.cmd('mkdir -p %s && mount -n -t tmpfs tmpfs %s && echo mounted' % (mount, mount))
+            if 'mounted' not in out:
+                raise Exception('%s: private directory %s: %s' % (self.name, mount, out.strip()))
+
+    def popen(self, *args, **kwargs):
+        if not self.privateDirs:
+            return Node.popen(self, *args, **kwargs)
+        self._ensure_shell()  # the shell holds the mounts: its mount and network namespaces are joined
+        return Node.popen(self, *args, _enter=['nsenter', '--target', str(self.shell.pid), '--mount',
+                                               '--net', '--'], **kwargs)
 
     def addIntf(self, intf, port=None, moveIntf=True):
         first = not self.intfs
@@ -278,73 +310,6 @@ class Host(Node):
                 intf.ip, intf.prefixLen = addr, int(plen or 8)
             if self.params.get('mac') and intf.mac is None:
                 intf.mac = self.params['mac']
-
-
-class CPULimitedHost(Host):
-    """A host whose processes share a CPU bandwidth limit (cgroup v1 cpu controller, CFS quota):
-    cpu=f is the fraction of the whole machine (all cores), as Mininet's."""
-
-    CGROOT = '/sys/fs/cgroup/cpu'
-
-    def __init__(self, name, sched='cfs', **params):
-        Host.__init__(self, name, **params)
-        if sched != 'cfs':
-            raise NotImplementedError('CPULimitedHost(%s, sched=%s): only cfs is available' % (name, sched))
-        if params.get('cores') is not None:
-            raise NotImplementedError('CPULimitedHost(%s, cores=%s): pinning to cores is not in flowlab\'s '
-                                      'Mininet API' % (name, params.get('cores')))
-        self.cpu = params.get('cpu', -1)
-        self.period_us = int(params.get('period_us', 100000))
-        self.cgroup = None
-
-    def _attach(self):
-        """Creates the host's cgroup once the lab is up; every process of the host goes in it."""
-        if self.cgroup is None:
-            if not os.path.isdir(self.CGROOT):
-                raise Exception('%s: no cgroup cpu controller at %s' % (self.name, self.CGROOT))
-            self.cgroup = os.path.join(self.CGROOT, 'flowlab-mn-%s-%s' % (self.net.lab.id, self.name))
-            os.makedirs(self.cgroup, exist_ok=True)
-            self.setCPUFrac(self.cpu)
-
-    def setCPUFrac(self, f, sched=None):
-        if self.cgroup is None:
-            self.cpu = f
-            return
-        quota = -1 if f is None or f < 0 else max(1000, int(self.period_us * f * (os.cpu_count() or 1)))
-        with open(os.path.join(self.cgroup, 'cpu.cfs_period_us'), 'w') as fh:
-            fh.write(str(self.period_us))
-        with open(os.path.join(self.cgroup, 'cpu.cfs_quota_us'), 'w') as fh:
-            fh.write(str(quota))
-        self.cpu = f
-
-    def _enter(self):
-        """In a child before exec: joins the cgroup."""
-        with open(os.path.join(self.cgroup, 'cgroup.procs'), 'w') as fh:
-            fh.write(str(os.getpid()))
-
-    def _spawn_options(self):
-        self._attach()
-        return {'preexec_fn': self._enter}
-
-    def terminate(self):
-        Host.terminate(self)
-        if self.cgroup:
-            try:
-                with open(os.path.join(self.cgroup, 'cgroup.procs')) as fh:
-                    for pid in fh.read().split():
-                        try:
-                            os.kill(int(pid), 9)
-                        except OSError:
-                            pass
-                for _ in range(50):
-                    try:
-                        os.rmdir(self.cgroup)
-                        break
-                    except OSError:
-                        time.sleep(0.02)
-            except OSError:
-                pass
-            self.cgroup = None
 
 
 class Switch(Node):
@@ -360,7 +325,11 @@ class Switch(Node):
         self.dpid = self.defaultDpid(dpid)
         self.opts = opts
         self.listenPort = listenPort
-        self.controllers = []
+        # Mininet's switches are in the machine's namespace and list its loopback as port 0;
+        # here it is the loopback of the lab's core namespace, where the switches are.
+        self.controlIntf = Intf('lo', self, port=0)
+        self.controlIntf.ip, self.controlIntf.prefixLen = '127.0.0.1', 8
+        self.controllers = None  # the ones start() named before the lab came up; None: every one of the net
 
     def defaultDpid(self, dpid=None):
         if dpid:
@@ -378,10 +347,20 @@ class Switch(Node):
     def lab_spec(self):
         return {'kind': self.lab_kind}
 
+    def _spawn_options(self):
+        """ovs-vsctl and ovs-ofctl in the switch's shell reach the lab's Open vSwitch (its own
+        database and sockets), as in Mininet they reach the machine's."""
+        rundir = self.net.lab.record.get('ovs_rundir') if self.net is not None and self.net.lab else None
+        return {'env': dict(os.environ, OVS_RUNDIR=rundir)} if rundir else {}
+
     def start(self, controllers):
-        """Starts the switch again in a running lab (it was stopped); before net.start() the lab starts it."""
+        """Before the lab is up: the controllers this switch connects to when the lab starts it
+        (net.start() calls it with every controller of the net, as Mininet's; a subclass or the
+        script may name others). In a running lab: starts the stopped switch again."""
         if self.ns:
             self.net.lab.control({'op': 'switch', 'name': self.name, 'start': True})
+        else:
+            self.controllers = list(controllers)
 
     def stop(self, deleteIntfs=True):
         """Stops the switch's process in a running lab (its ports stay: deleteIntfs is not honoured)."""
@@ -418,6 +397,15 @@ class OVSSwitch(Switch):
             raise NotImplementedError('%s: failMode=%s: the lab runs OVS in secure mode with its controller; '
                                       'use OVSBridge or LinuxBridge for a learning bridge' % (name, failMode))
         self.protocols = protocols
+
+    @classmethod
+    def isOldOVS(cls):
+        """Open vSwitch before 1.10 (Mininet's test of what ofport_request needs)."""
+        import subprocess
+        out = subprocess.run(['ovs-vsctl', '--version'], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True).stdout
+        m = re.search(r'(\d+)\.(\d+)', out)
+        return not m or (int(m.group(1)), int(m.group(2))) < (1, 10)
 
     @classmethod
     def setup(cls):
@@ -474,7 +462,10 @@ class Controller(Node):
         self.ip, self.port, self.protocol = ip, port, protocol
 
     def lab_spec(self):
-        return {'kind': 'flowlab', 'apps': ['learning-switch']}
+        spec = {'kind': 'flowlab', 'apps': ['learning-switch']}
+        if self.port != 6653:  # OpenFlow's port: the lab's default (and its next ones for more controllers)
+            spec['port'] = int(self.port)
+        return spec
 
     def start(self):
         pass
@@ -525,3 +516,11 @@ class RemoteController(Controller):
 
 DefaultController = Controller
 DefaultControllers = (Controller, OVSController)
+
+
+def __getattr__(name):
+    """mininet.node.CPULimitedHost, Mininet's name of mininet.cpulimit's (loaded when asked for)."""
+    if name == 'CPULimitedHost':
+        from mininet.cpulimit import CPULimitedHost
+        return CPULimitedHost
+    raise AttributeError("module 'mininet.node' has no attribute '%s'" % name)

@@ -145,12 +145,14 @@ def dumpPorts(switches):
 
 
 def waitListening(client=None, server='127.0.0.1', port=80, timeout=None):
-    """Waits until server (a node) listens on TCP port; False after timeout seconds."""
+    """Waits until a TCP connection from client (a node; None: this machine) to server (a node or
+    an address) at port succeeds, as Mininet's (which connects with telnet: the server sees one
+    empty connection); False after timeout seconds."""
     import time
-    if not hasattr(server, 'cmd'):
-        raise NotImplementedError('waitListening(server=%r): give the server node' % (server,))
+    ip = server.IP() if hasattr(server, 'IP') else str(server)
+    probe = "bash -c 'exec 3<>/dev/tcp/%s/%d' 2>/dev/null && echo Connected" % (ip, port)
     deadline = None if timeout is None else time.time() + timeout
-    while ':%d ' % port not in server.cmd('ss -ltnH'):
+    while 'Connected' not in (client.cmd(probe) if client is not None else quietRun(probe)):
         if deadline is not None and time.time() > deadline:
             return False
         time.sleep(0.05)
@@ -188,8 +190,40 @@ def pmonitor(popens, timeoutms=500, readline=True, readmax=1024):
                     yield host, line.decode(errors='replace') if isinstance(line, bytes) else line
                     continue
             if event & (select.POLLHUP | select.POLLIN):
+                # The process closed its end: what its reader still buffers (the last lines, a
+                # ping's statistics) is yielded before the host is dropped.
+                for rest in popen.stdout.readlines() if readline else [popen.stdout.read()]:
+                    if rest:
+                        yield host, rest.decode(errors='replace') if isinstance(rest, bytes) else rest
                 poller.unregister(fd)
                 del popens[host]
 
 
 partial = functools.partial
+
+
+def ensureRoot():
+    """Exits with a message unless run as root, as Mininet's."""
+    import os
+    import sys
+    if os.getuid() != 0:
+        print('*** Mininet must run as root.')
+        sys.exit(1)
+
+
+class _Pexpect:
+    """mininet.util.pexpect: pexpect whose spawn reads text (utf-8) unless told otherwise,
+    so that tests match and compare str as Mininet's tests do."""
+
+    @staticmethod
+    def spawn(*args, **kwargs):
+        import pexpect as module
+        kwargs.setdefault('encoding', 'utf-8')
+        return module.spawn(*args, **kwargs)
+
+    def __getattr__(self, name):
+        import pexpect as module
+        return getattr(module, name)
+
+
+pexpect = _Pexpect()

@@ -6,6 +6,7 @@
 #include <netinet/tcp.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -174,6 +175,14 @@ nlohmann::json ControllerInstance::stats() const {
 
 // ---- switches ------------------------------------------------------------------
 
+int SwitchInstance::port_number(size_t i) const {
+  if (spec_.port_numbers.empty() || i >= ports_.size()) return int(i) + 1;
+  const std::string& ifn = ports_[i];
+  std::string name = ifn.size() > spec_.name.size() + 1 ? ifn.substr(spec_.name.size() + 1) : ifn;
+  auto it = std::find(spec_.ports.begin(), spec_.ports.end(), name);
+  return it == spec_.ports.end() ? int(i) + 1 : spec_.port_number(size_t(it - spec_.ports.begin()));
+}
+
 Status SwitchInstance::start(const CaseEnv& env, int controller_port) {
   env_ = env;
   controller_port_ = controller_port;
@@ -204,7 +213,7 @@ Status SwitchInstance::start_ovs(const CaseEnv& env, int controller_port) {
       here));
   for (size_t i = 0; i < ports_.size(); ++i)
     FLOWLAB_TRY(run_checked(vsctl({"add-port", br, ports_[i], "--", "set", "interface", ports_[i],
-                                   fmt::format("ofport_request={}", i + 1)}),
+                                   fmt::format("ofport_request={}", port_number(i))}),
                             here));
   if (controller_port) {
     FLOWLAB_TRY(run_checked(vsctl({"set-fail-mode", br, "secure"}), here));
@@ -283,7 +292,8 @@ Status SwitchInstance::start_flowlab(const CaseEnv& env, int controller_port) {
 Status SwitchInstance::spawn_flowlab(const CaseEnv& env, int controller_port) {
   std::vector<std::string> argv = {env.flowlab_bin, "switch", "--name",
                                    spec_.name,      "--dpid", fmt::format("{:#x}", spec_.dpid)};
-  for (const auto& p : ports_) argv.insert(argv.end(), {"--port", p});
+  for (size_t i = 0; i < ports_.size(); ++i)
+    argv.insert(argv.end(), {"--port", fmt::format("{}={}", ports_[i], port_number(i))});
   if (controller_port) {
     argv.insert(argv.end(), {"--controller", fmt::format("tcp:{}:{}", controller_host_, controller_port)});
     for (int p : more_ports_)

@@ -124,7 +124,11 @@ class SwitchInstance {
   Status start_flowlab(const CaseEnv& env, int controller_port);
   Status spawn_flowlab(const CaseEnv& env, int controller_port);
   Status wait_flowlab_listening();
-  std::string bridge_name() const { return "br-" + spec_.name; }
+  // An OVS bridge is named as its switch (its own database per lab: `ovs-vsctl
+  // get-controller s1` as with Mininet); a Linux bridge br-NAME in the core namespace.
+  std::string bridge_name() const { return is_ovs() ? spec_.name : "br-" + spec_.name; }
+  // The OpenFlow number of ports_[i]: as the scenario declares it, else i + 1.
+  int port_number(size_t i) const;
   bool is_ovs() const;
 
   SwitchSpec spec_;

@@ -84,6 +84,32 @@ json link_request(const json& req, CaseHandles& h) {
   return st.ok() ? ok_reply() : error_reply(st.error().message);
 }
 
+// A link's shape replaced at run time, per direction given (a_to_b and/or b_to_a in
+// link_shape_from_wire's keys; {} unshapes that direction); the other direction kept.
+json shape_request(const json& req, CaseHandles& h) {
+  EventSpec e;
+  e.link_a = req.value("a", "");
+  e.link_b = req.value("b", "");
+  if (e.link_a.empty() || e.link_b.empty()) return error_reply("shape: give both ends");
+  int i = find_link(e, h.link_names);
+  if (i < 0) return error_reply(fmt::format("no link between {} and {}", e.link_a, e.link_b));
+  ShapedLink* l = size_t(i) < h.shaped.size() ? h.shaped[size_t(i)] : nullptr;
+  if (!l || h.halves.count(i))
+    return error_reply(
+        fmt::format("link {}-{} was built without a wire namespace of its own: only a link "
+                    "shaped when the lab came up can be re-shaped",
+                    e.link_a, e.link_b));
+  LinkShapes next = l->shape();
+  for (const char* key : {"a_to_b", "b_to_a"}) {
+    if (!req.contains(key)) continue;
+    auto s = link_shape_from_wire(req[key]);
+    if (!s.ok()) return error_reply(fmt::format("shape {}: {}", key, s.error().message));
+    (std::string(key) == "a_to_b" ? next.a_to_b : next.b_to_a) = *s;
+  }
+  Status st = l->set_shape(next);
+  return st.ok() ? ok_reply(l->to_json().dump()) : error_reply(st.error().message);
+}
+
 json switch_request(const json& req, CaseHandles& h) {
   EventSpec e;
   e.node = req.value("name", "");
@@ -183,6 +209,7 @@ json handle_control(const json& req, CaseHandles& h) {
   if (op == "link") return link_request(req, h);
   if (op == "switch") return switch_request(req, h);
   if (op == "dpctl") return dpctl_request(req, h);
+  if (op == "shape") return shape_request(req, h);
   return error_reply(fmt::format("unknown request '{}'", op));
 }
 

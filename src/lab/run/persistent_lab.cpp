@@ -121,6 +121,9 @@ int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, const C
               {"core_ns", h.env.core_ns},
               {"nodes", nodes_record(sc, sc.cases[ci], h)}};
     if (builder) j["across"] = builder->across();
+    // The case's Open vSwitch (its database socket and ovs-ofctl's sockets): OVS_RUNDIR of
+    // ovs-vsctl run against this lab.
+    if (h.env.ovs && !h.env.ovs->dir().empty()) j["ovs_rundir"] = h.env.ovs->dir();
     if (!prom.is_null()) j["prometheus"] = prom;
     // `flowlab lab cli` asks for link, switch and dpctl changes here (lab_control.h).
     auto control = ControlServer::listen(control_socket_path((*state)->id()));

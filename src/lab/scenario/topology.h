@@ -60,7 +60,12 @@ struct SwitchSpec {
   std::vector<std::string> extra_args;  // appended to the switch command line (flowlab)
   bool stp = false;                     // linux-bridge: kernel STP (the run waits for forwarding)
   std::vector<std::string> ports;       // declared port order (OpenFlow 1, 2, ...); empty: link order
-  std::string machine;                  // `machine: m1`: placed on that machine (lab across machines)
+  // `ports: {eth1: 1, eth9: 9}`: each declared port's OpenFlow number (gaps allowed),
+  // parallel to `ports`; empty: 1, 2, ... in the declared order.
+  std::vector<int> port_numbers;
+  // The OpenFlow number of the i-th port in the declared order.
+  int port_number(size_t i) const { return i < port_numbers.size() ? port_numbers[i] : int(i) + 1; }
+  std::string machine;  // `machine: m1`: placed on that machine (lab across machines)
   int line = 0;
   // Whether the switch connects to controller `name` (the first or any other).
   bool uses(const std::string& name) const {

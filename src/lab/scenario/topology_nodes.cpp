@@ -185,8 +185,27 @@ Result<SwitchSpec> parse_switch(const Ctx& c, const std::string& name, const YAM
     return c.err(n["stp"], "stp",
                  "stp is the Linux bridge's kernel STP; for ovs/flowlab use a controller app that handles "
                  "loops (e.g. os-ken stp_switch_13.py)");
-  if (n["ports"]) {
+  if (n["ports"] && n["ports"].IsMap()) {  // {NAME: NUMBER}: OpenFlow numbers as given, in their order
+    if (s.kind == SwitchKind::kLinuxBridge)
+      return c.err(n["ports"], "ports",
+                   "a Linux bridge has no OpenFlow port numbers: give the ports as a list");
+    std::map<int, std::string> by_number;
+    for (const auto& kv : n["ports"]) {
+      FLOWLAB_ASSIGN_OR_RETURN(auto port, str(c, kv.first, "ports"));
+      FLOWLAB_ASSIGN_OR_RETURN(int number, (scalar<int>(c, kv.second, "ports", "an OpenFlow port number")));
+      if (number < 1 || number > 0xfeff)
+        return c.err(kv.second, "ports", fmt::format("port {}: number {} is not 1..65279", port, number));
+      if (!by_number.emplace(number, port).second)
+        return c.err(kv.second, "ports", fmt::format("port number {} is given twice", number));
+    }
+    for (const auto& [number, port] : by_number) {
+      s.ports.push_back(port);
+      s.port_numbers.push_back(number);
+    }
+  } else if (n["ports"]) {
     LAB_ASSIGN(s.ports, str_list(c, n["ports"], "ports"));
+  }
+  if (n["ports"]) {
     std::set<std::string> seen;
     for (const auto& p : s.ports)
       if (p.empty() || !seen.insert(p).second)

@@ -1,0 +1,182 @@
+#!/usr/bin/python3
+"""Mininet's own example tests (examples/test/test_*.py, pexpect) with the examples
+run by `flowlab mininet`: prints pass/fail/skip per test and the counts.
+
+    run_examples.py FLOWLAB_BINARY [--only NAME,...] [--skip NAME,...] [--all] [--timeout S]
+
+The tests are Mininet's as installed (Debian's python3-mininet: the tests in
+/usr/share/doc/mininet/examples/test, the examples in the mininet.examples package),
+never edited. They spawn `python -m mininet.examples.NAME ARGS`; a `python` on the
+runner's PATH turns that into `flowlab mininet EXAMPLES/NAME.py ARGS`, and the tests
+themselves import flowlab's mininet package (python/mininet_api first on the path).
+The examples' labs live in a state folder of the runner's own (FLOWLAB_STATE_DIR): after
+each test file, as Mininet's runner.py calls cleanup() after a failure, what a test left
+up (pexpect kills an example whose test failed, before it took its lab down) is taken
+down by `flowlab lab clean --force` there, and said; other labs of the machine are not
+touched, even by a test that calls Mininet's cleanup(). What an example changes on the
+machine (linearbandwidth.py: the TCP congestion control, to reno) is put back after
+each test file.
+Tests of examples that need ssh, X11, a cluster, NAT to the outside or a hardware
+interface are not run unless --all (listed as skipped, with why).
+Exit 0 when every test run passed, 1 otherwise, 77 when not root.
+"""
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+API = os.path.normpath(os.path.join(HERE, '..', '..', 'python', 'mininet_api'))
+TESTS = '/usr/share/doc/mininet/examples/test'
+EXAMPLES = '/usr/lib/python3/dist-packages/mininet/examples'
+
+NOT_HERE = {
+    'baresshd': 'ssh into a host',
+    'sshd': 'ssh into hosts',
+    'clusterSanity': 'a cluster of machines over ssh',
+    'hwintf': 'a hardware interface moved into the network',
+    'nat': 'NAT to the outside',
+    'natnet': 'NAT to the outside',
+    'mobility': 'moves interfaces between running switches (Mininet\'s low-level API)',
+}
+
+# One test file in a child interpreter: its tests' ids and outcomes, one line each.
+CHILD = r'''
+import sys, unittest
+sys.path.insert(0, sys.argv[1])
+class Result(unittest.TextTestResult):
+    def _say(self, test, what, why=''):
+        print('RESULT %s %s %s' % (test.id(), what, why.replace('\n', ' | ')[-600:]), flush=True)
+    def addSuccess(self, test):
+        super().addSuccess(test); self._say(test, 'pass')
+    def addFailure(self, test, err):
+        super().addFailure(test, err); self._say(test, 'FAIL', self._exc_info_to_string(err, test))
+    def addError(self, test, err):
+        super().addError(test, err); self._say(test, 'FAIL', self._exc_info_to_string(err, test))
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason); self._say(test, 'skip', reason)
+suite = unittest.defaultTestLoader.loadTestsFromName(sys.argv[2])
+unittest.TextTestRunner(resultclass=Result, verbosity=0, stream=sys.stderr).run(suite)
+'''
+
+SHIM = '''#!/bin/bash
+# `python -m mininet.examples.NAME ARGS` as Mininet's tests spawn it: the example
+# run by `flowlab mininet`; any other use of `python` is Debian's python3.
+if [ "$1" = -m ] && [[ "$2" == mininet.examples.* ]]; then
+  name=${2#mininet.examples.}; shift 2
+  exec "$FLOWLAB_BIN" mininet "$FLOWLAB_MININET_EXAMPLES/$name.py" "$@"
+fi
+exec /usr/bin/python3 "$@"
+'''
+
+
+def run_file(path, env, timeout):
+    """[(test id, outcome, why)] of one test file, or one FAIL for the file on a timeout."""
+    module = os.path.splitext(os.path.basename(path))[0]
+    p = subprocess.Popen(['/usr/bin/python3', '-c', CHILD, os.path.dirname(path), module], env=env,
+                         cwd=os.path.dirname(path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except BaseException as e:  # a timeout, or the runner itself stopped
+        os.killpg(p.pid, signal.SIGTERM)  # the test's pexpect children get SIGHUP: the examples take their labs down
+        if not isinstance(e, subprocess.TimeoutExpired):
+            p.wait()
+            raise
+        try:
+            out, err = p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            out, err = p.communicate()
+        return [(module, 'FAIL', 'no end within %d s' % timeout)]
+    results = []
+    for line in out.splitlines():
+        if line.startswith('RESULT '):
+            parts = line.split(' ', 3)
+            results.append((parts[1], parts[2], parts[3] if len(parts) > 3 else ''))
+    if not results:
+        results.append((module, 'FAIL', 'exit %d: %s' % (p.returncode, err.strip()[-600:])))
+    return results
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('flowlab')
+    ap.add_argument('--only', default='', help='example names, comma-separated')
+    ap.add_argument('--skip', default='', help='example names not to run, comma-separated')
+    ap.add_argument('--all', action='store_true', help='also run the tests of ssh/cluster/NAT/hardware examples')
+    ap.add_argument('--timeout', type=int, default=600, help='seconds per test file')
+    ap.add_argument('--tests', default=TESTS)
+    ap.add_argument('--examples', default=EXAMPLES)
+    args = ap.parse_args()
+    signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))
+    if os.geteuid() != 0:
+        print('run_examples: needs root (skipped)')
+        return 77
+    for d in (args.tests, args.examples):
+        if not os.path.isdir(d):
+            print('run_examples: %s is missing (Debian\'s python3-mininet and mininet packages)' % d)
+            return 77
+    only = [n for n in args.only.split(',') if n]
+    skip = [n for n in args.skip.split(',') if n]
+    # linearbandwidth.py sets the machine's TCP congestion control (reno): put back after each file
+    cc_path = '/proc/sys/net/ipv4/tcp_congestion_control'
+    with open(cc_path) as f:
+        congestion_control = f.read().strip()
+    shim_dir = tempfile.mkdtemp(prefix='flowlab-mnx-')
+    try:
+        shim = os.path.join(shim_dir, 'python')
+        with open(shim, 'w') as f:
+            f.write(SHIM)
+        os.chmod(shim, 0o755)
+        env = dict(os.environ)
+        env['PATH'] = shim_dir + ':' + env.get('PATH', '/usr/sbin:/usr/bin:/sbin:/bin')
+        env['PYTHONPATH'] = API
+        env['FLOWLAB_BIN'] = os.path.abspath(args.flowlab)
+        env['FLOWLAB_MININET_EXAMPLES'] = args.examples
+        env['FLOWLAB_STATE_DIR'] = os.path.join(shim_dir, 'state')
+        os.makedirs(env['FLOWLAB_STATE_DIR'])
+        env.pop('PYTHONHOME', None)
+        counts = {'pass': 0, 'FAIL': 0, 'skip': 0}
+        for name in sorted(os.listdir(args.tests)):
+            if not (name.startswith('test_') and name.endswith('.py')):
+                continue
+            example = name[len('test_'):-len('.py')]
+            if (only and example not in only) or example in skip:
+                continue
+            if example in NOT_HERE and not args.all:
+                print('%-44s skip  needs %s' % (example, NOT_HERE[example]), flush=True)
+                counts['skip'] += 1
+                continue
+            start = time.time()
+            for test, outcome, why in run_file(os.path.join(args.tests, name), env, args.timeout):
+                counts[outcome] += 1
+                short = test.split('.', 1)[-1]
+                print('%-44s %-5s %5.1f s  %s' % (short, outcome, time.time() - start, why), flush=True)
+            with open(cc_path) as f:
+                if f.read().strip() != congestion_control:
+                    with open(cc_path, 'w') as w:
+                        w.write(congestion_control)
+            left = [d for d in os.listdir(env['FLOWLAB_STATE_DIR'])]
+            if left:
+                clean = subprocess.run([env['FLOWLAB_BIN'], 'lab', 'clean', '--force'], env=env,
+                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                print('%-44s       left %d lab(s) up, cleaned: %s' %
+                      (example, len(left), ' '.join(sorted(left))), flush=True)
+                if clean.returncode != 0:
+                    print(clean.stdout, flush=True)
+        print('passed %d, failed %d, skipped %d' % (counts['pass'], counts['FAIL'], counts['skip']))
+        return 0 if counts['FAIL'] == 0 else 1
+    finally:
+        if os.path.isdir(os.path.join(shim_dir, 'state')) and os.listdir(os.path.join(shim_dir, 'state')):
+            subprocess.run([os.path.abspath(args.flowlab), 'lab', 'clean', '--force'],
+                           env=dict(os.environ, FLOWLAB_STATE_DIR=os.path.join(shim_dir, 'state')))
+        shutil.rmtree(shim_dir, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
