@@ -239,8 +239,22 @@ Status create_veths(const std::vector<VethSpec>& veths) {
 }
 
 Status delete_lab_links(const std::string& ns) {
-  FLOWLAB_ASSIGN_OR_RETURN(auto sock, RtnlSocket::open_in(std::string(kNetnsDir) + "/" + ns));
-  return sock.run({group_delete_request(kLabLinkGroup, fmt::format("deleting the lab's links in {}", ns))});
+  FLOWLAB_ASSIGN_OR_RETURN(auto d, LabLinksDelete::open(ns));
+  return d.run();
+}
+
+Result<LabLinksDelete> LabLinksDelete::open(const std::string& ns) {
+  LabLinksDelete d;
+  d.ns_ = ns;
+  FLOWLAB_ASSIGN_OR_RETURN(d.sock_, RtnlSocket::open_in(std::string(kNetnsDir) + "/" + ns));
+  return d;
+}
+
+Status LabLinksDelete::run() {
+  Status st =
+      sock_.run({group_delete_request(kLabLinkGroup, fmt::format("deleting the lab's links in {}", ns_))});
+  sock_ = RtnlSocket();  // the namespace goes now if it was unmounted
+  return st;
 }
 
 Status set_peers_up(const std::vector<VethSpec>& veths, const AddressesByNs& addresses) {

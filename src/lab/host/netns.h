@@ -96,6 +96,22 @@ Status create_veths(const std::vector<VethSpec>& veths);
 // Deletes every veth the lab made with both ends in `ns` (the group kLabLinkGroup,
 // netlink.h) in one kernel batch; nothing to delete is fine.
 Status delete_lab_links(const std::string& ns);
+// The same delete, later: the socket opened by open() keeps the namespace alive
+// after its unmount (a netlink socket holds its namespace), so the namespace can
+// leave /run/netns first and the delete follow, off the path of whoever waits for
+// the unmount. On one kernel shared by several emulated machines, a request made
+// after another machine's unmounts waits for the RTNL lock while the kernel frees
+// those namespaces (0.5-1 s). Dropped without run(): the kernel frees the links
+// with the namespace (slowly, netlink.h says why).
+class LabLinksDelete {
+ public:
+  static Result<LabLinksDelete> open(const std::string& ns);
+  Status run();
+
+ private:
+  std::string ns_;
+  RtnlSocket sock_;
+};
 // Interface -> "10.0.0.1/8", per namespace.
 using AddressesByNs = std::map<std::string, std::vector<std::pair<std::string, std::string>>>;
 // The b ends up, and `addresses` added, one socket and batch per namespace.

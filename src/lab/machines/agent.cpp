@@ -55,12 +55,31 @@ struct Built {
   MachinePart part;
   std::unique_ptr<CaseTopology> topo;
   std::unique_ptr<ExecServer> exec;  // the tests' commands for this machine's hosts
+  // The links between switches, left by teardown(true) (CaseTopology::defer_switch_links).
+  std::unique_ptr<LabLinksDelete> links_left;
 
-  void teardown() {
+  // With links_after, the links between switches stay for delete_links_left,
+  // after the status: their delete would wait for the RTNL lock behind the
+  // kernel's frees of the other parts' namespaces on one shared kernel.
+  void teardown(bool links_after = false) {
     exec.reset();  // its children first: they run in the namespaces below
-    if (topo) topo->teardown(case_name);
+    if (topo) {
+      topo->defer_switch_links = links_after;
+      topo->teardown(case_name);
+      links_left = std::move(topo->links_after_down);
+    }
     topo.reset();
     state.reset();  // removes the state file: nothing it recorded is left
+    if (!links_after) delete_links_left();
+  }
+
+  // How many link groups it deleted (0 or 1).
+  size_t delete_links_left() {
+    if (!links_left) return 0;
+    Status st = links_left->run();
+    if (!st.ok()) std::fprintf(stderr, "lab: %s\n", st.error().message.c_str());
+    links_left.reset();
+    return 1;
   }
 };
 
@@ -279,19 +298,25 @@ class Agent {
 
   // A run's part down, then its status and the commands' replies erased in one
   // write: the coordinator waits for the statuses to go, so each write here is
-  // on its path.
+  // on its path. The links between switches go after that write, from a socket
+  // holding their unmounted namespace (Built::teardown says why).
   void take_down(const std::string& id, Built& b) {
     uint64_t t0 = monotonic_ns();
     if (b.exec) b.exec->leave_replies();
-    b.teardown();
+    b.teardown(true);
     uint64_t t1 = monotonic_ns();
     coord::Txn txn;
     txn.success.push_back(coord::TxnOp::erase(keys::status(id, opts_.name)));
     txn.success.push_back(coord::TxnOp::erase(keys::replies(id, opts_.name), true));
     (void)etcd_.txn(txn);
-    std::fprintf(stderr, "lab agent %s: run %s: down in %.3f s (the part %.3f s, its keys %.3f s)\n",
-                 opts_.name.c_str(), id.c_str(), double(monotonic_ns() - t0) / 1e9, double(t1 - t0) / 1e9,
-                 double(monotonic_ns() - t1) / 1e9);
+    uint64_t t2 = monotonic_ns();
+    size_t groups = b.delete_links_left();
+    std::fprintf(
+        stderr,
+        "lab agent %s: run %s: down in %.3f s (the part %.3f s, its keys %.3f s); then the switches' "
+        "links: %zu group(s) in %.3f s\n",
+        opts_.name.c_str(), id.c_str(), double(t2 - t0) / 1e9, double(t1 - t0) / 1e9, double(t2 - t1) / 1e9,
+        groups, double(monotonic_ns() - t2) / 1e9);
   }
 
   // The tests' commands for this machine, of every run built here.

@@ -87,6 +87,11 @@ struct CaseTopology {
   // Across machines: what to tell of etcd when it could not be reached during the
   // case (the agents keep what they built; how to take it down), "" when it could.
   std::function<std::string()> etcd_lost;
+  // Set before teardown (an agent): the links between switches are not deleted
+  // there but left in links_after_down, whose socket holds the core namespace
+  // past its unmount, for the caller to delete once it has said the part is down.
+  bool defer_switch_links = false;
+  std::unique_ptr<LabLinksDelete> links_after_down;
 
   // Processes first (switches stop in parallel), then every namespace at once.
   void teardown(const std::string& case_name) {
@@ -139,7 +144,12 @@ struct CaseTopology {
     // holds while it frees other namespaces (on emulated machines, the other
     // agents' parts going at the same time: 0.5-1 s).
     if (!core_ns.empty() && n > 0) {
-      Status st = delete_lab_links(core_ns);
+      auto d = LabLinksDelete::open(core_ns);
+      Status st = !d.ok() ? unexpected(d.error()) : ok_status();
+      if (d.ok() && defer_switch_links)
+        links_after_down = std::make_unique<LabLinksDelete>(std::move(*d));
+      else if (d.ok())
+        st = d->run();
       if (!st.ok()) std::fprintf(stderr, "lab: %s\n", st.error().message.c_str());
     }
     shaped.clear();
