@@ -2,13 +2,20 @@
 // instructions decoded for the pipeline); its counters live in a separate
 // FlowCounters block that forwarding threads bump with relaxed atomics and that
 // survives a modify (the new FlowEntry shares the old counters).
+//
+// Memory (a million flows): the match as the flow-mod gave it is packed
+// inline (PackedMatch), the instruction list is shared with every flow that
+// has an equal one (InstructionPool), and the compiled key's mask is shared
+// per table (StoredKey): the entry is one heap block, its counters another.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 
+#include "datapath/instruction_pool.h"
 #include "datapath/match_key.h"
+#include "datapath/packed_match.h"
 #include "openflow/message.h"
 
 namespace flowlab::dp {
@@ -27,12 +34,12 @@ struct FlowEntry {
   uint16_t idle_timeout = 0, hard_timeout = 0;
   uint16_t importance = 0;  // OF1.4: kept and reported, a modify leaves it
   uint64_t created_ns = 0;
-  of::Match match;
+  PackedMatch match;  // match.unpack(): the of::Match
   StoredKey key;
-  of::InstructionList instructions;
+  SharedInstructions insts;  // nullptr: none (instructions() is empty)
   std::shared_ptr<FlowCounters> counters;
 
-  // Decoded instructions (pointers into `instructions`; set by decode()).
+  // Decoded instructions (pointers into `insts`; set by decode()).
   uint32_t meter_id = 0;  // 0: none
   const of::ActionList* apply = nullptr;
   bool clear_actions = false;
@@ -49,7 +56,7 @@ struct FlowEntry {
   // A new entry equal to this one but for its instructions and counters (a
   // modify; a bundle's undo puts back a copy), decoded. Not a copy
   // constructor: the decoded pointers must point into the copy's instructions.
-  std::shared_ptr<FlowEntry> copy_with(of::InstructionList with_instructions,
+  std::shared_ptr<FlowEntry> copy_with(SharedInstructions with_instructions,
                                        std::shared_ptr<FlowCounters> with_counters) const {
     auto c = std::make_shared<FlowEntry>();
     c->table_id = table_id;
@@ -62,14 +69,16 @@ struct FlowEntry {
     c->created_ns = created_ns;
     c->match = match;
     c->key = key;
-    c->instructions = std::move(with_instructions);
+    c->insts = std::move(with_instructions);
     c->counters = std::move(with_counters);
     c->decode();
     return c;
   }
 
+  const of::InstructionList& instructions() const { return insts ? *insts : no_instructions(); }
+
   void decode() {
-    for (const of::Instruction& in : instructions) {
+    for (const of::Instruction& in : instructions()) {
       switch (in.type) {
         case of::InstructionType::kMeter:
           meter_id = in.meter_id;
@@ -95,20 +104,26 @@ struct FlowEntry {
           break;
       }
     }
-    table_miss = priority == 0 && match.fields.empty();
+    table_miss = priority == 0 && match.empty();
   }
   // Whether any output action (in apply/write actions) sends to `port`.
   bool outputs_to(uint32_t port) const {
-    for (const of::Instruction& in : instructions)
+    for (const of::Instruction& in : instructions())
       for (const of::Action& a : in.actions)
         if (a.type == of::ActionType::kOutput && a.port == port) return true;
     return false;
   }
   bool uses_group(uint32_t group) const {
-    for (const of::Instruction& in : instructions)
+    for (const of::Instruction& in : instructions())
       for (const of::Action& a : in.actions)
         if (a.type == of::ActionType::kGroup && a.group_id == group) return true;
     return false;
+  }
+
+ private:
+  static const of::InstructionList& no_instructions() {
+    static const of::InstructionList none;
+    return none;
   }
 };
 
