@@ -74,15 +74,22 @@ void PackedMatch::copy_from(const PackedMatch& o) {
 }
 
 void PackedMatch::pack(const of::Match& m) {
-  size_t n = 0;
-  for (const of::OxmField& f : m.fields) n += packed_size_of(f);
+  // A match validate_match accepted packs into well under 2 KB (each field at
+  // most once); anything past the sizes' bounds is cut, never overrun.
+  size_t n = 0, count = 0;
+  for (const of::OxmField& f : m.fields) {
+    if (count == kMaxFields || n + packed_size_of(f) > kMaxBytes || f.value.size() > 255) break;
+    n += packed_size_of(f);
+    ++count;
+  }
   uint8_t* out = inline_;
   std::unique_ptr<uint8_t[]> block;
   if (n > kInline) {
     block = std::make_unique<uint8_t[]>(n);
     out = block.get();
   }
-  for (const of::OxmField& f : m.fields) {
+  for (size_t i = 0; i < count; ++i) {
+    const of::OxmField& f = m.fields[i];
     *out++ = f.field;
     *out++ = uint8_t((f.has_mask ? kMasked : 0) | (f.is_basic() ? 0 : kNotBasic));
     *out++ = uint8_t(f.value.size());
@@ -103,7 +110,7 @@ void PackedMatch::pack(const of::Match& m) {
   }
   if (block) heap_ = block.release();
   size_ = uint16_t(n);
-  count_ = uint8_t(m.fields.size());
+  count_ = uint8_t(count);
   of10_wildcards_ = m.of10_wildcards;
 }
 

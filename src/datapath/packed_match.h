@@ -38,6 +38,7 @@ class PackedMatch {
   size_t packed_size() const { return size_; }
 
   static constexpr size_t kInline = 24;
+  static constexpr size_t kMaxFields = 255, kMaxBytes = 65535;  // what size_ and count_ hold
 
  private:
   void pack(const of::Match& m);

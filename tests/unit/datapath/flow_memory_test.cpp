@@ -59,6 +59,18 @@ TEST(FlowMemory, PackedMatchPastInlineAndExperimenterFields) {
   EXPECT_EQ(moved.unpack(), m);
 }
 
+TEST(FlowMemory, PackedMatchCutsWhatItsSizesCannotHold) {
+  // Never from a validated flow-mod (each field at most once); built by hand.
+  of::Match m;
+  for (uint64_t i = 0; i < 300; ++i) m.add(OxmField::basic(OxmId::kInPort, i));
+  const PackedMatch p = m;
+  EXPECT_EQ(p.field_count(), PackedMatch::kMaxFields);
+  const of::Match back = p.unpack();
+  ASSERT_EQ(back.fields.size(), PackedMatch::kMaxFields);
+  EXPECT_EQ(back.fields.front(), m.fields.front());
+  EXPECT_EQ(back.fields.back(), m.fields[PackedMatch::kMaxFields - 1]);
+}
+
 TEST(FlowMemory, PoolSharesEqualListsOnly) {
   InstructionPool pool;
   const of::InstructionList out2 = {Instruction::apply({Action::output(2)})};
