@@ -12,10 +12,11 @@ uint64_t entry_hash(const FlowEntry* e) { return hash_mix(0, reinterpret_cast<ui
 
 }  // namespace
 
+// 56 bytes (64 with malloc's header): one per flow.
 struct Classifier::Rule {
-  uint64_t hash = 0;
-  FlowEntryPtr entry;
+  uint32_t hash = 0;  // the low half of hash_of(): slot arrays stay below 2^32 slots
   uint16_t priority = 0;
+  FlowEntryPtr entry;
   uint64_t added = 0;
   std::atomic<uint64_t> removed{kNever};
   std::atomic<Rule*> next{nullptr};  // same match, lower or equal priority
@@ -59,7 +60,7 @@ struct Classifier::Subtable {
         if (tomb && !*tomb) *tomb = &s.at[pos];
         continue;
       }
-      if (head->hash == h && same_value(*head, value)) return &s.at[pos];
+      if (head->hash == uint32_t(h) && same_value(*head, value)) return &s.at[pos];
     }
   }
 };
@@ -120,6 +121,7 @@ void Classifier::insert(FlowEntryPtr e, uint64_t version) {
 }
 
 void Classifier::insert(FlowEntryPtr e, uint64_t version, uint64_t hash) {
+  static_assert(sizeof(void*) != 8 || sizeof(Rule) <= 56, "a rule per flow: keep it small");
   if (e->key.mask != last_mask_) {
     last_subtable_ = &subtable_for(*e->key.mask);
     last_mask_ = e->key.mask;
@@ -127,7 +129,7 @@ void Classifier::insert(FlowEntryPtr e, uint64_t version, uint64_t hash) {
   Subtable& st = *last_subtable_;
   auto owned = std::make_unique<Rule>();
   Rule* r = owned.get();
-  r->hash = hash;
+  r->hash = uint32_t(hash);
   r->priority = e->priority;
   r->added = version;
   r->st = &st;
@@ -292,7 +294,7 @@ const FlowEntry* Classifier::View::lookup(const FlowKey& k, uint64_t version) co
     for (size_t pos = h & cap_mask;; pos = (pos + 1) & cap_mask) {
       const Rule* r = s->at[pos].load(std::memory_order_acquire);
       if (!r) break;
-      if (r == &st.tombstone || r->hash != h) continue;
+      if (r == &st.tombstone || r->hash != uint32_t(h)) continue;
       bool eq = true;
       for (size_t j = 0; j < nw && eq; ++j) eq = key_word(r->entry->key.value, st.words[j]) == masked[j];
       if (!eq) continue;

@@ -32,7 +32,7 @@
 //            a batch prefetches ahead (prefetch) and passes hashes computed earlier.
 //   remove   O(1) to mark, O(w) to unlink later.
 //   publish  O(t log t) when the subtable order changed, O(1) otherwise.
-//   memory   per flow one Rule (~64 bytes) and one owner-map entry; slots <= 4 per flow.
+//   memory   per flow one Rule (56 bytes) and one owner-map entry; slots <= 4 per flow.
 #pragma once
 
 #include <atomic>

@@ -230,7 +230,7 @@ Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::group_mod(const of::
     const uint32_t id = gm.group_id;
     removed = d.remove_flows_if(
         [&](const FlowEntry& e) {
-          for (const of::Instruction& in : e.instructions)
+          for (const of::Instruction& in : e.instructions())
             for (const of::Action& a : in.actions)
               if (a.type == of::ActionType::kGroup && (id == of::group::kAll || a.group_id == id))
                 return true;

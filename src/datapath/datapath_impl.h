@@ -135,6 +135,7 @@ struct DatapathImpl {
   std::vector<TableState> tables;
   GroupTable groups;
   MeterTable meters;
+  InstructionPool instruction_pool;  // the flows' instruction lists, one copy of each
   bool groups_dirty = true, meters_dirty = true;
   std::shared_ptr<const Snapshot> last;  // the most recently published snapshot
   int defer_depth = 0;                   // DeferredPublish guards alive
@@ -211,8 +212,8 @@ struct DatapathImpl {
 of::FlowRemoved make_flow_removed(const FlowEntry& e, of::FlowRemovedReason reason, uint64_t now_ns);
 // A new flow entry for fm's table, priority, cookie, flags and timeouts, with
 // this match (as the flow-mod gave it), instructions and compiled key.
-std::shared_ptr<FlowEntry> make_entry(const of::FlowMod& fm, of::Match match,
-                                      of::InstructionList instructions, StoredKey key, uint64_t now_ns);
+std::shared_ptr<FlowEntry> make_entry(const of::FlowMod& fm, const of::Match& match,
+                                      SharedInstructions instructions, StoredKey key, uint64_t now_ns);
 void fill_duration(uint64_t created_ns, uint64_t now_ns, uint32_t& sec, uint32_t& nsec);
 
 // Pins the newest published version for one batch or one fast-path decision

@@ -31,11 +31,11 @@
 namespace flowlab::dp {
 namespace {
 
-std::shared_ptr<FlowEntry> clone(const FlowEntry& e) { return e.copy_with(e.instructions, e.counters); }
+std::shared_ptr<FlowEntry> clone(const FlowEntry& e) { return e.copy_with(e.insts, e.counters); }
 
 bool names_groups_or_meters(const FlowEntry& e) {
   if (e.meter_id != 0) return true;
-  for (const of::Instruction& in : e.instructions)
+  for (const of::Instruction& in : e.instructions())
     for (const of::Action& a : in.actions)
       if (a.type == of::ActionType::kGroup) return true;
   return false;
@@ -70,9 +70,8 @@ PreparedFlowMod DatapathImpl::prepare(of::FlowMod fm) {
   vc.table_id = fm.table_id;
   vc.match = &fm.match;
   if (auto st = validate_instructions(fm.instructions, vc); !st.ok()) return fail(st.error());
-  of::Match match = std::move(fm.match);
-  of::InstructionList instructions = std::move(fm.instructions);
-  p.entry_ = make_entry(fm, std::move(match), std::move(instructions), stored_key(fm.table_id, *mk), 0);
+  p.entry_ = make_entry(fm, fm.match, instruction_pool.intern(std::move(fm.instructions)),
+                        stored_key(fm.table_id, *mk), 0);
   p.names_groups_or_meters_ = names_groups_or_meters(*p.entry_);
   const FlowHashes h = FlowHashes::of(*p.entry_);
   p.set_hash_ = h.set;
@@ -94,8 +93,9 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_prepared(P
     vc.table_id = e.table_id;
     vc.groups = &groups;
     vc.meters = &meters;
-    vc.match = &e.match;
-    FLOWLAB_TRY(validate_instructions(e.instructions, vc));
+    const of::Match match = e.match.unpack();
+    vc.match = &match;
+    FLOWLAB_TRY(validate_instructions(e.instructions(), vc));
   }
   e.created_ns = now_ns;  // its counters' last use stays 0: idle time counts from here
   return add_entry(std::move(p.entry_), p.flags_, FlowHashes{p.set_hash_, p.cls_hash_});
@@ -174,7 +174,7 @@ Result<std::vector<of::FlowRemoved>, FlowModsFailure> commit_all(DatapathImpl& d
 }  // namespace
 
 PreparedFlowMod Datapath::prepare_flow_mod(of::FlowMod fm) {
-  std::lock_guard lk(impl_->mu);  // the table's mask pool
+  std::lock_guard lk(impl_->mu);  // the mask and instruction pools
   return impl_->prepare(std::move(fm));
 }
 

@@ -19,8 +19,8 @@ bool cookie_ok(const FlowEntry& e, uint64_t cookie, uint64_t mask) {
 
 }  // namespace
 
-std::shared_ptr<FlowEntry> make_entry(const of::FlowMod& fm, of::Match match,
-                                      of::InstructionList instructions, StoredKey key, uint64_t now_ns) {
+std::shared_ptr<FlowEntry> make_entry(const of::FlowMod& fm, const of::Match& match,
+                                      SharedInstructions instructions, StoredKey key, uint64_t now_ns) {
   auto e = std::make_shared<FlowEntry>();
   e->table_id = fm.table_id;
   e->priority = fm.priority;
@@ -30,9 +30,9 @@ std::shared_ptr<FlowEntry> make_entry(const of::FlowMod& fm, of::Match match,
   e->importance = fm.importance;
   e->hard_timeout = fm.hard_timeout;
   e->created_ns = now_ns;
-  e->match = std::move(match);
+  e->match = match;
   e->key = std::move(key);
-  e->instructions = std::move(instructions);
+  e->insts = std::move(instructions);
   e->counters = std::make_shared<FlowCounters>();
   e->counters->last_used_ns.store(now_ns, std::memory_order_relaxed);
   e->decode();
@@ -56,7 +56,7 @@ of::FlowRemoved make_flow_removed(const FlowEntry& e, of::FlowRemovedReason reas
   fr.hard_timeout = e.hard_timeout;
   fr.packet_count = e.counters->packets.load(std::memory_order_relaxed);
   fr.byte_count = e.counters->bytes.load(std::memory_order_relaxed);
-  fr.match = e.match;
+  fr.match = e.match.unpack();
   return fr;
 }
 
@@ -188,7 +188,8 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(c
         counters = std::make_shared<FlowCounters>();
         counters->last_used_ns.store(now_ns, std::memory_order_relaxed);
       }
-      replace_flow(fm.table_id, it, e.copy_with(fm.instructions, std::move(counters)));
+      replace_flow(fm.table_id, it,
+                   e.copy_with(instruction_pool.intern(fm.instructions), std::move(counters)));
     };
     if (strict) {
       auto it = table.find(fm.priority, mk);
@@ -202,7 +203,8 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(c
   }
 
   // Add.
-  auto ne = make_entry(fm, fm.match, fm.instructions, stored_key(fm.table_id, mk), now_ns);
+  auto ne =
+      make_entry(fm, fm.match, instruction_pool.intern(fm.instructions), stored_key(fm.table_id, mk), now_ns);
   const FlowHashes h = FlowHashes::of(*ne);
   return add_entry(std::move(ne), fm.flags, h);
 }

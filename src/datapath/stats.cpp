@@ -57,8 +57,8 @@ Result<of::FlowStatsReply, of::OfError> Datapath::flow_stats(const of::FlowStats
                         fs.cookie = e.cookie;
                         fs.packet_count = e.counters->packets.load(std::memory_order_relaxed);
                         fs.byte_count = e.counters->bytes.load(std::memory_order_relaxed);
-                        fs.match = e.match;
-                        fs.instructions = e.instructions;
+                        fs.match = e.match.unpack();
+                        fs.instructions = e.instructions();
                         reply.stats.push_back(std::move(fs));
                       });
   return reply;

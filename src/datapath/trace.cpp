@@ -240,8 +240,8 @@ void Tracer::run(PacketContext& pc) {
       tt.matched = true;
       tt.priority = flow->priority;
       tt.cookie = flow->cookie;
-      tt.match = flow->match;
-      tt.instructions = flow->instructions;
+      tt.match = flow->match.unpack();
+      tt.instructions = flow->instructions();
       tt.meter_id = flow->meter_id;
       tt.meter_exists = flow->meter_id && snap_.meters->count(flow->meter_id);
     }
