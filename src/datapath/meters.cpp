@@ -41,6 +41,7 @@ int64_t band_capacity(uint16_t flags, const of::MeterBand& b) {
 
 uint8_t remark_dscp(uint8_t dscp, uint8_t levels) {
   uint8_t cls = dscp >> 3, drop = (dscp >> 1) & 3;
+  if ((dscp & 7) == 0) return uint8_t(std::max(0, int(cls) - int(levels)) << 3);  // class selector
   if ((dscp & 1) || cls < 1 || cls > 4 || drop < 1) return dscp;
   drop = uint8_t(std::min<int>(3, drop + levels));
   return uint8_t(cls << 3 | drop << 1);

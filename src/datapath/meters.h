@@ -54,8 +54,12 @@ MeterVerdict meter_packet(const Meter& m, size_t bytes, uint64_t now_ns);
 // Checks and applies a meter-mod to `table`. Errors carry OFPMMFC_* codes.
 OfStatus apply_meter_mod(MeterTable& table, const of::MeterMod& mm, uint64_t now_ns);
 
-// DSCP with its AF drop precedence raised by `levels` (AFx1 -> AFx2 -> AFx3);
-// non-AF code points are returned unchanged.
+// DSCP after a dscp_remark band of prec_level `levels`:
+// - an AF code point gets its drop precedence raised (AFx1 -> AFx2 -> AFx3);
+// - a class selector (CSn, the IP precedence with no drop bits) has no drop
+//   precedence to raise: its precedence is lowered by `levels` (CS3 -> CS2,
+//   never below CS0), as Ryu's switch suite expects (24 -> 16 at prec_level 1);
+// - other code points (EF, experimental ones) are returned unchanged.
 uint8_t remark_dscp(uint8_t dscp, uint8_t levels);
 
 inline constexpr uint32_t kMaxMeters = 65536;

@@ -70,6 +70,8 @@ std::string_view to_string(MsgType t) {
       return "OFPT_ROLE_STATUS";
     case MsgType::kTableStatus:
       return "OFPT_TABLE_STATUS";
+    case MsgType::kRequestForward:
+      return "OFPT_REQUESTFORWARD";
   }
   return "OFPT_UNKNOWN";
 }

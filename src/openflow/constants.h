@@ -48,8 +48,9 @@ enum class MsgType : uint8_t {
   kGetAsyncReply = 27,
   kSetAsync = 28,
   kMeterMod = 29,
-  kRoleStatus = 30,   // OF1.4
-  kTableStatus = 31,  // OF1.4
+  kRoleStatus = 30,      // OF1.4
+  kTableStatus = 31,     // OF1.4
+  kRequestForward = 32,  // OF1.4
 };
 std::string_view to_string(MsgType t);
 

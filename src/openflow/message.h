@@ -645,6 +645,13 @@ struct TableStatus {
   Bytes properties;  // eviction / vacancy TLVs of the ofp_table_desc
   bool operator==(const TableStatus&) const = default;
 };
+// OFPT_REQUESTFORWARD: a group-mod or meter-mod another controller sent, as a
+// whole OpenFlow 1.4 message (header included) the switch applied.
+enum class RequestForwardReason : uint8_t { kGroupMod = 0, kMeterMod = 1 };
+struct RequestForward {
+  Bytes request;
+  bool operator==(const RequestForward&) const = default;
+};
 
 // Alternatives are in MsgType order; type_of() relies on it.
 using MessageBody =
@@ -652,7 +659,7 @@ using MessageBody =
                  GetConfigRequest, GetConfigReply, SetConfig, PacketIn, FlowRemoved, PortStatus, PacketOut,
                  FlowMod, GroupMod, PortMod, TableMod, MultipartRequest, MultipartReply, BarrierRequest,
                  BarrierReply, QueueGetConfigRequest, QueueGetConfigReply, RoleRequest, RoleReply,
-                 GetAsyncRequest, GetAsyncReply, SetAsync, MeterMod, RoleStatus, TableStatus>;
+                 GetAsyncRequest, GetAsyncReply, SetAsync, MeterMod, RoleStatus, TableStatus, RequestForward>;
 
 struct Message {
   uint8_t version = kOf13;

@@ -46,6 +46,7 @@ namespace {
 
 // OF1.3 6.1.1 default asynchronous configuration; OF1.4 7.3.10 adds role
 // status (every reason, every role) and table status (vacancy down and up).
+// Request forward stays off until a controller's set-async asks for it.
 of::AsyncConfig default_async(bool service) {
   of::AsyncConfig a;
   if (service) return a;  // service connections (ofctl): nothing unless asked
@@ -314,6 +315,7 @@ void Agent::on_group_mod(Peer& p, const of::GroupMod& gm, ByteSpan raw) {
   auto r = dp_.group_mod(gm, monotonic_ns());
   if (!r.ok()) return send_error(p, r.error(), raw);
   send_flow_removed(*r);
+  forward_request(p, raw, of::RequestForwardReason::kGroupMod);
 }
 
 void Agent::on_meter_mod(Peer& p, const of::MeterMod& mm, ByteSpan raw) {
@@ -321,6 +323,7 @@ void Agent::on_meter_mod(Peer& p, const of::MeterMod& mm, ByteSpan raw) {
   auto r = dp_.meter_mod(mm, monotonic_ns());
   if (!r.ok()) return send_error(p, r.error(), raw);
   send_flow_removed(*r);
+  forward_request(p, raw, of::RequestForwardReason::kMeterMod);
 }
 
 void Agent::on_port_mod(Peer& p, const of::PortMod& pm, ByteSpan raw) {
@@ -394,6 +397,21 @@ bool Agent::wants(const Peer& p, int kind, uint8_t reason) const {
                   : kind == 2 ? p.async.flow_removed_mask[idx]
                               : p.async.role_status_mask[idx];
   return mask & (1u << reason);
+}
+
+void Agent::forward_request(const Peer& from, ByteSpan raw, of::RequestForwardReason reason) {
+  if (raw.size() < of::kHeaderLen) return;
+  const uint32_t bit = 1u << uint8_t(reason);
+  for (auto& [id, p] : peers_) {
+    if (id == from.id || p.version < of::kOf14) continue;
+    if (!(p.async.requestforward_mask[p.role == of::ControllerRole::kSlave ? 1 : 0] & bit)) continue;
+    // A group-mod or meter-mod has the same wire at 1.3 and 1.4: the request
+    // goes out as sent, with 1.4's version.
+    of::RequestForward rf{Bytes(raw.begin(), raw.end())};
+    rf.request[0] = of::kOf14;
+    reply(p, load_be32(&raw[4]), std::move(rf));
+    ++counters_.requests_forwarded;
+  }
 }
 
 void Agent::send_flow_removed(const std::vector<of::FlowRemoved>& frs) {

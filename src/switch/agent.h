@@ -51,8 +51,9 @@ struct AgentCounters {
   uint64_t flow_removed_sent = 0;
   uint64_t port_status_sent = 0;
   uint64_t bundles_committed = 0;
-  uint64_t bundles_failed = 0;    // commits refused (a flow-mod failed: nothing applied)
-  uint64_t role_status_sent = 0;  // OF1.4: to a master demoted by another's request
+  uint64_t bundles_failed = 0;      // commits refused (a flow-mod failed: nothing applied)
+  uint64_t role_status_sent = 0;    // OF1.4: to a master demoted by another's request
+  uint64_t requests_forwarded = 0;  // OF1.4: group/meter mods forwarded to other controllers
 };
 
 class Agent {
@@ -215,6 +216,9 @@ class Agent {
   void send_flow_removed(const std::vector<of::FlowRemoved>& frs);
   // kind: 0 pin, 1 port status, 2 flow removed, 3 role status
   bool wants(const Peer& p, int kind, uint8_t reason) const;
+  // OF1.4 7.4.5: a group-mod or meter-mod `from` had applied goes to every
+  // other 1.4 controller whose async config asks for its reason.
+  void forward_request(const Peer& from, ByteSpan raw, of::RequestForwardReason reason);
   // Tells the datapath whether an OF1.0 controller is connected (its table-miss semantics).
   void note_of10_controllers();
   // Runs a packet through `actions` as a packet-out (on the agent thread).

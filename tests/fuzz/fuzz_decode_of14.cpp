@@ -1,7 +1,7 @@
 // libFuzzer target for the OpenFlow 1.4 decoder: any input decodes or fails
 // cleanly; a decoded message re-encodes, and the re-encoded bytes decode to an
 // equal message and encode to the same bytes again (a fixed point after one
-// pass). A bundle-add's inner message is decoded as well.
+// pass). A bundle-add's and a request forward's inner message is decoded as well.
 #include <cstdint>
 #include <cstdlib>
 
@@ -28,5 +28,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto wire2 = encode_of14(*again);
   if (!wire2.ok() || *wire2 != *wire) std::abort();
   if (const auto* add = std::get_if<flowlab::of::BundleAdd>(&msg->body)) (void)decode_of14(add->message);
+  if (const auto* rf = std::get_if<RequestForward>(&msg->body)) (void)decode_of14(rf->request);
   return 0;
 }

@@ -7,7 +7,9 @@
 //  - ovs-ofctl -O OpenFlow14 on its listener: add-flow (with importance),
 //    dump-flows, dump-ports-desc (the ethernet property's speeds), dump-ports,
 //    a bundle (--bundle add-flows: OFPT_BUNDLE_CONTROL/ADD_MESSAGE), del-flows;
-//  - flowlab ofctl -O OpenFlow14 the same way.
+//  - flowlab ofctl -O OpenFlow14 the same way;
+//  - an os-ken app that asked for request forwards hears the group and meter
+//    mods ovs-ofctl makes.
 // Needs root, os-ken and ovs-ofctl.
 #include <gtest/gtest.h>
 
@@ -149,6 +151,60 @@ TEST(SwitchOvsOfctl14, AddFlowDumpFlowsPortsDescBundleAndForward) {
   EXPECT_TRUE(eventually([&] { return !hosts.ping(1); }, 5s));
   out = run_output(ours + "dump-flows" + target, &st);
   EXPECT_EQ(out.find("in_port"), std::string::npos) << out;
+  EXPECT_EQ(sw.stop(), 0) << sw.log();
+}
+
+// Request forward: an os-ken app at 1.4 (tests/interop/peers/request_forward_14.py)
+// asks for group-mod and meter-mod forwards in a set-async; ovs-ofctl at 1.4
+// adds a group and a meter on the switch's listener, and os-ken hears both,
+// with their ids, in OFPT_REQUESTFORWARD messages it decoded. A group-mod that
+// fails (the group exists) is not forwarded.
+TEST(SwitchOsken14, RequestForwardOfAnotherControllersGroupAndMeterMods) {
+  if (!is_root()) GTEST_SKIP() << "needs root (namespaces, AF_PACKET)";
+  if (!have(kOsken)) GTEST_SKIP() << "os-ken is not installed (" << kOsken << ")";
+  if (!have("/usr/bin/ovs-ofctl")) GTEST_SKIP() << "ovs-ofctl is not installed";
+  TwoHosts hosts("w");
+  ASSERT_TRUE(hosts.ok()) << "could not build the namespaces";
+  uint16_t of_port = free_tcp_port(), listen = free_tcp_port();
+  std::string pid = std::to_string(::getpid());
+  Process osken({kOsken, "--ofp-listen-host", "127.0.0.1", "--ofp-tcp-listen-port", std::to_string(of_port),
+                 std::string(FLOWLAB_SOURCE_DIR) + "/tests/interop/peers/request_forward_14.py"},
+                "/tmp/flowlab-osken14-rf-" + pid + ".log");
+  ASSERT_TRUE(osken.ok());
+  ASSERT_TRUE(eventually([&] { return tcp_listening(of_port); }, 60s)) << "os-ken did not listen:\n"
+                                                                       << osken.log();
+  Process sw({FLOWLAB_BINARY, "switch", "--name", "s1", "--dpid", "0x1", "--port", hosts.port1(), "--port",
+              hosts.port2(), "--controller", "tcp:127.0.0.1:" + std::to_string(of_port), "--listen",
+              "ptcp:" + std::to_string(listen) + ":127.0.0.1"},
+             "/tmp/flowlab-switch-osken14-rf-" + pid + ".log");
+  ASSERT_TRUE(sw.ok());
+  ASSERT_TRUE(eventually([&] { return osken.log().find("request forward asked") != std::string::npos; }, 20s))
+      << "os-ken never set its async config:\n"
+      << osken.log() << "\nswitch log:\n"
+      << sw.log();
+  const std::string target = " tcp:127.0.0.1:" + std::to_string(listen);
+  int st = -1;
+  std::string out =
+      run_output("ovs-ofctl -O OpenFlow14 add-group" + target + " group_id=4,type=all,bucket=output:2", &st);
+  ASSERT_EQ(st, 0) << out;
+  out =
+      run_output("ovs-ofctl -O OpenFlow14 add-group" + target + " group_id=4,type=all,bucket=output:1", &st);
+  EXPECT_NE(st, 0) << "a second add of group 4 must fail:\n" << out;
+  out = run_output("ovs-ofctl -O OpenFlow14 add-meter" + target + " meter=9,pktps,band=type=drop,rate=100",
+                   &st);
+  ASSERT_EQ(st, 0) << out;
+  EXPECT_TRUE(eventually(
+      [&] { return osken.log().find("forwarded meter_mod meter_id=9") != std::string::npos; }, 10s))
+      << osken.log() << "\nswitch log:\n"
+      << sw.log();
+  const std::string log = osken.log();
+  const size_t g = log.find("forwarded group_mod group_id=4");
+  EXPECT_NE(g, std::string::npos) << log;
+  EXPECT_EQ(log.find("forwarded group_mod group_id=4", g + 1), std::string::npos)
+      << "the failed add was forwarded:\n"
+      << log;
+  EXPECT_EQ(log.find("switch error"), std::string::npos) << log;
+  EXPECT_TRUE(sw.running()) << sw.log();
   EXPECT_EQ(sw.stop(), 0) << sw.log();
 }
 

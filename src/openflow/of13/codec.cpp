@@ -371,6 +371,7 @@ Result<MessageBody, OfError> decode_body(MsgType t, Cursor& c) {
     }
     case MsgType::kRoleStatus:  // OF1.4 (of14/), refused above by type
     case MsgType::kTableStatus:
+    case MsgType::kRequestForward:
       break;
   }
   return unexpected(OfError::make(BadRequestCode::kBadType, "unknown message type", 1));

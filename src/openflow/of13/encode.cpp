@@ -182,7 +182,8 @@ BasicStatus<OfError> encode_body(const MessageBody& body, ByteWriter& w) {
           w.u16(b.flags);
           w.u32(b.meter_id);
           FLOWLAB_TRY(of13::encode_bands(b.bands, w));
-        } else if constexpr (std::is_same_v<T, RoleStatus> || std::is_same_v<T, TableStatus>) {
+        } else if constexpr (std::is_same_v<T, RoleStatus> || std::is_same_v<T, TableStatus> ||
+                             std::is_same_v<T, RequestForward>) {
           return unexpected(OfError::make(BadRequestCode::kBadType, "an OpenFlow 1.4 message"));
         }
         // Header-only messages (features/config/async requests, barriers) have no body.

@@ -82,7 +82,8 @@ Result<Message, OfError> to_shared(of14::Message m) {
           return shared(xid, MultipartReply{b.flags, PortStatsReply{std::move(b.stats)}});
         } else if constexpr (std::is_same_v<T, of14::QueueStatsReply>) {
           return shared(xid, MultipartReply{b.flags, QueueStatsReply{std::move(b.stats)}});
-        } else if constexpr (std::is_same_v<T, RoleStatus> || std::is_same_v<T, TableStatus>) {
+        } else if constexpr (std::is_same_v<T, RoleStatus> || std::is_same_v<T, TableStatus> ||
+                             std::is_same_v<T, RequestForward>) {
           return shared(xid, std::move(b));
         } else if constexpr (std::is_same_v<T, of14::AsyncConfig>) {
           AsyncConfig c = async_from(b);
@@ -112,6 +113,8 @@ Result<of14::Message, OfError> from_shared(const Message& m) {
     out.body = *rs;
   } else if (const auto* ts = std::get_if<TableStatus>(&m.body)) {
     out.body = *ts;
+  } else if (const auto* rf = std::get_if<RequestForward>(&m.body)) {
+    out.body = *rf;
   } else if (const auto* sa = std::get_if<SetAsync>(&m.body)) {
     out.body = async_to(*sa, false);
   } else if (const auto* ga = std::get_if<GetAsyncReply>(&m.body)) {

@@ -241,9 +241,25 @@ Result<Message, OfError> decode_of14(ByteSpan wire) {
                                   fmt::format("bundle add: inner message version {} != 5", a->message[0])});
       return Message{xid, std::move(*a)};
     }
-    case uint8_t(Type::kRequestForward):
-      return unexpected(
-          err(BadRequestCode::kBadType, "OF1.4 requestforward is not decoded by this codec", 1));
+    case uint8_t(Type::kRequestForward): {
+      if (body.size() < kHeaderLen)
+        return unexpected(err(BadRequestCode::kBadLen, "requestforward: no inner message", 0));
+      const uint16_t inner_len = load_be16(&body[2]);
+      if (inner_len != body.size())
+        return unexpected(err(BadRequestCode::kBadLen,
+                              fmt::format("requestforward: inner length {} != the {} bytes that follow",
+                                          inner_len, body.size()),
+                              kHeaderLen));
+      if (body[0] != kOf14)
+        return unexpected(err(BadRequestCode::kBadVersion,
+                              fmt::format("requestforward: inner version {} != 5", body[0]), kHeaderLen));
+      if (body[1] != uint8_t(MsgType::kGroupMod) && body[1] != uint8_t(MsgType::kMeterMod))
+        return unexpected(
+            err(BadRequestCode::kBadType,
+                fmt::format("requestforward: inner type {} is not a group-mod or meter-mod", body[1]),
+                kHeaderLen));
+      return Message{xid, RequestForward{Bytes(body.begin(), body.end())}};
+    }
     default:
       if (type > uint8_t(Type::kBundleAddMessage))
         return unexpected(err(BadRequestCode::kBadType, fmt::format("unknown message type {}", type), 1));
@@ -353,6 +369,9 @@ Result<Bytes, OfError> encode_of14(const Message& msg) {
           w.zeros(1);
           w.u32(b.config);
           w.bytes(b.properties);
+        } else if constexpr (std::is_same_v<T, RequestForward>) {
+          header(out, uint8_t(Type::kRequestForward), msg.xid);
+          out.insert(out.end(), b.request.begin(), b.request.end());
         } else if constexpr (std::is_same_v<T, AsyncConfig>) {
           header(out, uint8_t(b.reply ? MsgType::kGetAsyncReply : MsgType::kSetAsync), msg.xid);
           ByteWriter w(out);

@@ -20,10 +20,10 @@
 //     extension's (of13/bundle.h structs, flags ATOMIC / ORDERED).
 //   - port and queue stats replies: entries with a length and properties
 //     (ports: the ethernet property with the error counters), stats.cpp.
+//   - request forward (32): a group-mod or meter-mod inside, kept as bytes;
 // Parts of 1.4 with a different wire that this codec does not decode yet
-// (table/queue description, flow monitor, request-forward, table-mod
-// properties) are refused with an error that names them, never decoded the
-// 1.3 way. bridge.cpp maps all of it onto the shared model (codec.h's
+// (table/queue description, flow monitor, table-mod properties) are refused with an error that names them,
+// never decoded the 1.3 way. bridge.cpp maps all of it onto the shared model (codec.h's
 // decode_of14/encode_of14, what decode_message uses for version 5).
 //
 // Invariants. decode_of14 never reads past the message; a decoded message
@@ -107,6 +107,10 @@ using of::RoleStatus;
 using of::RoleStatusReason;
 using of::TableStatus;
 using of::TableStatusReason;
+// Request forward: the inner message must be a 1.4 group-mod or meter-mod
+// whose length is the rest of the message.
+using of::RequestForward;
+using of::RequestForwardReason;
 
 // OFPMP_PORT_STATS reply: 1.3's counters, rx_frame_err .. collisions in the
 // ethernet property (the optical property, if a sender adds one, is dropped).
@@ -152,9 +156,9 @@ struct AsyncConfig {
 // status, flow removed) applied over it; the other kinds are not in the model.
 of::AsyncConfig apply_async(const of::AsyncConfig& base, const AsyncConfig& props);
 
-using Body =
-    std::variant<of::Message, FlowMod, FlowStatsReply, PortStatus, PortMod, PortDescReply, RoleStatus,
-                 TableStatus, AsyncConfig, BundleControl, BundleAdd, PortStatsReply, QueueStatsReply>;
+using Body = std::variant<of::Message, FlowMod, FlowStatsReply, PortStatus, PortMod, PortDescReply,
+                          RoleStatus, TableStatus, AsyncConfig, BundleControl, BundleAdd, PortStatsReply,
+                          QueueStatsReply, RequestForward>;
 
 struct Message {
   uint32_t xid = 0;

@@ -111,6 +111,37 @@ TEST(Meters, DscpRemarkRaisesDropPrecedence) {
   EXPECT_EQ(remark_dscp(46, 1), 46);  // EF is not an AF class
 }
 
+// A class selector has no drop precedence: the band lowers its precedence
+// (Ryu's of13 meter suite sends CS3 and expects the excess as CS2).
+TEST(Meters, DscpRemarkLowersClassSelector) {
+  EXPECT_EQ(remark_dscp(24, 1), 16);
+  EXPECT_EQ(remark_dscp(24, 2), 8);
+  EXPECT_EQ(remark_dscp(8, 3), 0);
+  EXPECT_EQ(remark_dscp(0, 1), 0);
+  EXPECT_EQ(remark_dscp(56, 1), 48);
+  Rig r;
+  using namespace of::meter_flags;
+  ASSERT_TRUE(
+      r.dp.meter_mod(meter(4, kPktps | kBurst, {band(of::MeterBandType::kDscpRemark, 100, 5, 1)}), r.now)
+          .ok());
+  r.add(metered_flow(4));
+  Bytes cs3_v4 = FrameBuilder()
+                     .eth(mac(2), mac(1))
+                     .ipv4(ip4("10.0.0.1"), ip4("10.0.0.2"), 64, 24 << 2)
+                     .udp(1, 2)
+                     .build();
+  EXPECT_EQ(blast(r, cs3_v4, 100, 1'000'000), 100u);
+  int cs3 = 0, cs2 = 0;
+  for (const auto& s : r.out.sent) {
+    EXPECT_TRUE(csum::checksums_ok(s.data.data(), s.data.size()));
+    cs3 += (s.data[15] >> 2) == 24;
+    cs2 += (s.data[15] >> 2) == 16;
+  }
+  EXPECT_GE(cs3, 13);
+  EXPECT_LE(cs3, 16);
+  EXPECT_EQ(cs3 + cs2, 100);
+}
+
 TEST(Meters, HighestExceededBandApplies) {
   Rig r;
   using namespace of::meter_flags;

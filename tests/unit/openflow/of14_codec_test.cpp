@@ -65,7 +65,7 @@ const std::map<std::string, Vector>& vectors() {
 
 TEST(Of14Codec, EveryOskenVectorRoundTrips) {
   NEED_OSKEN();
-  EXPECT_GE(vectors().size(), 24u);
+  EXPECT_GE(vectors().size(), 26u);
   for (const auto& [name, v] : vectors()) {
     auto m = decode_of14(v.wire);
     ASSERT_TRUE(m.ok()) << name << ": " << m.error().to_string();
@@ -201,6 +201,33 @@ TEST(Of14Codec, PortAndQueueStatsWithProperties) {
   EXPECT_EQ(q[0].tx_bytes, 1000u);
 }
 
+// Request forward: the group-mod or meter-mod inside is kept whole; one that
+// is not 1.4, not a group/meter mod, or whose length disagrees is refused.
+TEST(Of14Codec, RequestForwardCarriesTheRequest) {
+  NEED_OSKEN();
+  for (const char* name : {"request_forward_group_mod", "request_forward_meter_mod"}) {
+    const Vector& v = vectors().at(name);
+    auto m = decode_of14(v.wire);
+    ASSERT_TRUE(m.ok()) << name;
+    const Bytes& inner = std::get<RequestForward>(m->body).request;
+    ASSERT_EQ(inner.size(), v.wire.size() - kHeaderLen);
+    EXPECT_EQ(inner[1], v.fields["inner_type"].get<int>()) << name;
+    EXPECT_EQ(load_be32(&inner[4]), v.fields["inner_xid"].get<uint32_t>()) << name;
+    // group_id and meter_id are both at offset 12 (after command and type/flags)
+    EXPECT_EQ(load_be32(&inner[12]), v.fields[inner[1] == 15 ? "group_id" : "meter_id"].get<uint32_t>());
+  }
+  Bytes rf = vectors().at("request_forward_group_mod").wire;
+  Bytes wrong = rf;
+  wrong[8] = kOf13;
+  EXPECT_EQ(decode_of14(wrong).error().code, uint16_t(BadRequestCode::kBadVersion));
+  wrong = rf;
+  wrong[9] = 14;  // a flow-mod
+  EXPECT_EQ(decode_of14(wrong).error().code, uint16_t(BadRequestCode::kBadType));
+  wrong = rf;
+  store_be16(&wrong[10], uint16_t(rf.size()));  // the inner length counts the outer header
+  EXPECT_EQ(decode_of14(wrong).error().code, uint16_t(BadRequestCode::kBadLen));
+}
+
 TEST(Of14Codec, TruncationsFailCleanly) {
   NEED_OSKEN();
   for (const auto& [name, v] : vectors()) {
@@ -243,7 +270,7 @@ TEST(Of14Codec, BadPropertiesAndUndecodedPartsAreRefused) {
   ASSERT_FALSE(td.ok());
   EXPECT_EQ(td.error().code, uint16_t(BadRequestCode::kBadMultipart));
   Bytes reqfwd = {kOf14, 32, 0, 8, 0, 0, 0, 1};
-  EXPECT_FALSE(decode_of14(reqfwd).ok());
+  EXPECT_EQ(decode_of14(reqfwd).error().code, uint16_t(BadRequestCode::kBadLen));
   Bytes of13_hello = {kOf13, 0, 0, 8, 0, 0, 0, 1};
   EXPECT_EQ(decode_of14(of13_hello).error().code, uint16_t(BadRequestCode::kBadVersion));
 

@@ -177,6 +177,17 @@ def main():
 
     def check_queue_stats(m):
         assert m.body[0].port_no == 2 and m.body[0].tx_bytes == 1000
+    # Request forward: os-ken serialises the group-mod / meter-mod inside.
+    gm = p.OFPGroupMod(DP, ofp.OFPGC_ADD, ofp.OFPGT_ALL, 6,
+                       [p.OFPBucket(actions=[p.OFPActionOutput(2, 0)])])
+    gm.set_xid(0x77)
+    out("request_forward_group_mod", p.OFPRequestForward(DP, gm),
+        {"type": 32, "inner_type": 15, "group_id": 6, "inner_xid": 0x77})
+    mm = p.OFPMeterMod(DP, ofp.OFPMC_ADD, ofp.OFPMF_PKTPS, 3, [p.OFPMeterBandDrop(rate=100)])
+    mm.set_xid(0x78)
+    out("request_forward_meter_mod", p.OFPRequestForward(DP, mm),
+        {"type": 32, "inner_type": 29, "meter_id": 3, "inner_xid": 0x78})
+
     packed("queue_stats_reply", ofp.OFPT_MULTIPART_REPLY,
            struct.pack("!HH4x", ofp.OFPMP_QUEUE_STATS, 0) + qstats,
            {"type": 19, "port_no": 2, "queue_id": 1, "tx_bytes": 1000}, check_queue_stats)

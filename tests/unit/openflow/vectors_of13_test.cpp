@@ -379,8 +379,9 @@ json message_json(const Message& msg) {
           return wrap("OFPGetAsyncReply", async_json(b));
         } else if constexpr (std::is_same_v<T, SetAsync>) {
           return wrap("OFPSetAsync", async_json(b));
-        } else if constexpr (std::is_same_v<T, RoleStatus> || std::is_same_v<T, TableStatus>) {
-          return wrap("OF1.4 status", json::object());  // never in a 1.3 vector
+        } else if constexpr (std::is_same_v<T, RoleStatus> || std::is_same_v<T, TableStatus> ||
+                             std::is_same_v<T, RequestForward>) {
+          return wrap("OF1.4 message", json::object());  // never in a 1.3 vector
         } else {
           return wrap("OFPMeterMod", {{"command", static_cast<int>(b.command)},
                                       {"flags", b.flags},

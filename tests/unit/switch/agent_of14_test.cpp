@@ -150,5 +150,72 @@ TEST(AgentOf14Roles, DemotedMasterGetsRoleStatus) {
   if (fx.sw) fx.sw->stop();
 }
 
+// Request forward (OF1.4 7.4.5): c1, a slave at 1.4 that asked for group and
+// meter mods in its set-async, gets each one c2 (a master at 1.3) had applied,
+// as c2 sent it with version 5; nothing before it asked, nothing that failed,
+// nothing to c2 itself.
+TEST(AgentOf14Roles, SlaveGetsOtherControllersGroupAndMeterMods) {
+  TestController c1{{of::kOf14}}, c2{{of::kOf13}};
+  SwitchOptions o = options_with_controller(c1.port());
+  o.controllers.push_back(options_with_controller(c2.port()).controllers[0]);
+  SwitchFixture fx(o, 2);
+  ASSERT_TRUE(c1.wait_ready());
+  ASSERT_TRUE(c2.wait_ready());
+  ASSERT_EQ(c2.version(), of::kOf13);
+  of::RoleRequest rq;
+  rq.role = of::ControllerRole::kSlave;
+  rq.generation_id = 1;
+  ASSERT_TRUE(c1.wait_xid(c1.send(rq)));
+  rq.role = of::ControllerRole::kMaster;
+  ASSERT_TRUE(c2.wait_xid(c2.send(rq)));
+
+  of::GroupMod gm;
+  gm.group_id = 5;
+  gm.type = of::GroupType::kAll;
+  gm.buckets = {of::Bucket{0, of::port::kAny, of::group::kAny, {of::Action::output(2)}}};
+  ASSERT_TRUE(c2.wait_xid(c2.send(of::BarrierRequest{})));
+  c2.send(gm);  // c1 has not asked yet: not forwarded
+  ASSERT_TRUE(c2.wait_xid(c2.send(of::BarrierRequest{})));
+
+  of::SetAsync sa;
+  sa.present = 1u << 10;  // OFPACPT_REQUESTFORWARD_SLAVE
+  sa.requestforward_mask = {0, 0x3};
+  c1.send(sa);
+  ASSERT_TRUE(c1.wait_xid(c1.send(of::BarrierRequest{})));
+  gm.group_id = 6;
+  const uint32_t gxid = c2.send(gm);
+  c2.send(gm);  // group 6 exists: OFPGMFC_GROUP_EXISTS, not forwarded
+  of::MeterMod mm;
+  mm.flags = of::meter_flags::kPktps;
+  mm.meter_id = 3;
+  of::MeterBand band;
+  band.rate = 100;
+  mm.bands = {band};
+  const uint32_t mxid = c2.send(mm);
+  ASSERT_TRUE(c2.wait_xid(c2.send(of::BarrierRequest{})));
+
+  auto f1 = c1.wait_for(MsgType::kRequestForward);
+  auto f2 = c1.wait_for(MsgType::kRequestForward);
+  ASSERT_TRUE(f1 && f2) << "the slave got no request forward";
+  EXPECT_EQ(f1->version, of::kOf14);
+  EXPECT_EQ(f1->xid, gxid);
+  EXPECT_EQ(f2->xid, mxid);
+  auto want_g = of::encode_message(of::Message{of::kOf14, gxid, gm});
+  auto want_m = of::encode_message(of::Message{of::kOf14, mxid, mm});
+  ASSERT_TRUE(want_g.ok() && want_m.ok());
+  EXPECT_EQ(f1->as<of::RequestForward>().request, *want_g);
+  EXPECT_EQ(f2->as<of::RequestForward>().request, *want_m);
+  auto inner = of::decode_message(f1->as<of::RequestForward>().request);
+  ASSERT_TRUE(inner.ok());
+  EXPECT_EQ(inner->as<of::GroupMod>().group_id, 6u);
+  EXPECT_FALSE(c1.wait_for(MsgType::kRequestForward, 300ms).has_value()) << "more than the two applied";
+  EXPECT_EQ(c2.count(MsgType::kRequestForward), 0u);
+  // A controller sending one gets OFPBRC_BAD_TYPE: only a switch sends it.
+  auto e = c1.wait_xid(c1.send(of::RequestForward{*want_g}));
+  ASSERT_TRUE(e && e->is<of::ErrorMsg>());
+  EXPECT_EQ(e->as<of::ErrorMsg>().code, uint16_t(of::BadRequestCode::kBadType));
+  if (fx.sw) fx.sw->stop();
+}
+
 }  // namespace
 }  // namespace flowlab::sw::testing
