@@ -110,6 +110,7 @@ Result<HttpReply> CurlSession::perform(const std::string& url, const std::string
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &reply.body);
   CURLcode rc = curl_easy_perform(h);
   curl_slist_free_all(headers);
+  timed_out_ = rc == CURLE_OPERATION_TIMEDOUT;
   if (rc != CURLE_OK) return fail("{}: {}", url, curl_easy_strerror(rc));
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &reply.status);
   return reply;

@@ -36,11 +36,15 @@ class CurlSession {
   Result<HttpReply> get(const std::string& url, std::chrono::milliseconds timeout);
   // `text` percent-encoded for a URL's query string.
   static std::string escape(std::string_view text);
+  // Whether the last post/get failed by running out of its timeout (the peer
+  // accepted or was silent, but did not answer in time).
+  bool timed_out() const { return timed_out_; }
 
  private:
   Result<HttpReply> perform(const std::string& url, const std::string_view* body,
                             std::chrono::milliseconds timeout);
   void* handle_ = nullptr;  // CURL*
+  bool timed_out_ = false;
 };
 
 class CurlStream {

@@ -2,6 +2,7 @@
 #include "coord/etcd_client.h"
 
 #include <algorithm>
+#include <thread>
 
 namespace flowlab::coord {
 
@@ -48,37 +49,49 @@ std::string EtcdClient::current_endpoint() const {
 }
 
 Result<std::string> EtcdClient::call(std::string_view path, std::string_view body) {
+  using namespace std::chrono;
   std::lock_guard lock(mu_);
   const size_t n = config_.endpoints.size();
   if (n == 0) return fail("etcd: no endpoint configured");
-  const auto deadline = std::chrono::steady_clock::now() + config_.timeout;
+  const auto deadline = steady_clock::now() + config_.timeout;
+  constexpr auto kPause = milliseconds(50);  // between rounds: a leader is being elected
   std::string tried;
-  for (size_t i = 0; i < n; ++i) {
-    const size_t idx = (current_ + i) % n;
-    const std::string& ep = config_.endpoints[idx];
-    auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      tried += fmt::format("{}{}: not tried, the {} ms timeout was spent", tried.empty() ? "" : "; ", ep,
-                           config_.timeout.count());
-      continue;
+  for (int round = 1;; ++round) {
+    bool retry = false;  // a member is up but could not answer yet
+    tried.clear();
+    for (size_t i = 0; i < n; ++i) {
+      const size_t idx = (current_ + i) % n;
+      const std::string& ep = config_.endpoints[idx];
+      auto left = duration_cast<milliseconds>(deadline - steady_clock::now());
+      if (left.count() <= 0) {
+        tried += fmt::format("{}{}: not tried, the {} ms timeout was spent", tried.empty() ? "" : "; ", ep,
+                             config_.timeout.count());
+        continue;
+      }
+      auto r = session_.post(ep + std::string(path), body, std::min(left, config_.attempt));
+      std::string why;
+      if (!r) {
+        why = r.error().message;
+        retry = retry || session_.timed_out();
+      } else if (r->status >= 500 || r->status == 0) {
+        auto e = reply_error(r->body);
+        why = fmt::format("{}{}: HTTP {} {}", ep, path, r->status, e ? e->message : r->body.substr(0, 120));
+        retry = true;
+      } else if (r->status == 404 && !reply_error(r->body)) {  // etcd's NotFound (a lease) has a body
+        why = fmt::format("{}{}: HTTP 404 (not an etcd 3.4 JSON gateway?)", ep, path);
+      } else {
+        current_ = idx;
+        return std::move(r->body);
+      }
+      tried += (tried.empty() ? "" : "; ") + why;
     }
-    auto r = session_.post(ep + std::string(path), body, std::min(left, config_.attempt));
-    std::string why;
-    if (!r) {
-      why = r.error().message;
-    } else if (r->status >= 500 || r->status == 0) {
-      auto e = reply_error(r->body);
-      why = fmt::format("{}{}: HTTP {} {}", ep, path, r->status, e ? e->message : r->body.substr(0, 120));
-    } else if (r->status == 404 && !reply_error(r->body)) {  // etcd's NotFound (a lease) has a body
-      why = fmt::format("{}{}: HTTP 404 (not an etcd 3.4 JSON gateway?)", ep, path);
-    } else {
-      current_ = idx;
-      return std::move(r->body);
+    current_ = (current_ + 1) % n;  // start the next call (or round) elsewhere
+    if (!retry || deadline - steady_clock::now() <= kPause) {
+      if (round > 1) tried += fmt::format(" ({} rounds in {} ms)", round, config_.timeout.count());
+      break;
     }
-    tried += (tried.empty() ? "" : "; ") + why;
+    std::this_thread::sleep_for(kPause);
   }
-  current_ = (current_ + 1) % n;  // start the next call elsewhere
   return fail("etcd unreachable at {}: {}", join_endpoints(config_.endpoints), tried);
 }
 

@@ -7,9 +7,12 @@
 //
 // Failover: calls go to the endpoint that answered last; a transport failure
 // (refused, timed out) or an unavailable member (HTTP 5xx: no leader, stopped,
-// shutting down) moves to the next endpoint, until every endpoint was tried or
-// the call's timeout (EtcdConfig::timeout) is spent. A call that fails
-// everywhere is an error naming every endpoint and what each said.
+// shutting down) moves to the next endpoint. When every endpoint was tried and
+// one of them is up but could not answer (it hung or said 5xx: the cluster is
+// electing a leader after losing one), the endpoints are tried again until the
+// call's timeout (EtcdConfig::timeout) is spent; when all refused, the call
+// fails at once. A call that fails is an error naming every endpoint and what
+// each said last.
 // A retried write may have been applied by the member that timed out; the
 // transactions flowlab writes (elections, compare-and-set) are safe to retry.
 // Thread-safe: calls are serialised on one connection; threads that block
