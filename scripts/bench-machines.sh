@@ -24,10 +24,12 @@
 #             --test none: bring-up and teardown alone, interleaved -n times, and
 #             each agent's phases (results.json's phases.up.machine_*). Not in the
 #             default rows (the pingall row measures the same two figures).
+# Each run starts after -s seconds (3): the kernel frees the previous run's
+# namespaces after its `lab down` returned, and would charge the next run.
 # Not a test (no pass/fail exit code; figures depend on the machine): it prints
 # a table; results.json and report.html of each row stay in the out dir.
 #
-#   sudo scripts/bench-machines.sh [-b path/to/flowlab] [-n RUNS] [-f FANOUT] [-p FANOUT] [-m MACHINES] [-t TEST] [-o OUTDIR] [-r ROW,...]
+#   sudo scripts/bench-machines.sh [-b path/to/flowlab] [-n RUNS] [-f FANOUT] [-p FANOUT] [-m MACHINES] [-t TEST] [-o OUTDIR] [-r ROW,...] [-s SETTLE_S]
 set -euo pipefail
 
 BIN="${FLOWLAB_BINARY:-}"
@@ -38,7 +40,8 @@ OUT=""
 ROWS="shaped,unshaped,agents,scale,pingall"
 SCALE_TEST=pingall
 PFANOUT=32
-while getopts "b:n:f:p:m:t:o:r:h" opt; do
+SETTLE=3
+while getopts "b:n:f:p:m:t:o:r:s:h" opt; do
   case $opt in
     b) BIN=$OPTARG ;;
     n) RUNS=$OPTARG ;;
@@ -48,6 +51,7 @@ while getopts "b:n:f:p:m:t:o:r:h" opt; do
     t) SCALE_TEST=$OPTARG ;;
     o) OUT=$OPTARG ;;
     r) ROWS=$OPTARG ;;
+    s) SETTLE=$OPTARG ;;
     *) sed -n '2,30p' "$0"; exit 2 ;;
   esac
 done
@@ -74,6 +78,10 @@ trap cleanup EXIT
 want() { [[ ",$ROWS," == *",$1,"* ]]; }
 run_lab() {  # NAME ARGS...: one lab run into $OUT/NAME, its log beside it
   local name=$1; shift
+  # The kernel frees a run's namespaces after its `lab down` returns (its netns
+  # work queue, under the RTNL lock): without a pause, each run pays for the
+  # previous one's 1,000+ namespaces and the interleaved rows charge each other.
+  sleep "$SETTLE"
   echo "bench-machines: $name: flowlab lab run $*" >&2
   "$BIN" lab run "$@" --out "$OUT/$name" >"$OUT/$name.log" 2>&1 ||
     { echo "bench-machines: $name failed:" >&2; tail -5 "$OUT/$name.log" >&2; }

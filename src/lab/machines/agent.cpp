@@ -57,6 +57,7 @@ struct Built {
   std::unique_ptr<ExecServer> exec;  // the tests' commands for this machine's hosts
   // The links between switches, left by teardown(true) (CaseTopology::defer_switch_links).
   std::unique_ptr<LabLinksDelete> links_left;
+  json down_phases = json::object();  // the part's teardown phases, for the agent's log
 
   // With links_after, the links between switches stay for delete_links_left,
   // after the status: their delete would wait for the RTNL lock behind the
@@ -67,6 +68,7 @@ struct Built {
       topo->defer_switch_links = links_after;
       topo->teardown(case_name);
       links_left = std::move(topo->links_after_down);
+      down_phases = std::move(topo->teardown_phases);
     }
     topo.reset();
     state.reset();  // removes the state file: nothing it recorded is left
@@ -314,9 +316,9 @@ class Agent {
     std::fprintf(
         stderr,
         "lab agent %s: run %s: down in %.3f s (the part %.3f s, its keys %.3f s); then the switches' "
-        "links: %zu group(s) in %.3f s\n",
+        "links: %zu group(s) in %.3f s; the part's phases %s\n",
         opts_.name.c_str(), id.c_str(), double(t2 - t0) / 1e9, double(t1 - t0) / 1e9, double(t2 - t1) / 1e9,
-        groups, double(monotonic_ns() - t2) / 1e9);
+        groups, double(monotonic_ns() - t2) / 1e9, b.down_phases.dump().c_str());
   }
 
   // The tests' commands for this machine, of every run built here.
