@@ -52,7 +52,7 @@ while getopts "b:n:f:p:m:t:o:r:s:h" opt; do
     o) OUT=$OPTARG ;;
     r) ROWS=$OPTARG ;;
     s) SETTLE=$OPTARG ;;
-    *) sed -n '2,30p' "$0"; exit 2 ;;
+    *) sed -n '2,32p' "$0"; exit 2 ;;
   esac
 done
 if [[ -z "$BIN" ]]; then
