@@ -133,6 +133,19 @@ bool alive_with_start(pid_t pid, uint64_t start) {
   return pid > 0 && start != 0 && process_start_time(pid) == start;
 }
 
+// SIGTERM, then SIGKILL after 3 s; true when it ended on the SIGTERM.
+bool stop_owner(pid_t pid, uint64_t start) {
+  kill(pid, SIGTERM);
+  for (int i = 0; i < 300; ++i) {
+    if (!alive_with_start(pid, start)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(pid, SIGKILL);
+  for (int i = 0; i < 100 && alive_with_start(pid, start); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return false;
+}
+
 }  // namespace
 
 CleanReport clean_runs(bool force, const std::string& only_scenario) {
@@ -153,9 +166,17 @@ CleanReport clean_runs(bool force, const std::string& only_scenario) {
     std::string id = j.value("run_id", entry.path().filename().string());
     if (!only_scenario.empty() && j.value("scenario", "") != only_scenario) continue;
     pid_t owner = j.value("owner_pid", 0);
-    if (!force && owner != getpid() && alive_with_start(owner, j.value("owner_start", uint64_t(0)))) {
-      rep.kept.push_back(fmt::format("run {} (lab pid {} is still running)", id, owner));
-      continue;
+    const uint64_t owner_start = j.value("owner_start", uint64_t(0));
+    if (owner != getpid() && alive_with_start(owner, owner_start)) {
+      if (!force) {
+        rep.kept.push_back(fmt::format("run {} (lab pid {} is still running)", id, owner));
+        continue;
+      }
+      // Forced: the lab's own process goes first (a `lab up` left behind would
+      // otherwise hold on and rebuild nothing, but live on). SIGTERM lets it take
+      // its lab down itself; what it has not removed after 3 s is removed below.
+      rep.actions.push_back(stop_owner(owner, owner_start) ? fmt::format("run {}: stopped its lab pid {}", id, owner)
+                                                           : fmt::format("run {}: killed its lab pid {}", id, owner));
     }
     for (const auto& p : j.value("processes", nlohmann::json::array())) {
       pid_t pid = p.value("pid", 0);

@@ -60,7 +60,8 @@ struct CleanReport {
   std::vector<std::string> actions;  // "killed pid 123 (ovs-vswitchd)", "deleted netns fl..."
   std::vector<std::string> kept;     // runs left alone because their lab is alive
 };
-// Removes what crashed runs left. `force` also cleans runs whose lab is alive;
+// Removes what crashed runs left. `force` also cleans runs whose lab is alive,
+// stopping that lab's own process first (SIGTERM, SIGKILL after 3 s);
 // `only_scenario` limits it to the runs created under that label (an agent's own).
 CleanReport clean_runs(bool force, const std::string& only_scenario = {});
 

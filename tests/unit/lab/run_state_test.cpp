@@ -2,6 +2,7 @@
 // start time), bounded commands, and the tcp-rr client/server over loopback.
 #include "lab/host/run_state.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -104,20 +105,38 @@ TEST_F(StateDir, CleanKillsRecordedProcessesAndNothingElse) {
   EXPECT_FALSE(fs::exists(dir));
 }
 
-TEST_F(StateDir, CleanLeavesRunsOfALiveLab) {
-  // A state file owned by a live process other than us (pid 1 of this namespace).
+TEST_F(StateDir, CleanLeavesRunsOfALiveLabAndForceStopsIt) {
+  // A state file owned by a live process other than us: a child standing for a
+  // `lab up` left running.
+  pid_t owner = fork();
+  ASSERT_GE(owner, 0);
+  if (owner == 0) {
+    pause();
+    _exit(0);
+  }
+  uint64_t start = 0;
+  for (int i = 0; i < 100 && (start = process_start_time(owner)) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_NE(start, 0u);
   fs::create_directories(dir_ / "zzzzz");
   nlohmann::json j = {{"run_id", "zzzzz"},
-                      {"owner_pid", 1},
-                      {"owner_start", process_start_time(1)},
+                      {"owner_pid", owner},
+                      {"owner_start", start},
                       {"netns", nlohmann::json::array()},
                       {"processes", nlohmann::json::array()}};
   std::ofstream(dir_ / "zzzzz" / "state.json") << j.dump();
   auto rep = clean_runs(false);
   EXPECT_EQ(rep.kept.size(), 1u);
   EXPECT_TRUE(fs::exists(dir_ / "zzzzz"));
+  EXPECT_EQ(kill(owner, 0), 0) << "clean without --force touched a live lab's process";
   rep = clean_runs(true);
   EXPECT_FALSE(fs::exists(dir_ / "zzzzz"));
+  int status = 0;
+  ASSERT_EQ(waitpid(owner, &status, 0), owner);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
+  ASSERT_FALSE(rep.actions.empty());
+  EXPECT_NE(rep.actions.front().find(fmt::format("stopped its lab pid {}", owner)), std::string::npos)
+      << rep.actions.front();
 }
 
 TEST(Commands, TimeoutKillsTheChild) {
