@@ -175,8 +175,9 @@ CleanReport clean_runs(bool force, const std::string& only_scenario) {
       // Forced: the lab's own process goes first (a `lab up` left behind would
       // otherwise hold on and rebuild nothing, but live on). SIGTERM lets it take
       // its lab down itself; what it has not removed after 3 s is removed below.
-      rep.actions.push_back(stop_owner(owner, owner_start) ? fmt::format("run {}: stopped its lab pid {}", id, owner)
-                                                           : fmt::format("run {}: killed its lab pid {}", id, owner));
+      rep.actions.push_back(stop_owner(owner, owner_start)
+                                ? fmt::format("run {}: stopped its lab pid {}", id, owner)
+                                : fmt::format("run {}: killed its lab pid {}", id, owner));
     }
     for (const auto& p : j.value("processes", nlohmann::json::array())) {
       pid_t pid = p.value("pid", 0);
