@@ -95,7 +95,7 @@ TEST_F(LabMachines, UpAcrossMachinesExecStatusAndDownThroughTheAgents) {
   EXPECT_EQ(agents[0].exit_code(), 0) << agents[0].log_tail();
   run_command({"ip", "netns", "del", ma});
   run_command({"ip", "netns", "del", mb});
-  EXPECT_EQ(namespaces(), before);
+  EXPECT_EQ(left_since(before), std::set<std::string>{});
 }
 
 // A provider network between the machines (`type: underlay`, `vlan: 100`): no

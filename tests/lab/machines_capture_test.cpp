@@ -97,19 +97,6 @@ class LabMachinesCapture : public LabMachines {
       if (c.contains("file") && fs::path(c["file"].get<std::string>()).filename() == name) return c;
     return json();
   }
-  // The namespaces made since `before` by the run (its nodes' and its emulated
-  // machines', whose ids its log and results name); other labs on the box may come and go.
-  std::vector<std::string> left_by(const std::set<std::string>& before, const json& results,
-                                   const std::string& log) const {
-    std::vector<std::string> ids = {"fl" + results.value("run_id", std::string("?")) + "-"};
-    if (auto at = log.find("underlay bridge (fl"); at != std::string::npos)
-      ids.push_back(log.substr(at + 17, log.find('-', at + 17) - (at + 17)) + "-");
-    std::vector<std::string> left;
-    for (const auto& ns : namespaces())
-      for (const auto& id : ids)
-        if (!before.count(ns) && ns.rfind(id, 0) == 0) left.push_back(ns);
-    return left;
-  }
   bool no_pcap_under(const fs::path& root) const {
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator();
@@ -163,7 +150,7 @@ TEST_F(LabMachinesCapture, LinkBetweenMachinesCapturedAtBothEndsAndBroughtBackOv
   EXPECT_NE(r.err.find("over etcd"), std::string::npos) << r.err;
   // Only the coordinator's copies are left: the agents' went with their parts.
   EXPECT_NE(r.err.find("underlay bridge (fl"), std::string::npos) << r.err;
-  EXPECT_EQ(left_by(before, j, r.err), std::vector<std::string>{});
+  EXPECT_EQ(left_since(before, r.err), std::set<std::string>{});
   EXPECT_TRUE(fs::is_empty(dir_ / "state"));
   EXPECT_TRUE(no_pcap_under(dir_ / "state"));
   std::vector<std::string> files;

@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <string>
 #include <thread>
@@ -28,6 +30,38 @@ class LabMachines : public LabDirTest {
     for (const auto& e : std::filesystem::directory_iterator("/run/netns"))
       out.insert(e.path().filename().string());
     return out;
+  }
+  // What this test left: the namespaces made since `before` that are its own,
+  // those it made by hand and those of the labs (`fl<ID>-...`) whose ids its
+  // files (the runs' results and logs, the agents' logs) or `text` (a command's
+  // output) name. Other labs on the box may come and go meanwhile.
+  std::set<std::string> left_since(const std::set<std::string>& before, const std::string& text = {}) const {
+    std::set<std::string> ids = lab_ids(text);
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(dir_, ec);
+         it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+      if (!it->is_regular_file(ec) || it->path().extension() == ".pcap" || it->file_size(ec) > (16u << 20))
+        continue;
+      auto more = lab_ids(slurp(it->path().string()));
+      ids.insert(more.begin(), more.end());
+    }
+    std::set<std::string> left;
+    for (const auto& ns : namespaces()) {
+      if (before.count(ns)) continue;
+      const size_t dash = ns.find('-');
+      const bool of_our_lab =
+          ns.rfind("fl", 0) == 0 && dash != std::string::npos && ids.count(ns.substr(2, dash - 2));
+      if (of_our_lab || std::find(made_.begin(), made_.end(), ns) != made_.end()) left.insert(ns);
+    }
+    return left;
+  }
+  // The lab ids a text names: in namespace names (fl<ID>-) and as runs ("run ID", "run_id": "ID").
+  static std::set<std::string> lab_ids(const std::string& text) {
+    static const std::regex re(R"((?:\bfl|\brun |"run_id": ?")([a-z0-9]{5})\b)");
+    std::set<std::string> ids;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
+      ids.insert((*it)[1].str());
+    return ids;
   }
   // The namespaces of run `id` (its nodes', its wires'), on every machine of one box.
   static std::set<std::string> of_run(const std::string& id) {
@@ -119,7 +153,7 @@ class LabMachines : public LabDirTest {
     }
     run_command({"ip", "netns", "del", ma});
     run_command({"ip", "netns", "del", mb});
-    EXPECT_EQ(namespaces(), before);
+    EXPECT_EQ(left_since(before), std::set<std::string>{});
   }
   void TearDown() override {  // the "machines" go even when an assertion ended the test early
     for (const auto& ns : made_) run_command({"ip", "netns", "del", ns});

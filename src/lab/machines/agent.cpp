@@ -55,7 +55,7 @@ struct Built {
   MachinePart part;
   std::unique_ptr<CaseTopology> topo;
   std::unique_ptr<ExecServer> exec;  // the tests' commands for this machine's hosts
-  // The links between switches, left by teardown(true) (CaseTopology::defer_switch_links).
+  // The links between switches, left by teardown(true) (CaseTopology::teardown's defer_switch_links).
   std::unique_ptr<LabLinksDelete> links_left;
   json down_phases = json::object();  // the part's teardown phases, for the agent's log
 
@@ -65,9 +65,7 @@ struct Built {
   void teardown(bool links_after = false) {
     exec.reset();  // its children first: they run in the namespaces below
     if (topo) {
-      topo->defer_switch_links = links_after;
-      topo->teardown(case_name);
-      links_left = std::move(topo->links_after_down);
+      links_left = topo->teardown(case_name, links_after);
       down_phases = std::move(topo->teardown_phases);
     }
     topo.reset();

@@ -87,15 +87,13 @@ struct CaseTopology {
   // Across machines: what to tell of etcd when it could not be reached during the
   // case (the agents keep what they built; how to take it down), "" when it could.
   std::function<std::string()> etcd_lost;
-  // Set before teardown (an agent): the links between switches are not deleted
-  // there but left in links_after_down, whose socket holds the core namespace
-  // past its unmount, for the caller to delete once it has said the part is down.
-  bool defer_switch_links = false;
-  std::unique_ptr<LabLinksDelete> links_after_down;
-
   // Processes first (switches stop in parallel), then every namespace at once.
-  void teardown(const std::string& case_name) {
-    if (torn_down) return;
+  // With `defer_switch_links` (an agent), the links between switches are not
+  // deleted here but returned, their socket holding the core namespace past its
+  // unmount, for the caller to delete once it has said the part is down.
+  std::unique_ptr<LabLinksDelete> teardown(const std::string& case_name, bool defer_switch_links = false) {
+    std::unique_ptr<LabLinksDelete> links_after_down;
+    if (torn_down) return links_after_down;
     torn_down = true;
     PhaseClock clock(teardown_phases, case_name);
     if (prometheus) {
@@ -158,9 +156,10 @@ struct CaseTopology {
     n = namespaces.size();
     destroy_namespaces(namespaces);
     clock.lap("namespaces", n);
+    return links_after_down;
   }
   bool torn_down = false;
-  ~CaseTopology() { teardown("teardown"); }
+  ~CaseTopology() { (void)teardown("teardown"); }
 };
 
 struct RunContext;
