@@ -231,6 +231,27 @@ class Runtime(unittest.TestCase):
         self.assertEqual([i.name for i in s1.intfList()][0], 'lo')  # Mininet's port 0 of a switch
         self.assertEqual(s1.ports[s1.intf('s1-eth1')], 1)
 
+    def test_commands_a_hosts_constructor_runs_are_run_first_in_its_own_namespace(self):
+        class V4Host(Host):  # treeping64's HostV4: sysctls in the constructor, before any namespace
+            def __init__(self, *args, **kwargs):
+                Host.__init__(self, *args, **kwargs)
+                for ttl in (33, 44):  # in order: the last one stays
+                    self.cmd('sysctl -w net.ipv4.ip_default_ttl=%d' % ttl)
+
+        with open('/proc/sys/net/ipv4/ip_default_ttl') as f:
+            machine_ttl = f.read().strip()
+        net = self.net(switch=LinuxBridge, controller=None, host=V4Host)
+        h1, h2, s1 = net.addHost('h1'), net.addHost('h2'), net.addSwitch('s1')
+        net.addLink(h1, s1)
+        net.addLink(h2, s1)
+        net.start()
+        self.assertEqual(h1.cmd('sysctl -n net.ipv4.ip_default_ttl').strip(), '44')
+        self.assertIn('ttl=44', h2.cmd('ping -c1 -W2', h1.IP()))  # h1's echo replies leave with it
+        with open('/proc/sys/net/ipv4/ip_default_ttl') as f:
+            self.assertEqual(f.read().strip(), machine_ttl)
+        with self.assertRaisesRegex(Exception, 'x: the network is not built'):
+            Node('x').cmd('true')  # a node of no network has no namespace to run in
+
     def test_monitor_reads_what_background_commands_print_later(self):
         net, _ = self.two_hosts(FlowlabSwitch, tclink=False)
         net.start()
