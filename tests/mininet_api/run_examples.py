@@ -45,7 +45,6 @@ NOT_HERE = {
     'clusterSanity': 'a cluster of machines over ssh',
     'hwintf': 'a hardware interface moved into the network',
     'nat': 'NAT to the outside',
-    'natnet': 'NAT to the outside',
     'mobility': 'moves interfaces between running switches (Mininet\'s low-level API)',
 }
 

@@ -53,11 +53,21 @@ class Node:
         return max(self.ports.values()) + 1 if self.ports else self.portBase
 
     def addIntf(self, intf, port=None, moveIntf=True):
+        """The node's `ip` and `mac` go on its first interface (Mininet's defaultIntf), unless its
+        link gave that interface its own."""
+        first = not self.intfs
         if port is None:
             port = self.newPort()
         self.intfs[port] = intf
         self.ports[intf] = port
         self.nameToIntf[intf.name] = intf
+        if first:
+            ip = self.params.get('ip')
+            if ip and intf.ip is None:
+                addr, _, plen = str(ip).partition('/')
+                intf.ip, intf.prefixLen = addr, int(plen or 8)
+            if self.params.get('mac') and intf.mac is None:
+                intf.mac = self.params['mac']
 
     def intfList(self):
         return [self.intfs[p] for p in sorted(self.intfs)]
@@ -320,13 +330,3 @@ class Host(Node):
         return Node.popen(self, *args, _enter=['nsenter', '--target', str(self.shell.pid), '--mount',
                                                '--net', '--'], **kwargs)
 
-    def addIntf(self, intf, port=None, moveIntf=True):
-        first = not self.intfs
-        Node.addIntf(self, intf, port=port, moveIntf=moveIntf)
-        if first:
-            ip = self.params.get('ip')
-            if ip and intf.ip is None:
-                addr, _, plen = str(ip).partition('/')
-                intf.ip, intf.prefixLen = addr, int(plen or 8)
-            if self.params.get('mac') and intf.mac is None:
-                intf.mac = self.params['mac']
