@@ -16,8 +16,8 @@ down by `flowlab lab clean --force` there, and said; other labs of the machine a
 touched, even by a test that calls Mininet's cleanup(). What an example changes on the
 machine (linearbandwidth.py: the TCP congestion control, to reno) is put back after
 each test file.
-Tests of examples that need ssh, X11, a cluster, NAT to the outside or a hardware
-interface are not run unless --all (listed as not run, with why); nor, even with --all, the
+Tests of examples that need ssh, X11, a cluster or NAT to the outside are not run unless
+--all (listed as not run, with why); nor, even with --all, the
 tests of examples whose needs this machine lacks, checked on it (example_needs.py: VLAN
 interfaces in the kernel, the openvswitch module, Mininet's reference switch and controller,
 an iperf that answers cpu.py's probes), listed as not run with what is missing.
@@ -43,9 +43,7 @@ NOT_HERE = {
     'baresshd': 'ssh into a host',
     'sshd': 'ssh into hosts',
     'clusterSanity': 'a cluster of machines over ssh',
-    'hwintf': 'a hardware interface moved into the network',
     'nat': 'NAT to the outside',
-    'mobility': 'moves interfaces between running switches (Mininet\'s low-level API)',
 }
 
 # One test file in a child interpreter: its tests' ids and outcomes, one line each.
@@ -125,7 +123,7 @@ def main():
     ap.add_argument('flowlab')
     ap.add_argument('--only', default='', help='example names, comma-separated')
     ap.add_argument('--skip', default='', help='example names not to run, comma-separated')
-    ap.add_argument('--all', action='store_true', help='also run the tests of ssh/cluster/NAT/hardware examples')
+    ap.add_argument('--all', action='store_true', help='also run the tests of ssh/cluster/NAT examples')
     ap.add_argument('--timeout', type=int, default=600, help='seconds per test file')
     ap.add_argument('--tests', default=TESTS)
     ap.add_argument('--examples', default=EXAMPLES)

@@ -109,6 +109,21 @@ class OVSSwitch(Switch):
         if not shutil.which('ovs-vswitchd') and not os.path.exists('/usr/sbin/ovs-vswitchd'):
             raise Exception('Open vSwitch (ovs-vswitchd) is not installed: apt-get install openvswitch-switch')
 
+    def vsctl(self, *args):
+        """ovs-vsctl on the lab's Open vSwitch (the switch's shell reaches it), as Mininet's."""
+        return self.cmd('ovs-vsctl', *args)
+
+    def attach(self, intf):
+        """Connects an interface of the lab's core namespace to the running switch as a port
+        (mobility.py moves a host's link between switches this way)."""
+        out = self.vsctl('add-port', self, intf)
+        self.cmd('ip link set', intf, 'up')
+        return out
+
+    def detach(self, intf):
+        """Disconnects a port of the running switch (its interface stays)."""
+        return self.vsctl('del-port', self, intf)
+
     def lab_spec(self):
         spec = {'kind': 'ovs'}
         if self.protocols:
