@@ -184,6 +184,11 @@ def main():
                         w.write(congestion_control)
             left = [d for d in os.listdir(env['FLOWLAB_STATE_DIR'])]
             if left:
+                # `lab down` stops each lab's own process too (`clean --force` removes what a lab
+                # made but leaves a lab process that is still alive); clean takes what remains
+                for lab in left:
+                    subprocess.run([env['FLOWLAB_BIN'], 'lab', 'down', lab], env=env, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, timeout=120)
                 clean = subprocess.run([env['FLOWLAB_BIN'], 'lab', 'clean', '--force'], env=env,
                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                 print('%-44s       left %d lab(s) up, cleaned: %s' %
