@@ -272,6 +272,8 @@ class Mininet:
 
     def stop(self):
         if not self.started:
+            for node in self.hosts + self.switches + self.controllers:
+                node.terminate()  # what a node holds before the lab is up (a CPULimitedHost's cgroups)
             return
         info('*** Stopping %s nodes (flowlab lab down %s)\n' % (len(self), self.lab.id))
         nodes = self.hosts + self.switches + self.controllers
