@@ -156,6 +156,9 @@ def main():
         env['FLOWLAB_MININET_EXAMPLES'] = args.examples
         env['FLOWLAB_STATE_DIR'] = os.path.join(shim_dir, 'state')
         os.makedirs(env['FLOWLAB_STATE_DIR'])
+        # the API's scenario folders (tempfile) too: a killed example leaves its folder, removed with ours
+        env['TMPDIR'] = os.path.join(shim_dir, 'tmp')
+        os.makedirs(env['TMPDIR'])
         env.pop('PYTHONHOME', None)
         counts = {'pass': 0, 'FAIL': 0, 'skip': 0}
         for name in sorted(os.listdir(args.tests)):
