@@ -54,6 +54,8 @@ TEST_PACKAGES=(
   tmux python3-pexpect
   # scripts/bench-mininet.sh compares with Mininet 2.3.0; its lxbr switch needs brctl
   mininet bridge-utils
+  # Mininet's vlanhost example (tests/mininet_api/run_examples.py) runs `vconfig`
+  vlan
   # --metrics: a real Prometheus server scrapes the switch in the tests (and in labs)
   prometheus
   # tests: report.html is loaded in headless Chromium (summary, charts, no console errors)

@@ -301,6 +301,9 @@ class MininetApi(unittest.TestCase):
             t.addLink('h1', 'nope')
         with self.assertRaisesRegex(NotImplementedError, 'CPU limits|pinning'):
             CPULimitedHost('h9', cores=1)
+        from mininet.nodelib import NAT
+        with self.assertRaisesRegex(NotImplementedError, r'NAT\(nat0, inNamespace=False\): a NAT to the outside'):
+            NAT('nat0', inNamespace=False)
         net = Mininet(topo=SingleSwitchTopo(2), switch=LinuxBridge, controller=None, build=False)
         net.addHost('h1')
         with self.assertRaisesRegex(Exception, 'not built'):  # used after build(), it brings the lab up

@@ -2,7 +2,11 @@
 controller (and cpuacct, which counts their CPU time): sched='cfs' a CFS quota, sched='rt'
 real-time throttling (rt_runtime_us; the host's shell and its children run SCHED_RR at
 rtprio), as Mininet's. cpu=f is the fraction of the whole machine (all cores). The
-cgroups are made once the lab is up and removed at stop."""
+cgroups are made by the host's constructor, as Mininet's (a limit the kernel refuses
+fails Mininet(), which cpu.py catches to skip that scheduler), and removed at stop, or
+at exit for a network never started."""
+import atexit
+import itertools
 import os
 import time
 
@@ -16,6 +20,25 @@ CPUACCT = '/sys/fs/cgroup/cpuacct'
 def _write(path, value):
     with open(path, 'w') as fh:
         fh.write(str(value))
+
+
+_serial = itertools.count(1)
+_with_cgroups = set()  # the hosts whose cgroups exist
+
+
+@atexit.register
+def _remove_cgroups():
+    """What a network never started (or a constructor that failed) left."""
+    for host in list(_with_cgroups):
+        host.terminate()
+
+
+def release_idle():
+    """Removes the cgroups of this process's hosts that are not in a running network
+    (mininet.clean.cleanup(): cpu.py calls it after a Mininet() its limits failed)."""
+    for host in list(_with_cgroups):
+        if host.net is None or not host.net.started:
+            host.terminate()
 
 
 class CPULimitedHost(Host):
@@ -38,19 +61,26 @@ class CPULimitedHost(Host):
         self.period_us = int(params.get('period_us', 100000))
         self.cgroup = None
         self.cgroups = []
+        self._attach()
 
     def _attach(self):
-        """Creates the host's cgroups once the lab is up; every process of the host goes in them."""
+        """Creates the host's cgroups with its limit; every process of the host goes in them.
+        A limit the kernel refuses removes them again and raises."""
         if self.cgroup is None:
             for root in (CPU, CPUACCT):
                 if not os.path.isdir(root):
                     raise Exception('%s: no cgroup v1 controller at %s' % (self.name, root))
-            name = 'flowlab-mn-%s-%s' % (self.net.lab.id, self.name)
+            name = 'flowlab-mn-%d-%d-%s' % (os.getpid(), next(_serial), self.name)
             self.cgroups = [os.path.join(CPU, name), os.path.join(CPUACCT, name)]
+            _with_cgroups.add(self)
             for d in self.cgroups:
                 os.makedirs(d, exist_ok=True)
             self.cgroup = self.cgroups[0]
-            self.setCPUFrac(self.cpu, self.sched)
+            try:
+                self.setCPUFrac(self.cpu, self.sched)
+            except BaseException:
+                self.terminate()
+                raise
 
     def setCPUFrac(self, f, sched=None):
         """The host's share of the machine: f x period x cores of CPU time per period."""
@@ -116,6 +146,7 @@ class CPULimitedHost(Host):
                     time.sleep(0.02)
         self.cgroup = None
         self.cgroups = []
+        _with_cgroups.discard(self)
 
 
 def run_cpu_limit_test(net, cpu, duration=5):

@@ -18,6 +18,10 @@ class Intf:
     def _run(self, *args):
         return self.node.cmd(*args)
 
+    def cmd(self, *args, **kwargs):
+        """A command in its node's shell, as Mininet's Intf.cmd."""
+        return self.node.cmd(*args, **kwargs)
+
     def IP(self):
         return self.ip
 

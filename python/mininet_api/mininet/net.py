@@ -12,7 +12,8 @@ import time
 
 from mininet.lab import Lab, flowlab_bin
 from mininet.link import Intf, Link
-from mininet.log import error, info, output
+from mininet.log import debug, error, info, output
+from mininet.basenode import making_node
 from mininet.node import Controller, DefaultController, Host, OVSKernelSwitch
 from mininet.scenario import endpoint_name, scenario_of
 from mininet.util import ipAdd, macColonHex, netParse, waitListening
@@ -102,13 +103,15 @@ class Mininet:
             defaults['mac'] = macColonHex(self.nextIP)
         self.nextIP += 1
         defaults.update(params)
-        h = (cls or self.host)(name, **defaults)
+        with making_node(self):
+            h = (cls or self.host)(name, **defaults)
         self.hosts.append(self._add(h))
         return h
 
     def addSwitch(self, name, cls=None, **params):
         params.pop('isSwitch', None)
-        sw = (cls or self.switch)(name, **params)
+        with making_node(self):
+            sw = (cls or self.switch)(name, **params)
         self.switches.append(self._add(sw))
         return sw
 
@@ -117,7 +120,8 @@ class Mininet:
             controller = self.controller
         if isinstance(controller, (list, tuple)):
             controller = controller[0]
-        c = name if isinstance(name, Controller) else controller(name, **params)
+        with making_node(self):
+            c = name if isinstance(name, Controller) else controller(name, **params)
         self.controllers.append(self._add(c))
         return c
 
@@ -239,6 +243,7 @@ class Mininet:
             h.startShell(wait=False)
         for h in self.hosts:
             h.waitOutput()
+        self._run_deferred()
         for h in self.hosts:
             if getattr(h, 'privateDirs', None):
                 h.mountPrivateDirs()
@@ -251,8 +256,24 @@ class Mininet:
             self.staticArp()
         info('*** lab %s is up\n' % self.lab.id)
 
+    def _run_deferred(self):
+        """The commands nodes' constructors gave before their namespaces existed, each node's in
+        order, the nodes at once; what they print is logged (debug)."""
+        nodes = [n for n in self.hosts + self.switches + self.controllers if n.deferred]
+        if nodes:
+            info('*** Running %d commands the nodes\' constructors gave\n' % sum(len(n.deferred) for n in nodes))
+        while nodes:
+            for n in nodes:
+                n.sendCmd(n.deferred[0])
+            for n in nodes:
+                out = n.waitOutput()
+                debug('*** %s : %s\n%s' % (n.name, n.deferred.pop(0), out))
+            nodes = [n for n in nodes if n.deferred]
+
     def stop(self):
         if not self.started:
+            for node in self.hosts + self.switches + self.controllers:
+                node.terminate()  # what a node holds before the lab is up (a CPULimitedHost's cgroups)
             return
         info('*** Stopping %s nodes (flowlab lab down %s)\n' % (len(self), self.lab.id))
         nodes = self.hosts + self.switches + self.controllers
