@@ -1,6 +1,7 @@
 // libpcap captures of the lab's links (see pcap_capture.h for the design).
 #include "lab/capture/pcap_capture.h"
 
+#include <fcntl.h>
 #include <pcap/pcap.h>
 #include <poll.h>
 #include <sched.h>
@@ -13,6 +14,7 @@
 #include <ctime>
 #include <filesystem>
 #include <thread>
+#include <utility>
 
 #include "core/clock.h"
 #include "lab/capture/link_select.h"
@@ -90,15 +92,21 @@ Result<PcapPtr> open_end(const std::string& ns, const std::string& ifname) {
 // buffer and the file gets the buffer in large write()s.
 //
 // A cut closes the dumper, makes the current file the previous one and opens a new
-// dumper on a new current file. The older previous file is removed before the
-// rename rather than renamed over: ext4 writes a file renamed over another out to
-// disk at once (its replace-by-rename rule, docs/performance/capture.md).
+// dumper on the current name. The two files swap names (RENAME_EXCHANGE) and the
+// new dumper writes from the start of the older half, over its pages; the file is
+// cut to its length when it is cut again or closed. Removing the older half
+// instead (its pages freed, new ones allocated) costs the capture more, at every
+// cut, and renaming over it has ext4 write the renamed file out at once (its
+// replace-by-rename rule): docs/performance/capture.md. Until then, past its
+// newest record the current file still holds older bytes. The files stay open
+// (each dumper has a dup of the current one's descriptor), so the cut neither
+// frees nor allocates pages.
 class DumpFilePair {
  public:
   DumpFilePair() = default;
   DumpFilePair(const DumpFilePair&) = delete;
   DumpFilePair& operator=(const DumpFilePair&) = delete;
-  ~DumpFilePair() { (void)close(); }
+  ~DumpFilePair() { (void)close(0); }
 
   // A new current file PATH (truncated), no previous one (PREVIOUS removed).
   Status open(const std::string& path, const std::string& previous) {
@@ -109,17 +117,27 @@ class DumpFilePair {
     buffer_ = std::make_unique<char[]>(kFileBufferBytes);
     std::error_code ec;
     fs::remove(previous_, ec);
-    return open_current();
+    cur_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (cur_ < 0) return fail("{}: {}", path_, std::strerror(errno));
+    return start_dumper();
   }
-  // The current file becomes the previous one (the one before is dropped) and a new one begins.
-  Status cut() {
-    Status closed = close();
-    if (unlink(previous_.c_str()) != 0 && errno != ENOENT)
-      return fail("removing {}: {}", previous_, std::strerror(errno));
-    if (std::rename(path_.c_str(), previous_.c_str()) != 0)
-      return fail("renaming {}: {}", path_, std::strerror(errno));
-    FLOWLAB_TRY(open_current());
-    return closed;
+  // The current file, `length` bytes long, becomes the previous one (the one
+  // before is dropped) and a new one begins.
+  Status cut(uint64_t length) {
+    Status ended = end_dumper(length);
+    if (prev_ >= 0 && renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, previous_.c_str(), RENAME_EXCHANGE) == 0) {
+      std::swap(cur_, prev_);
+      if (lseek(cur_, 0, SEEK_SET) != 0) return fail("rewinding {}: {}", path_, std::strerror(errno));
+    } else {  // the first cut (or a file system without RENAME_EXCHANGE): a new current file
+      if (prev_ >= 0) ::close(prev_);
+      prev_ = std::exchange(cur_, -1);
+      if (std::rename(path_.c_str(), previous_.c_str()) != 0)
+        return fail("renaming {}: {}", path_, std::strerror(errno));
+      cur_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (cur_ < 0) return fail("{}: {}", path_, std::strerror(errno));
+    }
+    FLOWLAB_TRY(start_dumper());
+    return ended;
   }
   // One record; an error shows at the next flush().
   void write(const pcap_pkthdr& h, const uint8_t* data) {
@@ -132,16 +150,17 @@ class DumpFilePair {
       return fail("writing {}: {}", path_, std::strerror(errno));
     return ok_status();
   }
-  Status close() {
-    if (!dumper_) return ok_status();
-    Status flushed = flush();
-    pcap_dump_close(dumper_);  // nothing left to write: closing cannot fail on data
-    dumper_ = nullptr;
-    return flushed;
+  // Writes what is left; the current file ends at `length` bytes (0: left as it is).
+  Status close(uint64_t length) {
+    Status ended = end_dumper(length);
+    if (cur_ >= 0) ::close(cur_);
+    if (prev_ >= 0) ::close(prev_);
+    cur_ = prev_ = -1;
+    return ended;
   }
   // Removes both files (a capture that failed to start).
   void remove_files() {
-    (void)close();
+    (void)close(0);
     std::error_code ec;
     fs::remove(path_, ec);
     fs::remove(previous_, ec);
@@ -149,9 +168,14 @@ class DumpFilePair {
   bool is_open() const { return dumper_ != nullptr; }
 
  private:
-  Status open_current() {
-    FILE* f = std::fopen(path_.c_str(), "wbe");
-    if (!f) return fail("{}: {}", path_, std::strerror(errno));
+  // A dumper on the current file from where its descriptor stands (libpcap writes the header there).
+  Status start_dumper() {
+    int fd = fcntl(cur_, F_DUPFD_CLOEXEC, 0);
+    FILE* f = fd < 0 ? nullptr : fdopen(fd, "wb");
+    if (!f) {
+      if (fd >= 0) ::close(fd);
+      return fail("{}: {}", path_, std::strerror(errno));
+    }
     (void)std::setvbuf(f, buffer_.get(), _IOFBF, kFileBufferBytes);  // stdio's own if refused
     // On failure libpcap has closed the stream (its header could not be written):
     // the link type is Ethernet, which pcap files always carry.
@@ -159,9 +183,21 @@ class DumpFilePair {
     if (!dumper_) return fail("{}: {}", path_, pcap_geterr(dead_.get()));
     return ok_status();
   }
+  // Flushes and closes the dumper (its descriptor; the file stays open), then cuts the file to `length`
+  // bytes.
+  Status end_dumper(uint64_t length) {
+    if (!dumper_) return ok_status();
+    Status flushed = flush();
+    pcap_dump_close(dumper_);  // nothing left to write: closing cannot fail on data
+    dumper_ = nullptr;
+    if (length && ftruncate(cur_, off_t(length)) != 0 && flushed.ok())
+      return fail("cutting {}: {}", path_, std::strerror(errno));
+    return flushed;
+  }
   std::string path_, previous_;
+  int cur_ = -1, prev_ = -1;
   PcapPtr dead_;                    // no interface: what the files' headers say
-  std::unique_ptr<char[]> buffer_;  // the stream's buffer, kept across cuts
+  std::unique_ptr<char[]> buffer_;  // the streams' buffer, kept across cuts
   pcap_dumper_t* dumper_ = nullptr;
 };
 
@@ -189,7 +225,7 @@ struct LinkCaptures::Link {
   }
 
   void rotate() {
-    note(file.cut());
+    note(file.cut(file_bytes));
     file_bytes = kPcapHeaderBytes;
     ++rotations;
     // Said in the log at the first cut, then at most once a second (a fast link cuts often).
@@ -324,7 +360,7 @@ nlohmann::json LinkCaptures::finish() {
   record_ = nlohmann::json::array();
   for (auto& l : links_) {
     if (l->thread.joinable()) l->thread.join();
-    l->note(l->file.close());
+    l->note(l->file.close(l->file_bytes));
     if (l->rotations > 1)
       std::fprintf(stderr,
                    "lab: capture %s: cut %llu times in all (--capture-max): %s and %s hold the newest\n",

@@ -28,10 +28,10 @@
 // joins every thread and closes every file on every path.
 //
 // Bounded: with max_bytes, a link's file is cut at half of it: its dumper is
-// closed, the file becomes NAME.1.pcap (the one before is removed: its packets are
-// dropped) and a new dumper begins a new NAME.pcap, so the two files hold the
-// newest packets and at most max_bytes, each a whole pcap. Each cut is said on
-// stderr (the run's log).
+// closed, the file becomes NAME.1.pcap (the one before is dropped: a new dumper
+// writes the new NAME.pcap over it) and a new NAME.pcap begins, so the two files
+// hold the newest packets and at most max_bytes, each a whole pcap once the case
+// ends. Each cut is said on stderr (the run's log).
 #pragma once
 
 #include <atomic>
