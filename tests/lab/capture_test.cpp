@@ -2,8 +2,9 @@
 // `capture: [s1-s2, h1:eth0]` on a two-switch lab, its pcaps read back by tshark
 // (exactly the echo requests and replies, both directions, nanosecond stamps); a
 // live capture of a lab that is up through a pipe into tshark; the bound
-// (--capture-max) keeping the newest packets; a VLAN tag the kernel took out of a
-// frame written back into it; an unknown link: exit 2, nothing made.
+// (--capture-max) keeping the newest packets, in two whole pcaps within it; a VLAN
+// tag the kernel took out of a frame written back into it; an unknown link: exit 2,
+// nothing made.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -275,6 +276,83 @@ TEST_F(LabCapture, VlanTaggedFramesAreWrittenWithTheirTag) {
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(r.out, "10\t0x88b5\t68\t68\n10\t0x88b5\t68\t68\n10\t0x88b5\t68\t68\n")
       << "three frames of 14 + 4 + 50 bytes, the tag where it was";
+}
+
+// The bound with libpcap's files: 100 frames of 200 bytes (216 bytes a record) on a
+// veth pair of the test's own under a bound of 20 kB cut the file twice, at the last
+// whole record under 10 kB (46 records): NAME.1.pcap holds frames 47-92 and
+// NAME.pcap 93-100, each a whole pcap (capinfos and tshark read it; its size is its
+// header and its records, nothing past them), the two together within the bound.
+TEST_F(LabCapture, BoundCutsLibpcapFilesIntoTwoWholePcapsWithinTheBound) {
+  if (!have_program("python3") || !have_program("capinfos")) GTEST_SKIP() << "needs python3 and capinfos";
+  std::string a = fmt::format("flcapr{}a", getpid()), b = fmt::format("flcapr{}b", getpid());
+  struct Namespaces {
+    std::string a, b;
+    ~Namespaces() {
+      run_command({"ip", "netns", "del", a}, with_timeout(10));
+      run_command({"ip", "netns", "del", b}, with_timeout(10));
+    }
+  } gone{a, b};
+  for (const auto& argv : std::vector<std::vector<std::string>>{
+           {"ip", "netns", "add", a},
+           {"ip", "netns", "add", b},
+           // No IPv6 on the pair: only the test's frames cross it.
+           {"ip", "netns", "exec", a, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1"},
+           {"ip", "netns", "exec", b, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1"},
+           {"ip", "link", "add", "va", "netns", a, "type", "veth", "peer", "name", "vb", "netns", b},
+           {"ip", "-n", a, "link", "set", "va", "up"},
+           {"ip", "-n", b, "link", "set", "vb", "up"}}) {
+    auto r = run_command(argv, with_timeout(10));
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+  }
+  constexpr uint64_t kMax = 20000;
+  auto caps = LinkCaptures::start({{"va-vb", a, "va", b, "vb", ""}}, out(), kMax);
+  ASSERT_TRUE(caps.ok()) << caps.error().message;
+  // dst 02:..:02, src 02:..:01, ethertype 0x88b5 (local experimental), the frame's
+  // number in two bytes, padded to 200 bytes.
+  auto send = run_command({"ip", "netns", "exec", a, "python3", "-c",
+                           "import socket\n"
+                           "s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)\n"
+                           "s.bind(('va', 0))\n"
+                           "for i in range(1, 101):\n"
+                           "    f = bytes.fromhex('02000000000202000000000188b5') + i.to_bytes(2, 'big')\n"
+                           "    s.send(f + bytes(200 - len(f)))\n"},
+                          with_timeout(20));
+  ASSERT_EQ(send.exit_code, 0) << send.describe();
+  json rec = (*caps)->finish();
+  ASSERT_EQ(rec.size(), 1u) << rec.dump();
+  EXPECT_FALSE(rec[0].contains("error")) << rec.dump();
+  EXPECT_EQ(rec[0]["packets"], 100) << rec.dump();
+  EXPECT_EQ(rec[0]["rotations"], 2) << rec.dump();
+  std::string newest = out() + "/va-vb.pcap", older = out() + "/va-vb.1.pcap";
+  EXPECT_EQ(rec[0]["previous_file"], older);
+  ASSERT_TRUE(fs::exists(newest));
+  ASSERT_TRUE(fs::exists(older));
+  EXPECT_LE(fs::file_size(newest) + fs::file_size(older), kMax);
+  EXPECT_EQ(fs::file_size(older), 24u + 46 * 216);
+  EXPECT_EQ(fs::file_size(newest), 24u + 8 * 216);
+  std::vector<int> frames;
+  for (const auto& f : {older, newest}) {
+    EXPECT_EQ(magic(f), 0xa1b23c4du) << f << ": nanosecond pcap";
+    auto info = run_command({"capinfos", "-M", "-c", "-s", "-d", f}, with_timeout(30));
+    ASSERT_EQ(info.exit_code, 0) << info.describe();
+    auto number = [&](const std::string& key) {
+      auto at = info.out.find(key);
+      return at == std::string::npos ? uint64_t(0) : std::stoull(info.out.substr(at + key.size()));
+    };
+    uint64_t packets = number("Number of packets:"), data = number("Data size:");
+    EXPECT_EQ(number("File size:"), fs::file_size(f)) << info.out;
+    EXPECT_EQ(fs::file_size(f), 24 + 16 * packets + data) << f << ": whole records, nothing past them\n"
+                                                          << info.out;
+    auto r = run_command({"tshark", "-r", f, "-T", "fields", "-e", "data.data"}, with_timeout(30));
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    std::istringstream lines(r.out);
+    for (std::string hex; std::getline(lines, hex);)
+      frames.push_back(std::stoi(hex.substr(0, 4), nullptr, 16));
+  }
+  std::vector<int> want(54);
+  for (int i = 0; i < 54; ++i) want[i] = 47 + i;
+  EXPECT_EQ(frames, want) << "frames 47-92, then 93-100: the newest, in order";
 }
 
 TEST_F(LabCapture, UnknownLinkIsExit2AndLeavesNothingBehind) {

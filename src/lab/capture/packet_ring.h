@@ -3,12 +3,12 @@
 //
 // The kernel copies each inbound frame once, into the ring, in the receiving
 // softirq; the reader gets whole blocks of frames and hands each block back when
-// it is done with it, so a block's frames can go to a file in one writev without a
-// copy of their own. Outbound frames are not copied at all: the socket ignores
-// them (PACKET_IGNORE_OUTGOING, so the transmit path does not even clone them for
-// it), and a socket filter on the packet type drops them where that option is
-// missing. Frames keep their full length (no snap length beyond a block), GSO
-// super-frames included; timestamps are the kernel's, in nanoseconds.
+// it is done with it, so a block's frames are read where the kernel put them.
+// Outbound frames are not copied at all: the socket ignores them
+// (PACKET_IGNORE_OUTGOING, so the transmit path does not even clone them for it),
+// and a socket filter on the packet type drops them where that option is missing.
+// Frames keep their full length (no snap length beyond a block), GSO super-frames
+// included; timestamps are the kernel's, in nanoseconds.
 //
 // The socket belongs to the network namespace of the thread that opens it.
 // Move-only owner of the socket and the mapping.
@@ -52,9 +52,8 @@ class PacketRing {
 
   int fd() const { return fd_; }  // poll for POLLIN: a block is ready
 
-  // The next block the kernel handed over, or none; its frames by index.
+  // The next block the kernel handed over, or none.
   bool next_block();
-  uint32_t frames_in_block() const { return frames_left_; }
   // Walks the current block: the next frame, or false when the block is done.
   bool next_frame(RingFrame* f);
   void release_block();  // back to the kernel; the frames read from it are gone

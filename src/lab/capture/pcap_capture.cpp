@@ -5,17 +5,16 @@
 #include <pcap/pcap.h>
 #include <poll.h>
 #include <sched.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
-#include <climits>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <thread>
+#include <utility>
 
 #include "core/clock.h"
 #include "lab/capture/link_select.h"
@@ -33,14 +32,10 @@ constexpr int kStreamTimeoutMs = 20;
 constexpr int kStreamRingBytes = 4 << 20;  // per end, the live stream's (libpcap's ring)
 // After finish(): longer than a block's timeout, so every block is handed over.
 constexpr uint64_t kDrainNs = 4 * PacketRing::kBlockTimeoutMs * 1'000'000ull;
+// A file's bytes as libpcap writes them: its header, then per record a header and the frame.
 constexpr uint64_t kPcapHeaderBytes = 24;
 constexpr uint64_t kRecordHeaderBytes = 16;
-constexpr uint32_t kPcapMagicNs = 0xa1b23c4d;  // pcap with nanosecond timestamps, in the writer's byte order
-constexpr uint32_t kLinktypeEthernet = 1;
-
-struct PcapRecordHeader {
-  uint32_t sec, nsec, caplen, len;
-};
+constexpr size_t kFileBufferBytes = 1 << 20;  // per link: a ring block's worth of records per write()
 
 struct PcapClose {
   void operator()(pcap_t* p) const { pcap_close(p); }
@@ -91,106 +86,116 @@ Result<PcapPtr> open_end(const std::string& ns, const std::string& ifname) {
       ns, ifname, [](const std::string& where, const std::string& i) { return open_here(where, i); });
 }
 
-// A link's two files, written straight from the rings: per block, the record
-// headers are built beside the frames and everything goes out in one writev (the
-// frames are not copied in user space; write() copies them once into the page
-// cache). The file header is the one libpcap writes for an Ethernet link with
-// nanosecond timestamps: the lab's links are veth pairs and the like, all Ethernet.
+// A link's two files, written by libpcap: a dumper for an Ethernet link (the
+// lab's links are veth pairs and the like) with nanosecond timestamps, on a stdio
+// stream with a buffer of kFileBufferBytes, so a record costs one copy into the
+// buffer and the file gets the buffer in large write()s.
 //
-// A cut makes the current file the previous one and starts the current one over
-// the older half: the two swap names (RENAME_EXCHANGE) and the new current file is
-// written from its start over the older half's pages, cut to its length when it is
-// cut again or closed. Dropping the older half's pages and allocating new ones
-// instead (a new file) cost the capture more than the copy itself, at every cut.
-// Until then, past its newest record the current file still holds older bytes.
-class PcapFilePair {
+// Both files stay open; each dumper writes through a dup of the current file's
+// descriptor. A cut closes the dumper, cuts the file to its length, swaps the two
+// files' names (RENAME_EXCHANGE) and opens a new dumper at the start of the older
+// half, which it writes over: its pages are reused, none freed or allocated. Until
+// the next cut or the close, past its newest record the current file still holds
+// older bytes. Removing the older half and starting a new file instead cost the
+// capture twice the CPU per byte at 10 Gbit/s; renaming over it has ext4 write the
+// renamed file out at once (docs/performance/capture.md).
+class DumpFilePair {
  public:
-  PcapFilePair() = default;
-  PcapFilePair(const PcapFilePair&) = delete;
-  PcapFilePair& operator=(const PcapFilePair&) = delete;
-  ~PcapFilePair() { close_files(0); }
+  DumpFilePair() = default;
+  DumpFilePair(const DumpFilePair&) = delete;
+  DumpFilePair& operator=(const DumpFilePair&) = delete;
+  ~DumpFilePair() { (void)close(0); }
 
-  // A new current file (PATH, truncated), no previous one (PREVIOUS removed).
-  bool open_files(const std::string& path, const std::string& previous) {
+  // A new current file PATH (truncated), no previous one (PREVIOUS removed).
+  Status open(const std::string& path, const std::string& previous) {
     path_ = path;
     previous_ = previous;
+    dead_.reset(pcap_open_dead_with_tstamp_precision(DLT_EN10MB, kSnaplen, PCAP_TSTAMP_PRECISION_NANO));
+    if (!dead_) return fail("{}: no memory for libpcap", path_);
+    buffer_ = std::make_unique<char[]>(kFileBufferBytes);
     std::error_code ec;
     fs::remove(previous_, ec);
-    cur_ = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    return cur_ >= 0 && write_header();
+    cur_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (cur_ < 0) return fail("{}: {}", path_, std::strerror(errno));
+    return start_dumper();
   }
-  // The current file ends at `length` bytes and becomes the previous one.
-  bool cut(uint64_t length) {
-    if (!flush() || ftruncate(cur_, off_t(length)) != 0) return false;
+  // The current file, `length` bytes long, becomes the previous one (the one
+  // before is dropped) and a new one begins.
+  Status cut(uint64_t length) {
+    Status ended = end_dumper(length);
     if (prev_ >= 0 && renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, previous_.c_str(), RENAME_EXCHANGE) == 0) {
       std::swap(cur_, prev_);
-      return lseek(cur_, 0, SEEK_SET) == 0 && write_header();
+      if (lseek(cur_, 0, SEEK_SET) != 0) return fail("rewinding {}: {}", path_, std::strerror(errno));
+    } else {  // the first cut (or a file system without RENAME_EXCHANGE): a new current file
+      if (prev_ >= 0) ::close(prev_);
+      prev_ = std::exchange(cur_, -1);
+      if (std::rename(path_.c_str(), previous_.c_str()) != 0)
+        return fail("renaming {}: {}", path_, std::strerror(errno));
+      cur_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (cur_ < 0) return fail("{}: {}", path_, std::strerror(errno));
     }
-    // The first cut (or a file system without RENAME_EXCHANGE): a new current file.
-    if (prev_ >= 0) close(prev_);
-    prev_ = cur_;
-    cur_ = -1;
-    if (rename(path_.c_str(), previous_.c_str()) != 0) return false;
-    cur_ = open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    return cur_ >= 0 && write_header();
+    FLOWLAB_TRY(start_dumper());
+    return ended;
+  }
+  // One record; an error shows at the next flush().
+  void write(const pcap_pkthdr& h, const uint8_t* data) {
+    if (dumper_) pcap_dump(reinterpret_cast<u_char*>(dumper_), &h, data);
+  }
+  // What is buffered into the file; an error of this write or of an earlier one.
+  Status flush() {
+    if (!dumper_) return fail("writing {}: not open", path_);
+    if (pcap_dump_flush(dumper_) != 0 || std::ferror(pcap_dump_file(dumper_)))
+      return fail("writing {}: {}", path_, std::strerror(errno));
+    return ok_status();
   }
   // Writes what is left; the current file ends at `length` bytes (0: left as it is).
-  void close_files(uint64_t length) {
-    if (cur_ >= 0) {
-      (void)flush();
-      if (length) (void)ftruncate(cur_, off_t(length));
-      close(cur_);
-    }
-    if (prev_ >= 0) close(prev_);
+  Status close(uint64_t length) {
+    Status ended = end_dumper(length);
+    if (cur_ >= 0) ::close(cur_);
+    if (prev_ >= 0) ::close(prev_);
     cur_ = prev_ = -1;
-    iov_.clear();
+    return ended;
   }
   // Removes both files (a capture that failed to start).
   void remove_files() {
-    close_files(0);
+    (void)close(0);
     std::error_code ec;
     fs::remove(path_, ec);
     fs::remove(previous_, ec);
   }
-  bool is_open() const { return cur_ >= 0; }
-  void add(const void* p, size_t n) { iov_.push_back({const_cast<void*>(p), n}); }
-  // Writes what was added; false on a write error (errno says which).
-  bool flush() {
-    size_t at = 0;
-    bool ok = cur_ >= 0;
-    while (ok && at < iov_.size()) {
-      int n = int(std::min<size_t>(iov_.size() - at, IOV_MAX));
-      ssize_t w = writev(cur_, &iov_[at], n);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) {
-        ok = false;
-        break;
-      }
-      auto left = size_t(w);  // a short write: step over what went out
-      while (left && at < iov_.size()) {
-        if (left >= iov_[at].iov_len) {
-          left -= iov_[at++].iov_len;
-        } else {
-          iov_[at].iov_base = static_cast<uint8_t*>(iov_[at].iov_base) + left;
-          iov_[at].iov_len -= left;
-          left = 0;
-        }
-      }
-    }
-    iov_.clear();
-    return ok;
-  }
+  bool is_open() const { return dumper_ != nullptr; }
 
  private:
-  bool write_header() {
-    static constexpr uint32_t kHeader[6] = {kPcapMagicNs,       2u | (4u << 16),  0, 0,
-                                            uint32_t(kSnaplen), kLinktypeEthernet};
-    add(kHeader, sizeof kHeader);
-    return flush();
+  // A dumper on the current file from where its descriptor stands (libpcap writes the header there).
+  Status start_dumper() {
+    int fd = fcntl(cur_, F_DUPFD_CLOEXEC, 0);
+    FILE* f = fd < 0 ? nullptr : fdopen(fd, "wb");
+    if (!f) {
+      if (fd >= 0) ::close(fd);
+      return fail("{}: {}", path_, std::strerror(errno));
+    }
+    (void)std::setvbuf(f, buffer_.get(), _IOFBF, kFileBufferBytes);  // stdio's own if refused
+    // On failure libpcap has closed the stream (its header could not be written):
+    // the link type is Ethernet, which pcap files always carry.
+    dumper_ = pcap_dump_fopen(dead_.get(), f);
+    if (!dumper_) return fail("{}: {}", path_, pcap_geterr(dead_.get()));
+    return ok_status();
+  }
+  // Flushes and closes the dumper (the file stays open) and cuts the file to `length` bytes (0: not).
+  Status end_dumper(uint64_t length) {
+    if (!dumper_) return ok_status();
+    Status flushed = flush();
+    pcap_dump_close(dumper_);  // nothing left to write: closing cannot fail on data
+    dumper_ = nullptr;
+    if (length && ftruncate(cur_, off_t(length)) != 0 && flushed.ok())
+      return fail("cutting {}: {}", path_, std::strerror(errno));
+    return flushed;
   }
   std::string path_, previous_;
   int cur_ = -1, prev_ = -1;
-  std::vector<iovec> iov_;
+  PcapPtr dead_;                    // no interface: what the files' headers say
+  std::unique_ptr<char[]> buffer_;  // the streams' buffer, kept across cuts
+  pcap_dumper_t* dumper_ = nullptr;
 };
 
 }  // namespace
@@ -199,27 +204,25 @@ struct LinkCaptures::Link {
   CaptureTarget target;
   std::string path, previous_path;
   std::vector<PacketRing> ends;  // one: the other end is on another machine
-  PcapFilePair file;
+  DumpFilePair file;
   uint64_t half = 0;  // cut the file past this many bytes; 0: never
   uint64_t file_bytes = 0, packets = 0, bytes = 0, rotations = 0;
   uint64_t last_said_ns = 0;
   double cpu_seconds = 0;  // the thread's own CPU time (the kernel's copy into the rings is not in it)
   std::string error;
   std::thread thread;
-  // A block's record headers and re-inserted VLAN tags, alive until its writev.
-  std::vector<PcapRecordHeader> headers;
-  std::vector<std::array<uint8_t, 4>> tags;
+  std::vector<uint8_t> tagged;  // a frame with the VLAN tag the kernel took out put back
 
   ~Link() {
     if (thread.joinable()) thread.join();
   }
 
-  void write_failed(const char* what) {
-    if (error.empty()) error = fmt::format("{} {}: {}", what, path, std::strerror(errno));
+  void note(const Status& st) {
+    if (!st.ok() && error.empty()) error = st.error().message;
   }
 
   void rotate() {
-    if (!file.cut(file_bytes)) write_failed("cutting");
+    note(file.cut(file_bytes));
     file_bytes = kPcapHeaderBytes;
     ++rotations;
     // Said in the log at the first cut, then at most once a second (a fast link cuts often).
@@ -235,35 +238,40 @@ struct LinkCaptures::Link {
     }
   }
 
-  // One block of one end into the file: its records in one writev, then the block
-  // goes back to the kernel.
-  void write_block(PacketRing& ring) {
-    uint32_t n = ring.frames_in_block();
-    headers.resize(n);
-    tags.resize(n);
+  // One block of one end into the file, a record per frame; then the block goes back
+  // to the kernel. True if it held a frame.
+  bool write_block(PacketRing& ring) {
+    bool any = false;
     RingFrame f;
-    for (uint32_t k = 0; k < n && ring.next_frame(&f); ++k) {
+    while (ring.next_frame(&f)) {
+      any = true;
       uint32_t tag = f.has_vlan && f.caplen >= 12 ? 4 : 0;  // the tag back in the frame, as on the wire
-      uint64_t rec = kRecordHeaderBytes + f.caplen + tag;
+      pcap_pkthdr h{};
+      h.ts.tv_sec = f.sec;
+      h.ts.tv_usec = f.nsec;  // nanoseconds: the dumper was opened with that precision
+      h.caplen = std::min(f.caplen + tag, uint32_t(kSnaplen));
+      h.len = f.len + tag;
+      uint64_t rec = kRecordHeaderBytes + h.caplen;
       if (half && file_bytes + rec > half && file_bytes > kPcapHeaderBytes) rotate();
       ++packets;
-      bytes += f.len + tag;
+      bytes += h.len;
       if (!file.is_open()) continue;
-      headers[k] = {f.sec, f.nsec, f.caplen + tag, f.len + tag};
-      file.add(&headers[k], sizeof headers[k]);
+      const uint8_t* data = f.data;
       if (tag) {
-        tags[k] = {uint8_t(f.vlan_tpid >> 8), uint8_t(f.vlan_tpid), uint8_t(f.vlan_tci >> 8),
-                   uint8_t(f.vlan_tci)};
-        file.add(f.data, 12);  // the MAC addresses, the tag, the rest
-        file.add(tags[k].data(), 4);
-        file.add(f.data + 12, f.caplen - 12);
-      } else {
-        file.add(f.data, f.caplen);
+        tagged.resize(f.caplen + tag);
+        std::memcpy(tagged.data(), f.data, 12);  // the MAC addresses, the tag, the rest
+        tagged[12] = uint8_t(f.vlan_tpid >> 8);
+        tagged[13] = uint8_t(f.vlan_tpid);
+        tagged[14] = uint8_t(f.vlan_tci >> 8);
+        tagged[15] = uint8_t(f.vlan_tci);
+        std::memcpy(tagged.data() + 16, f.data + 12, f.caplen - 12);
+        data = tagged.data();
       }
+      file.write(h, data);
       file_bytes += rec;
     }
-    if (!file.flush()) write_failed("writing");
     ring.release_block();
+    return any;
   }
 
   void run(const std::atomic<uint64_t>& stop_at) {
@@ -274,8 +282,11 @@ struct LinkCaptures::Link {
       uint64_t s = stop_at.load(std::memory_order_acquire);
       if (s && monotonic_ns() >= s) break;
       (void)poll(fds, n, 10);
+      bool wrote = false;
       for (auto& e : ends)
-        while (e.next_block()) write_block(e);
+        while (e.next_block()) wrote |= write_block(e);
+      // The file holds what the kernel handed over, a block's timeout after the frames came.
+      if (wrote && file.is_open()) note(file.flush());
     }
     timespec cpu{};
     if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
@@ -324,8 +335,11 @@ Result<std::unique_ptr<LinkCaptures>> LinkCaptures::start(const std::vector<Capt
       l->ends.push_back(std::move(*e));
     }
     if (l->ends.empty()) return undo(fail("capture {}: no end of it here", t.name));
-    if (!l->file.open_files(l->path, l->previous_path))
-      return undo(fail("capture {}: {}", l->path, std::strerror(errno)));
+    Status opened = l->file.open(l->path, l->previous_path);
+    if (!opened.ok()) {
+      l->file.remove_files();
+      return undo(fail("capture {}", opened.error().message));
+    }
     l->file_bytes = kPcapHeaderBytes;
     c->links_.push_back(std::move(l));
   }
@@ -343,7 +357,7 @@ nlohmann::json LinkCaptures::finish() {
   record_ = nlohmann::json::array();
   for (auto& l : links_) {
     if (l->thread.joinable()) l->thread.join();
-    l->file.close_files(l->file_bytes);
+    l->note(l->file.close(l->file_bytes));
     if (l->rotations > 1)
       std::fprintf(stderr,
                    "lab: capture %s: cut %llu times in all (--capture-max): %s and %s hold the newest\n",

@@ -12,10 +12,13 @@
 // (up to 64 KiB) is one record. Timestamps are the kernel's, in nanoseconds.
 //
 // Files: each end is a TPACKET_V3 ring of its own (packet_ring.h) and the link's
-// thread writes each block of frames to the file in one writev, straight from the
-// ring: the kernel's copy into the ring and write()'s into the page cache are the
-// only copies (docs/performance/capture.md). The live stream reads through libpcap
-// in immediate mode (a frame at a time, flushed after every batch).
+// thread hands each frame of a block to libpcap (pcap_dump, a dumper opened for
+// Ethernet with nanosecond timestamps) on a stdio stream with a 1 MiB buffer: the
+// kernel's copy into the ring, the record's into the buffer and write()'s into the
+// page cache are the copies (docs/performance/capture.md). The file is flushed
+// after every round of blocks, so it holds what the kernel handed over. The live
+// stream reads through libpcap in immediate mode (a frame at a time, flushed after
+// every batch).
 //
 // Threads, not processes: a packet socket belongs to the namespace it was opened
 // in, so each end is opened on a short-lived thread that entered the namespace
@@ -24,10 +27,11 @@
 // the lab: the sockets close with it, and finish() (also run by the destructor)
 // joins every thread and closes every file on every path.
 //
-// Bounded: with max_bytes, a link's file is cut at half of it; the full half
-// becomes NAME.1.pcap (the one before is dropped: the new NAME.pcap is written
-// over it) and a new NAME.pcap begins, so the two files hold the newest packets
-// and at most max_bytes. Each cut is said on stderr (the run's log).
+// Bounded: with max_bytes, a link's file is cut at half of it: its dumper is
+// closed, the file becomes NAME.1.pcap (the one before is dropped: a new dumper
+// writes the new NAME.pcap over it) and a new NAME.pcap begins, so the two files
+// hold the newest packets and at most max_bytes, each a whole pcap once the case
+// ends. Each cut is said on stderr (the run's log).
 #pragma once
 
 #include <atomic>
