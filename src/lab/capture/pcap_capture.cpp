@@ -385,8 +385,7 @@ Status stream_link_capture(const CaptureTarget& t, FILE* out, const std::functio
     return fail("capture {}: no end of it here", t.name);
   }
   pcap_dumper_t* d = pcap_dump_fopen(ends[0].get(), out);
-  if (!d) {
-    std::fclose(out);
+  if (!d) {  // its header could not be written: libpcap closed `out` already (unless stdout)
     return fail("capture: writing the pcap stream: {}", pcap_geterr(ends[0].get()));
   }
   if (pcap_dump_flush(d) != 0) {  // the header now: a reader waits for it
