@@ -25,7 +25,6 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 #include <optional>
@@ -108,6 +107,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void read_some();
   void on_read(beast::error_code ec);
   void answer(int status, std::string body, std::string_view content_type, bool keep_alive);
+  // What follows writing response_: the body of the request (after a 100
+  // Continue), the next request, or the end of the connection.
+  enum class Then { read_body, next_request, close };
+  void write(Then then);
   void refuse(const HttpRefusal& r) {
     answer(r.status, error_json(r.status, r.message), "application/json", false);
   }
@@ -121,7 +124,6 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::optional<HttpRequestParser> parser_;
   bool head_checked_ = false;
   http::response<http::string_body> response_;
-  http::response<http::empty_body> continue_;
   ServerCore& server_;
   bool counted_;
 };
@@ -168,13 +170,8 @@ void HttpSession::on_read(beast::error_code ec) {
     bool expect_continue = false;
     if (auto r = check_request_head(*parser_, expect_continue)) return refuse(*r);
     if (expect_continue && !parser_->is_done()) {
-      continue_ = {http::status::continue_, 11};
-      stream_.expires_after(kWrite);
-      http::async_write(stream_, continue_, [self = shared_from_this()](beast::error_code wec, size_t) {
-        if (wec) return self->close();
-        self->read_some();
-      });
-      return;
+      response_ = {http::status::continue_, 11};  // a head alone, without Content-Length
+      return write(Then::read_body);
     }
   }
   if (!parser_->is_done()) return read_some();
@@ -202,13 +199,18 @@ void HttpSession::answer(int status, std::string body, std::string_view content_
   response_.content_length(body.size());
   response_.keep_alive(keep_alive);
   response_.body() = std::move(body);
+  write(keep_alive ? Then::next_request : Then::close);
+}
+
+// One call site of async_write for every answer: each is a template instance of
+// Beast's write operation, seconds of compile time.
+void HttpSession::write(Then then) {
   stream_.expires_after(kWrite);
-  http::async_write(stream_, response_,
-                    [self = shared_from_this(), keep_alive](beast::error_code ec, size_t) {
-                      if (ec || !keep_alive)
-                        return self->close();  // a client gone mid-answer ends only its connection
-                      self->wait_for_request();
-                    });
+  http::async_write(stream_, response_, [self = shared_from_this(), then](beast::error_code ec, size_t) {
+    if (ec || then == Then::close) return self->close();  // a client gone mid-answer ends only its connection
+    if (then == Then::read_body) return self->read_some();
+    self->wait_for_request();
+  });
 }
 
 }  // namespace
