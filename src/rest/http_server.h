@@ -4,20 +4,21 @@
 // Boost.Beast on Boost.Asio (both header-only; Boost.Asio is separate from the
 // standalone asio of src/channel and never shares an io_context with it). The
 // server owns one io thread, which accepts, reads and parses requests with
-// Beast's parser (http_parse.h has what it takes and refuses) and writes the
-// answers, and a worker pool (rest/worker_pool.h: threads made on demand, at
-// most 16) that calls the handler: RestApi posts switch work to the
-// controller's io_contexts and waits there (with a timeout), so a slow or dead
-// switch holds up a worker and its own connection, never the io thread, an
-// OpenFlow event loop or another connection while workers are free. At most 64
-// connections: the 65th is answered 503 and closed. Keep-alive, pipelining,
-// chunked bodies, `Expect: 100-continue`; a kept-alive connection idle for 5 s
-// is closed, each read of a request begun must come within 5 s of the last
-// (else 408), an answer the client does not take within 5 s is dropped. stop()
-// waits for the handler calls running, drops those queued, closes every
-// connection. It replaced Debian's cpp-httplib, whose shared library loads
-// OpenSSL and Brotli and initialises OpenSSL in every flowlab process: 5 ms of
-// each process start (docs/performance/lab-scale.md).
+// Beast's parser (http_parse.h has what it takes and refuses), and a worker pool
+// (rest/worker_pool.h: threads made on demand, at most 16) that calls the
+// handler and sends its answer (the io thread writes what the socket did not
+// take at once). RestApi posts switch work to the controller's io_contexts and
+// waits there (with a timeout), so a slow or dead switch holds up a worker and
+// its own connection, never the io thread, an OpenFlow event loop or another
+// connection while workers are free. At most 64 connections: the 65th is
+// answered 503 and closed. Keep-alive, pipelining, chunked bodies, `Expect:
+// 100-continue`; a kept-alive connection idle for 5 s is closed, each read of a
+// request begun must come within 5 s of the last (else 408), an answer the
+// client does not take within 5 s is dropped. stop() waits for the handler
+// calls running, drops those queued, closes every connection. It replaced
+// Debian's cpp-httplib, whose shared library loads OpenSSL and Brotli and
+// initialises OpenSSL in every flowlab process: 5 ms of each process start
+// (docs/performance/lab-scale.md).
 #pragma once
 
 #include <cstdint>
