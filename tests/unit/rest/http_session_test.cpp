@@ -63,7 +63,7 @@ std::string ask(uint16_t port, std::string_view path) {
 
 // Answers "/big" with 16 MB, "/wait" once "/release" was asked (or "timeout"
 // after 3 s), anything else with its own path.
-class SessionTest : public ::testing::Test {
+class HttpSessionTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(server.start("127.0.0.1:0").ok()); }
   HttpResponse handle(std::string_view path) {
@@ -85,7 +85,7 @@ class SessionTest : public ::testing::Test {
       "test server"};
 };
 
-TEST_F(SessionTest, TwoRequestsOneAfterTheOtherOnOneKeptAliveConnection) {
+TEST_F(HttpSessionTest, TwoRequestsOneAfterTheOtherOnOneKeptAliveConnection) {
   int fd = connect_to(server.port());
   ASSERT_TRUE(send_text(fd, "GET /one HTTP/1.1\r\n\r\n"));
   std::string a = read_until(fd, "/one");
@@ -98,7 +98,7 @@ TEST_F(SessionTest, TwoRequestsOneAfterTheOtherOnOneKeptAliveConnection) {
   ::close(fd);
 }
 
-TEST_F(SessionTest, ARequestSplitOverManyWritesIsAnsweredOnce) {
+TEST_F(HttpSessionTest, ARequestSplitOverManyWritesIsAnsweredOnce) {
   int fd = connect_to(server.port());
   std::string req = "\r\nGET /split/path HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello";
   for (char c : req) {
@@ -114,7 +114,7 @@ TEST_F(SessionTest, ARequestSplitOverManyWritesIsAnsweredOnce) {
   ::close(fd);
 }
 
-TEST_F(SessionTest, HeadsOverTheLimitAndOtherVersionsAreRefusedWithTheirStatus) {
+TEST_F(HttpSessionTest, HeadsOverTheLimitAndOtherVersionsAreRefusedWithTheirStatus) {
   int fd = connect_to(server.port());
   // A header line that never ends: 431 once it passes 16 KB, not a wait for more.
   send_text(fd, "GET / HTTP/1.1\r\nX-Long: " + std::string(20000, 'a'));
@@ -136,7 +136,7 @@ TEST_F(SessionTest, HeadsOverTheLimitAndOtherVersionsAreRefusedWithTheirStatus) 
   ::close(fd);
 }
 
-TEST_F(SessionTest, AClientClosingMidAnswerEndsOnlyItsConnection) {
+TEST_F(HttpSessionTest, AClientClosingMidAnswerEndsOnlyItsConnection) {
   for (int i = 0; i < 3; ++i) {
     int fd = connect_to(server.port());
     int small = 4096;
@@ -166,7 +166,7 @@ TEST_F(SessionTest, AClientClosingMidAnswerEndsOnlyItsConnection) {
   for (int fd : fds) ::close(fd);
 }
 
-TEST_F(SessionTest, TheSixtyFifthConnectionIsAnswered503AndClosed) {
+TEST_F(HttpSessionTest, TheSixtyFifthConnectionIsAnswered503AndClosed) {
   std::vector<int> fds;
   for (int i = 0; i < 64; ++i) fds.push_back(connect_to(server.port()));
   // The 64 are served (the last one asks to be sure all were accepted before).
@@ -192,7 +192,7 @@ TEST_F(SessionTest, TheSixtyFifthConnectionIsAnswered503AndClosed) {
   for (int fd : fds) ::close(fd);
 }
 
-TEST_F(SessionTest, AHandlerThatBlocksHoldsUpOnlyItsOwnConnection) {
+TEST_F(HttpSessionTest, AHandlerThatBlocksHoldsUpOnlyItsOwnConnection) {
   int waiting_fd = connect_to(server.port());
   send_text(waiting_fd, "GET /wait HTTP/1.1\r\n\r\n");
   // While /wait's handler blocks, another connection is read, handled and answered.
@@ -202,7 +202,7 @@ TEST_F(SessionTest, AHandlerThatBlocksHoldsUpOnlyItsOwnConnection) {
   ::close(waiting_fd);
 }
 
-TEST_F(SessionTest, StopClosesSixtyFourIdleConnectionsAndStopAgainDoesNothing) {
+TEST_F(HttpSessionTest, StopClosesSixtyFourIdleConnectionsAndStopAgainDoesNothing) {
   std::vector<int> fds;
   for (int i = 0; i < 64; ++i) fds.push_back(connect_to(server.port()));
   send_text(fds[0], "GET /x HTTP/1.1\r\n\r\n");  // one has been served and is kept alive
