@@ -1,7 +1,7 @@
 // MetricsServer: GET /metrics on HOST:PORT (--metrics), the Registry's text
-// format, on the REST API's HTTP/1.1 server (rest/http_server.h: a thread per
-// connection, poll timeouts, a client that goes away mid-answer only ends its
-// own connection). Any other path answers 404, any other method 405; a
+// format, on the REST API's HTTP/1.1 server (rest/http_server.h: Beast on one
+// io thread, collectors called on its worker pool, 5 s timeouts, a client that
+// goes away mid-answer only ends its own connection). Any other path answers 404, any other method 405; a
 // collector that cannot read in time (a stuck agent thread) answers 503.
 #pragma once
 

@@ -64,19 +64,35 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-// Beast's parse errors as the status a client is answered with, and words it can act on.
-HttpRefusal refusal_of(const boost::system::error_code& ec, const http::request<http::string_body>& m,
-                       const HttpLimits& limits) {
+}  // namespace
+
+void configure_request_parser(HttpRequestParser& parser, const HttpLimits& limits) {
+  parser.eager(true);
+  parser.header_limit(uint32_t(std::min<size_t>(limits.max_head, UINT32_MAX)));
+  parser.body_limit(limits.max_body);
+}
+
+HttpRefusal refusal_of(const boost::system::error_code& ec, const HttpRequestParser& parser,
+                       const HttpLimits& limits, std::string_view unparsed) {
   using E = http::error;
+  if (ec == E::bad_version) {
+    // Beast reads HTTP/1.x only: another well-formed version is 505, not 400.
+    std::string_view line = unparsed.substr(0, unparsed.find_first_of("\r\n"));
+    std::string_view version = line.substr(line.rfind(' ') + 1);
+    if (version.size() == 8 && version.substr(0, 5) == "HTTP/" && std::isdigit(uint8_t(version[5])) &&
+        version[6] == '.' && std::isdigit(uint8_t(version[7])))
+      return {505, fmt::format("{} is not supported (HTTP/1.0 or 1.1)", version)};
+    return {400, "malformed request line: bad HTTP version"};
+  }
   if (ec == E::header_limit) return {431, fmt::format("request head over {} bytes", limits.max_head)};
   if (ec == E::body_limit) return {413, fmt::format("request body over {} bytes", limits.max_body)};
   if (ec == E::bad_method) return {400, "malformed request line: bad method"};
   if (ec == E::bad_target) return {400, "malformed request target"};
-  if (ec == E::bad_version) return {400, "malformed request line: bad HTTP version"};
   if (ec == E::bad_field) return {400, "malformed header field name"};
   if (ec == E::bad_value) return {400, "malformed header field value"};
   if (ec == E::bad_content_length) return {400, "malformed or conflicting Content-Length"};
   if (ec == E::bad_transfer_encoding) {
+    const auto& m = parser.get();
     auto te = m.find(http::field::transfer_encoding);
     std::string value = te == m.end() ? std::string() : std::string(sv(te->value()));
     return {501, fmt::format("transfer coding '{}' is not supported (chunked only)", value)};
@@ -86,18 +102,45 @@ HttpRefusal refusal_of(const boost::system::error_code& ec, const http::request<
   return {400, "malformed request: " + ec.message()};
 }
 
-}  // namespace
+std::optional<HttpRefusal> check_request_head(const HttpRequestParser& parser, bool& expect_continue) {
+  const auto& m = parser.get();
+  expect_continue = false;
+  if (m.version() != 10 && m.version() != 11)
+    return HttpRefusal{505, fmt::format("HTTP/{}.{} is not supported (HTTP/1.0 or 1.1)", m.version() / 10,
+                                        m.version() % 10)};
+  if (auto te = m.find(http::field::transfer_encoding); te != m.end() && !m.chunked())
+    return HttpRefusal{501,
+                       fmt::format("transfer coding '{}' is not supported (chunked only)", sv(te->value()))};
+  if (auto e = m.find(http::field::expect); e != m.end()) {
+    if (lower(sv(e->value())) != "100-continue")
+      return HttpRefusal{417, fmt::format("expectation '{}' is not supported", sv(e->value()))};
+    expect_continue = m.version() == 11;
+  }
+  return std::nullopt;
+}
+
+HttpParsed take_request(HttpRequestParser& parser) {
+  http::request<http::string_body> m = parser.release();
+  auto path = target_path(sv(m.target()));
+  if (!path) return refused(400, "malformed request target");
+  HttpParsed p;
+  p.head_complete = true;
+  p.request.method = std::string(sv(m.method_string()));
+  p.request.path = std::move(*path);
+  p.request.body = std::move(m.body());
+  // A message framed by both chunked and Content-Length is suspect (RFC 9112 6.3).
+  p.request.keep_alive = m.keep_alive() && !(m.chunked() && m.has_content_length());
+  p.complete = true;
+  return p;
+}
 
 HttpParsed parse_http_request(std::string_view buf, const HttpLimits& limits) {
   // Blank lines before a request are allowed (RFC 9112 2.2).
   size_t pos = 0;
   while (pos < buf.size() && (buf[pos] == '\r' || buf[pos] == '\n')) ++pos;
-  const size_t start = pos;
 
-  http::request_parser<http::string_body> parser;
-  parser.eager(true);
-  parser.header_limit(uint32_t(std::min<size_t>(limits.max_head, UINT32_MAX)));
-  parser.body_limit(limits.max_body);
+  HttpRequestParser parser;
+  configure_request_parser(parser, limits);
   bool checked_head = false;
   HttpParsed p;
   while (pos < buf.size() && !parser.is_done()) {
@@ -105,32 +148,14 @@ HttpParsed parse_http_request(std::string_view buf, const HttpLimits& limits) {
     size_t n = parser.put(boost::asio::const_buffer(buf.data() + pos, buf.size() - pos), ec);
     pos += n;
     if (ec == http::error::need_more) break;
-    if (ec == http::error::bad_version) {
-      // Beast reads HTTP/1.x only: another well-formed version is 505, not 400.
-      std::string_view line = buf.substr(start, buf.find_first_of("\r\n", start) - start);
-      std::string_view version = line.substr(line.rfind(' ') + 1);
-      if (version.size() == 8 && version.substr(0, 5) == "HTTP/" && std::isdigit(uint8_t(version[5])) &&
-          version[6] == '.' && std::isdigit(uint8_t(version[7])))
-        return refused(505, fmt::format("{} is not supported (HTTP/1.0 or 1.1)", version));
-    }
     if (ec) {
-      HttpRefusal r = refusal_of(ec, parser.get(), limits);
+      HttpRefusal r = refusal_of(ec, parser, limits, buf.substr(pos));
       return refused(r.status, std::move(r.message));
     }
     if (parser.is_header_done() && !checked_head) {
       checked_head = true;
-      const auto& m = parser.get();
-      if (m.version() != 10 && m.version() != 11)
-        return refused(505, fmt::format("HTTP/{}.{} is not supported (HTTP/1.0 or 1.1)", m.version() / 10,
-                                        m.version() % 10));
-      if (auto te = m.find(http::field::transfer_encoding); te != m.end() && !m.chunked())
-        return refused(501,
-                       fmt::format("transfer coding '{}' is not supported (chunked only)", sv(te->value())));
-      if (auto e = m.find(http::field::expect); e != m.end()) {
-        if (lower(sv(e->value())) != "100-continue")
-          return refused(417, fmt::format("expectation '{}' is not supported", sv(e->value())));
-        p.expect_continue = m.version() == 11;
-      }
+      if (auto r = check_request_head(parser, p.expect_continue))
+        return refused(r->status, std::move(r->message));
       p.head_complete = true;
     }
     if (n == 0) break;
@@ -142,16 +167,10 @@ HttpParsed parse_http_request(std::string_view buf, const HttpLimits& limits) {
       return refused(431, fmt::format("request head over {} bytes", limits.max_head));
     return p;
   }
-  http::request<http::string_body> m = parser.release();
-  auto path = target_path(sv(m.target()));
-  if (!path) return refused(400, "malformed request target");
-  p.request.method = std::string(sv(m.method_string()));
-  p.request.path = std::move(*path);
-  p.request.body = std::move(m.body());
-  // A message framed by both chunked and Content-Length is suspect (RFC 9112 6.3).
-  p.request.keep_alive = m.keep_alive() && !(m.chunked() && m.has_content_length());
-  p.complete = true;
-  p.consumed = pos;
+  bool expect_continue = p.expect_continue;
+  p = take_request(parser);
+  p.expect_continue = expect_continue && !p.error;
+  if (p.complete) p.consumed = pos;
   return p;
 }
 

@@ -1,7 +1,9 @@
 // HTTP/1.1 requests as the REST API's clients send them (curl, Python's
-// requests, Ryu scripts), parsed by Boost.Beast's request parser from the bytes a
-// connection has read so far, and the responses written back. Pure functions:
-// fuzzed (fuzz_http_request).
+// requests, Ryu scripts), parsed by Boost.Beast's request parser, and the
+// responses written back. The server (http_server.cpp) reads into a parser set
+// up by configure_request_parser and judges it with check_request_head,
+// refusal_of and take_request; parse_http_request runs the same four over a
+// buffer and is what fuzz_http_request fuzzes. Pure functions, no sockets.
 //
 // What is taken: origin-form and absolute-form targets (the query and fragment
 // are dropped, %XX decoded), HTTP/1.0 and 1.1, Content-Length or chunked bodies,
@@ -13,6 +15,8 @@
 // another HTTP version (505).
 #pragma once
 
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -45,6 +49,23 @@ struct HttpParsed {
   HttpRequest request;
   std::optional<HttpRefusal> error;  // the request cannot be taken; answer it and close
 };
+
+using HttpRequestParser = boost::beast::http::request_parser<boost::beast::http::string_body>;
+
+// Sets `parser`'s head and body limits (and eager body parsing).
+void configure_request_parser(HttpRequestParser& parser, const HttpLimits& limits);
+// Once the parser's head is in: what Beast takes and flowlab refuses (another
+// HTTP version, another transfer coding, another expectation). Sets
+// `expect_continue` when the client waits for a 100 Continue before its body.
+std::optional<HttpRefusal> check_request_head(const HttpRequestParser& parser, bool& expect_continue);
+// A Beast parse error as the status and words a client is answered with.
+// `unparsed` is the connection's bytes from where the parser stopped (a bad
+// version is told apart from a malformed one there).
+HttpRefusal refusal_of(const boost::system::error_code& ec, const HttpRequestParser& parser,
+                       const HttpLimits& limits, std::string_view unparsed);
+// The parser's complete request (is_done()): its path decoded, or a refusal.
+// Sets `complete` and `request`, or `error`; `consumed` is left to the caller.
+HttpParsed take_request(HttpRequestParser& parser);
 
 // Parses the first request in `buf` (what the connection has read so far).
 HttpParsed parse_http_request(std::string_view buf, const HttpLimits& limits = {});
