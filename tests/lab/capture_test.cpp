@@ -230,6 +230,38 @@ TEST_F(LabCapture, BoundKeepsTheNewestPacketsInTwoFilesAndSaysSoInTheLog) {
   EXPECT_NE(ss.str().find("oldest"), std::string::npos) << ss.str();
 }
 
+// Two namespaces of the test's own (flcap<TAG><pid>a and b) and a veth pair
+// between them, va in a and vb in b, both up; removed when it goes. With
+// `no_ipv6` the namespaces send no IPv6 of their own on it. `error` says what
+// could not be made.
+struct VethPair {
+  std::string a, b, error;
+  VethPair(const std::string& tag, bool no_ipv6)
+      : a(fmt::format("flcap{}{}a", tag, getpid())), b(fmt::format("flcap{}{}b", tag, getpid())) {
+    std::vector<std::vector<std::string>> steps = {{"ip", "netns", "add", a}, {"ip", "netns", "add", b}};
+    if (no_ipv6)
+      for (const auto& ns : {a, b})
+        steps.push_back({"ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1"});
+    steps.push_back(
+        {"ip", "link", "add", "va", "netns", a, "type", "veth", "peer", "name", "vb", "netns", b});
+    steps.push_back({"ip", "-n", a, "link", "set", "va", "up"});
+    steps.push_back({"ip", "-n", b, "link", "set", "vb", "up"});
+    for (const auto& argv : steps) {
+      auto r = run_command(argv, with_timeout(10));
+      if (r.exit_code != 0) {
+        error = r.describe();
+        return;
+      }
+    }
+  }
+  ~VethPair() {
+    run_command({"ip", "netns", "del", a}, with_timeout(10));
+    run_command({"ip", "netns", "del", b}, with_timeout(10));
+  }
+  VethPair(const VethPair&) = delete;
+  VethPair& operator=(const VethPair&) = delete;
+};
+
 // A VLAN-tagged frame is written with its tag: the kernel takes the tag out of a
 // received frame (into the packet's metadata) before a packet socket sees it, and
 // the writer puts it back, as libpcap does. Two namespaces of the test's own, a
@@ -237,23 +269,9 @@ TEST_F(LabCapture, BoundKeepsTheNewestPacketsInTwoFilesAndSaysSoInTheLog) {
 // (no 8021q module needed); LinkCaptures on the pair.
 TEST_F(LabCapture, VlanTaggedFramesAreWrittenWithTheirTag) {
   if (!have_program("python3")) GTEST_SKIP() << "needs python3";
-  std::string a = fmt::format("flcapv{}a", getpid()), b = fmt::format("flcapv{}b", getpid());
-  struct Namespaces {
-    std::string a, b;
-    ~Namespaces() {
-      run_command({"ip", "netns", "del", a}, with_timeout(10));
-      run_command({"ip", "netns", "del", b}, with_timeout(10));
-    }
-  } gone{a, b};
-  for (const auto& argv : std::vector<std::vector<std::string>>{
-           {"ip", "netns", "add", a},
-           {"ip", "netns", "add", b},
-           {"ip", "link", "add", "va", "netns", a, "type", "veth", "peer", "name", "vb", "netns", b},
-           {"ip", "-n", a, "link", "set", "va", "up"},
-           {"ip", "-n", b, "link", "set", "vb", "up"}}) {
-    auto r = run_command(argv, with_timeout(10));
-    ASSERT_EQ(r.exit_code, 0) << r.describe();
-  }
+  VethPair pair("v", false);
+  ASSERT_TRUE(pair.error.empty()) << pair.error;
+  const std::string &a = pair.a, &b = pair.b;
   auto caps = LinkCaptures::start({{"va-vb", a, "va", b, "vb", ""}}, out(), 0);
   ASSERT_TRUE(caps.ok()) << caps.error().message;
   // dst 02:..:02, src 02:..:01, 802.1Q tag VLAN 10, ethertype 0x88b5 (local experimental), 50 bytes.
@@ -285,26 +303,9 @@ TEST_F(LabCapture, VlanTaggedFramesAreWrittenWithTheirTag) {
 // header and its records, nothing past them), the two together within the bound.
 TEST_F(LabCapture, BoundCutsLibpcapFilesIntoTwoWholePcapsWithinTheBound) {
   if (!have_program("python3") || !have_program("capinfos")) GTEST_SKIP() << "needs python3 and capinfos";
-  std::string a = fmt::format("flcapr{}a", getpid()), b = fmt::format("flcapr{}b", getpid());
-  struct Namespaces {
-    std::string a, b;
-    ~Namespaces() {
-      run_command({"ip", "netns", "del", a}, with_timeout(10));
-      run_command({"ip", "netns", "del", b}, with_timeout(10));
-    }
-  } gone{a, b};
-  for (const auto& argv : std::vector<std::vector<std::string>>{
-           {"ip", "netns", "add", a},
-           {"ip", "netns", "add", b},
-           // No IPv6 on the pair: only the test's frames cross it.
-           {"ip", "netns", "exec", a, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1"},
-           {"ip", "netns", "exec", b, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1"},
-           {"ip", "link", "add", "va", "netns", a, "type", "veth", "peer", "name", "vb", "netns", b},
-           {"ip", "-n", a, "link", "set", "va", "up"},
-           {"ip", "-n", b, "link", "set", "vb", "up"}}) {
-    auto r = run_command(argv, with_timeout(10));
-    ASSERT_EQ(r.exit_code, 0) << r.describe();
-  }
+  VethPair pair("r", true);  // no IPv6 on the pair: only the test's frames cross it
+  ASSERT_TRUE(pair.error.empty()) << pair.error;
+  const std::string &a = pair.a, &b = pair.b;
   constexpr uint64_t kMax = 20000;
   auto caps = LinkCaptures::start({{"va-vb", a, "va", b, "vb", ""}}, out(), kMax);
   ASSERT_TRUE(caps.ok()) << caps.error().message;

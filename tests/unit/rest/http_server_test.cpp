@@ -14,6 +14,8 @@
 #include <chrono>
 #include <thread>
 
+#include "loopback_client.h"
+
 namespace flowlab::rest {
 namespace {
 
@@ -37,34 +39,10 @@ class NoTopology : public TopologySource {
 class HttpServerTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(server.start("127.0.0.1:0").ok()); }
-  int connect_client() const {
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(server.port());
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-    return fd;
-  }
-  static void send_text(int fd, const std::string& s) {
-    ASSERT_EQ(::send(fd, s.data(), s.size(), MSG_NOSIGNAL), ssize_t(s.size()));
-  }
-  // Reads until `want` is in what was read, the peer closes, or 3 s pass.
+  int connect_client() const { return testing::connect_to(server.port()); }
+  static void send_text(int fd, const std::string& s) { ASSERT_TRUE(testing::send_text(fd, s)); }
   static std::string read_until(int fd, const std::string& want, bool* closed = nullptr) {
-    std::string got;
-    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-    while (got.find(want) == std::string::npos && std::chrono::steady_clock::now() < end) {
-      pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, 100) <= 0) continue;
-      char b[4096];
-      ssize_t n = ::recv(fd, b, sizeof b, 0);
-      if (n <= 0) {
-        if (closed) *closed = true;
-        break;
-      }
-      got.append(b, size_t(n));
-    }
-    return got;
+    return testing::read_until(fd, want, closed);
   }
   NoSwitches sw;
   NoTopology topo;

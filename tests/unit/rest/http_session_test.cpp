@@ -2,11 +2,7 @@
 // dribbled a byte at a time, blank lines before a request, heads over the limit,
 // a client that closes mid-answer, the 65th connection, a handler that blocks
 // without holding up other connections, and stop() with 64 idle connections.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -14,42 +10,15 @@
 #include <thread>
 #include <vector>
 
+#include "loopback_client.h"
 #include "rest/http_server.h"
 
 namespace flowlab::rest {
 namespace {
 
-int connect_to(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  return fd;
-}
-
-bool send_text(int fd, std::string_view s) {
-  return ::send(fd, s.data(), s.size(), MSG_NOSIGNAL) == ssize_t(s.size());
-}
-
-// Reads until `want` is in what was read, the peer closes, or 3 s pass.
-std::string read_until(int fd, std::string_view want, bool* closed = nullptr) {
-  std::string got;
-  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-  while (got.find(want) == std::string::npos && std::chrono::steady_clock::now() < end) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 100) <= 0) continue;
-    char b[65536];
-    ssize_t n = ::recv(fd, b, sizeof b, 0);
-    if (n <= 0) {
-      if (closed) *closed = true;
-      break;
-    }
-    got.append(b, size_t(n));
-  }
-  return got;
-}
+using testing::connect_to;
+using testing::read_until;
+using testing::send_text;
 
 // One request on a new connection, closed after; the answer's text.
 std::string ask(uint16_t port, std::string_view path) {
