@@ -51,11 +51,13 @@ fuzz-build: deps
 # Builds with ASan+UBSan and -Werror, runs every test, then each fuzzer for FUZZ_SECONDS (two at a time)
 # from the same tree. The unit tests (in-memory, loopback, their own namespaces) and the CLI
 # tests (the binary's answers to bad input, golden output; unique names and free ports) run two
-# at a time; the interop, lab, cluster and soak tests, which start peers and measure, one at a time.
+# at a time; then the interop, lab, cluster and soak tests (peers, namespaces of their own, unique
+# names), two at a time too, except those marked RUN_SERIAL (tests/CMakeLists.txt,
+# FLOWLAB_SERIAL_TESTS: they assert rates, delays and timeouts), which run alone.
 test: test-build
 	@cd $(BUILD_TEST) && export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1; \
 	  s=0; ctest --output-on-failure -L '^(unit|cli)$$' -j $(JOBS) --timeout 600 || s=1; \
-	  ctest --output-on-failure -LE '^(unit|cli)$$' -j 1 --timeout 600 || s=1; exit $$s
+	  ctest --output-on-failure -LE '^(unit|cli)$$' -j $(JOBS) --timeout 600 || s=1; exit $$s
 	@./scripts/run-fuzzers.sh $(BUILD_TEST) $(FUZZ_SECONDS)
 
 fuzz: fuzz-build

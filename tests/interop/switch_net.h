@@ -6,10 +6,12 @@
 // needs. Names are unique per run; everything is removed on every path.
 #pragma once
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -105,7 +107,8 @@ class SwitchNet {
     std::istringstream words(args);
     for (std::string w; words >> w;) argv.push_back(w);
     ctl_ = std::make_unique<Process>(argv, dir_ + "/controller.log");
-    if (!eventually([&] { return tcp_listening(ctl_port_); }, 10s)) return fail("controller did not listen");
+    if (!eventually([&] { return tcp_listening(ctl_port_); }, 30s))
+      return fail("controller did not listen on port " + std::to_string(ctl_port_) + ":\n" + ctl_->log());
     if (kind_ == Kind::kFlowlab ? !start_flowlab() : !start_ovs()) return false;
     size_t n = ports_.size();
     if (!eventually([&] { return count(ctl_->log(), "switch up:") >= n; }, 30s))
@@ -267,6 +270,18 @@ inline uint64_t packet_ins(const SwitchNet& net) {
 // A flow to eth_dst=mac in a dump-flows output (OF1.0 and OF1.3 spellings).
 inline bool has_flow_to(const std::string& dump, const std::string& mac) {
   return dump.find("dl_dst=" + mac) != std::string::npos || dump.find("eth_dst=" + mac) != std::string::npos;
+}
+
+// A flow to eth_dst=mac whose duration is at least `seconds`: one installed before an
+// event that long ago (a flow installed again since, for a host's ARP probe, is younger).
+inline bool has_flow_to_older_than(const std::string& dump, const std::string& mac, double seconds) {
+  std::istringstream lines(dump);
+  for (std::string line; std::getline(lines, line);) {
+    if (!has_flow_to(line, mac)) continue;
+    size_t d = line.find("duration=");
+    if (d == std::string::npos || std::strtod(line.c_str() + d + 9, nullptr) >= seconds) return true;
+  }
+  return false;
 }
 
 }  // namespace flowlab::switch_interop
