@@ -31,7 +31,7 @@ Result<std::string> read_file(const std::string& path) {
 }
 
 Result<uint32_t> parse_u32(std::string_view s, std::string_view what) {
-  auto r = parse_port(s);  // accepts decimal, hex and names; the names never apply here
+  auto r = of::parse_port(s);  // accepts decimal, hex and names; the names never apply here
   if (!r.ok() || s.empty() || !(s[0] >= '0' && s[0] <= '9')) return fail("{} '{}' is not a number", what, s);
   return *r;
 }
@@ -56,7 +56,7 @@ Result<TraceRequest> trace_request(const std::vector<std::string>& args, const O
                   kMinTraceFrame, kMaxTraceFrame);
   }
   if (!opts.trace_in_port.empty()) {
-    auto p = parse_port(opts.trace_in_port);
+    auto p = of::parse_port(opts.trace_in_port);
     if (!p.ok()) return fail("trace: --in-port: {}", p.error().message);
     if (has_flow && r.in_port && r.in_port != *p)
       return fail("trace: --in-port {} differs from the flow's in_port {}", *p, r.in_port);
@@ -167,7 +167,7 @@ struct Session {
   Status dump_ports(const std::vector<std::string>& args) {
     PortStatsRequest req;
     if (args.size() > 1) {
-      FLOWLAB_ASSIGN_OR_RETURN(req.port_no, parse_port(args[1]));
+      FLOWLAB_ASSIGN_OR_RETURN(req.port_no, of::parse_port(args[1]));
     }
     return print_all(multipart(req));
   }
@@ -205,7 +205,7 @@ struct Session {
       FLOWLAB_ASSIGN_OR_RETURN(PacketOut po, parse_packet_out(args[1], version()));
       msgs.push_back(msg(std::move(po)));
     } else {
-      FLOWLAB_ASSIGN_OR_RETURN(uint32_t in_port, parse_port(args[1]));
+      FLOWLAB_ASSIGN_OR_RETURN(uint32_t in_port, of::parse_port(args[1]));
       FLOWLAB_ASSIGN_OR_RETURN(ActionList actions, parse_actions(args[2], {}, version()));
       for (size_t i = 3; i < args.size(); ++i) {
         PacketOut po;

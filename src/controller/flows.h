@@ -9,6 +9,13 @@
 
 namespace flowlab::controller {
 
+// A MAC address's six bytes as a number (the apps' table keys).
+inline uint64_t mac_u64(const uint8_t* m) {
+  uint64_t v = 0;
+  for (int i = 0; i < 6; ++i) v = v << 8 | m[i];
+  return v;
+}
+
 inline of::OxmField mac_field(of::OxmId id, const uint8_t* mac) {
   return of::OxmField::basic_bytes(id, ByteSpan(mac, 6));
 }

@@ -10,7 +10,6 @@ namespace {
 
 using namespace hdr;
 using of::OxmId;
-constexpr uint16_t kNone = PacketLayers::kNone;
 
 struct L4Csum {
   uint8_t* field = nullptr;  // the 16-bit checksum field, nullptr when none
@@ -21,7 +20,7 @@ struct L4Csum {
 L4Csum l4_csum(PacketContext& pc) {
   L4Csum c;
   const PacketLayers& l = pc.layers;
-  if (l.l4 == kNone || l.later_frag) return c;
+  if (l.l4 == kNoLayer || l.later_frag) return c;
   size_t off;
   switch (pc.key.ip_proto) {
     case kProtoTcp:
@@ -69,7 +68,7 @@ void l4_data_changed(PacketContext& pc, const uint8_t* old_b, const uint8_t* new
 void sctp_recompute(PacketContext& pc) {
   const PacketLayers& l = pc.layers;
   size_t len = pc.pkt->size();
-  if (l.l4 == kNone || l.l4 + kSctpLen > len) return;
+  if (l.l4 == kNoLayer || l.l4 + kSctpLen > len) return;
   uint8_t* s = pc.pkt->data() + l.l4;
   std::memset(s + kSctpCsumOff, 0, 4);
   uint32_t c = crc32c(s, len - l.l4);
@@ -82,7 +81,7 @@ void sctp_recompute(PacketContext& pc) {
 // Writes n bytes at `at` and fixes the checksums `kind` says are affected.
 enum class Covers : uint8_t { kNone, kIpHeader, kPseudo, kL4Data };
 ActionResult write_bytes(PacketContext& pc, size_t at, const uint8_t* v, size_t n, Covers covers) {
-  if (at == kNone || at + n > pc.pkt->size()) return ActionResult::kSkipped;
+  if (at == kNoLayer || at + n > pc.pkt->size()) return ActionResult::kSkipped;
   uint8_t* p = pc.pkt->data() + at;
   uint8_t old[16];
   std::memcpy(old, p, n);
@@ -117,7 +116,7 @@ void ipv4_word(PacketContext& pc, size_t word_off, uint16_t new_w) {
 size_t nd_option(PacketContext& pc, uint8_t type) {
   const PacketLayers& l = pc.layers;
   size_t len = pc.pkt->size();
-  if (l.l4 == kNone || len < l.l4 + kNdOptionsOff) return kNone;
+  if (l.l4 == kNoLayer || len < l.l4 + kNdOptionsOff) return kNoLayer;
   const uint8_t* h = pc.pkt->data() + l.l4;
   size_t room = len - l.l4;
   for (size_t o = kNdOptionsOff; o + 8 <= room;) {
@@ -126,7 +125,7 @@ size_t nd_option(PacketContext& pc, uint8_t type) {
     if (h[o] == type) return l.l4 + o + 2;
     o += olen;
   }
-  return kNone;
+  return kNoLayer;
 }
 
 }  // namespace
@@ -146,14 +145,14 @@ ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
     case OxmId::kEthSrc:
       return n == 6 ? write_bytes(pc, kEthSrcOff, v, 6, Covers::kNone) : ActionResult::kSkipped;
     case OxmId::kVlanVid: {
-      if (l.vlan == kNone || n != 2) return ActionResult::kSkipped;
+      if (l.vlan == kNoLayer || n != 2) return ActionResult::kSkipped;
       uint8_t* t = pc.pkt->data() + l.vlan + 2;
       store_be16(t, uint16_t((load_be16(t) & ~kVlanVidMask) | (load_be16(v) & kVlanVidMask)));
       pc.key_stale = true;
       return ActionResult::kOk;
     }
     case OxmId::kVlanPcp: {
-      if (l.vlan == kNone || n != 1) return ActionResult::kSkipped;
+      if (l.vlan == kNoLayer || n != 1) return ActionResult::kSkipped;
       uint8_t* t = pc.pkt->data() + l.vlan + 2;
       store_be16(t, uint16_t((load_be16(t) & 0x1fff) | (v[0] & 7) << kVlanPcpShift));
       pc.key_stale = true;
@@ -163,7 +162,7 @@ ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
       // The ethertype after the VLAN tags; what follows is parsed anew as the new type.
       return n == 2 ? write_bytes(pc, l.eth_type_off, v, 2, Covers::kNone) : ActionResult::kSkipped;
     case OxmId::kIpProto: {
-      if (!is_ip(pc) || l.ip_proto_off == kNone || n != 1) return ActionResult::kSkipped;
+      if (!is_ip(pc) || l.ip_proto_off == kNoLayer || n != 1) return ActionResult::kSkipped;
       uint8_t* p = pc.pkt->data() + l.ip_proto_off;
       // The protocol is in the transport checksum's pseudo-header as the word (0, proto).
       const uint8_t old_w[2] = {0, *p}, new_w[2] = {0, v[0]};
@@ -215,7 +214,7 @@ ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
     case OxmId::kTcpDst:
     case OxmId::kUdpDst:
     case OxmId::kSctpDst: {
-      if (l.l4 == kNone || l.later_frag || n != 2) return ActionResult::kSkipped;
+      if (l.l4 == kNoLayer || l.later_frag || n != 2) return ActionResult::kSkipped;
       // OF1.0's set_tp_src/dst arrive as tcp_src/dst whatever the transport.
       if (pc.key.ip_proto != kProtoTcp && pc.key.ip_proto != kProtoUdp && pc.key.ip_proto != kProtoSctp)
         return ActionResult::kSkipped;
@@ -226,7 +225,7 @@ ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
     case OxmId::kIcmpv6Type:
     case OxmId::kIcmpv4Code:
     case OxmId::kIcmpv6Code: {
-      if (l.l4 == kNone || n != 1) return ActionResult::kSkipped;
+      if (l.l4 == kNoLayer || n != 1) return ActionResult::kSkipped;
       uint8_t* h = pc.pkt->data() + l.l4;
       uint8_t w[2] = {h[0], h[1]};
       if (f.is(OxmId::kIcmpv4Type) || f.is(OxmId::kIcmpv6Type))
@@ -236,22 +235,22 @@ ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
       return write_bytes(pc, l.l4, w, 2, Covers::kL4Data);
     }
     case OxmId::kArpOp:
-      if (!arp || l.l3 == kNone || n != 2) return ActionResult::kSkipped;
+      if (!arp || l.l3 == kNoLayer || n != 2) return ActionResult::kSkipped;
       return write_bytes(pc, l.l3 + kArpOpOff, v, 2, Covers::kNone);
     case OxmId::kArpSpa:
-      if (!arp || l.l3 == kNone || n != 4) return ActionResult::kSkipped;
+      if (!arp || l.l3 == kNoLayer || n != 4) return ActionResult::kSkipped;
       return write_bytes(pc, l.l3 + kArpSpaOff, v, 4, Covers::kNone);
     case OxmId::kArpTpa:
-      if (!arp || l.l3 == kNone || n != 4) return ActionResult::kSkipped;
+      if (!arp || l.l3 == kNoLayer || n != 4) return ActionResult::kSkipped;
       return write_bytes(pc, l.l3 + kArpTpaOff, v, 4, Covers::kNone);
     case OxmId::kArpSha:
-      if (!arp || l.l3 == kNone || n != 6) return ActionResult::kSkipped;
+      if (!arp || l.l3 == kNoLayer || n != 6) return ActionResult::kSkipped;
       return write_bytes(pc, l.l3 + kArpShaOff, v, 6, Covers::kNone);
     case OxmId::kArpTha:
-      if (!arp || l.l3 == kNone || n != 6) return ActionResult::kSkipped;
+      if (!arp || l.l3 == kNoLayer || n != 6) return ActionResult::kSkipped;
       return write_bytes(pc, l.l3 + kArpThaOff, v, 6, Covers::kNone);
     case OxmId::kIpv6NdTarget:
-      if (pc.key.ip_proto != kProtoIcmpv6 || l.l4 == kNone || n != 16) return ActionResult::kSkipped;
+      if (pc.key.ip_proto != kProtoIcmpv6 || l.l4 == kNoLayer || n != 16) return ActionResult::kSkipped;
       return write_bytes(pc, l.l4 + kNdTargetOff, v, 16, Covers::kL4Data);
     case OxmId::kIpv6NdSll:
     case OxmId::kIpv6NdTll: {
@@ -262,7 +261,7 @@ ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
     case OxmId::kMplsLabel:
     case OxmId::kMplsTc:
     case OxmId::kMplsBos: {
-      if (l.l2_5 == kNone || !is_mpls_type(pc.key.eth_type) || l.l2_5 + kMplsLen > pc.pkt->size())
+      if (l.l2_5 == kNoLayer || !is_mpls_type(pc.key.eth_type) || l.l2_5 + kMplsLen > pc.pkt->size())
         return ActionResult::kSkipped;
       uint8_t* p = pc.pkt->data() + l.l2_5;
       uint32_t lse = load_be32(p);
@@ -278,10 +277,10 @@ ActionResult set_field(PacketContext& pc, const of::OxmField& f) {
       return ActionResult::kOk;
     }
     case OxmId::kPbbIsid:
-      if (l.l2_5 == kNone || pc.key.eth_type != kEthTypePbb || n != 3) return ActionResult::kSkipped;
+      if (l.l2_5 == kNoLayer || pc.key.eth_type != kEthTypePbb || n != 3) return ActionResult::kSkipped;
       return write_bytes(pc, l.l2_5 + 1, v, 3, Covers::kNone);
     case OxmId::kPbbUca: {
-      if (l.l2_5 == kNone || pc.key.eth_type != kEthTypePbb || n != 1) return ActionResult::kSkipped;
+      if (l.l2_5 == kNoLayer || pc.key.eth_type != kEthTypePbb || n != 1) return ActionResult::kSkipped;
       uint8_t* t = pc.pkt->data() + l.l2_5;
       *t = uint8_t((*t & ~kPbbUcaBit) | (v[0] & 1 ? kPbbUcaBit : 0));
       pc.key_stale = true;
@@ -313,7 +312,7 @@ ActionResult apply_header_action(PacketContext& pc, const of::Action& a, bool of
   using of::ActionType;
   switch (a.type) {
     case ActionType::kSetField:
-      if (of10 && pc.layers.vlan == kNone && (a.field.is(OxmId::kVlanVid) || a.field.is(OxmId::kVlanPcp)))
+      if (of10 && pc.layers.vlan == kNoLayer && (a.field.is(OxmId::kVlanVid) || a.field.is(OxmId::kVlanPcp)))
         push_vlan(pc, kEthTypeVlan);
       return set_field(pc, a.field);
     case ActionType::kPushVlan:

@@ -35,6 +35,9 @@ struct PacketContext {
   }
 };
 
+// A layer offset the packet does not have (PacketLayers::kNone).
+inline constexpr uint16_t kNoLayer = PacketLayers::kNone;
+
 enum class ActionResult : uint8_t { kOk, kSkipped, kInvalidTtl };
 
 // Whether the packet has an IPv4 or IPv6 header the actions can reach.

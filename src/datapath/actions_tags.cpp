@@ -11,7 +11,6 @@ namespace flowlab::dp {
 namespace {
 
 using namespace hdr;
-constexpr uint16_t kNone = PacketLayers::kNone;
 
 // Headers pushed or popped in front of the offload's offsets move them.
 void shift_offload(Packet& pkt, int delta) {
@@ -25,7 +24,7 @@ void shift_offload(Packet& pkt, int delta) {
 ActionResult push_vlan(PacketContext& pc, uint16_t tpid) {
   Packet& pkt = *pc.pkt;
   if (pkt.size() < kEthLen) return ActionResult::kSkipped;
-  uint16_t tci = pc.layers.vlan != kNone ? load_be16(pkt.data() + pc.layers.vlan + 2) : 0;
+  uint16_t tci = pc.layers.vlan != kNoLayer ? load_be16(pkt.data() + pc.layers.vlan + 2) : 0;
   uint8_t* d = pkt.push_front(kVlanLen);
   if (!d) return ActionResult::kSkipped;
   std::memmove(d, d + kVlanLen, kEthAddrsLen);
@@ -50,10 +49,10 @@ ActionResult pop_vlan(PacketContext& pc) {
 ActionResult push_mpls(PacketContext& pc, uint16_t ethertype) {
   Packet& pkt = *pc.pkt;
   const PacketLayers l = pc.layers;
-  if (l.eth_type_off == kNone) return ActionResult::kSkipped;
+  if (l.eth_type_off == kNoLayer) return ActionResult::kSkipped;
   const size_t pos = size_t(l.eth_type_off) + 2;
   uint32_t lse;
-  if (is_mpls_type(pc.key.eth_type) && l.l2_5 != kNone && l.l2_5 + kMplsLen <= pkt.size()) {
+  if (is_mpls_type(pc.key.eth_type) && l.l2_5 != kNoLayer && l.l2_5 + kMplsLen <= pkt.size()) {
     uint32_t outer = load_be32(pkt.data() + l.l2_5);
     lse = make_mpls(mpls_label(outer), mpls_tc(outer), false, mpls_ttl(outer));
   } else {
@@ -74,7 +73,7 @@ ActionResult push_mpls(PacketContext& pc, uint16_t ethertype) {
 ActionResult pop_mpls(PacketContext& pc, uint16_t ethertype) {
   Packet& pkt = *pc.pkt;
   const PacketLayers l = pc.layers;
-  if (!is_mpls_type(pc.key.eth_type) || l.l2_5 == kNone || l.l2_5 + kMplsLen > pkt.size())
+  if (!is_mpls_type(pc.key.eth_type) || l.l2_5 == kNoLayer || l.l2_5 + kMplsLen > pkt.size())
     return ActionResult::kSkipped;
   uint8_t* d = pkt.data();
   std::memmove(d + kMplsLen, d, l.l2_5);
@@ -88,7 +87,7 @@ ActionResult pop_mpls(PacketContext& pc, uint16_t ethertype) {
 ActionResult push_pbb(PacketContext& pc, uint16_t ethertype) {
   Packet& pkt = *pc.pkt;
   if (pkt.size() < kEthLen) return ActionResult::kSkipped;
-  const uint8_t pcp = pc.layers.vlan != kNone ? pc.key.vlan_pcp : 0;
+  const uint8_t pcp = pc.layers.vlan != kNoLayer ? pc.key.vlan_pcp : 0;
   const uint32_t isid = pc.key.eth_type == kEthTypePbb ? pc.key.pbb_isid : 0;
   uint8_t* d = pkt.push_front(kPbbEncapLen);
   if (!d) return ActionResult::kSkipped;
@@ -103,7 +102,7 @@ ActionResult push_pbb(PacketContext& pc, uint16_t ethertype) {
 ActionResult pop_pbb(PacketContext& pc) {
   Packet& pkt = *pc.pkt;
   const PacketLayers& l = pc.layers;
-  if (pc.key.eth_type != kEthTypePbb || l.l2_5 == kNone) return ActionResult::kSkipped;
+  if (pc.key.eth_type != kEthTypePbb || l.l2_5 == kNoLayer) return ActionResult::kSkipped;
   const size_t cut = size_t(l.l2_5) + kPbbItagLen;  // B-DA B-SA [B-TAG] 0x88e7 I-TAG
   if (cut + kEthLen > pkt.size()) return ActionResult::kSkipped;
   pkt.pull_front(cut);
@@ -115,7 +114,8 @@ ActionResult pop_pbb(PacketContext& pc) {
 namespace {
 uint8_t* outer_lse(PacketContext& pc) {
   const PacketLayers& l = pc.layers;
-  if (!is_mpls_type(pc.key.eth_type) || l.l2_5 == kNone || l.l2_5 + kMplsLen > pc.pkt->size()) return nullptr;
+  if (!is_mpls_type(pc.key.eth_type) || l.l2_5 == kNoLayer || l.l2_5 + kMplsLen > pc.pkt->size())
+    return nullptr;
   return pc.pkt->data() + l.l2_5;
 }
 void set_lse_ttl(uint8_t* p, uint8_t ttl) { p[3] = ttl; }
@@ -123,7 +123,7 @@ void set_lse_ttl(uint8_t* p, uint8_t ttl) { p[3] = ttl; }
 // The IP header under MPLS (layers.l3 is set for it by extraction), or nullptr.
 uint8_t* ip_under_mpls(PacketContext& pc, bool& v4) {
   const PacketLayers& l = pc.layers;
-  if (l.l3 == kNone) return nullptr;
+  if (l.l3 == kNoLayer) return nullptr;
   uint8_t* ip = pc.pkt->data() + l.l3;
   v4 = (ip[0] >> 4) == 4;
   return ip;

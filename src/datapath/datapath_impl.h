@@ -47,6 +47,8 @@
 
 namespace flowlab::dp {
 
+inline constexpr uint16_t kInvalidTtlToController = 4;  // OFPC_INVALID_TTL_TO_CONTROLLER
+
 struct TableSnapshot {
   std::shared_ptr<const Classifier::View> view;
 };

@@ -12,9 +12,8 @@ namespace flowlab::dp {
 namespace {
 
 using of::ActionType;
-constexpr int kMaxDepth = kMaxGroupDepth;        // group nesting / clone levels
-constexpr uint16_t kInvalidTtlToController = 4;  // OFPC_INVALID_TTL_TO_CONTROLLER
-constexpr size_t kEthMinFrame = 60;              // Ethernet minimum without the FCS
+constexpr int kMaxDepth = kMaxGroupDepth;  // group nesting / clone levels
+constexpr size_t kEthMinFrame = 60;        // Ethernet minimum without the FCS
 
 class Runner {
  public:

@@ -17,7 +17,6 @@ namespace flowlab::dp {
 namespace {
 
 using of::ActionType;
-constexpr uint16_t kInvalidTtlToController = 4;  // OFPC_INVALID_TTL_TO_CONTROLLER
 
 class Tracer {
  public:

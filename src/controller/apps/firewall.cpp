@@ -11,12 +11,6 @@ namespace {
 constexpr size_t kMaxConns = 200000;
 constexpr uint16_t kAllowIdle = 60, kDenyIdle = 10;
 
-uint64_t mac_u64(const uint8_t* m) {
-  uint64_t v = 0;
-  for (int i = 0; i < 6; ++i) v = v << 8 | m[i];
-  return v;
-}
-
 std::string conn_text(const Firewall::ConnKey& k) {
   return fmt::format("proto {} {}:{} -> {}:{}", k.proto, Ipv4Addr{k.src}.to_string(), k.sport,
                      Ipv4Addr{k.dst}.to_string(), k.dport);

@@ -10,12 +10,6 @@ namespace flowlab::controller {
 
 namespace {
 
-uint64_t mac_u64(const uint8_t* m) {
-  uint64_t v = 0;
-  for (int i = 0; i < 6; ++i) v = v << 8 | m[i];
-  return v;
-}
-
 bool link_local(const uint8_t* dst, uint16_t eth_type) {
   static constexpr uint8_t kBridgeGroup[5] = {0x01, 0x80, 0xc2, 0x00, 0x00};
   return eth_type == 0x88cc || (std::equal(kBridgeGroup, kBridgeGroup + 5, dst) && (dst[5] & 0xf0) == 0);

@@ -7,17 +7,15 @@
 
 #include "core/clock.h"
 #include "lab/host/process.h"
+#include "lab/scenario/scenario_yaml.h"
 
 namespace flowlab::lab {
 
 namespace {
 
-constexpr int kMaxFlaps = 10000;
+using yaml_parse::key_error;
 
-Unexpected<Error> key_error(const YAML::Node& n, const std::string& path, std::string_view key,
-                            std::string_view msg) {
-  return fail("{}:{}: key '{}': {}", path, n.Mark().line + 1, key, msg);
-}
+constexpr int kMaxFlaps = 10000;
 
 // "5s", "500ms", "1.5" (seconds).
 Result<double> seconds(const YAML::Node& n, const std::string& path, std::string_view key) {

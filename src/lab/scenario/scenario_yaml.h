@@ -40,6 +40,12 @@ struct Ctx {
 
 inline int line_of(const YAML::Node& n) { return n.Mark().line + 1; }
 
+// "PATH:LINE: key 'KEY': MSG" for a value outside a Ctx (the shape and event parsers).
+inline Unexpected<Error> key_error(const YAML::Node& n, const std::string& path, std::string_view key,
+                                   std::string_view msg) {
+  return fail("{}:{}: key '{}': {}", path, line_of(n), key, msg);
+}
+
 Status check_keys(const Ctx& c, const YAML::Node& map, std::string_view where,
                   std::initializer_list<std::string_view> allowed);
 

@@ -7,9 +7,13 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "lab/scenario/scenario_yaml.h"
+
 namespace flowlab::lab {
 
 namespace {
+
+using yaml_parse::key_error;
 
 constexpr uint64_t kMaxRate = 400'000'000'000ULL;  // 400 Gbit/s: more is a typo
 constexpr uint64_t kMaxDelay = 60'000'000'000ULL;  // 60 s
@@ -23,11 +27,6 @@ std::optional<double> leading_number(std::string_view t, std::string_view& rest)
   if (end == s.c_str() || !std::isfinite(v)) return std::nullopt;
   rest = t.substr(size_t(end - s.c_str()));
   return v;
-}
-
-Unexpected<Error> key_error(const YAML::Node& n, const std::string& path, std::string_view key,
-                            std::string_view msg) {
-  return fail("{}:{}: key '{}': {}", path, n.Mark().line + 1, key, msg);
 }
 
 Status parse_field(const YAML::Node& v, const std::string& path, const std::string& key, LinkShape& s) {

@@ -11,11 +11,6 @@
 namespace flowlab::of::of13 {
 namespace {
 
-OfError bad_len(const Cursor& c, std::string_view what) {
-  return OfError::make(BadRequestCode::kBadLen,
-                       fmt::format("{}: {} bytes do not fit the structure", what, c.remaining()), c.at());
-}
-
 // Fixed-size body: exactly `n` bytes.
 bool exact(Cursor& c, size_t n) { return c.remaining() == n; }
 

@@ -11,11 +11,6 @@
 namespace flowlab::of::of13 {
 namespace {
 
-OfError bad_len(const Cursor& c, std::string_view what) {
-  return OfError::make(BadRequestCode::kBadLen,
-                       fmt::format("{}: {} bytes do not fit the structure", what, c.remaining()), c.at());
-}
-
 constexpr size_t kNoLen = SIZE_MAX;
 
 // Splits a list body into elements: fixed `min_len` bytes each when `len_off` is

@@ -51,6 +51,12 @@ inline OfError short_error(const Cursor& c, std::string_view what, size_t need) 
 }
 
 // Bytes of padding that bring `len` to a multiple of 8.
+// A body whose remaining bytes do not fit the structure `what` (OFPBRC_BAD_LEN).
+inline OfError bad_len(const Cursor& c, std::string_view what) {
+  return OfError::make(BadRequestCode::kBadLen,
+                       fmt::format("{}: {} bytes do not fit the structure", what, c.remaining()), c.at());
+}
+
 inline size_t pad8(size_t len) { return (8 - len % 8) % 8; }
 
 // ---- of13_match.cpp ----
