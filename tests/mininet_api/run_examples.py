@@ -159,6 +159,14 @@ def root_links():
     return set(line.split(':')[1].strip().split('@')[0] for line in out.splitlines() if ':' in line)
 
 
+def delete_mininet_links(before):
+    """The interfaces of Mininet's names that appeared in the machine's namespace since `before`
+    (what a Mininet run stopped by a failed test left): deleted, never `mn -c`."""
+    for name in sorted(root_links() - before):
+        if re.match(r'^(cs?\d+|s\d+|\w+-eth\d+)$', name):
+            subprocess.run(['ip', 'link', 'del', name], stderr=subprocess.DEVNULL)
+
+
 def run_file(path, env, timeout, left_out):
     """[(test id, outcome, why)] of one test file, or one FAIL for the file on a timeout.
     left_out: {test name or '*': why} of tests that cannot run on this machine."""
@@ -216,6 +224,7 @@ def main():
     with open(cc_path) as f:
         congestion_control = f.read().strip()
     shim_dir = tempfile.mkdtemp(prefix='flowlab-mnx-')
+    links_before = root_links()
     try:
         shim = os.path.join(shim_dir, 'python')
         with open(shim, 'w') as f:
@@ -250,7 +259,6 @@ def main():
                 counts['skip'] += 1
                 continue
             left_out = example_needs.missing(example)
-            links_before = root_links() if args.mininet else set()
             start = time.time()
             passed = run = 0
             for test, outcome, why in run_file(os.path.join(args.tests, name), env, args.timeout, left_out):
@@ -265,10 +273,7 @@ def main():
                 print('%-44s %-5s %5.1f s  %s' % (short, outcome, time.time() - start, why), flush=True)
             print('TIME %s %.3f %d/%d' % (example, time.time() - start, passed, run), flush=True)
             if args.mininet:
-                for name in sorted(root_links() - links_before):  # what a failed Mininet run left
-                    if not re.match(r'^(cs?\d+|s\d+|\w+-eth\d+)$', name):
-                        continue  # not one of Mininet's names: someone else's
-                    subprocess.run(['ip', 'link', 'del', name], stderr=subprocess.DEVNULL)
+                delete_mininet_links(links_before)
             with open(cc_path) as f:
                 if f.read().strip() != congestion_control:
                     with open(cc_path, 'w') as w:
@@ -289,6 +294,8 @@ def main():
         print('passed %d, failed %d, not run %d' % (counts['pass'], counts['FAIL'], counts['skip']))
         return 0 if counts['FAIL'] == 0 else 1
     finally:
+        if args.mininet:
+            delete_mininet_links(links_before)
         if os.path.isdir(os.path.join(shim_dir, 'state')) and os.listdir(os.path.join(shim_dir, 'state')):
             subprocess.run([os.path.abspath(args.flowlab), 'lab', 'clean', '--force'],
                            env=dict(os.environ, FLOWLAB_STATE_DIR=os.path.join(shim_dir, 'state')))
