@@ -92,7 +92,7 @@ if [ -n "$EXAMPLES" ]; then
     for ex in ${EXAMPLES//,/ }; do
       for tool in flowlab mininet; do
         flag=""; [ "$tool" = mininet ] && flag=--mininet
-        $PY "$RUNNER" "$FLOWLAB" $flag --only "$ex" --timeout 600 >"$OUT/$tool-$ex-$run.log" 2>&1 || true
+        $PY "$RUNNER" "$FLOWLAB" $flag --only "$ex" --timeout 300 >"$OUT/$tool-$ex-$run.log" 2>&1 || true
         line=$(grep "^TIME $ex " "$OUT/$tool-$ex-$run.log" | tail -1)
         echo "run $run $tool $ex: ${line#TIME $ex } (load $(cut -d' ' -f1 /proc/loadavg))"
         echo "$tool $ex ${line#TIME $ex }" >>"$OUT/rows"
