@@ -22,6 +22,7 @@ from mininet.net import Mininet  # noqa: E402
 from mininet.node import Controller, Node, OVSSwitch  # noqa: E402
 from mininet.topo import LinearTopo  # noqa: E402
 from mininet.topolib import TreeTopo  # noqa: E402
+from mininet.util import errRun, quietRun  # noqa: E402
 
 TAG = os.getpid() % 100000  # node names, hence interface and namespace names, unique per run
 
@@ -77,6 +78,12 @@ class LowLevel(unittest.TestCase):
         self.nodes = []
         self.assertEqual(machine_links() - before_links, set())
         self.assertEqual(namespaces() - before_ns, set())
+
+    def test_quiet_run_takes_mininets_shell_and_echo(self):
+        # hwintf.py's checkIntf: quietRun('ifconfig %s 2>/dev/null' % intf, shell=True)
+        self.assertEqual(quietRun('echo a b 2>/dev/null', shell=True), 'a b\n')
+        self.assertEqual(quietRun(['echo', 'c'], echo=False), 'c\n')
+        self.assertEqual(errRun('echo d; exit 3', shell=True), ('d\n', '', 3))
 
     def test_a_link_outside_a_network_to_a_switch_is_refused(self):
         a = Node('tc%d' % TAG)
