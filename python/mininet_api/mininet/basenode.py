@@ -175,7 +175,7 @@ class Node:
             self.ns = ns
         _standalone.append(self)
 
-    def _enter(self):
+    def _ns_command(self):
         """The command that runs a process in the node's namespace (nothing: the machine's)."""
         return [] if self.ns == MACHINE_NS else ['ip', 'netns', 'exec', self.ns]
 
@@ -196,7 +196,7 @@ class Node:
         if self.shell is None or self.shell.poll() is not None:
             # An interactive bash whose prompt is the end marker, as Mininet's: nothing but the
             # command is written to its stdin, so a command reading stdin finds nothing extra.
-            self.shell = subprocess.Popen(self._enter() + ['env', 'PS1=' + SENTINEL.decode(),
+            self.shell = subprocess.Popen(self._ns_command() + ['env', 'PS1=' + SENTINEL.decode(),
                                            'bash', '--norc', '--noediting', '-is', 'mininet:' + self.name],
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=subprocess.STDOUT, bufsize=0, start_new_session=True,
@@ -303,7 +303,7 @@ class Node:
         else:
             cmd = [str(a) for a in args]
         kwargs.pop('mncmd', None)
-        enter = kwargs.pop('_enter', None) or self._enter()
+        enter = kwargs.pop('_enter', None) or self._ns_command()
         defaults = {'stdout': subprocess.PIPE, 'stderr': subprocess.PIPE}
         defaults.update(self._spawn_options())
         defaults.update(kwargs)
@@ -346,7 +346,7 @@ class Node:
         if self in _standalone:  # a node of no network: its interfaces and namespace
             if deleteIntfs:
                 for intf in self.intfList():
-                    subprocess.run(self._enter() + ['ip', 'link', 'del', intf.name], stdout=subprocess.DEVNULL,
+                    subprocess.run(self._ns_command() + ['ip', 'link', 'del', intf.name], stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
             if self.ns != MACHINE_NS:
                 subprocess.run(['ip', 'netns', 'del', self.ns], stderr=subprocess.DEVNULL)

@@ -160,15 +160,15 @@ def _veth_now(node1, name1, node2, name2):
     tmp = 'fmn%d' % os.getpid()  # made under temporary names: the final ones may exist in the machine's namespace
     steps = [['ip', 'link', 'add', tmp + 'a', 'type', 'veth', 'peer', 'name', tmp + 'b']]
     for end, node, name in ((tmp + 'a', node1, name1), (tmp + 'b', node2, name2)):
-        if node._enter():
+        if node._ns_command():
             steps.append(['ip', 'link', 'set', end, 'netns', node.ns])
-        steps.append(node._enter() + ['ip', 'link', 'set', end, 'name', name])
+        steps.append(node._ns_command() + ['ip', 'link', 'set', end, 'name', name])
     for step in steps:
         p = subprocess.run(step, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if p.returncode != 0:
             for end, node, name in ((tmp + 'a', node1, name1), (tmp + 'b', node2, name2)):
                 for n in (end, name):
-                    subprocess.run(node._enter() + ['ip', 'link', 'del', n], stdout=subprocess.DEVNULL,
+                    subprocess.run(node._ns_command() + ['ip', 'link', 'del', n], stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
             raise Exception('Link(%s, %s): `%s`: %s' % (node1, node2, ' '.join(step), p.stdout.strip()))
 
