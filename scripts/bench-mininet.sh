@@ -4,7 +4,16 @@
 #   sudo scripts/bench-mininet.sh [--flowlab BIN] [--topos "linear,10 linear,100 tree,2,32"]
 #                                 [--pingall-max HOSTS] [--mininet-timeout S] [--no-mininet]
 #                                 [--flowlab-switch-max SWITCHES] [--repeat N] [--scripts]
+#   sudo scripts/bench-mininet.sh --examples "popen,simpleperf,..." [--repeat N] [--flowlab BIN]
 #
+# --examples times Mininet's own examples end to end as their tests drive them: each
+# example's test file (Mininet's examples/test/test_NAME.py, pexpect) run by
+# tests/mininet_api/run_examples.py once with the example under `flowlab mininet` and once
+# under Debian's Mininet 2.3.0 (run_examples.py --mininet: Linux bridges in place of its
+# OVS and user switches and no controller, as `mn --switch lxbr --controller none`, since
+# this machine has no openvswitch.ko and no reference controller), interleaved per example,
+# N times (--repeat, default 5 here); a table of medians, each side's passed tests, and the
+# ratio Mininet / flowlab where both passed.
 # --scripts adds a row per topology: the very Python script that times Mininet (its API:
 # Mininet(topo, switch=LinuxBridge) + start(), pingAll(), stop()) run again on flowlab's
 # Mininet API (python/mininet_api, what `flowlab mininet SCRIPT.py` runs), the same
@@ -51,6 +60,7 @@ MININET=1
 FL_SWITCH_MAX=100
 REPEAT=1
 SCRIPTS=0
+EXAMPLES=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --flowlab) FLOWLAB=$2; shift 2 ;;
@@ -61,6 +71,7 @@ while [ $# -gt 0 ]; do
     --flowlab-switch-max) FL_SWITCH_MAX=$2; shift 2 ;;
     --repeat) REPEAT=$2; shift 2 ;;
     --scripts) SCRIPTS=1; shift ;;
+    --examples) EXAMPLES=$2; shift 2 ;;
     *) echo "bench-mininet: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -70,6 +81,46 @@ PY=/usr/bin/python3  # Debian's python, where the mininet package lives
 if [ "$MININET" = 1 ] && ! $PY -c 'import mininet.net' 2>/dev/null; then
   echo "bench-mininet: Mininet is not installed (scripts/install-deps.sh installs mininet and bridge-utils)" >&2
   exit 2
+fi
+
+if [ -n "$EXAMPLES" ]; then
+  [ "$REPEAT" -gt 1 ] || REPEAT=5
+  RUNNER="$(dirname "$0")/../tests/mininet_api/run_examples.py"
+  OUT=$(mktemp -d /tmp/bench-mininet-examples.XXXXXX)
+  echo "examples: $EXAMPLES; $REPEAT runs, flowlab and Mininet interleaved; $(uptime)"
+  for run in $(seq "$REPEAT"); do
+    for ex in ${EXAMPLES//,/ }; do
+      for tool in flowlab mininet; do
+        flag=""; [ "$tool" = mininet ] && flag=--mininet
+        $PY "$RUNNER" "$FLOWLAB" $flag --only "$ex" --timeout 300 >"$OUT/$tool-$ex-$run.log" 2>&1 || true
+        line=$(grep "^TIME $ex " "$OUT/$tool-$ex-$run.log" | tail -1)
+        echo "run $run $tool $ex: ${line#TIME $ex } (load $(cut -d' ' -f1 /proc/loadavg))"
+        echo "$tool $ex ${line#TIME $ex }" >>"$OUT/rows"
+      done
+    done
+  done
+  echo
+  awk '
+    function med(key,   n, i, j, t, a) {
+      n = cnt[key]; for (i = 1; i <= n; i++) a[i] = v[key, i]
+      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    { key = $1 " " $2; if (!(($2) in seen)) { seen[$2] = 1; order[++n] = $2 }
+      v[key, ++cnt[key]] = $3; split($4, pr, "/"); ok[key] += pr[1]; all[key] += pr[2] }
+    END {
+      print "| example | flowlab s | flowlab passed | Mininet s | Mininet passed | Mininet / flowlab |"
+      print "|---|---|---|---|---|---|"
+      for (i = 1; i <= n; i++) {
+        e = order[i]; f = med("flowlab " e); m = med("mininet " e)
+        both = ok["flowlab " e] == all["flowlab " e] && ok["mininet " e] == all["mininet " e] && all["mininet " e] > 0
+        printf "| %s | %.1f | %d/%d | %.1f | %d/%d | %s |\n", e, f, ok["flowlab " e], all["flowlab " e], m,
+          ok["mininet " e], all["mininet " e], both ? sprintf("%.1fx", m / f) : "- (a side failed)"
+      }
+    }' "$OUT/rows"
+  echo
+  echo "logs in $OUT; machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ), flowlab $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+  exit 0
 fi
 
 # The lab state and out dirs on tmpfs, where a Debian system has /run (flowlab's

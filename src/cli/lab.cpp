@@ -24,7 +24,7 @@
 //   flowlab lab tcp-rr-server --port P [--timeout S]
 //   flowlab lab tcp-rr-client --host A --port P [--count N] [--size B] [--timeout S]
 // and the Python API's pingAll (lab/cli/mininet_cli.h):
-//   flowlab lab ping-pairs LAB [--timeout S] [--to ADDR] HOST[=ADDR]...
+//   flowlab lab ping-pairs LAB [--timeout S] [--to ADDR] [--by-source] HOST[=ADDR]...
 // and the connection-churn generator (scripts/bench-churn.sh; see lab/traffic/tcp_crr.h):
 //   flowlab lab tcp-crr-server --port P [--count N] [--timeout S]
 //   flowlab lab tcp-crr-client --host A --port P (--rate R | --max) (--duration S | --count N)
@@ -208,12 +208,15 @@ int run_lab(int argc, char** argv) {
   std::vector<std::string> ping_hosts;
   std::string ping_to;
   double ping_timeout = 0;
+  bool ping_by_source = false;
   ping_pairs->add_option("LAB", lab_id, "lab id")->required();
   ping_pairs->add_option("HOSTS", ping_hosts, "HOST or HOST=ADDR (its address, if not the lab's)")
       ->required();
   ping_pairs->add_option("--to", ping_to, "every host pings this address only");
   ping_pairs->add_option("--timeout", ping_timeout, "seconds an echo waits for its reply")
       ->check(CLI::Range(0.001, 3600.0));
+  ping_pairs->add_flag("--by-source", ping_by_source,
+                       "Mininet's order: one source after the other, each source's echoes at once");
   auto* exec =
       app.add_subcommand("exec", "run a command in a host of a lab that is up: exec LAB HOST CMD...");
   exec->prefix_command();
@@ -343,7 +346,7 @@ int run_lab(int argc, char** argv) {
     return *r;
   }
   if (*ping_pairs) {
-    auto st = lab::print_ping_pairs(lab_id, ping_hosts, ping_to, ping_timeout);
+    auto st = lab::print_ping_pairs(lab_id, ping_hosts, ping_to, ping_timeout, ping_by_source);
     return st.ok() ? 0 : error_exit(st.error().message);
   }
   if (*exec) {

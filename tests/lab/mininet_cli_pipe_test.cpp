@@ -147,6 +147,17 @@ TEST_F(MininetCliPipe, PingallCountsFirstEchoesAndPingPairsAnswersTheApi) {
       EXPECT_GT(pair[3].get<double>(), 0) << pair.dump();
     }
   }
+  // Mininet's order (the Python API's): one source after the other, the same answers.
+  p = run_command(
+      {FLOWLAB_BINARY, "lab", "ping-pairs", "--by-source", id_, "h1", "h2", "h3=10.0.0.99", "--timeout", "1"},
+      opts(30));
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  j = nlohmann::json::parse(p.out);
+  EXPECT_EQ(j["sent"], 6);
+  EXPECT_EQ(j["received"], 4) << p.out;
+  ASSERT_EQ(j["pairs"].size(), 6u) << p.out;
+  for (const auto& pair : j["pairs"]) EXPECT_EQ(pair[2], pair[1] == "h3" ? 0 : 1) << pair.dump();
+
   p = run_command({FLOWLAB_BINARY, "lab", "ping-pairs", id_, "h1", "h2", "--to", "10.0.0.5"}, opts(30));
   ASSERT_EQ(p.exit_code, 0) << p.err;
   j = nlohmann::json::parse(p.out);

@@ -2,7 +2,7 @@
 """Mininet's own example tests (examples/test/test_*.py, pexpect) with the examples
 run by `flowlab mininet`: prints pass/FAIL/"not run: needs WHAT" per test and the counts.
 
-    run_examples.py FLOWLAB_BINARY [--only NAME,...] [--skip NAME,...] [--all] [--timeout S]
+    run_examples.py FLOWLAB_BINARY [--only NAME,...] [--skip NAME,...] [--all] [--timeout S] [--mininet]
 
 The tests are Mininet's as installed (Debian's python3-mininet: the tests in
 /usr/share/doc/mininet/examples/test, the examples in the mininet.examples package),
@@ -21,10 +21,18 @@ Tests of examples that need ssh, X11, a cluster or NAT to the outside are not ru
 tests of examples whose needs this machine lacks, checked on it (example_needs.py: VLAN
 interfaces in the kernel, the openvswitch module, Mininet's reference switch and controller,
 an iperf that answers cpu.py's probes), listed as not run with what is missing.
+--mininet runs the same tests against Debian's Mininet 2.3.0 itself, to time it side by side
+(scripts/bench-mininet.sh --examples): this machine has neither openvswitch.ko nor a reference
+controller, so every Open vSwitch and user switch class of Mininet becomes its LinuxBridge and
+every controller one that starts nothing, as `mn --switch lxbr --controller none` (MININET_BOOT);
+an example that needs more (ovs-vsctl, a controller's failover) fails there. Interfaces a Mininet
+run left in the machine's namespace are deleted after each test file (never `mn -c`).
+Each test file ends with a line `TIME EXAMPLE SECONDS PASSED/RUN`.
 Exit 0 when every test run passed, 1 otherwise, 77 when not root.
 """
 import argparse
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -86,6 +94,78 @@ fi
 exec /usr/bin/python3 "$@"
 '''
 
+# Debian's Mininet without openvswitch.ko or a reference controller: `mn --switch lxbr
+# --controller none` for scripts, then the example run as `python -m` would.
+MININET_BOOT = '''
+import runpy, sys
+import mininet.net, mininet.node as node
+from mininet.nodelib import LinuxBridge
+from mininet.node import Controller
+
+
+class Bridge(LinuxBridge):
+    \"\"\"Mininet's Linux bridge in place of its OVS and user switches (their options dropped).\"\"\"
+    def __init__(self, name, failMode=None, datapath=None, inband=None, protocols=None, reconnectms=None,
+                 stp=False, prio=None, batch=False, **params):
+        LinuxBridge.__init__(self, name, stp=stp, prio=prio, **params)
+    def dpctl(self, *args):
+        return ''
+    @classmethod
+    def isOldOVS(cls):
+        return False
+
+
+class NoController(Controller):
+    \"\"\"A controller that starts nothing (bridges need none).\"\"\"
+    def __init__(self, name, *args, **kwargs):
+        kwargs = dict((k, v) for k, v in kwargs.items() if k in ('ip', 'port', 'inNamespace'))
+        Controller.__init__(self, name, command='true', **kwargs)
+    def start(self):
+        pass
+    def stop(self, *args, **kwargs):
+        node.Node.stop(self, deleteIntfs=kwargs.get('deleteIntfs', False))
+    def checkListening(self):
+        pass
+
+
+init = mininet.net.Mininet.__init__
+init.__defaults__ = tuple(Bridge if d in (node.OVSKernelSwitch, node.OVSSwitch) else
+                          NoController if d is node.DefaultController else d for d in init.__defaults__)
+for mod in (node, mininet.net):
+    for name in ('OVSSwitch', 'OVSKernelSwitch', 'UserSwitch', 'OVSBridge', 'IVSSwitch'):
+        if hasattr(mod, name):
+            setattr(mod, name, Bridge)
+    for name in ('Controller', 'DefaultController', 'OVSController', 'RemoteController', 'Ryu', 'NOX'):
+        if hasattr(mod, name):
+            setattr(mod, name, NoController)
+name = sys.argv[1]
+sys.argv = [name] + sys.argv[2:]
+runpy.run_module('mininet.examples.' + name, run_name='__main__', alter_sys=True)
+'''
+
+MININET_SHIM = '''#!/bin/bash
+# `python -m mininet.examples.NAME ARGS` under Debian's Mininet with Linux bridges and no controller.
+if [ "$1" = -m ] && [[ "$2" == mininet.examples.* ]]; then
+  name=${2#mininet.examples.}; shift 2
+  exec /usr/bin/python3 "$MININET_BOOT" "$name" "$@"
+fi
+exec /usr/bin/python3 "$@"
+'''
+
+
+def root_links():
+    """The names of the interfaces of the machine's namespace."""
+    out = subprocess.run(['ip', '-o', 'link', 'show'], stdout=subprocess.PIPE, text=True).stdout
+    return set(line.split(':')[1].strip().split('@')[0] for line in out.splitlines() if ':' in line)
+
+
+def delete_mininet_links(before):
+    """The interfaces of Mininet's names that appeared in the machine's namespace since `before`
+    (what a Mininet run stopped by a failed test left): deleted, never `mn -c`."""
+    for name in sorted(root_links() - before):
+        if re.match(r'^(cs?\d+|s\d+|\w+-eth\d+)$', name):
+            subprocess.run(['ip', 'link', 'del', name], stderr=subprocess.DEVNULL)
+
 
 def run_file(path, env, timeout, left_out):
     """[(test id, outcome, why)] of one test file, or one FAIL for the file on a timeout.
@@ -127,6 +207,7 @@ def main():
     ap.add_argument('--timeout', type=int, default=600, help='seconds per test file')
     ap.add_argument('--tests', default=TESTS)
     ap.add_argument('--examples', default=EXAMPLES)
+    ap.add_argument('--mininet', action='store_true', help='run the tests against Debian\'s Mininet itself')
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))
     if os.geteuid() != 0:
@@ -143,10 +224,11 @@ def main():
     with open(cc_path) as f:
         congestion_control = f.read().strip()
     shim_dir = tempfile.mkdtemp(prefix='flowlab-mnx-')
+    links_before = root_links()
     try:
         shim = os.path.join(shim_dir, 'python')
         with open(shim, 'w') as f:
-            f.write(SHIM)
+            f.write(MININET_SHIM if args.mininet else SHIM)
         os.chmod(shim, 0o755)
         env = dict(os.environ)
         env['PATH'] = shim_dir + ':' + env.get('PATH', '/usr/sbin:/usr/bin:/sbin:/bin')
@@ -160,6 +242,11 @@ def main():
         env['TMPDIR'] = os.path.join(shim_dir, 'tmp')
         os.makedirs(env['TMPDIR'])
         env.pop('PYTHONHOME', None)
+        if args.mininet:
+            env.pop('PYTHONPATH')  # the tests import Debian's Mininet
+            env['MININET_BOOT'] = os.path.join(shim_dir, 'boot.py')
+            with open(env['MININET_BOOT'], 'w') as f:
+                f.write(MININET_BOOT)
         counts = {'pass': 0, 'FAIL': 0, 'skip': 0}
         for name in sorted(os.listdir(args.tests)):
             if not (name.startswith('test_') and name.endswith('.py')):
@@ -171,8 +258,9 @@ def main():
                 print('%-44s not run: needs %s' % (example, NOT_HERE[example]), flush=True)
                 counts['skip'] += 1
                 continue
-            start = time.time()
             left_out = example_needs.missing(example)
+            start = time.time()
+            passed = run = 0
             for test, outcome, why in run_file(os.path.join(args.tests, name), env, args.timeout, left_out):
                 short = test.split('.', 1)[-1]
                 if outcome == 'notrun':  # what the machine lacks (example_needs.py)
@@ -180,7 +268,12 @@ def main():
                     print('%-44s not run: needs %s' % (short, why), flush=True)
                     continue
                 counts[outcome] += 1
+                run += 1
+                passed += outcome == 'pass'
                 print('%-44s %-5s %5.1f s  %s' % (short, outcome, time.time() - start, why), flush=True)
+            print('TIME %s %.3f %d/%d' % (example, time.time() - start, passed, run), flush=True)
+            if args.mininet:
+                delete_mininet_links(links_before)
             with open(cc_path) as f:
                 if f.read().strip() != congestion_control:
                     with open(cc_path, 'w') as w:
@@ -201,6 +294,8 @@ def main():
         print('passed %d, failed %d, not run %d' % (counts['pass'], counts['FAIL'], counts['skip']))
         return 0 if counts['FAIL'] == 0 else 1
     finally:
+        if args.mininet:
+            delete_mininet_links(links_before)
         if os.path.isdir(os.path.join(shim_dir, 'state')) and os.listdir(os.path.join(shim_dir, 'state')):
             subprocess.run([os.path.abspath(args.flowlab), 'lab', 'clean', '--force'],
                            env=dict(os.environ, FLOWLAB_STATE_DIR=os.path.join(shim_dir, 'state')))

@@ -1,6 +1,7 @@
 """Node and Host (re-exported by mininet.node): each maps to a node of a flowlab
 lab; a host's commands run in its network namespace through one bash kept per
 host, as Mininet keeps one shell per node (cd and variables persist)."""
+import atexit
 import contextlib
 import os
 import select
@@ -8,6 +9,17 @@ import subprocess
 
 
 SENTINEL = b'\x7f'
+MACHINE_NS = '(machine)'  # the namespace of a Node(inNamespace=False) made outside any network
+
+# Nodes made outside any network (Mininet's low-level API: Node(), Link() by hand) that hold a
+# namespace of their own: removed at exit if the script did not stop them.
+_standalone = []
+
+
+@atexit.register
+def _stop_standalone():
+    for node in list(_standalone):
+        node.stop(deleteIntfs=True)
 
 # The nets making a node now (Mininet.addHost/addSwitch/addController): a command the node's
 # constructor runs (treeping64's HostV4: sysctls) waits until its namespace exists.
@@ -25,9 +37,13 @@ def making_node(net):
 
 
 class Node:
-    """A node of the lab: its interfaces, and once started its namespace and shell."""
+    """A node of the lab: its interfaces, and once started its namespace and shell. A Node or
+    Host made outside any network is Mininet's low-level API: its namespace (a unique one, or
+    the machine's with inNamespace=False) and shell exist from its first use on, Link()
+    between two such nodes makes their veth pair at once (hwintf's test)."""
 
     portBase = 0
+    standalone = True  # a node of this class made outside a network gets its own namespace
     outToNode = {}  # the shells' stdout fds -> their nodes (select() over several nodes)
     inToNode = {}
 
@@ -129,12 +145,48 @@ class Node:
     def config(self, **params):
         return {}
 
+    def configDefault(self, **moreParams):
+        """Mininet's configDefault: on a node made outside any network, its first interface gets
+        its `ip` and comes up, with lo; in a network the lab configured it already."""
+        self.params.update(moreParams)
+        if self.net is not None:
+            return {}
+        self._started()
+        intf = self.defaultIntf()
+        out = {}
+        if intf is not None:
+            if intf.ip:
+                out['ip'] = intf.setIP(intf.ip, intf.prefixLen)
+            out['up'] = intf.ifconfig('up')
+        self.cmd('ip link set lo up')
+        return out
+
+    # ---- a node outside any network (Mininet's low-level API) ----
+    def _standalone_start(self):
+        """Its own namespace, unique per run (or the machine's), made at its first use."""
+        if not self.inNamespace:
+            self.ns = MACHINE_NS
+        else:
+            ns = 'flowlab-mn-%s-%d' % (self.name, os.getpid())
+            p = subprocess.run(['ip', 'netns', 'add', ns], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True)
+            if p.returncode != 0:
+                raise Exception('%s: cannot make its namespace %s: %s' % (self.name, ns, p.stdout.strip()))
+            self.ns = ns
+        _standalone.append(self)
+
+    def _ns_command(self):
+        """The command that runs a process in the node's namespace (nothing: the machine's)."""
+        return [] if self.ns == MACHINE_NS else ['ip', 'netns', 'exec', self.ns]
+
     # ---- the shell ----
     def _started(self):
         """The node's namespace exists: a node used after net.build() brings the lab up (Mininet
         creates its nodes at build()); before build() or after stop() it is an error."""
         if not self.ns and self.net is not None:
             self.net.upForNode(self)
+        if not self.ns and self.net is None and self.standalone and self not in _standalone:
+            self._standalone_start()
         if not self.ns:
             raise Exception('%s: the network is not built or was stopped: flowlab builds its namespaces at '
                             'net.build()/net.start() and removes them at net.stop()' % self.name)
@@ -144,7 +196,7 @@ class Node:
         if self.shell is None or self.shell.poll() is not None:
             # An interactive bash whose prompt is the end marker, as Mininet's: nothing but the
             # command is written to its stdin, so a command reading stdin finds nothing extra.
-            self.shell = subprocess.Popen(['ip', 'netns', 'exec', self.ns, 'env', 'PS1=' + SENTINEL.decode(),
+            self.shell = subprocess.Popen(self._ns_command() + ['env', 'PS1=' + SENTINEL.decode(),
                                            'bash', '--norc', '--noediting', '-is', 'mininet:' + self.name],
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=subprocess.STDOUT, bufsize=0, start_new_session=True,
@@ -251,7 +303,7 @@ class Node:
         else:
             cmd = [str(a) for a in args]
         kwargs.pop('mncmd', None)
-        enter = kwargs.pop('_enter', None) or ['ip', 'netns', 'exec', self.ns]
+        enter = kwargs.pop('_enter', None) or self._ns_command()
         defaults = {'stdout': subprocess.PIPE, 'stderr': subprocess.PIPE}
         defaults.update(self._spawn_options())
         defaults.update(kwargs)
@@ -291,6 +343,15 @@ class Node:
 
     def stop(self, deleteIntfs=False):
         self.terminate()
+        if self in _standalone:  # a node of no network: its interfaces and namespace
+            if deleteIntfs:
+                for intf in self.intfList():
+                    subprocess.run(self._ns_command() + ['ip', 'link', 'del', intf.name], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+            if self.ns != MACHINE_NS:
+                subprocess.run(['ip', 'netns', 'del', self.ns], stderr=subprocess.DEVNULL)
+            self.ns = None
+            _standalone.remove(self)
 
     def __repr__(self):
         return '<%s %s: %s pid=%s> ' % (self.__class__.__name__, self.name,

@@ -8,6 +8,8 @@ from mininet.basenode import Node
 class Controller(Node):
     """An OpenFlow controller the lab starts: flowlab's controller with its learning switch."""
 
+    standalone = False  # the lab starts it: no namespace of its own outside a network
+
     def __init__(self, name, inNamespace=False, command='controller', cargs='ptcp:%d', cdir=None,
                  ip='127.0.0.1', port=6653, protocol='tcp', **params):
         Node.__init__(self, name, inNamespace=inNamespace, **params)

@@ -1,6 +1,8 @@
 """mininet.link: Intf, Link, TCLink (shaped: bw in Mbit/s, delay, jitter, loss in %,
 max_queue_size in packets, as Mininet's tc options), built by the lab at start()."""
+import os
 import re
+import subprocess
 
 
 class Intf:
@@ -10,10 +12,20 @@ class Intf:
         self.name, self.node, self.link, self.mac = name, node, link, mac
         self.ip, self.prefixLen = None, None
         self.params = params
+        # An interface of no link given to a node of a network (hwintf.py's Intf(eth1, node=s1)):
+        # one that exists in the machine's namespace, moved into the lab at start (mininet.hwintf).
+        self.existing = (link is None and node is not None and name != 'lo' and
+                         getattr(node, 'net', None) is not None)
+        if self.existing:
+            from mininet.hwintf import check_existing
+            check_existing(self)
         if params.get('ip'):  # params1/params2={'ip': ...}: the address this interface gets
             self.setIP(params['ip'])
         if node is not None:
             node.addIntf(self, port=port)
+        if self.existing and node.ns:  # the network runs already: it joins the node now
+            from mininet.hwintf import attach
+            attach(node.net, self)
 
     def _run(self, *args):
         return self.node.cmd(*args)
@@ -113,6 +125,8 @@ class Intf:
         return {'tc': shape}
 
     def delete(self):
+        if self.node is not None and self.node.ns and self.node.net is None:  # a node of no network
+            return self.node.cmd('ip link del %s' % self.name)
         if self.node is not None and self.node.ns:
             raise NotImplementedError('%s.delete(): flowlab removes interfaces with the lab (net.stop())' % self.name)
 
@@ -133,6 +147,30 @@ def _duration_ns(value):
         raise ValueError('a delay or jitter of %r: give it as tc does (15ms, 100us, 1s)' % (value,))
     scale = {'s': 1e9, 'sec': 1e9, 'ms': 1e6, 'msec': 1e6, 'us': 1e3, 'usec': 1e3, None: 1e3}[m.group(2)]
     return int(float(m.group(1)) * scale)
+
+
+def _veth_now(node1, name1, node2, name2):
+    """Mininet's low-level API: a Link between two nodes of no network is their veth pair, made
+    at once in the machine's namespace and each end moved into its node's namespace."""
+    for node in (node1, node2):
+        if not node.standalone:
+            raise NotImplementedError('Link(%s, %s): %s is a %s of no network; outside a network flowlab '
+                                      'links Nodes and Hosts only' % (node1, node2, node, type(node).__name__))
+        node._started()
+    tmp = 'fmn%d' % os.getpid()  # made under temporary names: the final ones may exist in the machine's namespace
+    steps = [['ip', 'link', 'add', tmp + 'a', 'type', 'veth', 'peer', 'name', tmp + 'b']]
+    for end, node, name in ((tmp + 'a', node1, name1), (tmp + 'b', node2, name2)):
+        if node._ns_command():
+            steps.append(['ip', 'link', 'set', end, 'netns', node.ns])
+        steps.append(node._ns_command() + ['ip', 'link', 'set', end, 'name', name])
+    for step in steps:
+        p = subprocess.run(step, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if p.returncode != 0:
+            for end, node, name in ((tmp + 'a', node1, name1), (tmp + 'b', node2, name2)):
+                for n in (end, name):
+                    subprocess.run(node._ns_command() + ['ip', 'link', 'del', n], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+            raise Exception('Link(%s, %s): `%s`: %s' % (node1, node2, ' '.join(step), p.stdout.strip()))
 
 
 class TCIntf(Intf):
@@ -170,9 +208,14 @@ class Link:
             intfName2 = '%s-eth%d' % (node2.name, port2)
         cls1 = cls1 or intf
         cls2 = cls2 or intf
+        if node1.net is None and node2.net is None:
+            _veth_now(node1, intfName1, node2, intfName2)
         self.intf1 = cls1(intfName1, node=node1, port=port1, link=self, mac=addr1, **params1)
         self.intf2 = cls2(intfName2, node=node2, port=port2, link=self, mac=addr2, **params2)
         self.params = dict(params)
+        for intf in (self.intf1, self.intf2):
+            if intf.node.net is None and intf.mac:
+                intf.setMAC(intf.mac)
 
     def shape(self):
         """The lab's shaping keys of this link: each TCIntf shapes what leaves it (intf1: a_to_b,

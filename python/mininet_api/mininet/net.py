@@ -14,6 +14,7 @@ from mininet.lab import Lab, flowlab_bin
 from mininet.link import Intf, Link
 from mininet.log import debug, error, info, output
 from mininet.basenode import making_node
+from mininet.hwintf import attach_all, release_all
 from mininet.node import Controller, DefaultController, Host, OVSKernelSwitch
 from mininet.scenario import endpoint_name, scenario_of
 from mininet.util import ipAdd, macColonHex, netParse, waitListening
@@ -254,6 +255,7 @@ class Mininet:
             h.config(**h.params)  # a subclass's own set-up, as Mininet's configHosts (linuxrouter.py)
         if self.autoStaticArp:
             self.staticArp()
+        attach_all(self)  # the machine's interfaces given to nodes (Intf(eth1, node=s1))
         info('*** lab %s is up\n' % self.lab.id)
 
     def _run_deferred(self):
@@ -279,6 +281,7 @@ class Mininet:
         nodes = self.hosts + self.switches + self.controllers
         for node in nodes:  # every shell killed, then each reaped
             node.kill()
+        release_all(self)
         for node in nodes:
             node.terminate()
             node.ns = None
@@ -353,8 +356,12 @@ class Mininet:
         return self._ping_matrix_shell(hosts, timeout, manualdestip, count)
 
     def _ping_matrix_lab(self, hosts, timeout, manualdestip):
-        """The lab's sweep (`flowlab lab ping-pairs`): every pair's echo sent from one process at once."""
-        argv = [flowlab_bin(), 'lab', 'ping-pairs', self.lab.id] + ['%s=%s' % (h.name, h.IP()) for h in hosts]
+        """The lab's sweep (`flowlab lab ping-pairs`): the echoes sent from one process, in Mininet's
+        order of sources (each source's echoes at once, its replies awaited before the next source's):
+        what a source's echoes teach a learning switch (a host that moved, mobility.py) holds before
+        the others' echoes toward it, as in Mininet's pingAll."""
+        argv = [flowlab_bin(), 'lab', 'ping-pairs', '--by-source', self.lab.id] + \
+            ['%s=%s' % (h.name, h.IP()) for h in hosts]
         if timeout:
             argv += ['--timeout', str(float(timeout))]
         if manualdestip:

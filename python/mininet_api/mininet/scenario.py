@@ -1,7 +1,7 @@
 """A Mininet network as the flowlab scenario `flowlab lab up` builds: its hosts with their
 addresses, its switches with their ports and the controllers each one's start() named,
 its links with their shaping."""
-from mininet.node import Controller, RemoteController, Switch
+from mininet.node import Controller, RemoteController, Ryu, Switch
 
 
 def port_name(switch, intf):
@@ -40,7 +40,8 @@ def _controller_name(net, c, controllers):
 def _switch_spec(net, s, controllers):
     spec = s.lab_spec()
     spec['dpid'] = '0x' + s.dpid.lstrip('0') if s.dpid.strip('0') else '0x0'
-    ports = sorted(p for p in s.intfs if s.intfs[p] is not getattr(s, 'controlIntf', None))
+    ports = sorted(p for p in s.intfs if s.intfs[p] is not getattr(s, 'controlIntf', None) and
+                   not getattr(s.intfs[p], 'existing', False))  # the machine's: joined once up
     if ports == list(range(1, len(ports) + 1)):
         spec['ports'] = [port_name(s, s.intfs[p]) for p in ports]
     elif s.lab_kind == 'linux-bridge':
@@ -56,7 +57,19 @@ def _switch_spec(net, s, controllers):
             if name not in names:
                 names.append(name)
         spec['controller'] = (names[0] if len(names) == 1 else names) if names else 'none'
+        if names and 'protocols' not in spec and all(_reference(c) for c in chosen):
+            spec['protocols'] = 'OpenFlow10'
     return spec
+
+
+def _reference(c):
+    """True for Mininet's own controller (Controller, OVSController and their subclasses): the
+    reference controller, ovs-testcontroller, speaks OpenFlow 1.0 alone, so Mininet's switches talk
+    1.0 to it, where a table miss goes to the controller without a flow. A script's `dpctl del-flows`
+    (mobility.py, after moving a host) then leaves a network that learns again, as in Mininet; over
+    OpenFlow 1.3 it would remove the learning switch's table-miss flow with the rest and nothing
+    would reach the controller. A RemoteController or Ryu app negotiates as the switch allows."""
+    return isinstance(c, Controller) and not isinstance(c, (RemoteController, Ryu))
 
 
 def scenario_of(net):
@@ -67,6 +80,8 @@ def scenario_of(net):
     for h in net.hosts:
         ifaces = {}
         for intf in h.intfList():
+            if getattr(intf, 'existing', False):
+                continue  # the machine's interface: moved in once the lab is up (mininet.hwintf)
             entry = {}
             if intf.ip:
                 entry['addr'] = '%s/%s' % (intf.ip, intf.prefixLen or net.prefixLen)

@@ -13,6 +13,7 @@ class Switch(Node):
 
     portBase = 1
     dpidLen = 16
+    standalone = False  # a switch is the lab's: no namespace of its own outside a network
     lab_kind = 'flowlab'
 
     def __init__(self, name, dpid=None, opts='', listenPort=None, **params):

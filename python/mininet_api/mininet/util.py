@@ -32,15 +32,18 @@ def naturalSeq(seq):
 
 
 def quietRun(cmd, **kwargs):
-    """Runs cmd (a string through sh, or a list) in the machine's namespace; stdout and stderr."""
-    shell = isinstance(cmd, str)
+    """Runs cmd (a string through sh, or a list) in the machine's namespace; stdout and stderr.
+    Mininet's shell= is taken (hwintf.py passes shell=True), echo= is dropped."""
+    shell = kwargs.pop('shell', None) or isinstance(cmd, str)
+    kwargs.pop('echo', None)
     p = subprocess.run(cmd, shell=shell, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kwargs)
     return p.stdout
 
 
 def errRun(cmd, **kwargs):
     """(stdout, stderr, exit code) of cmd."""
-    shell = isinstance(cmd, str)
+    shell = kwargs.pop('shell', None) or isinstance(cmd, str)
+    kwargs.pop('echo', None)
     p = subprocess.run(cmd, shell=shell, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
     return p.stdout, p.stderr, p.returncode
 

@@ -80,7 +80,7 @@ void MininetCli::pingall(const std::vector<std::string>& args, bool full, bool p
 }
 
 Status print_ping_pairs(const std::string& lab_id, const std::vector<std::string>& hosts,
-                        const std::string& to, double timeout_s, FILE* out) {
+                        const std::string& to, double timeout_s, bool by_source, FILE* out) {
   FLOWLAB_ASSIGN_OR_RETURN(json rec, running_lab_record(lab_id));
   if (rec.contains("across"))
     return fail("lab '{}' spans machines: ping-pairs drives labs on one machine", lab_id);
@@ -97,6 +97,7 @@ Status print_ping_pairs(const std::string& lab_id, const std::vector<std::string
   o.path = pingall_path(view);
   o.timeout_s = timeout_s;
   o.to = to;
+  o.by_source = by_source;
   FLOWLAB_ASSIGN_OR_RETURN(EchoSweep sweep, echo_sweep(list, o));
   if (sweep.interrupted) return fail("interrupted");
   json pairs = json::array();

@@ -61,14 +61,15 @@ class MininetCli {
 // What pingall's echoes cross: the switches that ask a controller on a table miss.
 PingallPath pingall_path(const LabView& view);
 
-// `flowlab lab ping-pairs LAB [--timeout S] [--to ADDR] HOST=ADDR...`, the Python API's
+// `flowlab lab ping-pairs LAB [--timeout S] [--to ADDR] [--by-source] HOST=ADDR...`, the Python API's
 // pingAll: one echo per ordered pair of the named hosts (their namespaces from the
 // lab's record, their addresses as given: a script may have changed them), each to
 // ADDR alone with `to`; printed as one JSON object,
 //   {"sent": N, "received": N, "pairs": [[from, to, received 0|1, rtt_ms], ...]}
-// (`to` is ADDR in the pairs with `to`). An error for a host the lab does not have.
+// (`to` is ADDR in the pairs with `to`). `by_source`: Mininet's order, one source after
+// the other (EchoSweepOptions::by_source). An error for a host the lab does not have.
 Status print_ping_pairs(const std::string& lab_id, const std::vector<std::string>& hosts,
-                        const std::string& to, double timeout_s, FILE* out = stdout);
+                        const std::string& to, double timeout_s, bool by_source = false, FILE* out = stdout);
 
 // The CLI on lab `lab_id` reading stdin: with line editing, history and completion
 // on a terminal, line by line (no prompt) otherwise. Returns at exit/quit/EOF.

@@ -122,8 +122,9 @@ class Sweep {
 
   // The echoes in rounds (each host one echo a round), paced, then the replies until
   // all came or `timeout_ms` after the last echo.
-  EchoSweep run(const SweepPace& pace, double timeout_ms) {
+  EchoSweep run(const SweepPace& pace, double timeout_ms, bool by_source) {
     const size_t n = socks_.size(), m = targets_.size();
+    if (by_source) return run_by_source(pace, timeout_ms);
     const size_t rounds = self_skipped_ ? m : 1;
     auto t0 = Clock::now();
     for (size_t r = self_skipped_ ? 1 : 0; r < rounds && !interrupted(); ++r)
@@ -148,6 +149,37 @@ class Sweep {
   }
 
  private:
+  // Each source's echoes, paced, then its replies until all came or `timeout_ms`
+  // after its last echo; then the next source.
+  EchoSweep run_by_source(const SweepPace& pace, double timeout_ms) {
+    const size_t n = socks_.size(), m = targets_.size();
+    for (size_t i = 0; i < n && !interrupted(); ++i) {
+      auto t0 = Clock::now();
+      size_t sent = 0;
+      for (size_t j = 0; j < m && !interrupted(); ++j) {
+        if (self_skipped_ && j == i) continue;
+        while (double(sent) >= pace.per_ms * ms_since(t0) + pace.per_ms) read_replies(0.5);
+        send(i, j);
+        ++sent;
+        read_replies(0);
+      }
+      auto last = Clock::now();
+      while (!row_answered(i) && !interrupted()) {
+        double left = timeout_ms - ms_since(last);
+        if (left <= 0) break;
+        read_replies(std::min(left, 50.0));
+      }
+    }
+    out_.interrupted = interrupted();
+    return std::move(out_);
+  }
+
+  bool row_answered(size_t i) const {
+    for (const auto& r : out_.replies[i])
+      if (r.sent && !r.received) return false;
+    return true;
+  }
+
   void send(size_t i, size_t j) {
     auto packet = icmp_echo_request(id(), uint16_t(j));
     sockaddr_in to{};
@@ -259,7 +291,7 @@ Result<EchoSweep> echo_sweep(const std::vector<PingallHost>& hosts, const EchoSw
   if (o.path.controller_switches) announce_per_ms = std::min(announce_per_ms, kControllerEchoesInFlight);
   HostsAnnounced announced(hosts, o.to.empty() && n >= kSweepAnnounceHosts, announce_per_ms,
                            o.path.controller_switches ? 0.1 : 0.02);
-  return Sweep(std::move(socks), std::move(targets), o.to.empty()).run(pace, timeout_ms);
+  return Sweep(std::move(socks), std::move(targets), o.to.empty()).run(pace, timeout_ms, o.by_source);
 }
 
 }  // namespace flowlab::lab

@@ -24,6 +24,11 @@ struct EchoSweepOptions {
   PingallPath path;
   // Non-empty: every host pings this address only (Mininet's manualdestip).
   std::string to;
+  // Mininet's order: one source after the other (each source's echoes at once, then
+  // its replies or the timeout before the next), so that what a source's echoes
+  // teach the switches on their way (a moved host relearned by a learning switch)
+  // holds before the echoes toward it. Without: every source at once, in rounds.
+  bool by_source = false;
 };
 
 struct EchoReply {
