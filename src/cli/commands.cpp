@@ -1,6 +1,7 @@
 #include "cli/commands.h"
 
 #include <array>
+#include <cstdio>
 
 namespace flowlab::cli {
 
@@ -11,6 +12,11 @@ std::span<const Command> commands() {
       Command{"mininet", run_mininet},
   };
   return kCommands;
+}
+
+int error_exit(std::string_view command, const std::string& msg, int code) {
+  std::fprintf(stderr, "flowlab %.*s: error: %s\n", int(command.size()), command.data(), msg.c_str());
+  return code;
 }
 
 }  // namespace flowlab::cli

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace flowlab::cli {
@@ -13,6 +14,9 @@ struct Command {
 };
 
 std::span<const Command> commands();
+
+// Prints "flowlab COMMAND: error: MSG" on stderr; returns `code`, the exit code to give.
+int error_exit(std::string_view command, const std::string& msg, int code = 1);
 
 int run_switch(int argc, char** argv);
 int run_controller(int argc, char** argv);

@@ -50,15 +50,6 @@
 
 namespace flowlab::cli {
 
-namespace {
-
-int error_exit(const std::string& msg, int code = 1) {
-  std::fprintf(stderr, "flowlab lab: error: %s\n", msg.c_str());
-  return code;
-}
-
-}  // namespace
-
 // FILE, or the scenario the Mininet-style options describe: (label, text) for the runner.
 struct ScenarioSource {
   std::string file, text;
@@ -302,19 +293,20 @@ int run_lab(int argc, char** argv) {
     mininet_given |= sub->count(o) > 0;
   if ((*run || *up) && with_cli) {  // up, the CLI, and for run down at its exit
     auto src = scenario_source(file, mn, mc, mininet_given);
-    if (!src.ok()) return error_exit(src.error().message, 2);
+    if (!src.ok()) return error_exit("lab", src.error().message, 2);
     if (sub->count("--etcd") || sub->count("--machines") || repeat > 1)
-      return error_exit("--cli runs one case on this machine: not with --etcd, --machines or --repeat", 2);
+      return error_exit("lab", "--cli runs one case on this machine: not with --etcd, --machines or --repeat",
+                        2);
     auto r = lab::up_with_cli(src->file, src->text, only, out, capture, metrics, up->parsed());
-    return r.ok() ? *r : error_exit(r.error().message, 2);
+    return r.ok() ? *r : error_exit("lab", r.error().message, 2);
   }
   if (*cli) {
     auto st = lab::run_mininet_cli(lab_id);
-    return st.ok() ? 0 : error_exit(st.error().message, 2);
+    return st.ok() ? 0 : error_exit("lab", st.error().message, 2);
   }
   if (*run) {
     auto src = scenario_source(file, mn, mc, mininet_given);
-    if (!src.ok()) return error_exit(src.error().message, 2);
+    if (!src.ok()) return error_exit("lab", src.error().message, 2);
     file = src->file;
     lab::RunOptions o;
     o.scenario_text = src->text;
@@ -325,44 +317,44 @@ int run_lab(int argc, char** argv) {
     o.capture = capture;
     o.metrics = metrics;
     auto across = machines_given(machines, underlay_rate);
-    if (!across.ok()) return error_exit(across.error().message, 2);
+    if (!across.ok()) return error_exit("lab", across.error().message, 2);
     auto r = *across ? lab::run_across_machines(file, o, machines) : lab::run_scenario(file, o);
-    if (!r.ok()) return error_exit(r.error().message, 2);
+    if (!r.ok()) return error_exit("lab", r.error().message, 2);
     return *r;
   }
   if (*up) {
     auto src = scenario_source(file, mn, mc, mininet_given);
-    if (!src.ok()) return error_exit(src.error().message, 2);
+    if (!src.ok()) return error_exit("lab", src.error().message, 2);
     auto across = machines_given(machines, underlay_rate);
-    if (!across.ok()) return error_exit(across.error().message, 2);
+    if (!across.ok()) return error_exit("lab", across.error().message, 2);
     lab::LabBuilderFactory builder;
     if (*across) {
       auto b = lab::machines_builder(src->file, src->text, machines);
-      if (!b.ok()) return error_exit(b.error().message, 2);
+      if (!b.ok()) return error_exit("lab", b.error().message, 2);
       builder = std::move(*b);
     }
     auto r = lab::lab_up(src->file, src->text, only, out, capture, metrics, builder);
-    if (!r.ok()) return error_exit(r.error().message, 2);
+    if (!r.ok()) return error_exit("lab", r.error().message, 2);
     return *r;
   }
   if (*ping_pairs) {
     auto st = lab::print_ping_pairs(lab_id, ping_hosts, ping_to, ping_timeout, ping_by_source);
-    return st.ok() ? 0 : error_exit(st.error().message);
+    return st.ok() ? 0 : error_exit("lab", st.error().message);
   }
   if (*exec) {
     auto rest = exec->remaining();
-    if (rest.size() < 3) return error_exit("usage: flowlab lab exec LAB HOST CMD...", 2);
+    if (rest.size() < 3) return error_exit("lab", "usage: flowlab lab exec LAB HOST CMD...", 2);
     auto r = lab::lab_exec(rest[0], rest[1], std::vector<std::string>(rest.begin() + 2, rest.end()),
                            lab::exec_across);
-    return r.ok() ? *r : error_exit(r.error().message, 2);
+    return r.ok() ? *r : error_exit("lab", r.error().message, 2);
   }
   if (*cap) {
     auto st = lab::lab_capture(lab_id, cap_link, lab::capture_across);
-    return st.ok() ? 0 : error_exit(st.error().message, 2);
+    return st.ok() ? 0 : error_exit("lab", st.error().message, 2);
   }
   if (*status && !status_etcd.empty()) {
     auto r = lab::runs_status(status_etcd);
-    if (!r.ok()) return error_exit(r.error().message);
+    if (!r.ok()) return error_exit("lab", r.error().message);
     std::fputs(r->c_str(), stdout);
     return 0;
   }
@@ -372,23 +364,23 @@ int run_lab(int argc, char** argv) {
   }
   if (*agent) {
     auto st = lab::run_agent(agent_opts);
-    return st.ok() ? 0 : error_exit(st.error().message);
+    return st.ok() ? 0 : error_exit("lab", st.error().message);
   }
   if (*down && !down_etcd.empty()) {
     auto st = lab::down_run(down_etcd, lab_id);
-    return st.ok() ? 0 : error_exit(st.error().message);
+    return st.ok() ? 0 : error_exit("lab", st.error().message);
   }
   if (*down) {
     auto st = lab::lab_down(lab_id);
-    if (!st.ok()) return error_exit(st.error().message);
+    if (!st.ok()) return error_exit("lab", st.error().message);
     std::printf("lab %s is down\n", lab_id.c_str());
     return 0;
   }
   if (*validate) {
     auto src = scenario_source(file, mn, mc, mininet_given);
-    if (!src.ok()) return error_exit(src.error().message, 2);
+    if (!src.ok()) return error_exit("lab", src.error().message, 2);
     auto r = lab::validate_scenario(src->file, src->text);
-    if (!r.ok()) return error_exit(r.error().message, 2);
+    if (!r.ok()) return error_exit("lab", r.error().message, 2);
     std::fputs(r->c_str(), stdout);
     return 0;
   }
@@ -401,33 +393,34 @@ int run_lab(int argc, char** argv) {
   }
   if (*report) {
     auto st = lab::rerender_report(dir);
-    return st.ok() ? 0 : error_exit(st.error().message);
+    return st.ok() ? 0 : error_exit("lab", st.error().message);
   }
   if (*diff) {
     auto st = lab::diff_runs(old_run, new_run);
-    return st.ok() ? 0 : error_exit(st.error().message);
+    return st.ok() ? 0 : error_exit("lab", st.error().message);
   }
   if (*rr_server) {
     auto st = lab::tcp_rr_server(port, timeout);
-    return st.ok() ? 0 : error_exit(st.error().message);
+    return st.ok() ? 0 : error_exit("lab", st.error().message);
   }
   if (*crr_server) {
     auto r = lab::tcp_crr_server(crr_srv);
-    if (!r.ok()) return error_exit(r.error().message, 1);
+    if (!r.ok()) return error_exit("lab", r.error().message, 1);
     std::printf("%s\n", r->dump().c_str());
     return 0;
   }
   if (*crr_client) {
-    if (auto st = lab::check_crr_client_options(crr); !st.ok()) return error_exit(st.error().message, 2);
-    if (crr_max == (crr.rate > 0)) return error_exit("give --rate R or --max, one of them", 2);
+    if (auto st = lab::check_crr_client_options(crr); !st.ok())
+      return error_exit("lab", st.error().message, 2);
+    if (crr_max == (crr.rate > 0)) return error_exit("lab", "give --rate R or --max, one of them", 2);
     auto r = lab::tcp_crr_client(crr);
-    if (!r.ok()) return error_exit(r.error().message, 1);
+    if (!r.ok()) return error_exit("lab", r.error().message, 1);
     std::printf("%s\n", r->dump().c_str());
     return 0;
   }
   if (*rr_client) {
     auto r = lab::tcp_rr_client(host, port, count, size, timeout);
-    if (!r.ok()) return error_exit(r.error().message);
+    if (!r.ok()) return error_exit("lab", r.error().message);
     std::printf("%s\n", r->dump().c_str());
     return 0;
   }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cli/commands.h"
 #include "lab/backend/controller_relay.h"
 #include "lab/net/delay_line.h"
 #include "lab/traffic/probe.h"
@@ -23,14 +24,7 @@ struct LabShapeCommands {
   unsigned long long start_at = 0;
 };
 
-namespace {
-
-int error_exit(const std::string& msg) {
-  std::fprintf(stderr, "flowlab lab: error: %s\n", msg.c_str());
-  return 1;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::shared_ptr<LabShapeCommands> add_lab_shape_commands(CLI::App& lab) {
   auto c = std::make_shared<LabShapeCommands>();
@@ -64,11 +58,11 @@ std::shared_ptr<LabShapeCommands> add_lab_shape_commands(CLI::App& lab) {
 int run_lab_shape_commands(const LabShapeCommands& c) {
   if (*c.delay_line) {
     auto ab = lab::parse_delay_line_arg(c.a_to_b);
-    if (!ab.ok()) return error_exit("--a-to-b " + ab.error().message);
+    if (!ab.ok()) return error_exit("lab", "--a-to-b " + ab.error().message);
     auto ba = lab::parse_delay_line_arg(c.b_to_a);
-    if (!ba.ok()) return error_exit("--b-to-a " + ba.error().message);
+    if (!ba.ok()) return error_exit("lab", "--b-to-a " + ba.error().message);
     auto st = lab::run_delay_line(c.if_a, c.if_b, *ab, *ba, c.stats, c.max_s, c.params);
-    return st.ok() ? 0 : error_exit(st.error().message);
+    return st.ok() ? 0 : error_exit("lab", st.error().message);
   }
   if (*c.relay) {
     lab::ControllerRelayOptions o;
@@ -77,13 +71,14 @@ int run_lab_shape_commands(const LabShapeCommands& c) {
     auto colon = c.relay_to.rfind(':');
     o.to_host = c.relay_to.substr(0, colon);
     o.to_port = colon == std::string::npos ? 0 : std::atoi(c.relay_to.c_str() + colon + 1);
-    if (o.to_port <= 0 || o.to_port > 65535) return error_exit("--to " + c.relay_to + ": expected HOST:PORT");
+    if (o.to_port <= 0 || o.to_port > 65535)
+      return error_exit("lab", "--to " + c.relay_to + ": expected HOST:PORT");
     auto st = lab::run_controller_relay(o);
-    return st.ok() ? 0 : error_exit(st.error().message);
+    return st.ok() ? 0 : error_exit("lab", st.error().message);
   }
   if (*c.probe_recv) {
     auto st = lab::probe_receive(c.port, c.out, c.max_s);
-    return st.ok() ? 0 : error_exit(st.error().message);
+    return st.ok() ? 0 : error_exit("lab", st.error().message);
   }
   if (*c.probe_send) {
     lab::ProbeSendOptions o;
@@ -94,7 +89,7 @@ int run_lab_shape_commands(const LabShapeCommands& c) {
     o.size = c.size;
     o.start_at_ns = c.start_at;
     auto r = lab::probe_send(o);
-    if (!r.ok()) return error_exit(r.error().message);
+    if (!r.ok()) return error_exit("lab", r.error().message);
     std::printf("%s\n", r->dump().c_str());
     return 0;
   }
