@@ -182,12 +182,12 @@ TEST(SwitchOvsOfctl14, ModTableEvictionVacancyAndTableDesc) {
             std::string::npos)
       << out;
   EXPECT_NE(out.find("  table 1:\n   eviction=off"), std::string::npos) << out;
-  // ovs-ofctl's vacancy:L,H sends VACANCY_EVENTS alone: eviction goes off, as in OVS.
+  // ovs-ofctl's vacancy:L,H keeps eviction on (it reads the table's config first, as flowlab ofctl does).
   out = run_output(ovs + "mod-table" + target + " 0 vacancy:20,80", &st);
   ASSERT_EQ(st, 0) << out << sw.log();
   out = run_output(ovs + "dump-table-desc" + target, &st);
   ASSERT_EQ(st, 0) << out;
-  EXPECT_NE(out.find("  table 0:\n   eviction=off eviction_flags=IMPORTANCE|LIFETIME\n   vacancy=on "
+  EXPECT_NE(out.find("  table 0:\n   eviction=on eviction_flags=IMPORTANCE|LIFETIME\n   vacancy=on "
                      "vacancy_down=20% vacancy_up=80% vacancy=100%"),
             std::string::npos)
       << out;
