@@ -66,6 +66,50 @@ Result<TraceRequest> trace_request(const std::vector<std::string>& args, const O
   return r;
 }
 
+// mod-table's TABLE and SETTING (ovs-ofctl's OF1.4 ones): the table (or
+// OFPTT_ALL) and what changes in its config.
+struct TableSetting {
+  uint8_t table = 0;
+  uint32_t set = 0, clear = 0;  // table_config bits
+  std::optional<TableVacancy> vacancy;
+};
+
+Result<TableSetting> parse_table_setting(std::string_view table, std::string_view setting) {
+  TableSetting t;
+  if (table == "all") {
+    t.table = table::kAll;
+  } else {
+    FLOWLAB_ASSIGN_OR_RETURN(uint32_t id, parse_u32(table, "mod-table: table"));
+    if (id > table::kMax) return fail("mod-table: table {} (0..254 or all)", id);
+    t.table = uint8_t(id);
+  }
+  if (setting == "evict") {
+    t.set = table_config::kEviction;
+  } else if (setting == "noevict") {
+    t.clear = table_config::kEviction;
+  } else if (setting == "novacancy") {
+    t.clear = table_config::kVacancyEvents;
+  } else if (setting.starts_with("vacancy:")) {
+    std::string_view v = setting.substr(8);
+    const size_t comma = v.find(',');
+    unsigned down = 0, up = 0;
+    auto num = [](std::string_view s, unsigned& out) {
+      if (s.empty() || s.size() > 3 || s.find_first_not_of("0123456789") != std::string_view::npos)
+        return false;
+      out = unsigned(std::stoul(std::string(s)));
+      return out <= 100;
+    };
+    if (comma == std::string_view::npos || !num(v.substr(0, comma), down) || !num(v.substr(comma + 1), up) ||
+        down > up)
+      return fail("mod-table: '{}': vacancy:LOW,HIGH takes two percentages, LOW <= HIGH", setting);
+    t.set = table_config::kVacancyEvents;
+    t.vacancy = TableVacancy{uint8_t(down), uint8_t(up), 0};
+  } else {
+    return fail("mod-table: setting '{}' (evict, noevict, vacancy:LOW,HIGH or novacancy)", setting);
+  }
+  return t;
+}
+
 Message msg(MessageBody body) { return Message{kOf13, 0, std::move(body)}; }
 
 Message multipart(MultipartRequestBody body) { return msg(MultipartRequest{0, std::move(body)}); }
@@ -218,6 +262,31 @@ struct Session {
     return client.send_with_barrier(std::move(msgs));
   }
 
+  Status need_of14(std::string_view what) {
+    if (version() < kOf14) return fail("{} needs OpenFlow 1.4 (-O OpenFlow14)", what);
+    return ok_status();
+  }
+
+  // The table's config is read first (table-desc) and only the setting's bit
+  // changes: a table-mod sets the whole config, so `evict` then
+  // `vacancy:L,H` keeps eviction on. OFPTT_ALL starts from table 0's.
+  Status mod_table(const std::vector<std::string>& args) {
+    FLOWLAB_TRY(need_of14("mod-table"));
+    FLOWLAB_ASSIGN_OR_RETURN(TableSetting t, parse_table_setting(args.at(1), args.at(2)));
+    FLOWLAB_ASSIGN_OR_RETURN(auto replies, ask(multipart(TableDescRequest{})));
+    uint32_t config = 0;
+    const uint8_t from = t.table == table::kAll ? 0 : t.table;
+    bool found = false;
+    for (const Message& r : replies)
+      if (const auto* mp = std::get_if<MultipartReply>(&r.body))
+        if (const auto* td = std::get_if<TableDescReply>(&mp->body))
+          for (const TableDesc& d : td->tables)
+            if (d.table_id == from) config = d.config, found = true;
+    if (!found) return fail("mod-table: the switch has no table {}", from);
+    TableMod tm{t.table, (config | t.set) & ~t.clear, std::nullopt, t.vacancy};
+    return client.send_with_barrier({msg(tm)});
+  }
+
   Status trace(const std::vector<std::string>& args) {
     FLOWLAB_ASSIGN_OR_RETURN(TraceRequest req, trace_request(args, opts));
     if (version() != kOf13) return fail("trace needs OpenFlow 1.3 (the switch negotiated OpenFlow 1.0)");
@@ -247,6 +316,11 @@ struct Session {
     if (name == "dump-ports") return dump_ports(args);
     if (name == "dump-ports-desc") return dump_ports_desc();
     if (name == "dump-tables") return print_all(multipart(TableStatsRequest{}));
+    if (name == "dump-table-desc") {
+      FLOWLAB_TRY(need_of14("dump-table-desc"));
+      return print_all(multipart(TableDescRequest{}));
+    }
+    if (name == "mod-table") return mod_table(args);
     if (name == "dump-desc") return print_all(multipart(DescRequest{}));
     if (name == "add-group") return group_mod(args, GroupModCommand::kAdd);
     if (name == "mod-group") return group_mod(args, GroupModCommand::kModify);
@@ -285,6 +359,9 @@ const std::vector<OfctlCommand>& ofctl_commands() {
       {"dump-ports", 1, 2, false, "dump-ports SWITCH [PORT]"},
       {"dump-ports-desc", 1, 1, false, "dump-ports-desc SWITCH"},
       {"dump-tables", 1, 1, false, "dump-tables SWITCH"},
+      {"dump-table-desc", 1, 1, false, "dump-table-desc SWITCH  (OpenFlow 1.4)"},
+      {"mod-table", 3, 3, false,
+       "mod-table SWITCH TABLE evict|noevict|vacancy:LOW,HIGH|novacancy  (OpenFlow 1.4)"},
       {"add-group", 2, 2, false, "add-group SWITCH GROUP"},
       {"mod-group", 2, 2, false, "mod-group SWITCH GROUP"},
       {"del-groups", 1, 2, false, "del-groups SWITCH [GROUP]"},
@@ -315,6 +392,10 @@ const OfctlCommand* find_ofctl_command(std::string_view name) {
 
 Status check_ofctl_args(const OfctlCommand& cmd, const std::vector<std::string>& args,
                         const OfctlOptions& opts) {
+  if (cmd.name == "mod-table") {
+    FLOWLAB_TRY(parse_table_setting(args.at(1), args.at(2)));
+    return ok_status();
+  }
   if (cmd.name != "trace") return ok_status();
   FLOWLAB_TRY(trace_request(args, opts));
   return ok_status();

@@ -45,6 +45,7 @@ int run_switch(int argc, char** argv) {
   std::vector<std::string> ports, controllers, listeners;
   unsigned threads = 1;
   unsigned n_tables = 64;
+  uint32_t table_size = 1u << 20;
   app.add_option("--name", name, "switch name (logs, desc)");
   app.add_option("--dpid", dpid, "datapath id, decimal or 0xHEX");
   app.add_option("--port", ports, "IFNAME[=N] or tap:NAME[=N]; repeatable")->take_all();
@@ -75,6 +76,9 @@ int run_switch(int argc, char** argv) {
                  "seconds: the cap of the reconnect backoff to a controller (0.1..3600)");
   app.add_option("--threads", threads, "forwarding threads");
   app.add_option("--tables", n_tables, "flow tables (1..254)");
+  app.add_option("--table-size", table_size,
+                 "flows each table holds (1..1048576; default 1048576): past it an add fails with "
+                 "TABLE_FULL or, with OF1.4 eviction on (mod-table T evict), evicts");
   app.add_option("--protocols", protocols, "OpenFlow14,OpenFlow13,OpenFlow10 (default: all three)");
   app.add_option("--log-level", log_level, "debug|info|warn|error");
   std::string stats_file;
@@ -145,6 +149,8 @@ int run_switch(int argc, char** argv) {
   opts.ca_file = ca;
   if (n_tables < 1 || n_tables > 254) return error_exit("--tables: must be 1..254");
   opts.n_tables = uint8_t(n_tables);
+  if (table_size < 1 || table_size > (1u << 20)) return error_exit("--table-size: must be 1..1048576");
+  opts.table_size = table_size;
   if (auto st = sw::validate_options(opts); !st.ok()) return error_exit(st.error().message);
   if (!metrics.empty())
     if (auto hp = rest::parse_host_port(metrics, "--metrics"); !hp.ok())

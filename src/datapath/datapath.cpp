@@ -45,6 +45,7 @@ DatapathImpl::DatapathImpl(DatapathConfig c, const PortView* p) : cfg(c), ports(
   if (cfg.of10) cfg.n_tables = 1;
   if (cfg.n_tables == 0) cfg.n_tables = 1;
   if (cfg.n_tables > of::table::kMax) cfg.n_tables = of::table::kMax;
+  if (cfg.table_size == 0) cfg.table_size = 1;
   tables = std::vector<TableState>(cfg.n_tables);
   retired.lookups.assign(cfg.n_tables, 0);
   retired.matches.assign(cfg.n_tables, 0);
@@ -257,13 +258,6 @@ Result<std::vector<of::FlowRemoved>, of::OfError> Datapath::meter_mod(const of::
   }
   d.maybe_publish();
   return removed;
-}
-
-OfStatus Datapath::table_mod(const of::TableMod& tm) {
-  if (tm.table_id != of::table::kAll && tm.table_id >= impl_->cfg.n_tables)
-    return unexpected(of::OfError::make(of::TableModFailedCode::kBadTable,
-                                        fmt::format("table {} does not exist", tm.table_id)));
-  return {};
 }
 
 std::vector<of::FlowRemoved> Datapath::expire(uint64_t now_ns) {

@@ -42,6 +42,16 @@ struct DatapathConfig {
   uint8_t n_tables = kDefaultTables;  // 1..254; OF1.0 mode uses 1
   bool of10 = false;                  // OF1.0 semantics: table miss -> controller (miss_send_len)
   size_t flow_cache_entries = 4096;   // per ForwardingContext, power of two
+  // Flows a table holds (reported as max_entries; OF1.4 vacancy is its free
+  // share). Past it an add evicts (OFPTC_EVICTION) or fails with TABLE_FULL.
+  size_t table_size = size_t(1) << 20;
+};
+
+// OF1.4 vacancy event (table status): the table's free share crossed the
+// threshold that was armed; `desc` is the table's description at that moment.
+struct VacancyEvent {
+  of::TableStatusReason reason = of::TableStatusReason::kVacancyDown;
+  of::TableDesc desc;
 };
 
 // Switch-side view of its ports. Called from forwarding threads and the agent:
@@ -229,8 +239,18 @@ class Datapath {
   PreparedFlowMod prepare_flow_mod(of::FlowMod fm);
   Result<std::vector<of::FlowRemoved>, FlowModsFailure> commit_flow_mods(std::vector<PreparedFlowMod>& mods,
                                                                          uint64_t now_ns);
-  // Table-mod: accepted for existing tables (OF1.3 has no table config bits left).
+  // Table-mod (OFPTT_ALL: every table). OF1.3 has no config bits left; OF1.4
+  // sets the config (OFPTC_EVICTION, OFPTC_VACANCY_EVENTS) and, with the
+  // vacancy property, the thresholds. Enabling vacancy events arms the event
+  // the table's free share can reach next: VACANCY_DOWN unless it is already
+  // under vacancy_down. A fired event arms the other one (hysteresis, OF1.4
+  // 7.4.3). The eviction property's flags are accepted; eviction here always
+  // orders by importance, then remaining lifetime (table_desc says so).
   OfStatus table_mod(const of::TableMod& tm);
+  of::TableDescReply table_desc() const;
+  // Vacancy events since the last call, each at most once per crossing; call
+  // after changes to the flows (a flow-mod, a commit, expiry, group/meter delete).
+  std::vector<VacancyEvent> vacancy_events();
   // Idle/hard timeouts: removes expired flows, returns those with
   // OFPFF_SEND_FLOW_REM as flow-removed messages. Call about once a second.
   std::vector<of::FlowRemoved> expire(uint64_t now_ns);

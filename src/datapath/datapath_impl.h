@@ -113,6 +113,11 @@ struct TableState {
   std::shared_ptr<const FlowKey> last_mask;  // the mask stored_key gave last (flows come in runs of one mask)
   bool dirty = true;                         // its view must be republished
   size_t timed = 0;  // flows with an idle or hard timeout (expiry skips tables without)
+  // OF1.4 table-mod (table_config.cpp): config bits, vacancy thresholds, and
+  // the vacancy event armed next.
+  uint32_t config = 0;
+  of::TableVacancy vacancy{};
+  of::TableStatusReason vacancy_next = of::TableStatusReason::kVacancyDown;
 };
 
 // What a flow is filed under in its table's FlowSet and Classifier, computed
@@ -194,9 +199,10 @@ struct DatapathImpl {
   // flow_table.cpp (caller holds mu; they do not publish)
   Result<std::vector<of::FlowRemoved>, of::OfError> apply_flow_mod(const of::FlowMod& fm, uint64_t now_ns);
   // An add's last steps: the overlap check, then the entry replaces a flow of
-  // the same priority and match or joins the table.
+  // the same priority and match or joins the table (a full table: evicts one
+  // with OFPTC_EVICTION, returned as flow-removed; else TABLE_FULL).
   Result<std::vector<of::FlowRemoved>, of::OfError> add_entry(std::shared_ptr<FlowEntry> ne, uint16_t flags,
-                                                              const FlowHashes& h);
+                                                              const FlowHashes& h, uint64_t now_ns);
   // flow_commit.cpp (caller holds mu; they do not publish)
   PreparedFlowMod prepare(of::FlowMod fm);
   Result<std::vector<of::FlowRemoved>, of::OfError> apply_prepared(PreparedFlowMod& p, uint64_t now_ns);
@@ -205,6 +211,13 @@ struct DatapathImpl {
   std::vector<of::FlowRemoved> remove_flows_if(const std::function<bool(const FlowEntry&)>& pred,
                                                of::FlowRemovedReason reason, uint64_t now_ns);
   std::vector<of::FlowRemoved> expire_locked(uint64_t now_ns);
+  // table_config.cpp (caller holds mu)
+  uint8_t vacancy_of(size_t t) const;  // free share of table t, percent
+  of::TableDesc table_desc_locked(size_t t) const;
+  // OFPTC_EVICTION on a full table: removes the flow of lowest importance,
+  // then shortest remaining life, returns it (flow-removed reason EVICTION).
+  std::shared_ptr<const FlowEntry> evict_one(uint8_t t, uint64_t now_ns);
+  size_t vacancy_tables = 0;  // tables with OFPTC_VACANCY_EVENTS set
   // Flows selected by a flow-stats/delete style filter (table_id may be of::table::kAll).
   void for_each_filtered(uint8_t table_id, const MaskedKey& filter, uint64_t cookie, uint64_t cookie_mask,
                          uint32_t out_port, uint32_t out_group,

@@ -98,7 +98,7 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_prepared(P
     FLOWLAB_TRY(validate_instructions(e.instructions(), vc));
   }
   e.created_ns = now_ns;  // its counters' last use stays 0: idle time counts from here
-  return add_entry(std::move(p.entry_), p.flags_, FlowHashes{p.set_hash_, p.cls_hash_});
+  return add_entry(std::move(p.entry_), p.flags_, FlowHashes{p.set_hash_, p.cls_hash_}, now_ns);
 }
 
 void DatapathImpl::prefetch(const PreparedFlowMod& p, int stage) const {

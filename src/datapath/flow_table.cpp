@@ -11,7 +11,6 @@ namespace {
 
 using of::FlowModCommand;
 using of::FlowModFailedCode;
-constexpr size_t kMaxFlowsPerTable = 1 << 20;
 
 bool cookie_ok(const FlowEntry& e, uint64_t cookie, uint64_t mask) {
   return (e.cookie & mask) == (cookie & mask);
@@ -206,12 +205,12 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(c
   auto ne =
       make_entry(fm, fm.match, instruction_pool.intern(fm.instructions), stored_key(fm.table_id, mk), now_ns);
   const FlowHashes h = FlowHashes::of(*ne);
-  return add_entry(std::move(ne), fm.flags, h);
+  return add_entry(std::move(ne), fm.flags, h, now_ns);
 }
 
 Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::add_entry(std::shared_ptr<FlowEntry> ne,
-                                                                          uint16_t flags,
-                                                                          const FlowHashes& h) {
+                                                                          uint16_t flags, const FlowHashes& h,
+                                                                          uint64_t now_ns) {
   const uint8_t t = ne->table_id;
   FlowSet& table = tables[t].flows;
   if (flags & of::flow_mod_flags::kCheckOverlap) {
@@ -232,11 +231,17 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::add_entry(std::s
     replace_flow(t, it, std::move(ne), h);
     return std::vector<of::FlowRemoved>{};
   }
-  if (table.size() >= kMaxFlowsPerTable)
-    return unexpected(of::OfError::make(FlowModFailedCode::kTableFull,
-                                        fmt::format("table {} is full ({} flows)", t, table.size())));
+  std::vector<of::FlowRemoved> removed;
+  if (table.size() >= cfg.table_size) {
+    if (!(tables[t].config & of::table_config::kEviction))
+      return unexpected(of::OfError::make(FlowModFailedCode::kTableFull,
+                                          fmt::format("table {} is full ({} flows)", t, table.size())));
+    auto victim = evict_one(t, now_ns);
+    if (victim && (victim->flags & of::flow_mod_flags::kSendFlowRem))
+      removed.push_back(make_flow_removed(*victim, of::FlowRemovedReason::kEviction, now_ns));
+  }
   add_flow(t, std::move(ne), h);
-  return std::vector<of::FlowRemoved>{};
+  return removed;
 }
 
 }  // namespace flowlab::dp

@@ -99,7 +99,7 @@ of::TableStatsReply Datapath::table_stats() const {
     ts.matched_count = t < totals.matches.size() ? totals.matches[t] : 0;
     ts.name = fmt::format("table{}", t);
     ts.wildcards = 0x3fffff;  // OF1.0: every field wildcardable
-    ts.max_entries = 1 << 20;
+    ts.max_entries = uint32_t(d.cfg.table_size);
     reply.stats.push_back(std::move(ts));
   }
   return reply;
@@ -216,7 +216,7 @@ of::TableFeaturesReply Datapath::table_features() const {
     tf.name = fmt::format("table{}", t);
     tf.metadata_match = ~uint64_t(0);
     tf.metadata_write = ~uint64_t(0);
-    tf.max_entries = 1 << 20;
+    tf.max_entries = uint32_t(impl_->cfg.table_size);
     std::vector<uint32_t> next;
     for (uint32_t u = t + 1u; u < n; ++u) next.push_back(u);
     std::vector<uint32_t> ti = insts;

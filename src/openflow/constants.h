@@ -81,6 +81,18 @@ inline constexpr uint8_t kMax = 0xfe;
 inline constexpr uint8_t kAll = 0xff;
 }  // namespace table
 
+// OF1.4 ofp_table_config bits and ofp_table_mod_prop_eviction_flag.
+namespace table_config {
+inline constexpr uint32_t kDeprecatedMask = 3;
+inline constexpr uint32_t kEviction = 4;
+inline constexpr uint32_t kVacancyEvents = 8;
+}  // namespace table_config
+namespace eviction_flag {
+inline constexpr uint32_t kOther = 1;
+inline constexpr uint32_t kImportance = 2;
+inline constexpr uint32_t kLifetime = 4;
+}  // namespace eviction_flag
+
 namespace meter {
 inline constexpr uint32_t kMax = 0xffff0000;
 inline constexpr uint32_t kSlowpath = 0xfffffffd;
@@ -104,7 +116,13 @@ inline constexpr uint16_t kNoBytCounts = 1 << 4;
 }  // namespace flow_mod_flags
 
 enum class PacketInReason : uint8_t { kNoMatch = 0, kAction = 1, kInvalidTtl = 2 };
-enum class FlowRemovedReason : uint8_t { kIdleTimeout = 0, kHardTimeout = 1, kDelete = 2, kGroupDelete = 3 };
+enum class FlowRemovedReason : uint8_t {
+  kIdleTimeout = 0,
+  kHardTimeout = 1,
+  kDelete = 2,
+  kGroupDelete = 3,
+  kEviction = 4,  // OF1.4
+};
 enum class PortStatusReason : uint8_t { kAdd = 0, kDelete = 1, kModify = 2 };
 
 namespace port_config {

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -348,9 +349,20 @@ struct PortMod {
   uint32_t config = 0, mask = 0, advertise = 0;
   bool operator==(const PortMod&) const = default;
 };
+// OF1.4 table configuration: the config bits (table_config::kEviction,
+// kVacancyEvents) and the properties a table-mod may carry and a table
+// description always does: the eviction flags (OFPTMPT_EVICTION) and the
+// vacancy thresholds (OFPTMPT_VACANCY), in percent of the table's size.
+struct TableVacancy {
+  uint8_t down = 0, up = 0;
+  uint8_t vacancy = 0;  // the free share now: table description and status only (0 in a table-mod)
+  bool operator==(const TableVacancy&) const = default;
+};
 struct TableMod {
   uint8_t table_id = 0;
   uint32_t config = 0;
+  std::optional<uint32_t> eviction_flags;  // OF1.4 property; absent at 1.3
+  std::optional<TableVacancy> vacancy;     // OF1.4 property; absent at 1.3
   bool operator==(const TableMod&) const = default;
 };
 
@@ -408,6 +420,9 @@ struct TableFeaturesRequest {
 };
 struct PortDescRequest {
   bool operator==(const PortDescRequest&) const = default;
+};
+struct TableDescRequest {  // OF1.4
+  bool operator==(const TableDescRequest&) const = default;
 };
 struct ExperimenterMultipart {
   uint32_t experimenter = 0;
@@ -549,16 +564,28 @@ struct PortDescReply {
   std::vector<PortDesc> ports;
   bool operator==(const PortDescReply&) const = default;
 };
+// OF1.4 ofp_table_desc: a table's config and its properties.
+struct TableDesc {
+  uint8_t table_id = 0;
+  uint32_t config = 0;
+  std::optional<uint32_t> eviction_flags;
+  std::optional<TableVacancy> vacancy;
+  bool operator==(const TableDesc&) const = default;
+};
+struct TableDescReply {
+  std::vector<TableDesc> tables;
+  bool operator==(const TableDescReply&) const = default;
+};
 
 using MultipartRequestBody =
     std::variant<DescRequest, FlowStatsRequest, AggregateStatsRequest, TableStatsRequest, PortStatsRequest,
                  QueueStatsRequest, GroupStatsRequest, GroupDescRequest, GroupFeaturesRequest,
                  MeterStatsRequest, MeterConfigRequest, MeterFeaturesRequest, TableFeaturesRequest,
-                 PortDescRequest, ExperimenterMultipart>;
+                 PortDescRequest, TableDescRequest, ExperimenterMultipart>;
 using MultipartReplyBody =
     std::variant<DescReply, FlowStatsReply, AggregateStatsReply, TableStatsReply, PortStatsReply,
                  QueueStatsReply, GroupStatsReply, GroupDescReply, GroupFeaturesReply, MeterStatsReply,
-                 MeterConfigReply, MeterFeaturesReply, TableFeaturesReply, PortDescReply,
+                 MeterConfigReply, MeterFeaturesReply, TableFeaturesReply, PortDescReply, TableDescReply,
                  ExperimenterMultipart>;
 
 struct MultipartRequest {

@@ -98,6 +98,8 @@ uint64_t Agent::add_peer(uint8_t version, bool service, std::string name, SendFn
   p.service = service;
   p.version = version;
   p.async = default_async(service);
+  // OF1.4 7.3.10: a master also hears of flows removed for a meter delete or an eviction.
+  if (version >= of::kOf14 && !service) p.async.flow_removed_mask[0] |= 0x30;
   p.send = std::move(send);
   p.backlog = std::move(backlog);
   uint64_t id = p.id;
@@ -180,12 +182,9 @@ void Agent::handle(uint64_t peer_id, const of::Message& msg, ByteSpan raw) {
     case of::MsgType::kPortMod:
       on_port_mod(p, msg.as<of::PortMod>(), raw);
       break;
-    case of::MsgType::kTableMod: {
-      if (!writable(p, raw)) break;
-      auto st = dp_.table_mod(msg.as<of::TableMod>());
-      if (!st.ok()) send_error(p, st.error(), raw);
+    case of::MsgType::kTableMod:
+      on_table_mod(p, msg.as<of::TableMod>(), raw);
       break;
-    }
     case of::MsgType::kMultipartRequest:
       on_multipart(p, msg, raw);
       break;
@@ -287,6 +286,7 @@ void Agent::on_flow_mod(Peer& p, const of::FlowMod& fm, ByteSpan raw) {
     return;
   }
   send_flow_removed(*r);
+  send_table_status();
   bool adds = fm.command == of::FlowModCommand::kAdd || fm.command == of::FlowModCommand::kModify ||
               fm.command == of::FlowModCommand::kModifyStrict;
   if (fm.buffer_id != of::kNoBuffer && adds) {
@@ -315,6 +315,7 @@ void Agent::on_group_mod(Peer& p, const of::GroupMod& gm, ByteSpan raw) {
   auto r = dp_.group_mod(gm, monotonic_ns());
   if (!r.ok()) return send_error(p, r.error(), raw);
   send_flow_removed(*r);
+  send_table_status();
   forward_request(p, raw, of::RequestForwardReason::kGroupMod);
 }
 
@@ -323,6 +324,7 @@ void Agent::on_meter_mod(Peer& p, const of::MeterMod& mm, ByteSpan raw) {
   auto r = dp_.meter_mod(mm, monotonic_ns());
   if (!r.ok()) return send_error(p, r.error(), raw);
   send_flow_removed(*r);
+  send_table_status();
   forward_request(p, raw, of::RequestForwardReason::kMeterMod);
 }
 
@@ -395,7 +397,8 @@ bool Agent::wants(const Peer& p, int kind, uint8_t reason) const {
   uint32_t mask = kind == 0   ? p.async.packet_in_mask[idx]
                   : kind == 1 ? p.async.port_status_mask[idx]
                   : kind == 2 ? p.async.flow_removed_mask[idx]
-                              : p.async.role_status_mask[idx];
+                  : kind == 3 ? p.async.role_status_mask[idx]
+                              : p.async.table_status_mask[idx];
   return mask & (1u << reason);
 }
 
@@ -447,6 +450,7 @@ void Agent::end_batch() {
 void Agent::expire(uint64_t now_ns) {
   end_batch();
   send_flow_removed(dp_.expire(now_ns));
+  send_table_status();
   buffers_.expire(now_ns);
 }
 

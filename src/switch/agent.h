@@ -54,6 +54,7 @@ struct AgentCounters {
   uint64_t bundles_failed = 0;      // commits refused (a flow-mod failed: nothing applied)
   uint64_t role_status_sent = 0;    // OF1.4: to a master demoted by another's request
   uint64_t requests_forwarded = 0;  // OF1.4: group/meter mods forwarded to other controllers
+  uint64_t table_status_sent = 0;   // OF1.4: vacancy events
 };
 
 class Agent {
@@ -197,6 +198,7 @@ class Agent {
   void on_group_mod(Peer& p, const of::GroupMod& gm, ByteSpan raw);
   void on_meter_mod(Peer& p, const of::MeterMod& mm, ByteSpan raw);
   void on_port_mod(Peer& p, const of::PortMod& pm, ByteSpan raw);
+  void on_table_mod(Peer& p, const of::TableMod& tm, ByteSpan raw);  // agent_table.cpp
   void on_role(Peer& p, const of::Message& m, ByteSpan raw);
   void on_multipart(Peer& p, const of::Message& m, ByteSpan raw);     // agent_multipart.cpp
   void on_experimenter(Peer& p, const of::Message& m, ByteSpan raw);  // agent_bundle.cpp
@@ -214,7 +216,9 @@ class Agent {
   void send_chunked(Peer& p, uint32_t xid, Reply reply, std::vector<Elem> Reply::*items);
 
   void send_flow_removed(const std::vector<of::FlowRemoved>& frs);
-  // kind: 0 pin, 1 port status, 2 flow removed, 3 role status
+  // Vacancy events of the datapath since the last call, as table status (agent_table.cpp).
+  void send_table_status();
+  // kind: 0 pin, 1 port status, 2 flow removed, 3 role status, 4 table status
   bool wants(const Peer& p, int kind, uint8_t reason) const;
   // OF1.4 7.4.5: a group-mod or meter-mod `from` had applied goes to every
   // other 1.4 controller whose async config asks for its reason.

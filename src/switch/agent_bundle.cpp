@@ -182,6 +182,7 @@ void Agent::commit_bundle(Peer& p, uint32_t xid, uint32_t id, Peer::Bundle& b, B
                fmt::format("{}: bundle {} committed: {} flow-mods in {:.1f} ms ({:.1f} ms CPU)", p.name, id,
                            count, double(took) / 1e6, double(cpu) / 1e6));
   send_flow_removed(*r);
+  send_table_status();
   reply(p, xid, of::encode_bundle_control(done));
 }
 

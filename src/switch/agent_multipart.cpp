@@ -144,6 +144,8 @@ void Agent::on_multipart(Peer& p, const of::Message& m, ByteSpan raw) {
           send_chunked(p, xid, dp_.table_features(), &of::TableFeaturesReply::tables);
         } else if constexpr (std::is_same_v<T, of::PortDescRequest>) {
           send_chunked(p, xid, of::PortDescReply{ports_.descs()}, &of::PortDescReply::ports);
+        } else if constexpr (std::is_same_v<T, of::TableDescRequest>) {  // OF1.4
+          send_chunked(p, xid, dp_.table_desc(), &of::TableDescReply::tables);
         } else {
           send_error(
               p,

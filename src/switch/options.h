@@ -68,6 +68,7 @@ struct SwitchOptions {
   int forwarding_nice = -10;
   uint32_t version_bitmap = (1u << 5) | (1u << 4) | (1u << 1);  // OF1.4, OF1.3 and OF1.0
   uint8_t n_tables = 64;
+  uint32_t table_size = 1u << 20;  // flows per table (OF1.4 vacancy and eviction count against it)
   // Packet-in buffer ids held at once (and at most 64 MB of their data): as
   // many as the to-controller queue, so a controller answering a whole queued
   // batch finds every packet still buffered.

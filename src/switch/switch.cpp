@@ -377,6 +377,7 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts,
   dp::DatapathConfig cfg;
   cfg.of10 = !(opts.version_bitmap & ((1u << of::kOf13) | (1u << of::kOf14)));
   cfg.n_tables = cfg.of10 ? 1 : opts.n_tables;
+  cfg.table_size = opts.table_size;
   d.dp = std::make_unique<dp::Datapath>(cfg, d.ports.get());
   d.agent = std::make_unique<Agent>(opts, *d.dp, *d.ports, d.shared);
 

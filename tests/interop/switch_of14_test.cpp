@@ -8,6 +8,7 @@
 //    dump-flows, dump-ports-desc (the ethernet property's speeds), dump-ports,
 //    a bundle (--bundle add-flows: OFPT_BUNDLE_CONTROL/ADD_MESSAGE), del-flows;
 //  - flowlab ofctl -O OpenFlow14 the same way;
+//  - both clients' mod-table and dump-table-desc, eviction on a table of 3;
 //  - an os-ken app that asked for request forwards hears the group and meter
 //    mods ovs-ofctl makes.
 // Needs root, os-ken and ovs-ofctl.
@@ -151,6 +152,75 @@ TEST(SwitchOvsOfctl14, AddFlowDumpFlowsPortsDescBundleAndForward) {
   EXPECT_TRUE(eventually([&] { return !hosts.ping(1); }, 5s));
   out = run_output(ours + "dump-flows" + target, &st);
   EXPECT_EQ(out.find("in_port"), std::string::npos) << out;
+  EXPECT_EQ(sw.stop(), 0) << sw.log();
+}
+
+// Table configuration with ovs-ofctl's syntax, both clients: mod-table evict /
+// vacancy:L,H / noevict, dump-table-desc (ovs-ofctl reads the switch's table
+// descriptions), eviction of the lowest importance from a table of 3, then
+// OFPFMFC_TABLE_FULL once eviction is off again.
+TEST(SwitchOvsOfctl14, ModTableEvictionVacancyAndTableDesc) {
+  if (!is_root()) GTEST_SKIP() << "needs root (namespaces, AF_PACKET)";
+  if (!have("/usr/bin/ovs-ofctl")) GTEST_SKIP() << "ovs-ofctl is not installed";
+  TwoHosts hosts("t");
+  ASSERT_TRUE(hosts.ok());
+  uint16_t port = free_tcp_port();
+  Process sw({FLOWLAB_BINARY, "switch", "--name", "s1", "--port", hosts.port1(), "--port", hosts.port2(),
+              "--table-size", "3", "--listen", "ptcp:" + std::to_string(port) + ":127.0.0.1"},
+             "/tmp/flowlab-switch-table14" + std::to_string(::getpid()) + ".log");
+  ASSERT_TRUE(eventually([&] { return tcp_listening(port); }, 10s)) << sw.log();
+  const std::string target = " tcp:127.0.0.1:" + std::to_string(port);
+  const std::string ovs = "ovs-ofctl -O OpenFlow14 ",
+                    ours = std::string(FLOWLAB_BINARY) + " ofctl -O OpenFlow14 ";
+  int st = -1;
+  std::string out = run_output(ovs + "mod-table" + target + " 0 evict", &st);
+  ASSERT_EQ(st, 0) << out << sw.log();
+  out = run_output(ours + "dump-table-desc" + target, &st);
+  ASSERT_EQ(st, 0) << out;
+  EXPECT_NE(out.find("OFPST_TABLE_DESC reply (OF1.4)"), std::string::npos) << out;
+  EXPECT_NE(out.find("  table 0:\n   eviction=on eviction_flags=IMPORTANCE|LIFETIME\n   vacancy=off"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("  table 1:\n   eviction=off"), std::string::npos) << out;
+  // ovs-ofctl's vacancy:L,H keeps eviction on (it reads the table's config first, as flowlab ofctl does).
+  out = run_output(ovs + "mod-table" + target + " 0 vacancy:20,80", &st);
+  ASSERT_EQ(st, 0) << out << sw.log();
+  out = run_output(ovs + "dump-table-desc" + target, &st);
+  ASSERT_EQ(st, 0) << out;
+  EXPECT_NE(out.find("  table 0:\n   eviction=on eviction_flags=IMPORTANCE|LIFETIME\n   vacancy=on "
+                     "vacancy_down=20% vacancy_up=80% vacancy=100%"),
+            std::string::npos)
+      << out;
+  // flowlab ofctl changes only its setting's bit.
+  out = run_output(ours + "mod-table" + target + " 0 evict", &st);
+  ASSERT_EQ(st, 0) << out << sw.log();
+  out = run_output(ovs + "dump-table-desc" + target, &st);
+  EXPECT_NE(out.find("  table 0:\n   eviction=on eviction_flags=IMPORTANCE|LIFETIME\n   vacancy=on"),
+            std::string::npos)
+      << out;
+
+  for (int i = 1; i <= 4; ++i) {  // the 4th add evicts in_port=1, importance 1
+    out = run_output(ovs + "add-flow" + target + " in_port=" + std::to_string(i) +
+                         ",importance=" + std::to_string(i) + ",actions=drop",
+                     &st);
+    ASSERT_EQ(st, 0) << out << sw.log();
+  }
+  out = run_output(ovs + "dump-flows" + target, &st);
+  EXPECT_EQ(out.find("in_port=1 "), std::string::npos) << out;
+  EXPECT_NE(out.find("importance=4, in_port=4 actions=drop"), std::string::npos) << out;
+  out = run_output(ours + "dump-table-desc" + target, &st);
+  EXPECT_NE(out.find("vacancy_down=20% vacancy_up=80% vacancy=0%"), std::string::npos) << out;
+
+  out = run_output(ours + "mod-table" + target + " 0 noevict", &st);
+  ASSERT_EQ(st, 0) << out;
+  out = run_output(ovs + "add-flow" + target + " in_port=5,actions=drop", &st);
+  EXPECT_NE(st, 0) << out;
+  EXPECT_NE(out.find("OFPFMFC_TABLE_FULL"), std::string::npos) << out;
+  out = run_output(ours + "mod-table" + target + " 0 vacancy:90,10", &st);
+  EXPECT_EQ(st, 2) << out;
+  out = run_output(std::string(FLOWLAB_BINARY) + " ofctl -O OpenFlow13 mod-table" + target + " 0 evict", &st);
+  EXPECT_EQ(st, 1) << out;
+  EXPECT_NE(out.find("needs OpenFlow 1.4"), std::string::npos) << out;
   EXPECT_EQ(sw.stop(), 0) << sw.log();
 }
 

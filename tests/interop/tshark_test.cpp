@@ -158,7 +158,7 @@ std::vector<MessageBody> sample_bodies() {
       simple,
       GroupMod{GroupModCommand::kAdd, GroupType::kSelect, 1, {b, b}},
       PortMod{1, *MacAddr::parse("02:00:00:00:00:01"), port_config::kPortDown, port_config::kPortDown, 0},
-      TableMod{0, 0},
+      TableMod{0, 0, {}, {}},
       MultipartRequest{0, DescRequest{}},
       MultipartRequest{0, FlowStatsRequest{}},
       MultipartRequest{0, AggregateStatsRequest{}},

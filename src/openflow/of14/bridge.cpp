@@ -4,7 +4,7 @@
 // The of14 codec (codec.cpp) reads and writes 1.4's own structs; this maps
 // them onto of::Message and back: importance into FlowMod/FlowStats, ports'
 // ethernet property into PortDesc, set-async properties into AsyncConfig (its
-// `present` bits), role/table status as they are, the standard bundle
+// `present` bits), role/table status, table-mod and table descriptions as they are, the standard bundle
 // messages onto the ONF extension's experimenter messages (and OFPET_BUNDLE_FAILED
 // errors onto its experimenter errors), so code above the codec handles a
 // 1.4 bundle as it does a 1.3 one. What the model cannot hold is refused when
@@ -82,8 +82,10 @@ Result<Message, OfError> to_shared(of14::Message m) {
           return shared(xid, MultipartReply{b.flags, PortStatsReply{std::move(b.stats)}});
         } else if constexpr (std::is_same_v<T, of14::QueueStatsReply>) {
           return shared(xid, MultipartReply{b.flags, QueueStatsReply{std::move(b.stats)}});
+        } else if constexpr (std::is_same_v<T, of14::TableDescReply>) {
+          return shared(xid, MultipartReply{b.flags, TableDescReply{std::move(b.tables)}});
         } else if constexpr (std::is_same_v<T, RoleStatus> || std::is_same_v<T, TableStatus> ||
-                             std::is_same_v<T, RequestForward>) {
+                             std::is_same_v<T, RequestForward> || std::is_same_v<T, TableMod>) {
           return shared(xid, std::move(b));
         } else if constexpr (std::is_same_v<T, of14::AsyncConfig>) {
           AsyncConfig c = async_from(b);
@@ -109,6 +111,8 @@ Result<of14::Message, OfError> from_shared(const Message& m) {
   } else if (const auto* pm = std::get_if<PortMod>(&m.body)) {
     // advertise 0 changes nothing (as at 1.3): sent without the ethernet property.
     out.body = of14::PortMod{*pm, pm->advertise != 0, {}};
+  } else if (const auto* tm = std::get_if<TableMod>(&m.body)) {
+    out.body = *tm;
   } else if (const auto* rs = std::get_if<RoleStatus>(&m.body)) {
     out.body = *rs;
   } else if (const auto* ts = std::get_if<TableStatus>(&m.body)) {
@@ -152,6 +156,8 @@ Result<of14::Message, OfError> from_shared(const Message& m) {
       out.body = std::move(r);
     } else if (const auto* pst = std::get_if<PortStatsReply>(&mr->body)) {
       out.body = of14::PortStatsReply{mr->flags, pst->stats};
+    } else if (const auto* td = std::get_if<TableDescReply>(&mr->body)) {
+      out.body = of14::TableDescReply{mr->flags, td->tables};
     } else if (const auto* q = std::get_if<QueueStatsReply>(&mr->body)) {
       out.body = of14::QueueStatsReply{mr->flags, q->stats};
     } else {

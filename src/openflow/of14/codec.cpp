@@ -31,11 +31,34 @@ Result<of::Message, OfError> decode_as_of13(Bytes wire) {
   return std::move(*m);
 }
 
+// The 1.4 multipart types past 1.3's that this codec does not decode.
+BasicStatus<OfError> refuse_multipart(uint16_t mp) {
+  if (mp > kMultipartTableDesc && mp != uint16_t(MultipartType::kExperimenter))
+    return unexpected(err(BadRequestCode::kBadMultipart,
+                          fmt::format("OF1.4 multipart type {} (queue description, flow monitor) is not "
+                                      "decoded by this codec",
+                                      mp),
+                          8));
+  return {};
+}
+
 Result<Message, OfError> decode_multipart_reply(ByteSpan wire, uint32_t xid) {
   if (wire.size() < kMultipartBodyOff)
     return unexpected(err(BadRequestCode::kBadLen, "multipart reply: short"));
   const uint16_t mp = load_be16(&wire[8]);
   const uint16_t flags = load_be16(&wire[10]);
+  if (mp == kMultipartTableDesc) {
+    TableDescReply r;
+    r.flags = flags;
+    for (size_t at = kMultipartBodyOff; at < wire.size();) {
+      size_t used = 0;
+      auto d = decode_table_desc(wire, at, used);
+      if (!d.ok()) return unexpected(std::move(d.error()));
+      r.tables.push_back(*d);
+      at += used;
+    }
+    return Message{xid, std::move(r)};
+  }
   switch (MultipartType(mp)) {
     case MultipartType::kPortDesc: {
       PortDescReply r;
@@ -81,15 +104,28 @@ Result<Message, OfError> decode_multipart_reply(ByteSpan wire, uint32_t xid) {
       return Message{xid, std::move(r)};
     }
     default:
-      if (mp > uint16_t(MultipartType::kPortDesc) && mp != uint16_t(MultipartType::kExperimenter))
-        return unexpected(
-            err(BadRequestCode::kBadMultipart,
-                fmt::format("OF1.4 multipart type {} (table/queue description, flow monitor) is not "
-                            "decoded by this codec",
-                            mp),
-                8));
+      if (auto e = refuse_multipart(mp); !e.ok()) return unexpected(std::move(e.error()));
       break;
   }
+  auto m = decode_as_of13(Bytes(wire.begin(), wire.end()));
+  if (!m.ok()) return unexpected(std::move(m.error()));
+  return Message{xid, std::move(*m)};
+}
+
+Result<Message, OfError> decode_multipart_request(ByteSpan wire, uint32_t xid) {
+  if (wire.size() < kMultipartBodyOff)
+    return unexpected(err(BadRequestCode::kBadLen, "multipart request: short"));
+  const uint16_t mp = load_be16(&wire[8]);
+  if (mp == kMultipartTableDesc) {
+    if (wire.size() != kMultipartBodyOff)
+      return unexpected(
+          err(BadRequestCode::kBadLen,
+              fmt::format("table_desc request: {} body bytes, it has none", wire.size() - kMultipartBodyOff),
+              kMultipartBodyOff));
+    of::Message m = make_message(kOf14, xid, MultipartRequest{load_be16(&wire[10]), TableDescRequest{}});
+    return Message{xid, std::move(m)};
+  }
+  if (auto e = refuse_multipart(mp); !e.ok()) return unexpected(std::move(e.error()));
   auto m = decode_as_of13(Bytes(wire.begin(), wire.end()));
   if (!m.ok()) return unexpected(std::move(m.error()));
   return Message{xid, std::move(*m)};
@@ -174,11 +210,13 @@ Result<Message, OfError> decode_of14(ByteSpan wire) {
       if (!a.ok()) return unexpected(std::move(a.error()));
       return Message{xid, std::move(*a)};
     }
-    case uint8_t(MsgType::kTableMod):
-      if (body.size() > 8)
-        return unexpected(OfError{static_cast<ErrorType>(kErrBadProperty), 0, 16,
-                                  "table_mod: OF1.4 table properties (eviction, vacancy) are not supported"});
-      break;
+    case uint8_t(MsgType::kMultipartRequest):
+      return decode_multipart_request(wire, xid);
+    case uint8_t(MsgType::kTableMod): {
+      auto tm = decode_table_mod(wire);
+      if (!tm.ok()) return unexpected(std::move(tm.error()));
+      return Message{xid, std::move(*tm)};
+    }
     case uint8_t(MsgType::kFlowMod): {
       if (wire.size() < kFlowModImportanceOff + 2) break;  // the 1.3 decoder reports the short body
       Bytes copy(wire.begin(), wire.end());
@@ -369,6 +407,16 @@ Result<Bytes, OfError> encode_of14(const Message& msg) {
           w.zeros(1);
           w.u32(b.config);
           w.bytes(b.properties);
+        } else if constexpr (std::is_same_v<T, TableMod>) {
+          header(out, uint8_t(MsgType::kTableMod), msg.xid);
+          encode_table_mod(b, out);
+        } else if constexpr (std::is_same_v<T, TableDescReply>) {
+          header(out, uint8_t(MsgType::kMultipartReply), msg.xid);
+          ByteWriter w(out);
+          w.u16(kMultipartTableDesc);
+          w.u16(b.flags);
+          w.zeros(4);
+          for (const TableDesc& d : b.tables) encode_table_desc(d, out);
         } else if constexpr (std::is_same_v<T, RequestForward>) {
           header(out, uint8_t(Type::kRequestForward), msg.xid);
           out.insert(out.end(), b.request.begin(), b.request.end());

@@ -21,8 +21,10 @@
 //   - port and queue stats replies: entries with a length and properties
 //     (ports: the ethernet property with the error counters), stats.cpp.
 //   - request forward (32): a group-mod or meter-mod inside, kept as bytes;
+//   - table-mod with its eviction and vacancy properties, the table-desc
+//     multipart (14) request and reply (table.cpp).
 // Parts of 1.4 with a different wire that this codec does not decode yet
-// (table/queue description, flow monitor, table-mod properties) are refused with an error that names them,
+// (queue description, flow monitor) are refused with an error that names them,
 // never decoded the 1.3 way. bridge.cpp maps all of it onto the shared model (codec.h's
 // decode_of14/encode_of14, what decode_message uses for version 5).
 //
@@ -50,6 +52,10 @@ enum class Type : uint8_t {
   kBundleControl = 33,
   kBundleAddMessage = 34,
 };
+
+// The multipart types 1.4 added (MultipartType ends at 1.3's).
+inline constexpr uint16_t kMultipartTableDesc = 14;
+inline constexpr uint16_t kMultipartFlowMonitor = 16;
 
 // ofp_port_desc_prop_type, ofp_port_mod_prop_type
 inline constexpr uint16_t kPortPropEthernet = 0;
@@ -156,9 +162,24 @@ struct AsyncConfig {
 // status, flow removed) applied over it; the other kinds are not in the model.
 of::AsyncConfig apply_async(const of::AsyncConfig& base, const AsyncConfig& props);
 
+// Table-mod (17) with its properties (table.cpp): the shared model's, whose
+// eviction_flags / vacancy are the OFPTMPT_EVICTION (2) / OFPTMPT_VACANCY (3)
+// properties, each 8 bytes. OFPMP_TABLE_DESC (14) reply: ofp_table_desc
+// entries (length, table_id, config, the same two properties, vacancy's
+// third byte the current free share). A table status's properties are a
+// table description's.
+using of::TableDesc;
+using of::TableMod;
+using of::TableVacancy;
+struct TableDescReply {
+  uint16_t flags = 0;
+  std::vector<TableDesc> tables;
+  bool operator==(const TableDescReply&) const = default;
+};
+
 using Body = std::variant<of::Message, FlowMod, FlowStatsReply, PortStatus, PortMod, PortDescReply,
                           RoleStatus, TableStatus, AsyncConfig, BundleControl, BundleAdd, PortStatsReply,
-                          QueueStatsReply, RequestForward>;
+                          QueueStatsReply, RequestForward, TableMod, TableDescReply>;
 
 struct Message {
   uint32_t xid = 0;
@@ -179,6 +200,19 @@ void encode_port_mod(const PortMod& p, Bytes& out);
 // TLV properties (type, length >= 4, padded to 8): checks the list; what is
 // wrong in `why`.
 bool properties_ok(ByteSpan props, std::string& why);
+
+// ---- table configuration (table.cpp) ----
+// A whole table-mod message. Unknown config bits: OFPTMFC_BAD_CONFIG; a bad
+// property: OFPET_BAD_PROPERTY with BAD_TYPE, BAD_LEN, BAD_VALUE (a
+// threshold over 100 or down > up, unknown eviction flags), DUP_TYPE or
+// BAD_EXPERIMENTER.
+Result<TableMod, OfError> decode_table_mod(ByteSpan wire);
+void encode_table_mod(const TableMod& tm, Bytes& out);  // the body after the header
+// One ofp_table_desc at `at`; `consumed` is its length.
+Result<TableDesc, OfError> decode_table_desc(ByteSpan wire, size_t at, size_t& consumed);
+void encode_table_desc(const TableDesc& d, Bytes& out);
+// A table description's properties alone: what a table status carries.
+Bytes table_desc_properties(const TableDesc& d);
 
 // ---- stats replies (stats.cpp): the multipart body after the 16-byte header ----
 Result<PortStatsReply, OfError> decode_port_stats(ByteSpan wire, uint16_t flags);

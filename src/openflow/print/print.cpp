@@ -278,6 +278,10 @@ std::string body(const Message& m) {
         } else if constexpr (std::is_same_v<T, TableMod>) {
           std::string s = b.table_id == table::kAll ? std::string(" table_id: ALL_TABLES")
                                                     : fmt::format(" table_id: {}", b.table_id);
+          if (v >= kOf14)  // ovs-ofctl's 1.4 form
+            return (b.table_id == table::kAll ? std::string(" table_id: ALL_TABLES")
+                                              : fmt::format(" table_id={}", b.table_id)) +
+                   print::table_config(b.config, b.vacancy);
           if (b.config) s += fmt::format(", config: {:#x}", b.config);
           return s;
         } else if constexpr (std::is_same_v<T, MultipartRequest>) {

@@ -130,6 +130,7 @@ std::string format_table_stats(const std::vector<TableStats>& tables, uint8_t ve
 namespace print {
 
 std::string multipart_kind(MultipartType t) {
+  if (uint16_t(t) == 14) return "TABLE_DESC";  // OF1.4
   switch (t) {
     case MultipartType::kDesc:
       return "DESC";
@@ -165,7 +166,38 @@ std::string multipart_kind(MultipartType t) {
   return fmt::format("MULTIPART({})", static_cast<uint16_t>(t));
 }
 
+// ", eviction=on, vacancy=on vacancy:20,80" (a 1.4 table-mod, as ovs-ofctl prints it).
+std::string table_config(uint32_t config, const std::optional<TableVacancy>& vacancy) {
+  std::string s = fmt::format(", eviction={}", config & table_config::kEviction ? "on" : "off");
+  if (!(config & table_config::kVacancyEvents)) return s + ", vacancy=off";
+  s += ", vacancy=on";
+  if (vacancy) s += fmt::format(" vacancy:{},{}", vacancy->down, vacancy->up);
+  return s;
+}
+
 namespace {
+
+// One ofp_table_desc as ovs-ofctl dump-table-desc prints it.
+std::string table_desc(const TableDesc& t) {
+  std::string s = fmt::format("\n  table {}:\n   eviction={} eviction_flags=", t.table_id,
+                              t.config & table_config::kEviction ? "on" : "off");
+  if (!t.eviction_flags) {
+    s += "(default)";
+  } else {
+    std::string flags;
+    const std::pair<uint32_t, std::string_view> kNames[] = {{eviction_flag::kOther, "OTHER"},
+                                                            {eviction_flag::kImportance, "IMPORTANCE"},
+                                                            {eviction_flag::kLifetime, "LIFETIME"}};
+    for (const auto& [bit, name] : kNames)
+      if (*t.eviction_flags & bit) flags += (flags.empty() ? "" : "|") + std::string(name);
+    s += flags.empty() ? "0" : flags;
+  }
+  s += fmt::format("\n   vacancy={}", t.config & table_config::kVacancyEvents ? "on" : "off");
+  if ((t.config & table_config::kVacancyEvents) && t.vacancy)
+    s += fmt::format(" vacancy_down={}% vacancy_up={}% vacancy={}%", t.vacancy->down, t.vacancy->up,
+                     t.vacancy->vacancy);
+  return s + "\n";
+}
 
 std::string table_features(const std::vector<TableFeatures>& tables) {
   std::string s;
@@ -263,6 +295,9 @@ std::string reply_body(const MultipartReply& r, uint8_t version) {
           s = "\n";
           for (const PortDesc& p : b.ports) s += format_port_desc(p, version);
           s.pop_back();
+        } else if constexpr (std::is_same_v<T, TableDescReply>) {
+          for (const TableDesc& t : b.tables) s += table_desc(t);
+          if (!s.empty()) s.pop_back();
         } else if constexpr (std::is_same_v<T, ExperimenterMultipart>) {
           s = fmt::format(" experimenter={:#x} exp_type={}", b.experimenter, b.exp_type);
           if (!b.data.empty()) s += "\n" + format_hexdump(b.data), s.pop_back();

@@ -120,7 +120,7 @@ TEST(Of13Codec, EveryMessageTypeRoundTrips) {
       sample_flow_mod(),
       GroupMod{GroupModCommand::kAdd, GroupType::kSelect, 5, {bk}},
       PortMod{3, pd.hw_addr, 1, 1, 0},
-      TableMod{0, 3},
+      TableMod{0, 3, {}, {}},
       MultipartRequest{0, FlowStatsRequest{}},
       MultipartRequest{0, AggregateStatsRequest{}},
       MultipartRequest{0, DescRequest{}},

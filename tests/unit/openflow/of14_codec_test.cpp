@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "openflow/codec.h"
 #include "openflow/of14/of14.h"
 
 namespace flowlab::of::of14 {
@@ -65,7 +66,7 @@ const std::map<std::string, Vector>& vectors() {
 
 TEST(Of14Codec, EveryOskenVectorRoundTrips) {
   NEED_OSKEN();
-  EXPECT_GE(vectors().size(), 26u);
+  EXPECT_GE(vectors().size(), 30u);
   for (const auto& [name, v] : vectors()) {
     auto m = decode_of14(v.wire);
     ASSERT_TRUE(m.ok()) << name << ": " << m.error().to_string();
@@ -228,6 +229,102 @@ TEST(Of14Codec, RequestForwardCarriesTheRequest) {
   EXPECT_EQ(decode_of14(wrong).error().code, uint16_t(BadRequestCode::kBadLen));
 }
 
+TEST(Of14Codec, TableModAndTableDescriptions) {
+  NEED_OSKEN();
+  const Vector& v = vectors().at("table_mod_eviction_vacancy");
+  auto tm = decode_of14(v.wire);
+  ASSERT_TRUE(tm.ok()) << tm.error().to_string();
+  const auto& t = std::get<TableMod>(tm->body);
+  EXPECT_EQ(t.table_id, v.fields["table_id"].get<int>());
+  EXPECT_EQ(t.config, table_config::kEviction | table_config::kVacancyEvents);
+  EXPECT_EQ(t.eviction_flags, v.fields["eviction_flags"].get<uint32_t>());
+  ASSERT_TRUE(t.vacancy.has_value());
+  EXPECT_EQ(t.vacancy->down, v.fields["down"].get<int>());
+  EXPECT_EQ(t.vacancy->up, v.fields["up"].get<int>());
+  // Through the shared model (what the switch gets) and back.
+  auto shared = of::decode_of14(v.wire);
+  ASSERT_TRUE(shared.ok());
+  EXPECT_EQ(shared->as<of::TableMod>().vacancy, t.vacancy);
+  EXPECT_EQ(*of::encode_of14(*shared), v.wire);
+  auto plain = of::decode_of14(vectors().at("table_mod_plain").wire);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->as<of::TableMod>().table_id, table::kAll);
+  EXPECT_FALSE(plain->as<of::TableMod>().eviction_flags.has_value());
+  EXPECT_FALSE(plain->as<of::TableMod>().vacancy.has_value());
+
+  auto rq = of::decode_of14(vectors().at("table_desc_request").wire);
+  ASSERT_TRUE(rq.ok()) << rq.error().to_string();
+  EXPECT_TRUE(std::holds_alternative<TableDescRequest>(rq->as<MultipartRequest>().body));
+
+  const Vector& r = vectors().at("table_desc_reply");
+  auto rep = of::decode_of14(r.wire);
+  ASSERT_TRUE(rep.ok()) << rep.error().to_string();
+  const auto& tables = std::get<of::TableDescReply>(rep->as<MultipartReply>().body).tables;
+  ASSERT_EQ(tables.size(), r.fields["tables"].get<size_t>());
+  EXPECT_FALSE(tables[0].eviction_flags.has_value());
+  EXPECT_EQ(tables[1].config, table_config::kEviction);
+  EXPECT_EQ(tables[1].eviction_flags, r.fields["eviction_flags"].get<uint32_t>());
+  ASSERT_TRUE(tables[1].vacancy.has_value());
+  EXPECT_EQ(tables[1].vacancy->vacancy, r.fields["vacancy"].get<int>());
+  EXPECT_EQ(*of::encode_of14(*rep), r.wire);
+
+  // A table status carries a table description's properties.
+  TableDesc d{2, table_config::kVacancyEvents, std::nullopt, TableVacancy{20, 80, 15}};
+  Bytes status = vectors().at("table_status").wire;
+  EXPECT_EQ(table_desc_properties(d), Bytes(status.begin() + 24, status.end()));
+}
+
+// Every malformed table-mod answers the spec's error: a bad property with
+// OFPET_BAD_PROPERTY and its code, unknown config bits OFPTMFC_BAD_CONFIG.
+TEST(Of14Codec, MalformedTableModsAnswerTheSpecsErrors) {
+  NEED_OSKEN();
+  const Bytes good = vectors().at("table_mod_eviction_vacancy").wire;
+  auto code_of = [](Bytes b) -> std::pair<uint16_t, uint16_t> {
+    auto m = decode_of14(b);
+    if (m.ok()) return {0xffff, 0xffff};
+    return {uint16_t(m.error().type), m.error().code};
+  };
+  const uint16_t bp = uint16_t(ErrorType::kBadProperty);
+  Bytes b = good;
+  store_be16(&b[16], 7);                                   // an unknown property type
+  EXPECT_EQ(code_of(b), std::make_pair(bp, uint16_t(0)));  // OFPBPC_BAD_TYPE
+  b = good;
+  store_be16(&b[16], 0xffff);                              // experimenter
+  EXPECT_EQ(code_of(b), std::make_pair(bp, uint16_t(5)));  // OFPBPC_BAD_EXPERIMENTER
+  b = good;
+  store_be16(&b[18], 12);                                  // eviction property length 12
+  EXPECT_EQ(code_of(b), std::make_pair(bp, uint16_t(1)));  // OFPBPC_BAD_LEN
+  b = good;
+  store_be32(&b[20], 8);                                   // an eviction flag 1.4 does not have
+  EXPECT_EQ(code_of(b), std::make_pair(bp, uint16_t(2)));  // OFPBPC_BAD_VALUE
+  b = good;
+  b[28] = 90;  // vacancy_down 90 > vacancy_up 80
+  EXPECT_EQ(code_of(b), std::make_pair(bp, uint16_t(2)));
+  b = good;
+  b[29] = 101;  // vacancy_up over 100%
+  EXPECT_EQ(code_of(b), std::make_pair(bp, uint16_t(2)));
+  b = good;
+  store_be16(&b[24], 2);  // two eviction properties
+  store_be32(&b[28], 2);
+  EXPECT_EQ(code_of(b), std::make_pair(bp, uint16_t(4)));  // OFPBPC_DUP_TYPE
+  b = good;
+  b.resize(b.size() - 2);  // a property cut short
+  store_be16(&b[2], uint16_t(b.size()));
+  EXPECT_EQ(code_of(b), std::make_pair(bp, uint16_t(1)));
+  b = good;
+  store_be32(&b[12], 0x10);  // a config bit 1.4 does not have
+  EXPECT_EQ(code_of(b), std::make_pair(uint16_t(ErrorType::kTableModFailed), uint16_t(1)));  // BAD_CONFIG
+  // A table-desc request with a body, a description whose length overruns.
+  Bytes rq = vectors().at("table_desc_request").wire;
+  rq.insert(rq.end(), 8, 0);
+  store_be16(&rq[2], uint16_t(rq.size()));
+  EXPECT_EQ(code_of(rq), std::make_pair(uint16_t(ErrorType::kBadRequest), uint16_t(BadRequestCode::kBadLen)));
+  Bytes rep = vectors().at("table_desc_reply").wire;
+  store_be16(&rep[24], 64);
+  EXPECT_EQ(code_of(rep),
+            std::make_pair(uint16_t(ErrorType::kBadRequest), uint16_t(BadRequestCode::kBadLen)));
+}
+
 TEST(Of14Codec, TruncationsFailCleanly) {
   NEED_OSKEN();
   for (const auto& [name, v] : vectors()) {
@@ -264,11 +361,11 @@ TEST(Of14Codec, BadPropertiesAndUndecodedPartsAreRefused) {
   auto ps = decode_of14(port_stats);
   ASSERT_FALSE(ps.ok());
   EXPECT_EQ(uint16_t(ps.error().type), kErrBadProperty);
-  // A table description request (1.4 multipart 14) is refused by name.
-  Bytes table_desc = {kOf14, 19, 0, 16, 0, 0, 0, 1, 0, 14, 0, 0, 0, 0, 0, 0};
-  auto td = decode_of14(table_desc);
-  ASSERT_FALSE(td.ok());
-  EXPECT_EQ(td.error().code, uint16_t(BadRequestCode::kBadMultipart));
+  // A queue description request (1.4 multipart 15) is refused by name.
+  Bytes queue_desc = {kOf14, 18, 0, 16, 0, 0, 0, 1, 0, 15, 0, 0, 0, 0, 0, 0};
+  auto qd = decode_of14(queue_desc);
+  ASSERT_FALSE(qd.ok());
+  EXPECT_EQ(qd.error().code, uint16_t(BadRequestCode::kBadMultipart));
   Bytes reqfwd = {kOf14, 32, 0, 8, 0, 0, 0, 1};
   EXPECT_EQ(decode_of14(reqfwd).error().code, uint16_t(BadRequestCode::kBadLen));
   Bytes of13_hello = {kOf13, 0, 0, 8, 0, 0, 0, 1};

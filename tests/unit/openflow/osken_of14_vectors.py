@@ -191,6 +191,33 @@ def main():
     packed("queue_stats_reply", ofp.OFPT_MULTIPART_REPLY,
            struct.pack("!HH4x", ofp.OFPMP_QUEUE_STATS, 0) + qstats,
            {"type": 19, "port_no": 2, "queue_id": 1, "tx_bytes": 1000}, check_queue_stats)
+
+    # Table configuration: table-mod with both properties, the table-desc
+    # request (os-ken serialises them) and a reply packed with os-ken's layouts.
+    out("table_mod_eviction_vacancy",
+        p.OFPTableMod(DP, 3, ofp.OFPTC_EVICTION | ofp.OFPTC_VACANCY_EVENTS,
+                      [p.OFPTableModPropEviction(type_=ofp.OFPTMPT_EVICTION, flags=ofp.OFPTMPEF_IMPORTANCE),
+                       p.OFPTableModPropVacancy(type_=ofp.OFPTMPT_VACANCY, vacancy_down=20, vacancy_up=80,
+                                                vacancy=0)]),
+        {"type": 17, "table_id": 3, "config": 12, "eviction_flags": 2, "down": 20, "up": 80})
+    out("table_mod_plain", p.OFPTableMod(DP, ofp.OFPTT_ALL, 0, []),
+        {"type": 17, "table_id": 255, "config": 0})
+    out("table_desc_request", p.OFPTableDescStatsRequest(DP, 0),
+        {"type": 18, "mp_type": 14})
+    desc0 = struct.pack(ofp.OFP_TABLE_DESC_PACK_STR, 8, 0, 0)
+    evict = struct.pack(ofp.OFP_TABLE_MOD_PROP_EVICTION_PACK_STR, ofp.OFPTMPT_EVICTION,
+                        ofp.OFP_TABLE_MOD_PROP_EVICTION_SIZE, 6)
+    desc1 = struct.pack(ofp.OFP_TABLE_DESC_PACK_STR, 8 + len(evict) + len(vacancy), 1,
+                        ofp.OFPTC_EVICTION) + evict + vacancy
+
+    def check_table_desc(m):
+        assert [t.table_id for t in m.body] == [0, 1]
+        assert m.body[1].config == ofp.OFPTC_EVICTION
+        assert m.body[1].properties[0].flags == 6 and m.body[1].properties[1].vacancy_up == 80
+    packed("table_desc_reply", ofp.OFPT_MULTIPART_REPLY,
+           struct.pack("!HH4x", ofp.OFPMP_TABLE_DESC, 0) + desc0 + desc1,
+           {"type": 19, "tables": 2, "eviction_flags": 6, "down": 20, "up": 80, "vacancy": 15},
+           check_table_desc)
     return 0
 
 

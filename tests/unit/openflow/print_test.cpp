@@ -140,6 +140,31 @@ TEST(Print, HelloErrorEchoAndHexdump) {
             "00000010  51 52 53 54 55 56 57 58-                        |QRSTUVWX        |\n");
 }
 
+// OF1.4 table descriptions and table-mod: the bytes os-ken's layouts make
+// (osken_of14_vectors.py), printed as `ovs-ofctl ofp-print` of OVS 3.1 prints them.
+TEST(Print, Of14TableDescAndTableModLikeOvs) {
+  Bytes desc;
+  ASSERT_TRUE(from_hex(
+      "0513003000001234000e0000000000000008000000000000001801000000000400020008000000060003000814500f00",
+      desc));
+  std::string out;
+  ASSERT_TRUE(format_message_stream(desc, out).ok());
+  EXPECT_EQ(out,
+            "OFPST_TABLE_DESC reply (OF1.4) (xid=0x1234):\n"
+            "  table 0:\n"
+            "   eviction=off eviction_flags=(default)\n"
+            "   vacancy=off\n"
+            "\n"
+            "  table 1:\n"
+            "   eviction=on eviction_flags=IMPORTANCE|LIFETIME\n"
+            "   vacancy=off\n");
+  Bytes mod;
+  ASSERT_TRUE(from_hex("0511002000001234030000000000000800020008000000020003000814500000", mod));
+  out.clear();
+  ASSERT_TRUE(format_message_stream(mod, out).ok());
+  EXPECT_EQ(out, "OFPT_TABLE_MOD (OF1.4) (xid=0x1234): table_id=3, eviction=off, vacancy=on vacancy:20,80\n");
+}
+
 TEST(Print, StreamNamesTheBadMessageAndOffset) {
   // A barrier request, then a message whose header claims 4 bytes.
   Bytes data = {0x04, 0x14, 0x00, 0x08, 0, 0, 0, 1, 0x04, 0x0e, 0x00, 0x04, 0, 0, 0, 2};
