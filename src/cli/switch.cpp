@@ -40,7 +40,7 @@ int run_switch(int argc, char** argv) {
   // allocate per packet, so sharing it costs no contention.
   mallopt(M_ARENA_MAX, 1);
   CLI::App app{"flowlab switch: userspace OpenFlow 1.4/1.3/1.0 switch", "flowlab switch"};
-  std::string name = "s1", dpid = "0x1", fail_mode = "secure", protocols = "OpenFlow14,OpenFlow13,OpenFlow10";
+  std::string name = "s1", dpid = "0x1", fail_mode = "secure", protocols = "OpenFlow15,OpenFlow14,OpenFlow13,OpenFlow10";
   std::string log_level = "info";
   std::vector<std::string> ports, controllers, listeners;
   unsigned threads = 1;
@@ -75,7 +75,7 @@ int run_switch(int argc, char** argv) {
                  "seconds: the cap of the reconnect backoff to a controller (0.1..3600)");
   app.add_option("--threads", threads, "forwarding threads");
   app.add_option("--tables", n_tables, "flow tables (1..254)");
-  app.add_option("--protocols", protocols, "OpenFlow14,OpenFlow13,OpenFlow10 (default: all three)");
+  app.add_option("--protocols", protocols, "OpenFlow15,OpenFlow14,OpenFlow13,OpenFlow10 (default: all four)");
   app.add_option("--log-level", log_level, "debug|info|warn|error");
   std::string stats_file;
   app.add_option("--stats-file", stats_file,

@@ -89,7 +89,7 @@ Result<ChannelTarget> parse_controller_target(std::string_view s);  // tcp:|ssl:
 Result<ChannelTarget> parse_listen_target(std::string_view s);      // ptcp:PORT[:HOST]
 Result<uint64_t> parse_dpid(std::string_view s);
 Result<FailMode> parse_fail_mode(std::string_view s);
-// "OpenFlow14,OpenFlow13,OpenFlow10" -> bitmap (bit n = wire version n).
+// "OpenFlow15,OpenFlow14,OpenFlow13,OpenFlow10" -> bitmap (bit n = wire version n).
 Result<uint32_t> parse_protocols(std::string_view s);
 std::string_view to_string(FailMode m);
 Result<DatapathKind> parse_datapath(std::string_view s);  // tc | af-packet | auto
