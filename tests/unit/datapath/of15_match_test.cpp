@@ -12,6 +12,8 @@ namespace flowlab::dp {
 namespace {
 
 using namespace testing;
+using hdr::kTcpAck;
+using hdr::kTcpSyn;
 using of::Action;
 using of::OxmId;
 
