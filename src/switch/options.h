@@ -66,7 +66,7 @@ struct SwitchOptions {
   // ordinary processes on wakeup, the way the kernel's softirq forwarding of a
   // Linux bridge does; needs CAP_SYS_NICE (ignored without it). 0 = leave as is.
   int forwarding_nice = -10;
-  uint32_t version_bitmap = (1u << 5) | (1u << 4) | (1u << 1);  // OF1.4, OF1.3 and OF1.0
+  uint32_t version_bitmap = (1u << 6) | (1u << 5) | (1u << 4) | (1u << 1);  // OF1.5, 1.4, 1.3 and 1.0
   uint8_t n_tables = 64;
   // Packet-in buffer ids held at once (and at most 64 MB of their data): as
   // many as the to-controller queue, so a controller answering a whole queued
