@@ -40,7 +40,8 @@ int run_switch(int argc, char** argv) {
   // allocate per packet, so sharing it costs no contention.
   mallopt(M_ARENA_MAX, 1);
   CLI::App app{"flowlab switch: userspace OpenFlow 1.4/1.3/1.0 switch", "flowlab switch"};
-  std::string name = "s1", dpid = "0x1", fail_mode = "secure", protocols = "OpenFlow15,OpenFlow14,OpenFlow13,OpenFlow10";
+  std::string name = "s1", dpid = "0x1", fail_mode = "secure",
+              protocols = "OpenFlow15,OpenFlow14,OpenFlow13,OpenFlow10";
   std::string log_level = "info";
   std::vector<std::string> ports, controllers, listeners;
   unsigned threads = 1;

@@ -169,10 +169,10 @@ Result<SwitchSpec> parse_switch(const Ctx& c, const std::string& name, const YAM
       bool known = v == "OpenFlow10" || v == "OpenFlow13" || v == "OpenFlow14" || v == "OpenFlow15" ||
                    (!flowlab && (v == "OpenFlow11" || v == "OpenFlow12"));
       if (!known)
-        return c.err(
-            n["protocols"], "protocols",
-            fmt::format("'{}': {} switch speaks {}", v, kind,
-                        flowlab ? "OpenFlow10, OpenFlow13, OpenFlow14, OpenFlow15" : "OpenFlow10 ... OpenFlow15"));
+        return c.err(n["protocols"], "protocols",
+                     fmt::format("'{}': {} switch speaks {}", v, kind,
+                                 flowlab ? "OpenFlow10, OpenFlow13, OpenFlow14, OpenFlow15"
+                                         : "OpenFlow10 ... OpenFlow15"));
       p = e + 1;
     }
     if (s.kind == SwitchKind::kLinuxBridge)
