@@ -58,7 +58,9 @@ BasicStatus<OfError> encode_message_to(const Message& msg, Bytes& out) {
 }
 
 Message make_error_reply(const OfError& err, ByteSpan request) {
-  uint8_t version = !request.empty() && (request[0] == kOf10 || request[0] == kOf14 || request[0] == kOf15) ? request[0] : kOf13;
+  uint8_t version = !request.empty() && (request[0] == kOf10 || request[0] == kOf14 || request[0] == kOf15)
+                        ? request[0]
+                        : kOf13;
   uint32_t xid = request.size() >= kHeaderLen ? load_be32(&request[4]) : 0;
   ErrorMsg e;
   if (version == kOf10) {

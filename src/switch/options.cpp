@@ -166,12 +166,15 @@ Result<uint32_t> parse_protocols(std::string_view s) {
     else if (item == "OpenFlow10" || item == "of10" || item == "1.0")
       bitmap |= 1u << 1;
     else
-      return fail("--protocols: unsupported protocol '{}' (supported: OpenFlow15, OpenFlow14, OpenFlow13, OpenFlow10)",
-                  item);
+      return fail(
+          "--protocols: unsupported protocol '{}' (supported: OpenFlow15, OpenFlow14, OpenFlow13, "
+          "OpenFlow10)",
+          item);
     if (c == std::string_view::npos) break;
     s.remove_prefix(c + 1);
   }
-  if (bitmap == 0) return fail("--protocols: empty list (supported: OpenFlow15, OpenFlow14, OpenFlow13, OpenFlow10)");
+  if (bitmap == 0)
+    return fail("--protocols: empty list (supported: OpenFlow15, OpenFlow14, OpenFlow13, OpenFlow10)");
   return bitmap;
 }
 

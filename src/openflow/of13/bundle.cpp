@@ -203,8 +203,8 @@ BasicStatus<OfError> encode_bundle_add_wire_to(uint32_t bundle_id, uint16_t flag
                                                ByteSpan inner, Bytes& out) {
   if (inner.size() < kHeaderLen || (inner[0] != kOf13 && inner[0] != kOf14 && inner[0] != kOf15) ||
       load_be16(&inner[2]) != inner.size())
-    return unexpected(
-        OfError::make(BadRequestCode::kBadLen, "a bundled message must be one whole OF1.3, 1.4 or 1.5 message"));
+    return unexpected(OfError::make(BadRequestCode::kBadLen,
+                                    "a bundled message must be one whole OF1.3, 1.4 or 1.5 message"));
   const size_t head = inner[0] == kOf13 ? 24 : 16;
   const size_t len = head + inner.size();
   if (len > kMaxMessageLen)
