@@ -47,14 +47,14 @@
 namespace flowlab::channel {
 
 struct ConnectionOptions {
-  std::vector<uint8_t> versions = {0x05, 0x04, 0x01};  // OpenFlow versions we speak (kOf14, kOf13, kOf10)
-  std::chrono::milliseconds echo_interval{5000};       // idle time before we send an echo; 0 = never
-  std::chrono::milliseconds dead_peer_timeout{15000};  // no byte received for this long: close
-  std::chrono::milliseconds hello_timeout{10000};      // no HELLO from the peer: close
-  size_t max_queued_bytes = 16 * 1024 * 1024;          // output bound (pending + in flight)
-  size_t congestion_bytes = 1024 * 1024;               // congested() above this
-  size_t pause_read_bytes = 256 * 1024;                // stop reading while more is queued (back-pressure)
-  std::string name;                                    // for logs, e.g. "controller" / "switch s1"
+  std::vector<uint8_t> versions = {0x06, 0x05, 0x04, 0x01};  // OpenFlow versions we speak (kOf15 .. kOf10)
+  std::chrono::milliseconds echo_interval{5000};             // idle time before we send an echo; 0 = never
+  std::chrono::milliseconds dead_peer_timeout{15000};        // no byte received for this long: close
+  std::chrono::milliseconds hello_timeout{10000};            // no HELLO from the peer: close
+  size_t max_queued_bytes = 16 * 1024 * 1024;                // output bound (pending + in flight)
+  size_t congestion_bytes = 1024 * 1024;                     // congested() above this
+  size_t pause_read_bytes = 256 * 1024;  // stop reading while more is queued (back-pressure)
+  std::string name;                      // for logs, e.g. "controller" / "switch s1"
 };
 
 // Counters; plain atomics so any thread can read them.

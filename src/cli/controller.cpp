@@ -78,9 +78,9 @@ int run_controller(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--dead-peer", dead_peer, "seconds of silence before a switch is declared dead")
       ->capture_default_str();
-  app.add_option("--protocols", protocols, "OpenFlow14,OpenFlow13,OpenFlow10 (default all three)")
+  app.add_option("--protocols", protocols, "OpenFlow15,OpenFlow14,OpenFlow13,OpenFlow10 (default all four)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"OpenFlow14", "OpenFlow13", "OpenFlow10"}));
+      ->check(CLI::IsMember({"OpenFlow15", "OpenFlow14", "OpenFlow13", "OpenFlow10"}));
   app.add_option("--cert", o.tls.cert_file, "TLS certificate (PEM) for pssl:/ssl:");
   app.add_option("--key", o.tls.key_file, "TLS private key (PEM)");
   app.add_option("--ca", o.tls.ca_file, "CA certificate (PEM) that switch certificates are checked against");
@@ -139,7 +139,8 @@ int run_controller(int argc, char** argv) {
   if (!protocols.empty()) {
     o.connection.versions.clear();
     for (const auto& p : protocols)
-      o.connection.versions.push_back(p == "OpenFlow14"   ? of::kOf14
+      o.connection.versions.push_back(p == "OpenFlow15"   ? of::kOf15
+                                      : p == "OpenFlow14" ? of::kOf14
                                       : p == "OpenFlow13" ? of::kOf13
                                                           : of::kOf10);
   }

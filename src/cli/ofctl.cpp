@@ -1,4 +1,4 @@
-// `flowlab ofctl [-O OpenFlow14|OpenFlow13|OpenFlow10] [--strict] [--no-stats] [--bundle] CMD SWITCH [ARGS]`:
+// `flowlab ofctl [-O OpenFlow15|14|13|10] [--strict] [--no-stats] [--bundle] CMD SWITCH [ARGS]`:
 // argument handling only; the commands live in channel/sync_client_ofctl.
 // Exit codes: 0 success, 1 runtime error (switch refused, bad flow, malformed
 // input), 2 usage error (also trace's flow text or --packet hex that builds no packet).
@@ -22,12 +22,14 @@ std::string command_list() {
   return s;
 }
 
-// "OpenFlow14,OpenFlow13,OpenFlow10" -> wire versions.
+// "OpenFlow15,OpenFlow14,OpenFlow13,OpenFlow10" -> wire versions.
 bool parse_protocols(const std::string& text, std::vector<uint8_t>& out) {
   std::stringstream ss(text);
   std::string p;
   while (std::getline(ss, p, ',')) {
-    if (p == "OpenFlow14" || p == "of14" || p == "1.4")
+    if (p == "OpenFlow15" || p == "of15" || p == "1.5")
+      out.push_back(of::kOf15);
+    else if (p == "OpenFlow14" || p == "of14" || p == "1.4")
       out.push_back(of::kOf14);
     else if (p == "OpenFlow13" || p == "of13" || p == "1.3")
       out.push_back(of::kOf13);
@@ -48,9 +50,9 @@ int run_ofctl(int argc, char** argv) {
   channel::OfctlOptions opts;
   double timeout_s = 5.0;
   std::vector<std::string> words;
-  app.add_option(
-      "-O,--protocols", protocols,
-      "OpenFlow versions to offer: OpenFlow14, OpenFlow13, OpenFlow10 (comma list; default 1.3 and 1.0)");
+  app.add_option("-O,--protocols", protocols,
+                 "OpenFlow versions to offer: OpenFlow15, OpenFlow14, OpenFlow13, OpenFlow10 (comma list; "
+                 "default 1.3 and 1.0)");
   app.add_flag("--strict", opts.strict, "mod-flows/del-flows: match priority and fields exactly");
   app.add_flag("--no-stats", opts.no_stats, "dump-flows: leave out the statistics");
   app.add_flag("--bundle", opts.bundle,
@@ -69,9 +71,10 @@ int run_ofctl(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   if (!protocols.empty() && !parse_protocols(protocols, opts.versions)) {
-    std::fprintf(stderr,
-                 "flowlab ofctl: unknown protocol in '%s' (use OpenFlow14, OpenFlow13 or OpenFlow10)\n",
-                 protocols.c_str());
+    std::fprintf(
+        stderr,
+        "flowlab ofctl: unknown protocol in '%s' (use OpenFlow15, OpenFlow14, OpenFlow13 or OpenFlow10)\n",
+        protocols.c_str());
     return 2;
   }
   opts.timeout = std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));

@@ -40,7 +40,8 @@ int run_switch(int argc, char** argv) {
   // allocate per packet, so sharing it costs no contention.
   mallopt(M_ARENA_MAX, 1);
   CLI::App app{"flowlab switch: userspace OpenFlow 1.4/1.3/1.0 switch", "flowlab switch"};
-  std::string name = "s1", dpid = "0x1", fail_mode = "secure", protocols = "OpenFlow14,OpenFlow13,OpenFlow10";
+  std::string name = "s1", dpid = "0x1", fail_mode = "secure",
+              protocols = "OpenFlow15,OpenFlow14,OpenFlow13,OpenFlow10";
   std::string log_level = "info";
   std::vector<std::string> ports, controllers, listeners;
   unsigned threads = 1;
@@ -79,7 +80,7 @@ int run_switch(int argc, char** argv) {
   app.add_option("--table-size", table_size,
                  "flows each table holds (1..1048576; default 1048576): past it an add fails with "
                  "TABLE_FULL or, with OF1.4 eviction on (mod-table T evict), evicts");
-  app.add_option("--protocols", protocols, "OpenFlow14,OpenFlow13,OpenFlow10 (default: all three)");
+  app.add_option("--protocols", protocols, "OpenFlow15,OpenFlow14,OpenFlow13,OpenFlow10 (default: all four)");
   app.add_option("--log-level", log_level, "debug|info|warn|error");
   std::string stats_file;
   app.add_option("--stats-file", stats_file,

@@ -31,6 +31,7 @@ std::string port_name(uint32_t no) {
 }
 
 std::string version_name(uint8_t v) {
+  if (v == of::kOf15) return "OpenFlow 1.5";
   if (v == of::kOf14) return "OpenFlow 1.4";
   if (v == of::kOf13) return "OpenFlow 1.3";
   if (v == of::kOf10) return "OpenFlow 1.0";

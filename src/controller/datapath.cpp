@@ -127,10 +127,17 @@ Result<uint32_t> Datapath::bundle_flow_mods_wire(ByteSpan wire, ReplyCallback cb
     auto st = of::encode_bundle_add_wire_to(id, flags, conn_->next_xid(), wire.subspan(at, len), adds);
     if (!st.ok()) return fail("{}: cannot encode a bundled flow-mod: {}", name(), st.error().to_string());
     // At 1.4 an OF1.3 flow-mod (importance 0) is 1.4's but for its version
-    // byte: the add and its inner message are sent at the connection's version.
-    if (version() == of::kOf14 && wire[at] == of::kOf13) {
+    // byte: the add and its inner message are sent at the connection's version
+    // (at 1.5 translated from that 1.4 wire).
+    if ((version() == of::kOf14 || version() == of::kOf15) && wire[at] == of::kOf13) {
       Bytes inner(adds.end() - long(len), adds.end());
       inner[0] = of::kOf14;
+      if (version() == of::kOf15) {
+        auto w15 = of::of14_wire_to_of15(inner);
+        if (!w15.ok())
+          return fail("{}: cannot bundle a flow-mod at OpenFlow 1.5: {}", name(), w15.error().to_string());
+        inner = std::move(*w15);
+      }
       adds.resize(add_at);
       st = of::encode_bundle_add_wire_to(id, flags, load_be32(&inner[4]), inner, adds);
       if (!st.ok()) return fail("{}: cannot encode a bundled flow-mod: {}", name(), st.error().to_string());

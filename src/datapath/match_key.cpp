@@ -1,6 +1,8 @@
 // Compiling OXM matches into MaskedKey, and the match relations flow-mod uses.
 #include "datapath/match_key.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <cstddef>
 
@@ -55,6 +57,9 @@ const std::array<FieldSlot, of::kNumBasicOxm> kSlots = {
     SLOT(ipv6_exthdr, false),
     FieldSlot{},
     SLOT(pbb_uca, false),
+    SLOT(tcp_flags, false),
+    FieldSlot{},  // actset_output: not matched by this pipeline (OFPBMC_BAD_FIELD)
+    FieldSlot{},  // packet_type: every frame is Ethernet, see compile_match
 };
 #undef SLOT
 
@@ -132,6 +137,15 @@ Result<MaskedKey, of::OfError> compile_match(const of::Match& m) {
   for (const of::OxmField& wire : m.fields) {
     const std::optional<of::OxmField> uca = of::onf_pbb_uca_as_basic(wire);
     const of::OxmField& f = uca ? *uca : wire;
+    if (f.is(of::OxmId::kPacketType)) {
+      // Ports here carry Ethernet frames only: packet_type (0, 0) matches them all.
+      if (f.value_u64() != 0)
+        return unexpected(
+            of::OfError::make(of::BadMatchCode::kBadValue,
+                              fmt::format("packet_type (0x{:x}, 0x{:x}): only Ethernet (0, 0) is supported",
+                                          f.value_u64() >> 16, f.value_u64() & 0xffff)));
+      continue;
+    }
     const FieldSlot* s = field_slot(f.id());
     if (!s)
       return unexpected(

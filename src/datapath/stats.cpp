@@ -22,6 +22,9 @@ bool settable(of::OxmId id) {
     case of::OxmId::kEthType:
     case of::OxmId::kIpProto:
     case of::OxmId::kIpv6Exthdr:
+    case of::OxmId::kTcpFlags:
+    case of::OxmId::kActsetOutput:
+    case of::OxmId::kPacketType:
       return false;
     default:
       return true;
@@ -204,7 +207,7 @@ of::TableFeaturesReply Datapath::table_features() const {
   std::vector<uint32_t> match, setf;
   for (int f = 0; f < of::kNumBasicOxm; ++f) {
     const of::OxmFieldInfo* info = of::oxm_info(of::OxmId(f));
-    if (!info) continue;
+    if (!info || of::OxmId(f) == of::OxmId::kActsetOutput) continue;  // not matched here
     match.push_back(oxm_header(uint8_t(f), info->length));
     if (settable(of::OxmId(f))) setf.push_back(oxm_header(uint8_t(f), info->length));
   }

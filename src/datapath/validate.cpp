@@ -37,6 +37,9 @@ bool settable(OxmId id) {
     case OxmId::kInPhyPort:
     case OxmId::kMetadata:
     case OxmId::kIpv6Exthdr:
+    case OxmId::kTcpFlags:
+    case OxmId::kActsetOutput:
+    case OxmId::kPacketType:
       return false;
     default:
       return true;

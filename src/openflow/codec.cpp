@@ -17,6 +17,8 @@ Result<Message, OfError> decode_message(ByteSpan wire) {
       return decode_of13(wire);
     case kOf14:
       return decode_of14(wire);
+    case kOf15:
+      return decode_of15(wire);
     default:
       return unexpected(OfError::make(BadRequestCode::kBadVersion,
                                       "unsupported OpenFlow version " + std::to_string(wire[0])));
@@ -31,6 +33,8 @@ Result<Bytes, OfError> encode_message(const Message& msg) {
       return encode_of13(msg);
     case kOf14:
       return encode_of14(msg);
+    case kOf15:
+      return encode_of15(msg);
     default:
       return unexpected(OfError::make(BadRequestCode::kBadVersion,
                                       "cannot encode OpenFlow version " + std::to_string(msg.version)));
@@ -45,6 +49,8 @@ BasicStatus<OfError> encode_message_to(const Message& msg, Bytes& out) {
       return encode_of13_to(msg, out);
     case kOf14:
       return encode_of14_to(msg, out);
+    case kOf15:
+      return encode_of15_to(msg, out);
     default:
       return unexpected(OfError::make(BadRequestCode::kBadVersion,
                                       "cannot encode OpenFlow version " + std::to_string(msg.version)));
@@ -52,7 +58,9 @@ BasicStatus<OfError> encode_message_to(const Message& msg, Bytes& out) {
 }
 
 Message make_error_reply(const OfError& err, ByteSpan request) {
-  uint8_t version = !request.empty() && (request[0] == kOf10 || request[0] == kOf14) ? request[0] : kOf13;
+  uint8_t version = !request.empty() && (request[0] == kOf10 || request[0] == kOf14 || request[0] == kOf15)
+                        ? request[0]
+                        : kOf13;
   uint32_t xid = request.size() >= kHeaderLen ? load_be32(&request[4]) : 0;
   ErrorMsg e;
   if (version == kOf10) {

@@ -31,6 +31,13 @@ BasicStatus<OfError> encode_of13_to(const Message& msg, Bytes& out);
 Result<Message, OfError> decode_of14(ByteSpan wire);
 Result<Bytes, OfError> encode_of14(const Message& msg);
 BasicStatus<OfError> encode_of14_to(const Message& msg, Bytes& out);
+// OF1.5 through OF1.4's codec, wire to wire (openflow/of15/codec.cpp).
+Result<Message, OfError> decode_of15(ByteSpan wire);
+Result<Bytes, OfError> encode_of15(const Message& msg);
+BasicStatus<OfError> encode_of15_to(const Message& msg, Bytes& out);
+// One whole message's wire between 1.5 (version 6) and 1.4 (version 5).
+Result<Bytes, OfError> of15_wire_to_of14(ByteSpan wire);
+Result<Bytes, OfError> of14_wire_to_of15(ByteSpan wire);
 Result<Message, OfError> decode_of10(ByteSpan wire);
 Result<Bytes, OfError> encode_of10(const Message& msg);
 BasicStatus<OfError> encode_of10_to(const Message& msg, Bytes& out);

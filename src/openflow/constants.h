@@ -13,6 +13,7 @@ namespace flowlab::of {
 inline constexpr uint8_t kOf10 = 0x01;
 inline constexpr uint8_t kOf13 = 0x04;
 inline constexpr uint8_t kOf14 = 0x05;
+inline constexpr uint8_t kOf15 = 0x06;
 inline constexpr size_t kHeaderLen = 8;
 inline constexpr size_t kMaxMessageLen = 65535;
 

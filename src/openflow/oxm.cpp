@@ -61,6 +61,9 @@ constexpr std::array<OxmFieldInfo, kNumBasicOxm> kFields = {{
     {OxmId::kIpv6Exthdr, "ipv6_exthdr", 2, true},
     {OxmId(40), "", 0, false},  // unassigned
     {OxmId::kPbbUca, "pbb_uca", 1, false},
+    {OxmId::kTcpFlags, "tcp_flags", 2, true},
+    {OxmId::kActsetOutput, "actset_output", 4, false},
+    {OxmId::kPacketType, "packet_type", 4, false},
 }};
 
 uint64_t be_value(const Bytes& b) {
@@ -124,6 +127,7 @@ std::string prereq_missing(const Match& m, OxmId id) {
       return need_eth({kEthIpv4}, "eth_type=0x0800");
     case OxmId::kTcpSrc:
     case OxmId::kTcpDst:
+    case OxmId::kTcpFlags:
       return need_ip_proto(6);
     case OxmId::kUdpSrc:
     case OxmId::kUdpDst:
@@ -193,6 +197,7 @@ ValueKind value_kind(OxmId id) {
       return ValueKind::kIpv6;
     case OxmId::kInPort:
     case OxmId::kInPhyPort:
+    case OxmId::kActsetOutput:
       return ValueKind::kPort;
     default:
       return ValueKind::kUint;
@@ -338,6 +343,8 @@ uint64_t oxm_max_value(OxmId id) {
       return 1;
     case OxmId::kIpv6Exthdr:
       return 0x1ff;
+    case OxmId::kTcpFlags:
+      return 0xfff;
     default:
       return 0;
   }

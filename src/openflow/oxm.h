@@ -63,8 +63,12 @@ enum class OxmId : uint8_t {
   kIpv6Exthdr = 39,
   // 40 is unassigned; pbb_uca is OF1.4's OFPXMT_OFB_PBB_UCA, accepted in 1.3 messages as OVS does.
   kPbbUca = 41,
+  // OpenFlow 1.5's (accepted at any version, as pbb_uca is)
+  kTcpFlags = 42,
+  kActsetOutput = 43,
+  kPacketType = 44,  // namespace (16 bits), ns_type (16 bits); (0, 0) is Ethernet
 };
-inline constexpr int kNumBasicOxm = 42;           // ids 0..41 (oxm_info(40) is nullptr)
+inline constexpr int kNumBasicOxm = 45;           // ids 0..44 (oxm_info(40) is nullptr)
 inline constexpr uint16_t kVlanPresent = 0x1000;  // OFPVID_PRESENT
 inline constexpr uint16_t kVlanNone = 0x0000;     // OFPVID_NONE
 

@@ -22,6 +22,9 @@ void parse_l4(const uint8_t* p, size_t len, size_t off, uint8_t proto, FlowKey& 
       l.l4 = uint16_t(off);
       k.tp_src = load_be16(h + kL4SrcOff);
       k.tp_dst = load_be16(h + kL4DstOff);
+      // OXM tcp_flags: the 12 bits under the data offset (NS, reserved, CWR .. FIN).
+      if (proto == kProtoTcp && room >= kTcpFlagsOff + 1)
+        k.tcp_flags = load_be16(h + kTcpFlagsOff - 1) & 0x0fff;
       return;
     case kProtoIcmp:
       if (room < 2) return;

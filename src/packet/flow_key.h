@@ -55,7 +55,8 @@ struct FlowKey {
   uint8_t nd_sll[6];
   uint8_t nd_tll[6];
   uint8_t pbb_uca;  // the I-TAG's use-customer-address bit
-  uint8_t pad_[3];
+  uint8_t pad_;
+  uint16_t tcp_flags;  // 12 bits; 0 for frames that are not TCP
 
   void clear() { std::memset(this, 0, sizeof(*this)); }
   bool operator==(const FlowKey& o) const { return std::memcmp(this, &o, sizeof(*this)) == 0; }

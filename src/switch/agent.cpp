@@ -409,8 +409,14 @@ void Agent::forward_request(const Peer& from, ByteSpan raw, of::RequestForwardRe
     if (id == from.id || p.version < of::kOf14) continue;
     if (!(p.async.requestforward_mask[p.role == of::ControllerRole::kSlave ? 1 : 0] & bit)) continue;
     // A group-mod or meter-mod has the same wire at 1.3 and 1.4: the request
-    // goes out as sent, with 1.4's version.
+    // goes out as sent, with 1.4's version (a 1.5 one as its 1.4 wire; the
+    // codec writes it at the peer's version).
     of::RequestForward rf{Bytes(raw.begin(), raw.end())};
+    if (raw[0] == of::kOf15) {
+      auto w14 = of::of15_wire_to_of14(raw);
+      if (!w14.ok()) continue;
+      rf.request = std::move(*w14);
+    }
     rf.request[0] = of::kOf14;
     reply(p, load_be32(&raw[4]), std::move(rf));
     ++counters_.requests_forwarded;

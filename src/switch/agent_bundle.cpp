@@ -127,7 +127,9 @@ void Agent::on_bundle_add(Peer& p, uint32_t xid, const of::BundleAddView& a, Byt
     return send_bundle_error(p, BundleFailedCode::kBadFlags, raw, "flags differ from the bundle's");
   if (load_be32(&a.message[4]) != xid)
     return send_bundle_error(p, BundleFailedCode::kMsgBadXid, raw, "inner xid differs from the add's");
-  if (a.message[0] != p.version)
+  // At 1.5 the codec hands the inner message over as its 1.4 wire (version 5).
+  const uint8_t inner_version = p.version == of::kOf15 ? of::kOf14 : p.version;
+  if (a.message[0] != inner_version)
     return send_bundle_error(
         p, BundleFailedCode::kMsgUnsup, raw,
         fmt::format("inner message version {} is not the connection's {}", a.message[0], p.version));

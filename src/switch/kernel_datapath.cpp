@@ -92,7 +92,9 @@ void KernelDatapath::learn(dp::ForwardingContext& ctx, const std::vector<Pending
     if (!pd.cacheable) continue;
     if (installed(pd.key, epoch)) continue;  // an earlier packet installed its entry
     auto d = dp::decide_for_fast_path(ctx, pd.flow_key, usable);
-    if (!d) {
+    // tcp_flags is outside the kernel key and changes within a connection:
+    // a decision that read it stays in the slow path.
+    if (!d || d->read_mask.tcp_flags != 0) {
       counters_.uncacheable.fetch_add(1, std::memory_order_relaxed);
       continue;
     }

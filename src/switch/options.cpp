@@ -157,19 +157,24 @@ Result<uint32_t> parse_protocols(std::string_view s) {
   while (!s.empty()) {
     auto c = s.find(',');
     std::string_view item = s.substr(0, c);
-    if (item == "OpenFlow14" || item == "of14" || item == "1.4")
+    if (item == "OpenFlow15" || item == "of15" || item == "1.5")
+      bitmap |= 1u << 6;
+    else if (item == "OpenFlow14" || item == "of14" || item == "1.4")
       bitmap |= 1u << 5;
     else if (item == "OpenFlow13" || item == "of13" || item == "1.3")
       bitmap |= 1u << 4;
     else if (item == "OpenFlow10" || item == "of10" || item == "1.0")
       bitmap |= 1u << 1;
     else
-      return fail("--protocols: unsupported protocol '{}' (supported: OpenFlow14, OpenFlow13, OpenFlow10)",
-                  item);
+      return fail(
+          "--protocols: unsupported protocol '{}' (supported: OpenFlow15, OpenFlow14, OpenFlow13, "
+          "OpenFlow10)",
+          item);
     if (c == std::string_view::npos) break;
     s.remove_prefix(c + 1);
   }
-  if (bitmap == 0) return fail("--protocols: empty list (supported: OpenFlow14, OpenFlow13, OpenFlow10)");
+  if (bitmap == 0)
+    return fail("--protocols: empty list (supported: OpenFlow15, OpenFlow14, OpenFlow13, OpenFlow10)");
   return bitmap;
 }
 

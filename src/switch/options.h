@@ -66,7 +66,7 @@ struct SwitchOptions {
   // ordinary processes on wakeup, the way the kernel's softirq forwarding of a
   // Linux bridge does; needs CAP_SYS_NICE (ignored without it). 0 = leave as is.
   int forwarding_nice = -10;
-  uint32_t version_bitmap = (1u << 5) | (1u << 4) | (1u << 1);  // OF1.4, OF1.3 and OF1.0
+  uint32_t version_bitmap = (1u << 6) | (1u << 5) | (1u << 4) | (1u << 1);  // OF1.5, 1.4, 1.3 and 1.0
   uint8_t n_tables = 64;
   uint32_t table_size = 1u << 20;  // flows per table (OF1.4 vacancy and eviction count against it)
   // Packet-in buffer ids held at once (and at most 64 MB of their data): as
@@ -90,7 +90,7 @@ Result<ChannelTarget> parse_controller_target(std::string_view s);  // tcp:|ssl:
 Result<ChannelTarget> parse_listen_target(std::string_view s);      // ptcp:PORT[:HOST]
 Result<uint64_t> parse_dpid(std::string_view s);
 Result<FailMode> parse_fail_mode(std::string_view s);
-// "OpenFlow14,OpenFlow13,OpenFlow10" -> bitmap (bit n = wire version n).
+// "OpenFlow15,OpenFlow14,OpenFlow13,OpenFlow10" -> bitmap (bit n = wire version n).
 Result<uint32_t> parse_protocols(std::string_view s);
 std::string_view to_string(FailMode m);
 Result<DatapathKind> parse_datapath(std::string_view s);  // tc | af-packet | auto

@@ -36,6 +36,7 @@ std::string version_name(uint8_t v) {
   return v == of::kOf10   ? "OpenFlow 1.0"
          : v == of::kOf13 ? "OpenFlow 1.3"
          : v == of::kOf14 ? "OpenFlow 1.4"
+         : v == of::kOf15 ? "OpenFlow 1.5"
                           : fmt::format("version {}", v);
 }
 
@@ -81,6 +82,7 @@ struct Switch::Impl {
   channel::ConnectionOptions conn_options(const std::string& name) const {
     channel::ConnectionOptions o;
     o.versions.clear();
+    if (opts.version_bitmap & (1u << of::kOf15)) o.versions.push_back(of::kOf15);
     if (opts.version_bitmap & (1u << of::kOf14)) o.versions.push_back(of::kOf14);
     if (opts.version_bitmap & (1u << of::kOf13)) o.versions.push_back(of::kOf13);
     if (opts.version_bitmap & (1u << of::kOf10)) o.versions.push_back(of::kOf10);
@@ -375,7 +377,7 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts,
   }
   d.ports = std::make_unique<SwitchPorts>(std::move(ports));
   dp::DatapathConfig cfg;
-  cfg.of10 = !(opts.version_bitmap & ((1u << of::kOf13) | (1u << of::kOf14)));
+  cfg.of10 = !(opts.version_bitmap & ((1u << of::kOf13) | (1u << of::kOf14) | (1u << of::kOf15)));
   cfg.n_tables = cfg.of10 ? 1 : opts.n_tables;
   cfg.table_size = opts.table_size;
   d.dp = std::make_unique<dp::Datapath>(cfg, d.ports.get());

@@ -286,6 +286,10 @@ TEST_F(ControllerOvs, LearningSwitchOf10PingIperfAndLearnedFlows) {
 TEST_F(ControllerOvs, LearningSwitchOf14PingIperfAndLearnedFlows) {
   learning_switch_case("OpenFlow14", "OpenFlow14");
 }
+// OVS offers only 1.5: packet-in/out, flow-mods and flow stats at version 6.
+TEST_F(ControllerOvs, LearningSwitchOf15PingIperfAndLearnedFlows) {
+  learning_switch_case("OpenFlow15", "OpenFlow15");
+}
 
 // OVS connects over TLS (ssl:) to flowlab controller's pssl: listener; the
 // learning switch works through it.

@@ -160,19 +160,19 @@ Result<SwitchSpec> parse_switch(const Ctx& c, const std::string& name, const YAM
   if (s.controller == "none") s.controller.clear();
   if (n["protocols"]) {
     LAB_ASSIGN(s.protocols, str(c, n["protocols"], "protocols"));
-    // ovs-vsctl's names; flowlab's switch speaks 1.0, 1.3 and 1.4, Open vSwitch 1.0 to 1.5.
+    // ovs-vsctl's names; flowlab's switch speaks 1.0 and 1.3 to 1.5, Open vSwitch 1.0 to 1.5.
     bool flowlab = s.kind == SwitchKind::kFlowlab;
     for (size_t p = 0; p <= s.protocols.size();) {
       size_t e = s.protocols.find(',', p);
       if (e == std::string::npos) e = s.protocols.size();
       std::string v = s.protocols.substr(p, e - p);
-      bool known = v == "OpenFlow10" || v == "OpenFlow13" || v == "OpenFlow14" ||
-                   (!flowlab && (v == "OpenFlow11" || v == "OpenFlow12" || v == "OpenFlow15"));
+      bool known = v == "OpenFlow10" || v == "OpenFlow13" || v == "OpenFlow14" || v == "OpenFlow15" ||
+                   (!flowlab && (v == "OpenFlow11" || v == "OpenFlow12"));
       if (!known)
-        return c.err(
-            n["protocols"], "protocols",
-            fmt::format("'{}': {} switch speaks {}", v, kind,
-                        flowlab ? "OpenFlow10, OpenFlow13, OpenFlow14" : "OpenFlow10 ... OpenFlow15"));
+        return c.err(n["protocols"], "protocols",
+                     fmt::format("'{}': {} switch speaks {}", v, kind,
+                                 flowlab ? "OpenFlow10, OpenFlow13, OpenFlow14, OpenFlow15"
+                                         : "OpenFlow10 ... OpenFlow15"));
       p = e + 1;
     }
     if (s.kind == SwitchKind::kLinuxBridge)

@@ -166,8 +166,8 @@ namespace {
 // OF1.4 inner message 1.4's own OFPT_BUNDLE_ADD_MESSAGE (34), whose body is
 // the same after the experimenter id and type.
 void add_header(ByteWriter& w, uint8_t version, uint16_t len, uint32_t xid) {
-  const bool standard = version == kOf14;
-  w.u8(standard ? kOf14 : kOf13);
+  const bool standard = version == kOf14 || version == kOf15;
+  w.u8(standard ? version : kOf13);
   w.u8(standard ? uint8_t(34) : static_cast<uint8_t>(MsgType::kExperimenter));
   w.u16(len);
   w.u32(xid);
@@ -201,11 +201,11 @@ BasicStatus<OfError> encode_bundle_add_to(uint32_t bundle_id, uint16_t flags, co
 
 BasicStatus<OfError> encode_bundle_add_wire_to(uint32_t bundle_id, uint16_t flags, uint32_t xid,
                                                ByteSpan inner, Bytes& out) {
-  if (inner.size() < kHeaderLen || (inner[0] != kOf13 && inner[0] != kOf14) ||
+  if (inner.size() < kHeaderLen || (inner[0] != kOf13 && inner[0] != kOf14 && inner[0] != kOf15) ||
       load_be16(&inner[2]) != inner.size())
-    return unexpected(
-        OfError::make(BadRequestCode::kBadLen, "a bundled message must be one whole OF1.3 or OF1.4 message"));
-  const size_t head = inner[0] == kOf14 ? 16 : 24;
+    return unexpected(OfError::make(BadRequestCode::kBadLen,
+                                    "a bundled message must be one whole OF1.3, 1.4 or 1.5 message"));
+  const size_t head = inner[0] == kOf13 ? 24 : 16;
   const size_t len = head + inner.size();
   if (len > kMaxMessageLen)
     return unexpected(OfError::make(

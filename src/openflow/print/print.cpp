@@ -23,6 +23,8 @@ std::string version_tag(uint8_t v) {
       return " (OF1.3)";
     case kOf14:
       return " (OF1.4)";
+    case kOf15:
+      return " (OF1.5)";
     default:
       return fmt::format(" (OF 0x{:02x})", v);
   }

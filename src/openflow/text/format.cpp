@@ -196,6 +196,16 @@ struct MatchPrinter {
     hex64_field("pbb_isid", OxmId::kPbbIsid);
     uint_field("pbb_uca", OxmId::kPbbUca);
     hex64_field("ipv6_exthdr", OxmId::kIpv6Exthdr);
+    if (const OxmField* f = get(OxmId::kTcpFlags)) {
+      if (f->has_mask)
+        put(fmt::format("tcp_flags={:#05x}/{:#05x}", f->value_u64(), f->mask_u64()));
+      else
+        put(fmt::format("tcp_flags={:#05x}", f->value_u64()));
+    }
+    if (const OxmField* f = get(OxmId::kPacketType))
+      put(fmt::format("packet_type=({},{:#x})", f->value_u64() >> 16, f->value_u64() & 0xffff));
+    if (const OxmField* f = get(OxmId::kActsetOutput))
+      put("actset_output=" + format_port(uint32_t(f->value_u64())));
     for (const OxmField& f : m.fields) {
       if (f.is_basic() && f.field < kNumBasicOxm) continue;
       put(fmt::format("oxm({:#010x})={}", f.header(), format_field_value(f)));

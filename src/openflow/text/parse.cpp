@@ -114,6 +114,7 @@ std::optional<TextError> MatchBuilder::check_prerequisites() const {
         break;
       case OxmId::kTcpSrc:
       case OxmId::kTcpDst:
+      case OxmId::kTcpFlags:
         if (!proto_is(6)) need = "tcp or tcp6 (nw_proto=6)";
         break;
       case OxmId::kUdpSrc:
@@ -412,7 +413,8 @@ struct FlowParser {
                          kv.value_offset};
       return mb.add(text::make_field(OxmId::kIpDscp, *v >> 2), kv.key_offset, k);
     }
-    if (k == "nw_ttl" || k == "nw_frag" || k == "tcp_flags" || k == "mpls_ttl")
+    if (k == "tcp_flags") return field(OxmId::kTcpFlags, kv);  // OpenFlow 1.5's OXM: value[/mask]
+    if (k == "nw_ttl" || k == "nw_frag" || k == "mpls_ttl")
       return TextError{fmt::format("'{}' cannot be matched with OpenFlow 1.3 OXM fields", k), kv.key_offset};
     if (k == "nw_src" || k == "nw_dst" || k == "tp_src" || k == "tp_dst" || k == "icmp_type" ||
         k == "icmp_code") {

@@ -107,10 +107,10 @@ TEST(Connection, SendsHelloWithBitmapAndNegotiates13) {
   RawPeer p(s.listener->port());
   Bytes hello = p.read_message();
   ASSERT_EQ(hello.size(), 16u);
-  EXPECT_EQ(hello[0], 0x05);  // the default offers 1.4, 1.3 and 1.0
+  EXPECT_EQ(hello[0], 0x06);  // the default offers 1.5, 1.4, 1.3 and 1.0
   EXPECT_EQ(hello[1], 0);
   EXPECT_EQ(load_be16(&hello[8]), 1);         // version bitmap element
-  EXPECT_EQ(load_be32(&hello[12]), 0x32u);    // bits 1, 4 and 5
+  EXPECT_EQ(load_be32(&hello[12]), 0x72u);    // bits 1, 4, 5 and 6
   p.write(testing::hello_bytes(0x04, 0x12));  // a peer of 1.3 and 1.0: 1.3
   for (int i = 0; i < 300 && s.version == 0; ++i) std::this_thread::sleep_for(5ms);
   EXPECT_EQ(s.version, 0x04);

@@ -207,21 +207,25 @@ TEST(SetField, EveryFieldTheSpecAllowsChangesTheBytesAndLaterTablesSeeIt) {
     EXPECT_TRUE(got == want) << "sizes " << got.size() << "/" << want.size() << ", first difference at "
                              << diff;
   }
-  // Every basic field is covered here except the four the spec does not let one set.
+  // Every basic field is covered here except the four the spec does not let one
+  // set and OpenFlow 1.5's three (tcp_flags, actset_output, packet_type).
   for (int i = 0; i < of::kNumBasicOxm; ++i) {
     const auto id = OxmId(i);
     if (!of::oxm_info(id)) continue;
-    const bool refused =
-        id == OxmId::kInPort || id == OxmId::kInPhyPort || id == OxmId::kMetadata || id == OxmId::kIpv6Exthdr;
+    const bool refused = id == OxmId::kInPort || id == OxmId::kInPhyPort || id == OxmId::kMetadata ||
+                         id == OxmId::kIpv6Exthdr || id == OxmId::kTcpFlags || id == OxmId::kActsetOutput ||
+                         id == OxmId::kPacketType;
     EXPECT_EQ(covered.count(i) == 0, refused) << of::oxm_info(id)->name;
   }
 }
 
 TEST(SetField, PipelineFieldsAndExthdrAreRefused) {
   Rig rig;
-  for (OxmId id : {OxmId::kInPort, OxmId::kInPhyPort, OxmId::kMetadata, OxmId::kIpv6Exthdr}) {
+  for (OxmId id : {OxmId::kInPort, OxmId::kInPhyPort, OxmId::kMetadata, OxmId::kIpv6Exthdr, OxmId::kTcpFlags,
+                   OxmId::kActsetOutput, OxmId::kPacketType}) {
     of::Match pre;
     if (id == OxmId::kIpv6Exthdr) pre.add(f(OxmId::kEthType, kIp6));
+    if (id == OxmId::kTcpFlags) pre.add(f(OxmId::kEthType, 0x0800)).add(f(OxmId::kIpProto, 6));
     auto r = rig.dp.flow_mod(add_flow(0, 1, pre, {Action::set_field(f(id, 1))}), rig.now);
     ASSERT_FALSE(r.ok()) << of::oxm_info(id)->name;
     EXPECT_EQ(r.error().code, uint16_t(of::BadActionCode::kBadSetType));

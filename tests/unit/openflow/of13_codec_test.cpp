@@ -179,7 +179,7 @@ TEST(Of13Codec, HeaderErrors) {
   EXPECT_EQ(e.code, static_cast<uint16_t>(BadRequestCode::kBadLen));
   e = decode_error(hex("04ff0008 00000001"));
   EXPECT_EQ(e.code, static_cast<uint16_t>(BadRequestCode::kBadType));
-  e = decode_error(hex("06000008 00000001"));  // OpenFlow 1.5: not spoken
+  e = decode_error(hex("07000008 00000001"));  // OpenFlow 1.6: not spoken
   EXPECT_EQ(e.code, static_cast<uint16_t>(BadRequestCode::kBadVersion));
   e = decode_error(hex("0414000c 00000001 00000000"));  // barrier with a body
   EXPECT_EQ(e.code, static_cast<uint16_t>(BadRequestCode::kBadLen));

@@ -16,7 +16,9 @@ TEST(Of13Oxm, TableHasAllFieldsWithNamesAndLengths) {
     EXPECT_EQ(oxm_info_by_name(info->name), info);
   }
   EXPECT_EQ(oxm_info(static_cast<OxmId>(40)), nullptr);
-  EXPECT_EQ(oxm_info(static_cast<OxmId>(42)), nullptr);
+  EXPECT_EQ(oxm_info(static_cast<OxmId>(45)), nullptr);
+  EXPECT_EQ(oxm_info(OxmId::kTcpFlags)->name, "tcp_flags");  // OpenFlow 1.5's
+  EXPECT_TRUE(oxm_info(OxmId::kTcpFlags)->maskable);
   EXPECT_EQ(oxm_info(OxmId::kPbbUca)->name, "pbb_uca");
   EXPECT_EQ(oxm_info(OxmId::kPbbUca)->length, 1);
   EXPECT_EQ(oxm_info_by_name(""), nullptr);

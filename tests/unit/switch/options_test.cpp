@@ -149,8 +149,10 @@ TEST(SwitchOptions, DpidProtocolsFailMode) {
   EXPECT_EQ(*parse_protocols("OpenFlow13"), 1u << 4);
   EXPECT_EQ(*parse_protocols("OpenFlow13,OpenFlow10"), (1u << 4) | (1u << 1));
   EXPECT_EQ(*parse_protocols("OpenFlow10,OpenFlow13,OpenFlow14"), (1u << 5) | (1u << 4) | (1u << 1));
-  EXPECT_EQ(SwitchOptions{}.version_bitmap, (1u << 5) | (1u << 4) | (1u << 1));  // the default: all three
-  EXPECT_FALSE(parse_protocols("OpenFlow15").ok());
+  EXPECT_EQ(SwitchOptions{}.version_bitmap,
+            (1u << 6) | (1u << 5) | (1u << 4) | (1u << 1));  // the default: all four
+  EXPECT_EQ(*parse_protocols("OpenFlow15"), 1u << 6);
+  EXPECT_FALSE(parse_protocols("OpenFlow12").ok());
   EXPECT_FALSE(parse_protocols("").ok());
   EXPECT_EQ(*parse_fail_mode("standalone"), FailMode::kStandalone);
   EXPECT_FALSE(parse_fail_mode("open").ok());

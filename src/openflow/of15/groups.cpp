@@ -1,0 +1,202 @@
+// OpenFlow 1.5's group-mod and group desc (buckets with ids and properties)
+// to 1.3/1.4's buckets (weight, watch_port, watch_group) and back (design in
+// of15.h).
+#include <fmt/format.h>
+
+#include "openflow/constants.h"
+#include "openflow/of15/of15.h"
+
+namespace flowlab::of::of15 {
+namespace {
+
+constexpr size_t kMultipartBodyOff = 16;
+constexpr size_t kGroupMod15Buckets = 24;  // header + command .. command_bucket_id
+constexpr size_t kGroupMod14Buckets = 16;
+constexpr size_t kGroupDesc15Buckets = 16;  // in one entry
+constexpr size_t kGroupDesc14Buckets = 8;
+constexpr size_t kBucket15Len = 8;  // len, action_array_len, bucket_id
+constexpr size_t kBucket14Len = 16;
+constexpr uint16_t kPropWeight = 0, kPropWatchPort = 1, kPropWatchGroup = 2;
+constexpr uint16_t kInsertBucket = 3, kRemoveBucket = 5;
+constexpr uint8_t kSelect = 1;
+constexpr uint32_t kAny = 0xffffffff;
+
+OfError bad_len(std::string msg, size_t at) {
+  return OfError::make(BadRequestCode::kBadLen, std::move(msg), at);
+}
+OfError bad_property(std::string msg, size_t at) {
+  return OfError{ErrorType::kBadProperty, 0 /* OFPBPC_BAD_TYPE */, at, std::move(msg)};
+}
+
+Result<Bytes, OfError> checked(Bytes out, uint8_t version) {
+  if (out.size() > kMaxMessageLen)
+    return unexpected(bad_len("translated message longer than 65535 bytes", 0));
+  out[0] = version;
+  store_be16(&out[2], uint16_t(out.size()));
+  return out;
+}
+
+// 1.5 buckets -> 1.3 buckets; `base` is the offset of `b` in the message.
+BasicStatus<OfError> buckets_to14(ByteSpan b, size_t base, uint8_t group_type, ByteWriter& w) {
+  for (size_t at = 0; at < b.size();) {
+    if (b.size() - at < kBucket15Len) return unexpected(bad_len("bucket: header truncated", base + at));
+    const size_t len = load_be16(&b[at]);
+    const size_t alen = load_be16(&b[at + 2]);
+    if (len < kBucket15Len || len > b.size() - at || alen > len - kBucket15Len)
+      return unexpected(OfError::make(
+          GroupModFailedCode::kBadBucket,
+          fmt::format("bucket: length {} / action_array_len {} are wrong", len, alen), base + at));
+    if (load_be32(&b[at + 4]) > kBucketMax)
+      return unexpected(OfError::make(GroupModFailedCode::kBadBucket,
+                                      fmt::format("bucket_id 0x{:x} is reserved", load_be32(&b[at + 4])),
+                                      base + at + 4));
+    const ByteSpan actions = b.subspan(at + kBucket15Len, alen);
+    auto ok = check_actions(actions, base + at + kBucket15Len, false);
+    if (!ok.ok()) return ok;
+    uint16_t weight = group_type == kSelect ? 1 : 0;
+    uint32_t watch_port = kAny, watch_group = kAny;
+    for (size_t p = at + kBucket15Len + alen; p < at + len;) {
+      if (at + len - p < 4) return unexpected(bad_len("bucket property: truncated", base + p));
+      const uint16_t type = load_be16(&b[p]);
+      const size_t plen = load_be16(&b[p + 2]);
+      if (plen < 4 || plen > at + len - p) return unexpected(bad_len("bucket property: length", base + p));
+      if (type > kPropWatchGroup)
+        return unexpected(
+            bad_property(fmt::format("bucket property type {} is not supported", type), base + p));
+      if (plen != 8)
+        return unexpected(bad_len(fmt::format("bucket property length {} != 8", plen), base + p));
+      if (type == kPropWeight) weight = load_be16(&b[p + 4]);
+      if (type == kPropWatchPort) watch_port = load_be32(&b[p + 4]);
+      if (type == kPropWatchGroup) watch_group = load_be32(&b[p + 4]);
+      p += plen;
+    }
+    w.u16(uint16_t(kBucket14Len + alen));
+    w.u16(weight);
+    w.u32(watch_port);
+    w.u32(watch_group);
+    w.zeros(4);
+    w.bytes(actions);
+    at += len;
+  }
+  return {};
+}
+
+// 1.3 buckets (as the 1.4 encoder wrote them) -> 1.5 buckets.
+BasicStatus<OfError> buckets_to15(ByteSpan b, uint8_t group_type, ByteWriter& w) {
+  uint32_t id = 0;
+  for (size_t at = 0; at < b.size(); ++id) {
+    const size_t len = b.size() - at >= 2 ? load_be16(&b[at]) : 0;
+    if (len < kBucket14Len || len > b.size() - at) return unexpected(bad_len("bucket: length is wrong", at));
+    const size_t alen = len - kBucket14Len;
+    const uint16_t weight = load_be16(&b[at + 2]);
+    const uint32_t watch_port = load_be32(&b[at + 4]), watch_group = load_be32(&b[at + 8]);
+    const size_t start = w.size();
+    w.u16(0);
+    w.u16(uint16_t(alen));
+    w.u32(id);
+    w.bytes(b.subspan(at + kBucket14Len, alen));
+    auto prop = [&](uint16_t type, uint32_t v, bool wide) {
+      w.u16(type);
+      w.u16(8);
+      if (wide) {
+        w.u32(v);
+      } else {
+        w.u16(uint16_t(v));
+        w.zeros(2);
+      }
+    };
+    if (group_type == kSelect) prop(kPropWeight, weight, false);
+    if (watch_port != kAny) prop(kPropWatchPort, watch_port, true);
+    if (watch_group != kAny) prop(kPropWatchGroup, watch_group, true);
+    if (w.size() - start > 0xffff) return unexpected(bad_len("bucket too long", at));
+    w.patch_u16(start, uint16_t(w.size() - start));
+    at += len;
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<Bytes, OfError> group_mod_to14(ByteSpan wire) {
+  if (wire.size() < kGroupMod15Buckets) return unexpected(bad_len("group_mod: need 24 bytes", 0));
+  const uint16_t command = load_be16(&wire[8]);
+  if (command == kInsertBucket || command == kRemoveBucket)
+    return unexpected(
+        OfError::make(GroupModFailedCode::kBadCommand,
+                      fmt::format("group_mod: command {} (insert/remove bucket) is not supported",
+                                  command == kInsertBucket ? "OFPGC_INSERT_BUCKET" : "OFPGC_REMOVE_BUCKET"),
+                      8));
+  const size_t blen = load_be16(&wire[16]);
+  if (blen > wire.size() - kGroupMod15Buckets)
+    return unexpected(bad_len(fmt::format("group_mod: bucket_array_len {} runs past the message", blen), 16));
+  if (kGroupMod15Buckets + blen != wire.size())
+    return unexpected(
+        bad_property("group_mod: group properties are not supported", kGroupMod15Buckets + blen));
+  Bytes out(wire.begin(), wire.begin() + kGroupMod14Buckets);
+  ByteWriter w(out);
+  auto ok = buckets_to14(wire.subspan(kGroupMod15Buckets, blen), kGroupMod15Buckets, wire[10], w);
+  if (!ok.ok()) return unexpected(std::move(ok.error()));
+  return checked(std::move(out), kOf14);
+}
+
+Result<Bytes, OfError> group_mod_to15(ByteSpan wire) {
+  if (wire.size() < kGroupMod14Buckets) return unexpected(bad_len("group_mod: short", 0));
+  Bytes out(wire.begin(), wire.begin() + kGroupMod14Buckets);
+  ByteWriter w(out);
+  w.u16(0);  // bucket_array_len, patched below
+  w.zeros(2);
+  w.u32(kBucketAll);  // command_bucket_id
+  auto ok = buckets_to15(wire.subspan(kGroupMod14Buckets), wire[10], w);
+  if (!ok.ok()) return unexpected(std::move(ok.error()));
+  w.patch_u16(16, uint16_t(out.size() - kGroupMod15Buckets));
+  return checked(std::move(out), kOf15);
+}
+
+Result<Bytes, OfError> group_desc_to14(ByteSpan wire) {
+  Bytes out(wire.begin(), wire.begin() + kMultipartBodyOff);
+  ByteWriter w(out);
+  for (size_t at = kMultipartBodyOff; at < wire.size();) {
+    if (wire.size() - at < kGroupDesc15Buckets) return unexpected(bad_len("group desc: entry truncated", at));
+    const size_t len = load_be16(&wire[at]);
+    const size_t blen = load_be16(&wire[at + 8]);
+    if (len < kGroupDesc15Buckets || len > wire.size() - at || blen > len - kGroupDesc15Buckets)
+      return unexpected(
+          bad_len(fmt::format("group desc: entry length {} / bucket_array_len {}", len, blen), at));
+    if (kGroupDesc15Buckets + blen != len)
+      return unexpected(
+          bad_property("group desc: group properties are not supported", at + kGroupDesc15Buckets + blen));
+    const size_t start = w.size();
+    w.bytes(wire.subspan(at, kGroupDesc14Buckets));
+    auto ok =
+        buckets_to14(wire.subspan(at + kGroupDesc15Buckets, blen), at + kGroupDesc15Buckets, wire[at + 2], w);
+    if (!ok.ok()) return unexpected(std::move(ok.error()));
+    if (w.size() - start > 0xffff) return unexpected(bad_len("group desc: entry too long", at));
+    w.patch_u16(start, uint16_t(w.size() - start));
+    at += len;
+  }
+  return checked(std::move(out), kOf14);
+}
+
+Result<Bytes, OfError> group_desc_to15(ByteSpan wire) {
+  Bytes out(wire.begin(), wire.begin() + kMultipartBodyOff);
+  ByteWriter w(out);
+  for (size_t at = kMultipartBodyOff; at < wire.size();) {
+    const size_t len = wire.size() - at >= 2 ? load_be16(&wire[at]) : 0;
+    if (len < kGroupDesc14Buckets || len > wire.size() - at)
+      return unexpected(bad_len("group desc: entry length is wrong", at));
+    const size_t start = w.size();
+    w.bytes(wire.subspan(at, kGroupDesc14Buckets));
+    w.u16(0);  // bucket_array_len, patched below
+    w.zeros(6);
+    auto ok =
+        buckets_to15(wire.subspan(at + kGroupDesc14Buckets, len - kGroupDesc14Buckets), wire[at + 2], w);
+    if (!ok.ok()) return unexpected(std::move(ok.error()));
+    if (w.size() - start > 0xffff) return unexpected(bad_len("group desc: entry too long", at));
+    w.patch_u16(start, uint16_t(w.size() - start));
+    w.patch_u16(start + 8, uint16_t(w.size() - start - kGroupDesc15Buckets));
+    at += len;
+  }
+  return checked(std::move(out), kOf15);
+}
+
+}  // namespace flowlab::of::of15

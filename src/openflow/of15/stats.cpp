@@ -1,0 +1,267 @@
+// OpenFlow 1.5's OXS statistics (ofp_stats) and the messages that carry them:
+// flow-removed, the flow desc reply and the aggregate reply, to 1.4's fixed
+// counters and back (design in of15.h).
+#include <fmt/format.h>
+
+#include "openflow/constants.h"
+#include "openflow/of15/of15.h"
+
+namespace flowlab::of::of15 {
+namespace {
+
+constexpr size_t kMultipartBodyOff = 16;
+constexpr size_t kFlowRemoved15Match = 24;  // header + table_id .. cookie
+constexpr size_t kFlowRemoved14Match = 48;
+constexpr size_t kFlowDesc15Match = 24;  // in one entry
+constexpr size_t kFlowStats14Match = 48;
+
+size_t pad8(size_t n) { return (8 - n % 8) % 8; }
+
+OfError bad_len(std::string msg, size_t at) {
+  return OfError::make(BadRequestCode::kBadLen, std::move(msg), at);
+}
+
+uint8_t oxs_len(Oxs f) { return f == Oxs::kFlowCount ? 4 : 8; }
+
+// The padded length of the ofp_match at `at`, or 0 if it does not fit.
+size_t match_span(ByteSpan wire, size_t at) {
+  if (wire.size() < at + 4) return 0;
+  const size_t len = load_be16(&wire[at + 2]);
+  if (len < 4 || len + pad8(len) > wire.size() - at) return 0;
+  return len + pad8(len);
+}
+
+void finish(Bytes& out, uint8_t version) {
+  out[0] = version;
+  store_be16(&out[2], uint16_t(out.size()));
+}
+
+Result<Bytes, OfError> checked(Bytes out, uint8_t version) {
+  if (out.size() > kMaxMessageLen)
+    return unexpected(bad_len("translated message longer than 65535 bytes", 0));
+  finish(out, version);
+  return out;
+}
+
+}  // namespace
+
+Result<Stats, OfError> decode_stats(ByteSpan wire, size_t at, size_t& used) {
+  if (wire.size() < at + 4) return unexpected(bad_len("ofp_stats: header truncated", at));
+  const size_t len = load_be16(&wire[at + 2]);
+  if (len < 4 || len + pad8(len) > wire.size() - at)
+    return unexpected(bad_len(fmt::format("ofp_stats: length {} (+padding) runs past the message", len), at));
+  Stats s;
+  for (size_t o = at + 4; o < at + len;) {
+    if (at + len - o < 4) return unexpected(bad_len("OXS header truncated", o));
+    const uint32_t h = load_be32(&wire[o]);
+    const size_t flen = h & 0xff;
+    if (flen > at + len - o - 4)
+      return unexpected(bad_len(fmt::format("OXS 0x{:08x}: length {} runs past ofp_stats", h, flen), o));
+    const uint8_t field = uint8_t(h >> 9 & 0x7f);
+    const uint8_t* v = &wire[o + 4];
+    if (h >> 16 == kOxsClassBasic) {
+      const auto f = Oxs(field);
+      if (f == Oxs::kDuration || f == Oxs::kIdleTime || f == Oxs::kFlowCount || f == Oxs::kPacketCount ||
+          f == Oxs::kByteCount) {
+        if (flen != oxs_len(f))
+          return unexpected(
+              bad_len(fmt::format("OXS field {}: length {} != {}", field, flen, oxs_len(f)), o));
+        s.has |= uint8_t(1u << field);
+      }
+      switch (f) {
+        case Oxs::kDuration:
+          s.duration_sec = load_be32(v);
+          s.duration_nsec = load_be32(v + 4);
+          break;
+        case Oxs::kFlowCount:
+          s.flow_count = load_be32(v);
+          break;
+        case Oxs::kPacketCount:
+          s.packet_count = load_be64(v);
+          break;
+        case Oxs::kByteCount:
+          s.byte_count = load_be64(v);
+          break;
+        default:  // idle_time has no place in the model; unknown fields are skipped
+          break;
+      }
+    }
+    o += 4 + flen;
+  }
+  used = len + pad8(len);
+  return s;
+}
+
+void encode_stats(const Stats& s, std::initializer_list<Oxs> fields, ByteWriter& w) {
+  const size_t start = w.size();
+  w.u16(0);  // reserved
+  w.u16(0);  // length, patched below
+  for (Oxs f : fields) {
+    w.u32(uint32_t(kOxsClassBasic) << 16 | uint32_t(f) << 9 | oxs_len(f));
+    switch (f) {
+      case Oxs::kDuration:
+        w.u32(s.duration_sec);
+        w.u32(s.duration_nsec);
+        break;
+      case Oxs::kIdleTime:
+        w.u64(0);
+        break;
+      case Oxs::kFlowCount:
+        w.u32(s.flow_count);
+        break;
+      case Oxs::kPacketCount:
+        w.u64(s.packet_count);
+        break;
+      case Oxs::kByteCount:
+        w.u64(s.byte_count);
+        break;
+    }
+  }
+  w.patch_u16(start + 2, uint16_t(w.size() - start));
+  w.pad_to(start, 8);
+}
+
+Result<Bytes, OfError> flow_removed_to14(ByteSpan wire) {
+  const size_t mlen = match_span(wire, kFlowRemoved15Match);
+  if (mlen == 0) return unexpected(bad_len("flow_removed: match truncated", kFlowRemoved15Match));
+  size_t used = 0;
+  auto s = decode_stats(wire, kFlowRemoved15Match + mlen, used);
+  if (!s.ok()) return unexpected(std::move(s.error()));
+  if (kFlowRemoved15Match + mlen + used != wire.size())
+    return unexpected(bad_len("flow_removed: bytes after ofp_stats", kFlowRemoved15Match + mlen + used));
+  Bytes out(wire.begin(), wire.begin() + kHeaderLen);
+  ByteWriter w(out);
+  w.u64(load_be64(&wire[16]));  // cookie
+  w.u16(load_be16(&wire[10]));  // priority
+  w.u8(wire[9]);                // reason
+  w.u8(wire[8]);                // table_id
+  w.u32(s->duration_sec);
+  w.u32(s->duration_nsec);
+  w.u16(load_be16(&wire[12]));  // idle_timeout
+  w.u16(load_be16(&wire[14]));  // hard_timeout
+  w.u64(s->packet_count);
+  w.u64(s->byte_count);
+  w.bytes(wire.subspan(kFlowRemoved15Match, mlen));
+  return checked(std::move(out), kOf14);
+}
+
+Result<Bytes, OfError> flow_removed_to15(ByteSpan wire) {
+  if (wire.size() < kFlowRemoved14Match) return unexpected(bad_len("flow_removed: short", 0));
+  Bytes out(wire.begin(), wire.begin() + kHeaderLen);
+  ByteWriter w(out);
+  w.u8(wire[19]);               // table_id
+  w.u8(wire[18]);               // reason
+  w.u16(load_be16(&wire[16]));  // priority
+  w.u16(load_be16(&wire[28]));  // idle_timeout
+  w.u16(load_be16(&wire[30]));  // hard_timeout
+  w.u64(load_be64(&wire[8]));   // cookie
+  w.bytes(wire.subspan(kFlowRemoved14Match));
+  Stats s;
+  s.duration_sec = load_be32(&wire[20]);
+  s.duration_nsec = load_be32(&wire[24]);
+  s.packet_count = load_be64(&wire[32]);
+  s.byte_count = load_be64(&wire[40]);
+  encode_stats(s, {Oxs::kDuration, Oxs::kPacketCount, Oxs::kByteCount}, w);
+  return checked(std::move(out), kOf15);
+}
+
+Result<Bytes, OfError> flow_desc_to14(ByteSpan wire) {
+  Bytes out(wire.begin(), wire.begin() + kMultipartBodyOff);
+  ByteWriter w(out);
+  for (size_t at = kMultipartBodyOff; at < wire.size();) {
+    if (wire.size() - at < kFlowDesc15Match) return unexpected(bad_len("flow desc: entry truncated", at));
+    const size_t len = load_be16(&wire[at]);
+    if (len < kFlowDesc15Match || len > wire.size() - at)
+      return unexpected(bad_len(fmt::format("flow desc: entry length {} is wrong", len), at));
+    const ByteSpan e = wire.subspan(at, len);
+    const size_t mlen = match_span(e, kFlowDesc15Match);
+    if (mlen == 0) return unexpected(bad_len("flow desc: match truncated", at + kFlowDesc15Match));
+    size_t used = 0;
+    auto s = decode_stats(e, kFlowDesc15Match + mlen, used);
+    if (!s.ok()) {
+      s.error().offset += at;
+      return unexpected(std::move(s.error()));
+    }
+    const size_t ins = kFlowDesc15Match + mlen + used;
+    auto instrs = instructions_to14(e.subspan(ins), at + ins);
+    if (!instrs.ok()) return unexpected(std::move(instrs.error()));
+    const size_t start = w.size();
+    w.u16(0);    // length, patched below
+    w.u8(e[4]);  // table_id
+    w.u8(0);
+    w.u32(s->duration_sec);
+    w.u32(s->duration_nsec);
+    w.bytes(e.subspan(6, 10));  // priority, idle, hard, flags, importance
+    w.u16(0);
+    w.u64(load_be64(&e[16]));  // cookie
+    w.u64(s->packet_count);
+    w.u64(s->byte_count);
+    w.bytes(e.subspan(kFlowDesc15Match, mlen));
+    w.bytes(*instrs);
+    if (w.size() - start > 0xffff) return unexpected(bad_len("flow desc: entry too long", at));
+    w.patch_u16(start, uint16_t(w.size() - start));
+    at += len;
+  }
+  return checked(std::move(out), kOf14);
+}
+
+Result<Bytes, OfError> flow_desc_to15(ByteSpan wire) {
+  Bytes out(wire.begin(), wire.begin() + kMultipartBodyOff);
+  ByteWriter w(out);
+  for (size_t at = kMultipartBodyOff; at < wire.size();) {
+    const size_t len = wire.size() - at >= 2 ? load_be16(&wire[at]) : 0;
+    if (len < kFlowStats14Match || len > wire.size() - at)
+      return unexpected(bad_len("flow stats: entry length is wrong", at));
+    const ByteSpan e = wire.subspan(at, len);
+    const size_t mlen = match_span(e, kFlowStats14Match);
+    if (mlen == 0) return unexpected(bad_len("flow stats: match truncated", at + kFlowStats14Match));
+    const size_t start = w.size();
+    w.u16(0);  // length, patched below
+    w.u16(0);
+    w.u8(e[2]);  // table_id
+    w.u8(0);
+    w.bytes(e.subspan(12, 10));  // priority, idle, hard, flags, importance
+    w.u64(load_be64(&e[24]));    // cookie
+    w.bytes(e.subspan(kFlowStats14Match, mlen));
+    Stats s;
+    s.duration_sec = load_be32(&e[4]);
+    s.duration_nsec = load_be32(&e[8]);
+    s.packet_count = load_be64(&e[32]);
+    s.byte_count = load_be64(&e[40]);
+    encode_stats(s, {Oxs::kDuration, Oxs::kPacketCount, Oxs::kByteCount}, w);
+    w.bytes(instructions_to15(e.subspan(kFlowStats14Match + mlen)));
+    if (w.size() - start > 0xffff) return unexpected(bad_len("flow desc: entry too long", at));
+    w.patch_u16(start, uint16_t(w.size() - start));
+    at += len;
+  }
+  return checked(std::move(out), kOf15);
+}
+
+Result<Bytes, OfError> aggregate_to14(ByteSpan wire) {
+  size_t used = 0;
+  auto s = decode_stats(wire, kMultipartBodyOff, used);
+  if (!s.ok()) return unexpected(std::move(s.error()));
+  if (kMultipartBodyOff + used != wire.size())
+    return unexpected(bad_len("aggregate reply: bytes after ofp_stats", kMultipartBodyOff + used));
+  Bytes out(wire.begin(), wire.begin() + kMultipartBodyOff);
+  ByteWriter w(out);
+  w.u64(s->packet_count);
+  w.u64(s->byte_count);
+  w.u32(s->flow_count);
+  w.zeros(4);
+  return checked(std::move(out), kOf14);
+}
+
+Result<Bytes, OfError> aggregate_to15(ByteSpan wire) {
+  if (wire.size() < kMultipartBodyOff + 20) return unexpected(bad_len("aggregate reply: short", 0));
+  Bytes out(wire.begin(), wire.begin() + kMultipartBodyOff);
+  ByteWriter w(out);
+  Stats s;
+  s.packet_count = load_be64(&wire[16]);
+  s.byte_count = load_be64(&wire[24]);
+  s.flow_count = load_be32(&wire[32]);
+  encode_stats(s, {Oxs::kFlowCount, Oxs::kPacketCount, Oxs::kByteCount}, w);
+  return checked(std::move(out), kOf15);
+}
+
+}  // namespace flowlab::of::of15
