@@ -36,7 +36,7 @@ TEST(SwitchCli, MissingInterfaceExits2WithOneLine) {
 
 TEST(SwitchCli, BadOptionsExit2) {
   for (const char* args :
-       {"--port lo --fail-mode open", "--port lo --dpid zz", "--port lo --protocols OpenFlow15",
+       {"--port lo --fail-mode open", "--port lo --dpid zz", "--port lo --protocols OpenFlow12",
         "--port lo --controller udp:1.2.3.4:5", "--port lo --listen 6634", "--port lo=1 --port lo2=1",
         "--port lo --bogus", "", "--port lo=0", "--port lo --threads 0", "--port lo --log-level loud",
         "--port lo --local tap:fll0=3", "--port lo --local flnosuchif9", "--port lo --local lo",

@@ -83,12 +83,13 @@ TEST(MininetOptions, SwitchProtocolsAndKinds) {
   EXPECT_EQ(err({"single,2", "ovs,protocols=OpenFlow19", {}, "none"}),
             "--switch ovs,protocols=OpenFlow19: 'OpenFlow19' is not an OpenFlow version (OpenFlow10 ... "
             "OpenFlow15)");
-  // flowlab's switch speaks 1.0, 1.3 and 1.4: the scenario's check names the version
-  std::string f15 = err({"single,2", "flowlab,protocols=OpenFlow15", {}, "none"});
-  EXPECT_NE(f15.find("'OpenFlow15': flowlab switch speaks OpenFlow10, OpenFlow13, OpenFlow14"),
+  // flowlab's switch speaks 1.0 and 1.3 to 1.5: the scenario's check names the version
+  std::string f12 = err({"single,2", "flowlab,protocols=OpenFlow12", {}, "none"});
+  EXPECT_NE(f12.find("'OpenFlow12': flowlab switch speaks OpenFlow10, OpenFlow13, OpenFlow14, OpenFlow15"),
             std::string::npos)
-      << f15;
+      << f12;
   EXPECT_TRUE(from_args({"single,2", "flowlab,protocols=OpenFlow14", {}, "none"}).ok());
+  EXPECT_TRUE(from_args({"single,2", "flowlab,protocols=OpenFlow15", {}, "none"}).ok());
 }
 
 TEST(MininetOptions, TestsAsMininetRunsThem) {
