@@ -15,9 +15,14 @@ struct CliRun {
   std::string out;  // stdout and stderr
 };
 
+// Bounded (coreutils timeout, 120 s, then SIGKILL): a command expected to answer at once
+// that runs instead (a switch started on `lo` because a bad option became valid) fails
+// the test with status 124 rather than holding the machine until ctest's timeout.
 inline CliRun run_flowlab(const std::string& subcommand, const std::string& args) {
   CliRun r;
-  FILE* f = ::popen((std::string(FLOWLAB_BINARY) + " " + subcommand + " " + args + " 2>&1").c_str(), "r");
+  FILE* f = ::popen(
+      ("timeout -k 5 120 " + std::string(FLOWLAB_BINARY) + " " + subcommand + " " + args + " 2>&1").c_str(),
+      "r");
   if (!f) return r;
   char buf[4096];
   size_t n;
