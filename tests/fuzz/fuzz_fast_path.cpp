@@ -256,6 +256,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FlowKey ck;
   PacketLayers cl;
   extract_flow_key(canon, sizeof canon, 1, 0, 0, ck, cl);
+  // tcp_flags is outside the kernel's key: a decision that read it is never installed
+  // there (kernel_datapath.cpp), so the key determines every other field.
+  fk.tcp_flags = 0;
+  ck.tcp_flags = 0;
   if (!(ck == fk)) fail_with("cache key does not determine the FlowKey");
 
   // 2. action translation against the pipeline
