@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "openflow/of15/of15.h"
+#include "openflow/of15/wire.h"
 
 namespace flowlab::of {
 namespace of15 {
@@ -15,7 +16,6 @@ namespace {
 constexpr size_t kFlowModMatch = 48;    // header + cookie .. importance
 constexpr size_t kPacketOutMatch = 16;  // 1.5: header, buffer_id, actions_len, pad
 constexpr size_t kPacketOut14Actions = 24;
-constexpr size_t kMultipartBodyOff = 16;
 constexpr size_t kBundleInner = 16;  // header, bundle_id, pad, flags
 constexpr size_t kMeterFeatures14Len = 16;
 constexpr uint32_t kOxmInPort = 0x80000004;
@@ -23,18 +23,10 @@ constexpr uint32_t kOxmPacketType = 0x80005804;
 constexpr uint16_t kMpFlowStats = 17, kMpBundleFeatures = 19;
 constexpr uint8_t kBundleControl = 33, kBundleAddMessage = 34;  // OFPT_BUNDLE_*
 
-size_t pad8(size_t n) { return (8 - n % 8) % 8; }
-
-OfError bad_len(std::string msg, size_t at) {
-  return OfError::make(BadRequestCode::kBadLen, std::move(msg), at);
-}
-
 // The end of the ofp_match at `at` (padding included), or 0 if it does not fit.
 size_t match_end(ByteSpan wire, size_t at) {
-  if (wire.size() < at + 4) return 0;
-  const size_t len = load_be16(&wire[at + 2]);
-  if (len < 4 || len + pad8(len) > wire.size() - at) return 0;
-  return at + len + pad8(len);
+  const size_t span = match_span(wire, at);
+  return span == 0 ? 0 : at + span;
 }
 
 Result<Bytes, OfError> flow_mod_to14(ByteSpan wire) {

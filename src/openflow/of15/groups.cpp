@@ -5,11 +5,11 @@
 
 #include "openflow/constants.h"
 #include "openflow/of15/of15.h"
+#include "openflow/of15/wire.h"
 
 namespace flowlab::of::of15 {
 namespace {
 
-constexpr size_t kMultipartBodyOff = 16;
 constexpr size_t kGroupMod15Buckets = 24;  // header + command .. command_bucket_id
 constexpr size_t kGroupMod14Buckets = 16;
 constexpr size_t kGroupDesc15Buckets = 16;  // in one entry
@@ -21,19 +21,8 @@ constexpr uint16_t kInsertBucket = 3, kRemoveBucket = 5;
 constexpr uint8_t kSelect = 1;
 constexpr uint32_t kAny = 0xffffffff;
 
-OfError bad_len(std::string msg, size_t at) {
-  return OfError::make(BadRequestCode::kBadLen, std::move(msg), at);
-}
 OfError bad_property(std::string msg, size_t at) {
   return OfError{ErrorType::kBadProperty, 0 /* OFPBPC_BAD_TYPE */, at, std::move(msg)};
-}
-
-Result<Bytes, OfError> checked(Bytes out, uint8_t version) {
-  if (out.size() > kMaxMessageLen)
-    return unexpected(bad_len("translated message longer than 65535 bytes", 0));
-  out[0] = version;
-  store_be16(&out[2], uint16_t(out.size()));
-  return out;
 }
 
 // 1.5 buckets -> 1.3 buckets; `base` is the offset of `b` in the message.

@@ -5,43 +5,17 @@
 
 #include "openflow/constants.h"
 #include "openflow/of15/of15.h"
+#include "openflow/of15/wire.h"
 
 namespace flowlab::of::of15 {
 namespace {
 
-constexpr size_t kMultipartBodyOff = 16;
 constexpr size_t kFlowRemoved15Match = 24;  // header + table_id .. cookie
 constexpr size_t kFlowRemoved14Match = 48;
 constexpr size_t kFlowDesc15Match = 24;  // in one entry
 constexpr size_t kFlowStats14Match = 48;
 
-size_t pad8(size_t n) { return (8 - n % 8) % 8; }
-
-OfError bad_len(std::string msg, size_t at) {
-  return OfError::make(BadRequestCode::kBadLen, std::move(msg), at);
-}
-
 uint8_t oxs_len(Oxs f) { return f == Oxs::kFlowCount ? 4 : 8; }
-
-// The padded length of the ofp_match at `at`, or 0 if it does not fit.
-size_t match_span(ByteSpan wire, size_t at) {
-  if (wire.size() < at + 4) return 0;
-  const size_t len = load_be16(&wire[at + 2]);
-  if (len < 4 || len + pad8(len) > wire.size() - at) return 0;
-  return len + pad8(len);
-}
-
-void finish(Bytes& out, uint8_t version) {
-  out[0] = version;
-  store_be16(&out[2], uint16_t(out.size()));
-}
-
-Result<Bytes, OfError> checked(Bytes out, uint8_t version) {
-  if (out.size() > kMaxMessageLen)
-    return unexpected(bad_len("translated message longer than 65535 bytes", 0));
-  finish(out, version);
-  return out;
-}
 
 }  // namespace
 
