@@ -24,9 +24,11 @@ bool split_host_port(const std::string& s, std::string& host, uint16_t& port, bo
   return true;
 }
 
-namespace {
-
 using asio::ip::tcp;
+
+// Links are a field of PeerLinks::State, so not in an anonymous namespace (a type of
+// internal linkage in a member is a warning once a unity batch includes this file).
+namespace peer_links_detail {
 
 struct Link {
   std::string node;
@@ -41,7 +43,9 @@ struct Link {
       : node(std::move(n)), target(std::move(t)), socket(io), retry(io) {}
 };
 
-}  // namespace
+}  // namespace peer_links_detail
+
+using peer_links_detail::Link;
 
 struct PeerLinks::State : std::enable_shared_from_this<PeerLinks::State> {
   std::string self;

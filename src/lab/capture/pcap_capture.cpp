@@ -25,7 +25,10 @@ namespace flowlab::lab {
 
 namespace fs = std::filesystem;
 
-namespace {
+// Not an anonymous namespace: DumpFilePair (and the pcap handle it holds) is a field of
+// LinkCaptures::Link, and a type of internal linkage in a member is a warning once a
+// unity batch includes this file.
+namespace capture_detail {
 
 constexpr int kSnaplen = 262144;  // a whole GSO super-frame (the files' header says so)
 constexpr int kStreamTimeoutMs = 20;
@@ -198,7 +201,9 @@ class DumpFilePair {
   pcap_dumper_t* dumper_ = nullptr;
 };
 
-}  // namespace
+}  // namespace capture_detail
+
+using namespace capture_detail;
 
 struct LinkCaptures::Link {
   CaptureTarget target;
