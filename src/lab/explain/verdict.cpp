@@ -19,11 +19,12 @@ namespace {
 
 using namespace verdict_detail;  // NOLINT(google-build-using-namespace): the rules' own facts
 
-constexpr double kExplains = 0.8;      // a bound must account for this share
-constexpr double kOverBound = 1.25;    // a rate bound exceeded by more than this is no bound
-constexpr double kAtLink = 0.9;        // a stream this close to a shaped link's rate is at the link
-constexpr double kCoreSaturated = 90;  // % busy: a core with no room left
-constexpr int kCrossingsPerRtt = 2;    // through a hub: a segment, then its ACK, each via the controller
+constexpr double kExplains = 0.8;          // a bound must account for this share
+constexpr double kOverBound = 1.25;        // a rate bound exceeded by more than this is no bound
+constexpr double kAtLink = 0.9;            // a stream this close to a shaped link's rate is at the link
+constexpr double kCoreSaturated = 90;      // % busy: a core with no room left
+constexpr double kMachineSaturated = 0.9;  // the cores' busy share of their capacity: no room left
+constexpr int kCrossingsPerRtt = 2;        // through a hub: a segment, then its ACK, each via the controller
 
 std::string rate(double bps) {
   if (bps >= 1e9) return fmt::format("{:.3g} Gbit/s", bps / 1e9);
@@ -207,6 +208,27 @@ void rule_machine_cpu(const Facts& f, std::vector<Candidate>& out) {
         {"case_procs_pct", procs_pct},
         {"softirq_all_pct", softirq},
         {"accounted", accounted}}});
+  // The cores had no time left, but the case took less of it than the figure needs to
+  // be its own: work outside the case (another program, a build) shared the machine.
+  // The figure is still CPU-bound; the verdict says whose CPU it lost.
+  if (total_busy / capacity >= kMachineSaturated && accounted < kExplains) {
+    double case_pct = procs_pct + softirq;
+    out.push_back(
+        {Bound::kMachineCpu,
+         std::min(1.0, total_busy / capacity),
+         fmt::format("the {} cores were {:.0f}% busy of {:.0f}%, the case's processes ({}) and softirq "
+                     "{:.0f}% of it and work outside the case {:.0f}%: the machine had no CPU left, so {} is "
+                     "CPU-bound on a machine shared with other work (not the case's own figure)",
+                     f.cores.size(), total_busy, capacity, who_list.empty() ? "no process seen" : who_list,
+                     case_pct, std::max(0.0, total_busy - case_pct), rate(f.measured_bps)),
+         "shared",
+         {{"cores", f.cores.size()},
+          {"all_cores_busy_pct", total_busy},
+          {"case_procs_pct", procs_pct},
+          {"softirq_all_pct", softirq},
+          {"outside_pct", std::max(0.0, total_busy - case_pct)},
+          {"accounted", accounted}}});
+  }
 }
 
 // The window in flight: what ss saw, else the fixed window of the test.

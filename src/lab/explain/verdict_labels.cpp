@@ -49,7 +49,7 @@ std::string label_of(Bound bound, const std::string& who) {
     case Bound::kCoreCpu:
       return "cpu: " + who;
     case Bound::kMachineCpu:
-      return "cpu: all cores";
+      return who == "shared" ? "cpu: shared" : "cpu: all cores";
     case Bound::kControllerRoundTrip:
       return "ctl-rtt";
     case Bound::kWindowRtt:
