@@ -4,9 +4,9 @@
 - os-ken's switch tester parses every case of of13/, of14/, of15/ and the smoke
   directories with the target at that directory's version (a case it cannot
   read is skipped by the tester with a warning, never run);
-- tester_ext.py's 1.5 bucket parser reads a group description of two buckets
-  with properties (os-ken's own loops forever on it) and refuses a property of
-  length 0 instead of looping.
+- tester_ext.py's 1.5 bucket and group description parsers read a group of
+  two buckets with properties and a description of two groups (os-ken's own
+  loop forever on both) and refuse a property of length 0 instead of looping.
 Exit 0 when all hold, 1 otherwise, 77 (skipped) without os-ken.
 """
 import filecmp
@@ -23,9 +23,13 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DIRS = {"of13": 13, "smoke": 13, "of14": 14, "smoke14": 14, "of15": 15, "smoke15": 15}
-# Two buckets (ids 0 and 1), each output:2 and a weight property (3, then 1).
+# flowlab's group descriptions at 1.5: one group of two buckets (ids 0 and 1),
+# each output:2 and a weight property (3, then 1); two groups (1: indirect to
+# group 2; 2: all, output:2).
 GROUP_DESC_15 = ("06130060000004f300070000000000000050010000000001004000000000000000200010000000000000001000000002ffe5"
                  "000000000000000000080003000000200010000000010000001000000002ffe50000000000000000000800010000")
+TWO_GROUPS_15 = ("0613005800000068000700000000000000200200000000010010000000000000001000080000000000160008000000020028"
+                 "000000000002001800000000000000180010000000000000001000000002ffe5000000000000")
 
 
 def generators_in_sync(failures):
@@ -85,9 +89,14 @@ def bucket_parser(failures):
     got = [(b.bucket_id, [p.weight for p in b.properties], [a.port for a in b.actions]) for b in buckets]
     if got != [(0, [3], [2]), (1, [1], [2])]:
         failures.append("1.5 group description parsed as %s" % got)
+    buf = bytes.fromhex(TWO_GROUPS_15)
+    msg = ofproto_parser.msg(dp, *struct.unpack("!BBHI", buf[:8]), buf)
+    got = [(g.group_id, g.type, [[a.type for a in b.actions] for b in g.buckets]) for g in msg.body]
+    if got != [(1, 2, [[22]]), (2, 0, [[0]])]:
+        failures.append("1.5 description of two groups parsed as %s" % got)
     # The first bucket (bytes 32..63) with its weight property's length 0:
     # an error, not a loop.
-    bad = bytearray(buf[32:64])
+    bad = bytearray(bytes.fromhex(GROUP_DESC_15)[32:64])
     bad[26:28] = b"\x00\x00"
     try:
         ofproto_v1_5_parser.OFPBucket.parser(bytes(bad), 0)

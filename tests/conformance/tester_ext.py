@@ -17,12 +17,13 @@ What it adds:
   the first. FLAGS are words among "atomic" and "ordered". The case fails
   unless the switch answers OPEN_REPLY and COMMIT_REPLY for the bundle (and
   then, as always, unless the flows are there and forward as expected).
-- os-ken's 1.5 bucket parser reads a bucket's properties up to the bucket's
-  length counted from the end of its actions instead of from its start, so
-  with properties it runs into the next bucket and, at the first zero-length
-  "property", loops forever (the whole controller hangs on a group
-  description of two buckets with weights or watch ports). `_parse_bucket_15`
-  below bounds them by the bucket and is installed in its place.
+- os-ken's 1.5 parsers of a bucket and of a group description read the
+  properties up to the bucket's (group's) length counted from the end of its
+  actions (buckets) instead of from its start, so they run into the next
+  bucket (group) and, at the first zero-length "property", loop forever: the
+  whole controller hangs on a group description with two buckets that have
+  weights or watch ports, or with two groups. `_parse_bucket_15` and
+  `_parse_group_desc_15` below bound them and are installed in their place.
 
 Run: osken-manager ... tests/conformance/tester_ext.py (see the script).
 """
@@ -55,18 +56,45 @@ def _parse_bucket_15(cls, buf, offset):
         action = ofproto_v1_5_parser.OFPAction.parser(buf, offset)
         b.actions.append(action)
         offset += action.len
-    rest = bytes(buf[actions_end:start + b.len])
-    b.properties = []
-    while len(rest) >= 4:
-        (_, length) = struct.unpack_from("!HH", rest, 0)
-        if length < 4:
-            raise ValueError("bucket %d: a property of length %d" % (b.bucket_id, length))
-        prop, rest = ofproto_v1_5_parser.OFPGroupBucketProp.parse(rest)
-        b.properties.append(prop)
+    b.properties = _properties(bytes(buf[actions_end:start + b.len]), ofproto_v1_5_parser.OFPGroupBucketProp,
+                               "bucket %d" % b.bucket_id)
     return b
 
 
+def _properties(rest, prop_cls, what):
+    props = []
+    while len(rest) >= 4:
+        (_, length) = struct.unpack_from("!HH", rest, 0)
+        if length < 4:
+            raise ValueError("%s: a property of length %d" % (what, length))
+        prop, rest = prop_cls.parse(rest)
+        props.append(prop)
+    return props
+
+
+def _parse_group_desc_15(cls, buf, offset):
+    """ofp_group_desc at 1.5: length, type, group_id, bucket_array_len,
+    buckets, then properties up to length bytes from the entry's start."""
+    start = offset
+    g = cls()
+    (g.length, g.type, g.group_id, g.bucket_array_len) = struct.unpack_from(
+        ofproto_v1_5.OFP_GROUP_DESC_STATS_PACK_STR, buf, offset)
+    offset += ofproto_v1_5.OFP_GROUP_DESC_STATS_SIZE
+    buckets_end = offset + g.bucket_array_len
+    g.buckets = []
+    while offset < buckets_end:
+        bucket = ofproto_v1_5_parser.OFPBucket.parser(buf, offset)
+        if bucket.len < ofproto_v1_5.OFP_BUCKET_SIZE:
+            raise ValueError("group %d: a bucket of length %d" % (g.group_id, bucket.len))
+        g.buckets.append(bucket)
+        offset += bucket.len
+    g.properties = _properties(bytes(buf[buckets_end:start + g.length]), ofproto_v1_5_parser.OFPGroupProp,
+                               "group %d" % g.group_id)
+    return g
+
+
 ofproto_v1_5_parser.OFPBucket.parser = classmethod(_parse_bucket_15)
+ofproto_v1_5_parser.OFPGroupDescStats.parser = classmethod(_parse_group_desc_15)
 
 
 class ExtFailure(tester.TestFailure):
