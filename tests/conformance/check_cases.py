@@ -6,7 +6,8 @@
   read is skipped by the tester with a warning, never run);
 - tester_ext.py's 1.5 bucket and group description parsers read a group of
   two buckets with properties and a description of two groups (os-ken's own
-  loop forever on both) and refuse a property of length 0 instead of looping.
+  loop forever on both) and refuse a property of length 0 instead of looping;
+  its copy-field parser reads the action as it was sent (os-ken's asserts).
 Exit 0 when all hold, 1 otherwise, 77 (skipped) without os-ken.
 """
 import filecmp
@@ -94,6 +95,14 @@ def bucket_parser(failures):
     got = [(g.group_id, g.type, [[a.type for a in b.actions] for b in g.buckets]) for g in msg.body]
     if got != [(1, 2, [[22]]), (2, 0, [[0]])]:
         failures.append("1.5 description of two groups parsed as %s" % got)
+    # Open vSwitch's copy_field ipv4_dst -> ipv4_src (32 bits, padded to 24
+    # bytes) followed by output:2, as it reports the action in a 1.5 flow description.
+    acts = bytes.fromhex("001c001800200000000000008000180480001604000000000000001000000002ffe5000000000000")
+    copy_field = ofproto_v1_5_parser.OFPAction.parser(acts, 0)
+    want = ofproto_v1_5_parser.OFPActionCopyField(32, 0, 0, ["ipv4_dst", "ipv4_src"])
+    want.serialize(bytearray(), 0)
+    if str(copy_field) != str(want):
+        failures.append("copy_field parsed as %s, sent as %s" % (copy_field, want))
     # The first bucket (bytes 32..63) with its weight property's length 0:
     # an error, not a loop.
     bad = bytearray(bytes.fromhex(GROUP_DESC_15)[32:64])

@@ -24,6 +24,9 @@ What it adds:
   whole controller hangs on a group description with two buckets that have
   weights or watch ports, or with two groups. `_parse_bucket_15` and
   `_parse_group_desc_15` below bound them and are installed in their place.
+  Its copy-field parser likewise reads OXM ids past the action (its padding
+  and the next action) and then asserts there are two: no flow with a
+  copy-field can be read back; `_parse_copy_field_15` reads the two ids.
 
 Run: osken-manager ... tests/conformance/tester_ext.py (see the script).
 """
@@ -93,7 +96,25 @@ def _parse_group_desc_15(cls, buf, offset):
     return g
 
 
+def _parse_copy_field_15(cls, buf, offset):
+    """ofp_action_copy_field: type, len, n_bits, src_offset, dst_offset, then
+    the source and destination OXM ids, padded to len."""
+    (type_, len_, n_bits, src_offset, dst_offset) = struct.unpack_from(ofproto_v1_5.OFP_ACTION_COPY_FIELD_PACK_STR,
+                                                                       buf, offset)
+    rest = bytes(buf[offset + ofproto_v1_5.OFP_ACTION_COPY_FIELD_SIZE:offset + len_])
+    oxm_ids = []
+    for _ in range(2):
+        if len(rest) < 4:
+            raise ValueError("copy_field of length %d: fewer than two OXM ids" % len_)
+        oxm_id, rest = ofproto_v1_5_parser.OFPOxmId.parse(rest)
+        oxm_ids.append(oxm_id)
+    action = cls(n_bits, src_offset, dst_offset, oxm_ids, type_, len_)
+    action.len = len_  # the constructor sets the fixed part's length
+    return action
+
+
 ofproto_v1_5_parser.OFPBucket.parser = classmethod(_parse_bucket_15)
+ofproto_v1_5_parser.OFPActionCopyField.parser = classmethod(_parse_copy_field_15)
 ofproto_v1_5_parser.OFPGroupDescStats.parser = classmethod(_parse_group_desc_15)
 
 
