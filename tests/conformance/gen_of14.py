@@ -8,7 +8,9 @@ Two kinds of cases:
   gen_of13.py, unchanged, now encoded and answered at 1.4 (version 5 on the
   wire: the 1.4 codec and its bridge to the model);
 - what 1.4 added that the tester can see: the flow-mod's importance, the pbb_uca
-  field (a 1.4 OXM), and flow-mods sent in standard bundles
+  field (a 1.4 OXM), table-mods with the eviction and vacancy configs and
+  properties (accepted, the table still forwards; tester_ext.py sends them),
+  and flow-mods sent in standard bundles
   (OFPT_BUNDLE_CONTROL / OFPT_BUNDLE_ADD_MESSAGE, flags ATOMIC and ORDERED).
   A case whose description carries "[bundle FLAGS]" has each of its flow-mods
   sent in a bundle of its own (open, add, commit, then a barrier);
@@ -38,6 +40,13 @@ PBB_P = lambda sid, uca=0: [eth(et=0x88e7), "itag(sid=%d,uca=%d)" % (sid, uca), 
 TO_1 = [flow(match(IN1), [goto(1)]), flow(match(IN1), [apply(out())], table_id=1)]
 
 
+TC_EVICTION, TC_VACANCY_EVENTS, TMPEF_IMPORTANCE = 4, 8, 2
+
+
+def table_mod(table_id, config, properties):
+    return {"OFPTableMod": {"table_id": table_id, "config": config, "properties": properties}}
+
+
 def new_cases(tag):
     """The cases of what 1.4 added; `tag` prefixes bundle descriptions (the
     same cases serve 1.5, whose bundles carry 1.5 flow-mods)."""
@@ -52,6 +61,13 @@ def new_cases(tag):
         simple("match pbb_uca (1.4 OXM)", [PBB, oxm("pbb_uca", 1)], PBB_P(5, 1), PBB_P(5, 0)),
         case("set-field pbb_uca (1.4 OXM)", [flow(match(IN1, PBB), [apply(setf("pbb_uca", 1), out())])],
              [egress(PBB_P(100), PBB_P(100, 1))]),
+        case("table-mod: eviction (config 4, importance property) on table 0, then flows forward",
+             [table_mod(0, TC_EVICTION, [{"OFPTableModPropEviction": {"type": 2, "flags": TMPEF_IMPORTANCE}}]),
+              flow(match(IN1), [apply(out())])], [egress(P, P)]),
+        case("table-mod: vacancy events (config 8, down 10 %, up 90 %) on table 1, goto_table 1 forwards",
+             [table_mod(1, TC_VACANCY_EVENTS, [{"OFPTableModPropVacancy": {"type": 3, "vacancy_down": 10,
+                                                                         "vacancy_up": 90, "vacancy": 0}}])] + TO_1,
+             [egress(P, P)]),
         case("%s flow-mod in an atomic bundle [bundle atomic]" % tag, [flow(match(IN1), [apply(out())])],
              [egress(P, P)]),
         case("%s flow-mod in a bundle without flags [bundle]" % tag,
@@ -72,14 +88,15 @@ def new_cases(tag):
 
 
 FILES = reuse(gen_of13.FILES, REUSED, "1.4")
-FILES["new_in_14"] = ["1.4: importance, pbb_uca, standard bundles", new_cases("1.4 bundle:")]
+FILES["new_in_14"] = ["1.4: importance, pbb_uca, table-mod, standard bundles", new_cases("1.4 bundle:")]
 
 # ---- ctest subset (tests/interop/conformance_test.cpp): fast, no meters ----
 SMOKE = {"smoke14": ["smoke 1.4: fast subset of of14", (
     [c for c in FILES["action_output"][1] if c["description"] in ("output port 2", "goto_table 1 then output")] +
     [c for c in FILES["match_l3"][1] if c["description"] == "ipv4_src (masked)"] +
     [c for c in FILES["group"][1] if c["description"] == "indirect with set_field"] +
-    [c for c in FILES["new_in_14"][1] if "bundle" in c["description"] or "importance 100" in c["description"]])]}
+    [c for c in FILES["new_in_14"][1] if "bundle" in c["description"] or "importance 100" in c["description"]
+     or c["description"].startswith("table-mod")])]}
 
 if __name__ == "__main__":
     write(HERE, FILES)

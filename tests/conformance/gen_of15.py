@@ -13,8 +13,8 @@ stays at 1.3).
 - What 1.5 added that the tester can see: tcp_flags, packet_type and
   actset_output matches, copy-field, the meter action (also as the only
   apply action in front of goto_table), 1.5 groups (weights, watch
-  properties), and gen_of14.py's 1.4 cases (importance, pbb_uca, standard
-  bundles, which at 1.5 carry 1.5 flow-mods).
+  properties), and gen_of14.py's 1.4 cases (importance, pbb_uca, table-mods,
+  standard bundles, which at 1.5 carry 1.5 flow-mods).
 Run: python3 tests/conformance/gen_of15.py   (rewrites the of15 dir)."""
 import copy
 import os
@@ -161,7 +161,7 @@ NEW = [
 ]
 
 FILES = reuse({k: (d, to_15(c)) for k, (d, c) in gen_of13.FILES.items()}, gen_of14.REUSED, "1.5")
-FILES["new_in_14"] = ["1.5: what 1.4 added (importance, pbb_uca, standard bundles)", gen_of14.new_cases("1.5 bundle:")]
+FILES["new_in_14"] = ["1.5: what 1.4 added (importance, pbb_uca, table-mod, standard bundles)", gen_of14.new_cases("1.5 bundle:")]
 FILES["new_in_15"] = ["1.5: tcp_flags, packet_type, actset_output, copy-field, meter action, 1.5 groups", NEW]
 
 # ---- ctest subset (tests/interop/conformance_test.cpp): fast, no meters ----

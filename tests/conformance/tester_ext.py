@@ -17,6 +17,10 @@ What it adds:
   the first. FLAGS are words among "atomic" and "ordered". The case fails
   unless the switch answers OPEN_REPLY and COMMIT_REPLY for the bundle (and
   then, as always, unless the flows are there and forward as expected).
+- Table-mods (1.4 and 1.5): an OFPTableMod in a case's prerequisites (the
+  tester skips them) is sent to the target after the tester has emptied its
+  tables, before the flows, and must be answered by no error; the tables it
+  configured are set back to config 0 after the case.
 - os-ken's 1.5 parsers of a bucket and of a group description read the
   properties up to the bucket's (group's) length counted from the end of its
   actions (buckets) instead of from its start, so they run into the next
@@ -143,8 +147,39 @@ class OfTesterExt(tester.OfTester):
         try:
             return super()._test_execute(test, description)
         finally:
+            self._reset_tables()
             self._case = None
             self._bundle = None
+
+    # ---- table-mods ----
+    def _table_mods(self, sw):
+        parser = sw.dp.ofproto_parser
+        if self._case is None or not hasattr(parser, "OFPTableMod"):
+            return []
+        return [m for m in self._case.prerequisite if isinstance(m, parser.OFPTableMod)]
+
+    def _test_initialize_flow(self, datapath):
+        super()._test_initialize_flow(datapath)
+        if datapath is not self.target_sw:
+            return
+        for mod in self._table_mods(datapath):
+            self.send_msg_xids = []
+            mod.xid = None
+            self.send_msg_xids.append(datapath.send_msg(mod))
+            self.send_msg_xids.append(datapath.send_barrier_request())
+            try:
+                self._wait()
+            except tester.TestReceiveError as err:
+                raise ExtFailure("Failed to modify table %d: %s" % (mod.table_id, str(err).split(": ", 1)[-1]))
+            assert isinstance(self.rcv_msgs[0], datapath.dp.ofproto_parser.OFPBarrierReply)
+
+    def _reset_tables(self):
+        sw = self.target_sw
+        try:
+            for mod in self._table_mods(sw):
+                sw.send_msg(sw.dp.ofproto_parser.OFPTableMod(sw.dp, mod.table_id, 0, []))
+        except tester.TestError:
+            pass  # the target left; the next case waits for it
 
     # ---- bundles ----
     def _test_msg_install(self, datapath, message):
