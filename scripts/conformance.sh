@@ -201,7 +201,7 @@ fi
 # tester log: file description lines (unindented), then per test
 # "    <desc padded> OK|ERROR" and for errors "        <detail>".
 awk -v OFS='\t' '
-  { sub(/\r$/, "") }
+  { sub(/\r$/, ""); sub(/^\.+/, "") }  # the progress dots of a packet stream may run into the next line
   /--- Test start ---/ { on = 1; next }
   /---  ?Test end  ?---/ { on = 0 }
   !on { next }
