@@ -546,6 +546,15 @@ FILES["issue28"] = ["issue 28: icmpv4 after pop_mpls, meters at twice the band r
     ryu_meter("remark", "pktps", 100, 200, FULL_V6, IPV6_T),
     cs3_remark_metered("kbps", 1000, 350),
     cs3_remark_metered("pktps", 100, 400),
+    # What the tester offers: the remark cases' stream (1500-byte frames,
+    # 175 pkt/s asked = 2100 kbit/s) through a flow without a meter, measured
+    # as they are measured. When the tester sends less than it is asked (a
+    # loaded machine), this case fails with them and says by how much
+    # (tests/conformance/known-differences.tsv: it judges the tester).
+    case("calibration: the tester's offered rate, no meter, 175 pkt/s of 1500-byte frames, 30 s",
+         [flow(match(IN1), [apply(out())])],
+         [{"ingress": stream(FULL_V4, pktps=175, secs=30),
+           "egress": {"throughput": [tput([IN_T2], kbps=175 * 1500 * 8 // 1024)]}}]),
 ]]
 
 
