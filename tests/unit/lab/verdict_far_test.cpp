@@ -210,17 +210,17 @@ TEST(VerdictCore, CoreSaturatedByTheCaseIsCpuBound) {
     EXPECT_NE(v.sentence.find(part), std::string::npos) << part << " in: " << v.sentence;
 }
 
-TEST(VerdictCore, CoreSaturatedByOthersStaysNotExplained) {
+TEST(VerdictCore, CoreSaturatedByOthersIsASharedMachine) {
   // The same cores, but the case's processes used a fifth as much: the machine's
-  // other work took the CPU.
+  // other work took the CPU. The figure is CPU-bound, and not the case's own.
   json r = same_host(0.2);
   for (auto& [name, c] : r["samples"]["cores"].items()) c["softirq_pct"] = {3, 3, 3, 3};
   Verdict v = decide_verdict(r, plain_case(), json{{"cases", {plain_case()}}, {"results", {r}}});
-  EXPECT_EQ(v.bound, Bound::kNotExplained) << v.sentence;
-  EXPECT_NE(v.sentence.find("processes outside the case took the CPU (the case's processes and softirq "
-                            "account for 16% of it)"),
-            std::string::npos)
-      << v.sentence;
+  EXPECT_EQ(v.bound, Bound::kMachineCpu) << v.sentence;
+  EXPECT_EQ(v.short_label(), "cpu: shared");
+  for (const char* part : {"198% busy of 200%", "softirq 32% of it and work outside the case 166%",
+                           "CPU-bound on a machine shared with other work"})
+    EXPECT_NE(v.sentence.find(part), std::string::npos) << part << " in: " << v.sentence;
 }
 
 TEST(VerdictDrops, InterfaceReceiveDropsAreLinkQueueDrops) {
