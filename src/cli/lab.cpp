@@ -9,7 +9,7 @@
 //   flowlab lab agent --etcd E --name M --underlay ADDR [--underlay-netns NS] [--ttl S]
 //   flowlab lab validate FILE | --topo ... [--switch K] [--controller C] [--test T]
 //   flowlab lab up FILE | --topo ... [--only CASE] [--out DIR] [--capture LINKS|all] [--capture-max MB]
-//                        [--metrics] [--etcd E | --machines N ...as run]
+//                        [--metrics] [--owner PID] [--etcd E | --machines N ...as run]
 //   flowlab lab run|up FILE|--topo ... --cli   Mininet's prompt once the lab is up (run: down at exit)
 //   flowlab lab cli LAB                Mininet's CLI on a lab that is up
 //   flowlab lab capture LAB LINK       a live pcap of one link on stdout
@@ -188,6 +188,9 @@ int run_lab(int argc, char** argv) {
   up->add_flag("--metrics", metrics, metrics_help);
   add_machines_options(up, machines, underlay_rate);
   up->add_flag("--cli", with_cli, "Mininet's CLI once the lab is up (the lab stays up after it)");
+  int owner_pid = 0;
+  up->add_option("--owner", owner_pid,
+                 "a process whose exit takes the lab down (the Mininet API's script: killed, the lab goes)");
   std::string lab_id;
   auto* cli = app.add_subcommand("cli",
                                  "Mininet's CLI (mininet> pingall, h1 ping h2, link s1 s2 down...) "
@@ -294,9 +297,9 @@ int run_lab(int argc, char** argv) {
   if ((*run || *up) && with_cli) {  // up, the CLI, and for run down at its exit
     auto src = scenario_source(file, mn, mc, mininet_given);
     if (!src.ok()) return error_exit("lab", src.error().message, 2);
-    if (sub->count("--etcd") || sub->count("--machines") || repeat > 1)
-      return error_exit("lab", "--cli runs one case on this machine: not with --etcd, --machines or --repeat",
-                        2);
+    if (sub->count("--etcd") || sub->count("--machines") || owner_pid != 0 || repeat > 1)
+      return error_exit(
+          "lab", "--cli runs one case on this machine: not with --etcd, --machines, --owner or --repeat", 2);
     auto r = lab::up_with_cli(src->file, src->text, only, out, capture, metrics, up->parsed());
     return r.ok() ? *r : error_exit("lab", r.error().message, 2);
   }
@@ -333,7 +336,8 @@ int run_lab(int argc, char** argv) {
       if (!b.ok()) return error_exit("lab", b.error().message, 2);
       builder = std::move(*b);
     }
-    auto r = lab::lab_up(src->file, src->text, only, out, capture, metrics, builder);
+    auto r =
+        lab::lab_up(src->file, src->text, only, out, capture, metrics, builder, nullptr, pid_t(owner_pid));
     if (!r.ok()) return error_exit("lab", r.error().message, 2);
     return *r;
   }

@@ -27,7 +27,10 @@ controller, so every Open vSwitch and user switch class of Mininet becomes its L
 every controller one that starts nothing, as `mn --switch lxbr --controller none` (MININET_BOOT);
 an example that needs more (ovs-vsctl, a controller's failover) fails there. Interfaces a Mininet
 run left in the machine's namespace are deleted after each test file (never `mn -c`).
-Each test file ends with a line `TIME EXAMPLE SECONDS PASSED/RUN`.
+Each test file ends with a line `TIME EXAMPLE SECONDS PASSED/RUN`; with --phases, then a line
+`PHASES EXAMPLE up=S down=S tests=S cmd=S sleep=S`: the seconds the example's processes spent
+making and starting their networks, stopping them, in pingAll/iperf, in nodes' cmd and in
+time.sleep (phase_times.py, each process's sitecustomize).
 Exit 0 when every test run passed, 1 otherwise, 77 when not root.
 """
 import argparse
@@ -198,6 +201,22 @@ def run_file(path, env, timeout, left_out):
     return results
 
 
+def phase_sums(log):
+    """The phases' seconds summed over the example's processes (not the test's own, `-c`),
+    and the log emptied for the next test file."""
+    sums = dict((k, 0.0) for k in ('up', 'down', 'tests', 'cmd', 'sleep'))
+    try:
+        with open(log) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 4 and parts[1] != '-c' and parts[2] in sums:
+                    sums[parts[2]] += float(parts[3])
+        os.unlink(log)
+    except OSError:
+        pass
+    return ' '.join('%s=%.3f' % item for item in sums.items())
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('flowlab')
@@ -208,6 +227,7 @@ def main():
     ap.add_argument('--tests', default=TESTS)
     ap.add_argument('--examples', default=EXAMPLES)
     ap.add_argument('--mininet', action='store_true', help='run the tests against Debian\'s Mininet itself')
+    ap.add_argument('--phases', action='store_true', help='time the examples\' up, down, tests and sleeps')
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))
     if os.geteuid() != 0:
@@ -247,6 +267,12 @@ def main():
             env['MININET_BOOT'] = os.path.join(shim_dir, 'boot.py')
             with open(env['MININET_BOOT'], 'w') as f:
                 f.write(MININET_BOOT)
+        if args.phases:
+            phases_dir = os.path.join(shim_dir, 'phases')
+            os.makedirs(phases_dir)
+            shutil.copy(os.path.join(HERE, 'phase_times.py'), os.path.join(phases_dir, 'sitecustomize.py'))
+            env['PYTHONPATH'] = ':'.join(p for p in (env.get('PYTHONPATH'), phases_dir) if p)
+            env['FLOWLAB_PHASES_LOG'] = os.path.join(shim_dir, 'phases.log')
         counts = {'pass': 0, 'FAIL': 0, 'skip': 0}
         for name in sorted(os.listdir(args.tests)):
             if not (name.startswith('test_') and name.endswith('.py')):
@@ -272,6 +298,8 @@ def main():
                 passed += outcome == 'pass'
                 print('%-44s %-5s %5.1f s  %s' % (short, outcome, time.time() - start, why), flush=True)
             print('TIME %s %.3f %d/%d' % (example, time.time() - start, passed, run), flush=True)
+            if args.phases:
+                print('PHASES %s %s' % (example, phase_sums(env['FLOWLAB_PHASES_LOG'])), flush=True)
             if args.mininet:
                 delete_mininet_links(links_before)
             with open(cc_path) as f:

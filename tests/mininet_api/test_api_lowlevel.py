@@ -141,6 +141,24 @@ class LowLevel(unittest.TestCase):
             sw.dpctl('del-flows')
         self.assertEqual(net.pingAll(), 0.0)  # Mininet's order: h1's own echoes teach the switches first
 
+    def test_del_flows_holds_in_the_ovs_datapath_when_dpctl_returns(self):
+        # mobility.py deletes every flow and pings at once: Open vSwitch's datapath keeps a cache
+        # of the flows it was forwarding by, revalidated by its own threads later; until then an
+        # echo reply went the way the moved host was before (a lost echo on an idle machine)
+        net = Mininet(topo=LinearTopo(2), switch=OVSSwitch, controller=Controller)
+        self.nets.append(net)
+        net.start()
+        self.assertEqual(net.pingAll(), 0.0)
+        s1 = net.get('s1')
+        dump = 'ovs-appctl -t $OVS_RUNDIR/ovs-vswitchd.ctl dpctl/dump-flows'
+        forwarding = re.compile(r'eth_type\(0x0800\).*actions:\d')  # IPv4 sent out of a port
+        self.assertRegex(s1.cmd(dump), forwarding)  # the echoes' flows, cached
+        for sw in net.switches:
+            sw.dpctl('del-flows')
+        cached = s1.cmd(dump)
+        self.assertNotRegex(cached, forwarding, 'the datapath still forwards by deleted flows')
+        self.assertEqual(net.pingAll(), 0.0)  # learnt again through the controller
+
 
 if __name__ == '__main__':
     if os.geteuid() != 0:

@@ -26,7 +26,10 @@ class Lab:
         path = os.path.join(self.workdir, 'scenario.yaml')
         with open(path, 'w') as f:
             json.dump(scenario, f, indent=1)  # YAML reads JSON
-        p = subprocess.run([flowlab_bin(), 'lab', 'up', path, '--out', os.path.join(self.workdir, 'out')],
+        # --owner: the lab goes down by itself when this process exits on any path
+        # (SIGKILL included), not only through stop() or atexit.
+        p = subprocess.run([flowlab_bin(), 'lab', 'up', path, '--out', os.path.join(self.workdir, 'out'),
+                            '--owner', str(os.getpid())],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         words = p.stdout.split()
         if p.returncode != 0 or len(words) < 2 or words[0] != 'lab':

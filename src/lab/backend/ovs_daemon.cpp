@@ -22,6 +22,11 @@ std::vector<std::string> OvsDaemon::vsctl(std::vector<std::string> args) const {
   return a;
 }
 
+Status OvsDaemon::purge_datapath_flows() const {
+  if (dir_.empty()) return fail("Open vSwitch is not running in this case");
+  return run_checked({"ovs-appctl", "-t", dir_ + "/ovs-vswitchd.ctl", "revalidator/purge"}, with_timeout(10));
+}
+
 std::string OvsDaemon::dead() {
   for (auto& p : procs_)
     if (!p.running())

@@ -46,6 +46,14 @@ class OvsDaemon {
   std::vector<std::string> vsctl(std::vector<std::string> args) const;
   // Why a daemon died (its log tail), empty while both run.
   std::string dead();
+  // Deletes every flow of the datapath's cache (`ovs-appctl revalidator/purge`, which
+  // returns once they are gone), so that the next packets are translated by the
+  // OpenFlow tables as they are now. A flow-table change that ovs-ofctl has completed
+  // (its barrier answered) reaches the datapath's cached flows only when the
+  // revalidator threads next go over them: until then packets still follow the flows
+  // that were deleted (mobility.py's `del-flows`, then an echo reply sent the way its
+  // host was before it moved).
+  Status purge_datapath_flows() const;
 
  private:
   std::string dir_;

@@ -22,6 +22,7 @@
 
 #include "core/clock.h"
 #include "lab/host/run_state.h"
+#include "lab/host/signal_wait.h"
 
 namespace flowlab::lab {
 
@@ -127,6 +128,20 @@ bool sleep_unless_interrupted(double seconds) {
     (void)::poll(&p, 1, int(std::min<long long>(left, 1000)));
   }
   return !interrupted();
+}
+
+bool wait_readable_unless_interrupted(int fd, double seconds) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  for (auto now = std::chrono::steady_clock::now(); now < end && !interrupted();
+       now = std::chrono::steady_clock::now()) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - now).count() + 1;
+    pollfd p[2] = {{fd, POLLIN, 0}, {g_signal_pipe[0], POLLIN, 0}};
+    // Without the signal pipe, 20 ms polls notice the flag.
+    int n = ::poll(p, g_signal_pipe[0] < 0 ? 1 : 2,
+                   int(std::min<long long>(left, g_signal_pipe[0] < 0 ? 20 : 1000)));
+    if (n > 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))) return true;
+  }
+  return false;
 }
 
 std::string CommandResult::describe() const {

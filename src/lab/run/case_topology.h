@@ -15,6 +15,7 @@
 #include "lab/backend/backends.h"
 #include "lab/capture/pcap_capture.h"
 #include "lab/host/netns.h"
+#include "lab/host/ns_processes.h"
 #include "lab/host/run_state.h"
 #include "lab/net/shaped_link.h"
 #include "lab/net/vxlan.h"
@@ -153,6 +154,12 @@ struct CaseTopology {
     shaped.clear();
     controller_link.reset();
     clock.lap("switch_links", n);
+    // What was started in the hosts and is still running there (a `lab exec ... &`, a
+    // killed Mininet script's commands) would keep their namespaces alive.
+    std::vector<std::string> host_namespaces;
+    for (const auto& [host, ns] : host_ns) host_namespaces.push_back(ns);
+    if (size_t killed = kill_processes_in_namespaces(host_namespaces))
+      std::fprintf(stderr, "lab: [%s] ended %zu processes left in its hosts\n", case_name.c_str(), killed);
     n = namespaces.size();
     destroy_namespaces(namespaces);
     clock.lap("namespaces", n);

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <set>
+#include <string>
 
 #include "core/clock.h"
 #include "lab/host/process.h"
@@ -125,6 +127,16 @@ json switch_request(const json& req, CaseHandles& h) {
   return st.ok() ? ok_reply() : error_reply(st.error().message);
 }
 
+// Whether an ovs-ofctl command may change how the switch forwards (anything but the
+// commands that only read or watch).
+bool changes_tables(const std::string& verb) {
+  static const std::set<std::string> kReadOnly = {
+      "show",      "status",    "queue-stats",    "queue-get-config", "diff-flows",
+      "get-frags", "probe",     "ping",           "benchmark",        "monitor",
+      "snoop",     "ofp-parse", "ofp-parse-pcap", "compose-packet",   "parse-packet"};
+  return verb.rfind("dump-", 0) != 0 && !kReadOnly.count(verb);
+}
+
 json dpctl_request(const json& req, CaseHandles& h) {
   std::vector<std::string> args;
   if (const json& a = req.value("args", json::array()); a.is_array())
@@ -138,6 +150,7 @@ json dpctl_request(const json& req, CaseHandles& h) {
   if (!one.empty() && !h.switches.count(one))
     return error_reply(fmt::format("dpctl: no switch named {}", one));
   std::string out;
+  bool ovs_changed = false;
   for (const auto& [name, sw] : h.switches) {
     if (!one.empty() && name != one) continue;
     if (one.empty()) out += fmt::format("*** {} {}\n", name, std::string(72, '-'));
@@ -145,6 +158,15 @@ json dpctl_request(const json& req, CaseHandles& h) {
     out += r.out;
     if (!r.ok()) out += r.err.empty() ? r.describe() + "\n" : r.err;
     if (!out.empty() && out.back() != '\n') out += '\n';
+    SwitchKind k = sw->spec().kind;
+    ovs_changed |= (k == SwitchKind::kOvs || k == SwitchKind::kOvsTso) && changes_tables(args[0]);
+  }
+  // What the command changed holds when it returns, in Open vSwitch's datapath too
+  // (ovs_daemon.h): a script that deletes every flow and pings at once (mobility.py)
+  // is answered by the tables it left, not by the datapath's cache of the old ones.
+  if (ovs_changed && h.env.ovs) {
+    if (Status st = h.env.ovs->purge_datapath_flows(); !st.ok())
+      out += fmt::format("dpctl: the datapath's cached flows were not purged: {}\n", st.error().message);
   }
   return ok_reply(out);
 }

@@ -20,6 +20,7 @@
 #include "lab/format/json_access.h"
 #include "lab/host/process.h"
 #include "lab/host/run_state.h"
+#include "lab/host/signal_wait.h"
 #include "lab/run/case_capture.h"
 #include "lab/run/case_metrics.h"
 #include "lab/run/case_topology.h"
@@ -68,9 +69,25 @@ json nodes_record(const Scenario& sc, const CaseSpec& cs, const CaseHandles& h) 
   return t;
 }
 
-// The supervisor: build, tell the parent (one line on `fd`), hold until SIGTERM/SIGINT.
+// Holds the lab until SIGTERM/SIGINT, or until the owner (its pidfd, -1: none) exits.
+void hold_lab(int owner_fd) {
+  if (owner_fd < 0) {
+    while (sleep_unless_interrupted(3600)) {
+    }
+    return;
+  }
+  while (!interrupted()) {
+    if (wait_readable_unless_interrupted(owner_fd, 3600)) {
+      std::fprintf(stderr, "lab: its owner exited: taking the lab down\n");
+      return;
+    }
+  }
+}
+
+// The supervisor: build, tell the parent (one line on `fd`), hold until SIGTERM/SIGINT
+// or the owner's exit.
 int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, const CaptureOptions& capture,
-              bool metrics, const LabBuilderFactory& across, int fd) {
+              bool metrics, const LabBuilderFactory& across, int fd, pid_t owner, int owner_fd) {
   auto say = [&](const std::string& line) {
     if (fd < 0) return;
     std::string l = line + "\n";
@@ -124,6 +141,7 @@ int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, const C
     // The case's Open vSwitch (its database socket and ovs-ofctl's sockets): OVS_RUNDIR of
     // ovs-vsctl run against this lab.
     if (h.env.ovs && !h.env.ovs->dir().empty()) j["ovs_rundir"] = h.env.ovs->dir();
+    if (owner > 0) j["owner"] = owner;
     if (!prom.is_null()) j["prometheus"] = prom;
     // `flowlab lab cli` asks for link, switch and dpctl changes here (lab_control.h).
     auto control = ControlServer::listen(control_socket_path((*state)->id()));
@@ -132,8 +150,7 @@ int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, const C
     std::ofstream(path) << j.dump(2) << "\n";
     say("ok " + (*state)->id());
     if (control.ok()) (*control)->start(h);
-    while (sleep_unless_interrupted(3600)) {
-    }
+    hold_lab(owner_fd);
     if (control.ok()) control->reset();  // before the case's handles go
     fs::remove(path, ec);
   };
@@ -156,7 +173,7 @@ int supervise(const Scenario& sc, size_t ci, const std::string& out_opt, const C
 
 Result<int> lab_up(const std::string& label, const std::string& text, const std::string& only_case,
                    const std::string& out_dir, const CaptureOptions& capture, bool metrics,
-                   const LabBuilderFactory& across, std::string* lab_id) {
+                   const LabBuilderFactory& across, std::string* lab_id, pid_t owner) {
   FLOWLAB_ASSIGN_OR_RETURN(Scenario sc, text.empty() ? load_scenario(label) : parse_scenario(text, label));
   FLOWLAB_TRY(capture_selection(sc, capture.links, label));  // before anything exists
   if (capture.max_mb <= 0) return fail("--capture-max must be more than 0 MB");
@@ -169,20 +186,37 @@ Result<int> lab_up(const std::string& label, const std::string& text, const std:
     ci = size_t(it - sc.cases.begin());
   }
   if (geteuid() != 0) return fail("flowlab lab up needs root (network namespaces); try sudo");
+  // The owner's pidfd, opened here and inherited by the supervisor: it becomes
+  // readable when the owner exits, whoever reaps it (a pid could be reused).
+  int owner_fd = -1;
+  if (owner != 0) {
+    owner_fd = owner > 0 ? int(syscall(SYS_pidfd_open, owner, 0)) : -1;
+    if (owner_fd < 0 || process_start_time(owner) == 0) {
+      if (owner_fd >= 0) close(owner_fd);
+      return fail("--owner {}: no such process", owner);
+    }
+  }
   for (const auto& w : sc.warnings) std::fprintf(stderr, "%s\n", w.c_str());
   int p[2];
-  if (pipe2(p, O_CLOEXEC) != 0) return fail("pipe: {}", std::strerror(errno));
+  if (pipe2(p, O_CLOEXEC) != 0) {
+    if (owner_fd >= 0) close(owner_fd);
+    return fail("pipe: {}", std::strerror(errno));
+  }
   std::fflush(nullptr);
   pid_t pid = fork();
-  if (pid < 0) return fail("fork: {}", std::strerror(errno));
+  if (pid < 0) {
+    if (owner_fd >= 0) close(owner_fd);
+    return fail("fork: {}", std::strerror(errno));
+  }
   if (pid == 0) {
     close(p[0]);
     setsid();
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (devnull >= 0) dup2(devnull, 0);
-    std::exit(supervise(sc, ci, out_dir, capture, metrics, across, p[1]));
+    std::exit(supervise(sc, ci, out_dir, capture, metrics, across, p[1], owner, owner_fd));
   }
   close(p[1]);
+  if (owner_fd >= 0) close(owner_fd);
   std::fprintf(stderr, "lab: bringing up %s case %s ...\n", sc.name.c_str(), sc.cases[ci].name.c_str());
   std::string line;
   char buf[512];

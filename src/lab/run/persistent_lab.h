@@ -6,8 +6,8 @@
 //   flowlab lab down LAB             tears it down
 //   flowlab lab capture LAB LINK     a live pcap of one link on stdout (`| tshark -r -`)
 // `up` forks a supervisor (own session) that builds the case like `run` does and then
-// waits for SIGTERM; everything it creates is recorded in its run state, so `lab
-// clean --force` removes a lab whose supervisor died, and `down` is a SIGTERM to the
+// waits for SIGTERM (or, with `--owner PID`, for that process to exit); everything it creates is recorded in
+// its run state, so `lab clean --force` removes a lab whose supervisor died, and `down` is a SIGTERM to the
 // recorded supervisor (pid + start time, never a name). The record is
 // STATE/<id>/lab.json: {id, scenario, case, pid, start, out_dir, hosts: {h1: netns},
 // addresses: {h1: 10.0.0.1}, links: [{name, a, b, a_ns, a_if, b_ns, b_if}]}, and for
@@ -15,6 +15,8 @@
 // machines, placement: {node: machine}}, so `exec` reaches a host this machine cannot
 // enter through its machine's agent.
 #pragma once
+
+#include <sys/types.h>
 
 #include <cstdio>
 #include <functional>
@@ -51,9 +53,11 @@ using AcrossExec = std::function<Result<int>(const nlohmann::json&, const std::s
 // flowlab switches and controllers (its address in lab.json's "prometheus").
 // With `across`, the case is built by what it makes.
 // `lab_id`, when given, receives the id of the lab brought up.
+// With an `owner` (a pid), the lab goes down by itself when that process exits, on
+// any path (a Mininet script killed with SIGKILL): the supervisor holds a pidfd of it.
 Result<int> lab_up(const std::string& label, const std::string& text, const std::string& only_case,
                    const std::string& out_dir, const CaptureOptions& capture = {}, bool metrics = false,
-                   const LabBuilderFactory& across = {}, std::string* lab_id = nullptr);
+                   const LabBuilderFactory& across = {}, std::string* lab_id = nullptr, pid_t owner = 0);
 // Mininet's CLI rule: every argument after the command that is exactly a host's
 // name becomes that host's address ("ping h2" -> "ping 10.0.0.2"); cmd[0] stays.
 std::vector<std::string> with_host_addresses(const std::vector<std::string>& cmd,
