@@ -4,6 +4,7 @@
 #   sudo scripts/bench-mininet.sh [--flowlab BIN] [--topos "linear,10 linear,100 tree,2,32"]
 #                                 [--pingall-max HOSTS] [--mininet-timeout S] [--no-mininet]
 #                                 [--flowlab-switch-max SWITCHES] [--repeat N] [--scripts]
+#                                 [--switch-processes] [--no-linux-bridge]
 #   sudo scripts/bench-mininet.sh --examples "popen,simpleperf,..." [--repeat N] [--flowlab BIN]
 #
 # --examples times Mininet's own examples end to end as their tests drive them: each
@@ -43,8 +44,11 @@
 # --mininet-timeout seconds (default 300; the whole Mininet run, up + pingall + down)
 # is cut there: its nodes' shells are killed, what it left in the root namespace is
 # deleted, and the phase it was in reads "did not finish in S s". Rows with
-# flowlab switches are run up to --flowlab-switch-max switches (default 100): each
-# is a process (~150 MB for 10 with their controller).
+# flowlab switches are run up to --flowlab-switch-max switches (default 100). A lab's
+# flowlab switches all run in one `flowlab switch-host` process (as ovs-vswitchd hosts
+# every bridge); --switch-processes adds a row "flowlab procs" per topology with
+# FLOWLAB_SWITCH_HOST=0, a `flowlab switch` process per switch as before, to compare
+# in the same invocation. --no-linux-bridge skips flowlab's linux-bridge rows.
 #
 # Never runs `mn -c` (it kills other people's bridges and processes): if a Mininet
 # run dies, only the switch interfaces (sN, sN-ethM) that appeared in the root
@@ -61,6 +65,8 @@ FL_SWITCH_MAX=100
 REPEAT=1
 SCRIPTS=0
 EXAMPLES=""
+SWITCH_PROCS=0
+LINUX_BRIDGE=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --flowlab) FLOWLAB=$2; shift 2 ;;
@@ -72,6 +78,8 @@ while [ $# -gt 0 ]; do
     --repeat) REPEAT=$2; shift 2 ;;
     --scripts) SCRIPTS=1; shift ;;
     --examples) EXAMPLES=$2; shift 2 ;;
+    --switch-processes) SWITCH_PROCS=1; shift ;;
+    --no-linux-bridge) LINUX_BRIDGE=0; shift ;;
     *) echo "bench-mininet: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -319,15 +327,20 @@ for _run in $(seq "$REPEAT"); do
     [ -n "$(field failed "$o")" ] && up=${up:-"failed"}
     row "fl-api" "lxbr (Mininet script)" "$topo" "$h" "$s" "${up:--}" "${pa:--}" "${dn:--}" "${st:--}" "$(field mem "$o")" "$(field rss "$o")"
   fi
-  for sw in linux-bridge flowlab; do
+  kinds="flowlab"; [ "$LINUX_BRIDGE" = 1 ] && kinds="linux-bridge $kinds"
+  [ "$SWITCH_PROCS" = 1 ] && kinds="$kinds flowlab-procs"
+  for kind in $kinds; do
+    sw=${kind%-procs}
     ctl=none; [ $sw = flowlab ] && ctl=flowlab:learning-switch
     label="$sw"; [ $sw = flowlab ] && label="flowlab + learning"
+    [ $kind = flowlab-procs ] && label="procs + learning"
+    export FLOWLAB_SWITCH_HOST=1; [ $kind = flowlab-procs ] && export FLOWLAB_SWITCH_HOST=0
     if [ $sw = flowlab ] && [ "$s" -gt "$FL_SWITCH_MAX" ]; then
       row flowlab "$label" "$topo" "$h" "$s" "not run" - - - - -; continue
     fi
     m0=$(mem_avail_mb)
     t0=$EPOCHREALTIME
-    upout=$("$FLOWLAB" lab up --topo "$topo" --switch $sw --controller $ctl --out "$WORK/up-$sw-$topo" 2>"$WORK/up.err") || {
+    upout=$("$FLOWLAB" lab up --topo "$topo" --switch $sw --controller $ctl --out "$WORK/up-$kind-$topo" 2>"$WORK/up.err") || {
       row flowlab "$label" "$topo" "$h" "$s" failed - - - - -; cat "$WORK/up.err" >&2; continue; }
     t1=$EPOCHREALTIME
     mem=$(( m0 - $(mem_avail_mb) ))
@@ -341,10 +354,10 @@ for _run in $(seq "$REPEAT"); do
     st=$(settle_s)
     pa=-
     if [ $ping = 1 ]; then
-      "$FLOWLAB" lab run --topo "$topo" --switch $sw --controller $ctl --test pingall --out "$WORK/run-$sw-$topo" \
+      "$FLOWLAB" lab run --topo "$topo" --switch $sw --controller $ctl --test pingall --out "$WORK/run-$kind-$topo" \
         >/dev/null 2>&1 || true
       pa=$($PY -c 'import json,sys; r=[x for x in json.load(open(sys.argv[1]))["results"] if x["type"]=="pingall"][0];
-print("%.2f%s" % (r["elapsed_s"], "" if r["status"]=="ok" else " (" + r["status"] + ")"))' "$WORK/run-$sw-$topo/results.json" 2>/dev/null || echo failed)
+print("%.2f%s" % (r["elapsed_s"], "" if r["status"]=="ok" else " (" + r["status"] + ")"))' "$WORK/run-$kind-$topo/results.json" 2>/dev/null || echo failed)
     fi
     row flowlab "$label" "$topo" "$h" "$s" "$(secs "$t0" "$t1")" "$pa" "$(secs "$t2" "$t3")" "$st" "$mem" "$rss"
   done

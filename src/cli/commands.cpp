@@ -7,9 +7,9 @@ namespace flowlab::cli {
 
 std::span<const Command> commands() {
   static constexpr std::array kCommands = {
-      Command{"switch", run_switch},   Command{"controller", run_controller}, Command{"ofctl", run_ofctl},
-      Command{"lab", run_lab},         Command{"cbench", run_cbench},         Command{"pktgen", run_pktgen},
-      Command{"mininet", run_mininet},
+      Command{"switch", run_switch},   Command{"controller", run_controller},   Command{"ofctl", run_ofctl},
+      Command{"lab", run_lab},         Command{"cbench", run_cbench},           Command{"pktgen", run_pktgen},
+      Command{"mininet", run_mininet}, Command{"switch-host", run_switch_host},
   };
   return kCommands;
 }

@@ -19,6 +19,8 @@ std::span<const Command> commands();
 int error_exit(std::string_view command, const std::string& msg, int code = 1);
 
 int run_switch(int argc, char** argv);
+// `flowlab switch-host`: many switches in one process (src/cli/switch_host.cpp).
+int run_switch_host(int argc, char** argv);
 int run_controller(int argc, char** argv);
 // `flowlab controller cluster-status` (src/cli/cluster.cpp).
 int run_cluster_status(int argc, char** argv);

@@ -17,6 +17,7 @@ void usage() {
       "usage: flowlab COMMAND [ARGS]\n"
       "commands:\n"
       "  switch      userspace OpenFlow 1.3/1.0 switch\n"
+      "  switch-host many switches in one process (as ovs-vswitchd), added over a control socket\n"
       "  controller  OpenFlow controller with apps (hub, learning-switch, firewall)\n"
       "  ofctl       management client in ovs-ofctl style\n"
       "  lab         build topologies in namespaces, run traffic, report\n"

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -79,53 +80,160 @@ struct FastPath::Attachment {
   }
 };
 
+// One loaded program and its maps, shared by the datapaths that opened it.
+struct FastPathProgram {
+  fast_path_bpf* skel = nullptr;
+  int ncpus = 1;
+  uint32_t verified_insns = 0;
+  double load_ms = 0;
+  fl_count* counters = nullptr;  // fl_counters, mmap'd
+  size_t counters_bytes = 0;
+
+  std::mutex mu;  // what follows
+  uint64_t dps_used = 0;
+  size_t ports_used = 0;
+  std::vector<uint32_t> free_slots;
+
+  static_assert(FL_MAX_DPS <= 64, "dps_used is a 64-bit set");
+
+  FastPathProgram() = default;
+  FastPathProgram(const FastPathProgram&) = delete;
+  FastPathProgram& operator=(const FastPathProgram&) = delete;
+  ~FastPathProgram() {
+    if (counters) ::munmap(counters, counters_bytes);
+    if (skel) fast_path_bpf__destroy(skel);
+  }
+
+  static Result<std::shared_ptr<FastPathProgram>> load() {
+    libbpf_set_print(libbpf_to_log);
+    auto p = std::make_shared<FastPathProgram>();
+    const auto t0 = std::chrono::steady_clock::now();
+    int n = libbpf_num_possible_cpus();
+    p->ncpus = n > 0 ? n : 1;
+    p->skel = fast_path_bpf__open();
+    if (!p->skel) return fail("cannot open the BPF object: {}", std::strerror(errno));
+    // fl_counters holds every possible CPU's counters, CPU-major (fast_path_abi.h).
+    const size_t n_counters = size_t(FL_MAX_ENTRIES) * size_t(p->ncpus);
+    if (int err = bpf_map__set_max_entries(p->skel->maps.fl_counters, uint32_t(n_counters)); err != 0)
+      return fail("cannot size the fast path counters: {}", std::strerror(-err));
+    if (int err = fast_path_bpf__load(p->skel); err != 0) return fail("{}", refusal(-err));
+    const size_t bytes = n_counters * sizeof(fl_count);
+    void* mem =
+        ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(p->skel->maps.fl_counters), 0);
+    if (mem == MAP_FAILED) return fail("cannot map the fast path counters: {}", std::strerror(errno));
+    p->counters = static_cast<fl_count*>(mem);
+    p->counters_bytes = bytes;
+    p->load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    bpf_prog_info info{};
+    uint32_t info_len = sizeof info;
+    if (bpf_obj_get_info_by_fd(bpf_program__fd(p->skel->progs.fl_ingress), &info, &info_len) == 0)
+      p->verified_insns = info.verified_insns;
+    p->free_slots.reserve(FL_MAX_ENTRIES);
+    for (uint32_t s = FL_MAX_ENTRIES; s-- > 0;) p->free_slots.push_back(s);
+    log::debug("kernel", "fast path loaded in {:.1f} ms ({} instructions verified, {} possible CPUs)",
+               p->load_ms, p->verified_insns, p->ncpus);
+    return p;
+  }
+
+  // A free datapath index with room for `ports` more ports, its epoch and masks cleared.
+  std::optional<uint32_t> take_dp(size_t ports) {
+    std::lock_guard lock(mu);
+    if (ports_used + ports > FL_MAX_PORTS) return std::nullopt;
+    for (uint32_t d = 0; d < FL_MAX_DPS; ++d) {
+      if (dps_used & (uint64_t(1) << d)) continue;
+      dps_used |= uint64_t(1) << d;
+      ports_used += ports;
+      skel->bss->fl_n_masks[d] = 0;
+      skel->bss->fl_epoch[d] = 0;
+      return d;
+    }
+    return std::nullopt;
+  }
+  void give_dp(uint32_t d, size_t ports) {
+    std::lock_guard lock(mu);
+    dps_used &= ~(uint64_t(1) << d);
+    ports_used -= std::min(ports_used, ports);
+  }
+};
+
 Result<std::unique_ptr<FastPath>> FastPath::load() {
-  libbpf_set_print(libbpf_to_log);
+  FLOWLAB_TRY(attach_mode_from_env());
+  FLOWLAB_ASSIGN_OR_RETURN(auto prog, FastPathProgram::load());
+  FLOWLAB_ASSIGN_OR_RETURN(auto fp, open(prog, 0));
+  if (!fp) return fail("internal: a new fast path program has no free datapath");
+  fp->load_ms_ = prog->load_ms;
+  return fp;
+}
+
+Result<std::unique_ptr<FastPath>> FastPath::open(const std::shared_ptr<FastPathProgram>& program,
+                                                 size_t ports) {
   std::unique_ptr<FastPath> fp(new FastPath());
   FLOWLAB_ASSIGN_OR_RETURN(fp->forced_, attach_mode_from_env());
-  const auto t0 = std::chrono::steady_clock::now();
-  int n = libbpf_num_possible_cpus();
-  fp->ncpus_ = n > 0 ? n : 1;
-  fp->skel_ = fast_path_bpf__open();
-  if (!fp->skel_) return fail("cannot open the BPF object: {}", std::strerror(errno));
-  // fl_counters holds every possible CPU's counters, CPU-major (fast_path_abi.h).
-  const size_t n_counters = size_t(FL_MAX_ENTRIES) * size_t(fp->ncpus_);
-  if (int err = bpf_map__set_max_entries(fp->skel_->maps.fl_counters, uint32_t(n_counters)); err != 0)
-    return fail("cannot size the fast path counters: {}", std::strerror(-err));
-  if (int err = fast_path_bpf__load(fp->skel_); err != 0) return fail("{}", refusal(-err));
-  const size_t bytes = n_counters * sizeof(fl_count);
-  void* mem =
-      ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(fp->skel_->maps.fl_counters), 0);
-  if (mem == MAP_FAILED) return fail("cannot map the fast path counters: {}", std::strerror(errno));
-  fp->counters_ = static_cast<fl_count*>(mem);
-  fp->counters_bytes_ = bytes;
-  fp->load_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  bpf_prog_info info{};
-  uint32_t info_len = sizeof info;
-  if (bpf_obj_get_info_by_fd(bpf_program__fd(fp->skel_->progs.fl_ingress), &info, &info_len) == 0)
-    fp->verified_insns_ = info.verified_insns;
-  log::debug("kernel", "fast path loaded in {:.1f} ms ({} instructions verified, {} possible CPUs)",
-             fp->load_ms_, fp->verified_insns_, fp->ncpus_);
+  auto dp = program->take_dp(ports);
+  if (!dp) return std::unique_ptr<FastPath>();
+  fp->prog_ = program;
+  fp->dp_ = *dp;
+  fp->ports_reserved_ = ports;
+  fp->verified_insns_ = program->verified_insns;
+  return fp;
+}
+
+Result<std::unique_ptr<FastPath>> FastPathPool::open(size_t ports) {
+  std::lock_guard lock(mu_);
+  for (auto& w : programs_) {
+    auto prog = w.lock();
+    if (!prog) continue;
+    FLOWLAB_ASSIGN_OR_RETURN(auto fp, FastPath::open(prog, ports));
+    if (fp) return fp;
+  }
+  std::erase_if(programs_, [](const auto& w) { return w.expired(); });
+  FLOWLAB_ASSIGN_OR_RETURN(auto prog, FastPathProgram::load());
+  programs_.push_back(prog);
+  FLOWLAB_ASSIGN_OR_RETURN(auto fp, FastPath::open(prog, ports));
+  if (!fp)
+    return fail("a switch of {} ports is more than one fast path program serves ({})", ports, FL_MAX_PORTS);
+  fp->load_ms_ = prog->load_ms;
   return fp;
 }
 
 FastPath::~FastPath() {
-  attachments_.clear();  // detach before the program goes
-  if (counters_) ::munmap(counters_, counters_bytes_);
-  if (skel_) fast_path_bpf__destroy(skel_);
+  attachments_.clear();  // detach before the ports go from the map
+  if (!prog_) return;
+  for (int ifx : registered_) {
+    uint32_t key = uint32_t(ifx);
+    (void)bpf_map_delete_elem(bpf_map__fd(prog_->skel->maps.fl_ports), &key);
+  }
+  prog_->give_dp(dp_, ports_reserved_);
+}
+
+std::optional<uint32_t> FastPath::take_slot() {
+  std::lock_guard lock(prog_->mu);
+  if (prog_->free_slots.empty()) return std::nullopt;
+  uint32_t s = prog_->free_slots.back();
+  prog_->free_slots.pop_back();
+  return s;
+}
+
+void FastPath::give_slot(uint32_t slot) {
+  if (slot >= FL_MAX_ENTRIES) return;
+  reset_counter(slot);
+  std::lock_guard lock(prog_->mu);
+  prog_->free_slots.push_back(slot);
 }
 
 Status FastPath::set_port_active(int ifindex, int upcall_ifindex, bool active) {
   uint32_t key = uint32_t(ifindex);
-  fl_port v{uint32_t(upcall_ifindex), active ? FL_PORT_ACTIVE : 0u};
-  if (bpf_map_update_elem(bpf_map__fd(skel_->maps.fl_ports), &key, &v, BPF_ANY) != 0)
+  fl_port v{uint32_t(upcall_ifindex), active ? FL_PORT_ACTIVE : 0u, dp_, 0};
+  if (bpf_map_update_elem(bpf_map__fd(prog_->skel->maps.fl_ports), &key, &v, BPF_ANY) != 0)
     return fail("cannot register port ifindex {} in the fast path: {}", ifindex, std::strerror(errno));
+  if (std::find(registered_.begin(), registered_.end(), ifindex) == registered_.end())
+    registered_.push_back(ifindex);
   return ok_status();
 }
 
 Status FastPath::attach(int ifindex, std::string_view name, int upcall_ifindex) {
   FLOWLAB_TRY(set_port_active(ifindex, upcall_ifindex, true));
-  int prog = bpf_program__fd(skel_->progs.fl_ingress);
+  int prog = bpf_program__fd(prog_->skel->progs.fl_ingress);
   auto a = std::make_unique<Attachment>();
   a->ifindex = ifindex;
   int tcx_err = EOPNOTSUPP;
@@ -165,37 +273,39 @@ Status FastPath::attach(int ifindex, std::string_view name, int upcall_ifindex) 
   return ok_status();
 }
 
-void FastPath::set_epoch(uint64_t e) { skel_->bss->fl_epoch = e; }
-uint64_t FastPath::epoch() const { return skel_->bss->fl_epoch; }
+void FastPath::set_epoch(uint64_t e) { prog_->skel->bss->fl_epoch[dp_] = e; }
+uint64_t FastPath::epoch() const { return prog_->skel->bss->fl_epoch[dp_]; }
 
-size_t FastPath::mask_count() const { return skel_->bss->fl_n_masks; }
+size_t FastPath::mask_count() const { return prog_->skel->bss->fl_n_masks[dp_]; }
 
 Status FastPath::add_mask(const fl_key& mask) {
-  uint32_t n = skel_->bss->fl_n_masks;
+  uint32_t n = prog_->skel->bss->fl_n_masks[dp_];
   if (n >= FL_MAX_MASKS) return fail("fast path: all {} megaflow masks in use", FL_MAX_MASKS);
-  std::memcpy(&skel_->bss->fl_masks[n], &mask, sizeof mask);
+  std::memcpy(&prog_->skel->bss->fl_masks[dp_][n], &mask, sizeof mask);
   // The program reads the count, then the masks below it: the mask must be
   // whole in memory before the count that publishes it.
   std::atomic_thread_fence(std::memory_order_release);
-  skel_->bss->fl_n_masks = n + 1;
+  prog_->skel->bss->fl_n_masks[dp_] = n + 1;
   return ok_status();
 }
 
 Status FastPath::install(const fl_key& k, const fl_value& v) {
-  if (bpf_map_update_elem(bpf_map__fd(skel_->maps.fl_cache), &k, &v, BPF_ANY) != 0)
+  if (bpf_map_update_elem(bpf_map__fd(prog_->skel->maps.fl_cache), &k, &v, BPF_ANY) != 0)
     return fail("fast path cache update: {}", std::strerror(errno));
   return ok_status();
 }
 
-void FastPath::remove(const fl_key& k) { (void)bpf_map_delete_elem(bpf_map__fd(skel_->maps.fl_cache), &k); }
+void FastPath::remove(const fl_key& k) {
+  (void)bpf_map_delete_elem(bpf_map__fd(prog_->skel->maps.fl_cache), &k);
+}
 
 // The program adds to its CPU's copy without atomics (one writer per copy);
 // a read may miss a packet being counted at that instant, as a PERCPU map's.
 fl_count FastPath::read_counter(uint32_t slot) const {
   fl_count sum{};
   if (slot >= FL_MAX_ENTRIES) return sum;
-  for (int cpu = 0; cpu < ncpus_; ++cpu) {
-    const volatile fl_count& c = counters_[size_t(cpu) * FL_MAX_ENTRIES + slot];
+  for (int cpu = 0; cpu < prog_->ncpus; ++cpu) {
+    const volatile fl_count& c = prog_->counters[size_t(cpu) * FL_MAX_ENTRIES + slot];
     sum.packets += c.packets;
     sum.bytes += c.bytes;
   }
@@ -204,8 +314,8 @@ fl_count FastPath::read_counter(uint32_t slot) const {
 
 void FastPath::reset_counter(uint32_t slot) {
   if (slot >= FL_MAX_ENTRIES) return;
-  for (int cpu = 0; cpu < ncpus_; ++cpu) {
-    volatile fl_count& c = counters_[size_t(cpu) * FL_MAX_ENTRIES + slot];
+  for (int cpu = 0; cpu < prog_->ncpus; ++cpu) {
+    volatile fl_count& c = prog_->counters[size_t(cpu) * FL_MAX_ENTRIES + slot];
     c.packets = 0;
     c.bytes = 0;
   }
@@ -213,16 +323,17 @@ void FastPath::reset_counter(uint32_t slot) {
 
 FastPathStats FastPath::stats() const {
   FastPathStats s;
-  std::vector<uint64_t> per_cpu(static_cast<size_t>(ncpus_));
+  std::vector<uint64_t> per_cpu(static_cast<size_t>(prog_->ncpus));
   uint64_t* out[FL_STAT_COUNT] = {&s.hits,     &s.upcalls,      &s.drops,     &s.errors,
                                   &s.out_peer, &s.out_redirect, &s.out_clone, &s.gso};
   for (uint32_t i = 0; i < FL_STAT_COUNT; ++i) {
-    if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.fl_stats), &i, per_cpu.data()) != 0) continue;
+    uint32_t key = dp_ * FL_STAT_COUNT + i;
+    if (bpf_map_lookup_elem(bpf_map__fd(prog_->skel->maps.fl_stats), &key, per_cpu.data()) != 0) continue;
     for (uint64_t v : per_cpu) *out[i] += v;
   }
   bpf_prog_info info{};
   uint32_t info_len = sizeof info;
-  if (bpf_obj_get_info_by_fd(bpf_program__fd(skel_->progs.fl_ingress), &info, &info_len) == 0) {
+  if (bpf_obj_get_info_by_fd(bpf_program__fd(prog_->skel->progs.fl_ingress), &info, &info_len) == 0) {
     s.prog_runs = info.run_cnt;
     s.prog_ns = info.run_time_ns;
   }

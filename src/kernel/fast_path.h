@@ -26,10 +26,17 @@
 //    redirects to (the port itself is opened transmit-only: an ETH_P_ALL
 //    packet socket on it would see every packet before TC ingress, a second
 //    copy of each hit). See kernel_port.h.
-//  * Invalidation: one global epoch (mmap'd .bss, no system call). Every
-//    datapath publish, port-mod and port status change bumps it before the
-//    barrier reply; an entry of another epoch is a miss. Stale entries are
-//    pruned later by the switch.
+//  * Invalidation: one epoch per datapath (mmap'd .bss, no system call).
+//    Every datapath publish, port-mod and port status change bumps it before
+//    the barrier reply; an entry of another epoch is a miss. Stale entries
+//    are pruned later by the switch.
+//  * Sharing: one loaded program (FastPathProgram) serves up to FL_MAX_DPS
+//    datapaths — the switches of one `flowlab switch-host`, which open theirs
+//    from a FastPathPool — each with its own index: its ports' fl_port names
+//    it, and the program takes that datapath's epoch, masks and statistics.
+//    Cache keys start with the ingress ifindex, unique in the namespace, so
+//    datapaths never see each other's entries; counter slots come from the
+//    program's one pool. `flowlab switch` loads a program of its own (load()).
 //  * Counters: per-CPU per-entry packets/bytes (fl_counters, one mmap'd
 //    array, CPU-major), folded into flow, table and port counters on read
 //    (and before idle expiry).
@@ -43,6 +50,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,12 +78,21 @@ struct FastPathStats {
 enum class AttachMode { kAuto, kTcx, kClsact };
 Result<AttachMode> attach_mode_from_env();
 
+struct FastPathProgram;
+
 class FastPath {
  public:
-  // Opens, verifies and loads the program and its maps. The error says why the
-  // kernel refused (no CAP_BPF / CAP_SYS_ADMIN, verifier, missing BTF ...), or
-  // that FLOWLAB_TC_ATTACH has a value other than tcx / clsact.
+  // Opens, verifies and loads a program and its maps of its own; this is its
+  // datapath 0. The error says why the kernel refused (no CAP_BPF /
+  // CAP_SYS_ADMIN, verifier, missing BTF ...), or that FLOWLAB_TC_ATTACH has
+  // a value other than tcx / clsact.
   static Result<std::unique_ptr<FastPath>> load();
+  // A datapath of `program` for up to `ports` ports; nullptr when the program
+  // serves FL_MAX_DPS datapaths or FL_MAX_PORTS ports already.
+  static Result<std::unique_ptr<FastPath>> open(const std::shared_ptr<FastPathProgram>& program,
+                                                size_t ports);
+  // Detaches its ports, removes them from fl_ports and gives its datapath
+  // index back (the program goes with its last datapath).
   ~FastPath();
   FastPath(const FastPath&) = delete;
   FastPath& operator=(const FastPath&) = delete;
@@ -84,6 +102,7 @@ class FastPath {
   // Inactive ports send every packet up (port config the kernel does not model).
   Status set_port_active(int ifindex, int upcall_ifindex, bool active);
   std::string_view attach_mode() const { return attach_mode_; }  // "tcx", "clsact" or ""
+  uint32_t datapath_index() const { return dp_; }
   // What the load cost: instructions the verifier processed (the kernel's
   // bpf_prog_info.verified_insns) and the wall time of open + load.
   uint32_t verified_insns() const { return verified_insns_; }
@@ -97,22 +116,41 @@ class FastPath {
 
   Status install(const fl_key& k, const fl_value& v);
   void remove(const fl_key& k);
+  // Counter slots, from the program's pool (shared by its datapaths): a taken
+  // slot's counters are zero; nullopt when all FL_MAX_ENTRIES are taken.
+  std::optional<uint32_t> take_slot();
+  void give_slot(uint32_t slot);               // resets its counters first
   fl_count read_counter(uint32_t slot) const;  // summed over CPUs
   void reset_counter(uint32_t slot);
+  // This datapath's statistics; prog_runs / prog_ns are the program's, all
+  // datapaths together.
   FastPathStats stats() const;
 
  private:
+  friend class FastPathPool;
   FastPath() = default;
   struct Attachment;
-  fast_path_bpf* skel_ = nullptr;
+  std::shared_ptr<FastPathProgram> prog_;
+  uint32_t dp_ = 0;
+  size_t ports_reserved_ = 0;
   std::vector<std::unique_ptr<Attachment>> attachments_;
+  std::vector<int> registered_;  // ifindexes this datapath put in fl_ports
   std::string attach_mode_;
   AttachMode forced_ = AttachMode::kAuto;
-  int ncpus_ = 1;
   uint32_t verified_insns_ = 0;
   double load_ms_ = 0;
-  fl_count* counters_ = nullptr;  // fl_counters, mmap'd
-  size_t counters_bytes_ = 0;
+};
+
+// The programs of one process's datapaths (a switch host): open() gives a new
+// datapath an index on a loaded program with room, loading another program
+// when every one is full. Any thread.
+class FastPathPool {
+ public:
+  Result<std::unique_ptr<FastPath>> open(size_t ports);
+
+ private:
+  std::mutex mu_;
+  std::vector<std::weak_ptr<FastPathProgram>> programs_;
 };
 
 }  // namespace flowlab::kernel

@@ -5,11 +5,19 @@
  * fl_cache    hash   fl_key -> fl_value      what the slow path decided for one microflow
  * fl_counters array[cpu * FL_MAX_ENTRIES + slot] -> fl_count  packets/bytes hit in the kernel
  *                                             per entry and CPU (mmap'd by user space)
- * fl_ports    hash   ingress ifindex -> fl_port  the switch's ports and their upcall devices
- * fl_stats    percpu array[FL_STAT_*] -> u64   hits, upcalls, drops of the program itself
- * fl_epoch    global (.bss)                   entries with another epoch are stale (= miss)
- * fl_masks    global (.bss) [fl_n_masks]      megaflow masks, append-only: the program looks
+ * fl_ports    hash   ingress ifindex -> fl_port  the switches' ports, their upcall devices and
+ *                                             datapaths
+ * fl_stats    percpu array[dp * FL_STAT_COUNT + FL_STAT_*] -> u64  hits, upcalls, drops per datapath
+ * fl_epoch    global (.bss) [dp]              entries with another epoch are stale (= miss)
+ * fl_masks    global (.bss) [dp][fl_n_masks[dp]]  megaflow masks, append-only: the program looks
  *                                             the key up under each (key & mask, mask_id = i)
+ *
+ * One loaded program serves up to FL_MAX_DPS datapaths (the switches of one
+ * switch host; `flowlab switch` alone is datapath 0 of its own program): a
+ * port's fl_port names its datapath, whose epoch, masks and statistics the
+ * program uses. Cache keys start with the ingress ifindex, so the datapaths'
+ * entries never meet in fl_cache; counter slots are handed out by the loader
+ * from one pool.
  */
 #ifndef FLOWLAB_KERNEL_FAST_PATH_ABI_H
 #define FLOWLAB_KERNEL_FAST_PATH_ABI_H
@@ -28,7 +36,8 @@
 #endif
 
 #define FL_MAX_ENTRIES 65536
-#define FL_MAX_PORTS 1024
+#define FL_MAX_PORTS 4096 /* of all datapaths of one program */
+#define FL_MAX_DPS 64     /* datapaths of one program (a power of two) */
 #define FL_MAX_OPS 16       /* = dp::FastPathDecision::kMaxOps */
 #define FL_NO_OUTPUT 0xff   /* fl_value.last_out of a drop decision */
 #define FL_MAX_MASKS 8      /* few masks: a miss costs one lookup per mask */
@@ -91,6 +100,8 @@ struct fl_count {
 struct fl_port {
   FL_U32 upcall_ifindex; /* misses are redirected to this device (its reader is the switch) */
   FL_U32 flags;          /* FL_PORT_* */
+  FL_U32 dp;             /* the port's datapath (< FL_MAX_DPS) */
+  FL_U32 pad;
 };
 
 #define FL_PORT_ACTIVE 1u /* 0: every packet is a miss (port config, not yet known) */

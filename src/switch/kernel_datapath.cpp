@@ -41,7 +41,6 @@ Result<std::unique_ptr<KernelDatapath>> KernelDatapath::create(std::unique_ptr<k
                                                                dp::Datapath& dp, SwitchPorts& ports) {
   std::unique_ptr<KernelDatapath> kd(new KernelDatapath(std::move(fp), dp, ports));
   kd->fp_->set_epoch(kd->epoch());
-  for (uint32_t s = FL_MAX_ENTRIES; s-- > 0;) kd->free_slots_.push_back(s);
   for (size_t i = 0; i < ports.size(); ++i) {
     SwitchPort& sp = ports.at(i);
     kernel::KernelPort* kp = kport(sp);
@@ -60,6 +59,14 @@ Result<std::unique_ptr<KernelDatapath>> KernelDatapath::create(std::unique_ptr<k
 KernelDatapath::~KernelDatapath() {
   dp_.set_publish_hook(nullptr);
   dp_.set_stats_sync_hook(nullptr);
+  // The program may serve other datapaths (a switch host): this one's entries
+  // and counter slots go back.
+  std::lock_guard lk(mu_);
+  for (auto& [key, e] : entries_) {
+    fp_->remove(key);
+    fp_->give_slot(e.slot);
+  }
+  for (Entry& e : retired_) fp_->give_slot(e.slot);
 }
 
 bool KernelDatapath::port_usable(uint32_t port_no) const {
@@ -96,10 +103,6 @@ void KernelDatapath::learn(dp::ForwardingContext& ctx, const std::vector<Pending
     // a decision that read it stays in the slow path.
     if (!d || d->read_mask.tcp_flags != 0) {
       counters_.uncacheable.fetch_add(1, std::memory_order_relaxed);
-      continue;
-    }
-    if (free_slots_.empty()) {
-      counters_.install_skipped.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
     int mask_id = mask_for(kernel::cache_mask_of(d->read_mask));
@@ -164,13 +167,18 @@ void KernelDatapath::learn(dp::ForwardingContext& ctx, const std::vector<Pending
       counters_.uncacheable.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
-    e.slot = free_slots_.back();
-    v.slot = e.slot;
-    if (!fp_->install(key, v).ok()) {
+    auto slot = fp_->take_slot();
+    if (!slot) {
       counters_.install_skipped.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
-    free_slots_.pop_back();
+    e.slot = *slot;
+    v.slot = e.slot;
+    if (!fp_->install(key, v).ok()) {
+      fp_->give_slot(e.slot);
+      counters_.install_skipped.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
     counters_.installs.fetch_add(1, std::memory_order_relaxed);
     if (it != entries_.end()) {
       retired_.push_back(std::move(it->second));
@@ -229,8 +237,7 @@ void KernelDatapath::fold_entry(Entry& e, uint64_t now_ns) {
 
 void KernelDatapath::retire(Entry& e, uint64_t now_ns) {
   fold_entry(e, now_ns);
-  fp_->reset_counter(e.slot);
-  free_slots_.push_back(e.slot);
+  fp_->give_slot(e.slot);  // its counters reset
 }
 
 void KernelDatapath::fold(uint64_t now_ns) {

@@ -102,11 +102,10 @@ class KernelDatapath {
   std::atomic<uint64_t> epoch_{1};
   KernelDatapathCounters counters_;
 
-  mutable std::mutex mu_;  // entries_, retired_, free_slots_, masks_
+  mutable std::mutex mu_;  // entries_, retired_, masks_ (counter slots: the program's pool)
   std::unordered_map<fl_key, Entry, KeyHash, KeyEq> entries_;
   std::vector<Entry> retired_;  // replaced by the forwarding thread; folded and freed by the agent
-  std::vector<uint32_t> free_slots_;
-  std::vector<fl_key> masks_;  // as in the program's fl_masks (only learn() appends)
+  std::vector<fl_key> masks_;   // as in the program's fl_masks (only learn() appends)
 };
 
 }  // namespace flowlab::sw

@@ -299,15 +299,21 @@ Switch::Switch(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) { impl_->own
 
 Switch::~Switch() { stop(); }
 
-Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts) {
+Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts) { return create(opts, nullptr); }
+
+Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts, kernel::FastPathPool* pool) {
   std::unique_ptr<kernel::FastPath> fp;
   if (opts.datapath != DatapathKind::kAfPacket) {
     uint64_t t0 = monotonic_ns();
-    auto loaded = kernel::FastPath::load();
+    auto loaded = pool ? pool->open(opts.ports.size() + (opts.local_port ? 1 : 0)) : kernel::FastPath::load();
     if (loaded.ok()) {
       fp = std::move(*loaded);
-      log::info("switch", "{}: fast path loaded in {} ms (BPF maps and program)", opts.name,
-                (monotonic_ns() - t0) / 1000000);
+      if (fp->load_ms() > 0)
+        log::info("switch", "{}: fast path loaded in {} ms (BPF maps and program)", opts.name,
+                  (monotonic_ns() - t0) / 1000000);
+      else
+        log::info("switch", "{}: fast path: datapath {} of the process's BPF program", opts.name,
+                  fp->datapath_index());
     } else {
       if (opts.datapath == DatapathKind::kTc) return fail("--datapath tc: {}", loaded.error().message);
       log::info("switch", "{}: datapath tc unavailable ({}); using af-packet", opts.name,

@@ -26,6 +26,10 @@
 #include "port/port.h"
 #include "switch/options.h"
 
+namespace flowlab::kernel {
+class FastPathPool;
+}
+
 namespace flowlab::sw {
 
 class Agent;
@@ -39,6 +43,9 @@ class Switch {
   // Opens the ports of opts.ports (numbers assigned, see validate_options) and
   // binds the listeners. Errors name the option at fault.
   static Result<std::unique_ptr<Switch>> create(const SwitchOptions& opts);
+  // Same, its eBPF fast path a datapath of a program from `pool`, shared with
+  // the other switches of the process (a switch host), not a program of its own.
+  static Result<std::unique_ptr<Switch>> create(const SwitchOptions& opts, kernel::FastPathPool* pool);
   // Same with ports opened by the caller (tests: in-memory ports); each port's
   // OpenFlow number must already be set (Port::set_port_no).
   static Result<std::unique_ptr<Switch>> create(const SwitchOptions& opts,

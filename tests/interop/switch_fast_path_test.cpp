@@ -7,6 +7,7 @@
 // Needs root (namespaces, BPF).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "kernel/fast_path.h"
@@ -265,6 +266,60 @@ TEST(SwitchFastPath, TheProgramIsCheapToVerify) {
   EXPECT_LT((*fp)->verified_insns(), 20000u) << "a change made the verifier walk state-splitting paths";
   std::cout << "[ verifier ] " << (*fp)->verified_insns() << " instructions, load " << (*fp)->load_ms()
             << " ms\n";
+}
+
+// A switch host's switches share one loaded program (FastPathPool): each
+// datapath its own index, epoch, masks and statistics, counter slots from the
+// program's one pool; past FL_MAX_DPS datapaths the pool loads another program.
+TEST(SwitchFastPath, DatapathsOfOnePoolShareOneProgram) {
+  NEED_ROOT();
+  kernel::FastPathPool pool;
+  auto a = pool.open(2);
+  if (!a) GTEST_SKIP() << "the kernel refused BPF here: " << a.error().message;
+  auto b = pool.open(3);
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  EXPECT_GT((*a)->load_ms(), 0);  // loaded the program
+  EXPECT_EQ((*b)->load_ms(), 0);  // joined it
+  EXPECT_NE((*a)->datapath_index(), (*b)->datapath_index());
+  (*a)->set_epoch(5);
+  (*b)->set_epoch(9);
+  EXPECT_EQ((*a)->epoch(), 5u);
+  EXPECT_EQ((*b)->epoch(), 9u);
+  fl_key m{};
+  std::memset(&m, 0xff, sizeof m);
+  m.mask_id = 0;
+  ASSERT_TRUE((*a)->add_mask(m).ok());
+  EXPECT_EQ((*a)->mask_count(), 1u);
+  EXPECT_EQ((*b)->mask_count(), 0u);
+  auto sa = (*a)->take_slot(), sb = (*b)->take_slot();
+  ASSERT_TRUE(sa && sb);
+  EXPECT_NE(*sa, *sb);
+  (*b)->give_slot(*sb);
+  EXPECT_EQ((*a)->take_slot(), sb);  // the pool is the program's
+  EXPECT_EQ((*a)->stats().hits, 0u);
+  // A datapath index given back is handed out again with its epoch and masks cleared.
+  uint32_t a_index = (*a)->datapath_index();
+  a->reset();
+  auto c = pool.open(1);
+  ASSERT_TRUE(c.ok() && *c);
+  EXPECT_EQ((*c)->datapath_index(), a_index);
+  EXPECT_EQ((*c)->epoch(), 0u);
+  EXPECT_EQ((*c)->mask_count(), 0u);
+  // FL_MAX_DPS datapaths on one program, then a second program.
+  std::vector<std::unique_ptr<kernel::FastPath>> more;
+  for (int i = 0; i < FL_MAX_DPS - 2; ++i) {
+    auto d = pool.open(0);
+    ASSERT_TRUE(d.ok() && *d);
+    EXPECT_EQ((*d)->load_ms(), 0) << i;
+    more.push_back(std::move(*d));
+  }
+  auto next = pool.open(0);
+  ASSERT_TRUE(next.ok() && *next);
+  EXPECT_GT((*next)->load_ms(), 0);  // a program of its own
+  EXPECT_EQ((*next)->datapath_index(), 0u);
+  // More ports than one program holds is an error, not a crash.
+  auto huge = pool.open(FL_MAX_PORTS + 1);
+  EXPECT_FALSE(huge.ok());
 }
 
 // Kernels without tcx attach through a clsact qdisc: FLOWLAB_TC_ATTACH=clsact

@@ -8,7 +8,9 @@
  * redirect_peer for the last), or a drop. Anything else is a miss: the packet
  * is redirected, unchanged, to the port's upcall device, which only the
  * switch's slow path reads. Packets of interfaces that are not in fl_ports
- * pass untouched.
+ * pass untouched. One program serves several datapaths (a switch host's
+ * switches): the port's entry in fl_ports names the datapath whose epoch,
+ * masks and statistics apply.
  *
  * Compiled with clang -target bpf -O2 -g at build time and embedded in the
  * flowlab binary through a bpftool skeleton (src/kernel/fast_path.cpp).
@@ -60,14 +62,14 @@ struct {
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, FL_STAT_COUNT);
+  __uint(max_entries, FL_MAX_DPS * FL_STAT_COUNT);
   __type(key, __u32);
   __type(value, __u64);
 } fl_stats SEC(".maps");
 
-volatile __u64 fl_epoch = 0;
-volatile __u32 fl_n_masks = 0;
-struct fl_key fl_masks[FL_MAX_MASKS];
+volatile __u64 fl_epoch[FL_MAX_DPS];
+volatile __u32 fl_n_masks[FL_MAX_DPS];
+struct fl_key fl_masks[FL_MAX_DPS][FL_MAX_MASKS];
 
 #define ETH_LEN 14
 #define IP_CSUM_OFF (ETH_LEN + 10)
@@ -82,10 +84,12 @@ struct fl_meta {
   __u32 l4;   /* offset of the L4 header */
   __u8 ttl;   /* IPv4 TTL */
   __u8 pad[3];
+  __u32 dp; /* the ingress port's datapath */
 };
 
-static __always_inline void count_stat(__u32 i) {
-  __u64 *c = bpf_map_lookup_elem(&fl_stats, &i);
+static __always_inline void count_stat(__u32 dp, __u32 i) {
+  __u32 k = (dp & (FL_MAX_DPS - 1)) * FL_STAT_COUNT + i;
+  __u64 *c = bpf_map_lookup_elem(&fl_stats, &k);
   if (c) *c += 1;
 }
 
@@ -173,6 +177,7 @@ struct fl_search {
   struct fl_key k;  /* the packet's key */
   struct fl_key mk; /* k under the mask being tried */
   __u64 epoch;
+  __u32 dp;
   struct fl_value *v; /* the entry found, or 0 */
 };
 
@@ -181,7 +186,7 @@ static long search_mask(__u64 i, void *arg) {
   struct fl_search *s = arg;
   if (i >= FL_MAX_MASKS) return 1;
   const __u64 *kw = (const __u64 *)&s->k;
-  const __u64 *mw = (const __u64 *)&fl_masks[i];
+  const __u64 *mw = (const __u64 *)&fl_masks[s->dp & (FL_MAX_DPS - 1)][i];
   __u64 *out = (__u64 *)&s->mk;
   out[0] = kw[0] & mw[0];
   out[1] = kw[1] & mw[1];
@@ -222,11 +227,11 @@ __attribute__((noinline)) int fl_run_op(struct __sk_buff *skb, const struct fl_o
       if (last) {
         int peer = op->kind == FL_OP_OUTPUT_PEER;
         long r = peer ? bpf_redirect_peer(op->arg32, 0) : bpf_redirect(op->arg32, 0);
-        count_stat(r != TC_ACT_REDIRECT ? FL_STAT_REDIRECT_ERR : peer ? FL_STAT_OUT_PEER : FL_STAT_OUT_REDIRECT);
+        count_stat(m->dp, r != TC_ACT_REDIRECT ? FL_STAT_REDIRECT_ERR : peer ? FL_STAT_OUT_PEER : FL_STAT_OUT_REDIRECT);
         return (int)r;
       }
-      count_stat(FL_STAT_OUT_CLONE);
-      if (bpf_clone_redirect(skb, op->arg32, 0)) count_stat(FL_STAT_REDIRECT_ERR);
+      count_stat(m->dp, FL_STAT_OUT_CLONE);
+      if (bpf_clone_redirect(skb, op->arg32, 0)) count_stat(m->dp, FL_STAT_REDIRECT_ERR);
       return FL_CONTINUE;
     }
     case FL_OP_SET_ETH_SRC:
@@ -266,7 +271,7 @@ __attribute__((noinline)) int fl_run_op(struct __sk_buff *skb, const struct fl_o
       return FL_CONTINUE;
     }
   }
-  count_stat(FL_STAT_REDIRECT_ERR);
+  count_stat(m->dp, FL_STAT_REDIRECT_ERR);
   return TC_ACT_SHOT;
 }
 
@@ -276,8 +281,11 @@ int fl_ingress(struct __sk_buff *skb) {
   struct fl_port *port = bpf_map_lookup_elem(&fl_ports, &in);
   if (!port) return TC_ACT_OK;
   __u32 upcall = port->upcall_ifindex;
+  __u32 dp = port->dp & (FL_MAX_DPS - 1);
   struct fl_search s = {};
   struct fl_meta m = {};
+  s.dp = dp;
+  m.dp = dp;
   /* A frame under the Ethernet minimum leaves the switch padded to 60 bytes
    * (as a NIC pads it); the slow path pads, so such frames are misses here. */
   if (skb->len < FL_ETH_MIN_FRAME) goto miss;
@@ -286,8 +294,8 @@ int fl_ingress(struct __sk_buff *skb) {
    * mask before the first entry that uses it, so every index < n is whole).
    * Every entry is exact for all packets its masked key covers: the first
    * one of the current epoch wins. */
-  s.epoch = fl_epoch;
-  __u32 nm = fl_n_masks;
+  s.epoch = fl_epoch[dp];
+  __u32 nm = fl_n_masks[dp];
   if (nm > FL_MAX_MASKS) nm = FL_MAX_MASKS;
   /* Mask 0 directly (most switches use one or two), the others in a loop. */
   if (nm > 0 && !search_mask(0, &s) && nm > 1) bpf_loop(nm - 1, search_next_mask, &s, 0);
@@ -308,10 +316,10 @@ int fl_ingress(struct __sk_buff *skb) {
     c->packets += 1;
     c->bytes += skb->len;
   }
-  count_stat(FL_STAT_HITS);
-  if (skb->gso_segs > 1) count_stat(FL_STAT_GSO);
+  count_stat(dp, FL_STAT_HITS);
+  if (skb->gso_segs > 1) count_stat(dp, FL_STAT_GSO);
   if (last >= n) {
-    count_stat(FL_STAT_DROPS);
+    count_stat(dp, FL_STAT_DROPS);
     return TC_ACT_SHOT;
   }
   for (__u32 i = 0; i < FL_MAX_OPS; i++) {
@@ -322,7 +330,7 @@ int fl_ingress(struct __sk_buff *skb) {
   return TC_ACT_SHOT;
 
 miss:
-  count_stat(FL_STAT_UPCALLS);
+  count_stat(dp, FL_STAT_UPCALLS);
   return (int)bpf_redirect(upcall, 0);
 }
 

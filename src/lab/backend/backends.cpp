@@ -305,6 +305,13 @@ Status SwitchInstance::spawn_flowlab(const CaseEnv& env, int controller_port) {
   argv.insert(argv.end(), {"--stats-file", stats_path_});
   if (!metrics_.empty()) argv.insert(argv.end(), {"--metrics", metrics_});
   argv.insert(argv.end(), spec_.extra_args.begin(), spec_.extra_args.end());
+  if (env.switch_host && SwitchHostProcess::wanted(env)) {
+    // The same arguments, to the case's switch host: it answers once the switch listens.
+    FLOWLAB_TRY(env.switch_host->ensure_started(env));
+    FLOWLAB_TRY(env.switch_host->add(spec_.name, {argv.begin() + 2, argv.end()}));
+    hosted_ = true;
+    return ok_status();
+  }
   FLOWLAB_ASSIGN_OR_RETURN(auto p, Process::spawn("flowlab switch " + spec_.name, argv, in_ns(env.core_ns),
                                                   env.out_dir + "/" + spec_.name + "-switch.log", env.state));
   procs_.push_back(std::move(p));
@@ -312,6 +319,7 @@ Status SwitchInstance::spawn_flowlab(const CaseEnv& env, int controller_port) {
 }
 
 Status SwitchInstance::wait_flowlab_listening() {
+  if (hosted_) return ok_status();  // the host's add answered once it listened
   // 60 s, as for the controller connection: a switch's start is CPU-bound, and 15 s
   // was missed by the tenth switch of linear,10 (waves of 4) at load 70-90;
   // a switch that dies is caught at once by exited_msg, not by the bound.
@@ -329,6 +337,7 @@ Status SwitchInstance::wait_connected(double timeout_s) {
       fmt::format("switch {} connecting to the controller on port {}", spec_.name, controller_port_),
       [&] { return connections_to(env_.core_ns, controller_port_) > 0; },
       [&]() -> std::string {
+        if (hosted_) return env_.switch_host->dead();
         for (auto& p : procs_)
           if (auto m = exited_msg(p); !m.empty()) return m;
         return env_.ovs && (spec_.kind == SwitchKind::kOvs || spec_.kind == SwitchKind::kOvsTso)
@@ -368,6 +377,12 @@ Status SwitchInstance::wait_stp_settled(double timeout_s) {
 }
 
 void SwitchInstance::stop() {
+  if (hosted_) {
+    hosted_ = false;
+    // Alone (a case torn down stops the whole host first, every switch at once).
+    if (env_.switch_host->running()) (void)env_.switch_host->remove_switch(spec_.name);
+    return;
+  }
   for (auto it = procs_.rbegin(); it != procs_.rend(); ++it) it->stop();
   procs_.clear();
 }
@@ -486,6 +501,9 @@ Status SwitchInstance::kill_now() {
   if (spec_.kind != SwitchKind::kFlowlab)
     return fail("kill of a {} switch is not supported (flowlab and ovs switches only)",
                 to_string(spec_.kind));
+  // A hosted switch stops alone in its host: its connections are cut, its ports
+  // detached; the host and the other switches keep running.
+  if (hosted_) return env_.switch_host->stop_switch(spec_.name);
   if (procs_.empty()) return fail("switch {} is not running", spec_.name);
   for (auto& p : procs_) FLOWLAB_TRY(kill_group(p));
   return ok_status();
@@ -501,6 +519,10 @@ Status SwitchInstance::restart(double connect_timeout_s) {
   if (spec_.kind != SwitchKind::kFlowlab)
     return fail("start of a {} switch is not supported (flowlab and ovs switches only)",
                 to_string(spec_.kind));
+  if (hosted_) {
+    FLOWLAB_TRY(env_.switch_host->start_switch(spec_.name));
+    return controller_port_ ? wait_connected(connect_timeout_s) : ok_status();
+  }
   for (auto& p : procs_)
     if (p.running()) return fail("switch {} is still running", spec_.name);
   procs_.clear();

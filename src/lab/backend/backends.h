@@ -15,6 +15,7 @@
 
 #include "core/result.h"
 #include "lab/backend/ovs_daemon.h"
+#include "lab/backend/switch_host.h"
 #include "lab/host/netlink.h"
 #include "lab/host/process.h"
 #include "lab/scenario/topology.h"
@@ -31,6 +32,9 @@ struct CaseEnv {
   std::string flowlab_bin;  // the flowlab binary for `switch`/`controller`/`ofctl`
   RunState* state = nullptr;
   std::shared_ptr<OvsDaemon> ovs;  // shared by the case's OVS switches, started by the first
+  // The process hosting the case's flowlab switches (switch_host.h), started by the
+  // first; null: each flowlab switch is a process of its own.
+  std::shared_ptr<SwitchHostProcess> switch_host;
 };
 
 // Why a backend cannot run here (a peer is not installed), empty if it can.
@@ -101,6 +105,8 @@ class SwitchInstance {
   Status wait_connected(double timeout_s);
   void stop();
   const SwitchSpec& spec() const { return spec_; }
+  // The host this flowlab switch runs in, null when it is a process of its own.
+  SwitchHostProcess* host() const { return hosted_ ? env_.switch_host.get() : nullptr; }
   // linux-bridge with stp: waits until every port is forwarding or blocking (no port
   // listening or learning) on two polls in a row; ok at once for other switches.
   Status wait_stp_settled(double timeout_s);
@@ -141,6 +147,7 @@ class SwitchInstance {
   CaseEnv env_;
   std::string stats_path_;      // flowlab switch --stats-file
   std::vector<Process> procs_;  // in start order; stopped in reverse
+  bool hosted_ = false;         // a switch of env_.switch_host, not a process of its own
 };
 
 }  // namespace flowlab::lab

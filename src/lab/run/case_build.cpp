@@ -278,6 +278,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
 
   CaseEnv env;
   env.ovs = std::make_shared<OvsDaemon>();
+  env.switch_host = std::make_shared<SwitchHostProcess>();
   env.core_ns = topo.core_ns;
   env.out_dir = case_out;
   env.scratch_dir = rc.state.dir() + "/" + std::to_string(ci);
@@ -380,7 +381,15 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     if (topo.switches[i]->spec().kind != SwitchKind::kLinuxBridge) return ok_status();
     return topo.switches[i]->start(env, cports[i]);
   });
-  for (size_t w = 0; st.ok() && w < flowlab_idx.size(); w += kSwitchWave) {
+  // In the case's switch host (switch_host.h) each add returns once that switch
+  // listens; two at a time, one per core of the machines this runs on.
+  bool hosted = !flowlab_idx.empty() && SwitchHostProcess::wanted(env);
+  if (st.ok() && hosted) st = env.switch_host->ensure_started(env);
+  if (st.ok() && hosted)
+    st = parallel_for(flowlab_idx.size(), 2, [&](size_t k) {
+      return topo.switches[flowlab_idx[k]]->spawn(env, cports[flowlab_idx[k]]);
+    });
+  for (size_t w = 0; st.ok() && !hosted && w < flowlab_idx.size(); w += kSwitchWave) {
     size_t end = std::min(flowlab_idx.size(), w + kSwitchWave);
     for (size_t k = w; st.ok() && k < end; ++k)
       st = topo.switches[flowlab_idx[k]]->spawn(env, cports[flowlab_idx[k]]);

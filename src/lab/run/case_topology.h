@@ -120,6 +120,9 @@ struct CaseTopology {
       clock.lap("machines", placement.size());
     }
     size_t n = switches.size();
+    // The switch host first: it closes all its switches at once.
+    for (auto& s : switches)
+      if (SwitchHostProcess* h = s->host()) h->stop();
     (void)parallel_for(n, 8, [&](size_t i) {
       SwitchKind k = switches[i]->spec().kind;
       if (k == SwitchKind::kFlowlab || k == SwitchKind::kLinuxBridge) switches[i].reset();
