@@ -426,7 +426,7 @@ struct TableDescRequest {  // OF1.4
 };
 // OF1.4 flow monitoring (OFPMP_FLOW_MONITOR, 16): a request adds, changes or
 // deletes one monitor of the connection; the replies carry flow updates, the
-// request's xid for the INITIAL ones, xid 0 for those sent as flows change.
+// request's xid for the INITIAL ones, the sender's own for later ones.
 namespace flow_monitor {
 // ofp_flow_monitor_flags
 inline constexpr uint16_t kInitial = 1 << 0;       // the flows that match now
