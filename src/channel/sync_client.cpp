@@ -170,7 +170,7 @@ Status SyncClient::write_all(const Bytes& b) {
   return ok_status();
 }
 
-Result<of::Message> SyncClient::read_message(Clock::time_point deadline) {
+Result<of::Message> SyncClient::read_message(Clock::time_point deadline, bool* timed_out) {
   for (;;) {
     ByteSpan msg;
     switch (framer_.next(msg)) {
@@ -190,7 +190,10 @@ Result<of::Message> SyncClient::read_message(Clock::time_point deadline) {
     int wait = ms_until(deadline);
     pollfd p{fd_, POLLIN, 0};
     int n = ::poll(&p, 1, wait);
-    if (n == 0) return fail("{}: timed out waiting for the switch ({} ms)", peer_, timeout_.count());
+    if (n == 0) {
+      if (timed_out) *timed_out = true;
+      return fail("{}: timed out waiting for the switch ({} ms)", peer_, timeout_.count());
+    }
     if (n < 0 && errno != EINTR) return fail("{}: poll failed: {}", peer_, std::strerror(errno));
     uint8_t buf[16384];
     ssize_t r = ::recv(fd_, buf, sizeof buf, 0);
@@ -238,6 +241,23 @@ Result<of::Message> SyncClient::receive() {
       continue;
     }
     return m;
+  }
+}
+
+Result<std::optional<of::Message>> SyncClient::receive_within(Duration wait) {
+  const auto deadline = Clock::now() + wait;
+  for (;;) {
+    bool timed_out = false;
+    auto m = read_message(deadline, &timed_out);
+    if (!m.ok()) {
+      if (timed_out) return std::optional<of::Message>{};
+      return unexpected(std::move(m.error()));
+    }
+    if (m->is<of::EchoRequest>()) {
+      FLOWLAB_TRY(send(of::make_message(version_, m->xid, of::EchoReply{m->as<of::EchoRequest>().data})));
+      continue;
+    }
+    return std::optional<of::Message>(std::move(*m));
   }
 }
 

@@ -71,12 +71,15 @@ class SyncClient {
                      size_t window = 4096);  // sync_client_bundle.cpp
   // Waits for the next message from the peer (echo requests are answered, not returned).
   Result<of::Message> receive();
+  // The same, waiting at most `wait`: nullopt when nothing came (not an error).
+  Result<std::optional<of::Message>> receive_within(Duration wait);
 
  private:
   SyncClient(int fd, Duration timeout) : fd_(fd), timeout_(timeout) {}
   Status write_all(const Bytes& b);
   // Next framed message before `deadline`.
-  Result<of::Message> read_message(std::chrono::steady_clock::time_point deadline);
+  // With `timed_out`, a deadline that passes sets it (the result is still an error).
+  Result<of::Message> read_message(std::chrono::steady_clock::time_point deadline, bool* timed_out = nullptr);
   Error error_reply(const of::Message& m) const;
 
   int fd_ = -1;

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "channel/ofctl_monitor.h"
 #include "channel/sync_client.h"
 #include "openflow/of13/flowlab_trace.h"
 #include "openflow/print/print.h"
@@ -340,6 +341,7 @@ struct Session {
     }
     if (name == "packet-out") return packet_out(args);
     if (name == "trace") return trace(args);
+    if (name == "monitor") return run_monitor(client, args, opts);
     return fail("command '{}' is not implemented", name);
   }
 };
@@ -378,6 +380,9 @@ const std::vector<OfctlCommand>& ofctl_commands() {
        "trace SWITCH FLOW | trace SWITCH --packet HEX --in-port N  [--format json]: the switch's own "
        "pipeline, "
        "read-only"},
+      {"monitor", 1, 2, false,
+       "monitor SWITCH [watch:[!initial,!add,!delete,!modify,!actions,!own,id=N,table=N,out_port=P,MATCH]] "
+       "[--count N]  (OpenFlow 1.4)"},
       {"ofp-parse", 1, 1, true, "ofp-parse FILE"},
       {"ofp-print", 1, 1, true, "ofp-print HEX"},
   };
@@ -394,6 +399,10 @@ Status check_ofctl_args(const OfctlCommand& cmd, const std::vector<std::string>&
                         const OfctlOptions& opts) {
   if (cmd.name == "mod-table") {
     FLOWLAB_TRY(parse_table_setting(args.at(1), args.at(2)));
+    return ok_status();
+  }
+  if (cmd.name == "monitor") {
+    if (args.size() > 1) FLOWLAB_TRY(parse_watch(args[1], kOf14));
     return ok_status();
   }
   if (cmd.name != "trace") return ok_status();

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +24,10 @@ struct OfctlOptions {
   std::string trace_packet_hex;
   std::string trace_in_port;
   bool trace_json = false;
+  // monitor: where each reply goes as it arrives, and how many flow updates
+  // end the command (0: run until the connection closes or the process is killed).
+  std::function<void(const std::string&)> monitor_out;
+  uint64_t monitor_count = 0;
 };
 
 struct OfctlCommand {

@@ -62,6 +62,8 @@ int run_ofctl(int argc, char** argv) {
   app.add_option("--packet", opts.trace_packet_hex, "trace: the packet, an Ethernet frame in hex");
   app.add_option("--in-port", opts.trace_in_port, "trace: the port the packet comes in on");
   app.add_option("--format", format, "trace: text or json")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--count", opts.monitor_count,
+                 "monitor: stop after N flow updates (default: run until killed)");
   app.add_option("-t,--timeout", timeout_s, "seconds to wait for the switch at each step")
       ->check(CLI::Range(0.1, 3600.0));
   app.add_option("command", words, "CMD SWITCH [ARGS]")->required();
@@ -95,6 +97,10 @@ int run_ofctl(int argc, char** argv) {
     std::fprintf(stderr, "flowlab ofctl: %s\n", c.error().message.c_str());
     return 2;
   }
+  opts.monitor_out = [](const std::string& s) {
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    std::fflush(stdout);
+  };
   std::string out;
   Status st = channel::run_ofctl(*cmd, args, opts, out);
   std::fwrite(out.data(), 1, out.size(), stdout);

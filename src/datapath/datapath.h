@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "datapath/flow_monitor.h"
 #include "openflow/errors.h"
 #include "openflow/message.h"
 #include "packet/packet.h"
@@ -268,6 +269,14 @@ class Datapath {
   of::SwitchConfig switch_config() const;
   // Checks a packet-out's action list (OFPP_TABLE allowed, groups must exist).
   OfStatus validate_packet_out(const of::ActionList& actions) const;
+
+  // ---- flow monitoring (agent thread; flow_monitor.h) -----------------------
+  // Recording of flow changes, off by default; turning it off drops what it holds.
+  void set_record_flow_changes(bool on);
+  // The changes since the last call, oldest first.
+  std::vector<FlowChange> take_flow_changes();
+  // The flows `sel` picks now, as INITIAL updates, in dump order.
+  std::vector<of::FlowUpdate> monitor_initial(const FlowSelector& sel, bool instructions) const;
 
   // ---- stats for multipart replies (agent thread) ---------------------------
   Result<of::FlowStatsReply, of::OfError> flow_stats(const of::FlowStatsRequest& req, uint64_t now_ns) const;

@@ -41,6 +41,7 @@
 #include "datapath/classifier.h"
 #include "datapath/datapath.h"
 #include "datapath/flow_cache.h"
+#include "datapath/flow_monitor.h"
 #include "datapath/flow_set.h"
 #include "datapath/groups.h"
 #include "datapath/meters.h"
@@ -218,6 +219,14 @@ struct DatapathImpl {
   // then shortest remaining life, returns it (flow-removed reason EVICTION).
   std::shared_ptr<const FlowEntry> evict_one(uint8_t t, uint64_t now_ns);
   size_t vacancy_tables = 0;  // tables with OFPTC_VACANCY_EVENTS set
+  // Flow monitoring (flow_monitor.h): the changes made while record_changes
+  // is set, appended where each change's meaning is known.
+  bool record_changes = false;
+  std::vector<FlowChange> changes;
+  template <typename EntryPtr>
+  void note_change(of::FlowUpdateEvent event, uint8_t reason, const EntryPtr& e) {
+    if (record_changes) changes.push_back(FlowChange{event, reason, e});
+  }
   // Flows selected by a flow-stats/delete style filter (table_id may be of::table::kAll).
   void for_each_filtered(uint8_t table_id, const MaskedKey& filter, uint64_t cookie, uint64_t cookie_mask,
                          uint32_t out_port, uint32_t out_group,

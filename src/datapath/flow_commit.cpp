@@ -153,6 +153,7 @@ Result<std::vector<of::FlowRemoved>, FlowModsFailure> commit_all(DatapathImpl& d
   std::vector<DatapathImpl::UndoStep> journal;
   journal.reserve(n);
   d.journal = &journal;
+  const size_t changes_before = d.changes.size();  // a failed commit's records go with its undo
   std::vector<of::FlowRemoved> removed;
   for (size_t i = 0; i < n; ++i) {
     if (const PreparedFlowMod* ahead = peek(i + kPrefetchSlots)) d.prefetch(*ahead, 0);
@@ -161,6 +162,7 @@ Result<std::vector<of::FlowRemoved>, FlowModsFailure> commit_all(DatapathImpl& d
     if (!r.ok()) {
       d.journal = nullptr;
       d.undo(journal);
+      d.changes.resize(changes_before);
       d.maybe_publish();  // no visible change; lets the classifier reclaim what the undo left
       return unexpected(FlowModsFailure{i, std::move(r.error())});
     }

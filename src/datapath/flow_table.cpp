@@ -85,6 +85,7 @@ std::vector<of::FlowRemoved> DatapathImpl::remove_flows_if(const std::function<b
       }
       if ((*it)->flags & of::flow_mod_flags::kSendFlowRem)
         out.push_back(make_flow_removed(**it, reason, now_ns));
+      note_change(of::FlowUpdateEvent::kRemoved, uint8_t(reason), *it);
       it = erase_flow(uint8_t(t), it);
     }
   }
@@ -105,9 +106,9 @@ std::vector<of::FlowRemoved> DatapathImpl::expire_locked(uint64_t now_ns) {
         ++it;
         continue;
       }
-      if (e.flags & of::flow_mod_flags::kSendFlowRem)
-        out.push_back(make_flow_removed(
-            e, hard ? of::FlowRemovedReason::kHardTimeout : of::FlowRemovedReason::kIdleTimeout, now_ns));
+      const auto reason = hard ? of::FlowRemovedReason::kHardTimeout : of::FlowRemovedReason::kIdleTimeout;
+      if (e.flags & of::flow_mod_flags::kSendFlowRem) out.push_back(make_flow_removed(e, reason, now_ns));
+      note_change(of::FlowUpdateEvent::kRemoved, uint8_t(reason), *it);
       it = erase_flow(uint8_t(t), it);
     }
   }
@@ -151,6 +152,7 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(c
         if (it == fs.end() || !pred(**it)) continue;
         if ((*it)->flags & of::flow_mod_flags::kSendFlowRem)
           out.push_back(make_flow_removed(**it, of::FlowRemovedReason::kDelete, now_ns));
+        note_change(of::FlowUpdateEvent::kRemoved, uint8_t(of::FlowRemovedReason::kDelete), *it);
         erase_flow(t, it);
         continue;
       }
@@ -161,6 +163,7 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(c
         }
         if ((*it)->flags & of::flow_mod_flags::kSendFlowRem)
           out.push_back(make_flow_removed(**it, of::FlowRemovedReason::kDelete, now_ns));
+        note_change(of::FlowUpdateEvent::kRemoved, uint8_t(of::FlowRemovedReason::kDelete), *it);
         it = erase_flow(t, it);
       }
     }
@@ -187,8 +190,9 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(c
         counters = std::make_shared<FlowCounters>();
         counters->last_used_ns.store(now_ns, std::memory_order_relaxed);
       }
-      replace_flow(fm.table_id, it,
-                   e.copy_with(instruction_pool.intern(fm.instructions), std::move(counters)));
+      auto modified = e.copy_with(instruction_pool.intern(fm.instructions), std::move(counters));
+      note_change(of::FlowUpdateEvent::kModified, 0, modified);
+      replace_flow(fm.table_id, it, std::move(modified));
     };
     if (strict) {
       auto it = table.find(fm.priority, mk);
@@ -228,6 +232,7 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::add_entry(std::s
     // batch in flight on the old snapshot, kernel cache entries folded
     // later) land in the flow that replaced it.
     if (!cfg.of10 && !(flags & of::flow_mod_flags::kResetCounts)) ne->counters = (*it)->counters;
+    note_change(of::FlowUpdateEvent::kModified, 0, ne);
     replace_flow(t, it, std::move(ne), h);
     return std::vector<of::FlowRemoved>{};
   }
@@ -239,7 +244,9 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::add_entry(std::s
     auto victim = evict_one(t, now_ns);
     if (victim && (victim->flags & of::flow_mod_flags::kSendFlowRem))
       removed.push_back(make_flow_removed(*victim, of::FlowRemovedReason::kEviction, now_ns));
+    if (victim) note_change(of::FlowUpdateEvent::kRemoved, uint8_t(of::FlowRemovedReason::kEviction), victim);
   }
+  note_change(of::FlowUpdateEvent::kAdded, 0, ne);
   add_flow(t, std::move(ne), h);
   return removed;
 }

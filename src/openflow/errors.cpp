@@ -81,6 +81,9 @@ constexpr std::array<std::string_view, 9> kBadProperty = {
     "OFPBPC_BAD_TYPE",     "OFPBPC_BAD_LEN",       "OFPBPC_BAD_VALUE",
     "OFPBPC_TOO_MANY",     "OFPBPC_DUP_TYPE",      "OFPBPC_BAD_EXPERIMENTER",
     "OFPBPC_BAD_EXP_TYPE", "OFPBPC_BAD_EXP_VALUE", "OFPBPC_EPERM"};
+constexpr std::array<std::string_view, 8> kFlowMonitorFailed = {
+    "OFPMOFC_UNKNOWN",     "OFPMOFC_MONITOR_EXISTS", "OFPMOFC_INVALID_MONITOR", "OFPMOFC_UNKNOWN_MONITOR",
+    "OFPMOFC_BAD_COMMAND", "OFPMOFC_BAD_FLAGS",      "OFPMOFC_BAD_TABLE_ID",    "OFPMOFC_BAD_OUT"};
 constexpr std::array<std::string_view, 16> kBundleFailed = {
     "OFPBFC_UNKNOWN",       "OFPBFC_EPERM",          "OFPBFC_BAD_ID",    "OFPBFC_BUNDLE_EXIST",
     "OFPBFC_BUNDLE_CLOSED", "OFPBFC_OUT_OF_BUNDLES", "OFPBFC_BAD_TYPE",  "OFPBFC_BAD_FLAGS",
@@ -121,8 +124,9 @@ std::span<const std::string_view> code_names(ErrorType t) {
       return kBadProperty;
     case ErrorType::kBundleFailed:
       return kBundleFailed;
-    case ErrorType::kAsyncConfigFailed:
     case ErrorType::kFlowMonitorFailed:
+      return kFlowMonitorFailed;
+    case ErrorType::kAsyncConfigFailed:
     case ErrorType::kExperimenter:
       break;
   }

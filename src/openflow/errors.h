@@ -146,6 +146,17 @@ enum class MeterModFailedCode : uint16_t {
   kOutOfMeters = 10,
   kOutOfBands = 11,
 };
+// OF1.4 OFPET_FLOW_MONITOR_FAILED.
+enum class FlowMonitorFailedCode : uint16_t {
+  kUnknown = 0,
+  kMonitorExists = 1,
+  kInvalidMonitor = 2,
+  kUnknownMonitor = 3,
+  kBadCommand = 4,
+  kBadFlags = 5,
+  kBadTableId = 6,
+  kBadOut = 7,
+};
 enum class TableFeaturesFailedCode : uint16_t {
   kBadTable = 0,
   kBadMetadata = 1,
@@ -212,6 +223,10 @@ constexpr ErrorType error_type_of<RoleRequestFailedCode>() {
 template <>
 constexpr ErrorType error_type_of<MeterModFailedCode>() {
   return ErrorType::kMeterModFailed;
+}
+template <>
+constexpr ErrorType error_type_of<FlowMonitorFailedCode>() {
+  return ErrorType::kFlowMonitorFailed;
 }
 template <>
 constexpr ErrorType error_type_of<TableFeaturesFailedCode>() {

@@ -1,15 +1,26 @@
 // Multipart body type of a request/reply body variant.
 #include "openflow/message.h"
 
+#include <type_traits>
+
 namespace flowlab::of {
 namespace {
 
-// Both variants list the bodies in MultipartType order, experimenter last.
+// Both variants list the bodies in MultipartType order up to table desc (14),
+// then flow monitor (16), experimenter last.
+constexpr size_t kFlowMonitorIndex = 15;
+constexpr uint16_t kFlowMonitorType = 16;
+
 template <typename Variant>
 MultipartType type_of_index(const Variant& b) {
   if (b.index() + 1 == std::variant_size_v<Variant>) return MultipartType::kExperimenter;
+  if (b.index() == kFlowMonitorIndex) return static_cast<MultipartType>(kFlowMonitorType);
   return static_cast<MultipartType>(b.index());
 }
+static_assert(
+    std::is_same_v<std::variant_alternative_t<kFlowMonitorIndex, MultipartRequestBody>, FlowMonitorRequest>);
+static_assert(
+    std::is_same_v<std::variant_alternative_t<kFlowMonitorIndex, MultipartReplyBody>, FlowMonitorReply>);
 
 }  // namespace
 

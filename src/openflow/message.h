@@ -424,6 +424,61 @@ struct PortDescRequest {
 struct TableDescRequest {  // OF1.4
   bool operator==(const TableDescRequest&) const = default;
 };
+// OF1.4 flow monitoring (OFPMP_FLOW_MONITOR, 16): a request adds, changes or
+// deletes one monitor of the connection; the replies carry flow updates, the
+// request's xid for the INITIAL ones, the sender's own for later ones.
+namespace flow_monitor {
+// ofp_flow_monitor_flags
+inline constexpr uint16_t kInitial = 1 << 0;       // the flows that match now
+inline constexpr uint16_t kAdd = 1 << 1;           // new matching flows
+inline constexpr uint16_t kRemoved = 1 << 2;       // matching flows removed
+inline constexpr uint16_t kModify = 1 << 3;        // matching flows changed
+inline constexpr uint16_t kInstructions = 1 << 4;  // updates carry instructions
+inline constexpr uint16_t kNoAbbrev = 1 << 5;      // own changes in full, not ABBREV
+inline constexpr uint16_t kOnlyOwn = 1 << 6;       // only this connection's changes
+inline constexpr uint16_t kAllFlags = 0x7f;
+}  // namespace flow_monitor
+enum class FlowMonitorCommand : uint8_t { kAdd = 0, kModify = 1, kDelete = 2 };
+struct FlowMonitorRequest {
+  uint32_t monitor_id = 0;
+  uint32_t out_port = port::kAny;
+  uint32_t out_group = group::kAny;
+  uint16_t flags = 0;  // flow_monitor::k*
+  uint8_t table_id = table::kAll;
+  FlowMonitorCommand command = FlowMonitorCommand::kAdd;
+  Match match;
+  bool operator==(const FlowMonitorRequest&) const = default;
+};
+// ofp_flow_update_event
+enum class FlowUpdateEvent : uint16_t {
+  kInitial = 0,
+  kAdded = 1,
+  kRemoved = 2,
+  kModified = 3,
+  kAbbrev = 4,
+  kPaused = 5,
+  kResumed = 6,
+};
+// One update: ofp_flow_update_full (INITIAL .. MODIFIED), _abbrev (ABBREV:
+// only `xid`, the request of this connection that made the change) or
+// _paused (PAUSED, RESUMED: no fields).
+struct FlowUpdate {
+  FlowUpdateEvent event = FlowUpdateEvent::kAdded;
+  uint8_t table_id = 0;
+  uint8_t reason = 0;  // FlowRemovedReason, REMOVED only
+  uint16_t idle_timeout = 0, hard_timeout = 0;
+  uint16_t priority = 0;
+  uint64_t cookie = 0;
+  Match match;
+  InstructionList instructions;  // empty without OFPFMF_INSTRUCTIONS
+  uint32_t xid = 0;              // ABBREV
+  bool operator==(const FlowUpdate&) const = default;
+};
+struct FlowMonitorReply {
+  std::vector<FlowUpdate> updates;
+  bool operator==(const FlowMonitorReply&) const = default;
+};
+
 struct ExperimenterMultipart {
   uint32_t experimenter = 0;
   uint32_t exp_type = 0;
@@ -581,12 +636,12 @@ using MultipartRequestBody =
     std::variant<DescRequest, FlowStatsRequest, AggregateStatsRequest, TableStatsRequest, PortStatsRequest,
                  QueueStatsRequest, GroupStatsRequest, GroupDescRequest, GroupFeaturesRequest,
                  MeterStatsRequest, MeterConfigRequest, MeterFeaturesRequest, TableFeaturesRequest,
-                 PortDescRequest, TableDescRequest, ExperimenterMultipart>;
+                 PortDescRequest, TableDescRequest, FlowMonitorRequest, ExperimenterMultipart>;
 using MultipartReplyBody =
     std::variant<DescReply, FlowStatsReply, AggregateStatsReply, TableStatsReply, PortStatsReply,
                  QueueStatsReply, GroupStatsReply, GroupDescReply, GroupFeaturesReply, MeterStatsReply,
                  MeterConfigReply, MeterFeaturesReply, TableFeaturesReply, PortDescReply, TableDescReply,
-                 ExperimenterMultipart>;
+                 FlowMonitorReply, ExperimenterMultipart>;
 
 struct MultipartRequest {
   uint16_t flags = 0;

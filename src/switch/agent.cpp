@@ -109,10 +109,13 @@ uint64_t Agent::add_peer(uint8_t version, bool service, std::string name, SendFn
 }
 
 void Agent::remove_peer(uint64_t id) {
-  if (auto it = peers_.find(id); it != peers_.end())
+  if (auto it = peers_.find(id); it != peers_.end()) {
     drop_bundles(it->second);  // a closed connection discards them
+    monitor_count_ -= it->second.monitors.size();
+  }
   peers_.erase(id);
   note_of10_controllers();
+  update_flow_recording();
 }
 
 void Agent::note_of10_controllers() {
@@ -242,6 +245,7 @@ void Agent::handle(uint64_t peer_id, const of::Message& msg, ByteSpan raw) {
           raw);
       break;
   }
+  if (monitor_count_ > 0) send_flow_updates(peer_id, xid);
 }
 
 void Agent::on_features(Peer& p, const of::Message& m) {
@@ -457,6 +461,7 @@ void Agent::expire(uint64_t now_ns) {
   end_batch();
   send_flow_removed(dp_.expire(now_ns));
   send_table_status();
+  if (monitor_count_ > 0) send_flow_updates(0, 0);
   buffers_.expire(now_ns);
 }
 

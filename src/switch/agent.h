@@ -55,6 +55,7 @@ struct AgentCounters {
   uint64_t role_status_sent = 0;    // OF1.4: to a master demoted by another's request
   uint64_t requests_forwarded = 0;  // OF1.4: group/meter mods forwarded to other controllers
   uint64_t table_status_sent = 0;   // OF1.4: vacancy events
+  uint64_t flow_updates_sent = 0;   // OF1.4 flow monitoring: updates (full and abbreviated)
 };
 
 class Agent {
@@ -184,6 +185,12 @@ class Agent {
       size_t bytes = 0;  // what it holds, as counted against the limits
     };
     std::map<uint32_t, Bundle> bundles;
+    // OF1.4 flow monitors of this connection, by monitor id (agent_monitor.cpp).
+    struct Monitor {
+      of::FlowMonitorRequest request;
+      dp::FlowSelector selector;
+    };
+    std::map<uint32_t, Monitor> monitors;
   };
   class AgentSinks;
 
@@ -216,6 +223,15 @@ class Agent {
   void send_chunked(Peer& p, uint32_t xid, Reply reply, std::vector<Elem> Reply::*items);
 
   void send_flow_removed(const std::vector<of::FlowRemoved>& frs);
+  // OF1.4 flow monitoring (agent_monitor.cpp): a monitor request (add,
+  // modify, delete; INITIAL flows in the reply), and the updates for the
+  // flow changes the datapath recorded, made by request `xid` of peer
+  // `origin` (0: the switch itself, expiry). Recording is on while any
+  // monitor exists.
+  void on_flow_monitor(Peer& p, uint32_t xid, const of::FlowMonitorRequest& rq, ByteSpan raw);
+  void send_flow_updates(uint64_t origin, uint32_t xid);
+  void update_flow_recording();
+  size_t monitor_count_ = 0;  // over all peers
   // Vacancy events of the datapath since the last call, as table status (agent_table.cpp).
   void send_table_status();
   // kind: 0 pin, 1 port status, 2 flow removed, 3 role status, 4 table status

@@ -52,6 +52,10 @@ void Agent::send_chunked(Peer& p, uint32_t xid, Reply reply, std::vector<Elem> R
   send_multipart(p, xid, std::move(chunk));
 }
 
+// Flow monitor replies are sent from agent_monitor.cpp.
+template void Agent::send_chunked(Peer& p, uint32_t xid, of::FlowMonitorReply reply,
+                                  std::vector<of::FlowUpdate> of::FlowMonitorReply::*items);
+
 void Agent::send_multipart(Peer& p, uint32_t xid, of::MultipartReplyBody body) {
   p.send(of::make_message(p.version, xid, of::MultipartReply{0, std::move(body)}));
 }
@@ -146,6 +150,8 @@ void Agent::on_multipart(Peer& p, const of::Message& m, ByteSpan raw) {
           send_chunked(p, xid, of::PortDescReply{ports_.descs()}, &of::PortDescReply::ports);
         } else if constexpr (std::is_same_v<T, of::TableDescRequest>) {  // OF1.4
           send_chunked(p, xid, dp_.table_desc(), &of::TableDescReply::tables);
+        } else if constexpr (std::is_same_v<T, of::FlowMonitorRequest>) {  // OF1.4
+          on_flow_monitor(p, xid, body, raw);
         } else {
           send_error(
               p,

@@ -134,6 +134,7 @@ class Ovs {
   }
 
   std::string target() const { return "tcp:127.0.0.1:" + std::to_string(port_); }
+  const std::string& bridge() const { return bridge_; }
   const fs::path& dir() const { return dir_; }
 
  private:
@@ -325,6 +326,60 @@ TEST_F(OfctlOvs, PacketOutIsAccepted) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   CmdResult old = flowlab("packet-out " + t() + " LOCAL drop ffffffffffff0000000000010800");
   EXPECT_EQ(old.exit_code, 0) << old.err;
+}
+
+// flowlab ofctl monitor against Open vSwitch at 1.4, beside ovs-ofctl monitor
+// on the same bridge: both print the same update lines for what a third
+// client changes (INITIAL, ADDED, DELETED), and ours stops after --count.
+TEST_F(OfctlOvs, MonitorAt14PrintsWhatOvsOfctlPrints) {
+  const std::string proto = "ovs-vsctl " + ovs_->db() + " set bridge " + ovs_->bridge() + " protocols=";
+  ASSERT_EQ(ovs_->sh(proto + "OpenFlow10,OpenFlow13,OpenFlow14").exit_code, 0);
+  for (int i = 0; i < 100 && !tcp_listening(uint16_t(std::stoi(t().substr(t().rfind(':') + 1)))); ++i)
+    std::this_thread::sleep_for(50ms);
+  ASSERT_EQ(ovs_ofctl("-O OpenFlow14 add-flow " + t() + " priority=5,in_port=1,actions=output:2").exit_code,
+            0);
+  const fs::path ours = ovs_->dir() / "mon-ours.txt", theirs = ovs_->dir() / "mon-ovs.txt";
+  auto background = [&](const std::string& cmd, const fs::path& out) {
+    const fs::path pidfile = out.string() + ".pid";
+    std::string line = "sh -c '" + ovs_->env() + "timeout 20 " + cmd + " >" + out.string() +
+                       " 2>&1 </dev/null & echo $! >" + pidfile.string() + "'";
+    EXPECT_EQ(std::system(line.c_str()), 0);
+    return pidfile;
+  };
+  auto events = [](const fs::path& p) {
+    std::vector<std::string> v;
+    std::istringstream in(slurp(p));
+    for (std::string l; std::getline(in, l);)
+      if (l.starts_with(" event=")) v.push_back(l);
+    return v;
+  };
+  auto wait_events = [&](const fs::path& p, size_t n) {
+    for (int i = 0; i < 200 && events(p).size() < n; ++i) std::this_thread::sleep_for(50ms);
+    return events(p).size() >= n;
+  };
+  const fs::path pid_ours = background(
+      std::string(FLOWLAB_BINARY) + " ofctl -O OpenFlow14 monitor " + t() + " watch:!own --count 3", ours);
+  const fs::path pid_theirs = background("ovs-ofctl -O OpenFlow14 monitor " + t() + " watch:!own", theirs);
+  ASSERT_TRUE(wait_events(ours, 1) && wait_events(theirs, 1)) << slurp(ours) << slurp(theirs);
+  ASSERT_EQ(ovs_ofctl("-O OpenFlow14 add-flow " + t() +
+                      " priority=7,tcp,tp_dst=80,cookie=0x3,idle_timeout=50,"
+                      "actions=output:1")
+                .exit_code,
+            0);
+  ASSERT_EQ(ovs_ofctl("-O OpenFlow14 del-flows " + t() + " tcp").exit_code, 0);
+  EXPECT_TRUE(wait_events(ours, 3) && wait_events(theirs, 3)) << slurp(ours) << slurp(theirs);
+  for (const fs::path& p : {pid_ours, pid_theirs}) {
+    const pid_t pid = pid_t(std::atol(slurp(p).c_str()));
+    if (pid > 0) ::kill(pid, SIGTERM);
+  }
+  EXPECT_EQ(events(ours), events(theirs)) << "ours:\n" << slurp(ours) << "ovs-ofctl:\n" << slurp(theirs);
+  ASSERT_EQ(events(ours).size(), 3u) << slurp(ours);
+  EXPECT_EQ(events(ours)[0], " event=INITIAL table=0 cookie=0 in_port=1 actions=output:2");
+  EXPECT_EQ(events(ours)[1],
+            " event=ADDED table=0 idle_timeout=50 cookie=0x3 tcp,tp_dst=80 actions=output:1");
+  EXPECT_NE(slurp(ours).find("OFPST_FLOW_MONITOR reply (OF1.4) (xid=0x0):"), std::string::npos)
+      << slurp(ours);
+  ASSERT_EQ(ovs_->sh(proto + "OpenFlow10,OpenFlow13").exit_code, 0);
 }
 
 }  // namespace

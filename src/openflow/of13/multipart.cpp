@@ -149,6 +149,8 @@ Result<MultipartRequest, OfError> decode_multipart_request(Cursor& c) {
 }
 
 BasicStatus<OfError> encode_multipart_request(const MultipartRequest& m, ByteWriter& w) {
+  if (std::holds_alternative<FlowMonitorRequest>(m.body))
+    return unexpected(OfError::make(BadRequestCode::kBadMultipart, "flow monitoring needs OpenFlow 1.4"));
   w.u16(static_cast<uint16_t>(multipart_type(m.body)));
   w.u16(m.flags);
   w.zeros(4);

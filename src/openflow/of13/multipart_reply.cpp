@@ -296,6 +296,8 @@ Result<MultipartReply, OfError> decode_multipart_reply(Cursor& c) {
 }
 
 BasicStatus<OfError> encode_multipart_reply(const MultipartReply& m, ByteWriter& w) {
+  if (std::holds_alternative<FlowMonitorReply>(m.body))
+    return unexpected(OfError::make(BadRequestCode::kBadMultipart, "flow monitoring needs OpenFlow 1.4"));
   w.u16(static_cast<uint16_t>(multipart_type(m.body)));
   w.u16(m.flags);
   w.zeros(4);

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "openflow/of14/of14.h"
 
 namespace flowlab::of::of14 {
@@ -11,7 +13,6 @@ namespace {
 
 constexpr size_t kFlowModImportanceOff = 46;    // header 8 + cookie..flags 38
 constexpr size_t kFlowStatsImportanceOff = 20;  // in one ofp_flow_stats
-constexpr size_t kMultipartBodyOff = 16;        // header 8 + type, flags, pad
 constexpr size_t kRoleStatusLen = 24;
 constexpr size_t kTableStatusLen = 24;  // header, reason, pad, ofp_table_desc without properties
 constexpr size_t kTableDescLen = 8;
@@ -33,12 +34,10 @@ Result<of::Message, OfError> decode_as_of13(Bytes wire) {
 
 // The 1.4 multipart types past 1.3's that this codec does not decode.
 BasicStatus<OfError> refuse_multipart(uint16_t mp) {
-  if (mp > kMultipartTableDesc && mp != uint16_t(MultipartType::kExperimenter))
-    return unexpected(err(BadRequestCode::kBadMultipart,
-                          fmt::format("OF1.4 multipart type {} (queue description, flow monitor) is not "
-                                      "decoded by this codec",
-                                      mp),
-                          8));
+  if (mp > kMultipartTableDesc && mp != kMultipartFlowMonitor && mp != uint16_t(MultipartType::kExperimenter))
+    return unexpected(
+        err(BadRequestCode::kBadMultipart,
+            fmt::format("OF1.4 multipart type {} (queue description) is not decoded by this codec", mp), 8));
   return {};
 }
 
@@ -47,6 +46,11 @@ Result<Message, OfError> decode_multipart_reply(ByteSpan wire, uint32_t xid) {
     return unexpected(err(BadRequestCode::kBadLen, "multipart reply: short"));
   const uint16_t mp = load_be16(&wire[8]);
   const uint16_t flags = load_be16(&wire[10]);
+  if (mp == kMultipartFlowMonitor) {
+    auto r = decode_flow_monitor_reply(wire);
+    if (!r.ok()) return unexpected(std::move(r.error()));
+    return Message{xid, make_message(kOf14, xid, MultipartReply{flags, std::move(*r)})};
+  }
   if (mp == kMultipartTableDesc) {
     TableDescReply r;
     r.flags = flags;
@@ -124,6 +128,11 @@ Result<Message, OfError> decode_multipart_request(ByteSpan wire, uint32_t xid) {
               kMultipartBodyOff));
     of::Message m = make_message(kOf14, xid, MultipartRequest{load_be16(&wire[10]), TableDescRequest{}});
     return Message{xid, std::move(m)};
+  }
+  if (mp == kMultipartFlowMonitor) {
+    auto r = decode_flow_monitor_request(wire);
+    if (!r.ok()) return unexpected(std::move(r.error()));
+    return Message{xid, make_message(kOf14, xid, MultipartRequest{load_be16(&wire[10]), std::move(*r)})};
   }
   if (auto e = refuse_multipart(mp); !e.ok()) return unexpected(std::move(e.error()));
   auto m = decode_as_of13(Bytes(wire.begin(), wire.end()));
@@ -324,7 +333,36 @@ Result<Bytes, OfError> finish(Bytes out) {
   return out;
 }
 
+// A flow monitor request or reply (1.4's own wire), or nullopt for any other message.
+std::optional<Result<Bytes, OfError>> encode_flow_monitor(const of::Message& m, uint32_t xid) {
+  Bytes out;
+  if (const auto* rq = std::get_if<MultipartRequest>(&m.body)) {
+    const auto* fm = std::get_if<FlowMonitorRequest>(&rq->body);
+    if (!fm) return std::nullopt;
+    header(out, uint8_t(MsgType::kMultipartRequest), xid);
+    ByteWriter w(out);
+    w.u16(kMultipartFlowMonitor);
+    w.u16(rq->flags);
+    w.zeros(4);
+    encode_flow_monitor_request(*fm, out);
+    return finish(std::move(out));
+  }
+  if (const auto* rp = std::get_if<MultipartReply>(&m.body)) {
+    const auto* fm = std::get_if<FlowMonitorReply>(&rp->body);
+    if (!fm) return std::nullopt;
+    header(out, uint8_t(MsgType::kMultipartReply), xid);
+    ByteWriter w(out);
+    w.u16(kMultipartFlowMonitor);
+    w.u16(rp->flags);
+    w.zeros(4);
+    if (auto e = encode_flow_monitor_reply(*fm, out); !e.ok()) return unexpected(std::move(e.error()));
+    return finish(std::move(out));
+  }
+  return std::nullopt;
+}
+
 Result<Bytes, OfError> encode_shared(of::Message m, uint32_t xid) {
+  if (auto fm = encode_flow_monitor(m, xid)) return std::move(*fm);
   m.version = kOf13;
   m.xid = xid;
   auto wire = encode_of13(m);

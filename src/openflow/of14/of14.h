@@ -23,8 +23,11 @@
 //   - request forward (32): a group-mod or meter-mod inside, kept as bytes;
 //   - table-mod with its eviction and vacancy properties, the table-desc
 //     multipart (14) request and reply (table.cpp).
+//   - flow monitoring (multipart 16): the request and the reply's flow
+//     updates (full, abbreviated, paused/resumed), monitor.cpp; they are the
+//     shared model's FlowMonitorRequest / FlowMonitorReply.
 // Parts of 1.4 with a different wire that this codec does not decode yet
-// (queue description, flow monitor) are refused with an error that names them,
+// (queue description) are refused with an error that names them,
 // never decoded the 1.3 way. bridge.cpp maps all of it onto the shared model (codec.h's
 // decode_of14/encode_of14, what decode_message uses for version 5).
 //
@@ -52,6 +55,8 @@ enum class Type : uint8_t {
   kBundleControl = 33,
   kBundleAddMessage = 34,
 };
+
+inline constexpr size_t kMultipartBodyOff = 16;  // header 8 + type, flags, pad
 
 // The multipart types 1.4 added (MultipartType ends at 1.3's).
 inline constexpr uint16_t kMultipartTableDesc = 14;
@@ -213,6 +218,14 @@ Result<TableDesc, OfError> decode_table_desc(ByteSpan wire, size_t at, size_t& c
 void encode_table_desc(const TableDesc& d, Bytes& out);
 // A table description's properties alone: what a table status carries.
 Bytes table_desc_properties(const TableDesc& d);
+
+// ---- flow monitoring (monitor.cpp): whole multipart messages in, bodies after the 16-byte header out ----
+// The request holds one ofp_flow_monitor_request; command and flags are kept
+// as sent (the switch answers bad ones with OFPET_FLOW_MONITOR_FAILED).
+Result<FlowMonitorRequest, OfError> decode_flow_monitor_request(ByteSpan wire);
+void encode_flow_monitor_request(const FlowMonitorRequest& r, Bytes& out);
+Result<FlowMonitorReply, OfError> decode_flow_monitor_reply(ByteSpan wire);
+BasicStatus<OfError> encode_flow_monitor_reply(const FlowMonitorReply& r, Bytes& out);
 
 // ---- stats replies (stats.cpp): the multipart body after the 16-byte header ----
 Result<PortStatsReply, OfError> decode_port_stats(ByteSpan wire, uint16_t flags);

@@ -20,7 +20,7 @@ constexpr size_t kBundleInner = 16;  // header, bundle_id, pad, flags
 constexpr size_t kMeterFeatures14Len = 16;
 constexpr uint32_t kOxmInPort = 0x80000004;
 constexpr uint32_t kOxmPacketType = 0x80005804;
-constexpr uint16_t kMpFlowStats = 17, kMpBundleFeatures = 19;
+constexpr uint16_t kMpFlowMonitor = 16, kMpFlowStats = 17, kMpBundleFeatures = 19;
 constexpr uint8_t kBundleControl = 33, kBundleAddMessage = 34;  // OFPT_BUNDLE_*
 
 // The end of the ofp_match at `at` (padding included), or 0 if it does not fit.
@@ -133,6 +133,7 @@ Result<Bytes, OfError> multipart_request_to14(ByteSpan wire) {
 Result<Bytes, OfError> multipart_reply_to14(ByteSpan wire) {
   if (wire.size() < kMultipartBodyOff) return Bytes(wire.begin(), wire.end());
   const uint16_t mp = load_be16(&wire[8]);
+  if (mp == kMpFlowMonitor) return flow_monitor_reply_to14(wire);
   switch (MultipartType(mp)) {
     case MultipartType::kFlow:
       return flow_desc_to14(wire);
@@ -199,6 +200,7 @@ Result<Bytes, OfError> table_features_to15(ByteSpan wire) {
 
 Result<Bytes, OfError> multipart_reply_to15(ByteSpan wire) {
   if (wire.size() < kMultipartBodyOff) return Bytes(wire.begin(), wire.end());
+  if (load_be16(&wire[8]) == kMpFlowMonitor) return flow_monitor_reply_to15(wire);
   switch (MultipartType(load_be16(&wire[8]))) {
     case MultipartType::kFlow:
       return flow_desc_to15(wire);

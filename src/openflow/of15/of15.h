@@ -22,6 +22,8 @@
 //     the group desc request's group_id and the port desc request's port_no
 //     (only OFPG_ALL / OFPP_ANY are served: OFPBRC_BAD_MULTIPART otherwise);
 //   - meter features: 1.5's `features` word (none: 0);
+//   - flow monitor replies: the full updates' instructions, as a flow-mod's
+//     (monitor.cpp); the request is 1.4's;
 //   - table features replies: every table also lists OFPTFPT_PACKET_TYPES
 //     (Ethernet only); the 1.5 properties a reply carries are kept as bytes;
 //   - bundles: OFPBF_TIME (scheduled commit) is OFPBFC_SCHED_NOT_SUPPORTED;
@@ -95,6 +97,10 @@ Result<Bytes, OfError> flow_desc_to14(ByteSpan wire);
 Result<Bytes, OfError> flow_desc_to15(ByteSpan wire);
 Result<Bytes, OfError> aggregate_to14(ByteSpan wire);
 Result<Bytes, OfError> aggregate_to15(ByteSpan wire);
+
+// ---- monitor.cpp: flow monitor replies (the full updates' instructions) ----
+Result<Bytes, OfError> flow_monitor_reply_to14(ByteSpan wire);
+Result<Bytes, OfError> flow_monitor_reply_to15(ByteSpan wire);
 
 // ---- groups.cpp: group-mod and group desc ----
 Result<Bytes, OfError> group_mod_to14(ByteSpan wire);

@@ -12,5 +12,11 @@ std::string table_config(uint32_t config, const std::optional<TableVacancy>& vac
 // Text after the header's ':' for multipart bodies (starts with ' ' or '\n', no trailing newline).
 std::string reply_body(const MultipartReply& r, uint8_t version);
 std::string request_body(const MultipartRequest& r);
+// OFPRR_* as OVS names them: idle, hard, delete, group_delete, eviction, meter_delete.
+std::string flow_removed_reason(uint8_t r);
+// OF1.4 flow monitoring (monitor.cpp): the reply's updates as `ovs-ofctl
+// monitor` prints them, one "\n event=..." line each; the request's fields.
+std::string flow_monitor_reply(const FlowMonitorReply& r);
+std::string flow_monitor_request(const FlowMonitorRequest& r);
 
 }  // namespace flowlab::of::print

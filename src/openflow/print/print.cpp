@@ -97,21 +97,6 @@ std::string packet_in_reason(uint8_t r) {
   }
 }
 
-std::string flow_removed_reason(uint8_t r) {
-  switch (r) {
-    case 0:
-      return "idle";
-    case 1:
-      return "hard";
-    case 2:
-      return "delete";
-    case 3:
-      return "group_delete";
-    default:
-      return fmt::format("{}", r);
-  }
-}
-
 std::string role_name(ControllerRole r) {
   switch (r) {
     case ControllerRole::kNoChange:
@@ -244,7 +229,7 @@ std::string body(const Message& m) {
           return s;
         } else if constexpr (std::is_same_v<T, FlowRemoved>) {
           std::string s = " " + format_match(b.match, b.priority);
-          s += fmt::format(" reason={}", flow_removed_reason(b.reason));
+          s += fmt::format(" reason={}", print::flow_removed_reason(b.reason));
           if (v != kOf10) s += fmt::format(" table_id={}", b.table_id);
           if (b.cookie) s += fmt::format(" cookie:{:#x}", b.cookie);
           s += " duration" + format_duration(b.duration_sec, b.duration_nsec);

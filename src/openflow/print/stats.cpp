@@ -130,7 +130,8 @@ std::string format_table_stats(const std::vector<TableStats>& tables, uint8_t ve
 namespace print {
 
 std::string multipart_kind(MultipartType t) {
-  if (uint16_t(t) == 14) return "TABLE_DESC";  // OF1.4
+  if (uint16_t(t) == 14) return "TABLE_DESC";    // OF1.4
+  if (uint16_t(t) == 16) return "FLOW_MONITOR";  // OF1.4
   switch (t) {
     case MultipartType::kDesc:
       return "DESC";
@@ -298,6 +299,8 @@ std::string reply_body(const MultipartReply& r, uint8_t version) {
         } else if constexpr (std::is_same_v<T, TableDescReply>) {
           for (const TableDesc& t : b.tables) s += table_desc(t);
           if (!s.empty()) s.pop_back();
+        } else if constexpr (std::is_same_v<T, FlowMonitorReply>) {
+          s = flow_monitor_reply(b);
         } else if constexpr (std::is_same_v<T, ExperimenterMultipart>) {
           s = fmt::format(" experimenter={:#x} exp_type={}", b.experimenter, b.exp_type);
           if (!b.data.empty()) s += "\n" + format_hexdump(b.data), s.pop_back();
@@ -333,6 +336,8 @@ std::string request_body(const MultipartRequest& r) {
           s = table_features(b.tables);
         } else if constexpr (std::is_same_v<T, PortDescRequest>) {
           s = " port=ANY";
+        } else if constexpr (std::is_same_v<T, FlowMonitorRequest>) {
+          s = flow_monitor_request(b);
         } else if constexpr (std::is_same_v<T, ExperimenterMultipart>) {
           s = fmt::format(" experimenter={:#x} exp_type={}", b.experimenter, b.exp_type);
         }

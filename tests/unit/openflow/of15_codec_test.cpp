@@ -14,49 +14,21 @@
 
 #include "openflow/codec.h"
 #include "openflow/of15/of15.h"
+#include "osken_vectors.h"
 
 namespace flowlab::of {
 namespace {
 
 using nlohmann::json;
 
-struct Vector {
-  Bytes wire;
-  json fields;
-};
-
-Bytes from_hex(const std::string& h) {
-  Bytes b;
-  for (size_t i = 0; i + 1 < h.size(); i += 2) b.push_back(uint8_t(std::stoul(h.substr(i, 2), nullptr, 16)));
-  return b;
-}
+using osken_vectors::from_hex;
+using osken_vectors::Vector;
 
 // name -> vector; empty when python3-os-ken is not installed.
-std::map<std::string, Vector> osken_vectors() {
-  const std::string script = std::string(FLOWLAB_SOURCE_DIR) + "/tests/unit/openflow/osken_of15_vectors.py";
-  if (!std::filesystem::exists("/usr/lib/python3/dist-packages/os_ken")) return {};
-  std::map<std::string, Vector> out;
-  FILE* f = popen(("/usr/bin/python3 " + script + " 2>&1").c_str(), "r");
-  if (!f) return {};
-  std::string text;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, f)) text.append(buf, n);
-  const int rc = pclose(f);
-  EXPECT_EQ(rc, 0) << text;
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::istringstream l(line);
-    std::string name, hex, rest;
-    l >> name >> hex;
-    std::getline(l, rest);
-    out[name] = Vector{from_hex(hex), json::parse(rest)};
-  }
-  return out;
-}
+std::map<std::string, Vector> load_vectors() { return osken_vectors::load("osken_of15_vectors.py"); }
 
 const std::map<std::string, Vector>& vectors() {
-  static const auto v = osken_vectors();
+  static const auto v = load_vectors();
   return v;
 }
 

@@ -61,7 +61,8 @@ json request_json(const MultipartRequest& m) {
           return mp_req("OFPTableFeaturesStatsRequest", m, {{"body", table_features_json(b.tables)}});
         else if constexpr (std::is_same_v<T, PortDescRequest>)
           return mp_req("OFPPortDescStatsRequest", m, json::object());
-        else if constexpr (std::is_same_v<T, TableDescRequest>)  // OF1.4: not in a 1.3 vector
+        else if constexpr (std::is_same_v<T, TableDescRequest> ||
+                           std::is_same_v<T, FlowMonitorRequest>)  // OF1.4: not in a 1.3 vector
           return json();
         else
           return mp_req(
@@ -212,7 +213,8 @@ json reply_json(const MultipartReply& m) {
         } else if constexpr (std::is_same_v<T, PortDescReply>) {
           for (const auto& p : b.ports) a.push_back(port_json(p));
           return mp_rep("OFPPortDescStatsReply", m, a);
-        } else if constexpr (std::is_same_v<T, TableDescReply>) {  // OF1.4: not in a 1.3 vector
+        } else if constexpr (std::is_same_v<T, TableDescReply> ||
+                             std::is_same_v<T, FlowMonitorReply>) {  // OF1.4: not in a 1.3 vector
           return json();
         } else {
           return mp_rep(
