@@ -326,6 +326,11 @@ struct Session {
     if (name == "add-group") return group_mod(args, GroupModCommand::kAdd);
     if (name == "mod-group") return group_mod(args, GroupModCommand::kModify);
     if (name == "del-groups") return group_mod(args, GroupModCommand::kDelete);
+    if (name == "insert-buckets" || name == "remove-buckets") {  // OF1.5
+      if (version() != kOf15) return fail("{} needs OpenFlow 1.5 (-O OpenFlow15)", name);
+      return group_mod(
+          args, name == "insert-buckets" ? GroupModCommand::kInsertBucket : GroupModCommand::kRemoveBucket);
+    }
     if (name == "dump-groups") return print_all(multipart(GroupDescRequest{}));
     if (name == "dump-group-stats") return print_all(multipart(GroupStatsRequest{}));
     if (name == "add-meter") return meter_mod(args, MeterModCommand::kAdd);

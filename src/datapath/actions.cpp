@@ -1,6 +1,7 @@
 // Header-rewriting actions (see actions.h for the checksum rules).
 #include "datapath/actions.h"
 
+#include "datapath/match_key.h"
 #include "packet/builder.h"
 #include "packet/csum_incremental.h"
 #include "packet/headers.h"
@@ -308,6 +309,41 @@ ActionResult set_dscp(PacketContext& pc, uint8_t dscp) {
   return ActionResult::kOk;
 }
 
+ActionResult copy_field(PacketContext& pc, const of::CopyField& c) {
+  const auto src = of::OxmId(c.src >> 9 & 0x7f), dst = of::OxmId(c.dst >> 9 & 0x7f);
+  const of::OxmFieldInfo* si = of::oxm_info(src);
+  const of::OxmFieldInfo* di = of::oxm_info(dst);
+  const FieldSlot* ss = field_slot(src);
+  const FieldSlot* ds = field_slot(dst);
+  if (!si || !di || !ss || !ds || c.src >> 16 != of::kOxmClassBasic || c.dst >> 16 != of::kOxmClassBasic)
+    return ActionResult::kSkipped;  // validation refuses these
+  if (c.src_offset + c.n_bits > of::field_bits(src) || c.dst_offset + c.n_bits > of::field_bits(dst))
+    return ActionResult::kSkipped;
+  pc.refresh();  // an earlier action may have changed the source
+  // Both values as the wire writes them (big-endian, the OXM length).
+  auto value = [&](const FieldSlot& slot, of::OxmId id, uint8_t len) {
+    Bytes v(len);
+    const uint8_t* base = reinterpret_cast<const uint8_t*>(&pc.key) + slot.offset;
+    if (slot.raw) {
+      std::memcpy(v.data(), base, len);
+    } else {
+      const uint64_t x = get_key_field(pc.key, id);
+      for (size_t i = 0; i < len; ++i) v[len - 1 - i] = uint8_t(x >> (8 * i));
+    }
+    return v;
+  };
+  const Bytes from = value(*ss, src, si->length);
+  Bytes to = value(*ds, dst, di->length);
+  // Bit i counts from the least significant bit of the value.
+  auto bit = [](const Bytes& b, size_t i) { return (b[b.size() - 1 - i / 8] >> (i % 8)) & 1; };
+  for (size_t i = 0; i < c.n_bits; ++i) {
+    const size_t d = c.dst_offset + i;
+    uint8_t& byte = to[to.size() - 1 - d / 8];
+    byte = uint8_t((byte & ~(1u << (d % 8))) | bit(from, c.src_offset + i) << (d % 8));
+  }
+  return set_field(pc, of::OxmField::basic_bytes(dst, to));
+}
+
 ActionResult apply_header_action(PacketContext& pc, const of::Action& a, bool of10) {
   using of::ActionType;
   switch (a.type) {
@@ -339,6 +375,8 @@ ActionResult apply_header_action(PacketContext& pc, const of::Action& a, bool of
       return copy_ttl_out(pc);
     case ActionType::kCopyTtlIn:
       return copy_ttl_in(pc);
+    case ActionType::kCopyField:
+      return copy_field(pc, a.copy);
     default:
       return ActionResult::kSkipped;
   }

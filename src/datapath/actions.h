@@ -1,5 +1,5 @@
 // Header-rewriting actions on one packet: set-field on every settable field with
-// checksum fix-ups, push/pop VLAN, MPLS and PBB, TTL set/decrement/copy, DSCP remark.
+// checksum fix-ups, copy-field, push/pop VLAN, MPLS and PBB, TTL set/decrement/copy, DSCP remark.
 //
 // Checksums are updated incrementally (RFC 1624). When the frame carries a
 // partial checksum (offload kNeedsCsum with csum_start at the L4 header), the
@@ -64,6 +64,12 @@ ActionResult copy_ttl_out(PacketContext& pc);
 ActionResult copy_ttl_in(PacketContext& pc);
 // Rewrites the IP DSCP (IPv4 with header checksum fix-up, or IPv6 traffic class).
 ActionResult set_dscp(PacketContext& pc, uint8_t dscp);
+
+// Copy-field: n_bits of the source field (as the key has it now) into the
+// destination field, written as a set-field of the whole new value (so the
+// checksums follow it). Validation guarantees both fields are known, the
+// destination settable and the bits inside both.
+ActionResult copy_field(PacketContext& pc, const of::CopyField& c);
 
 // Runs one header-rewriting action (set-field, push/pop VLAN, MPLS, PBB, TTL
 // set/decrement/copy); kSkipped for any other type (outputs, groups, queues are

@@ -3,6 +3,8 @@
 // The caller holds DatapathImpl::mu and publishes afterwards.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "datapath/datapath_impl.h"
 #include "datapath/validate.h"
 
@@ -51,6 +53,9 @@ of::FlowRemoved make_flow_removed(const FlowEntry& e, of::FlowRemovedReason reas
   fr.reason = uint8_t(reason);
   fr.table_id = e.table_id;
   fill_duration(e.created_ns, now_ns, fr.duration_sec, fr.duration_nsec);
+  fr.has_idle_time = true;
+  fill_duration(std::max(e.created_ns, e.counters->last_used_ns.load(std::memory_order_relaxed)), now_ns,
+                fr.idle_sec, fr.idle_nsec);
   fr.idle_timeout = e.idle_timeout;
   fr.hard_timeout = e.hard_timeout;
   fr.packet_count = e.counters->packets.load(std::memory_order_relaxed);

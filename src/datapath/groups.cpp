@@ -1,8 +1,10 @@
-// Group-mod: validation (types, buckets, watches, chaining, loops) and apply.
+// Group-mod: validation (types, buckets, watches, chaining, loops) and apply;
+// OF1.5's insert/remove bucket become the modify they amount to.
 #include "datapath/groups.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "datapath/classifier.h"
@@ -19,6 +21,51 @@ bool bucket_refers(const of::Bucket& b, uint32_t target) {
   for (const of::Action& a : b.actions)
     if (a.type == of::ActionType::kGroup && a.group_id == target) return true;
   return false;
+}
+
+// OF1.5 insert/remove bucket: the group's new bucket list (validated by the
+// modify it becomes).
+Result<std::vector<of::Bucket>, of::OfError> edit_buckets(const Group& g, const of::GroupMod& gm) {
+  std::vector<of::Bucket> out = g.buckets;
+  const uint32_t where = gm.command_bucket_id;
+  auto find = [&](uint32_t id) {
+    return std::find_if(out.begin(), out.end(), [&](const of::Bucket& b) { return b.bucket_id == id; });
+  };
+  if (where <= of::bucket::kMax && find(where) == out.end())
+    return unexpected(gm_error(GroupModFailedCode::kUnknownBucket,
+                               fmt::format("group {} has no bucket {}", gm.group_id, where)));
+  if (where > of::bucket::kMax && where != of::bucket::kFirst && where != of::bucket::kLast &&
+      where != of::bucket::kAll)
+    return unexpected(gm_error(GroupModFailedCode::kUnknownBucket,
+                               fmt::format("command_bucket_id 0x{:x} is reserved", where)));
+  if (gm.command == of::GroupModCommand::kRemoveBucket) {
+    if (where == of::bucket::kAll)
+      out.clear();
+    else if (!out.empty())
+      out.erase(where == of::bucket::kFirst  ? out.begin()
+                : where == of::bucket::kLast ? out.end() - 1
+                                             : find(where));
+    return out;
+  }
+  if (where == of::bucket::kAll)
+    return unexpected(
+        gm_error(GroupModFailedCode::kBadCommand,
+                 "insert bucket: command_bucket_id must be first, last or a bucket id, not all"));
+  uint32_t next = 0;  // ids for inserted buckets that have none: past the largest
+  for (const of::Bucket& b : out)
+    if (b.bucket_id && *b.bucket_id >= next) next = *b.bucket_id + 1;
+  std::vector<of::Bucket> added = gm.buckets;
+  for (of::Bucket& b : added) {
+    if (!b.bucket_id) b.bucket_id = next++;
+    if (find(*b.bucket_id) != out.end())
+      return unexpected(gm_error(GroupModFailedCode::kBucketExists,
+                                 fmt::format("group {} already has bucket {}", gm.group_id, *b.bucket_id)));
+  }
+  const auto at = where == of::bucket::kFirst  ? out.begin()
+                  : where == of::bucket::kLast ? out.end()
+                                               : find(where);
+  out.insert(at, added.begin(), added.end());
+  return out;
 }
 
 }  // namespace
@@ -94,6 +141,19 @@ OfStatus apply_group_mod(GroupTable& table, const of::GroupMod& gm, uint64_t now
     table.erase(id);
     return {};
   }
+  if (gm.command == GroupModCommand::kInsertBucket || gm.command == GroupModCommand::kRemoveBucket) {
+    auto it = table.find(id);
+    if (it == table.end())
+      return unexpected(
+          gm_error(GroupModFailedCode::kUnknownGroup, fmt::format("group {} does not exist", id)));
+    FLOWLAB_ASSIGN_OR_RETURN(auto buckets, edit_buckets(*it->second, gm));
+    of::GroupMod mod;
+    mod.command = GroupModCommand::kModify;
+    mod.type = it->second->type;
+    mod.group_id = id;
+    mod.buckets = std::move(buckets);
+    return apply_group_mod(table, mod, now_ns);
+  }
   if (gm.command != GroupModCommand::kAdd && gm.command != GroupModCommand::kModify)
     return unexpected(gm_error(GroupModFailedCode::kBadCommand,
                                fmt::format("unknown group-mod command {}", uint16_t(gm.command))));
@@ -145,6 +205,15 @@ OfStatus apply_group_mod(GroupTable& table, const of::GroupMod& gm, uint64_t now
   g->id = id;
   g->type = gm.type;
   g->buckets = gm.buckets;
+  // Bucket ids (OF1.5): kept as given, a bucket without one numbered by its place; unique.
+  for (size_t i = 0; i < g->buckets.size(); ++i) {
+    of::Bucket& b = g->buckets[i];
+    if (!b.bucket_id) b.bucket_id = uint32_t(i);
+    for (size_t j = 0; j < i; ++j)
+      if (g->buckets[j].bucket_id == b.bucket_id)
+        return unexpected(gm_error(GroupModFailedCode::kBucketExists,
+                                   fmt::format("bucket id {} appears twice in group {}", *b.bucket_id, id)));
+  }
   g->total_weight = total_weight;
   g->created_ns = exists ? table[id]->created_ns : now_ns;
   g->counters = std::make_shared<GroupCounters>(gm.buckets.size());

@@ -2,6 +2,8 @@
 // descriptions and features of what this pipeline supports.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "datapath/datapath_impl.h"
 
 namespace flowlab::dp {
@@ -47,11 +49,16 @@ Result<of::FlowStatsReply, of::OfError> Datapath::flow_stats(const of::FlowStats
   std::lock_guard lk(d.mu);
   FLOWLAB_ASSIGN_OR_RETURN(MaskedKey filter, stats_filter(d, req));
   of::FlowStatsReply reply;
+  reply.stats_only = req.stats_only;
   d.for_each_filtered(req.table_id, filter, req.cookie, req.cookie_mask, req.out_port, req.out_group,
                       [&](const FlowEntry& e) {
                         of::FlowStats fs;
                         fs.table_id = e.table_id;
                         fill_duration(e.created_ns, now_ns, fs.duration_sec, fs.duration_nsec);
+                        fs.has_idle_time = true;
+                        fill_duration(
+                            std::max(e.created_ns, e.counters->last_used_ns.load(std::memory_order_relaxed)),
+                            now_ns, fs.idle_sec, fs.idle_nsec);
                         fs.priority = e.priority;
                         fs.idle_timeout = e.idle_timeout;
                         fs.hard_timeout = e.hard_timeout;

@@ -93,6 +93,46 @@ OfStatus validate_set_field(const of::OxmField& wire, const ValidationContext& v
   return {};
 }
 
+// Copy-field: both fields basic, known and matchable here, the destination one
+// set-field may write, the bits inside both; the match must guarantee both
+// fields' prerequisites (as for set-field).
+OfStatus validate_copy_field(const of::CopyField& c, const ValidationContext& vc, bool headers_changed) {
+  struct End {
+    uint32_t h;
+    unsigned offset;
+    bool dst;
+  };
+  for (const End e : {End{c.src, c.src_offset, false}, End{c.dst, c.dst_offset, true}}) {
+    const uint32_t h = e.h;
+    const unsigned offset = e.offset;
+    const bool dst = e.dst;
+    const auto id = OxmId(h >> 9 & 0x7f);
+    const of::OxmFieldInfo* info = of::oxm_info(id);
+    if (h >> 16 != of::kOxmClassBasic || (h & 0x100) || !info || !field_slot(id))
+      return unexpected(ba(BadActionCode::kBadSetType,
+                           fmt::format("copy_field: OXM 0x{:08x} is not a field this switch can copy", h)));
+    if (offset + unsigned(c.n_bits) > of::field_bits(id))
+      return unexpected(ba(BadActionCode::kBadSetArgument,
+                           fmt::format("copy_field: bits {}..{} are outside {} ({} bits)", offset,
+                                       offset + c.n_bits - 1, info->name, of::field_bits(id))));
+    const of::OxmField zero = of::OxmField::basic_bytes(id, Bytes(info->length));
+    if (dst && !settable(id))
+      return unexpected(
+          ba(BadActionCode::kBadSetType, fmt::format("copy_field: {} cannot be written", info->name)));
+    if (vc.match && !vc.of10 && !headers_changed && needs_prereq_check(id)) {
+      of::Match m;
+      for (const of::OxmField& mf : vc.match->fields)
+        if (!mf.is(id)) m.fields.push_back(mf);
+      m.fields.push_back(zero);
+      if (auto err = of::validate_match(m); err && err->code == uint16_t(of::BadMatchCode::kBadPrereq))
+        return unexpected(ba(BadActionCode::kMatchInconsistent,
+                             fmt::format("copy_field {}: the flow's match does not guarantee it ({})",
+                                         info->name, err->message)));
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 OfStatus validate_actions(const of::ActionList& actions, const ValidationContext& vc) {
@@ -112,6 +152,9 @@ OfStatus validate_actions(const of::ActionList& actions, const ValidationContext
         break;
       case ActionType::kSetField:
         FLOWLAB_TRY(validate_set_field(a.field, vc, headers_changed));
+        break;
+      case ActionType::kCopyField:
+        FLOWLAB_TRY(validate_copy_field(a.copy, vc, headers_changed));
         break;
       case ActionType::kPushVlan:
         if (a.ethertype != 0x8100 && a.ethertype != 0x88a8)
@@ -188,6 +231,12 @@ OfStatus validate_instructions(const of::InstructionList& insts, const Validatio
       case of::InstructionType::kApplyActions:
       case of::InstructionType::kWriteActions:
         FLOWLAB_TRY(validate_actions(in.actions, vc));
+        if (in.type == of::InstructionType::kWriteActions)
+          for (const of::Action& a : in.actions)
+            if (a.type == ActionType::kCopyField)
+              return unexpected(ba(BadActionCode::kUnsupportedOrder,
+                                   "copy_field in write-actions: the action set has no place for it here "
+                                   "(use apply-actions)"));
         break;
       case of::InstructionType::kClearActions:
         break;

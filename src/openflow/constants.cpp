@@ -110,6 +110,8 @@ std::string_view to_string(ActionType t) {
       return "OFPAT_PUSH_PBB";
     case ActionType::kPopPbb:
       return "OFPAT_POP_PBB";
+    case ActionType::kCopyField:
+      return "OFPAT_COPY_FIELD";
     case ActionType::kEnqueue:
       return "OFPAT_ENQUEUE";
     case ActionType::kExperimenter:

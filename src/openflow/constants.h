@@ -77,6 +77,14 @@ inline constexpr uint32_t kAll = 0xfffffffc;
 inline constexpr uint32_t kAny = 0xffffffff;
 }  // namespace group
 
+// OF1.5 bucket ids (ofp_group_bucket) and command_bucket_id's reserved values.
+namespace bucket {
+inline constexpr uint32_t kMax = 0xffffff00;
+inline constexpr uint32_t kFirst = 0xfffffffd;
+inline constexpr uint32_t kLast = 0xfffffffe;
+inline constexpr uint32_t kAll = 0xffffffff;
+}  // namespace bucket
+
 namespace table {
 inline constexpr uint8_t kMax = 0xfe;
 inline constexpr uint8_t kAll = 0xff;
@@ -159,7 +167,14 @@ inline constexpr uint16_t kFragReasm = 2;
 inline constexpr uint16_t kFragMask = 3;
 }  // namespace config_flags
 
-enum class GroupModCommand : uint16_t { kAdd = 0, kModify = 1, kDelete = 2 };
+// kInsertBucket and kRemoveBucket are OpenFlow 1.5's (only its codec makes them).
+enum class GroupModCommand : uint16_t {
+  kAdd = 0,
+  kModify = 1,
+  kDelete = 2,
+  kInsertBucket = 3,
+  kRemoveBucket = 5
+};
 enum class GroupType : uint8_t { kAll = 0, kSelect = 1, kIndirect = 2, kFastFailover = 3 };
 enum class MeterModCommand : uint16_t { kAdd = 0, kModify = 1, kDelete = 2 };
 namespace meter_flags {
@@ -208,6 +223,7 @@ enum class ActionType : uint16_t {
   kSetField = 25,
   kPushPbb = 26,
   kPopPbb = 27,
+  kCopyField = 28,    // OF1.5 OFPAT_COPY_FIELD; at 1.3/1.4 the ONF extension's action 3200
   kEnqueue = 0xfff0,  // model-only: OF1.0 OFPAT_ENQUEUE (port + queue)
   kExperimenter = 0xffff,
 };

@@ -51,12 +51,13 @@ constexpr std::array<std::string_view, 12> kBadMatch = {
 constexpr std::array<std::string_view, 8> kFlowModFailed = {
     "OFPFMFC_UNKNOWN", "OFPFMFC_TABLE_FULL",  "OFPFMFC_BAD_TABLE_ID", "OFPFMFC_OVERLAP",
     "OFPFMFC_EPERM",   "OFPFMFC_BAD_TIMEOUT", "OFPFMFC_BAD_COMMAND",  "OFPFMFC_BAD_FLAGS"};
-constexpr std::array<std::string_view, 15> kGroupModFailed = {
+constexpr std::array<std::string_view, 17> kGroupModFailed = {
     "OFPGMFC_GROUP_EXISTS",      "OFPGMFC_INVALID_GROUP",  "OFPGMFC_WEIGHT_UNSUPPORTED",
     "OFPGMFC_OUT_OF_GROUPS",     "OFPGMFC_OUT_OF_BUCKETS", "OFPGMFC_CHAINING_UNSUPPORTED",
     "OFPGMFC_WATCH_UNSUPPORTED", "OFPGMFC_LOOP",           "OFPGMFC_UNKNOWN_GROUP",
     "OFPGMFC_CHAINED_GROUP",     "OFPGMFC_BAD_TYPE",       "OFPGMFC_BAD_COMMAND",
-    "OFPGMFC_BAD_BUCKET",        "OFPGMFC_BAD_WATCH",      "OFPGMFC_EPERM"};
+    "OFPGMFC_BAD_BUCKET",        "OFPGMFC_BAD_WATCH",      "OFPGMFC_EPERM",
+    "OFPGMFC_UNKNOWN_BUCKET",    "OFPGMFC_BUCKET_EXISTS"};
 constexpr std::array<std::string_view, 5> kPortModFailed = {"OFPPMFC_BAD_PORT", "OFPPMFC_BAD_HW_ADDR",
                                                             "OFPPMFC_BAD_CONFIG", "OFPPMFC_BAD_ADVERTISE",
                                                             "OFPPMFC_EPERM"};

@@ -120,6 +120,8 @@ enum class GroupModFailedCode : uint16_t {
   kBadBucket = 12,
   kBadWatch = 13,
   kEperm = 14,
+  kUnknownBucket = 15,  // OF1.5
+  kBucketExists = 16,   // OF1.5
 };
 enum class PortModFailedCode : uint16_t {
   kBadPort = 0,

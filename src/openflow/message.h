@@ -28,6 +28,19 @@ namespace flowlab::of {
 
 // ---- actions and instructions -------------------------------------------------
 
+// Copy-field (OpenFlow 1.5 OFPAT_COPY_FIELD, the ONF extension's action 3200 at
+// 1.3/1.4): n_bits bits of the field whose OXM header is `src`, from bit
+// src_offset (bit 0 is the value's least significant), into `dst` from bit
+// dst_offset. The headers are OXM ids: class, field, no mask, the field's length.
+struct CopyField {
+  uint16_t n_bits = 0;
+  uint16_t src_offset = 0;
+  uint16_t dst_offset = 0;
+  uint32_t src = 0;
+  uint32_t dst = 0;
+  bool operator==(const CopyField&) const = default;
+};
+
 // One action; which fields matter depends on `type` (builders below).
 struct Action {
   ActionType type = ActionType::kOutput;
@@ -40,6 +53,7 @@ struct Action {
   OxmField field;             // set_field (OF1.0 set_dl_src etc. map here)
   uint32_t experimenter = 0;  // experimenter / OF1.0 vendor id
   Bytes data;                 // experimenter: bytes after the experimenter id, kept opaque
+  CopyField copy;             // copy_field
 
   static Action output(uint32_t port, uint16_t max_len = 0) {
     Action a;
@@ -99,6 +113,12 @@ struct Action {
     Action a;
     a.type = ActionType::kSetMplsTtl;
     a.ttl = t;
+    return a;
+  }
+  static Action copy_field(CopyField c) {
+    Action a;
+    a.type = ActionType::kCopyField;
+    a.copy = c;
     return a;
   }
   static Action simple(ActionType t) {
@@ -180,6 +200,7 @@ struct Bucket {
   uint32_t watch_port = port::kAny;
   uint32_t watch_group = group::kAny;
   ActionList actions;
+  std::optional<uint32_t> bucket_id = std::nullopt;  // OF1.5; a switch numbers buckets without one
   bool operator==(const Bucket&) const = default;
 };
 
@@ -307,6 +328,9 @@ struct FlowRemoved {
   uint16_t idle_timeout = 0, hard_timeout = 0;
   uint64_t packet_count = 0, byte_count = 0;
   Match match;
+  // OF1.5's OXS idle_time (how long the flow had no packet); sent at 1.5 when set.
+  bool has_idle_time = false;
+  uint32_t idle_sec = 0, idle_nsec = 0;
   bool operator==(const FlowRemoved&) const = default;
 };
 struct PortStatus {
@@ -341,6 +365,8 @@ struct GroupMod {
   GroupType type = GroupType::kAll;
   uint32_t group_id = 0;
   std::vector<Bucket> buckets;
+  // OF1.5 insert/remove bucket: where (bucket::kFirst, kLast, kAll or a bucket id).
+  uint32_t command_bucket_id = bucket::kAll;
   bool operator==(const GroupMod&) const = default;
 };
 struct PortMod {
@@ -376,6 +402,7 @@ struct FlowStatsRequest {
   uint32_t out_group = group::kAny;
   uint64_t cookie = 0, cookie_mask = 0;
   Match match;
+  bool stats_only = false;  // OF1.5 OFPMP_FLOW_STATS (17) rather than OFPMP_FLOW_DESC
   bool operator==(const FlowStatsRequest&) const = default;
 };
 struct AggregateStatsRequest : FlowStatsRequest {
@@ -502,10 +529,16 @@ struct FlowStats {
   Match match;
   InstructionList instructions;
   uint16_t importance = 0;  // OF1.4
+  // OF1.5's OXS idle_time (how long the flow had no packet); sent at 1.5 when set.
+  bool has_idle_time = false;
+  uint32_t idle_sec = 0, idle_nsec = 0;
   bool operator==(const FlowStats&) const = default;
 };
 struct FlowStatsReply {
   std::vector<FlowStats> stats;
+  // OF1.5: the reply to OFPMP_FLOW_STATS (17): entries with the counters and
+  // match only (no cookie, timeouts, flags or instructions); else OFPMP_FLOW_DESC.
+  bool stats_only = false;
   bool operator==(const FlowStatsReply&) const = default;
 };
 struct AggregateStatsReply {

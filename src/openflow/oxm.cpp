@@ -209,6 +209,34 @@ const OxmFieldInfo* oxm_info(OxmId id) {
   return i < kFields.size() && kFields[i].length ? &kFields[i] : nullptr;
 }
 
+unsigned field_bits(OxmId id) {
+  switch (id) {
+    case OxmId::kVlanVid:
+      return 13;  // VID and OFPVID_PRESENT
+    case OxmId::kVlanPcp:
+    case OxmId::kMplsTc:
+      return 3;
+    case OxmId::kIpDscp:
+      return 6;
+    case OxmId::kIpEcn:
+      return 2;
+    case OxmId::kIpv6Flabel:
+    case OxmId::kMplsLabel:
+      return 20;
+    case OxmId::kMplsBos:
+    case OxmId::kPbbUca:
+      return 1;
+    case OxmId::kIpv6Exthdr:
+      return 9;
+    case OxmId::kTcpFlags:
+      return 12;
+    default: {
+      const OxmFieldInfo* info = oxm_info(id);
+      return info ? 8u * info->length : 0;
+    }
+  }
+}
+
 const OxmFieldInfo* oxm_info_by_name(std::string_view name) {
   for (const auto& f : kFields)
     if (f.length && f.name == name) return &f;

@@ -81,6 +81,9 @@ struct OxmFieldInfo {
 };
 const OxmFieldInfo* oxm_info(OxmId id);
 const OxmFieldInfo* oxm_info_by_name(std::string_view name);
+// The bits of a field's value that mean something (vlan_vid 13, ip_dscp 6,
+// mpls_label 20, ...; the others 8 x length); 0 for an unknown field.
+unsigned field_bits(OxmId id);
 
 // How a field's value reads: a number, a MAC, an IPv4 or IPv6 address, or a port.
 enum class ValueKind : uint8_t { kUint, kMac, kIpv4, kIpv6, kPort };

@@ -320,6 +320,9 @@ std::string action_to_string(const of::Action& a) {
       return fmt::format("PUSH_PBB:{}", a.ethertype);
     case ActionType::kPopPbb:
       return "POP_PBB";
+    case ActionType::kCopyField:
+      return fmt::format("COPY_FIELD:{{n_bits:{},src_offset:{},dst_offset:{},src:0x{:08x},dst:0x{:08x}}}",
+                         a.copy.n_bits, a.copy.src_offset, a.copy.dst_offset, a.copy.src, a.copy.dst);
     case ActionType::kEnqueue:
       return fmt::format("ENQUEUE:{}:{}", port(a.port), a.queue_id);
     case ActionType::kSetField: {

@@ -37,16 +37,19 @@ void Agent::send_chunked(Peer& p, uint32_t xid, Reply reply, std::vector<Elem> R
     return;
   }
   size_t base = empty->size();
-  Reply chunk{};
+  std::vector<Elem> items_left = std::move(all);
+  (reply.*items).clear();
+  const Reply shell = std::move(reply);  // what each chunk says besides its items (1.5's stats_only)
+  Reply chunk = shell;
   size_t bytes = 0;
-  for (size_t i = 0; i < all.size(); ++i) {
-    size_t sz = element_size(p.version, items, all[i], base);
+  for (size_t i = 0; i < items_left.size(); ++i) {
+    size_t sz = element_size(p.version, items, items_left[i], base);
     if (!(chunk.*items).empty() && bytes + sz > kReplyBudget) {
       p.send(of::make_message(p.version, xid, of::MultipartReply{of::kMultipartMore, std::move(chunk)}));
-      chunk = Reply{};
+      chunk = shell;
       bytes = 0;
     }
-    (chunk.*items).push_back(std::move(all[i]));
+    (chunk.*items).push_back(std::move(items_left[i]));
     bytes += sz;
   }
   send_multipart(p, xid, std::move(chunk));

@@ -5,8 +5,8 @@
 //    a ping crosses, its flows are there;
 //  - ovs-ofctl -O OpenFlow15 on the switch's listener: add-flow with the
 //    meter action, tcp_flags and packet_type, dump-flows (the OXS counters),
-//    add-group / dump-groups (1.5's buckets), dump-ports-desc, and what is not
-//    supported answered with its error;
+//    add-group / dump-groups (1.5's buckets), insert-buckets / remove-buckets,
+//    dump-ports-desc, and what is not supported answered with its error;
 //  - flowlab ofctl -O OpenFlow15 the same way.
 // Needs root, os-ken and ovs-ofctl.
 #include <gtest/gtest.h>
@@ -142,11 +142,34 @@ TEST(SwitchOvsOfctl15, FlowsMetersGroupsPortsDescAndRefusals) {
   mine = run_output(ours + "dump-groups" + target, &st);
   ASSERT_EQ(st, 0) << mine;
   EXPECT_NE(mine.find("group_id=4,type=select"), std::string::npos) << mine;
-  // 1.5's insert-bucket is not done: the switch says so (OFPGMFC_BAD_COMMAND).
-  out =
-      run_output(ovs + "insert-buckets" + target + " group_id=4,command_bucket_id=last,bucket=output:1", &st);
+  // 1.5's insert-buckets / remove-buckets: bucket ids kept and reported.
+  out = run_output(ovs + "insert-buckets" + target +
+                       " group_id=4,command_bucket_id=first,bucket=bucket_id:9,weight:2,output:2",
+                   &st);
+  ASSERT_EQ(st, 0) << out << sw.log();
+  out = run_output(ovs + "dump-groups" + target, &st);
+  ASSERT_EQ(st, 0) << out;
+  EXPECT_NE(
+      out.find("group_id=4,type=select,bucket=bucket_id:9,weight:2,actions=output:2,"
+               "bucket=bucket_id:0,weight:3,actions=output:1,bucket=bucket_id:1,weight:1,actions=output:2"),
+      std::string::npos)
+      << out;
+  mine = run_output(ours + "dump-groups" + target, &st);
+  ASSERT_EQ(st, 0) << mine;
+  EXPECT_NE(mine.find("bucket=bucket_id:9,weight:2,actions=output:2"), std::string::npos) << mine;
+  out = run_output(ours + "remove-buckets" + target + " group_id=4,command_bucket_id=0", &st);
+  ASSERT_EQ(st, 0) << out << sw.log();
+  out = run_output(ovs + "remove-buckets" + target + " group_id=4,command_bucket_id=last", &st);
+  ASSERT_EQ(st, 0) << out << sw.log();
+  out = run_output(ovs + "dump-groups" + target, &st);
+  ASSERT_EQ(st, 0) << out;
+  EXPECT_NE(out.find("group_id=4,type=select,bucket=bucket_id:9,weight:2,actions=output:2\n"),
+            std::string::npos)
+      << out;
+  // a bucket id the group does not have: OFPGMFC_UNKNOWN_BUCKET
+  out = run_output(ovs + "remove-buckets" + target + " group_id=4,command_bucket_id=77", &st);
   EXPECT_NE(st, 0) << out;
-  EXPECT_NE(out.find("OFPGMFC_BAD_COMMAND"), std::string::npos) << out;
+  EXPECT_NE(out.find("OFPGMFC_UNKNOWN_BUCKET"), std::string::npos) << out;
 
   out = run_output(ovs + "dump-ports-desc" + target, &st);
   ASSERT_EQ(st, 0) << out << sw.log();

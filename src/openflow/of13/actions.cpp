@@ -12,6 +12,11 @@
 namespace flowlab::of::of13 {
 namespace {
 
+// The ONF extension's copy-field (EXT-320, action 3200): experimenter header,
+// exp_type, pad[2], n_bits, src_offset, dst_offset, pad[2], two OXM ids, pad[4].
+constexpr uint16_t kOnfCopyField = 3200;
+constexpr size_t kOnfCopyFieldLen = 32;
+
 // Fixed wire length of each action type; 0 = variable (set_field, experimenter).
 int action_len(uint16_t type) {
   switch (static_cast<ActionType>(type)) {
@@ -35,6 +40,7 @@ int action_len(uint16_t type) {
     case ActionType::kSetField:
     case ActionType::kExperimenter:
       return 0;
+    case ActionType::kCopyField:  // only as the ONF experimenter action
     case ActionType::kEnqueue:
       break;
   }
@@ -99,6 +105,23 @@ Result<Action, OfError> decode_action(Cursor& c) {
     case ActionType::kExperimenter: {
       r.u32(a.experimenter);
       ByteSpan rest = b.rest();
+      if (a.experimenter == kOnfExperimenterId && rest.size() >= 2 &&
+          load_be16(rest.data()) == kOnfCopyField) {
+        if (len != kOnfCopyFieldLen)
+          return unexpected(OfError::make(
+              BadActionCode::kBadLen,
+              fmt::format("copy_field (ONF 3200): length {} != {}", len, kOnfCopyFieldLen), start));
+        a.type = ActionType::kCopyField;
+        a.experimenter = 0;
+        r.skip(4);
+        r.u16(a.copy.n_bits);
+        r.u16(a.copy.src_offset);
+        r.u16(a.copy.dst_offset);
+        r.skip(2);
+        r.u32(a.copy.src);
+        r.u32(a.copy.dst);
+        break;
+      }
       a.data.assign(rest.begin(), rest.end());
       break;
     }
@@ -173,7 +196,7 @@ Result<Instruction, OfError> decode_instruction(Cursor& c) {
 
 BasicStatus<OfError> encode_action(const Action& a, ByteWriter& w) {
   size_t start = w.size();
-  w.u16(static_cast<uint16_t>(a.type));
+  w.u16(a.type == ActionType::kCopyField ? uint16_t(ActionType::kExperimenter) : uint16_t(a.type));
   w.u16(0);
   switch (a.type) {
     case ActionType::kOutput:
@@ -217,6 +240,18 @@ BasicStatus<OfError> encode_action(const Action& a, ByteWriter& w) {
       w.u32(a.experimenter);
       w.bytes(a.data);
       w.pad_to(start, 8);
+      break;
+    case ActionType::kCopyField:
+      w.u32(kOnfExperimenterId);
+      w.u16(kOnfCopyField);
+      w.zeros(2);
+      w.u16(a.copy.n_bits);
+      w.u16(a.copy.src_offset);
+      w.u16(a.copy.dst_offset);
+      w.zeros(2);
+      w.u32(a.copy.src);
+      w.u32(a.copy.dst);
+      w.zeros(4);
       break;
     case ActionType::kEnqueue:
       return unexpected(

@@ -292,6 +292,9 @@ Result<MessageBody, OfError> decode_body(MsgType t, Cursor& c) {
       r.u8(type);
       r.skip(1);
       r.u32(g.group_id);
+      if (cmd > uint16_t(GroupModCommand::kDelete))  // insert/remove bucket are OpenFlow 1.5's
+        return unexpected(OfError::make(GroupModFailedCode::kBadCommand,
+                                        fmt::format("group_mod: unknown command {}", cmd), kHeaderLen));
       g.command = static_cast<GroupModCommand>(cmd);
       g.type = static_cast<GroupType>(type);
       FLOWLAB_ASSIGN_OR_RETURN(g.buckets, of13::decode_buckets(c.take(c.remaining())));

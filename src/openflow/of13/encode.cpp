@@ -151,6 +151,9 @@ BasicStatus<OfError> encode_body(const MessageBody& body, ByteWriter& w) {
           of13::encode_match(b.match, w);
           FLOWLAB_TRY(of13::encode_instructions(b.instructions, w));
         } else if constexpr (std::is_same_v<T, GroupMod>) {
+          if (b.command > GroupModCommand::kDelete)
+            return unexpected(
+                OfError::make(GroupModFailedCode::kBadCommand, "insert/remove bucket needs OpenFlow 1.5"));
           w.u16(static_cast<uint16_t>(b.command));
           w.u8(static_cast<uint8_t>(b.type));
           w.zeros(1);

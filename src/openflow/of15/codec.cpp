@@ -20,7 +20,7 @@ constexpr size_t kBundleInner = 16;  // header, bundle_id, pad, flags
 constexpr size_t kMeterFeatures14Len = 16;
 constexpr uint32_t kOxmInPort = 0x80000004;
 constexpr uint32_t kOxmPacketType = 0x80005804;
-constexpr uint16_t kMpFlowMonitor = 16, kMpFlowStats = 17, kMpBundleFeatures = 19;
+constexpr uint16_t kMpFlowMonitor = 16, kMpBundleFeatures = 19;  // OFPMP_FLOW_STATS is wire.h's
 constexpr uint8_t kBundleControl = 33, kBundleAddMessage = 34;  // OFPT_BUNDLE_*
 
 // The end of the ofp_match at `at` (padding included), or 0 if it does not fit.
@@ -71,43 +71,53 @@ Result<Bytes, OfError> packet_out_to14(ByteSpan wire) {
     in_port = load_be32(&wire[o + 4]);
     o += 8;
   }
-  auto ok = check_actions(wire.subspan(end, alen), end, false);
-  if (!ok.ok()) return unexpected(std::move(ok.error()));
+  auto actions = actions_to14(wire.subspan(end, alen), end);
+  if (!actions.ok()) return unexpected(std::move(actions.error()));
+  if (actions->size() > 0xffff) return unexpected(bad_len("packet_out: actions too long", 12));
   Bytes out(wire.begin(), wire.begin() + kHeaderLen);
   ByteWriter w(out);
   w.u32(load_be32(&wire[8]));  // buffer_id
   w.u32(in_port);
-  w.u16(uint16_t(alen));
+  w.u16(uint16_t(actions->size()));
   w.zeros(6);
-  w.bytes(wire.subspan(end));
+  w.bytes(*actions);
+  w.bytes(wire.subspan(end + alen));  // the frame
   return out;
 }
 
 Result<Bytes, OfError> packet_out_to15(ByteSpan wire) {
   if (wire.size() < kPacketOut14Actions) return unexpected(bad_len("packet_out: short", 0));
+  const size_t alen = load_be16(&wire[16]);
+  if (alen > wire.size() - kPacketOut14Actions) return unexpected(bad_len("packet_out: actions_len", 16));
+  const Bytes actions = actions_to15(wire.subspan(kPacketOut14Actions, alen));
   Bytes out(wire.begin(), wire.begin() + kHeaderLen);
   ByteWriter w(out);
-  w.u32(load_be32(&wire[8]));   // buffer_id
-  w.u16(load_be16(&wire[16]));  // actions_len
+  w.u32(load_be32(&wire[8]));  // buffer_id
+  w.u16(uint16_t(actions.size()));
   w.zeros(2);
   w.u16(1);  // OFPMT_OXM
   w.u16(12);
   w.u32(kOxmInPort);
   w.u32(load_be32(&wire[12]));
   w.zeros(4);
-  w.bytes(wire.subspan(kPacketOut14Actions));
+  w.bytes(actions);
+  w.bytes(wire.subspan(kPacketOut14Actions + alen));  // the frame
   return out;
 }
 
-Result<Bytes, OfError> multipart_request_to14(ByteSpan wire) {
+Result<Bytes, OfError> multipart_request_to14(ByteSpan wire, Extras* extras) {
   if (wire.size() < kMultipartBodyOff) return Bytes(wire.begin(), wire.end());
   const uint16_t mp = load_be16(&wire[8]);
-  if (mp >= kMpFlowStats && mp <= kMpBundleFeatures)
+  if (mp == kMpFlowStats) {  // the flow desc request's body
+    if (extras) extras->stats_only = true;
+    Bytes out(wire.begin(), wire.end());
+    store_be16(&out[8], uint16_t(MultipartType::kFlow));
+    return out;
+  }
+  if (mp > kMpFlowStats && mp <= kMpBundleFeatures)
     return unexpected(OfError::make(
         BadRequestCode::kBadMultipart,
-        fmt::format("multipart type {} (flow stats, controller status, bundle features) is not supported",
-                    mp),
-        8));
+        fmt::format("multipart type {} (controller status, bundle features) is not supported", mp), 8));
   if (mp == uint16_t(MultipartType::kGroupDesc)) {
     if (wire.size() != kMultipartBodyOff + 8)
       return unexpected(
@@ -130,17 +140,18 @@ Result<Bytes, OfError> multipart_request_to14(ByteSpan wire) {
   return Bytes(wire.begin(), wire.end());
 }
 
-Result<Bytes, OfError> multipart_reply_to14(ByteSpan wire) {
+Result<Bytes, OfError> multipart_reply_to14(ByteSpan wire, Extras* extras) {
   if (wire.size() < kMultipartBodyOff) return Bytes(wire.begin(), wire.end());
   const uint16_t mp = load_be16(&wire[8]);
   if (mp == kMpFlowMonitor) return flow_monitor_reply_to14(wire);
+  if (mp == kMpFlowStats) return flow_stats_to14(wire, extras);
   switch (MultipartType(mp)) {
     case MultipartType::kFlow:
-      return flow_desc_to14(wire);
+      return flow_desc_to14(wire, extras);
     case MultipartType::kAggregate:
       return aggregate_to14(wire);
     case MultipartType::kGroupDesc:
-      return group_desc_to14(wire);
+      return group_desc_to14(wire, extras);
     case MultipartType::kMeterFeatures:
       if (wire.size() != kMultipartBodyOff + 24)
         return unexpected(bad_len("meter features: need 24 bytes", 16));
@@ -153,8 +164,11 @@ Result<Bytes, OfError> multipart_reply_to14(ByteSpan wire) {
   }
 }
 
-Result<Bytes, OfError> multipart_request_to15(ByteSpan wire) {
+Result<Bytes, OfError> multipart_request_to15(ByteSpan wire, const Extras* extras) {
   Bytes out(wire.begin(), wire.end());
+  if (extras && extras->stats_only && wire.size() >= kMultipartBodyOff &&
+      load_be16(&wire[8]) == uint16_t(MultipartType::kFlow))
+    store_be16(&out[8], kMpFlowStats);
   const uint16_t mp = wire.size() == kMultipartBodyOff ? load_be16(&wire[8]) : 0;
   if (mp == uint16_t(MultipartType::kGroupDesc) || mp == uint16_t(MultipartType::kPortDesc)) {
     ByteWriter w(out);  // 1.5's group_id / port_no: all
@@ -198,16 +212,17 @@ Result<Bytes, OfError> table_features_to15(ByteSpan wire) {
   return out;
 }
 
-Result<Bytes, OfError> multipart_reply_to15(ByteSpan wire) {
+Result<Bytes, OfError> multipart_reply_to15(ByteSpan wire, const Extras* extras) {
   if (wire.size() < kMultipartBodyOff) return Bytes(wire.begin(), wire.end());
   if (load_be16(&wire[8]) == kMpFlowMonitor) return flow_monitor_reply_to15(wire);
   switch (MultipartType(load_be16(&wire[8]))) {
     case MultipartType::kFlow:
-      return flow_desc_to15(wire);
+      if (extras && extras->stats_only) return flow_stats_to15(wire, extras);
+      return flow_desc_to15(wire, extras);
     case MultipartType::kAggregate:
       return aggregate_to15(wire);
     case MultipartType::kGroupDesc:
-      return group_desc_to15(wire);
+      return group_desc_to15(wire, extras);
     case MultipartType::kTableFeatures:
       return table_features_to15(wire);
     case MultipartType::kMeterFeatures: {
@@ -264,7 +279,7 @@ Result<Bytes, OfError> versioned(Result<Bytes, OfError> r, uint8_t version) {
 
 }  // namespace
 
-Result<Bytes, OfError> to_of14_wire(ByteSpan wire) {
+Result<Bytes, OfError> to_of14_wire(ByteSpan wire, Extras* extras) {
   if (wire.size() < kHeaderLen)
     return unexpected(bad_len("message shorter than the 8-byte OpenFlow header", 0));
   if (wire[0] != kOf15)
@@ -274,47 +289,55 @@ Result<Bytes, OfError> to_of14_wire(ByteSpan wire) {
     return unexpected(
         bad_len(fmt::format("header length {} != message size {}", load_be16(&wire[2]), wire.size()), 2));
   if (wire[1] == kBundleControl || wire[1] == kBundleAddMessage)
-    return versioned(bundle(wire, to_of14_wire, true), kOf14);
+    return versioned(bundle(
+                         wire, [](ByteSpan w) { return to_of14_wire(w); }, true),
+                     kOf14);
   switch (MsgType(wire[1])) {
     case MsgType::kFlowMod:
       return versioned(flow_mod_to14(wire), kOf14);
     case MsgType::kPacketOut:
       return versioned(packet_out_to14(wire), kOf14);
     case MsgType::kFlowRemoved:
-      return flow_removed_to14(wire);
+      return flow_removed_to14(wire, extras);
     case MsgType::kGroupMod:
-      return group_mod_to14(wire);
+      return group_mod_to14(wire, extras);
     case MsgType::kMultipartRequest:
-      return versioned(multipart_request_to14(wire), kOf14);
+      return versioned(multipart_request_to14(wire, extras), kOf14);
     case MsgType::kMultipartReply:
-      return versioned(multipart_reply_to14(wire), kOf14);
+      return versioned(multipart_reply_to14(wire, extras), kOf14);
     case MsgType::kRequestForward:
-      return versioned(request_forward(wire, to_of14_wire, kOf15), kOf14);
+      return versioned(request_forward(
+                           wire, [](ByteSpan w) { return to_of14_wire(w); }, kOf15),
+                       kOf14);
     default:
       return versioned(Bytes(wire.begin(), wire.end()), kOf14);
   }
 }
 
-Result<Bytes, OfError> to_of15_wire(ByteSpan wire) {
+Result<Bytes, OfError> to_of15_wire(ByteSpan wire, const Extras* extras) {
   if (wire.size() < kHeaderLen)
     return unexpected(bad_len("message shorter than the 8-byte OpenFlow header", 0));
   if (wire[1] == kBundleControl || wire[1] == kBundleAddMessage)
-    return versioned(bundle(wire, to_of15_wire, false), kOf15);
+    return versioned(bundle(
+                         wire, [](ByteSpan w) { return to_of15_wire(w); }, false),
+                     kOf15);
   switch (MsgType(wire[1])) {
     case MsgType::kFlowMod:
       return versioned(flow_mod_to15(wire), kOf15);
     case MsgType::kPacketOut:
       return versioned(packet_out_to15(wire), kOf15);
     case MsgType::kFlowRemoved:
-      return flow_removed_to15(wire);
+      return flow_removed_to15(wire, extras);
     case MsgType::kGroupMod:
-      return group_mod_to15(wire);
+      return group_mod_to15(wire, extras);
     case MsgType::kMultipartRequest:
-      return versioned(multipart_request_to15(wire), kOf15);
+      return versioned(multipart_request_to15(wire, extras), kOf15);
     case MsgType::kMultipartReply:
-      return versioned(multipart_reply_to15(wire), kOf15);
+      return versioned(multipart_reply_to15(wire, extras), kOf15);
     case MsgType::kRequestForward:
-      return versioned(request_forward(wire, to_of15_wire, kOf14), kOf15);
+      return versioned(request_forward(
+                           wire, [](ByteSpan w) { return to_of15_wire(w); }, kOf14),
+                       kOf15);
     default:
       return versioned(Bytes(wire.begin(), wire.end()), kOf15);
   }
@@ -322,21 +345,91 @@ Result<Bytes, OfError> to_of15_wire(ByteSpan wire) {
 
 }  // namespace of15
 
+namespace of15 {
+namespace {
+
+// What the model holds beyond 1.4's wire, for the translation to 1.5.
+Extras extras_of(const Message& m) {
+  Extras x;
+  auto idle = [](bool present, uint32_t sec, uint32_t nsec) { return IdleTime{present, sec, nsec}; };
+  if (const auto* fr = std::get_if<FlowRemoved>(&m.body)) {
+    x.idle.push_back(idle(fr->has_idle_time, fr->idle_sec, fr->idle_nsec));
+  } else if (const auto* rep = std::get_if<MultipartReply>(&m.body)) {
+    if (const auto* fs = std::get_if<FlowStatsReply>(&rep->body)) {
+      x.stats_only = fs->stats_only;
+      for (const FlowStats& e : fs->stats) x.idle.push_back(idle(e.has_idle_time, e.idle_sec, e.idle_nsec));
+    }
+  } else if (const auto* req = std::get_if<MultipartRequest>(&m.body)) {
+    if (const auto* fs = std::get_if<FlowStatsRequest>(&req->body)) x.stats_only = fs->stats_only;
+  } else if (const auto* gm = std::get_if<GroupMod>(&m.body)) {
+    x.group_command = uint16_t(gm->command);
+    x.command_bucket_id = gm->command_bucket_id;
+    x.bucket_ids.emplace_back();
+    for (const Bucket& b : gm->buckets) x.bucket_ids[0].push_back(b.bucket_id);
+  }
+  if (const auto* rep = std::get_if<MultipartReply>(&m.body))
+    if (const auto* gd = std::get_if<GroupDescReply>(&rep->body))
+      for (const GroupDesc& g : gd->groups) {
+        x.bucket_ids.emplace_back();
+        for (const Bucket& b : g.buckets) x.bucket_ids.back().push_back(b.bucket_id);
+      }
+  return x;
+}
+
+// ... and back into the decoded model.
+void apply_extras(const Extras& x, Message& m) {
+  auto put = [](const IdleTime& t, bool& has, uint32_t& sec, uint32_t& nsec) {
+    has = t.present;
+    sec = t.sec;
+    nsec = t.nsec;
+  };
+  if (auto* fr = std::get_if<FlowRemoved>(&m.body)) {
+    if (!x.idle.empty()) put(x.idle[0], fr->has_idle_time, fr->idle_sec, fr->idle_nsec);
+  } else if (auto* rep = std::get_if<MultipartReply>(&m.body)) {
+    if (auto* fs = std::get_if<FlowStatsReply>(&rep->body)) {
+      fs->stats_only = x.stats_only;
+      for (size_t i = 0; i < fs->stats.size() && i < x.idle.size(); ++i)
+        put(x.idle[i], fs->stats[i].has_idle_time, fs->stats[i].idle_sec, fs->stats[i].idle_nsec);
+    }
+  } else if (auto* req = std::get_if<MultipartRequest>(&m.body)) {
+    if (auto* fs = std::get_if<FlowStatsRequest>(&req->body)) fs->stats_only = x.stats_only;
+  } else if (auto* gm = std::get_if<GroupMod>(&m.body)) {
+    gm->command = GroupModCommand(x.group_command);
+    gm->command_bucket_id = x.command_bucket_id;
+    if (!x.bucket_ids.empty())
+      for (size_t i = 0; i < gm->buckets.size() && i < x.bucket_ids[0].size(); ++i)
+        gm->buckets[i].bucket_id = x.bucket_ids[0][i];
+  }
+  if (auto* rep = std::get_if<MultipartReply>(&m.body))
+    if (auto* gd = std::get_if<GroupDescReply>(&rep->body))
+      for (size_t g = 0; g < gd->groups.size() && g < x.bucket_ids.size(); ++g)
+        for (size_t i = 0; i < gd->groups[g].buckets.size() && i < x.bucket_ids[g].size(); ++i)
+          gd->groups[g].buckets[i].bucket_id = x.bucket_ids[g][i];
+}
+
+}  // namespace
+}  // namespace of15
+
 Result<Message, OfError> decode_of15(ByteSpan wire) {
-  auto w14 = of15::to_of14_wire(wire);
+  of15::Extras extras;
+  auto w14 = of15::to_of14_wire(wire, &extras);
   if (!w14.ok()) return unexpected(std::move(w14.error()));
   auto m = decode_of14(*w14);
   if (!m.ok()) return unexpected(std::move(m.error()));
   m->version = kOf15;
+  of15::apply_extras(extras, *m);
   return std::move(*m);
 }
 
 Result<Bytes, OfError> encode_of15(const Message& msg) {
   Message m14 = msg;
   m14.version = kOf14;
+  if (auto* gm = std::get_if<GroupMod>(&m14.body); gm && gm->command > GroupModCommand::kDelete)
+    gm->command = GroupModCommand::kModify;  // 1.4's wire has no insert/remove: the extras say it
   auto w14 = encode_of14(m14);
   if (!w14.ok()) return unexpected(std::move(w14.error()));
-  return of15::to_of15_wire(*w14);
+  const of15::Extras extras = of15::extras_of(msg);
+  return of15::to_of15_wire(*w14, &extras);
 }
 
 Result<Bytes, OfError> of15_wire_to_of14(ByteSpan wire) { return of15::to_of14_wire(wire); }

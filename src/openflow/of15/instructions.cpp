@@ -1,10 +1,12 @@
 // OpenFlow 1.5 action and instruction lists to 1.4's and back: the meter
-// action first in apply-actions is 1.3's meter instruction (design in of15.h).
+// action first in apply-actions is 1.3's meter instruction, copy-field the ONF
+// extension's action 3200 (design in of15.h).
 // A list whose lengths are malformed is copied as it is: the 1.4 decoder
 // reports it with its own error.
 #include <fmt/format.h>
 
 #include "openflow/of15/of15.h"
+#include "openflow/oxm.h"
 
 namespace flowlab::of::of15 {
 namespace {
@@ -13,6 +15,10 @@ constexpr uint16_t kWriteActions = 3;
 constexpr uint16_t kApplyActions = 4;
 constexpr size_t kMeterActionLen = 8;
 constexpr size_t kInstructionHeaderLen = 8;  // type, len, pad4 of write/apply-actions
+// ofp_action_copy_field with two 4-byte OXM ids, padded: 24; the ONF form: 32.
+constexpr size_t kCopyFieldLen = 24;
+constexpr size_t kOnfCopyFieldLen = 32;
+constexpr uint16_t kOnfCopyField = 3200;
 
 // The length of the TLV at `at` (type, len >= 4), or 0 if it is malformed.
 size_t tlv_len(ByteSpan list, size_t at) {
@@ -23,24 +29,71 @@ size_t tlv_len(ByteSpan list, size_t at) {
 
 }  // namespace
 
-BasicStatus<OfError> check_actions(ByteSpan actions, size_t base, bool meter_first_ok) {
+Result<Bytes, OfError> actions_to14(ByteSpan actions, size_t base) {
+  Bytes out;
+  out.reserve(actions.size() + 8);
+  ByteWriter w(out);
   for (size_t at = 0; at < actions.size();) {
     const size_t len = tlv_len(actions, at);
-    if (len == 0) break;
+    if (len == 0) {
+      w.bytes(actions.subspan(at));  // the 1.4 decoder reports it
+      break;
+    }
     const uint16_t type = load_be16(&actions[at]);
-    if (type == kActionMeter && !(meter_first_ok && at == 0))
+    if (type == kActionMeter)
       return unexpected(OfError::make(BadActionCode::kUnsupportedOrder,
                                       "meter action: this switch meters only first in apply-actions "
                                       "(not in write-actions, packet-out or group buckets)",
                                       base + at));
-    if (type == kActionCopyField)
-      return unexpected(OfError::make(BadActionCode::kBadType,
-                                      "copy-field action (OFPAT_COPY_FIELD): the pipeline cannot copy "
-                                      "between fields",
-                                      base + at));
+    if (type != kActionCopyField) {
+      w.bytes(actions.subspan(at, len));
+      at += len;
+      continue;
+    }
+    if (len != kCopyFieldLen)
+      return unexpected(OfError::make(
+          BadActionCode::kBadLen,
+          fmt::format("copy_field: length {} != {} (two 4-byte OXM ids)", len, kCopyFieldLen), base + at));
+    const uint8_t* a = &actions[at];
+    w.u16(0xffff);  // OFPAT_EXPERIMENTER
+    w.u16(uint16_t(kOnfCopyFieldLen));
+    w.u32(kOnfExperimenterId);
+    w.u16(kOnfCopyField);
+    w.zeros(2);
+    w.bytes(ByteSpan(a + 4, 6));  // n_bits, src_offset, dst_offset
+    w.zeros(2);
+    w.bytes(ByteSpan(a + 12, 8));  // src and dst OXM ids
+    w.zeros(4);
     at += len;
   }
-  return {};
+  return out;
+}
+
+Bytes actions_to15(ByteSpan actions) {
+  Bytes out;
+  out.reserve(actions.size());
+  ByteWriter w(out);
+  for (size_t at = 0; at < actions.size();) {
+    const size_t len = tlv_len(actions, at);
+    if (len == 0) {
+      w.bytes(actions.subspan(at));
+      break;
+    }
+    const uint8_t* a = &actions[at];
+    if (len == kOnfCopyFieldLen && load_be16(a) == 0xffff && load_be32(a + 4) == kOnfExperimenterId &&
+        load_be16(a + 8) == kOnfCopyField) {
+      w.u16(kActionCopyField);
+      w.u16(uint16_t(kCopyFieldLen));
+      w.bytes(ByteSpan(a + 12, 6));  // n_bits, src_offset, dst_offset
+      w.zeros(2);
+      w.bytes(ByteSpan(a + 20, 8));  // src and dst OXM ids
+      w.zeros(4);
+    } else {
+      w.bytes(actions.subspan(at, len));
+    }
+    at += len;
+  }
+  return out;
 }
 
 Result<Bytes, OfError> instructions_to14(ByteSpan instrs, size_t base) {
@@ -70,21 +123,20 @@ Result<Bytes, OfError> instructions_to14(ByteSpan instrs, size_t base) {
       const bool meter_first = type == kApplyActions && actions.size() >= kMeterActionLen &&
                                load_be16(&actions[0]) == kActionMeter &&
                                load_be16(&actions[2]) == kMeterActionLen;
-      if (!meter_first) {
-        auto ok = check_actions(actions, abase, false);
-        if (!ok.ok()) return unexpected(std::move(ok.error()));
-        w.bytes(ins);
-      } else {
-        auto ok = check_actions(actions.subspan(kMeterActionLen), abase + kMeterActionLen, false);
-        if (!ok.ok()) return unexpected(std::move(ok.error()));
+      const size_t skip = meter_first ? kMeterActionLen : 0;
+      auto translated = actions_to14(actions.subspan(skip), abase + skip);
+      if (!translated.ok()) return unexpected(std::move(translated.error()));
+      if (meter_first) {
         w.u16(kInstructionMeter);
         w.u16(8);
         w.u32(load_be32(&actions[4]));
-        w.u16(kApplyActions);
-        w.u16(uint16_t(len - kMeterActionLen));
-        w.zeros(4);
-        w.bytes(actions.subspan(kMeterActionLen));
       }
+      if (kInstructionHeaderLen + translated->size() > 0xffff)
+        return unexpected(OfError::make(BadInstructionCode::kBadLen, "instruction too long", base + at));
+      w.u16(type);
+      w.u16(uint16_t(kInstructionHeaderLen + translated->size()));
+      w.zeros(4);
+      w.bytes(*translated);
     } else {
       w.bytes(ins);
     }
@@ -93,7 +145,40 @@ Result<Bytes, OfError> instructions_to14(ByteSpan instrs, size_t base) {
   return out;
 }
 
-Bytes instructions_to15(ByteSpan instrs) {
+namespace {
+
+// Each write/apply-actions instruction's actions in 1.5's form (copy-field).
+Bytes instruction_actions_to15(ByteSpan instrs) {
+  Bytes out;
+  out.reserve(instrs.size());
+  ByteWriter w(out);
+  for (size_t at = 0; at < instrs.size();) {
+    const size_t len = tlv_len(instrs, at);
+    if (len == 0) {
+      w.bytes(instrs.subspan(at));
+      break;
+    }
+    const uint16_t type = load_be16(&instrs[at]);
+    if ((type == kWriteActions || type == kApplyActions) && len >= kInstructionHeaderLen) {
+      const Bytes actions =
+          actions_to15(instrs.subspan(at + kInstructionHeaderLen, len - kInstructionHeaderLen));
+      w.u16(type);
+      w.u16(uint16_t(kInstructionHeaderLen + actions.size()));  // never longer than the 1.4 form
+      w.zeros(4);
+      w.bytes(actions);
+    } else {
+      w.bytes(instrs.subspan(at, len));
+    }
+    at += len;
+  }
+  return out;
+}
+
+}  // namespace
+
+Bytes instructions_to15(ByteSpan instrs14) {
+  const Bytes translated = instruction_actions_to15(instrs14);
+  const ByteSpan instrs(translated);
   // The meter instruction's id, and whether an apply-actions instruction will carry it.
   bool meter = false, apply = false;
   uint32_t meter_id = 0;

@@ -9,16 +9,25 @@
 //     first in an apply-actions list is 1.3's meter instruction (the pipeline
 //     meters before the actions, the order OVS uses too); a meter action
 //     anywhere else is OFPBAC_UNSUPPORTED_ORDER. OFPAT_COPY_FIELD (28) is
-//     refused (OFPBAC_BAD_TYPE: the pipeline has no copy-field); the
-//     deprecated meter instruction (6) is OFPBIC_UNKNOWN_INST, the stat
-//     trigger (7) OFPBIC_UNSUP_INST;
+//     the ONF extension's copy-field at 1.3/1.4 (experimenter 0x4f4e4600,
+//     exp_type 3200: the same fields, 32 bytes instead of 24), which the 1.3
+//     codec decodes into the model's copy-field action; the deprecated meter
+//     instruction (6) is OFPBIC_UNKNOWN_INST, the stat trigger (7)
+//     OFPBIC_UNSUP_INST;
 //   - packet-out: in_port inside a match (only in_port is accepted there);
 //   - flow-removed, flow desc replies (OFPMP_FLOW_DESC) and aggregate replies:
 //     the counters are OXS TLVs in an ofp_stats (duration, idle_time,
 //     flow_count, packet_count, byte_count), instructions.cpp/stats.cpp;
+//     idle_time has no place in 1.4's wire: it travels beside it (Extras)
+//     into the model's FlowStats/FlowRemoved and back;
+//   - OFPMP_FLOW_STATS (17): its request is the flow desc request; its reply's
+//     entries (no cookie, timeouts, flags, instructions) become 1.4 flow stats
+//     entries with those zero, the model's FlowStatsReply::stats_only set;
 //   - group-mod and group desc: 1.5's buckets (bucket_id, properties weight /
-//     watch_port / watch_group), command_bucket_id; INSERT_BUCKET and
-//     REMOVE_BUCKET are OFPGMFC_BAD_COMMAND, group properties OFPBPC_BAD_TYPE;
+//     watch_port / watch_group), command_bucket_id; bucket ids, the
+//     command_bucket_id and INSERT_BUCKET / REMOVE_BUCKET (a modify on 1.4's
+//     wire) travel beside the translation (Extras) into the model's GroupMod
+//     and Bucket::bucket_id; group properties are OFPBPC_BAD_TYPE;
 //     the group desc request's group_id and the port desc request's port_no
 //     (only OFPG_ALL / OFPP_ANY are served: OFPBRC_BAD_MULTIPART otherwise);
 //   - meter features: 1.5's `features` word (none: 0);
@@ -28,8 +37,8 @@
 //     (Ethernet only); the 1.5 properties a reply carries are kept as bytes;
 //   - bundles: OFPBF_TIME (scheduled commit) is OFPBFC_SCHED_NOT_SUPPORTED;
 //     a bundled or request-forwarded inner message is translated too;
-//   - multiparts 1.5 added (OFPMP_FLOW_STATS 17, CONTROLLER_STATUS 18,
-//     BUNDLE_FEATURES 19) are OFPBRC_BAD_MULTIPART; OFPT_CONTROLLER_STATUS
+//   - the other multiparts 1.5 added (CONTROLLER_STATUS 18, BUNDLE_FEATURES
+//     19) are OFPBRC_BAD_MULTIPART; OFPT_CONTROLLER_STATUS
 //     (35) is OFPBRC_BAD_TYPE (the 1.4 codec's answer to unknown types).
 // The match's new OXM fields (tcp_flags 42, actset_output 43, packet_type 44)
 // need no translation: the match keeps unknown basic fields as TLVs and oxm.cpp
@@ -38,15 +47,19 @@
 // Invariants. Translation never reads past the message and fails with the
 // spec's error type/code and the offset in the 1.5 message. A 1.5 message in
 // the canonical form this codec writes round-trips byte for byte: OXS fields
-// in ascending field order (flow desc and flow-removed: duration,
-// packet_count, byte_count; aggregate: flow_count, packet_count, byte_count),
-// bucket ids 0, 1, 2..., bucket properties weight (select groups), then
-// watch_port and watch_group when not ANY, command_bucket_id OFPG_BUCKET_ALL,
+// in ascending field order (flow desc, flow stats and flow-removed: duration,
+// idle_time when the model has it, packet_count, byte_count; aggregate:
+// flow_count, packet_count, byte_count),
+// bucket ids as the model has them (0, 1, 2... for buckets without one), bucket
+// properties weight (select groups), then watch_port and watch_group when not
+// ANY, command_bucket_id as the model has it,
 // packet-out matches holding in_port alone. Fields the model has no place for
-// (idle_time, bucket ids) are dropped when decoding.
+// (a flow stats entry's reason) are dropped when decoding.
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "core/bytes.h"
 #include "core/result.h"
@@ -70,31 +83,57 @@ enum class Oxs : uint8_t { kDuration = 0, kIdleTime = 1, kFlowCount = 3, kPacket
 // The counters of one ofp_stats; `has` bit n = OXS field n present.
 struct Stats {
   uint32_t duration_sec = 0, duration_nsec = 0;
+  uint32_t idle_sec = 0, idle_nsec = 0;
   uint32_t flow_count = 0;
   uint64_t packet_count = 0, byte_count = 0;
   uint8_t has = 0;
+  bool has_idle() const { return has & (1u << uint8_t(Oxs::kIdleTime)); }
 };
 
-// 1.5 wire -> the 1.4 wire of the same message.
-Result<Bytes, OfError> to_of14_wire(ByteSpan wire);
-// 1.4 wire (version 5) -> 1.5 wire.
-Result<Bytes, OfError> to_of15_wire(ByteSpan wire);
+// What a 1.5 message says that 1.4's wire has no place for, carried beside
+// the translation between the wire and the model (decode_of15/encode_of15).
+struct IdleTime {
+  bool present = false;
+  uint32_t sec = 0, nsec = 0;
+};
+struct Extras {
+  std::vector<IdleTime> idle;  // OXS idle_time: of a flow-removed, or of each flow stats entry
+  bool stats_only = false;     // the multipart is OFPMP_FLOW_STATS (17), not OFPMP_FLOW_DESC
+  // Group-mod: its command (insert/remove bucket travel as modify at 1.4) and
+  // command_bucket_id; bucket ids of the group-mod (one list) or of each group desc.
+  uint16_t group_command = 0;
+  uint32_t command_bucket_id = kBucketAll;
+  std::vector<std::vector<std::optional<uint32_t>>> bucket_ids;
+};
+
+// 1.5 wire -> the 1.4 wire of the same message; `extras` (if given) gets what 1.4 cannot say.
+Result<Bytes, OfError> to_of14_wire(ByteSpan wire, Extras* extras = nullptr);
+// 1.4 wire (version 5) -> 1.5 wire, with `extras` (if given) put back.
+Result<Bytes, OfError> to_of15_wire(ByteSpan wire, const Extras* extras = nullptr);
 
 // ---- instructions.cpp: action and instruction lists (base = offset in the message) ----
 Result<Bytes, OfError> instructions_to14(ByteSpan instrs, size_t base);
 Bytes instructions_to15(ByteSpan instrs);
-// An action list where a meter action is not allowed (packet-out, buckets, write-actions).
-BasicStatus<OfError> check_actions(ByteSpan actions, size_t base, bool meter_first_ok);
+// An action list where a meter action is not allowed (packet-out, buckets,
+// write-actions, apply-actions after its first) in 1.4's form: copy-field
+// becomes the ONF extension's action 3200; a meter action is
+// OFPBAC_UNSUPPORTED_ORDER. actions_to15 turns ONF copy-fields back.
+Result<Bytes, OfError> actions_to14(ByteSpan actions, size_t base);
+Bytes actions_to15(ByteSpan actions);
 
 // ---- stats.cpp: ofp_stats and the messages that carry it ----
 // Decodes the ofp_stats at `at`; `used` is its padded length.
 Result<Stats, OfError> decode_stats(ByteSpan wire, size_t at, size_t& used);
 // Writes `s` with the fields in `fields` (ascending), padded to 8.
 void encode_stats(const Stats& s, std::initializer_list<Oxs> fields, ByteWriter& w);
-Result<Bytes, OfError> flow_removed_to14(ByteSpan wire);
-Result<Bytes, OfError> flow_removed_to15(ByteSpan wire);
-Result<Bytes, OfError> flow_desc_to14(ByteSpan wire);
-Result<Bytes, OfError> flow_desc_to15(ByteSpan wire);
+Result<Bytes, OfError> flow_removed_to14(ByteSpan wire, Extras* extras);
+Result<Bytes, OfError> flow_removed_to15(ByteSpan wire, const Extras* extras);
+Result<Bytes, OfError> flow_desc_to14(ByteSpan wire, Extras* extras);
+Result<Bytes, OfError> flow_desc_to15(ByteSpan wire, const Extras* extras);
+// OFPMP_FLOW_STATS replies: 1.5's ofp_flow_stats entries (length, table_id,
+// reason, priority, match, stats) to 1.4's flow stats entries and back.
+Result<Bytes, OfError> flow_stats_to14(ByteSpan wire, Extras* extras);
+Result<Bytes, OfError> flow_stats_to15(ByteSpan wire, const Extras* extras);
 Result<Bytes, OfError> aggregate_to14(ByteSpan wire);
 Result<Bytes, OfError> aggregate_to15(ByteSpan wire);
 
@@ -103,9 +142,9 @@ Result<Bytes, OfError> flow_monitor_reply_to14(ByteSpan wire);
 Result<Bytes, OfError> flow_monitor_reply_to15(ByteSpan wire);
 
 // ---- groups.cpp: group-mod and group desc ----
-Result<Bytes, OfError> group_mod_to14(ByteSpan wire);
-Result<Bytes, OfError> group_mod_to15(ByteSpan wire);
-Result<Bytes, OfError> group_desc_to14(ByteSpan wire);
-Result<Bytes, OfError> group_desc_to15(ByteSpan wire);
+Result<Bytes, OfError> group_mod_to14(ByteSpan wire, Extras* extras);
+Result<Bytes, OfError> group_mod_to15(ByteSpan wire, const Extras* extras);
+Result<Bytes, OfError> group_desc_to14(ByteSpan wire, Extras* extras);
+Result<Bytes, OfError> group_desc_to15(ByteSpan wire, const Extras* extras);
 
 }  // namespace flowlab::of::of15

@@ -1,6 +1,6 @@
 // OpenFlow 1.5's OXS statistics (ofp_stats) and the messages that carry them:
-// flow-removed, the flow desc reply and the aggregate reply, to 1.4's fixed
-// counters and back (design in of15.h).
+// flow-removed, the flow desc and flow stats replies and the aggregate reply,
+// to 1.4's fixed counters and back, idle_time beside them (design in of15.h).
 #include <fmt/format.h>
 
 #include "openflow/constants.h"
@@ -16,6 +16,19 @@ constexpr size_t kFlowDesc15Match = 24;  // in one entry
 constexpr size_t kFlowStats14Match = 48;
 
 uint8_t oxs_len(Oxs f) { return f == Oxs::kFlowCount ? 4 : 8; }
+
+IdleTime idle_of(const Stats& s) { return IdleTime{s.has_idle(), s.idle_sec, s.idle_nsec}; }
+
+// The idle time `extras` has for entry i (none: not sent).
+void put_idle(const Extras* extras, size_t i, Stats& s) {
+  if (!extras || i >= extras->idle.size() || !extras->idle[i].present) return;
+  s.idle_sec = extras->idle[i].sec;
+  s.idle_nsec = extras->idle[i].nsec;
+  s.has |= uint8_t(1u << uint8_t(Oxs::kIdleTime));
+}
+
+constexpr std::initializer_list<Oxs> kFlowOxs = {Oxs::kDuration, Oxs::kIdleTime, Oxs::kPacketCount,
+                                                 Oxs::kByteCount};
 
 }  // namespace
 
@@ -56,7 +69,11 @@ Result<Stats, OfError> decode_stats(ByteSpan wire, size_t at, size_t& used) {
         case Oxs::kByteCount:
           s.byte_count = load_be64(v);
           break;
-        default:  // idle_time has no place in the model; unknown fields are skipped
+        case Oxs::kIdleTime:
+          s.idle_sec = load_be32(v);
+          s.idle_nsec = load_be32(v + 4);
+          break;
+        default:  // unknown fields are skipped
           break;
       }
     }
@@ -71,6 +88,7 @@ void encode_stats(const Stats& s, std::initializer_list<Oxs> fields, ByteWriter&
   w.u16(0);  // reserved
   w.u16(0);  // length, patched below
   for (Oxs f : fields) {
+    if (f == Oxs::kIdleTime && !s.has_idle()) continue;
     w.u32(uint32_t(kOxsClassBasic) << 16 | uint32_t(f) << 9 | oxs_len(f));
     switch (f) {
       case Oxs::kDuration:
@@ -78,7 +96,8 @@ void encode_stats(const Stats& s, std::initializer_list<Oxs> fields, ByteWriter&
         w.u32(s.duration_nsec);
         break;
       case Oxs::kIdleTime:
-        w.u64(0);
+        w.u32(s.idle_sec);
+        w.u32(s.idle_nsec);
         break;
       case Oxs::kFlowCount:
         w.u32(s.flow_count);
@@ -95,7 +114,7 @@ void encode_stats(const Stats& s, std::initializer_list<Oxs> fields, ByteWriter&
   w.pad_to(start, 8);
 }
 
-Result<Bytes, OfError> flow_removed_to14(ByteSpan wire) {
+Result<Bytes, OfError> flow_removed_to14(ByteSpan wire, Extras* extras) {
   const size_t mlen = match_span(wire, kFlowRemoved15Match);
   if (mlen == 0) return unexpected(bad_len("flow_removed: match truncated", kFlowRemoved15Match));
   size_t used = 0;
@@ -103,6 +122,7 @@ Result<Bytes, OfError> flow_removed_to14(ByteSpan wire) {
   if (!s.ok()) return unexpected(std::move(s.error()));
   if (kFlowRemoved15Match + mlen + used != wire.size())
     return unexpected(bad_len("flow_removed: bytes after ofp_stats", kFlowRemoved15Match + mlen + used));
+  if (extras) extras->idle = {idle_of(*s)};
   Bytes out(wire.begin(), wire.begin() + kHeaderLen);
   ByteWriter w(out);
   w.u64(load_be64(&wire[16]));  // cookie
@@ -119,7 +139,7 @@ Result<Bytes, OfError> flow_removed_to14(ByteSpan wire) {
   return checked(std::move(out), kOf14);
 }
 
-Result<Bytes, OfError> flow_removed_to15(ByteSpan wire) {
+Result<Bytes, OfError> flow_removed_to15(ByteSpan wire, const Extras* extras) {
   if (wire.size() < kFlowRemoved14Match) return unexpected(bad_len("flow_removed: short", 0));
   Bytes out(wire.begin(), wire.begin() + kHeaderLen);
   ByteWriter w(out);
@@ -135,11 +155,12 @@ Result<Bytes, OfError> flow_removed_to15(ByteSpan wire) {
   s.duration_nsec = load_be32(&wire[24]);
   s.packet_count = load_be64(&wire[32]);
   s.byte_count = load_be64(&wire[40]);
-  encode_stats(s, {Oxs::kDuration, Oxs::kPacketCount, Oxs::kByteCount}, w);
+  put_idle(extras, 0, s);
+  encode_stats(s, kFlowOxs, w);
   return checked(std::move(out), kOf15);
 }
 
-Result<Bytes, OfError> flow_desc_to14(ByteSpan wire) {
+Result<Bytes, OfError> flow_desc_to14(ByteSpan wire, Extras* extras) {
   Bytes out(wire.begin(), wire.begin() + kMultipartBodyOff);
   ByteWriter w(out);
   for (size_t at = kMultipartBodyOff; at < wire.size();) {
@@ -156,6 +177,7 @@ Result<Bytes, OfError> flow_desc_to14(ByteSpan wire) {
       s.error().offset += at;
       return unexpected(std::move(s.error()));
     }
+    if (extras) extras->idle.push_back(idle_of(*s));
     const size_t ins = kFlowDesc15Match + mlen + used;
     auto instrs = instructions_to14(e.subspan(ins), at + ins);
     if (!instrs.ok()) return unexpected(std::move(instrs.error()));
@@ -179,10 +201,10 @@ Result<Bytes, OfError> flow_desc_to14(ByteSpan wire) {
   return checked(std::move(out), kOf14);
 }
 
-Result<Bytes, OfError> flow_desc_to15(ByteSpan wire) {
+Result<Bytes, OfError> flow_desc_to15(ByteSpan wire, const Extras* extras) {
   Bytes out(wire.begin(), wire.begin() + kMultipartBodyOff);
   ByteWriter w(out);
-  for (size_t at = kMultipartBodyOff; at < wire.size();) {
+  for (size_t at = kMultipartBodyOff, i = 0; at < wire.size(); ++i) {
     const size_t len = wire.size() - at >= 2 ? load_be16(&wire[at]) : 0;
     if (len < kFlowStats14Match || len > wire.size() - at)
       return unexpected(bad_len("flow stats: entry length is wrong", at));
@@ -202,9 +224,85 @@ Result<Bytes, OfError> flow_desc_to15(ByteSpan wire) {
     s.duration_nsec = load_be32(&e[8]);
     s.packet_count = load_be64(&e[32]);
     s.byte_count = load_be64(&e[40]);
-    encode_stats(s, {Oxs::kDuration, Oxs::kPacketCount, Oxs::kByteCount}, w);
+    put_idle(extras, i, s);
+    encode_stats(s, kFlowOxs, w);
     w.bytes(instructions_to15(e.subspan(kFlowStats14Match + mlen)));
     if (w.size() - start > 0xffff) return unexpected(bad_len("flow desc: entry too long", at));
+    w.patch_u16(start, uint16_t(w.size() - start));
+    at += len;
+  }
+  return checked(std::move(out), kOf15);
+}
+
+Result<Bytes, OfError> flow_stats_to14(ByteSpan wire, Extras* extras) {
+  constexpr size_t kFlowStats15Match = 8;  // length, pad, table_id, reason, priority
+  Bytes out(wire.begin(), wire.begin() + kMultipartBodyOff);
+  ByteWriter w(out);
+  store_be16(&out[8], uint16_t(MultipartType::kFlow));
+  if (extras) extras->stats_only = true;
+  for (size_t at = kMultipartBodyOff; at < wire.size();) {
+    if (wire.size() - at < kFlowStats15Match) return unexpected(bad_len("flow stats: entry truncated", at));
+    const size_t len = load_be16(&wire[at]);
+    if (len < kFlowStats15Match || len > wire.size() - at)
+      return unexpected(bad_len(fmt::format("flow stats: entry length {} is wrong", len), at));
+    const ByteSpan e = wire.subspan(at, len);
+    const size_t mlen = match_span(e, kFlowStats15Match);
+    if (mlen == 0) return unexpected(bad_len("flow stats: match truncated", at + kFlowStats15Match));
+    size_t used = 0;
+    auto s = decode_stats(e, kFlowStats15Match + mlen, used);
+    if (!s.ok()) {
+      s.error().offset += at;
+      return unexpected(std::move(s.error()));
+    }
+    if (kFlowStats15Match + mlen + used != len)
+      return unexpected(bad_len("flow stats: bytes after ofp_stats", at + kFlowStats15Match + mlen + used));
+    if (extras) extras->idle.push_back(idle_of(*s));
+    const size_t start = w.size();
+    w.u16(0);    // length, patched below
+    w.u8(e[4]);  // table_id
+    w.u8(0);
+    w.u32(s->duration_sec);
+    w.u32(s->duration_nsec);
+    w.u16(load_be16(&e[6]));  // priority
+    w.zeros(8);               // idle, hard, flags, importance
+    w.zeros(2);
+    w.u64(0);  // cookie
+    w.u64(s->packet_count);
+    w.u64(s->byte_count);
+    w.bytes(e.subspan(kFlowStats15Match, mlen));
+    if (w.size() - start > 0xffff) return unexpected(bad_len("flow stats: entry too long", at));
+    w.patch_u16(start, uint16_t(w.size() - start));
+    at += len;
+  }
+  return checked(std::move(out), kOf14);
+}
+
+Result<Bytes, OfError> flow_stats_to15(ByteSpan wire, const Extras* extras) {
+  Bytes out(wire.begin(), wire.begin() + kMultipartBodyOff);
+  ByteWriter w(out);
+  store_be16(&out[8], kMpFlowStats);
+  for (size_t at = kMultipartBodyOff, i = 0; at < wire.size(); ++i) {
+    const size_t len = wire.size() - at >= 2 ? load_be16(&wire[at]) : 0;
+    if (len < kFlowStats14Match || len > wire.size() - at)
+      return unexpected(bad_len("flow stats: entry length is wrong", at));
+    const ByteSpan e = wire.subspan(at, len);
+    const size_t mlen = match_span(e, kFlowStats14Match);
+    if (mlen == 0) return unexpected(bad_len("flow stats: match truncated", at + kFlowStats14Match));
+    const size_t start = w.size();
+    w.u16(0);  // length, patched below
+    w.zeros(2);
+    w.u8(e[2]);                // table_id
+    w.u8(0);                   // reason: OFPFSR_STATS_REQUEST
+    w.u16(load_be16(&e[12]));  // priority
+    w.bytes(e.subspan(kFlowStats14Match, mlen));
+    Stats s;
+    s.duration_sec = load_be32(&e[4]);
+    s.duration_nsec = load_be32(&e[8]);
+    s.packet_count = load_be64(&e[32]);
+    s.byte_count = load_be64(&e[40]);
+    put_idle(extras, i, s);
+    encode_stats(s, kFlowOxs, w);
+    if (w.size() - start > 0xffff) return unexpected(bad_len("flow stats: entry too long", at));
     w.patch_u16(start, uint16_t(w.size() - start));
     at += len;
   }

@@ -13,6 +13,7 @@
 namespace flowlab::of::of15 {
 
 inline constexpr size_t kMultipartBodyOff = 16;  // header + type, flags, pad
+inline constexpr uint16_t kMpFlowStats = 17;     // OFPMP_FLOW_STATS
 
 inline size_t pad8(size_t n) { return (8 - n % 8) % 8; }
 

@@ -212,6 +212,12 @@ struct ActionParser {
       return std::nullopt;
     }
     if (name == "set_field") return set_field(out, arg, arg_off);
+    if (name == "move" || name == "copy_field") {
+      auto a = parse_copy_field(arg, arg_off);
+      if (!a.ok()) return a.error();
+      out.push_back(std::move(*a));
+      return std::nullopt;
+    }
     if (name == "mod_dl_src") return set_simple(out, OxmId::kEthSrc, name, arg, arg_off);
     if (name == "mod_dl_dst") return set_simple(out, OxmId::kEthDst, name, arg, arg_off);
     if (name == "mod_nw_src") return set_simple(out, OxmId::kIpv4Src, name, arg, arg_off);

@@ -196,12 +196,7 @@ struct MatchPrinter {
     hex64_field("pbb_isid", OxmId::kPbbIsid);
     uint_field("pbb_uca", OxmId::kPbbUca);
     hex64_field("ipv6_exthdr", OxmId::kIpv6Exthdr);
-    if (const OxmField* f = get(OxmId::kTcpFlags)) {
-      if (f->has_mask)
-        put(fmt::format("tcp_flags={:#05x}/{:#05x}", f->value_u64(), f->mask_u64()));
-      else
-        put(fmt::format("tcp_flags={:#05x}", f->value_u64()));
-    }
+    if (const OxmField* f = get(OxmId::kTcpFlags)) put("tcp_flags=" + text::format_tcp_flags(*f));
     if (const OxmField* f = get(OxmId::kPacketType))
       put(fmt::format("packet_type=({},{:#x})", f->value_u64() >> 16, f->value_u64() & 0xffff));
     if (const OxmField* f = get(OxmId::kActsetOutput))
@@ -255,6 +250,8 @@ std::string format_action(const Action& a) {
       return fmt::format("push_pbb:{:#06x}", a.ethertype);
     case ActionType::kPopPbb:
       return "pop_pbb";
+    case ActionType::kCopyField:
+      return text::format_copy_field(a.copy);
     case ActionType::kEnqueue:
       return fmt::format("enqueue:{}:{}", format_port(a.port), a.queue_id);
     case ActionType::kExperimenter:
@@ -410,6 +407,7 @@ std::string format_flow_mod_text(const FlowMod& fm) {
 
 std::string format_bucket(const Bucket& b, GroupType type) {
   std::string s = "bucket=";
+  if (b.bucket_id) s += fmt::format("bucket_id:{},", *b.bucket_id);  // OF1.5
   if (type == GroupType::kSelect) s += fmt::format("weight:{},", b.weight);
   if (b.watch_port != port::kAny) s += "watch_port:" + format_port(b.watch_port) + ",";
   if (b.watch_group != group::kAny) s += fmt::format("watch_group:{},", b.watch_group);

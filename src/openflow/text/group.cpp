@@ -1,5 +1,7 @@
 // ovs-ofctl text for groups, meters and packet-outs:
 //   group_id=1,type=select,bucket=weight:10,watch_port:1,actions=output:1,bucket=output:2
+// (OF1.5: bucket=bucket_id:N,..., and command_bucket_id=first|last|all|N for
+// insert-buckets / remove-buckets)
 //   meter=1,kbps,burst,stats,bands=type=drop,rate=1000,burst_size=100
 //   in_port=1,packet=0123...,actions=output:2
 #include <fmt/format.h>
@@ -46,7 +48,11 @@ TResult<Bucket> parse_bucket(std::string_view s, size_t base) {
     std::string_view key = p.text.substr(0, sep);
     std::string_view val = sep == std::string_view::npos ? std::string_view{} : p.text.substr(sep + 1);
     size_t voff = p.offset + (sep == std::string_view::npos ? p.text.size() : sep + 1);
-    if (key == "weight") {
+    if (key == "bucket_id") {
+      auto v = text::parse_uint_at(val, voff, bucket::kMax, "bucket_id");
+      if (!v.ok()) return unexpected(v.error());
+      b.bucket_id = uint32_t(*v);
+    } else if (key == "weight") {
       auto v = text::parse_uint_at(val, voff, 0xffff, "weight");
       if (!v.ok()) return unexpected(v.error());
       b.weight = uint16_t(*v);
@@ -93,6 +99,19 @@ TResult<GroupMod> group_mod(std::string_view text, GroupModCommand cmd) {
         gm.group_id = uint32_t(*v);
       }
       have_id = true;
+    } else if (kv.key == "command_bucket_id") {  // OF1.5 insert-buckets / remove-buckets
+      const std::string v = text::lower(kv.value);
+      if (v == "first") {
+        gm.command_bucket_id = bucket::kFirst;
+      } else if (v == "last") {
+        gm.command_bucket_id = bucket::kLast;
+      } else if (v == "all") {
+        gm.command_bucket_id = bucket::kAll;
+      } else {
+        auto id = text::parse_uint_at(kv.value, kv.value_offset, bucket::kMax, "command_bucket_id");
+        if (!id.ok()) return unexpected(id.error());
+        gm.command_bucket_id = uint32_t(*id);
+      }
     } else if (kv.key == "type") {
       std::string t = text::lower(kv.value);
       if (t == "all")

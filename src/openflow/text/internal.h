@@ -79,6 +79,14 @@ std::string format_bytes_value(OxmId id, const Bytes& v, bool is_mask);
 // Address-like value with its mask, CIDR length when the mask is a prefix.
 std::string format_masked_addr(OxmId id, const OxmField& f);
 
+// tcp_flags.cpp: `+syn-ack`, `syn|ack` or VALUE[/MASK]; printed as ovs-ofctl prints it.
+TResult<OxmField> parse_tcp_flags(std::string_view s, size_t offset);
+std::string format_tcp_flags(const OxmField& f);
+
+// copy_field.cpp: `move:SRC[bits]->DST[bits]` (the argument after "move:") and its text.
+TResult<Action> parse_copy_field(std::string_view arg, size_t offset);
+std::string format_copy_field(const CopyField& c);
+
 // Action/instruction text starting at `base` in the whole text.
 TResult<InstructionList> parse_instructions_at(std::string_view s, size_t base, const Match& match,
                                                uint8_t version);

@@ -413,7 +413,13 @@ struct FlowParser {
                          kv.value_offset};
       return mb.add(text::make_field(OxmId::kIpDscp, *v >> 2), kv.key_offset, k);
     }
-    if (k == "tcp_flags") return field(OxmId::kTcpFlags, kv);  // OpenFlow 1.5's OXM: value[/mask]
+    if (k == "tcp_flags") {  // OpenFlow 1.5's OXM: +syn-ack, syn|ack or value[/mask]
+      if (!kv.has_value || kv.value.empty())
+        return TextError{"'tcp_flags' needs a value (tcp_flags=+syn-ack)", kv.key_offset};
+      auto f = text::parse_tcp_flags(kv.value, kv.value_offset);
+      if (!f.ok()) return f.error();
+      return mb.add(std::move(*f), kv.key_offset, k);
+    }
     if (k == "nw_ttl" || k == "nw_frag" || k == "mpls_ttl")
       return TextError{fmt::format("'{}' cannot be matched with OpenFlow 1.3 OXM fields", k), kv.key_offset};
     if (k == "nw_src" || k == "nw_dst" || k == "tp_src" || k == "tp_dst" || k == "icmp_type" ||

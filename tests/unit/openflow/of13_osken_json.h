@@ -148,6 +148,7 @@ inline json action_json(const Action& a) {
       j["experimenter"] = a.experimenter;
       j["data"] = base64(a.data);
       return wrap("OFPActionExperimenterUnknown", j);
+    case ActionType::kCopyField:  // OF1.5 (the ONF extension at 1.3)
     case ActionType::kEnqueue:
       break;
   }

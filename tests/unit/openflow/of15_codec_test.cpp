@@ -138,6 +138,44 @@ TEST(Of15Codec, MeterActionIsTheMeterInstruction) {
   EXPECT_EQ(load_be32(&(*wire)[ins + 12]), 9u);
 }
 
+TEST(Of15Codec, CopyFieldInFlowModPacketOutAndBuckets) {
+  NEED_OSKEN();
+  constexpr uint32_t kEthSrc = 0x80000806, kEthDst = 0x80000606, kIpv4Src = 0x80001604, kIpv4Dst = 0x80001804;
+  const Message fm_msg = decoded("flow_mod_copy_field");
+  const auto& fm = fm_msg.as<FlowMod>();
+  ASSERT_EQ(fm.instructions.size(), 2u);  // meter, apply-actions
+  const ActionList& acts = fm.instructions[1].actions;
+  ASSERT_EQ(acts.size(), 3u);
+  ASSERT_EQ(acts[0].type, ActionType::kCopyField);
+  EXPECT_EQ(acts[0].copy.n_bits, 48);
+  EXPECT_EQ(acts[0].copy.src, kEthSrc);
+  EXPECT_EQ(acts[0].copy.dst, kEthDst);
+  ASSERT_EQ(acts[1].type, ActionType::kCopyField);
+  EXPECT_EQ(acts[1].copy.n_bits, 8);
+  EXPECT_EQ(acts[1].copy.dst_offset, 8);
+  EXPECT_EQ(acts[1].copy.src, kIpv4Src);
+  EXPECT_EQ(acts[1].copy.dst, kIpv4Dst);
+  const Message po_msg = decoded("packet_out_copy_field");
+  const auto& po = po_msg.as<PacketOut>();
+  ASSERT_EQ(po.actions.size(), 2u);
+  EXPECT_EQ(po.actions[0].type, ActionType::kCopyField);
+  EXPECT_EQ(po.actions[0].copy.n_bits, 16);
+  EXPECT_EQ(po.data.size(), 60u);
+  const Message g_msg = decoded("group_mod_copy_field");
+  const auto& g = g_msg.as<GroupMod>();
+  ASSERT_EQ(g.buckets.size(), 1u);
+  ASSERT_EQ(g.buckets[0].actions.size(), 2u);
+  EXPECT_EQ(g.buckets[0].actions[0].copy.src, kEthSrc);
+  // The same flow-mod at 1.3: the ONF extension's action, and back.
+  Message m13 = fm_msg;
+  m13.version = kOf13;
+  auto w13 = encode_message(m13);
+  ASSERT_TRUE(w13.ok()) << w13.error().to_string();
+  auto back = decode_message(*w13);
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(back->as<FlowMod>().instructions, fm.instructions);
+}
+
 TEST(Of15Codec, PacketOutCarriesInPortInItsMatch) {
   NEED_OSKEN();
   const Message po_msg = decoded("packet_out");
@@ -204,6 +242,32 @@ TEST(Of15Codec, StatsAreOxs) {
   EXPECT_EQ(pin.data.size(), 42u);
 }
 
+TEST(Of15Codec, FlowStatsAndIdleTime) {
+  NEED_OSKEN();
+  const Message req_msg = decoded("flow_stats_request");
+  const auto& req = std::get<FlowStatsRequest>(req_msg.as<MultipartRequest>().body);
+  EXPECT_TRUE(req.stats_only);
+  ASSERT_EQ(req.match.fields.size(), 1u);
+  const Message rep_msg = decoded("flow_stats_reply");
+  const auto& rep = std::get<FlowStatsReply>(rep_msg.as<MultipartReply>().body);
+  EXPECT_TRUE(rep.stats_only);
+  ASSERT_EQ(rep.stats.size(), 1u);
+  EXPECT_EQ(rep.stats[0].priority, 300);
+  EXPECT_EQ(rep.stats[0].table_id, 1);
+  EXPECT_EQ(rep.stats[0].packet_count, 100u);
+  EXPECT_TRUE(rep.stats[0].has_idle_time);
+  EXPECT_EQ(rep.stats[0].idle_sec, 5u);
+  EXPECT_EQ(rep.stats[0].idle_nsec, 6u);
+  const Message fr_msg = decoded("flow_removed_idle");
+  EXPECT_TRUE(fr_msg.as<FlowRemoved>().has_idle_time);
+  EXPECT_EQ(fr_msg.as<FlowRemoved>().idle_sec, 7u);
+  EXPECT_EQ(fr_msg.as<FlowRemoved>().idle_nsec, 8u);
+  // the flow desc reply os-ken built has no idle_time: none is made up
+  const Message desc_msg = decoded("flow_desc_reply");
+  EXPECT_FALSE(std::get<FlowStatsReply>(desc_msg.as<MultipartReply>().body).stats[0].has_idle_time);
+  EXPECT_FALSE(std::get<FlowStatsReply>(desc_msg.as<MultipartReply>().body).stats_only);
+}
+
 TEST(Of15Codec, BundlesCarry15MessagesAndRefuseScheduledCommits) {
   NEED_OSKEN();
   const Message add = decoded("bundle_add_flow_mod");
@@ -225,9 +289,9 @@ TEST(Of15Codec, UnsupportedPartsAnswerTheSpecError) {
   const size_t match_len = load_be16(&meter[50]);
   const size_t first_action = 48 + ((match_len + 7) & ~size_t(7)) + 8;
   ASSERT_EQ(load_be16(&meter[first_action]), of15::kActionMeter);
-  Bytes copy_field = meter;
+  Bytes copy_field = meter;  // 8 bytes: too short for its two OXM ids
   store_be16(&copy_field[first_action], of15::kActionCopyField);
-  expect_refused(copy_field, ErrorType::kBadAction, uint16_t(BadActionCode::kBadType), "copy-field");
+  expect_refused(copy_field, ErrorType::kBadAction, uint16_t(BadActionCode::kBadLen), "copy-field");
   // meter second: swap the meter and the output action (16 bytes)
   Bytes second = meter;
   std::copy(meter.begin() + long(first_action) + 8, meter.begin() + long(first_action) + 24,
@@ -246,20 +310,20 @@ TEST(Of15Codec, UnsupportedPartsAnswerTheSpecError) {
   store_be16(&trigger[trigger.size() - 8], of15::kInstructionStatTrigger);
   expect_refused(trigger, ErrorType::kBadInstruction, uint16_t(BadInstructionCode::kUnsupInst),
                  "stat trigger");
-  Bytes insert = vectors().at("group_mod_select").wire;
-  store_be16(&insert[8], 3);
-  expect_refused(insert, ErrorType::kGroupModFailed, uint16_t(GroupModFailedCode::kBadCommand),
-                 "insert bucket");
+  Bytes unknown = vectors().at("group_mod_select").wire;
+  store_be16(&unknown[8], 4);  // between INSERT_BUCKET (3) and REMOVE_BUCKET (5): none
+  expect_refused(unknown, ErrorType::kGroupModFailed, uint16_t(GroupModFailedCode::kBadCommand),
+                 "group command 4");
   Bytes props = sized([] {
     Bytes g = vectors().at("group_mod_delete").wire;
     for (uint8_t b : {0xff, 0xff, 0x00, 0x0c, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0}) g.push_back(b);
     return g;
   }());
   expect_refused(props, ErrorType::kBadProperty, 0, "group property");
-  Bytes flow_stats = vectors().at("aggregate_request").wire;
-  store_be16(&flow_stats[8], 17);  // OFPMP_FLOW_STATS
-  expect_refused(flow_stats, ErrorType::kBadRequest, uint16_t(BadRequestCode::kBadMultipart),
-                 "OFPMP_FLOW_STATS");
+  Bytes ctl_status = vectors().at("aggregate_request").wire;
+  store_be16(&ctl_status[8], 18);  // OFPMP_CONTROLLER_STATUS
+  expect_refused(ctl_status, ErrorType::kBadRequest, uint16_t(BadRequestCode::kBadMultipart),
+                 "OFPMP_CONTROLLER_STATUS");
   Bytes one_group = vectors().at("group_desc_request").wire;
   store_be32(&one_group[16], 4);
   expect_refused(one_group, ErrorType::kBadRequest, uint16_t(BadRequestCode::kBadMultipart), "group desc 4");

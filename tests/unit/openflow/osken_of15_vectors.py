@@ -107,6 +107,9 @@ def main():
         p.OFPAggregateStatsRequest(DP, 0, ofp.OFPTT_ALL, ofp.OFPP_ANY, ofp.OFPG_ANY, 0, 0, p.OFPMatch()),
         {"type": 18})
     out("group_desc_request", p.OFPGroupDescStatsRequest(DP, 0, ofp.OFPG_ALL), {"type": 18})
+    out("flow_stats_request",
+        p.OFPFlowStatsRequest(DP, 0, ofp.OFPTT_ALL, ofp.OFPP_ANY, ofp.OFPG_ANY, 0, 0, p.OFPMatch(in_port=1)),
+        {"type": 18, "multipart": 17})
     out("port_desc_request", p.OFPPortDescStatsRequest(DP, 0), {"type": 18})
     out("meter_mod",
         p.OFPMeterMod(DP, command=ofp.OFPMC_ADD, flags=ofp.OFPMF_KBPS, meter_id=5,
@@ -121,6 +124,28 @@ def main():
                                                                [p.OFPActionMeter(3), p.OFPActionOutput(1, 0)])])
     inner.set_xid(0x1234)
     out("bundle_add_flow_mod", p.OFPBundleAddMsg(DP, 7, ofp.OFPBF_ATOMIC, inner, []), {"type": 34})
+
+    copy_ip = p.OFPMatch(eth_type=0x0800, ip_proto=6)
+    out("flow_mod_copy_field",
+        p.OFPFlowMod(DP, cookie=10, table_id=0, command=ofp.OFPFC_ADD, priority=20, buffer_id=ofp.OFP_NO_BUFFER,
+                     out_port=ofp.OFPP_ANY, out_group=ofp.OFPG_ANY, match=copy_ip,
+                     instructions=[p.OFPInstructionActions(ofp.OFPIT_APPLY_ACTIONS, [
+                         p.OFPActionMeter(2),
+                         p.OFPActionCopyField(48, 0, 0, ["eth_src", "eth_dst"]),
+                         p.OFPActionCopyField(8, 0, 8, ["ipv4_src", "ipv4_dst"]),
+                         p.OFPActionOutput(2, 0)])]),
+        {"type": 14, "n_bits": [48, 8], "dst_offset": [0, 8]})
+    out("packet_out_copy_field",
+        p.OFPPacketOut(DP, buffer_id=ofp.OFP_NO_BUFFER, match=p.OFPMatch(in_port=1),
+                       actions=[p.OFPActionCopyField(16, 0, 0, ["tcp_src", "tcp_dst"]), p.OFPActionOutput(2, 0)],
+                       data=bytes(range(60))),
+        {"type": 13, "n_bits": 16})
+    out("group_mod_copy_field",
+        p.OFPGroupMod(DP, command=ofp.OFPGC_ADD, type_=ofp.OFPGT_ALL, group_id=6,
+                      command_bucket_id=ofp.OFPG_BUCKET_ALL,
+                      buckets=[p.OFPBucket(0, [p.OFPActionCopyField(48, 0, 0, ["eth_src", "eth_dst"]),
+                                               p.OFPActionOutput(1, 0)], [])]),
+        {"type": 15, "group_id": 6})
 
     # ---- switch to controller ----
     m = p.OFPMatch(in_port=1, eth_type=0x0800, ip_proto=6, tcp_flags=0x002)
@@ -149,6 +174,25 @@ def main():
     packed("flow_desc_reply", ofp.OFPT_MULTIPART_REPLY,
            struct.pack(ofp.OFP_MULTIPART_REPLY_PACK_STR, ofp.OFPMP_FLOW_DESC, 0) + desc,
            {"type": 19, "packet_count": 100, "byte_count": 6400, "importance": 42, "meter_id": 5}, check_desc)
+
+    ist = p.OFPStats(duration=(12, 34), idle_time=(5, 6), packet_count=100, byte_count=6400)
+    entry = ser(m) + ser(ist)
+    fstats = struct.pack(ofp.OFP_FLOW_STATS_0_PACK_STR, ofp.OFP_FLOW_STATS_0_SIZE + len(entry), 1,
+                         ofp.OFPFSR_STATS_REQUEST, 300) + entry
+
+    def check_fstats(msg):
+        f = msg.body[0]
+        assert f.priority == 300 and f.table_id == 1 and list(f.stats["idle_time"]) == [5, 6]
+
+    packed("flow_stats_reply", ofp.OFPT_MULTIPART_REPLY,
+           struct.pack(ofp.OFP_MULTIPART_REPLY_PACK_STR, ofp.OFPMP_FLOW_STATS, 0) + fstats,
+           {"type": 19, "idle_sec": 5, "idle_nsec": 6, "packet_count": 100}, check_fstats)
+
+    rst = p.OFPStats(duration=(30, 500), idle_time=(7, 8), packet_count=10, byte_count=1500)
+    packed("flow_removed_idle", ofp.OFPT_FLOW_REMOVED,
+           struct.pack(ofp.OFP_FLOW_REMOVED_PACK_STR0, 1, ofp.OFPRR_IDLE_TIMEOUT, 300, 10, 0, 7) + ser(m) + ser(rst),
+           {"type": 11, "idle_sec": 7, "idle_nsec": 8},
+           lambda msg: None if list(msg.stats["idle_time"]) == [7, 8] else 1 / 0)
 
     ast = p.OFPStats(flow_count=3, packet_count=200, byte_count=9000)
 
