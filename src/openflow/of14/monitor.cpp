@@ -10,6 +10,7 @@
 
 #include "openflow/of13/wire.h"
 #include "openflow/of14/of14.h"
+#include "openflow/of14/wire.h"
 
 namespace flowlab::of::of14 {
 namespace {
@@ -20,10 +21,6 @@ constexpr size_t kRequestFixedLen = 16;  // before the match
 constexpr size_t kUpdateHeaderLen = 4;   // length, event
 constexpr size_t kUpdateFullFixedLen = 24;
 constexpr size_t kUpdateShortLen = 8;  // abbrev, paused
-
-OfError bad_len(size_t at, std::string msg) {
-  return OfError::make(BadRequestCode::kBadLen, std::move(msg), at);
-}
 
 Result<FlowUpdate, OfError> decode_update(Cursor c, uint16_t event) {
   FlowUpdate u;
@@ -47,8 +44,9 @@ Result<FlowUpdate, OfError> decode_update(Cursor c, uint16_t event) {
   }
   if (event <= uint16_t(FlowUpdateEvent::kResumed)) {
     if (c.remaining() + kUpdateHeaderLen != kUpdateShortLen)
-      return unexpected(bad_len(c.at(), fmt::format("flow update event {}: length {} (it is 8)", event,
-                                                    c.remaining() + kUpdateHeaderLen)));
+      return unexpected(bad_len(
+          fmt::format("flow update event {}: length {} (it is 8)", event, c.remaining() + kUpdateHeaderLen),
+          c.at()));
     if (u.event == FlowUpdateEvent::kAbbrev)
       c.r().u32(u.xid);
     else
@@ -64,9 +62,9 @@ Result<FlowUpdate, OfError> decode_update(Cursor c, uint16_t event) {
 Result<FlowMonitorRequest, OfError> decode_flow_monitor_request(ByteSpan wire) {
   if (wire.size() < kMultipartBodyOff + kRequestFixedLen)
     return unexpected(
-        bad_len(kMultipartBodyOff,
-                fmt::format("flow_monitor request: {} body bytes, at least {}",
-                            wire.size() - std::min(wire.size(), kMultipartBodyOff), kRequestFixedLen + 8)));
+        bad_len(fmt::format("flow_monitor request: {} body bytes, at least {}",
+                            wire.size() - std::min(wire.size(), kMultipartBodyOff), kRequestFixedLen + 8),
+                kMultipartBodyOff));
   Cursor c(wire.subspan(kMultipartBodyOff), kMultipartBodyOff);
   FlowMonitorRequest r;
   uint8_t command = 0;
@@ -79,9 +77,10 @@ Result<FlowMonitorRequest, OfError> decode_flow_monitor_request(ByteSpan wire) {
   r.command = FlowMonitorCommand(command);
   FLOWLAB_ASSIGN_OR_RETURN(r.match, of13::decode_match(c));
   if (!c.empty())
-    return unexpected(bad_len(c.at(), fmt::format("flow_monitor request: {} bytes after the match (one "
-                                                  "request per message)",
-                                                  c.remaining())));
+    return unexpected(bad_len(fmt::format("flow_monitor request: {} bytes after the match (one "
+                                          "request per message)",
+                                          c.remaining()),
+                              c.at()));
   return r;
 }
 
@@ -101,13 +100,14 @@ Result<FlowMonitorReply, OfError> decode_flow_monitor_reply(ByteSpan wire) {
   for (size_t at = kMultipartBodyOff; at < wire.size();) {
     if (wire.size() - at < kUpdateHeaderLen)
       return unexpected(
-          bad_len(at, fmt::format("flow update: {} bytes left, its header is 4", wire.size() - at)));
+          bad_len(fmt::format("flow update: {} bytes left, its header is 4", wire.size() - at), at));
     const uint16_t len = load_be16(&wire[at]);
     const uint16_t event = load_be16(&wire[at + 2]);
     if (len < kUpdateShortLen || len % 8 || len > wire.size() - at)
       return unexpected(
-          bad_len(at, fmt::format("flow update: length {} (a multiple of 8, at least 8, at most {})", len,
-                                  wire.size() - at)));
+          bad_len(fmt::format("flow update: length {} (a multiple of 8, at least 8, at most {})", len,
+                              wire.size() - at),
+                  at));
     FLOWLAB_ASSIGN_OR_RETURN(FlowUpdate u, decode_update(Cursor(wire.subspan(at, len), at), event));
     r.updates.push_back(std::move(u));
     at += len;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "openflow/of14/of14.h"
+#include "openflow/of14/wire.h"
 
 namespace flowlab::of::of14 {
 namespace {
@@ -11,10 +12,6 @@ constexpr size_t kPortLen = 40;         // ofp_port without properties
 constexpr size_t kEthPropLen = 32;      // ofp_port_desc_prop_ethernet
 constexpr size_t kModEthPropLen = 8;    // ofp_port_mod_prop_ethernet
 constexpr size_t kPortModBodyLen = 24;  // ofp_port_mod after the header, without properties
-
-OfError bad_len(std::string msg, size_t at) {
-  return OfError::make(BadRequestCode::kBadLen, std::move(msg), at);
-}
 
 OfError bad_property(std::string msg, size_t at) {
   return OfError{static_cast<ErrorType>(kErrBadProperty), 1 /* OFPBPC_BAD_LEN */, at, std::move(msg)};

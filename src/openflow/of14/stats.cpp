@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "openflow/of14/of14.h"
+#include "openflow/of14/wire.h"
 
 namespace flowlab::of::of14 {
 namespace {
@@ -12,10 +13,6 @@ constexpr size_t kPortStatsLen = 80;   // ofp_port_stats without properties
 constexpr size_t kEthStatsLen = 40;    // ofp_port_stats_prop_ethernet
 constexpr size_t kQueueStatsLen = 48;  // ofp_queue_stats without properties
 constexpr uint16_t kPropEthernet = 0;  // OFPPSPT_ETHERNET
-
-OfError bad_len(std::string msg, size_t at) {
-  return OfError::make(BadRequestCode::kBadLen, std::move(msg), at);
-}
 
 // The entry at `at`: its length, checked against `min` and what is left.
 Result<uint16_t, OfError> entry_len(ByteSpan wire, size_t at, size_t min, const char* what) {
