@@ -2,6 +2,7 @@
 // socket, one connection per request.
 #include "lab/backend/switch_host.h"
 
+#include <fmt/format.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -10,6 +11,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 
 #include "core/clock.h"
 #include "lab/backend/backends.h"
@@ -23,10 +25,24 @@ bool SwitchHostProcess::wanted(const CaseEnv& env) {
   return !env.scratch_dir.empty() && !routed_netns(env.core_ns);
 }
 
+namespace {
+
+// The control socket lives in the case's scratch folder; a unix socket's path holds
+// at most 107 characters, so under a deeper folder it is one in /tmp named after this
+// process and the folder (removed with the host, as the other).
+std::string host_socket_path(const CaseEnv& env) {
+  std::string path = env.scratch_dir + "/switch-host.sock";
+  if (path.size() < sizeof(sockaddr_un::sun_path)) return path;
+  return fmt::format("/tmp/flowlab-switch-host-{}-{:016x}.sock", ::getpid(),
+                     std::hash<std::string>{}(env.scratch_dir));
+}
+
+}  // namespace
+
 Status SwitchHostProcess::ensure_started(const CaseEnv& env) {
   std::lock_guard lock(mu_);
   if (!socket_.empty() && proc_.running()) return ok_status();
-  socket_ = env.scratch_dir + "/switch-host.sock";
+  socket_ = host_socket_path(env);
   ::unlink(socket_.c_str());
   FLOWLAB_ASSIGN_OR_RETURN(
       proc_, Process::spawn("flowlab switch-host", {env.flowlab_bin, "switch-host", "--control", socket_},
