@@ -372,6 +372,8 @@ const std::vector<OfctlCommand>& ofctl_commands() {
       {"add-group", 2, 2, false, "add-group SWITCH GROUP"},
       {"mod-group", 2, 2, false, "mod-group SWITCH GROUP"},
       {"del-groups", 1, 2, false, "del-groups SWITCH [GROUP]"},
+      {"insert-buckets", 2, 2, false, "insert-buckets SWITCH GROUP  (OpenFlow 1.5)"},
+      {"remove-buckets", 2, 2, false, "remove-buckets SWITCH GROUP  (OpenFlow 1.5)"},
       {"dump-groups", 1, 1, false, "dump-groups SWITCH"},
       {"dump-group-stats", 1, 1, false, "dump-group-stats SWITCH"},
       {"add-meter", 2, 2, false, "add-meter SWITCH METER"},
