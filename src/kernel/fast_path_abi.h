@@ -36,8 +36,8 @@
 #endif
 
 #define FL_MAX_ENTRIES 65536
-#define FL_MAX_PORTS 4096 /* of all datapaths of one program */
-#define FL_MAX_DPS 64     /* datapaths of one program (a power of two) */
+#define FL_MAX_PORTS 4096   /* of all datapaths of one program */
+#define FL_MAX_DPS 64       /* datapaths of one program (a power of two) */
 #define FL_MAX_OPS 16       /* = dp::FastPathDecision::kMaxOps */
 #define FL_NO_OUTPUT 0xff   /* fl_value.last_out of a drop decision */
 #define FL_MAX_MASKS 8      /* few masks: a miss costs one lookup per mask */

@@ -21,7 +21,7 @@ constexpr size_t kMeterFeatures14Len = 16;
 constexpr uint32_t kOxmInPort = 0x80000004;
 constexpr uint32_t kOxmPacketType = 0x80005804;
 constexpr uint16_t kMpFlowMonitor = 16, kMpBundleFeatures = 19;  // OFPMP_FLOW_STATS is wire.h's
-constexpr uint8_t kBundleControl = 33, kBundleAddMessage = 34;  // OFPT_BUNDLE_*
+constexpr uint8_t kBundleControl = 33, kBundleAddMessage = 34;   // OFPT_BUNDLE_*
 
 // The end of the ofp_match at `at` (padding included), or 0 if it does not fit.
 size_t match_end(ByteSpan wire, size_t at) {
