@@ -363,6 +363,24 @@ bool ClusterNode::enter(uint64_t dpid, Local& l) {
   return true;
 }
 
+bool ClusterNode::requeue(uint64_t dpid, Local& l, const Candidate& mine) {
+  // One transaction: the key moves to the back, still saying whether the
+  // switch granted this node MASTER, so that etcd never shows the switch
+  // without the node that serves it.
+  const std::string key = requeued_key(root_, dpid, lease_, l.key);
+  coord::Txn t;
+  t.compare.push_back(coord::Compare::create_revision_is(l.key, coord::Compare::Op::kEqual, mine.create_revision));
+  t.compare.push_back(coord::Compare::absent(key));
+  t.success.push_back(coord::TxnOp::erase(l.key));
+  t.success.push_back(
+      coord::TxnOp::put(key, encode_candidate(opts_.node, l.granted, l.granted ? mine.since_ms : now_ms()), lease_));
+  auto r = etcd_.txn(t);
+  if (!r || !r->succeeded) return false;
+  l.key = key;
+  l.proclaimed = l.granted;
+  return true;
+}
+
 void ClusterNode::resign(uint64_t dpid, Local& l) {
   (void)dpid;
   if (l.key.empty()) return;
@@ -478,8 +496,7 @@ void ClusterNode::reconcile_switch(uint64_t dpid, Local& l, const ClusterView& v
       // Hand the switch to the node balance.h gives it: to the back of the
       // queue, still master at the switch until the new leader says "master".
       log::info("cluster", "dpid {:016x}: handing mastership over to node {}", dpid, preferred);
-      resign(dpid, l);
-      if (enter(dpid, l)) wake();
+      if (requeue(dpid, l, *mine)) wake();
       return;
     }
     if (!(l.asked == 1 && l.asked_generation == gen) && gen > l.refused_generation) {

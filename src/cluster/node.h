@@ -12,7 +12,8 @@
 //     was cut off) steps down everywhere before it campaigns again; its late
 //     messages are refused by the switches, which have a newer generation id.
 //   - Balance: the leader of a switch that balance.h gives to another live
-//     candidate resigns and enters again at the back; it stays master at the
+//     candidate moves its key to the back of the queue (one transaction, so
+//     etcd always shows the node serving the switch); it stays master at the
 //     switch (serving packet-ins) until the new leader's key says "master",
 //     so a hand-off loses no packet-in.
 //   - etcd unreachable (quorum lost): no role changes at all, one log line,
@@ -100,6 +101,7 @@ class ClusterNode : public controller::Mastership {
   void reconcile_switch(uint64_t dpid, Local& l, const ClusterView& v, const std::string& preferred);
   bool enter(uint64_t dpid, Local& l);
   void resign(uint64_t dpid, Local& l);
+  bool requeue(uint64_t dpid, Local& l, const Candidate& mine);
   void step_down_everywhere(const std::string& why);
   void ask(uint64_t dpid, Local& l, bool master, uint64_t generation);
   void peer_gone(const std::string& node, int64_t lease, const std::string& why);

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ctime>
 
 namespace flowlab::cluster {
@@ -19,9 +20,12 @@ std::string clock_time(int64_t ms) {
   return fmt::format("{}.{:03}Z", buf, ms % 1000);
 }
 
-// The master of a switch: its leader, if the switch granted it the role.
+// The master of a switch: its leader, if the switch granted it the role;
+// during a hand-off (the old master went to the back of the queue and serves
+// until the new leader is granted the role) the candidate still serving.
 const Candidate* master_of(const std::vector<Candidate>& cands) {
-  return !cands.empty() && cands.front().master ? &cands.front() : nullptr;
+  auto it = std::find_if(cands.begin(), cands.end(), [](const Candidate& c) { return c.master; });
+  return it == cands.end() ? nullptr : &*it;
 }
 
 }  // namespace
@@ -46,6 +50,8 @@ nlohmann::json status_json(const ClusterView& view, std::string_view name) {
                         {"master", m ? nlohmann::json(m->node) : nlohmann::json(nullptr)},
                         {"generation_id", m ? m->create_revision : 0},
                         {"since", m ? clock_time(m->since_ms) : "-"},
+                        {"handing_over_to", m && m != &cands.front() ? nlohmann::json(cands.front().node)
+                                                                      : nlohmann::json(nullptr)},
                         {"candidates", cj}});
   }
   auto nodes = nlohmann::json::array();

@@ -58,6 +58,11 @@ std::string candidate_key(std::string_view root, uint64_t dpid, int64_t lease) {
   return fmt::format("{}{:016x}", switch_prefix(root, dpid), uint64_t(lease));
 }
 
+std::string requeued_key(std::string_view root, uint64_t dpid, int64_t lease, std::string_view current) {
+  std::string key = candidate_key(root, dpid, lease);
+  return current == key ? key + ".1" : key;
+}
+
 bool valid_node_name(std::string_view name) {
   if (name.empty() || name.size() > 64) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {

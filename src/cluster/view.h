@@ -1,7 +1,7 @@
 // The cluster as etcd holds it, under one root (/flowlab/cluster/NAME/):
 //
 //   ROOT/nodes/NODE                   {"node","lease","peer","rest","since_ms"}  bound to NODE's lease
-//   ROOT/switches/DPID16/LEASE16      {"node","state","since_ms"}               bound to the lease
+//   ROOT/switches/DPID16/LEASE16[.1]  {"node","state","since_ms"}               bound to the lease
 //
 // Each switch is an election (coord/election.h's recipe): one key per node
 // that has the switch connected, the lowest create revision leads, and that
@@ -54,6 +54,10 @@ std::string cluster_root(std::string_view name);
 std::string node_key(std::string_view root, std::string_view node);
 std::string switch_prefix(std::string_view root, uint64_t dpid);
 std::string candidate_key(std::string_view root, uint64_t dpid, int64_t lease);
+// The key a candidate moves to when it goes to the back of the queue (a
+// hand-off): the other of LEASE16 and LEASE16.1, so that the move is one
+// transaction (etcd refuses a delete and a put of the same key in one).
+std::string requeued_key(std::string_view root, uint64_t dpid, int64_t lease, std::string_view current);
 
 std::string encode_node(const NodeRecord& n);
 std::optional<NodeRecord> decode_node(std::string_view json);

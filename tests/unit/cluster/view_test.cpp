@@ -86,6 +86,34 @@ TEST(ClusterView, CandidatesInCreateRevisionOrderAndUndecodableKeysSkipped) {
   EXPECT_NE(text.find("4 key(s) under the cluster's root did not decode"), std::string::npos) << text;
 }
 
+TEST(ClusterView, AHandOffMovesTheKeyAndStatusNamesTheNodeStillServing) {
+  const auto root = cluster_root("t");
+  const auto first = candidate_key(root, 1, 10);
+  EXPECT_EQ(requeued_key(root, 1, 10, first), first + ".1");
+  EXPECT_EQ(requeued_key(root, 1, 10, first + ".1"), first);
+  // c1 was master and went to the back; c2 leads but the switch has not granted it yet.
+  std::vector<coord::KeyValue> kvs = {
+      kv(node_key(root, "c1"), encode_node({"c1", 10, "h:1", "", 0}), 10, 3),
+      kv(node_key(root, "c2"), encode_node({"c2", 11, "h:2", "", 0}), 11, 4),
+      kv(candidate_key(root, 1, 11), encode_candidate("c2", false, 0), 11, 9),
+      kv(requeued_key(root, 1, 10, first), encode_candidate("c1", true, 0), 10, 12),
+  };
+  auto v = build_view(root, kvs, 20);
+  EXPECT_EQ(v.skipped, 0u);
+  ASSERT_EQ(v.switches[1].size(), 2u);
+  EXPECT_EQ(v.leader(1)->node, "c2");
+  auto j = status_json(v, "t");
+  EXPECT_EQ(j["switches"][0]["master"], "c1");
+  EXPECT_EQ(j["switches"][0]["generation_id"], 12);
+  EXPECT_EQ(j["switches"][0]["handing_over_to"], "c2");
+  EXPECT_EQ(j["nodes"][0]["masters"], 1);
+  // Once c2 is granted, it is the master and the hand-off is over.
+  kvs[2].value = encode_candidate("c2", true, 0);
+  j = status_json(build_view(root, kvs, 21), "t");
+  EXPECT_EQ(j["switches"][0]["master"], "c2");
+  EXPECT_TRUE(j["switches"][0]["handing_over_to"].is_null());
+}
+
 // A view of `nodes` nodes, every one a candidate of every switch, node i's
 // keys created in the order given by `first` (the leader of each switch).
 ClusterView full_view(int nodes, int switches, const std::function<int(int)>& first) {
