@@ -3,13 +3,13 @@
 #include "switch/switch_host.h"
 
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 
+#include "channel/unix_socket.h"
 #include "core/log.h"
 
 namespace flowlab::sw {
@@ -42,18 +42,9 @@ bool write_all(int fd, std::string_view s) {
 }  // namespace
 
 Result<std::unique_ptr<SwitchHost>> SwitchHost::open(const std::string& path, HostedSwitchFactory factory) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof addr.sun_path)
-    return fail("--control {}: a socket path of 1..{} characters", path, sizeof addr.sun_path - 1);
-  std::memcpy(addr.sun_path, path.data(), path.size());
-  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) return fail("--control {}: socket: {}", path, std::strerror(errno));
-  ::unlink(path.c_str());
-  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-    return fail("--control {}: bind: {}", path, std::strerror(errno));
-  if (::listen(fd.get(), 64) != 0) return fail("--control {}: listen: {}", path, std::strerror(errno));
-  return std::unique_ptr<SwitchHost>(new SwitchHost(path, std::move(fd), std::move(factory)));
+  auto listening = channel::unix_listen(path, 64);
+  if (!listening.ok()) return fail("--control: {}", listening.error().message);
+  return std::unique_ptr<SwitchHost>(new SwitchHost(path, UniqueFd(*listening), std::move(factory)));
 }
 
 SwitchHost::~SwitchHost() { close(); }

@@ -3,8 +3,6 @@
 // naming the option, as `flowlab switch` prints it) and exits 0 on SIGTERM.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +13,7 @@
 #include <thread>
 
 #include "cli_run.h"
+#include "support/unix_ask.h"
 
 namespace {
 
@@ -35,30 +34,10 @@ TEST(SwitchHostCli, BadOptionsExit2) {
   EXPECT_NE(h.out.find("--control"), std::string::npos) << h.out;
 }
 
-// One request on a new connection, its answer line.
+// One request on a new connection, its answer line ("" if none).
 std::string ask(const std::string& path, const std::string& line) {
-  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  std::memcpy(a.sun_path, path.data(), path.size());
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return "";
-  }
-  std::string req = line + "\n";
-  if (::write(fd, req.data(), req.size()) != ssize_t(req.size())) {
-    ::close(fd);
-    return "";
-  }
-  std::string got;
-  char buf[512];
-  while (got.find('\n') == std::string::npos) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n <= 0) break;
-    got.append(buf, size_t(n));
-  }
-  ::close(fd);
-  return got;
+  std::string got = flowlab::test::unix_ask(path, line + "\n");
+  return got.rfind("connect failed", 0) == 0 ? "" : got;
 }
 
 TEST(SwitchHostCli, AnswersItsControlSocketAndStopsOnSigterm) {

@@ -95,8 +95,8 @@ class SwitchHostLab : public MininetCliTest {
         argv.push_back(cmd.substr(p, z - p));
         p = z == std::string::npos ? cmd.size() : z + 1;
       }
-      // The lab's: its command line names the lab's folder, or (a control socket in /tmp
-      // when the folder is too deep for a unix socket) its output goes to the lab's log.
+      // The lab's: its command line names the lab's folder, or its output goes to the
+      // lab's log.
       std::string log = fs::read_symlink(e.path() / "fd" / "1", ec).string();
       if (argv.size() > 1 && argv[1] == command &&
           (cmd.find(needle) != std::string::npos || log.find(needle) != std::string::npos))

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,6 +12,7 @@
 #include <cstring>
 #include <functional>
 
+#include "channel/unix_socket.h"
 #include "core/clock.h"
 #include "lab/backend/backends.h"
 #include "switch/unique_fd.h"
@@ -25,24 +25,10 @@ bool SwitchHostProcess::wanted(const CaseEnv& env) {
   return !env.scratch_dir.empty() && !routed_netns(env.core_ns);
 }
 
-namespace {
-
-// The control socket lives in the case's scratch folder; a unix socket's path holds
-// at most 107 characters, so under a deeper folder it is one in /tmp named after this
-// process and the folder (removed with the host, as the other).
-std::string host_socket_path(const CaseEnv& env) {
-  std::string path = env.scratch_dir + "/switch-host.sock";
-  if (path.size() < sizeof(sockaddr_un::sun_path)) return path;
-  return fmt::format("/tmp/flowlab-switch-host-{}-{:016x}.sock", ::getpid(),
-                     std::hash<std::string>{}(env.scratch_dir));
-}
-
-}  // namespace
-
 Status SwitchHostProcess::ensure_started(const CaseEnv& env) {
   std::lock_guard lock(mu_);
   if (!socket_.empty() && proc_.running()) return ok_status();
-  socket_ = host_socket_path(env);
+  socket_ = env.scratch_dir + "/switch-host.sock";  // any length: channel/unix_socket.h
   ::unlink(socket_.c_str());
   FLOWLAB_ASSIGN_OR_RETURN(
       proc_, Process::spawn("flowlab switch-host", {env.flowlab_bin, "switch-host", "--control", socket_},
@@ -50,11 +36,10 @@ Status SwitchHostProcess::ensure_started(const CaseEnv& env) {
   // Until the socket answers: a connect, no fork, every 2 ms.
   uint64_t deadline = monotonic_ns() + 30'000'000'000ull;
   while (true) {
-    sw::UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::memcpy(addr.sun_path, socket_.data(), std::min(socket_.size(), sizeof addr.sun_path - 1));
-    if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return ok_status();
+    if (auto fd = channel::unix_connect(socket_); fd.ok()) {
+      ::close(*fd);
+      return ok_status();
+    }
     if (!proc_.running())
       return fail("flowlab switch-host exited (code {}); log {}: {}", proc_.exit_code(), proc_.log_path(),
                   proc_.log_tail(600));
@@ -77,13 +62,10 @@ Result<std::string> SwitchHostProcess::request(const std::vector<std::string>& f
     path = socket_;
   }
   if (path.empty()) return fail("the switch host is not started");
-  sw::UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, path.data(), std::min(path.size(), sizeof addr.sun_path - 1));
-  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-    return fail("switch host {}: {}{}", path, std::strerror(errno),
-                dead().empty() ? "" : " (" + dead() + ")");
+  auto connected = channel::unix_connect(path);
+  if (!connected.ok())
+    return fail("switch host {}{}", connected.error().message, dead().empty() ? "" : " (" + dead() + ")");
+  sw::UniqueFd fd(*connected);
   for (std::string_view rest = line; !rest.empty();) {
     ssize_t n = ::send(fd.get(), rest.data(), rest.size(), MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;

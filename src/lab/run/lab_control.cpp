@@ -5,7 +5,6 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include <set>
 #include <string>
 
+#include "channel/unix_socket.h"
 #include "core/clock.h"
 #include "lab/host/process.h"
 #include "lab/host/run_state.h"
@@ -25,16 +25,6 @@ using nlohmann::json;
 namespace {
 
 constexpr size_t kMaxRequest = 64 * 1024;
-
-Result<sockaddr_un> socket_address(const std::string& path) {
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  if (path.size() >= sizeof a.sun_path)
-    return fail("the lab's control socket path is too long ({} bytes, at most {}): {}", path.size(),
-                sizeof a.sun_path - 1, path);
-  std::memcpy(a.sun_path, path.data(), path.size());
-  return a;
-}
 
 // Reads up to the first newline, waiting at most until `deadline_ns`.
 Result<std::string> read_line(int fd, uint64_t deadline_ns) {
@@ -178,19 +168,10 @@ std::string control_socket_path(const std::string& lab_id) {
 }
 
 Result<std::unique_ptr<ControlServer>> ControlServer::listen(const std::string& path) {
-  FLOWLAB_ASSIGN_OR_RETURN(sockaddr_un a, socket_address(path));
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return fail("socket: {}", std::strerror(errno));
-  ::unlink(path.c_str());
-  mode_t old = umask(077);  // the socket is the lab's: root's alone
-  int rc = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  umask(old);
-  if (rc != 0 || ::listen(fd, 8) != 0) {
-    int err = errno;
-    close(fd);
-    return fail("control socket {}: {}", path, std::strerror(err));
-  }
-  return std::unique_ptr<ControlServer>(new ControlServer(fd, path));
+  // The socket is the lab's: root's alone (umask 077).
+  auto fd = channel::unix_listen(path, 8, 077);
+  if (!fd.ok()) return fail("control {}", fd.error().message);
+  return std::unique_ptr<ControlServer>(new ControlServer(*fd, path));
 }
 
 ControlServer::~ControlServer() {
@@ -237,14 +218,10 @@ json handle_control(const json& req, CaseHandles& h) {
 
 Result<std::string> control_request(const std::string& lab_id, const json& request, double timeout_s) {
   std::string path = control_socket_path(lab_id);
-  FLOWLAB_ASSIGN_OR_RETURN(sockaddr_un a, socket_address(path));
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return fail("socket: {}", std::strerror(errno));
-  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    int err = errno;
-    close(fd);
-    return fail("lab {}: its supervisor does not answer on {}: {}", lab_id, path, std::strerror(err));
-  }
+  auto connected = channel::unix_connect(path);
+  if (!connected.ok())
+    return fail("lab {}: its supervisor does not answer on {}", lab_id, connected.error().message);
+  int fd = *connected;
   auto line = write_all(fd, request.dump() + "\n")
                   ? read_line(fd, monotonic_ns() + uint64_t(timeout_s * 1e9))
                   : Result<std::string>(fail("write: {}", std::strerror(errno)));
