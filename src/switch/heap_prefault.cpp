@@ -36,6 +36,12 @@ HeapPrefaulter::~HeapPrefaulter() {
   thread_.join();
 }
 
+HeapPrefaulter& HeapPrefaulter::shared() {
+  // Never destroyed: switches may still poke it while the process exits.
+  static HeapPrefaulter* const instance = new HeapPrefaulter();
+  return *instance;
+}
+
 void HeapPrefaulter::poke() {
   const uintptr_t end = heap_end();
   std::lock_guard lock(mu_);

@@ -12,6 +12,10 @@
 // and only once the heap has grown past its first pad (a switch with a small
 // table never gets there). Where the heap does not move (ASan's allocator) it
 // does nothing.
+//
+// The heap is the process's: every switch of a process (a switch host runs a
+// lab's hundred) pokes the one instance shared() returns, so a growth is
+// populated once, not once per switch.
 #pragma once
 
 #include <condition_variable>
@@ -23,6 +27,10 @@ namespace flowlab::sw {
 
 class HeapPrefaulter {
  public:
+  // The process's instance, made on first use and kept until the process
+  // exits (its thread waits, idle, when nothing grows).
+  static HeapPrefaulter& shared();
+
   HeapPrefaulter();
   ~HeapPrefaulter();  // stops and joins the thread
   HeapPrefaulter(const HeapPrefaulter&) = delete;

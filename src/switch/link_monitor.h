@@ -3,9 +3,13 @@
 // controller leaves within a millisecond instead of at the next poll.
 //
 // An rtnetlink socket subscribed to RTMGRP_LINK sits on the agent's
-// io_context; every RTM_NEWLINK/RTM_DELLINK datagram (for any interface: the
-// switch re-reads its own ports' state, which is cheap) calls on_change. The
-// periodic poll stays as the fallback (e.g. when netlink is unavailable).
+// io_context; a read whose RTM_NEWLINK/RTM_DELLINK messages name an interface
+// `watched` says is the switch's (or that overflowed: ENOBUFS) calls on_change
+// once, and the switch re-reads its ports' state. Other interfaces' changes
+// are dropped here: a hundred switches of a lab share one namespace, and each
+// re-reading every port for every other switch's link made a lab's start
+// quadratic. The periodic poll stays as the fallback (e.g. when netlink is
+// unavailable).
 #pragma once
 
 #include <array>
@@ -20,7 +24,12 @@ namespace flowlab::sw {
 
 class LinkMonitor {
  public:
-  static Result<std::unique_ptr<LinkMonitor>> open(asio::io_context& io, std::function<void()> on_change);
+  using Watched = std::function<bool(int ifindex)>;
+  static Result<std::unique_ptr<LinkMonitor>> open(asio::io_context& io, Watched watched,
+                                                   std::function<void()> on_change);
+  // Whether the messages in `data` (one read of the socket) name an interface
+  // `watched` says is ours. Pure; a truncated message counts as ours.
+  static bool concerns(const char* data, size_t len, const Watched& watched);
   ~LinkMonitor();
   LinkMonitor(const LinkMonitor&) = delete;
   LinkMonitor& operator=(const LinkMonitor&) = delete;
@@ -29,10 +38,11 @@ class LinkMonitor {
   void close();  // on the io_context's thread
 
  private:
-  LinkMonitor(asio::io_context& io, int fd, std::function<void()> on_change);
+  LinkMonitor(asio::io_context& io, int fd, Watched watched, std::function<void()> on_change);
   void read();
 
   asio::posix::stream_descriptor sd_;
+  Watched watched_;
   std::function<void()> on_change_;
   std::array<char, 8192> buf_{};
 };

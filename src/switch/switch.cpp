@@ -66,7 +66,6 @@ struct Switch::Impl {
   std::vector<std::unique_ptr<ForwardingThread>> threads;
   std::unique_ptr<KernelDatapath> kernel;  // --datapath tc; before dp in destruction
   std::unique_ptr<Agent> agent;
-  HeapPrefaulter prefaulter;  // the agent's heap growth faulted in on its own thread
 
   asio::io_context io;
   std::unique_ptr<asio::steady_timer> fast_timer, slow_timer;
@@ -262,6 +261,10 @@ struct Switch::Impl {
         sum_threads(&ForwardingCounters::to_controller_dropped), a.packet_ins_sent, a.packet_ins_unsent,
         a.packet_ins_congested, a.packet_outs, b.capacity(), b.in_use(), b.evicted(), b.expired(), a.requests,
         a.errors_sent);
+    // An idle switch's counters do not move: the file is rewritten when they do, or
+    // every 10 s (a lab of a hundred switches wrote 200 files a second doing nothing).
+    const uint64_t now = monotonic_ns();
+    if (text == stats_written && now - stats_written_ns < 10'000'000'000ull) return;
     std::string tmp = opts.stats_file + ".tmp";
     std::FILE* f = std::fopen(tmp.c_str(), "w");
     if (!f) {
@@ -271,9 +274,14 @@ struct Switch::Impl {
     }
     bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
     ok = std::fclose(f) == 0 && ok;
-    if (ok) std::rename(tmp.c_str(), opts.stats_file.c_str());
+    if (ok && std::rename(tmp.c_str(), opts.stats_file.c_str()) == 0) {
+      stats_written = std::move(text);
+      stats_written_ns = now;
+    }
   }
   mutable bool stats_failed_logged = false;
+  mutable std::string stats_written;  // the file's text as last written
+  mutable uint64_t stats_written_ns = 0;
 
   void arm_fast() {
     fast_timer->expires_after(std::chrono::milliseconds(100));
@@ -409,7 +417,8 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts,
       if (ip->agent) ip->agent->end_batch();
     });
   });
-  d.agent->set_request_tick([ip] { ip->prefaulter.poke(); });
+  // The agent's heap growth faulted in on a thread of its own, one for the process.
+  d.agent->set_request_tick([] { HeapPrefaulter::shared().poke(); });
   d.shared.forwarding_nice = opts.forwarding_nice;
 
   // Listeners bind now, so a busy TCP port is reported before anything starts.
@@ -476,7 +485,12 @@ Status Switch::start() {
   for (auto& c : d.connectors) c->start();
   d.fast_timer = std::make_unique<asio::steady_timer>(d.io);
   d.slow_timer = std::make_unique<asio::steady_timer>(d.io);
-  if (auto lm = LinkMonitor::open(d.io, [ip] { ip->poll_links(); }); lm.ok())
+  auto watched = [ip](int ifindex) {
+    for (size_t i = 0; i < ip->ports->size(); ++i)
+      if (ip->ports->at(i).port->ifindex() == ifindex) return true;
+    return false;
+  };
+  if (auto lm = LinkMonitor::open(d.io, watched, [ip] { ip->poll_links(); }); lm.ok())
     d.link_monitor = std::move(*lm);
   else
     log::warn("switch", "{}: {}; link changes are noticed by polling every 500 ms", d.opts.name,
