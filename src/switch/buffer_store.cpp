@@ -2,6 +2,7 @@
 // in order, evicting what it holds, so the oldest packet goes first.
 #include "switch/buffer_store.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace flowlab::sw {
@@ -11,7 +12,7 @@ constexpr uint32_t kNoBufferId = 0xffffffff;
 }
 
 BufferStore::BufferStore(uint32_t capacity, uint64_t timeout_ns, size_t max_bytes)
-    : slots_(capacity > 0xffff ? 0xffff : capacity), timeout_ns_(timeout_ns), max_bytes_(max_bytes) {}
+    : cap_(capacity > 0xffff ? 0xffff : capacity), timeout_ns_(timeout_ns), max_bytes_(max_bytes) {}
 
 BufferedPacket BufferStore::release(Slot& s) {
   s.used = false;
@@ -21,7 +22,15 @@ BufferedPacket BufferStore::release(Slot& s) {
 }
 
 uint32_t BufferStore::put(BufferedPacket pkt, uint64_t now_ns) {
-  if (slots_.empty()) return kNoBufferId;
+  if (cap_ == 0) return kNoBufferId;
+  // The ring grows as it is first filled (a switch that buffers nothing holds no
+  // slots; 64k of them are 4 MB), and turns once it has all its slots.
+  if (next_ >= slots_.size()) {
+    if (slots_.size() < cap_)
+      slots_.resize(std::min<size_t>(cap_, std::max<size_t>(256, slots_.size() * 2)));
+    else
+      next_ = 0;
+  }
   // Over the byte bound: evict from the oldest (the slots after next_, in
   // ring order) until the new packet fits. Stops at a full turn, so a packet
   // larger than the bound alone is still stored.
@@ -31,8 +40,7 @@ uint32_t BufferStore::put(BufferedPacket pkt, uint64_t now_ns) {
     release(old);
     ++evicted_;
   }
-  size_t i = next_;
-  next_ = (next_ + 1) % slots_.size();
+  size_t i = next_++;
   Slot& s = slots_[i];
   if (s.used) {
     release(s);
@@ -66,6 +74,7 @@ std::optional<BufferedPacket> BufferStore::take(uint32_t id, uint64_t now_ns, Mi
 }
 
 void BufferStore::expire(uint64_t now_ns) {
+  if (in_use_ == 0) return;  // an idle switch's tick does not walk its 64k slots
   for (auto& s : slots_) {
     if (s.used && now_ns - s.stored_ns > timeout_ns_) {
       release(s);

@@ -41,7 +41,7 @@ class BufferStore {
   // Frees packets older than the timeout.
   void expire(uint64_t now_ns);
 
-  uint32_t capacity() const { return uint32_t(slots_.size()); }
+  uint32_t capacity() const { return cap_; }
   size_t in_use() const { return in_use_; }
   size_t bytes() const { return bytes_; }
   uint64_t evicted() const { return evicted_; }
@@ -54,7 +54,8 @@ class BufferStore {
     uint64_t stored_ns = 0;
     BufferedPacket pkt;
   };
-  std::vector<Slot> slots_;
+  uint32_t cap_;
+  std::vector<Slot> slots_;         // grows up to cap_ as the ring is first filled
   BufferedPacket release(Slot& s);  // empties a used slot, returns its packet
 
   uint64_t timeout_ns_;

@@ -8,7 +8,7 @@
 // transmit on any port (Port::tx_batch serialises inside the port).
 //
 // One loop iteration of a forwarding thread:
-//   epoll_wait(its ports' rx fds + a stop eventfd, 100 ms)
+//   epoll_wait(its ports' rx fds + a stop eventfd, 1 s)
 //   for each readable port, up to kBatchesPerWake times:
 //     rx_batch(up to 32 packets into the thread's own receive buffers)
 //     drop all if the port is PORT_DOWN / NO_RECV (counted)

@@ -78,6 +78,25 @@ TEST(BufferStore, ByteBoundEvictsOldestFirst) {
   EXPECT_EQ(bs.in_use(), 0u);
 }
 
+// The ring's slots are made as it first fills (none for a switch that buffers
+// nothing); ids stay valid across the growth, and a full ring evicts its oldest.
+TEST(BufferStore, SlotsGrowAsTheRingFillsAndIdsHoldAcrossTheGrowth) {
+  BufferStore bs(1000, 1'000'000'000);
+  EXPECT_EQ(bs.capacity(), 1000u);
+  std::vector<uint32_t> ids;
+  for (int i = 0; i < 1000; ++i) ids.push_back(bs.put(bp({uint8_t(i)}, uint32_t(i)), 0));
+  EXPECT_EQ(bs.in_use(), 1000u);
+  EXPECT_EQ(bs.evicted(), 0u);
+  EXPECT_EQ(bs.take(ids[3], 1)->in_port, 3u);  // made before two growths
+  EXPECT_EQ(bs.take(ids[999], 1)->in_port, 999u);
+  uint32_t next = bs.put(bp({1}, 5000), 0);  // the ring turns: slot 0 (the oldest) is taken
+  EXPECT_EQ(next & 0xffff, 0u);
+  EXPECT_EQ(bs.evicted(), 1u);
+  EXPECT_FALSE(bs.take(ids[0], 1).has_value());
+  EXPECT_EQ(bs.take(ids[1], 1)->in_port, 1u);
+  EXPECT_EQ(bs.take(next, 1)->in_port, 5000u);
+}
+
 TEST(SpscRing, BoundedFifoAcrossThreads) {
   SpscRing<int> r(4);
   int v = 1;
