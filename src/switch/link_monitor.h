@@ -1,22 +1,22 @@
-// LinkMonitor: wakes the switch the moment the kernel reports a link change
-// (carrier lost or regained, admin up/down), so the port-status to the
-// controller leaves within a millisecond instead of at the next poll.
+// LinkMonitor: wakes a switch the moment the kernel reports a change of one of
+// its links (carrier lost or regained, admin up/down, the device gone), so the
+// port-status to the controller leaves within a millisecond instead of at the
+// next poll.
 //
-// An rtnetlink socket subscribed to RTMGRP_LINK sits on the agent's
-// io_context; a read whose RTM_NEWLINK/RTM_DELLINK messages name an interface
-// `watched` says is the switch's (or that overflowed: ENOBUFS) calls on_change
-// once, and the switch re-reads its ports' state. Other interfaces' changes
-// are dropped here: a hundred switches of a lab share one namespace, and each
-// re-reading every port for every other switch's link made a lab's start
-// quadratic. The periodic poll stays as the fallback (e.g. when netlink is
+// One rtnetlink socket subscribed to RTMGRP_LINK and one thread read it for the
+// whole process (its network namespace); each switch subscribes with its ports'
+// interface indexes and is notified only for those. A switch host runs a lab's
+// hundred switches in one namespace: a socket each made the kernel copy every
+// link change of the lab's start to every switch, and every switch re-read its
+// ports for every other switch's link, which made the start quadratic. The
+// switch's periodic poll stays as the fallback (e.g. when netlink is
 // unavailable).
 #pragma once
 
-#include <array>
-#include <asio/io_context.hpp>
-#include <asio/posix/stream_descriptor.hpp>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "core/result.h"
 
@@ -24,27 +24,26 @@ namespace flowlab::sw {
 
 class LinkMonitor {
  public:
-  using Watched = std::function<bool(int ifindex)>;
-  static Result<std::unique_ptr<LinkMonitor>> open(asio::io_context& io, Watched watched,
-                                                   std::function<void()> on_change);
-  // Whether the messages in `data` (one read of the socket) name an interface
-  // `watched` says is ours. Pure; a truncated message counts as ours.
-  static bool concerns(const char* data, size_t len, const Watched& watched);
-  ~LinkMonitor();
+  // Subscribes; `notify` runs on the monitor's thread, so it must be short
+  // (post to the switch's loop). Every subscriber is notified when the socket
+  // overflowed (ENOBUFS: changes were lost).
+  static Result<std::unique_ptr<LinkMonitor>> open(std::vector<int> ifindexes, std::function<void()> notify);
+  ~LinkMonitor();  // unsubscribes: `notify` is not running and never runs again once this returns
   LinkMonitor(const LinkMonitor&) = delete;
   LinkMonitor& operator=(const LinkMonitor&) = delete;
 
-  void start();
-  void close();  // on the io_context's thread
+  // The interface indexes that RTM_NEWLINK/RTM_DELLINK messages in `data`
+  // (one read of the socket) name; nullopt when every subscriber must look
+  // (a truncated message, an error or overrun message). Pure.
+  static std::optional<std::vector<int>> changed_links(const char* data, size_t len);
 
  private:
-  LinkMonitor(asio::io_context& io, int fd, Watched watched, std::function<void()> on_change);
-  void read();
+  struct Hub;
+  LinkMonitor(Hub& hub, std::vector<int> ifindexes, std::function<void()> notify);
 
-  asio::posix::stream_descriptor sd_;
-  Watched watched_;
-  std::function<void()> on_change_;
-  std::array<char, 8192> buf_{};
+  Hub& hub_;
+  std::vector<int> ifindexes_;  // sorted
+  std::function<void()> notify_;
 };
 
 }  // namespace flowlab::sw

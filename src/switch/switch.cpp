@@ -485,19 +485,17 @@ Status Switch::start() {
   for (auto& c : d.connectors) c->start();
   d.fast_timer = std::make_unique<asio::steady_timer>(d.io);
   d.slow_timer = std::make_unique<asio::steady_timer>(d.io);
-  auto watched = [ip](int ifindex) {
-    for (size_t i = 0; i < ip->ports->size(); ++i)
-      if (ip->ports->at(i).port->ifindex() == ifindex) return true;
-    return false;
-  };
-  if (auto lm = LinkMonitor::open(d.io, watched, [ip] { ip->poll_links(); }); lm.ok())
+  std::vector<int> ifindexes;
+  for (size_t i = 0; i < d.ports->size(); ++i) ifindexes.push_back(d.ports->at(i).port->ifindex());
+  // Notified on the monitor's thread: the ports are re-read on the switch's.
+  auto lm = LinkMonitor::open(std::move(ifindexes), [ip] { asio::post(ip->io, [ip] { ip->poll_links(); }); });
+  if (lm.ok())
     d.link_monitor = std::move(*lm);
   else
     log::warn("switch", "{}: {}; link changes are noticed by polling every 500 ms", d.opts.name,
               lm.error().message);
   asio::post(d.io, [ip] {
     ip->update_standalone();
-    if (ip->link_monitor) ip->link_monitor->start();
     ip->arm_fast();
     ip->arm_slow();
   });
@@ -525,6 +523,7 @@ void Switch::stop() {
   if (d.stopped) return;
   d.stopped = true;
   for (auto& t : d.threads) t->stop();
+  d.link_monitor.reset();  // no more posts from the monitor's thread
   if (d.io_thread.joinable()) {
     Impl* ip = &d;
     asio::post(d.io, [ip] {
@@ -535,7 +534,6 @@ void Switch::stop() {
       for (auto& c : open) c->abort("switch stopping");
       if (ip->fast_timer) ip->fast_timer->cancel();
       if (ip->slow_timer) ip->slow_timer->cancel();
-      if (ip->link_monitor) ip->link_monitor->close();
     });
     // Let the aborts and cancellations run, then stop the loop.
     asio::post(d.io, [ip] { ip->io.stop(); });

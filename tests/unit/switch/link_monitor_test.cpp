@@ -5,8 +5,15 @@
 #include <gtest/gtest.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <string>
+#include <thread>
 #include <vector>
 
 namespace flowlab::sw {
@@ -25,35 +32,59 @@ void put_link(std::vector<char>& buf, uint16_t type, int ifindex, size_t attr_by
   std::memcpy(buf.data() + at + NLMSG_HDRLEN, &ifi, sizeof ifi);
 }
 
-TEST(LinkMonitor, OnlyTheSwitchsOwnInterfacesWakeIt) {
-  auto mine = [](int ifindex) { return ifindex == 7 || ifindex == 9; };
-  std::vector<char> others;
-  put_link(others, RTM_NEWLINK, 3);
-  put_link(others, RTM_DELLINK, 4, 5);  // an attribute length that needs the alignment
-  EXPECT_FALSE(LinkMonitor::concerns(others.data(), others.size(), mine));
-  std::vector<char> with_mine = others;
-  put_link(with_mine, RTM_NEWLINK, 9);
-  EXPECT_TRUE(LinkMonitor::concerns(with_mine.data(), with_mine.size(), mine));
-  std::vector<char> deleted;
-  put_link(deleted, RTM_DELLINK, 7);
-  EXPECT_TRUE(LinkMonitor::concerns(deleted.data(), deleted.size(), mine));
-  EXPECT_FALSE(LinkMonitor::concerns(nullptr, 0, mine));
-}
-
-TEST(LinkMonitor, ATruncatedOrErrorMessageWakesItToBeSafe) {
-  auto none = [](int) { return false; };
+TEST(LinkMonitor, ReadsTheIndexesOfTheChangedLinks) {
   std::vector<char> buf;
   put_link(buf, RTM_NEWLINK, 3);
-  EXPECT_TRUE(LinkMonitor::concerns(buf.data(), buf.size() - 8, none));  // cut inside the message
+  put_link(buf, RTM_DELLINK, 4, 5);  // an attribute length that needs the alignment
+  put_link(buf, RTM_NEWLINK, 9);
+  auto got = LinkMonitor::changed_links(buf.data(), buf.size());
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(*got, (std::vector<int>{3, 4, 9}));
+  auto none = LinkMonitor::changed_links(nullptr, 0);
+  ASSERT_TRUE(none.has_value());
+  EXPECT_TRUE(none->empty());
+}
+
+TEST(LinkMonitor, ATruncatedOrErrorMessageMakesEverySubscriberLook) {
+  std::vector<char> buf;
+  put_link(buf, RTM_NEWLINK, 3);
+  EXPECT_FALSE(LinkMonitor::changed_links(buf.data(), buf.size() - 8));  // cut inside the message
   nlmsghdr h{};
   h.nlmsg_len = NLMSG_LENGTH(4);
   h.nlmsg_type = RTM_NEWLINK;  // too short for its ifinfomsg
-  EXPECT_TRUE(LinkMonitor::concerns(reinterpret_cast<const char*>(&h), sizeof h, none));
+  EXPECT_FALSE(LinkMonitor::changed_links(reinterpret_cast<const char*>(&h), sizeof h));
   std::vector<char> err(NLMSG_LENGTH(sizeof(nlmsgerr)));
   h.nlmsg_len = uint32_t(err.size());
   h.nlmsg_type = NLMSG_ERROR;
   std::memcpy(err.data(), &h, sizeof h);
-  EXPECT_TRUE(LinkMonitor::concerns(err.data(), err.size(), none));
+  EXPECT_FALSE(LinkMonitor::changed_links(err.data(), err.size()));
+}
+
+// A subscriber is told of its own links' changes only, and not after it is gone.
+TEST(LinkMonitor, ASubscriberHearsOfItsOwnLinksOnly) {
+  // A veth pair of its own in the process's namespace (the monitor's), no traffic.
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root (a veth pair)";
+  const std::string name = "fllm" + std::to_string(::getpid() % 100000);
+  ASSERT_EQ(std::system(("ip link add " + name + " type veth peer name " + name + "p").c_str()), 0);
+  struct Gone {
+    std::string name;
+    ~Gone() { (void)!std::system(("ip link del " + name + " 2>/dev/null").c_str()); }
+  } gone{name};
+  const int idx = int(if_nametoindex(name.c_str()));
+  ASSERT_GT(idx, 0);
+  std::atomic<int> mine{0}, other{0};
+  auto a = LinkMonitor::open({idx}, [&] { mine++; });
+  auto b = LinkMonitor::open({idx + 100000}, [&] { other++; });
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(std::system(("ip link set " + name + " up").c_str()), 0);
+  for (int i = 0; i < 200 && mine.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_GT(mine.load(), 0);
+  EXPECT_EQ(other.load(), 0);
+  a->reset();
+  const int seen = mine.load();
+  ASSERT_EQ(std::system(("ip link del " + name).c_str()), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(mine.load(), seen);
 }
 
 }  // namespace
