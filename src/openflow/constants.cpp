@@ -72,6 +72,8 @@ std::string_view to_string(MsgType t) {
       return "OFPT_TABLE_STATUS";
     case MsgType::kRequestForward:
       return "OFPT_REQUESTFORWARD";
+    case MsgType::kControllerStatus:
+      return "OFPT_CONTROLLER_STATUS";
   }
   return "OFPT_UNKNOWN";
 }

@@ -52,6 +52,8 @@ enum class MsgType : uint8_t {
   kRoleStatus = 30,      // OF1.4
   kTableStatus = 31,     // OF1.4
   kRequestForward = 32,  // OF1.4
+  // 33 and 34 (OFPT_BUNDLE_*) are the ONF experimenter messages in the model.
+  kControllerStatus = 35,  // OF1.5
 };
 std::string_view to_string(MsgType t);
 
@@ -202,6 +204,7 @@ enum class MultipartType : uint16_t {
   kMeterFeatures = 11,
   kTableFeatures = 12,
   kPortDesc = 13,
+  kControllerStatus = 18,  // OF1.5
   kExperimenter = 0xffff,
 };
 inline constexpr uint16_t kMultipartMore = 1;

@@ -506,6 +506,36 @@ struct FlowMonitorReply {
   bool operator==(const FlowMonitorReply&) const = default;
 };
 
+// OpenFlow 1.5 controller status (ofp_controller_status): one controller
+// connection of the switch, in OFPMP_CONTROLLER_STATUS replies (reason
+// OFPCSR_REQUEST) and in OFPT_CONTROLLER_STATUS when a connection changes.
+enum class ControllerStatusReason : uint8_t {
+  kRequest = 0,
+  kChannelStatus = 1,
+  kRole = 2,
+  kControllerAdded = 3,
+  kControllerRemoved = 4,
+  kShortId = 5,
+  kExperimenter = 6,
+};
+enum class ChannelStatus : uint8_t { kUp = 0, kDown = 1 };
+struct ControllerStatusEntry {
+  uint16_t short_id = 0;
+  ControllerRole role = ControllerRole::kEqual;
+  ControllerStatusReason reason = ControllerStatusReason::kRequest;
+  ChannelStatus channel_status = ChannelStatus::kUp;
+  std::optional<std::string> uri;  // OFPCSPT_URI (first when encoded)
+  Bytes other_properties;          // the other property TLVs (experimenter), padded, as they came
+  bool operator==(const ControllerStatusEntry&) const = default;
+};
+struct ControllerStatusRequest {
+  bool operator==(const ControllerStatusRequest&) const = default;
+};
+struct ControllerStatusReply {
+  std::vector<ControllerStatusEntry> controllers;
+  bool operator==(const ControllerStatusReply&) const = default;
+};
+
 struct ExperimenterMultipart {
   uint32_t experimenter = 0;
   uint32_t exp_type = 0;
@@ -669,12 +699,13 @@ using MultipartRequestBody =
     std::variant<DescRequest, FlowStatsRequest, AggregateStatsRequest, TableStatsRequest, PortStatsRequest,
                  QueueStatsRequest, GroupStatsRequest, GroupDescRequest, GroupFeaturesRequest,
                  MeterStatsRequest, MeterConfigRequest, MeterFeaturesRequest, TableFeaturesRequest,
-                 PortDescRequest, TableDescRequest, FlowMonitorRequest, ExperimenterMultipart>;
+                 PortDescRequest, TableDescRequest, FlowMonitorRequest, ControllerStatusRequest,
+                 ExperimenterMultipart>;
 using MultipartReplyBody =
     std::variant<DescReply, FlowStatsReply, AggregateStatsReply, TableStatsReply, PortStatsReply,
                  QueueStatsReply, GroupStatsReply, GroupDescReply, GroupFeaturesReply, MeterStatsReply,
                  MeterConfigReply, MeterFeaturesReply, TableFeaturesReply, PortDescReply, TableDescReply,
-                 FlowMonitorReply, ExperimenterMultipart>;
+                 FlowMonitorReply, ControllerStatusReply, ExperimenterMultipart>;
 
 struct MultipartRequest {
   uint16_t flags = 0;
@@ -768,20 +799,32 @@ struct RequestForward {
   bool operator==(const RequestForward&) const = default;
 };
 
-// Alternatives are in MsgType order; type_of() relies on it.
+// OFPT_CONTROLLER_STATUS (OF1.5): a controller connection of the switch changed.
+struct ControllerStatus {
+  ControllerStatusEntry status;
+  bool operator==(const ControllerStatus&) const = default;
+};
+
+// Alternatives are in MsgType order up to kRequestForward, then
+// ControllerStatus (35); Message::type() relies on it.
 using MessageBody =
     std::variant<Hello, ErrorMsg, EchoRequest, EchoReply, ExperimenterMsg, FeaturesRequest, FeaturesReply,
                  GetConfigRequest, GetConfigReply, SetConfig, PacketIn, FlowRemoved, PortStatus, PacketOut,
                  FlowMod, GroupMod, PortMod, TableMod, MultipartRequest, MultipartReply, BarrierRequest,
                  BarrierReply, QueueGetConfigRequest, QueueGetConfigReply, RoleRequest, RoleReply,
-                 GetAsyncRequest, GetAsyncReply, SetAsync, MeterMod, RoleStatus, TableStatus, RequestForward>;
+                 GetAsyncRequest, GetAsyncReply, SetAsync, MeterMod, RoleStatus, TableStatus, RequestForward,
+                 ControllerStatus>;
 
 struct Message {
   uint8_t version = kOf13;
   uint32_t xid = 0;
   MessageBody body;
 
-  MsgType type() const { return static_cast<MsgType>(body.index()); }
+  MsgType type() const {
+    return body.index() == kControllerStatusIndex ? MsgType::kControllerStatus
+                                                  : static_cast<MsgType>(body.index());
+  }
+  static constexpr size_t kControllerStatusIndex = size_t(MsgType::kRequestForward) + 1;
   template <typename T>
   bool is() const {
     return std::holds_alternative<T>(body);

@@ -103,19 +103,24 @@ uint64_t Agent::add_peer(uint8_t version, bool service, std::string name, SendFn
   p.send = std::move(send);
   p.backlog = std::move(backlog);
   uint64_t id = p.id;
-  peers_.emplace(id, std::move(p));
+  auto [it, added] = peers_.emplace(id, std::move(p));
   note_of10_controllers();
+  if (added && !service)
+    send_controller_status(it->second, of::ControllerStatusReason::kChannelStatus, of::ChannelStatus::kUp);
   return id;
 }
 
 void Agent::remove_peer(uint64_t id) {
-  if (auto it = peers_.find(id); it != peers_.end()) {
-    drop_bundles(it->second);  // a closed connection discards them
-    monitor_count_ -= it->second.monitors.size();
-  }
-  peers_.erase(id);
+  auto it = peers_.find(id);
+  if (it == peers_.end()) return;
+  drop_bundles(it->second);  // a closed connection discards them
+  monitor_count_ -= it->second.monitors.size();
+  Peer gone = std::move(it->second);
+  peers_.erase(it);
   note_of10_controllers();
   update_flow_recording();
+  if (!gone.service)
+    send_controller_status(gone, of::ControllerStatusReason::kChannelStatus, of::ChannelStatus::kDown);
 }
 
 void Agent::note_of10_controllers() {
@@ -380,6 +385,8 @@ void Agent::on_role(Peer& p, const of::Message& m, ByteSpan raw) {
           reply(other, 0, std::move(rs));
           ++counters_.role_status_sent;
         }
+        if (!other.service)
+          send_controller_status(other, of::ControllerStatusReason::kRole, of::ChannelStatus::kUp);
       }
   }
   if (rq.role != R::kNoChange && rq.role != p.role) {
@@ -388,6 +395,7 @@ void Agent::on_role(Peer& p, const of::Message& m, ByteSpan raw) {
               p.role == R::kMaster  ? "master"
               : p.role == R::kSlave ? "slave"
                                     : "equal");
+    if (!p.service) send_controller_status(p, of::ControllerStatusReason::kRole, of::ChannelStatus::kUp);
   }
   of::RoleReply r;
   r.role = p.role;

@@ -51,11 +51,12 @@ struct AgentCounters {
   uint64_t flow_removed_sent = 0;
   uint64_t port_status_sent = 0;
   uint64_t bundles_committed = 0;
-  uint64_t bundles_failed = 0;      // commits refused (a flow-mod failed: nothing applied)
-  uint64_t role_status_sent = 0;    // OF1.4: to a master demoted by another's request
-  uint64_t requests_forwarded = 0;  // OF1.4: group/meter mods forwarded to other controllers
-  uint64_t table_status_sent = 0;   // OF1.4: vacancy events
-  uint64_t flow_updates_sent = 0;   // OF1.4 flow monitoring: updates (full and abbreviated)
+  uint64_t bundles_failed = 0;          // commits refused (a flow-mod failed: nothing applied)
+  uint64_t role_status_sent = 0;        // OF1.4: to a master demoted by another's request
+  uint64_t requests_forwarded = 0;      // OF1.4: group/meter mods forwarded to other controllers
+  uint64_t table_status_sent = 0;       // OF1.4: vacancy events
+  uint64_t flow_updates_sent = 0;       // OF1.4 flow monitoring: updates (full and abbreviated)
+  uint64_t controller_status_sent = 0;  // OF1.5: OFPT_CONTROLLER_STATUS
 };
 
 class Agent {
@@ -232,6 +233,14 @@ class Agent {
   void send_flow_updates(uint64_t origin, uint32_t xid);
   void update_flow_recording();
   size_t monitor_count_ = 0;  // over all peers
+  // OF1.5 controller status (agent_controller_status.cpp): a controller
+  // connection (not a service peer) came up or went down (reason
+  // CHANNEL_STATUS) or changed its role (ROLE): OFPT_CONTROLLER_STATUS to
+  // every 1.5 controller connection; and the multipart reply listing every
+  // controller connection (reason REQUEST), one per message.
+  void send_controller_status(const Peer& subject, of::ControllerStatusReason reason,
+                              of::ChannelStatus channel);
+  void send_controller_status_reply(Peer& p, uint32_t xid);
   // Vacancy events of the datapath since the last call, as table status (agent_table.cpp).
   void send_table_status();
   // kind: 0 pin, 1 port status, 2 flow removed, 3 role status, 4 table status

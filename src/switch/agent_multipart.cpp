@@ -155,6 +155,8 @@ void Agent::on_multipart(Peer& p, const of::Message& m, ByteSpan raw) {
           send_chunked(p, xid, dp_.table_desc(), &of::TableDescReply::tables);
         } else if constexpr (std::is_same_v<T, of::FlowMonitorRequest>) {  // OF1.4
           on_flow_monitor(p, xid, body, raw);
+        } else if constexpr (std::is_same_v<T, of::ControllerStatusRequest>) {  // OF1.5
+          send_controller_status_reply(p, xid);
         } else {
           send_error(
               p,

@@ -1,7 +1,10 @@
 // libFuzzer target for the OpenFlow 1.5 decoder: any input decodes or fails
 // cleanly; a decoded message re-encodes, the re-encoded bytes decode again
 // and encode to the same bytes (a fixed point after one pass: 1.5's wire goes
-// through the 1.4 codec, which may normalise padding and field order).
+// through the 1.4 codec, which may normalise padding and field order). The
+// controller status messages (OFPT_CONTROLLER_STATUS, OFPMP_CONTROLLER_STATUS,
+// read directly, not through 1.4) have seeds in the corpus
+// (controller_status*).
 #include <cstdint>
 #include <cstdlib>
 

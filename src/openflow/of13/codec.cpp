@@ -375,6 +375,7 @@ Result<MessageBody, OfError> decode_body(MsgType t, Cursor& c) {
     case MsgType::kRoleStatus:  // OF1.4 (of14/), refused above by type
     case MsgType::kTableStatus:
     case MsgType::kRequestForward:
+    case MsgType::kControllerStatus:  // OF1.5 (of15/)
       break;
   }
   return unexpected(OfError::make(BadRequestCode::kBadType, "unknown message type", 1));

@@ -188,6 +188,8 @@ BasicStatus<OfError> encode_body(const MessageBody& body, ByteWriter& w) {
         } else if constexpr (std::is_same_v<T, RoleStatus> || std::is_same_v<T, TableStatus> ||
                              std::is_same_v<T, RequestForward>) {
           return unexpected(OfError::make(BadRequestCode::kBadType, "an OpenFlow 1.4 message"));
+        } else if constexpr (std::is_same_v<T, ControllerStatus>) {
+          return unexpected(OfError::make(BadRequestCode::kBadType, "an OpenFlow 1.5 message"));
         }
         // Header-only messages (features/config/async requests, barriers) have no body.
         return {};

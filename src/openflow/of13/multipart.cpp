@@ -138,6 +138,8 @@ Result<MultipartRequest, OfError> decode_multipart_request(Cursor& c) {
       m.body = std::move(t);
       return m;
     }
+    case MultipartType::kControllerStatus:  // OF1.5 (of15/): unknown below it
+      break;
     case MultipartType::kExperimenter: {
       FLOWLAB_ASSIGN_OR_RETURN(ExperimenterMultipart e, decode_exp(c));
       m.body = std::move(e);
@@ -151,6 +153,8 @@ Result<MultipartRequest, OfError> decode_multipart_request(Cursor& c) {
 BasicStatus<OfError> encode_multipart_request(const MultipartRequest& m, ByteWriter& w) {
   if (std::holds_alternative<FlowMonitorRequest>(m.body))
     return unexpected(OfError::make(BadRequestCode::kBadMultipart, "flow monitoring needs OpenFlow 1.4"));
+  if (std::holds_alternative<ControllerStatusRequest>(m.body))
+    return unexpected(OfError::make(BadRequestCode::kBadMultipart, "controller status needs OpenFlow 1.5"));
   w.u16(static_cast<uint16_t>(multipart_type(m.body)));
   w.u16(m.flags);
   w.zeros(4);

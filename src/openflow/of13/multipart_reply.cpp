@@ -280,6 +280,8 @@ Result<MultipartReply, OfError> decode_multipart_reply(Cursor& c) {
       m.body = PortDescReply{std::move(v)};
       return m;
     }
+    case MultipartType::kControllerStatus:  // OF1.5 (of15/): unknown below it
+      break;
     case MultipartType::kExperimenter: {
       if (c.remaining() < 8) return unexpected(short_error(c, "experimenter multipart", 8));
       ExperimenterMultipart e;
@@ -298,6 +300,8 @@ Result<MultipartReply, OfError> decode_multipart_reply(Cursor& c) {
 BasicStatus<OfError> encode_multipart_reply(const MultipartReply& m, ByteWriter& w) {
   if (std::holds_alternative<FlowMonitorReply>(m.body))
     return unexpected(OfError::make(BadRequestCode::kBadMultipart, "flow monitoring needs OpenFlow 1.4"));
+  if (std::holds_alternative<ControllerStatusReply>(m.body))
+    return unexpected(OfError::make(BadRequestCode::kBadMultipart, "controller status needs OpenFlow 1.5"));
   w.u16(static_cast<uint16_t>(multipart_type(m.body)));
   w.u16(m.flags);
   w.zeros(4);

@@ -114,10 +114,9 @@ Result<Bytes, OfError> multipart_request_to14(ByteSpan wire, Extras* extras) {
     store_be16(&out[8], uint16_t(MultipartType::kFlow));
     return out;
   }
-  if (mp > kMpFlowStats && mp <= kMpBundleFeatures)
-    return unexpected(OfError::make(
-        BadRequestCode::kBadMultipart,
-        fmt::format("multipart type {} (controller status, bundle features) is not supported", mp), 8));
+  if (mp == kMpBundleFeatures)
+    return unexpected(OfError::make(BadRequestCode::kBadMultipart,
+                                    "multipart type 19 (bundle features) is not supported", 8));
   if (mp == uint16_t(MultipartType::kGroupDesc)) {
     if (wire.size() != kMultipartBodyOff + 8)
       return unexpected(
@@ -411,6 +410,7 @@ void apply_extras(const Extras& x, Message& m) {
 }  // namespace of15
 
 Result<Message, OfError> decode_of15(ByteSpan wire) {
+  if (of15::is_controller_status(wire)) return of15::decode_controller_status(wire);
   of15::Extras extras;
   auto w14 = of15::to_of14_wire(wire, &extras);
   if (!w14.ok()) return unexpected(std::move(w14.error()));
@@ -422,6 +422,7 @@ Result<Message, OfError> decode_of15(ByteSpan wire) {
 }
 
 Result<Bytes, OfError> encode_of15(const Message& msg) {
+  if (auto cs = of15::encode_controller_status(msg)) return std::move(*cs);
   Message m14 = msg;
   m14.version = kOf14;
   if (auto* gm = std::get_if<GroupMod>(&m14.body); gm && gm->command > GroupModCommand::kDelete)

@@ -37,9 +37,9 @@
 //     (Ethernet only); the 1.5 properties a reply carries are kept as bytes;
 //   - bundles: OFPBF_TIME (scheduled commit) is OFPBFC_SCHED_NOT_SUPPORTED;
 //     a bundled or request-forwarded inner message is translated too;
-//   - the other multiparts 1.5 added (CONTROLLER_STATUS 18, BUNDLE_FEATURES
-//     19) are OFPBRC_BAD_MULTIPART; OFPT_CONTROLLER_STATUS
-//     (35) is OFPBRC_BAD_TYPE (the 1.4 codec's answer to unknown types).
+//   - controller status (OFPT_CONTROLLER_STATUS 35, OFPMP_CONTROLLER_STATUS
+//     18) has no 1.4 form: read and written directly (controller_status.cpp);
+//     BUNDLE_FEATURES (19) is OFPBRC_BAD_MULTIPART.
 // The match's new OXM fields (tcp_flags 42, actset_output 43, packet_type 44)
 // need no translation: the match keeps unknown basic fields as TLVs and oxm.cpp
 // knows their lengths.
@@ -64,6 +64,7 @@
 #include "core/bytes.h"
 #include "core/result.h"
 #include "openflow/errors.h"
+#include "openflow/message.h"
 
 namespace flowlab::of::of15 {
 
@@ -140,6 +141,13 @@ Result<Bytes, OfError> aggregate_to15(ByteSpan wire);
 // ---- monitor.cpp: flow monitor replies (the full updates' instructions) ----
 Result<Bytes, OfError> flow_monitor_reply_to14(ByteSpan wire);
 Result<Bytes, OfError> flow_monitor_reply_to15(ByteSpan wire);
+
+// ---- controller_status.cpp: OFPT_CONTROLLER_STATUS and OFPMP_CONTROLLER_STATUS ----
+// Whether the 1.5 message (at least a header) is one of them; decoding it
+// (the header's length is checked); encoding, nullopt when `msg` is not one.
+bool is_controller_status(ByteSpan wire);
+Result<Message, OfError> decode_controller_status(ByteSpan wire);
+std::optional<Result<Bytes, OfError>> encode_controller_status(const Message& msg);
 
 // ---- groups.cpp: group-mod and group desc ----
 Result<Bytes, OfError> group_mod_to14(ByteSpan wire, Extras* extras);

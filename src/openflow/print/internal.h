@@ -18,5 +18,8 @@ std::string flow_removed_reason(uint8_t r);
 // monitor` prints them, one "\n event=..." line each; the request's fields.
 std::string flow_monitor_reply(const FlowMonitorReply& r);
 std::string flow_monitor_request(const FlowMonitorRequest& r);
+// OF1.5 controller status (print.cpp): " short_id=1 role=primary reason=request
+// channel_status=up uri=tcp:..." (ovs-ofctl has no printer of its own for it).
+std::string controller_status(const ControllerStatusEntry& e);
 
 }  // namespace flowlab::of::print

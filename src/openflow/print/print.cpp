@@ -300,6 +300,8 @@ std::string body(const Message& m) {
           return s;
         } else if constexpr (std::is_same_v<T, GetAsyncReply> || std::is_same_v<T, SetAsync>) {
           return async_config(b);
+        } else if constexpr (std::is_same_v<T, ControllerStatus>) {
+          return print::controller_status(b.status);
         } else if constexpr (std::is_same_v<T, MeterMod>) {
           std::string s = " " + mod_command(static_cast<uint16_t>(b.command)) + " ";
           if (b.command == MeterModCommand::kDelete)
@@ -314,6 +316,23 @@ std::string body(const Message& m) {
 }
 
 }  // namespace
+
+namespace print {
+std::string controller_status(const ControllerStatusEntry& e) {
+  static constexpr std::string_view kReasons[] = {"request",          "channel_status",     "role",
+                                                  "controller_added", "controller_removed", "short_id",
+                                                  "experimenter"};
+  const auto reason = size_t(e.reason);
+  const std::string reason_text =
+      reason < std::size(kReasons) ? std::string(kReasons[reason]) : std::to_string(reason);
+  std::string s =
+      fmt::format(" short_id={} role={} reason={} channel_status={}", e.short_id, role_name(e.role),
+                  reason_text, e.channel_status == ChannelStatus::kUp ? "up" : "down");
+  if (e.uri) s += " uri=" + *e.uri;
+  if (!e.other_properties.empty()) s += fmt::format(" properties={}B", e.other_properties.size());
+  return s;
+}
+}  // namespace print
 
 std::string format_message_header(const Message& m) {
   std::string name;

@@ -159,6 +159,8 @@ std::string multipart_kind(MultipartType t) {
       return "METER_FEATURES";
     case MultipartType::kTableFeatures:
       return "TABLE_FEATURES";
+    case MultipartType::kControllerStatus:  // OF1.5
+      return "CONTROLLER_STATUS";
     case MultipartType::kPortDesc:
       return "PORT_DESC";
     case MultipartType::kExperimenter:
@@ -301,6 +303,8 @@ std::string reply_body(const MultipartReply& r, uint8_t version) {
           if (!s.empty()) s.pop_back();
         } else if constexpr (std::is_same_v<T, FlowMonitorReply>) {
           s = flow_monitor_reply(b);
+        } else if constexpr (std::is_same_v<T, ControllerStatusReply>) {
+          for (const ControllerStatusEntry& e : b.controllers) s += "\n" + controller_status(e);
         } else if constexpr (std::is_same_v<T, ExperimenterMultipart>) {
           s = fmt::format(" experimenter={:#x} exp_type={}", b.experimenter, b.exp_type);
           if (!b.data.empty()) s += "\n" + format_hexdump(b.data), s.pop_back();

@@ -320,18 +320,16 @@ TEST(Of15Codec, UnsupportedPartsAnswerTheSpecError) {
     return g;
   }());
   expect_refused(props, ErrorType::kBadProperty, 0, "group property");
-  Bytes ctl_status = vectors().at("aggregate_request").wire;
-  store_be16(&ctl_status[8], 18);  // OFPMP_CONTROLLER_STATUS
-  expect_refused(ctl_status, ErrorType::kBadRequest, uint16_t(BadRequestCode::kBadMultipart),
-                 "OFPMP_CONTROLLER_STATUS");
+  Bytes bundle_features = vectors().at("aggregate_request").wire;
+  store_be16(&bundle_features[8], 19);  // OFPMP_BUNDLE_FEATURES
+  expect_refused(bundle_features, ErrorType::kBadRequest, uint16_t(BadRequestCode::kBadMultipart),
+                 "OFPMP_BUNDLE_FEATURES");
   Bytes one_group = vectors().at("group_desc_request").wire;
   store_be32(&one_group[16], 4);
   expect_refused(one_group, ErrorType::kBadRequest, uint16_t(BadRequestCode::kBadMultipart), "group desc 4");
   Bytes po = vectors().at("packet_out").wire;
   store_be32(&po[20], 0x80000404);  // the match's in_port TLV as metadata's header
   expect_refused(po, ErrorType::kBadMatch, uint16_t(BadMatchCode::kBadField), "packet_out metadata match");
-  Bytes status = sized(Bytes{kOf15, 35, 0, 8, 0, 0, 0, 1});  // OFPT_CONTROLLER_STATUS
-  expect_refused(status, ErrorType::kBadRequest, uint16_t(BadRequestCode::kBadType), "controller status");
 }
 
 TEST(Of15Codec, TruncationsFailCleanly) {

@@ -232,6 +232,34 @@ def main():
            bytes(2) + bytes(range(42)),
            {"type": 10, "in_port": 2}, check_pin)
 
+    # Controller status (os-ken parses it, cannot serialise it): one
+    # ofp_controller_status with the URI property, padded to 8.
+    out("controller_status_request", p.OFPControllerStatusStatsRequest(DP, 0), {"type": 18, "multipart": 18})
+
+    def status_entry(short_id, role, reason, channel, uri):
+        prop = struct.pack(ofp.OFP_CONTROLLER_STATUS_PROP_URI_PACK_STR, ofp.OFPCSPT_URI, 4 + len(uri)) + uri
+        prop += bytes((8 - len(prop) % 8) % 8)
+        return struct.pack(ofp.OFP_CONTROLLER_STATUS_PACK_STR, ofp.OFP_CONTROLLER_STATUS_SIZE + len(prop),
+                           short_id, role, reason, channel) + prop
+
+    uri = b"tcp:127.0.0.1:6653"
+
+    def check_status(st, reason, channel):
+        assert (st.short_id, st.role, st.reason, st.channel_status) == (2, ofp.OFPCR_ROLE_SLAVE, reason, channel)
+        assert st.properties[0].uri == uri, st.properties
+
+    packed("controller_status", ofp.OFPT_CONTROLLER_STATUS,
+           status_entry(2, ofp.OFPCR_ROLE_SLAVE, ofp.OFPCSR_CHANNEL_STATUS, ofp.OFPCT_STATUS_DOWN, uri),
+           {"type": 35, "short_id": 2, "uri": uri.decode()},
+           lambda m: check_status(m.status, ofp.OFPCSR_CHANNEL_STATUS, ofp.OFPCT_STATUS_DOWN))
+    # One entry: os-ken reads an entry's properties up to `length` bytes past
+    # its fixed part, so with two it would take the second for properties.
+    packed("controller_status_reply", ofp.OFPT_MULTIPART_REPLY,
+           struct.pack(ofp.OFP_MULTIPART_REPLY_PACK_STR, ofp.OFPMP_CONTROLLER_STATUS, 0) +
+           status_entry(2, ofp.OFPCR_ROLE_SLAVE, ofp.OFPCSR_REQUEST, ofp.OFPCT_STATUS_UP, uri),
+           {"type": 19, "multipart": 18, "short_id": 2, "uri": uri.decode()},
+           lambda m: check_status(m.body[0], ofp.OFPCSR_REQUEST, ofp.OFPCT_STATUS_UP))
+
 
 if __name__ == "__main__":
     main()

@@ -61,8 +61,8 @@ json request_json(const MultipartRequest& m) {
           return mp_req("OFPTableFeaturesStatsRequest", m, {{"body", table_features_json(b.tables)}});
         else if constexpr (std::is_same_v<T, PortDescRequest>)
           return mp_req("OFPPortDescStatsRequest", m, json::object());
-        else if constexpr (std::is_same_v<T, TableDescRequest> ||
-                           std::is_same_v<T, FlowMonitorRequest>)  // OF1.4: not in a 1.3 vector
+        else if constexpr (std::is_same_v<T, TableDescRequest> || std::is_same_v<T, FlowMonitorRequest> ||
+                           std::is_same_v<T, ControllerStatusRequest>)  // OF1.4/1.5: not in a 1.3 vector
           return json();
         else
           return mp_req(
@@ -213,8 +213,8 @@ json reply_json(const MultipartReply& m) {
         } else if constexpr (std::is_same_v<T, PortDescReply>) {
           for (const auto& p : b.ports) a.push_back(port_json(p));
           return mp_rep("OFPPortDescStatsReply", m, a);
-        } else if constexpr (std::is_same_v<T, TableDescReply> ||
-                             std::is_same_v<T, FlowMonitorReply>) {  // OF1.4: not in a 1.3 vector
+        } else if constexpr (std::is_same_v<T, TableDescReply> || std::is_same_v<T, FlowMonitorReply> ||
+                             std::is_same_v<T, ControllerStatusReply>) {  // OF1.4/1.5: not in a 1.3 vector
           return json();
         } else {
           return mp_rep(
@@ -386,8 +386,8 @@ json message_json(const Message& msg) {
         } else if constexpr (std::is_same_v<T, SetAsync>) {
           return wrap("OFPSetAsync", async_json(b));
         } else if constexpr (std::is_same_v<T, RoleStatus> || std::is_same_v<T, TableStatus> ||
-                             std::is_same_v<T, RequestForward>) {
-          return wrap("OF1.4 message", json::object());  // never in a 1.3 vector
+                             std::is_same_v<T, RequestForward> || std::is_same_v<T, ControllerStatus>) {
+          return wrap("OF1.4/1.5 message", json::object());  // never in a 1.3 vector
         } else {
           return wrap("OFPMeterMod", {{"command", static_cast<int>(b.command)},
                                       {"flags", b.flags},
