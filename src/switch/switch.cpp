@@ -75,6 +75,7 @@ struct Switch::Impl {
   std::vector<std::unique_ptr<channel::Listener>> listeners;
   std::vector<std::unique_ptr<channel::Connector>> connectors;
   std::vector<bool> connector_failing;     // log only the first failure in a row
+  std::vector<bool> connector_open;        // a connection of this attempt is open (its close logs itself)
   ConnectionLog connection_log;            // --connection-log
   std::unique_ptr<FailoverRing> failover;  // --controller-failover: which connector runs
   std::unique_ptr<asio::steady_timer> failover_timer;
@@ -484,17 +485,21 @@ Status Switch::start() {
     channel::BackoffOptions bo;
     bo.max = std::chrono::milliseconds(d.opts.reconnect_max_ms);
     d.connector_failing.push_back(false);
+    d.connector_open.push_back(false);
     d.connectors.push_back(std::make_unique<channel::Connector>(
         d.io, ep, d.conn_options(d.opts.name + " -> " + c.text),
         [ip, i, text = c.text](const channel::ConnectionPtr& conn) {
           ip->connector_failing[i] = false;
+          ip->connector_open[i] = true;
           ip->attach(conn, false, text);
         },
         bo, channel::TlsConfig{d.opts.cert_file, d.opts.key_file, d.opts.ca_file},
         [ip, i, text = c.text](const std::string& reason, std::chrono::milliseconds next) {
           if (ip->stopped) return;
+          bool was_open = ip->connector_open[i];
+          ip->connector_open[i] = false;
           if (ip->failover) {
-            ip->connection_log.write(text, "connection failed (" + reason + ")");
+            if (!was_open) ip->connection_log.write(text, "connection failed (" + reason + ")");
             asio::post(ip->io, [ip, i] { ip->fail_over(i); });
           }
           if (!ip->connector_failing[i]) {

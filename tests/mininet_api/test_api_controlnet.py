@@ -123,7 +123,8 @@ class ControlNetTest(unittest.TestCase):
         cnet, net = self.networks()
         ca, cb = cnet.get('ca%d' % TAG, 'cb%d' % TAG)
         wait_for(r'tcp:%s\.1:6653: connected' % re.escape(SUBNET), self.log, 10)
-        self.assertNotIn('%s.2:6653: connected' % SUBNET, open(self.log).read())
+        with open(self.log) as f:
+            self.assertNotIn('%s.2:6653: connected' % SUBNET, f.read())
         ca.cmd('kill -9 %d' % ca.controllerPid)
         text = wait_for(r'tcp:%s\.2:6653: connected' % re.escape(SUBNET), self.log, 20)
         self.assertLess(text.index('%s.1:6653: connected' % SUBNET), text.index('%s.2:6653: connected' % SUBNET))
