@@ -152,7 +152,9 @@ Status ControllerInstance::start_remote(const CaseEnv& env) {
   // controller's address as Mininet's do and their logs name it (controlnet.py
   // follows its switch's connections by the controller's address).
   if (addr.rfind("127.", 0) != 0) {
-    FLOWLAB_TRY(add_addresses({{env.core_ns, {{"lo", addr + "/32"}}}}));
+    // `replace`: two controllers on one machine (one address, two ports) share it.
+    FLOWLAB_TRY(run_checked({"ip", "-n", env.core_ns, "addr", "replace", addr + "/32", "dev", "lo"},
+                            with_timeout(10)));
     host_ = addr;
     port_ = port;
   }
