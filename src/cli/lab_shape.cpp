@@ -16,7 +16,7 @@ struct LabShapeCommands {
   CLI::App* probe_send = nullptr;
   CLI::App* probe_recv = nullptr;
   CLI::App* relay = nullptr;
-  std::string relay_ns, relay_to;
+  std::string relay_ns, relay_to, relay_host = "127.0.0.1";
   int relay_port = 0;
   std::string if_a, if_b, a_to_b = "0,0,10000", b_to_a = "0,0,10000", stats, params, out, host;
   double max_s = 0, duration = 10, interval_us = 1000;
@@ -35,6 +35,7 @@ std::shared_ptr<LabShapeCommands> add_lab_shape_commands(CLI::App& lab) {
   for (auto* s : {c->delay_line, c->probe_send, c->probe_recv, c->relay}) s->group("");
   c->relay->add_option("--netns", c->relay_ns)->required();
   c->relay->add_option("--listen-port", c->relay_port)->required()->check(CLI::Range(1, 65535));
+  c->relay->add_option("--listen-host", c->relay_host, "IPv4 address in NS (default 127.0.0.1)");
   c->relay->add_option("--to", c->relay_to, "HOST:PORT")->required();
   c->delay_line->add_option("--a", c->if_a)->required();
   c->delay_line->add_option("--b", c->if_b)->required();
@@ -68,6 +69,7 @@ int run_lab_shape_commands(const LabShapeCommands& c) {
     lab::ControllerRelayOptions o;
     o.listen_ns = c.relay_ns;
     o.listen_port = c.relay_port;
+    o.listen_host = c.relay_host;
     auto colon = c.relay_to.rfind(':');
     o.to_host = c.relay_to.substr(0, colon);
     o.to_port = colon == std::string::npos ? 0 : std::atoi(c.relay_to.c_str() + colon + 1);

@@ -1,6 +1,6 @@
 // Hidden `flowlab lab` helpers of shaped links, the probe test and remote
 // controllers, run by the lab (argument parsing only; the work is in src/lab):
-//   flowlab lab controller-relay --netns NS --listen-port P --to HOST:PORT
+//   flowlab lab controller-relay --netns NS [--listen-host A] --listen-port P --to HOST:PORT
 //   flowlab lab delay-line --a IF --b IF --a-to-b D,J,Q --b-to-a D,J,Q [--stats FILE] [--params FILE] [--max
 //   S] flowlab lab probe-recv --port P --out FILE [--max S] flowlab lab probe-send --host A [--port P]
 //   --duration S --interval-us U [--size B] [--start-at NS]

@@ -24,6 +24,13 @@ Result<SwitchCommand> parse_switch_command(const std::vector<std::string>& args)
   app.add_option("--local", local,
                  "IFNAME or tap:NAME: the switch's LOCAL port (OFPP_LOCAL), like OVS's bridge device");
   app.add_option("--controller", controllers, "tcp:HOST:PORT or ssl:HOST:PORT; repeatable");
+  bool failover = false;
+  app.add_flag("--controller-failover", failover,
+               "connect to one --controller at a time, in order, and move to the next when its connection "
+               "fails or dies (Mininet's user switch); default: all at once");
+  std::string connection_log;
+  app.add_option("--connection-log", connection_log,
+                 "write each controller connection event (TARGET: trying|connected|failed|dropped) to FILE");
   std::string cert, key, ca;
   app.add_option("--cert", cert, "TLS: this switch's certificate (PEM), for ssl: controllers");
   app.add_option("--key", key, "TLS: its private key (PEM)");
@@ -115,6 +122,8 @@ Result<SwitchCommand> parse_switch_command(const std::vector<std::string>& args)
   opts.echo_interval_ms = uint32_t(echo_interval * 1000);
   opts.reconnect_max_ms = uint32_t(reconnect_max * 1000);
   opts.stats_file = stats_file;
+  opts.controller_failover = failover;
+  opts.connection_log = connection_log;
   opts.cert_file = cert;
   opts.key_file = key;
   opts.ca_file = ca;
@@ -122,6 +131,7 @@ Result<SwitchCommand> parse_switch_command(const std::vector<std::string>& args)
   opts.n_tables = uint8_t(n_tables);
   if (table_size < 1 || table_size > (1u << 20)) return fail("{}", "--table-size: must be 1..1048576");
   opts.table_size = table_size;
+  if (failover && controllers.empty()) return fail("{}", "--controller-failover: give the --controller list");
   if (auto st = sw::validate_options(opts); !st.ok()) return fail("{}", st.error().message);
   if (!metrics.empty())
     if (auto hp = rest::parse_host_port(metrics, "--metrics"); !hp.ok())

@@ -55,6 +55,15 @@ struct SwitchOptions {
   // include it, as in OVS. Unset: no LOCAL port (outputs to it are dropped).
   std::optional<PortSpec> local_port;
   std::vector<ChannelTarget> controllers;  // active connections
+  // --controller-failover: one controller at a time, in the order given; when the
+  // connection to it fails or dies (no echo reply: 3 x echo_interval) the switch
+  // moves to the next, round the list, as Mininet's user switch (ofprotocol) does.
+  // Off: a connection to every controller at once (Open vSwitch's way).
+  bool controller_failover = false;
+  // --connection-log FILE: one line per controller connection event (trying,
+  // connected, failed, dropped), "TARGET: EVENT" as ofprotocol's log writes them;
+  // truncated at start. Empty: none.
+  std::string connection_log;
   // PEM files for ssl: controllers: this switch's certificate and key, and the
   // CA the controller's certificate must be signed by (OVS's -p/-c/-C).
   std::string cert_file, key_file, ca_file;

@@ -22,6 +22,7 @@
 #include "kernel/kernel_port.h"
 #include "openflow/text/flow_text.h"
 #include "switch/agent.h"
+#include "switch/controller_failover.h"
 #include "switch/forwarding.h"
 #include "switch/heap_prefault.h"
 #include "switch/kernel_datapath.h"
@@ -72,7 +73,11 @@ struct Switch::Impl {
   std::unique_ptr<LinkMonitor> link_monitor;  // port-status at once on a carrier change
   std::vector<std::unique_ptr<channel::Listener>> listeners;
   std::vector<std::unique_ptr<channel::Connector>> connectors;
-  std::vector<bool> connector_failing;  // log only the first failure in a row
+  std::vector<bool> connector_failing;     // log only the first failure in a row
+  std::vector<bool> connector_open;        // a connection of this attempt is open (its close logs itself)
+  ConnectionLog connection_log;            // --connection-log
+  std::unique_ptr<FailoverRing> failover;  // --controller-failover: which connector runs
+  std::unique_ptr<asio::steady_timer> failover_timer;
   std::map<channel::Connection*, std::pair<uint64_t, channel::ConnectionPtr>> conns;  // -> peer id
   std::thread io_thread;
   bool started = false, stopped = false;
@@ -125,6 +130,10 @@ struct Switch::Impl {
           });
       conns[&c].first = id;
       owner->connected_.fetch_add(1);
+      if (!service) {
+        connection_log.write(label, fmt::format("connected ({})", version_name(c.version())));
+        if (failover) failover->connected();
+      }
       log::info("switch", "{}: {} {} connected ({})", opts.name, service ? "client" : "controller", label,
                 version_name(c.version()));
       update_standalone();
@@ -144,8 +153,10 @@ struct Switch::Impl {
         if (!stopped)
           log::info("switch", "{}: {} {} disconnected: {}", opts.name, service ? "client" : "controller",
                     label, reason);
+        if (!service && !stopped) connection_log.write(label, "connection dropped (" + reason + ")");
       } else if (!service && !stopped) {
         log::info("switch", "{}: controller {} closed before negotiating: {}", opts.name, label, reason);
+        connection_log.write(label, "closed before negotiating (" + reason + ")");
       }
       // Drop our reference later: the connection is inside its own handler now.
       channel::ConnectionPtr keep = std::move(it->second.second);
@@ -155,6 +166,26 @@ struct Switch::Impl {
     };
     conn->set_handlers(std::move(h));
     conn->start();
+  }
+
+  // --controller-failover: connector i (the active one) failed or lost its
+  // connection; it stops and the next one starts, at once or after the ring's wait.
+  // Posted by the connector's fail handler, so the connector is out of its retry().
+  void fail_over(size_t i) {
+    if (stopped || !failover || i != failover->active()) return;
+    connectors[i]->stop();
+    auto wait = failover->failed();
+    size_t next = failover->active();
+    if (next != i)
+      log::info("switch", "{}: controller {} lost, trying the next one, {}", opts.name,
+                opts.controllers[i].text, opts.controllers[next].text);
+    connection_log.write(opts.controllers[next].text,
+                         wait.count() ? fmt::format("trying in {} ms", wait.count()) : std::string("trying"));
+    failover_timer->expires_after(wait);
+    failover_timer->async_wait([this, next](const asio::error_code& ec) {
+      if (ec || stopped || !failover || failover->active() != next) return;
+      connectors[next]->start();
+    });
   }
 
   // Sends queued packet-ins, a bounded batch per thread per turn: with the
@@ -383,6 +414,7 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts,
   auto impl = std::make_unique<Impl>();
   Impl& d = *impl;
   d.opts = opts;
+  FLOWLAB_ASSIGN_OR_RETURN(d.connection_log, ConnectionLog::open(opts.connection_log, opts.name));
   size_t n_local = 0;
   for (const auto& p : ports) {
     if (p->port_no() == of::port::kLocal && ++n_local == 1) continue;
@@ -462,15 +494,23 @@ Status Switch::start() {
     channel::BackoffOptions bo;
     bo.max = std::chrono::milliseconds(d.opts.reconnect_max_ms);
     d.connector_failing.push_back(false);
+    d.connector_open.push_back(false);
     d.connectors.push_back(std::make_unique<channel::Connector>(
         d.io, ep, d.conn_options(d.opts.name + " -> " + c.text),
         [ip, i, text = c.text](const channel::ConnectionPtr& conn) {
           ip->connector_failing[i] = false;
+          ip->connector_open[i] = true;
           ip->attach(conn, false, text);
         },
         bo, channel::TlsConfig{d.opts.cert_file, d.opts.key_file, d.opts.ca_file},
         [ip, i, text = c.text](const std::string& reason, std::chrono::milliseconds next) {
           if (ip->stopped) return;
+          bool was_open = ip->connector_open[i];
+          ip->connector_open[i] = false;
+          if (ip->failover) {
+            if (!was_open) ip->connection_log.write(text, "connection failed (" + reason + ")");
+            asio::post(ip->io, [ip, i] { ip->fail_over(i); });
+          }
           if (!ip->connector_failing[i]) {
             log::info("switch", "{}: controller {} unreachable ({}), retrying with backoff", ip->opts.name,
                       text, reason);
@@ -482,7 +522,15 @@ Status Switch::start() {
         }));
   }
   for (auto& l : d.listeners) l->start();
-  for (auto& c : d.connectors) c->start();
+  if (d.opts.controller_failover && !d.connectors.empty()) {
+    d.failover = std::make_unique<FailoverRing>(d.connectors.size(), std::chrono::milliseconds(100),
+                                                std::chrono::milliseconds(d.opts.reconnect_max_ms));
+    d.failover_timer = std::make_unique<asio::steady_timer>(d.io);
+    d.connection_log.write(d.opts.controllers[0].text, "trying");
+    d.connectors[0]->start();
+  } else {
+    for (auto& c : d.connectors) c->start();
+  }
   d.fast_timer = std::make_unique<asio::steady_timer>(d.io);
   d.slow_timer = std::make_unique<asio::steady_timer>(d.io);
   std::vector<int> ifindexes;
@@ -513,7 +561,8 @@ Status Switch::start() {
   log::info("switch",
             "{}: started, dpid {:#018x}, datapath {}, {} port(s), {} forwarding thread(s), fail-mode {}{}{}",
             d.opts.name, d.opts.dpid, datapath, d.ports->size(), d.threads.size(),
-            to_string(d.opts.fail_mode), ctl.empty() ? "" : ", controllers " + ctl,
+            to_string(d.opts.fail_mode),
+            ctl.empty() ? "" : (d.failover ? ", controllers one at a time " : ", controllers ") + ctl,
             lis.empty() ? "" : ", listening on " + lis);
   return ok_status();
 }
@@ -528,6 +577,7 @@ void Switch::stop() {
     Impl* ip = &d;
     asio::post(d.io, [ip] {
       for (auto& c : ip->connectors) c->stop();
+      if (ip->failover_timer) ip->failover_timer->cancel();
       for (auto& l : ip->listeners) l->close();
       std::vector<channel::ConnectionPtr> open;
       for (auto& [raw, v] : ip->conns) open.push_back(v.second);

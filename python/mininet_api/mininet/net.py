@@ -13,7 +13,8 @@ import time
 from mininet.lab import Lab, flowlab_bin
 from mininet.link import Intf, Link
 from mininet.log import debug, error, info, output
-from mininet.basenode import making_node
+from mininet.basenode import MACHINE_NS, making_node
+from mininet.rootns import move_to_machine, return_from_machine
 from mininet.hwintf import attach_all, release_all
 from mininet.node import Controller, DefaultController, Host, OVSKernelSwitch
 from mininet.scenario import endpoint_name, scenario_of
@@ -121,10 +122,29 @@ class Mininet:
             controller = self.controller
         if isinstance(controller, (list, tuple)):
             controller = controller[0]
+        if isinstance(name, Controller) and name.net is not None and name.net is not self:
+            # A node of another network (controlnet.py's DataController hosts): this network's
+            # switches connect to it at its address; it stays its own network's node.
+            if self.started:
+                raise NotImplementedError('adding %s to a running network: flowlab builds every node at '
+                                          'net.start()' % name.name)
+            if name.name in self.nameToNode:
+                raise Exception('a node named %s exists already' % name.name)
+            self.nameToNode[name.name] = name
+            self.controllers.append(name)
+            return name
         with making_node(self):
             c = name if isinstance(name, Controller) else controller(name, **params)
         self.controllers.append(self._add(c))
         return c
+
+    def ownControllers(self):
+        """This network's controllers, without the nodes of other networks it uses as controllers."""
+        return [c for c in self.controllers if c.net is self]
+
+    def foreignControllers(self):
+        """The controllers that are nodes of another network (each runs in its own namespace there)."""
+        return [c for c in self.controllers if c.net is not self]
 
     def addLink(self, node1, node2, port1=None, port2=None, cls=None, **params):
         n1 = node1 if not isinstance(node1, str) else self[node1]
@@ -217,6 +237,8 @@ class Mininet:
         if self.started:
             return
         self.build()
+        for c in self.foreignControllers():  # running, and listening, before the lab's switches connect
+            c.start()
         for s in self.switches:  # each records its controllers (a subclass may choose its own)
             s.start(self.controllers)
         self._up()
@@ -238,8 +260,11 @@ class Mininet:
         core = self.lab.core_namespace()
         for h in self.hosts:
             h.ns = self.lab.host_namespace(h.name)
-        for node in self.switches + self.controllers:
+        for node in self.switches + self.ownControllers():
             node.ns = core
+        for h in self.hosts:
+            if not h.inNamespace:  # Mininet's root-namespace node: its interfaces go to the machine's
+                move_to_machine(h)
         for h in self.hosts:  # every shell started, then their first prompts read
             h.startShell(wait=False)
         for h in self.hosts:
@@ -261,7 +286,7 @@ class Mininet:
     def _run_deferred(self):
         """The commands nodes' constructors gave before their namespaces existed, each node's in
         order, the nodes at once; what they print is logged (debug)."""
-        nodes = [n for n in self.hosts + self.switches + self.controllers if n.deferred]
+        nodes = [n for n in self.hosts + self.switches + self.ownControllers() if n.deferred]
         if nodes:
             info('*** Running %d commands the nodes\' constructors gave\n' % sum(len(n.deferred) for n in nodes))
         while nodes:
@@ -273,15 +298,20 @@ class Mininet:
             nodes = [n for n in nodes if n.deferred]
 
     def stop(self):
+        for c in self.foreignControllers():  # their controller processes (Mininet's controller.stop())
+            c.stop()
         if not self.started:
-            for node in self.hosts + self.switches + self.controllers:
+            for node in self.hosts + self.switches + self.ownControllers():
                 node.terminate()  # what a node holds before the lab is up (a CPULimitedHost's cgroups)
             return
         info('*** Stopping %s nodes (flowlab lab down %s)\n' % (len(self), self.lab.id))
-        nodes = self.hosts + self.switches + self.controllers
+        nodes = self.hosts + self.switches + self.ownControllers()
         for node in nodes:  # every shell killed, then each reaped
             node.kill()
         release_all(self)
+        for h in self.hosts:
+            if not h.inNamespace:  # its interfaces back where the lab made them, before it takes them down
+                return_from_machine(h)
         for node in nodes:
             node.terminate()
             node.ns = None
@@ -351,7 +381,7 @@ class Mininet:
     def _ping_matrix(self, hosts, timeout, manualdestip, count):
         """{source name: [(destination, (sent, received, (sent, received, rtt min, avg, max, mdev)))]}:
         one echo per pair, each pair's first try counted, as Mininet's ping -c1 per pair."""
-        if self.started and count == 1 and all(h.ns and h.IP() for h in hosts):
+        if self.started and count == 1 and all(h.ns and h.ns != MACHINE_NS and h.IP() for h in hosts):
             return self._ping_matrix_lab(hosts, timeout, manualdestip)
         return self._ping_matrix_shell(hosts, timeout, manualdestip, count)
 

@@ -1,7 +1,7 @@
 """A Mininet network as the flowlab scenario `flowlab lab up` builds: its hosts with their
 addresses, its switches with their ports and the controllers each one's start() named,
 its links with their shaping."""
-from mininet.node import Controller, RemoteController, Ryu, Switch
+from mininet.node import Controller, RemoteController, Ryu, Switch, UserSwitch
 
 
 def port_name(switch, intf):
@@ -57,6 +57,8 @@ def _switch_spec(net, s, controllers):
             if name not in names:
                 names.append(name)
         spec['controller'] = (names[0] if len(names) == 1 else names) if names else 'none'
+        if names and isinstance(s, UserSwitch):  # ofprotocol's way: one at a time, the next when it dies
+            spec['controller_failover'] = True
         if names and 'protocols' not in spec and all(_reference(c) for c in chosen):
             spec['protocols'] = 'OpenFlow10'
     return spec

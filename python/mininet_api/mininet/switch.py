@@ -80,7 +80,48 @@ class FlowlabSwitch(Switch):
 
 
 class UserSwitch(FlowlabSwitch):
-    """Mininet's user-space switch: flowlab's switch here."""
+    """Mininet's user-space switch (the reference ofdatapath + ofprotocol): flowlab's switch,
+    talking to its controllers as ofprotocol does: one at a time, in order, the next when the
+    connection to the current one fails or dies (`--controller-failover`), its connection
+    events in /tmp/NAME-ofp.log (ofprotocol's log there: "tcp:A:P: connected"). ofprotocol's
+    `opts` that map: --inactivity-probe=S (the switch's echo interval: dead after 3 unanswered,
+    where ofprotocol waits one more probe interval) and --max-backoff=S (its reconnect cap)."""
+
+    OPTS = {'--inactivity-probe': '--echo-interval', '--max-backoff': '--reconnect-max'}
+
+    def __init__(self, name, dpopts='--no-slicing', **kwargs):
+        FlowlabSwitch.__init__(self, name, **kwargs)
+        if dpopts.split() not in ([], ['--no-slicing']):  # flowlab's switch has no queue slicing
+            raise NotImplementedError('UserSwitch(%s, dpopts=%r): ofdatapath\'s options other than '
+                                      '--no-slicing have no flowlab equivalent' % (name, dpopts))
+        self.switchArgs = self._switch_args(self.opts)
+        self.ofpLog = '/tmp/%s-ofp.log' % self.name
+
+    @classmethod
+    def _switch_args(cls, opts):
+        words = str(opts or '').split()
+        args = []
+        i = 0
+        while i < len(words):
+            key, eq, value = words[i].partition('=')
+            if key not in cls.OPTS:
+                raise NotImplementedError('UserSwitch(opts=%r): %s: flowlab\'s switch takes ofprotocol\'s %s '
+                                          'alone' % (opts, words[i], ', '.join(sorted(cls.OPTS))))
+            if not eq:
+                i += 1
+                if i == len(words):
+                    raise ValueError('UserSwitch(opts=%r): %s needs a value' % (opts, key))
+                value = words[i]
+            try:
+                seconds = float(value)
+            except ValueError:
+                raise ValueError('UserSwitch(opts=%r): %s=%s: a number of seconds' % (opts, key, value))
+            args += [cls.OPTS[key], '%g' % seconds]
+            i += 1
+        return args
+
+    def lab_spec(self):
+        return {'kind': 'flowlab', 'args': self.switchArgs + ['--connection-log', self.ofpLog]}
 
 
 class OVSSwitch(Switch):

@@ -146,16 +146,34 @@ Status ControllerInstance::start_remote(const CaseEnv& env) {
         "--controller remote,ip=A,port=P (nothing was left running)",
         spec_.name, why);
   remote_target_ = fmt::format("{}:{}", addr, port);
-  std::vector<std::string> argv = {env.flowlab_bin, "lab",           "controller-relay",    "--netns",
-                                   env.core_ns,     "--listen-port", std::to_string(port_), "--to",
-                                   remote_target_};
+  // A controller at an address of its own (not the loopback, which the case's own
+  // controllers share): the relay listens on that address and port in the core
+  // namespace, the address put on its loopback, so the switches connect to the
+  // controller's address as Mininet's do and their logs name it (controlnet.py
+  // follows its switch's connections by the controller's address).
+  if (addr.rfind("127.", 0) != 0) {
+    // `replace`: two controllers on one machine (one address, two ports) share it.
+    FLOWLAB_TRY(run_checked({"ip", "-n", env.core_ns, "addr", "replace", addr + "/32", "dev", "lo"},
+                            with_timeout(10)));
+    host_ = addr;
+    port_ = port;
+  }
+  std::vector<std::string> argv = {
+      env.flowlab_bin, "lab",           "controller-relay",    "--netns", env.core_ns,   "--listen-host",
+      host_,           "--listen-port", std::to_string(port_), "--to",    remote_target_};
   FLOWLAB_ASSIGN_OR_RETURN(
       proc_, Process::spawn(fmt::format("relay to remote controller {}", spec_.name), argv, with_timeout(10),
                             env.out_dir + "/" + spec_.name + "-relay.log", env.state));
   return wait_until(
       30,
-      fmt::format("relay to controller {} ({}) listening on 127.0.0.1:{}", spec_.name, remote_target_, port_),
-      [&] { return listening_on(env.core_ns, port_); }, [&] { return exited_msg(proc_); });
+      fmt::format("relay to controller {} ({}) listening on {}:{}", spec_.name, remote_target_, host_, port_),
+      [&] {
+        // Several relays may listen on one port (controllers at addresses of their own):
+        // this one's line says it listens (written once its socket is bound).
+        return host_ == "127.0.0.1" ? listening_on(env.core_ns, port_)
+                                    : proc_.log_tail(2000).find("relay: " + host_ + ":") != std::string::npos;
+      },
+      [&] { return exited_msg(proc_); });
 }
 
 void ControllerInstance::stop() { proc_.stop(); }
@@ -226,7 +244,7 @@ Status SwitchInstance::start_ovs(const CaseEnv& env, int controller_port) {
     for (size_t i = 0; i < targets.size(); ++i) {
       rows += fmt::format("{}@c{}", i ? "," : "", i);
       cmd.insert(cmd.end(), {"--", fmt::format("--id=@c{}", i), "create", "controller",
-                             fmt::format("target=\"tcp:{}:{}\"", controller_host_, targets[i]),
+                             fmt::format("target=\"tcp:{}:{}\"", controller_host(i), targets[i]),
                              "connection-mode=out-of-band"});
     }
     std::vector<std::string> set = {"set", "bridge", br, "controller=[" + rows + "]"};
@@ -295,9 +313,11 @@ Status SwitchInstance::spawn_flowlab(const CaseEnv& env, int controller_port) {
   for (size_t i = 0; i < ports_.size(); ++i)
     argv.insert(argv.end(), {"--port", fmt::format("{}={}", ports_[i], port_number(i))});
   if (controller_port) {
-    argv.insert(argv.end(), {"--controller", fmt::format("tcp:{}:{}", controller_host_, controller_port)});
-    for (int p : more_ports_)
-      argv.insert(argv.end(), {"--controller", fmt::format("tcp:{}:{}", controller_host_, p)});
+    argv.insert(argv.end(), {"--controller", fmt::format("tcp:{}:{}", controller_host(0), controller_port)});
+    for (size_t i = 0; i < more_ports_.size(); ++i)
+      argv.insert(argv.end(),
+                  {"--controller", fmt::format("tcp:{}:{}", controller_host(i + 1), more_ports_[i])});
+    if (spec_.controller_failover) argv.push_back("--controller-failover");
   }
   if (!spec_.protocols.empty()) argv.insert(argv.end(), {"--protocols", spec_.protocols});
   argv.insert(argv.end(), {"--listen", fmt::format("ptcp:{}", listen_port_)});

@@ -95,6 +95,10 @@ class SwitchInstance {
   // The ports of the switch's other controllers on that address (several remote
   // controllers), connected at once with the first (set before start()).
   void set_more_controller_ports(std::vector<int> ports) { more_ports_ = std::move(ports); }
+  // Per controller (the first, then the others), an address of its own where it is not
+  // the switch's controller host (a remote controller's relay on the controller's
+  // address); an empty or missing entry: the controller host.
+  void set_controller_hosts(std::vector<std::string> hosts) { controller_hosts_ = std::move(hosts); }
   // start() in two halves, for many switches at once: spawn() forks a flowlab
   // switch (call it on the thread that lives as long as the lab: the child dies with
   // that thread, PR_SET_PDEATHSIG) and wait_started() waits until it listens (any
@@ -143,6 +147,11 @@ class SwitchInstance {
   int controller_port_ = 0;
   std::vector<int> more_ports_;
   std::string controller_host_ = "127.0.0.1";
+  std::vector<std::string> controller_hosts_;
+  const std::string& controller_host(size_t i) const {
+    return i < controller_hosts_.size() && !controller_hosts_[i].empty() ? controller_hosts_[i]
+                                                                         : controller_host_;
+  }
   std::string metrics_;
   CaseEnv env_;
   std::string stats_path_;      // flowlab switch --stats-file

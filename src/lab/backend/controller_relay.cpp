@@ -57,9 +57,9 @@ Result<UniqueFd> connect_to(const std::string& host, int port, double timeout_s)
   return fd;
 }
 
-// 127.0.0.1:port listening inside namespace `ns` (entered for the socket() call only:
+// host:port listening inside namespace `ns` (entered for the socket() call only:
 // a socket stays in the namespace it was made in).
-Result<UniqueFd> listen_in(const std::string& ns, int port) {
+Result<UniqueFd> listen_in(const std::string& ns, const std::string& host, int port) {
   UniqueFd fd;
   int saved = 0;
   FLOWLAB_TRY(visit_netns("/run/netns/" + ns, [&] {
@@ -69,9 +69,9 @@ Result<UniqueFd> listen_in(const std::string& ns, int port) {
   if (!fd.valid()) return fail("socket in {}: {}", ns, std::strerror(saved));
   int one = 1;
   setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  FLOWLAB_ASSIGN_OR_RETURN(auto a, ipv4("127.0.0.1", port));
+  FLOWLAB_ASSIGN_OR_RETURN(auto a, ipv4(host, port));
   if (bind(fd.get(), reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0 || listen(fd.get(), 64) != 0)
-    return fail("listening on 127.0.0.1:{} in {}: {}", port, ns, std::strerror(errno));
+    return fail("listening on {}:{} in {}: {}", host, port, ns, std::strerror(errno));
   return fd;
 }
 
@@ -109,9 +109,9 @@ Status probe_tcp(const std::string& host, int port, double timeout_s) {
 
 Status run_controller_relay(const ControllerRelayOptions& o) {
   install_signal_handlers();
-  FLOWLAB_ASSIGN_OR_RETURN(auto listener, listen_in(o.listen_ns, o.listen_port));
-  std::fprintf(stderr, "relay: 127.0.0.1:%d in %s -> %s:%d\n", o.listen_port, o.listen_ns.c_str(),
-               o.to_host.c_str(), o.to_port);
+  FLOWLAB_ASSIGN_OR_RETURN(auto listener, listen_in(o.listen_ns, o.listen_host, o.listen_port));
+  std::fprintf(stderr, "relay: %s:%d in %s -> %s:%d\n", o.listen_host.c_str(), o.listen_port,
+               o.listen_ns.c_str(), o.to_host.c_str(), o.to_port);
   std::list<Pair> pairs;
   int next_id = 1;
   while (!interrupted()) {

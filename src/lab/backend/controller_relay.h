@@ -4,7 +4,9 @@
 // Mininet's switches run in the machine's own namespace, so `remote` (127.0.0.1:6653)
 // is the loopback everyone shares. The lab's switches run in the case's core
 // namespace, whose loopback is its own: a relay process, started in the lab's own
-// namespace, listens on 127.0.0.1:LOCAL inside the core namespace and, for every
+// namespace, listens on 127.0.0.1:LOCAL inside the core namespace (for a controller
+// at another address: on that address and port, put on the core namespace's
+// loopback, so the switch connects to what the controller's address is) and, for every
 // connection a switch makes there, opens one to the controller from the lab's
 // namespace and copies the bytes both ways unchanged. One switch connection is one
 // controller connection; either end closing closes the other, so a controller that
@@ -22,7 +24,10 @@ namespace flowlab::lab {
 Status probe_tcp(const std::string& host, int port, double timeout_s);
 
 struct ControllerRelayOptions {
-  std::string listen_ns;  // the namespace whose 127.0.0.1:listen_port the switches reach
+  std::string listen_ns;  // the namespace whose listen_host:listen_port the switches reach
+  // 127.0.0.1, or the controller's own address (on the namespace's loopback), so the
+  // switches connect to the address the controller has and name it so in their logs.
+  std::string listen_host = "127.0.0.1";
   int listen_port = 0;
   std::string to_host;  // the controller, reached from the relay's own namespace
   int to_port = 0;

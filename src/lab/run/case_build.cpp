@@ -288,6 +288,7 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   fs::create_directories(env.scratch_dir, ec);
   topo.handles.env = env;
   std::map<std::string, int> ctl_port;
+  std::map<std::string, std::string> ctl_host;  // a controller's own address, where it has one
   // --metrics: a listener per flowlab switch and controller, on a port none of the
   // case's OpenFlow ports (nor Prometheus') uses.
   const bool metrics = rc.metrics.on && !part;
@@ -337,7 +338,10 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     auto st = topo.controllers.back()->start(ctl_env);
     rc.progress.done(st.ok() ? "up" : "failed");
     FLOWLAB_TRY(st);
-    ctl_port[n] = port;
+    // A remote controller at an address of its own is reached at that address and
+    // its own port (its relay listens there, backends.cpp).
+    ctl_port[n] = topo.controllers.back()->port();
+    if (c.kind == ControllerKind::kRemote) ctl_host[n] = topo.controllers.back()->host();
     topo.handles.controllers[n] = topo.controllers.back().get();
   }
   clock.lap("controllers", topo.controllers.size());
@@ -351,9 +355,14 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     if (!here(n)) continue;
     topo.switches.push_back(std::make_unique<SwitchInstance>(s, switch_ports[n], listen));
     std::vector<int> more;
+    std::vector<std::string> hosts = {ctl_host.count(s.controller) ? ctl_host[s.controller] : std::string()};
     for (const auto& m : s.more_controllers)
-      if (ctl_port.count(m)) more.push_back(ctl_port[m]);
+      if (ctl_port.count(m)) {
+        more.push_back(ctl_port[m]);
+        hosts.push_back(ctl_host.count(m) ? ctl_host[m] : std::string());
+      }
     topo.switches.back()->set_more_controller_ports(std::move(more));
+    topo.switches.back()->set_controller_hosts(std::move(hosts));
     if (cs.controller_link)
       topo.switches.back()->set_controller_host(kCtlAddr);
     else if (part)
@@ -406,8 +415,12 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   // many switches starting at once, also wait until each holds its own.
   for (auto it = ctl_port.begin(); st.ok() && it != ctl_port.end(); ++it) {
     size_t want = 0;
-    for (const auto& sw : topo.switches)
-      want += sw->spec().uses(it->first) && sw->spec().kind != SwitchKind::kLinuxBridge;
+    for (const auto& sw : topo.switches) {
+      const SwitchSpec& ss = sw->spec();
+      // One at a time: a switch connects to its first controller alone.
+      bool uses = ss.controller_failover ? ss.controller == it->first : ss.uses(it->first);
+      want += uses && ss.kind != SwitchKind::kLinuxBridge;
+    }
     st = wait_connections(topo.core_ns, it->second, want, 60);
   }
   rc.progress.done(st.ok() ? "up" : "failed");

@@ -52,6 +52,10 @@ struct SwitchSpec {
   // `controller: [c0, c1]`: the controllers after the first, each connected at once
   // (Mininet's several --controller); `controller` holds the first.
   std::vector<std::string> more_controllers;
+  // `controller_failover: true` (flowlab switches): the controllers one at a time, in
+  // order, the next when the connection to the current one fails or dies (Mininet's
+  // user switch); false: connected to every one at once.
+  bool controller_failover = false;
   // `protocols: OpenFlow13` (ovs-vsctl's spelling, comma-separated): the OpenFlow
   // versions the switch offers; empty: the backend's default (1.0 and 1.3).
   std::string protocols;

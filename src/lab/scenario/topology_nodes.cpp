@@ -121,9 +121,9 @@ Result<SwitchSpec> parse_switch(const Ctx& c, const std::string& name, const YAM
   SwitchSpec s;
   s.name = name;
   s.line = line_of(n);
-  FLOWLAB_TRY(check_keys(
-      c, n, "switch",
-      {"kind", "dpid", "controller", "security_group", "args", "stp", "ports", "machine", "protocols"}));
+  FLOWLAB_TRY(check_keys(c, n, "switch",
+                         {"kind", "dpid", "controller", "controller_failover", "security_group", "args",
+                          "stp", "ports", "machine", "protocols"}));
   if (!n["kind"]) return c.err(n, name, "switch needs 'kind' (flowlab|ovs|ovs-tso|linux-bridge)");
   FLOWLAB_ASSIGN_OR_RETURN(auto kind, str(c, n["kind"], "kind"));
   if (kind == "flowlab")
@@ -158,6 +158,18 @@ Result<SwitchSpec> parse_switch(const Ctx& c, const std::string& name, const YAM
     s.more_controllers.assign(names.begin() + std::min<size_t>(1, names.size()), names.end());
   }
   if (s.controller == "none") s.controller.clear();
+  if (n["controller_failover"]) {
+    LAB_ASSIGN(s.controller_failover,
+               (scalar<bool>(c, n["controller_failover"], "controller_failover", "true/false")));
+    if (s.controller_failover && s.kind != SwitchKind::kFlowlab)
+      return c.err(
+          n["controller_failover"], "controller_failover",
+          fmt::format("{} connects to all its controllers at once; one at a time is flowlab's switch's "
+                      "(kind: flowlab)",
+                      kind));
+    if (s.controller_failover && s.controller.empty())
+      return c.err(n["controller_failover"], "controller_failover", "give the switch its 'controller' list");
+  }
   if (n["protocols"]) {
     LAB_ASSIGN(s.protocols, str(c, n["protocols"], "protocols"));
     // ovs-vsctl's names; flowlab's switch speaks 1.0 and 1.3 to 1.5, Open vSwitch 1.0 to 1.5.

@@ -189,6 +189,16 @@ TEST(MininetOptions, ScenarioKeysAndTheirErrors) {
                 .find("a linux-bridge speaks no OpenFlow"),
             std::string::npos);
   EXPECT_NE(parse("static_arp: maybe\n").find("static_arp"), std::string::npos);
+  // controller_failover (Mininet's user switch): flowlab switches with a controller list
+  EXPECT_EQ(parse(two + "switches: {s1: {kind: flowlab, controller: [a, b], controller_failover: true}}\n"
+                        "links: [{endpoints: [h1:eth0, s1:p1]}]\n"),
+            "ok");
+  EXPECT_NE(parse(two + "switches: {s1: {kind: ovs, controller: [a, b], controller_failover: true}}\n")
+                .find("ovs connects to all its controllers at once"),
+            std::string::npos);
+  EXPECT_NE(parse("switches: {s1: {kind: flowlab, controller_failover: true}}\n")
+                .find("give the switch its 'controller' list"),
+            std::string::npos);
   EXPECT_NE(
       parse("tests: [{type: ping, from: h1, to: h1, full: true}]\n").find("only a pingall test has 'full'"),
       std::string::npos);
