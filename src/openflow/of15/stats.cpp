@@ -160,43 +160,92 @@ Result<Bytes, OfError> flow_removed_to15(ByteSpan wire, const Extras* extras) {
   return checked(std::move(out), kOf15);
 }
 
+namespace {
+
+// One 1.5 flow-desc or flow-stats entry at `at`: its bytes, its match's
+// length and its OXS statistics (read after `fixed` bytes and the match).
+struct Entry15 {
+  ByteSpan e;
+  size_t mlen = 0;
+  Stats s;
+  size_t used = 0;  // bytes of the ofp_stats
+};
+
+Result<Entry15, OfError> read_entry15(ByteSpan wire, size_t at, size_t fixed, std::string_view what) {
+  if (wire.size() - at < fixed) return unexpected(bad_len(fmt::format("{}: entry truncated", what), at));
+  const size_t len = load_be16(&wire[at]);
+  if (len < fixed || len > wire.size() - at)
+    return unexpected(bad_len(fmt::format("{}: entry length {} is wrong", what, len), at));
+  Entry15 r;
+  r.e = wire.subspan(at, len);
+  r.mlen = match_span(r.e, fixed);
+  if (r.mlen == 0) return unexpected(bad_len(fmt::format("{}: match truncated", what), at + fixed));
+  auto s = decode_stats(r.e, fixed + r.mlen, r.used);
+  if (!s.ok()) {
+    s.error().offset += at;
+    return unexpected(std::move(s.error()));
+  }
+  r.s = *s;
+  return r;
+}
+
+// One 1.4 flow-stats entry at `at` (what a 1.5 flow desc or flow stats is
+// made from): its bytes, its match's length and its counters as OXS stats.
+struct Entry14 {
+  ByteSpan e;
+  size_t mlen = 0;
+  Stats s;
+};
+
+Result<Entry14, OfError> read_entry14(ByteSpan wire, size_t at) {
+  const size_t len = wire.size() - at >= 2 ? load_be16(&wire[at]) : 0;
+  if (len < kFlowStats14Match || len > wire.size() - at)
+    return unexpected(bad_len("flow stats: entry length is wrong", at));
+  Entry14 r;
+  r.e = wire.subspan(at, len);
+  r.mlen = match_span(r.e, kFlowStats14Match);
+  if (r.mlen == 0) return unexpected(bad_len("flow stats: match truncated", at + kFlowStats14Match));
+  r.s.duration_sec = load_be32(&r.e[4]);
+  r.s.duration_nsec = load_be32(&r.e[8]);
+  r.s.packet_count = load_be64(&r.e[32]);
+  r.s.byte_count = load_be64(&r.e[40]);
+  return r;
+}
+
+// Writes an entry's length at `start` once it is whole.
+BasicStatus<OfError> end_entry(ByteWriter& w, size_t start, size_t at, std::string_view what) {
+  if (w.size() - start > 0xffff) return unexpected(bad_len(fmt::format("{}: entry too long", what), at));
+  w.patch_u16(start, uint16_t(w.size() - start));
+  return {};
+}
+
+}  // namespace
+
 Result<Bytes, OfError> flow_desc_to14(ByteSpan wire, Extras* extras) {
   Bytes out(wire.begin(), wire.begin() + kMultipartBodyOff);
   ByteWriter w(out);
   for (size_t at = kMultipartBodyOff; at < wire.size();) {
-    if (wire.size() - at < kFlowDesc15Match) return unexpected(bad_len("flow desc: entry truncated", at));
-    const size_t len = load_be16(&wire[at]);
-    if (len < kFlowDesc15Match || len > wire.size() - at)
-      return unexpected(bad_len(fmt::format("flow desc: entry length {} is wrong", len), at));
-    const ByteSpan e = wire.subspan(at, len);
-    const size_t mlen = match_span(e, kFlowDesc15Match);
-    if (mlen == 0) return unexpected(bad_len("flow desc: match truncated", at + kFlowDesc15Match));
-    size_t used = 0;
-    auto s = decode_stats(e, kFlowDesc15Match + mlen, used);
-    if (!s.ok()) {
-      s.error().offset += at;
-      return unexpected(std::move(s.error()));
-    }
-    if (extras) extras->idle.push_back(idle_of(*s));
-    const size_t ins = kFlowDesc15Match + mlen + used;
+    FLOWLAB_ASSIGN_OR_RETURN(Entry15 r, read_entry15(wire, at, kFlowDesc15Match, "flow desc"));
+    const ByteSpan e = r.e;
+    if (extras) extras->idle.push_back(idle_of(r.s));
+    const size_t ins = kFlowDesc15Match + r.mlen + r.used;
     auto instrs = instructions_to14(e.subspan(ins), at + ins);
     if (!instrs.ok()) return unexpected(std::move(instrs.error()));
     const size_t start = w.size();
     w.u16(0);    // length, patched below
     w.u8(e[4]);  // table_id
     w.u8(0);
-    w.u32(s->duration_sec);
-    w.u32(s->duration_nsec);
+    w.u32(r.s.duration_sec);
+    w.u32(r.s.duration_nsec);
     w.bytes(e.subspan(6, 10));  // priority, idle, hard, flags, importance
     w.u16(0);
     w.u64(load_be64(&e[16]));  // cookie
-    w.u64(s->packet_count);
-    w.u64(s->byte_count);
-    w.bytes(e.subspan(kFlowDesc15Match, mlen));
+    w.u64(r.s.packet_count);
+    w.u64(r.s.byte_count);
+    w.bytes(e.subspan(kFlowDesc15Match, r.mlen));
     w.bytes(*instrs);
-    if (w.size() - start > 0xffff) return unexpected(bad_len("flow desc: entry too long", at));
-    w.patch_u16(start, uint16_t(w.size() - start));
-    at += len;
+    FLOWLAB_TRY(end_entry(w, start, at, "flow desc"));
+    at += e.size();
   }
   return checked(std::move(out), kOf14);
 }
@@ -205,12 +254,8 @@ Result<Bytes, OfError> flow_desc_to15(ByteSpan wire, const Extras* extras) {
   Bytes out(wire.begin(), wire.begin() + kMultipartBodyOff);
   ByteWriter w(out);
   for (size_t at = kMultipartBodyOff, i = 0; at < wire.size(); ++i) {
-    const size_t len = wire.size() - at >= 2 ? load_be16(&wire[at]) : 0;
-    if (len < kFlowStats14Match || len > wire.size() - at)
-      return unexpected(bad_len("flow stats: entry length is wrong", at));
-    const ByteSpan e = wire.subspan(at, len);
-    const size_t mlen = match_span(e, kFlowStats14Match);
-    if (mlen == 0) return unexpected(bad_len("flow stats: match truncated", at + kFlowStats14Match));
+    FLOWLAB_ASSIGN_OR_RETURN(Entry14 r, read_entry14(wire, at));
+    const ByteSpan e = r.e;
     const size_t start = w.size();
     w.u16(0);  // length, patched below
     w.u16(0);
@@ -218,18 +263,12 @@ Result<Bytes, OfError> flow_desc_to15(ByteSpan wire, const Extras* extras) {
     w.u8(0);
     w.bytes(e.subspan(12, 10));  // priority, idle, hard, flags, importance
     w.u64(load_be64(&e[24]));    // cookie
-    w.bytes(e.subspan(kFlowStats14Match, mlen));
-    Stats s;
-    s.duration_sec = load_be32(&e[4]);
-    s.duration_nsec = load_be32(&e[8]);
-    s.packet_count = load_be64(&e[32]);
-    s.byte_count = load_be64(&e[40]);
-    put_idle(extras, i, s);
-    encode_stats(s, kFlowOxs, w);
-    w.bytes(instructions_to15(e.subspan(kFlowStats14Match + mlen)));
-    if (w.size() - start > 0xffff) return unexpected(bad_len("flow desc: entry too long", at));
-    w.patch_u16(start, uint16_t(w.size() - start));
-    at += len;
+    w.bytes(e.subspan(kFlowStats14Match, r.mlen));
+    put_idle(extras, i, r.s);
+    encode_stats(r.s, kFlowOxs, w);
+    w.bytes(instructions_to15(e.subspan(kFlowStats14Match + r.mlen)));
+    FLOWLAB_TRY(end_entry(w, start, at, "flow desc"));
+    at += e.size();
   }
   return checked(std::move(out), kOf15);
 }
@@ -241,38 +280,27 @@ Result<Bytes, OfError> flow_stats_to14(ByteSpan wire, Extras* extras) {
   store_be16(&out[8], uint16_t(MultipartType::kFlow));
   if (extras) extras->stats_only = true;
   for (size_t at = kMultipartBodyOff; at < wire.size();) {
-    if (wire.size() - at < kFlowStats15Match) return unexpected(bad_len("flow stats: entry truncated", at));
-    const size_t len = load_be16(&wire[at]);
-    if (len < kFlowStats15Match || len > wire.size() - at)
-      return unexpected(bad_len(fmt::format("flow stats: entry length {} is wrong", len), at));
-    const ByteSpan e = wire.subspan(at, len);
-    const size_t mlen = match_span(e, kFlowStats15Match);
-    if (mlen == 0) return unexpected(bad_len("flow stats: match truncated", at + kFlowStats15Match));
-    size_t used = 0;
-    auto s = decode_stats(e, kFlowStats15Match + mlen, used);
-    if (!s.ok()) {
-      s.error().offset += at;
-      return unexpected(std::move(s.error()));
-    }
-    if (kFlowStats15Match + mlen + used != len)
-      return unexpected(bad_len("flow stats: bytes after ofp_stats", at + kFlowStats15Match + mlen + used));
-    if (extras) extras->idle.push_back(idle_of(*s));
+    FLOWLAB_ASSIGN_OR_RETURN(Entry15 r, read_entry15(wire, at, kFlowStats15Match, "flow stats"));
+    const ByteSpan e = r.e;
+    if (kFlowStats15Match + r.mlen + r.used != e.size())
+      return unexpected(
+          bad_len("flow stats: bytes after ofp_stats", at + kFlowStats15Match + r.mlen + r.used));
+    if (extras) extras->idle.push_back(idle_of(r.s));
     const size_t start = w.size();
     w.u16(0);    // length, patched below
     w.u8(e[4]);  // table_id
     w.u8(0);
-    w.u32(s->duration_sec);
-    w.u32(s->duration_nsec);
+    w.u32(r.s.duration_sec);
+    w.u32(r.s.duration_nsec);
     w.u16(load_be16(&e[6]));  // priority
     w.zeros(8);               // idle, hard, flags, importance
     w.zeros(2);
     w.u64(0);  // cookie
-    w.u64(s->packet_count);
-    w.u64(s->byte_count);
-    w.bytes(e.subspan(kFlowStats15Match, mlen));
-    if (w.size() - start > 0xffff) return unexpected(bad_len("flow stats: entry too long", at));
-    w.patch_u16(start, uint16_t(w.size() - start));
-    at += len;
+    w.u64(r.s.packet_count);
+    w.u64(r.s.byte_count);
+    w.bytes(e.subspan(kFlowStats15Match, r.mlen));
+    FLOWLAB_TRY(end_entry(w, start, at, "flow stats"));
+    at += e.size();
   }
   return checked(std::move(out), kOf14);
 }
@@ -282,29 +310,19 @@ Result<Bytes, OfError> flow_stats_to15(ByteSpan wire, const Extras* extras) {
   ByteWriter w(out);
   store_be16(&out[8], kMpFlowStats);
   for (size_t at = kMultipartBodyOff, i = 0; at < wire.size(); ++i) {
-    const size_t len = wire.size() - at >= 2 ? load_be16(&wire[at]) : 0;
-    if (len < kFlowStats14Match || len > wire.size() - at)
-      return unexpected(bad_len("flow stats: entry length is wrong", at));
-    const ByteSpan e = wire.subspan(at, len);
-    const size_t mlen = match_span(e, kFlowStats14Match);
-    if (mlen == 0) return unexpected(bad_len("flow stats: match truncated", at + kFlowStats14Match));
+    FLOWLAB_ASSIGN_OR_RETURN(Entry14 r, read_entry14(wire, at));
+    const ByteSpan e = r.e;
     const size_t start = w.size();
     w.u16(0);  // length, patched below
     w.zeros(2);
     w.u8(e[2]);                // table_id
     w.u8(0);                   // reason: OFPFSR_STATS_REQUEST
     w.u16(load_be16(&e[12]));  // priority
-    w.bytes(e.subspan(kFlowStats14Match, mlen));
-    Stats s;
-    s.duration_sec = load_be32(&e[4]);
-    s.duration_nsec = load_be32(&e[8]);
-    s.packet_count = load_be64(&e[32]);
-    s.byte_count = load_be64(&e[40]);
-    put_idle(extras, i, s);
-    encode_stats(s, kFlowOxs, w);
-    if (w.size() - start > 0xffff) return unexpected(bad_len("flow stats: entry too long", at));
-    w.patch_u16(start, uint16_t(w.size() - start));
-    at += len;
+    w.bytes(e.subspan(kFlowStats14Match, r.mlen));
+    put_idle(extras, i, r.s);
+    encode_stats(r.s, kFlowOxs, w);
+    FLOWLAB_TRY(end_entry(w, start, at, "flow stats"));
+    at += e.size();
   }
   return checked(std::move(out), kOf15);
 }
