@@ -171,7 +171,20 @@ Result<uint32_t> Datapath::role_request(of::ControllerRole role, uint64_t genera
   return r;
 }
 
+namespace {
+
+// Messages the switch starts: never the answer to a request, whatever their xid
+// (a switch numbers them from its own counter, which may meet a pending request's).
+bool switch_initiated(const of::Message& m) {
+  return m.is<of::PacketIn>() || m.is<of::FlowRemoved>() || m.is<of::PortStatus>() ||
+         m.is<of::RoleStatus>() || m.is<of::TableStatus>() || m.is<of::RequestForward>() ||
+         m.is<of::ControllerStatus>();
+}
+
+}  // namespace
+
 bool Datapath::deliver_reply(const of::Message& m) {
+  if (switch_initiated(m)) return false;
   auto it = pending_.find(m.xid);
   if (it == pending_.end()) return false;
   bool last = !(m.is<of::MultipartReply>() && (m.as<of::MultipartReply>().flags & of::kMultipartMore));

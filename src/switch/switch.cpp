@@ -449,8 +449,11 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts,
       if (ip->agent) ip->agent->end_batch();
     });
   });
-  // The agent's heap growth faulted in on a thread of its own, one for the process.
-  d.agent->set_request_tick([] { HeapPrefaulter::shared().poke(); });
+  // The agent's heap growth faulted in on a thread of its own, one for the process,
+  // made with the first switch (not at its first request: a thread appearing late
+  // reads as growth to the soak's resource checks).
+  HeapPrefaulter& prefaulter = HeapPrefaulter::shared();
+  d.agent->set_request_tick([&prefaulter] { prefaulter.poke(); });
   d.shared.forwarding_nice = opts.forwarding_nice;
 
   // Listeners bind now, so a busy TCP port is reported before anything starts.
