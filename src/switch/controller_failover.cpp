@@ -1,12 +1,13 @@
 // FailoverRing and ConnectionLog (see controller_failover.h).
 #include "switch/controller_failover.h"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <ctime>
 
 namespace flowlab::sw {
 
@@ -29,10 +30,16 @@ Result<ConnectionLog> ConnectionLog::open(const std::string& path, std::string s
 
 void ConnectionLog::write(std::string_view target, std::string_view event) {
   if (!file_) return;
+  // UTC time by strftime: fmt's chrono formatting needs the locale part of fmt that the
+  // Release build does not compile (core/fmt_instance.cpp).
   auto now = std::chrono::system_clock::now();
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::string line = fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03d}Z|{}|{}: {}\n",
-                                 std::chrono::floor<std::chrono::seconds>(now), ms, name_, target, event);
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::string line = fmt::format("{}.{:03d}Z|{}|{}: {}\n", stamp, ms, name_, target, event);
   std::fputs(line.c_str(), file_.get());
   std::fflush(file_.get());
 }
