@@ -369,11 +369,12 @@ bool ClusterNode::requeue(uint64_t dpid, Local& l, const Candidate& mine) {
   // without the node that serves it.
   const std::string key = requeued_key(root_, dpid, lease_, l.key);
   coord::Txn t;
-  t.compare.push_back(coord::Compare::create_revision_is(l.key, coord::Compare::Op::kEqual, mine.create_revision));
+  t.compare.push_back(
+      coord::Compare::create_revision_is(l.key, coord::Compare::Op::kEqual, mine.create_revision));
   t.compare.push_back(coord::Compare::absent(key));
   t.success.push_back(coord::TxnOp::erase(l.key));
-  t.success.push_back(
-      coord::TxnOp::put(key, encode_candidate(opts_.node, l.granted, l.granted ? mine.since_ms : now_ms()), lease_));
+  t.success.push_back(coord::TxnOp::put(
+      key, encode_candidate(opts_.node, l.granted, l.granted ? mine.since_ms : now_ms()), lease_));
   auto r = etcd_.txn(t);
   if (!r || !r->succeeded) return false;
   l.key = key;

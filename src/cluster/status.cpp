@@ -51,7 +51,7 @@ nlohmann::json status_json(const ClusterView& view, std::string_view name) {
                         {"generation_id", m ? m->create_revision : 0},
                         {"since", m ? clock_time(m->since_ms) : "-"},
                         {"handing_over_to", m && m != &cands.front() ? nlohmann::json(cands.front().node)
-                                                                      : nlohmann::json(nullptr)},
+                                                                     : nlohmann::json(nullptr)},
                         {"candidates", cj}});
   }
   auto nodes = nlohmann::json::array();

@@ -1,10 +1,8 @@
 // The control socket of a lab that is up (see lab_control.h).
 #include "lab/run/lab_control.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
