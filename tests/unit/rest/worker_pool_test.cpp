@@ -15,13 +15,16 @@ namespace flowlab::rest {
 namespace {
 
 TEST(WorkerPool, GrowsToItsBoundThenQueues) {
-  WorkerPool pool(2);
-  EXPECT_EQ(pool.threads(), 0u);
   std::promise<void> open;
   std::shared_future<void> gate = open.get_future().share();
   std::atomic<int> blocked{0};
   std::mutex mu;
   std::vector<int> order;
+  // Made after what its jobs use, so it is stopped (its threads joined) before
+  // those go: a thread the gate let through may still be inside gate.wait()
+  // when the other has run all three jobs.
+  WorkerPool pool(2);
+  EXPECT_EQ(pool.threads(), 0u);
   for (int i = 0; i < 2; ++i)
     pool.post([&] {
       ++blocked;
@@ -53,8 +56,8 @@ TEST(WorkerPool, GrowsToItsBoundThenQueues) {
 TEST(WorkerPool, OneThreadRunsTheJobsInTheOrderPosted) {
   std::vector<int> order;
   {
+    std::promise<void> done;  // before the pool: set_value may still run as the test wakes
     WorkerPool pool(1);
-    std::promise<void> done;
     for (int i = 0; i < 5; ++i) pool.post([&order, i] { order.push_back(i); });
     pool.post([&] { done.set_value(); });
     EXPECT_EQ(done.get_future().wait_for(std::chrono::seconds(3)), std::future_status::ready);
