@@ -523,7 +523,10 @@ void ClusterNode::reconcile_switch(uint64_t dpid, Local& l, const ClusterView& v
   } else if (l.asked == 0) {
     ask(dpid, l, false, gen);
   }
-  if (mine->master && l.asked == 2) {
+  // The mark goes once the new leader has written its own: until then this
+  // node's mark names the switch's master in cluster-status (a demotion the
+  // switch announces can reach this node before the leader marks its key).
+  if (mine->master && l.asked == 2 && leader.master) {
     coord::Txn t;
     t.compare.push_back(
         coord::Compare::create_revision_is(l.key, coord::Compare::Op::kEqual, mine->create_revision));
