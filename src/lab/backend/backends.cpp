@@ -201,22 +201,21 @@ int SwitchInstance::port_number(size_t i) const {
   return it == spec_.ports.end() ? int(i) + 1 : spec_.port_number(size_t(it - spec_.ports.begin()));
 }
 
-Status SwitchInstance::start(const CaseEnv& env, int controller_port) {
+Status SwitchInstance::start(const CaseEnv& env) {
   env_ = env;
-  controller_port_ = controller_port;
   switch (spec_.kind) {
     case SwitchKind::kOvs:
     case SwitchKind::kOvsTso:
-      return start_ovs(env, controller_port);
+      return start_ovs(env);
     case SwitchKind::kLinuxBridge:
       return start_bridge(env);
     case SwitchKind::kFlowlab:
-      return start_flowlab(env, controller_port);
+      return start_flowlab(env);
   }
   return ok_status();
 }
 
-Status SwitchInstance::start_ovs(const CaseEnv& env, int controller_port) {
+Status SwitchInstance::start_ovs(const CaseEnv& env) {
   if (!env.ovs) return fail("switch {}: no Open vSwitch for the case", spec_.name);
   FLOWLAB_TRY(env.ovs->ensure_started(env, spec_.kind == SwitchKind::kOvsTso));
   CommandOptions here = with_timeout(15);
@@ -233,18 +232,16 @@ Status SwitchInstance::start_ovs(const CaseEnv& env, int controller_port) {
     FLOWLAB_TRY(run_checked(vsctl({"add-port", br, ports_[i], "--", "set", "interface", ports_[i],
                                    fmt::format("ofport_request={}", port_number(i))}),
                             here));
-  if (controller_port) {
+  if (!controllers_.empty()) {
     FLOWLAB_TRY(run_checked(vsctl({"set-fail-mode", br, "secure"}), here));
     // One Controller row per controller, each out of band, in one transaction
     // (`set controller BRIDGE` names a bridge's row only while it has one).
-    std::vector<int> targets = {controller_port};
-    targets.insert(targets.end(), more_ports_.begin(), more_ports_.end());
     std::string rows;
     std::vector<std::string> cmd;
-    for (size_t i = 0; i < targets.size(); ++i) {
+    for (size_t i = 0; i < controllers_.size(); ++i) {
       rows += fmt::format("{}@c{}", i ? "," : "", i);
       cmd.insert(cmd.end(), {"--", fmt::format("--id=@c{}", i), "create", "controller",
-                             fmt::format("target=\"tcp:{}:{}\"", controller_host(i), targets[i]),
+                             fmt::format("target=\"tcp:{}:{}\"", controllers_[i].host, controllers_[i].port),
                              "connection-mode=out-of-band"});
     }
     std::vector<std::string> set = {"set", "bridge", br, "controller=[" + rows + "]"};
@@ -291,34 +288,29 @@ Status SwitchInstance::start_bridge(const CaseEnv& env) {
   return ok_status();
 }
 
-Status SwitchInstance::spawn(const CaseEnv& env, int controller_port) {
-  if (spec_.kind != SwitchKind::kFlowlab) return start(env, controller_port);
+Status SwitchInstance::spawn(const CaseEnv& env) {
+  if (spec_.kind != SwitchKind::kFlowlab) return start(env);
   env_ = env;
-  controller_port_ = controller_port;
-  return spawn_flowlab(env, controller_port);
+  return spawn_flowlab(env);
 }
 
 Status SwitchInstance::wait_started() {
   return spec_.kind == SwitchKind::kFlowlab ? wait_flowlab_listening() : ok_status();
 }
 
-Status SwitchInstance::start_flowlab(const CaseEnv& env, int controller_port) {
-  FLOWLAB_TRY(spawn_flowlab(env, controller_port));
+Status SwitchInstance::start_flowlab(const CaseEnv& env) {
+  FLOWLAB_TRY(spawn_flowlab(env));
   return wait_flowlab_listening();
 }
 
-Status SwitchInstance::spawn_flowlab(const CaseEnv& env, int controller_port) {
+Status SwitchInstance::spawn_flowlab(const CaseEnv& env) {
   std::vector<std::string> argv = {env.flowlab_bin, "switch", "--name",
                                    spec_.name,      "--dpid", fmt::format("{:#x}", spec_.dpid)};
   for (size_t i = 0; i < ports_.size(); ++i)
     argv.insert(argv.end(), {"--port", fmt::format("{}={}", ports_[i], port_number(i))});
-  if (controller_port) {
-    argv.insert(argv.end(), {"--controller", fmt::format("tcp:{}:{}", controller_host(0), controller_port)});
-    for (size_t i = 0; i < more_ports_.size(); ++i)
-      argv.insert(argv.end(),
-                  {"--controller", fmt::format("tcp:{}:{}", controller_host(i + 1), more_ports_[i])});
-    if (spec_.controller_failover) argv.push_back("--controller-failover");
-  }
+  for (const auto& c : controllers_)
+    argv.insert(argv.end(), {"--controller", fmt::format("tcp:{}:{}", c.host, c.port)});
+  if (!controllers_.empty() && spec_.controller_failover) argv.push_back("--controller-failover");
   if (!spec_.protocols.empty()) argv.insert(argv.end(), {"--protocols", spec_.protocols});
   argv.insert(argv.end(), {"--listen", fmt::format("ptcp:{}", listen_port_)});
   stats_path_ = env.out_dir + "/" + spec_.name + "-switch-stats.json";
@@ -349,13 +341,13 @@ Status SwitchInstance::wait_flowlab_listening() {
 }
 
 Status SwitchInstance::wait_connected(double timeout_s) {
-  if (!controller_port_ || spec_.kind == SwitchKind::kLinuxBridge) return ok_status();
+  if (!controller_port() || spec_.kind == SwitchKind::kLinuxBridge) return ok_status();
   // Any switch/controller pair: an established TCP connection to the controller's
   // port inside the core namespace (both ends live there).
   return wait_until(
       timeout_s,
-      fmt::format("switch {} connecting to the controller on port {}", spec_.name, controller_port_),
-      [&] { return connections_to(env_.core_ns, controller_port_) > 0; },
+      fmt::format("switch {} connecting to the controller on port {}", spec_.name, controller_port()),
+      [&] { return connections_to(env_.core_ns, controller_port()) > 0; },
       [&]() -> std::string {
         if (hosted_) return env_.switch_host->dead();
         for (auto& p : procs_)
@@ -534,20 +526,20 @@ Status SwitchInstance::restart(double connect_timeout_s) {
     if (!env_.ovs) return fail("switch {}: no OVS daemon in this case", spec_.name);
     // Another OVS switch of the case may have started the shared daemon already.
     if (!env_.ovs->vswitchd_running()) FLOWLAB_TRY(env_.ovs->start_vswitchd());
-    return controller_port_ ? wait_connected(connect_timeout_s) : ok_status();
+    return controller_port() ? wait_connected(connect_timeout_s) : ok_status();
   }
   if (spec_.kind != SwitchKind::kFlowlab)
     return fail("start of a {} switch is not supported (flowlab and ovs switches only)",
                 to_string(spec_.kind));
   if (hosted_) {
     FLOWLAB_TRY(env_.switch_host->start_switch(spec_.name));
-    return controller_port_ ? wait_connected(connect_timeout_s) : ok_status();
+    return controller_port() ? wait_connected(connect_timeout_s) : ok_status();
   }
   for (auto& p : procs_)
     if (p.running()) return fail("switch {} is still running", spec_.name);
   procs_.clear();
-  FLOWLAB_TRY(start(env_, controller_port_));
-  return controller_port_ ? wait_connected(connect_timeout_s) : ok_status();
+  FLOWLAB_TRY(start(env_));
+  return controller_port() ? wait_connected(connect_timeout_s) : ok_status();
 }
 
 }  // namespace flowlab::lab

@@ -77,6 +77,12 @@ class ControllerInstance {
   Process proc_;
 };
 
+// One of a lab switch's controllers: it connects to tcp:HOST:PORT.
+struct ControllerTarget {
+  std::string host;
+  int port = 0;
+};
+
 class SwitchInstance {
  public:
   // ports: interface names in the core namespace, in OpenFlow port order (1, 2, ...).
@@ -86,24 +92,18 @@ class SwitchInstance {
   SwitchInstance(const SwitchInstance&) = delete;
   SwitchInstance& operator=(const SwitchInstance&) = delete;
 
-  // controller_port 0: no controller (OVS standalone / NORMAL, bridge as is).
-  Status start(const CaseEnv& env, int controller_port);
-  // The controller's address (default 127.0.0.1; set before start()).
-  void set_controller_host(std::string host) { controller_host_ = std::move(host); }
+  // With no controller (set_controllers): OVS standalone / NORMAL, a bridge as is.
+  Status start(const CaseEnv& env);
+  // The switch's controllers (set before start()): connected at once, or one at a
+  // time when its spec asks for failover; wait_connected() waits for the first.
+  void set_controllers(std::vector<ControllerTarget> controllers) { controllers_ = std::move(controllers); }
   // A flowlab switch's `--metrics HOST:PORT` (set before start(); empty: none).
   void set_metrics(std::string address) { metrics_ = std::move(address); }
-  // The ports of the switch's other controllers on that address (several remote
-  // controllers), connected at once with the first (set before start()).
-  void set_more_controller_ports(std::vector<int> ports) { more_ports_ = std::move(ports); }
-  // Per controller (the first, then the others), an address of its own where it is not
-  // the switch's controller host (a remote controller's relay on the controller's
-  // address); an empty or missing entry: the controller host.
-  void set_controller_hosts(std::vector<std::string> hosts) { controller_hosts_ = std::move(hosts); }
   // start() in two halves, for many switches at once: spawn() forks a flowlab
   // switch (call it on the thread that lives as long as the lab: the child dies with
   // that thread, PR_SET_PDEATHSIG) and wait_started() waits until it listens (any
   // thread). For the other kinds spawn() is start() and wait_started() is ok.
-  Status spawn(const CaseEnv& env, int controller_port);
+  Status spawn(const CaseEnv& env);
   Status wait_started();
   // Waits (bounded) until the switch holds an OpenFlow connection to its controller.
   Status wait_connected(double timeout_s);
@@ -129,10 +129,10 @@ class SwitchInstance {
   CommandResult ofctl(const std::vector<std::string>& args, double timeout_s = 10) const;
 
  private:
-  Status start_ovs(const CaseEnv& env, int controller_port);
+  Status start_ovs(const CaseEnv& env);
   Status start_bridge(const CaseEnv& env);
-  Status start_flowlab(const CaseEnv& env, int controller_port);
-  Status spawn_flowlab(const CaseEnv& env, int controller_port);
+  Status start_flowlab(const CaseEnv& env);
+  Status spawn_flowlab(const CaseEnv& env);
   Status wait_flowlab_listening();
   // An OVS bridge is named as its switch (its own database per lab: `ovs-vsctl
   // get-controller s1` as with Mininet); a Linux bridge br-NAME in the core namespace.
@@ -144,14 +144,9 @@ class SwitchInstance {
   SwitchSpec spec_;
   std::vector<std::string> ports_;
   int listen_port_;
-  int controller_port_ = 0;
-  std::vector<int> more_ports_;
-  std::string controller_host_ = "127.0.0.1";
-  std::vector<std::string> controller_hosts_;
-  const std::string& controller_host(size_t i) const {
-    return i < controller_hosts_.size() && !controller_hosts_[i].empty() ? controller_hosts_[i]
-                                                                         : controller_host_;
-  }
+  std::vector<ControllerTarget> controllers_;
+  // The first controller's port (0: none): the connection wait_connected() looks for.
+  int controller_port() const { return controllers_.empty() ? 0 : controllers_.front().port; }
   std::string metrics_;
   CaseEnv env_;
   std::string stats_path_;      // flowlab switch --stats-file

@@ -346,33 +346,32 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
   }
   clock.lap("controllers", topo.controllers.size());
   idx = 0;
-  std::vector<int> cports;
+  // Where a switch reaches its controllers: a remote controller at an address of its
+  // own there, the others where this case's controllers listen.
+  const std::string ctl_default = cs.controller_link ? std::string(kCtlAddr)
+                                  : part             ? part->controller_host
+                                                     : std::string("127.0.0.1");
+  auto target = [&](const std::string& c) {
+    return ControllerTarget{ctl_host.count(c) ? ctl_host[c] : ctl_default, ctl_port[c]};
+  };
   for (const auto& [n, s] : cs.switches) {
-    int cport = s.controller.empty() || !ctl_port.count(s.controller) ? 0 : ctl_port[s.controller];
     int listen =
         idx < kControllerPortBase - kSwitchListenBase ? kSwitchListenBase + idx : kSwitchListenHigh + idx;
     ++idx;
     if (!here(n)) continue;
     topo.switches.push_back(std::make_unique<SwitchInstance>(s, switch_ports[n], listen));
-    std::vector<int> more;
-    std::vector<std::string> hosts = {ctl_host.count(s.controller) ? ctl_host[s.controller] : std::string()};
-    for (const auto& m : s.more_controllers)
-      if (ctl_port.count(m)) {
-        more.push_back(ctl_port[m]);
-        hosts.push_back(ctl_host.count(m) ? ctl_host[m] : std::string());
-      }
-    topo.switches.back()->set_more_controller_ports(std::move(more));
-    topo.switches.back()->set_controller_hosts(std::move(hosts));
-    if (cs.controller_link)
-      topo.switches.back()->set_controller_host(kCtlAddr);
-    else if (part)
-      topo.switches.back()->set_controller_host(part->controller_host);
+    std::vector<ControllerTarget> controllers;
+    if (ctl_port.count(s.controller)) {  // no first controller: none at all
+      controllers.push_back(target(s.controller));
+      for (const auto& m : s.more_controllers)
+        if (ctl_port.count(m)) controllers.push_back(target(m));
+    }
+    topo.switches.back()->set_controllers(std::move(controllers));
     if (metrics && s.kind == SwitchKind::kFlowlab) {
       std::string addr = fmt::format("127.0.0.1:{}", metrics_ports.next());
       topo.switches.back()->set_metrics(addr);
       scrape.push_back({"flowlab-switch", n, addr});
     }
-    cports.push_back(cport);
     topo.handles.switches[n] = topo.switches.back().get();
   }
   // Flowlab switches are forked here, one after the other (a child dies with the
@@ -388,27 +387,25 @@ Status build_case(RunContext& rc, const CaseSpec& cs, size_t ci, const std::stri
     if (topo.switches[i]->spec().kind == SwitchKind::kFlowlab) flowlab_idx.push_back(i);
   Status st = parallel_for(topo.switches.size(), 4, [&](size_t i) -> Status {
     if (topo.switches[i]->spec().kind != SwitchKind::kLinuxBridge) return ok_status();
-    return topo.switches[i]->start(env, cports[i]);
+    return topo.switches[i]->start(env);
   });
   // In the case's switch host (switch_host.h) each add returns once that switch
   // listens; two at a time, one per core of the machines this runs on.
   bool hosted = !flowlab_idx.empty() && SwitchHostProcess::wanted(env);
   if (st.ok() && hosted) st = env.switch_host->ensure_started(env);
   if (st.ok() && hosted)
-    st = parallel_for(flowlab_idx.size(), 2, [&](size_t k) {
-      return topo.switches[flowlab_idx[k]]->spawn(env, cports[flowlab_idx[k]]);
-    });
+    st = parallel_for(flowlab_idx.size(), 2,
+                      [&](size_t k) { return topo.switches[flowlab_idx[k]]->spawn(env); });
   for (size_t w = 0; st.ok() && !hosted && w < flowlab_idx.size(); w += kSwitchWave) {
     size_t end = std::min(flowlab_idx.size(), w + kSwitchWave);
-    for (size_t k = w; st.ok() && k < end; ++k)
-      st = topo.switches[flowlab_idx[k]]->spawn(env, cports[flowlab_idx[k]]);
+    for (size_t k = w; st.ok() && k < end; ++k) st = topo.switches[flowlab_idx[k]]->spawn(env);
     if (st.ok())
       st = parallel_for(end - w, kSwitchWave,
                         [&](size_t k) { return topo.switches[flowlab_idx[w + k]]->wait_started(); });
   }
   for (size_t i = 0; st.ok() && i < topo.switches.size(); ++i) {
     SwitchKind k = topo.switches[i]->spec().kind;
-    if (k == SwitchKind::kOvs || k == SwitchKind::kOvsTso) st = topo.switches[i]->start(env, cports[i]);
+    if (k == SwitchKind::kOvs || k == SwitchKind::kOvsTso) st = topo.switches[i]->start(env);
   }
   for (size_t i = 0; st.ok() && i < topo.switches.size(); ++i) st = topo.switches[i]->wait_connected(60);
   // wait_connected sees a connection to the controller's port, any switch's: with
