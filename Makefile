@@ -33,12 +33,18 @@ release: deps-demo
 demo: release
 	@./scripts/demo.sh $(BUILD_RELEASE)/flowlab
 
+# Line tables are what the sanitizers' reports need (file and line of each frame);
+# full debug info made the objects 1.7x larger and their links slower
+# (docs/performance/build.md). `make test TEST_DEBUG_INFO=-g` for a debugger.
+TEST_DEBUG_INFO ?= -gline-tables-only
+
 # The test tree is compiled by clang (half GCC's time on this code at -O0 with the
 # sanitizers) and holds the fuzz targets too (FLOWLAB_FUZZ_SMOKE): one tree, built
 # once (docs/performance/build.md). A tree configured with another compiler is configured anew.
 test-build: deps
 	@if [ -f $(BUILD_TEST)/CMakeCache.txt ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++' $(BUILD_TEST)/CMakeCache.txt; then rm -rf $(BUILD_TEST); fi
-	$(call CONFIGURE,$(BUILD_TEST)) -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DFLOWLAB_SANITIZE=ON -DFLOWLAB_WERROR=ON >/dev/null
+	$(call CONFIGURE,$(BUILD_TEST)) -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DFLOWLAB_SANITIZE=ON -DFLOWLAB_WERROR=ON \
+	  "-DCMAKE_C_FLAGS_DEBUG=$(TEST_DEBUG_INFO)" "-DCMAKE_CXX_FLAGS_DEBUG=$(TEST_DEBUG_INFO)" >/dev/null
 	@cmake --build $(BUILD_TEST) -j $(JOBS)
 
 FUZZ_TARGETS := $(basename $(notdir $(wildcard tests/fuzz/fuzz_*.cpp)))
