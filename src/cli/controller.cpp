@@ -25,7 +25,7 @@ int run_controller(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "cluster-status")
     return run_cluster_status(argc - 1, argv + 1);
   CLI::App app{
-      "OpenFlow 1.3/1.0 controller hosting apps (hub, learning-switch, firewall, shortest-path, "
+      "OpenFlow 1.0/1.3/1.4/1.5 controller hosting apps (hub, learning-switch, firewall, shortest-path, "
       "static-flows), "
       "stacked in order",
       "flowlab controller"};

@@ -16,7 +16,7 @@ void usage() {
   std::fputs(
       "usage: flowlab COMMAND [ARGS]\n"
       "commands:\n"
-      "  switch      userspace OpenFlow 1.3/1.0 switch\n"
+      "  switch      userspace OpenFlow 1.0/1.3/1.4/1.5 switch\n"
       "  switch-host many switches in one process (as ovs-vswitchd), added over a control socket\n"
       "  controller  OpenFlow controller with apps (hub, learning-switch, firewall)\n"
       "  ofctl       management client in ovs-ofctl style\n"

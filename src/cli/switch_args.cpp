@@ -9,7 +9,7 @@
 namespace flowlab::cli {
 
 Result<SwitchCommand> parse_switch_command(const std::vector<std::string>& args) {
-  CLI::App app{"flowlab switch: userspace OpenFlow 1.4/1.3/1.0 switch", "flowlab switch"};
+  CLI::App app{"flowlab switch: userspace OpenFlow 1.0/1.3/1.4/1.5 switch", "flowlab switch"};
   std::string name = "s1", dpid = "0x1", fail_mode = "secure",
               protocols = "OpenFlow15,OpenFlow14,OpenFlow13,OpenFlow10";
   std::string log_level = "info";
