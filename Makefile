@@ -44,7 +44,7 @@ TEST_DEBUG_INFO ?= -gline-tables-only
 test-build: deps
 	@if [ -f $(BUILD_TEST)/CMakeCache.txt ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++' $(BUILD_TEST)/CMakeCache.txt; then rm -rf $(BUILD_TEST); fi
 	$(call CONFIGURE,$(BUILD_TEST)) -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DFLOWLAB_SANITIZE=ON -DFLOWLAB_WERROR=ON \
-	  "-DCMAKE_C_FLAGS_DEBUG=$(TEST_DEBUG_INFO)" "-DCMAKE_CXX_FLAGS_DEBUG=$(TEST_DEBUG_INFO)" >/dev/null
+	  "-DCMAKE_CXX_FLAGS_DEBUG=$(TEST_DEBUG_INFO)" >/dev/null
 	@cmake --build $(BUILD_TEST) -j $(JOBS)
 
 FUZZ_TARGETS := $(basename $(notdir $(wildcard tests/fuzz/fuzz_*.cpp)))
