@@ -382,11 +382,11 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts, kernel
 
   FLOWLAB_ASSIGN_OR_RETURN(auto sw, create(opts, std::move(ports)));
   Impl& d = *sw->impl_;
-  auto kd = KernelDatapath::create(std::move(fp), *d.dp, *d.ports);
+  auto kd = KernelDatapath::create(std::move(fp), *d.dp, *d.ports, d.threads.size());
   if (!kd.ok()) {
     if (opts.datapath == DatapathKind::kTc) return fail("--datapath tc: {}", kd.error().message);
     log::info("switch", "{}: datapath tc unavailable ({}); using af-packet", opts.name, kd.error().message);
-    sw.reset();  // closes the kernel ports and their upcall devices first
+    sw.reset();  // closes the kernel ports first
     SwitchOptions af = opts;
     af.datapath = DatapathKind::kAfPacket;
     return create(af);
@@ -395,7 +395,10 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts, kernel
   KernelDatapath* k = d.kernel.get();
   d.shared.on_port_change = [k] { k->invalidate(); };
   d.shared.sync_counters = [k] { k->fold(monotonic_ns()); };
-  for (auto& t : d.threads) t->set_kernel_datapath(k);
+  for (size_t t = 0; t < d.threads.size(); ++t) {
+    d.threads[t]->set_kernel_datapath(k);
+    if (k->upcall()) d.threads[t]->set_upcall_queue(&k->upcall()->queue(t));
+  }
   d.agent->set_fast_path_ports([k](uint32_t no) { return k->port_usable(no); });
   return sw;
 }
