@@ -69,7 +69,7 @@ struct Switch::Impl {
   std::unique_ptr<Agent> agent;
 
   asio::io_context io;
-  std::unique_ptr<asio::steady_timer> fast_timer, slow_timer;
+  std::unique_ptr<asio::steady_timer> slow_timer;
   std::unique_ptr<LinkMonitor> link_monitor;  // port-status at once on a carrier change
   std::vector<std::unique_ptr<channel::Listener>> listeners;
   std::vector<std::unique_ptr<channel::Connector>> connectors;
@@ -200,7 +200,8 @@ struct Switch::Impl {
   // forwarding thread no post (an eventfd write) and the agent no extra turn.
   // After clearing, the rings are looked at once more (a fence between: a
   // packet pushed after they were found empty by a thread that still saw the
-  // flag set is not left waiting for the 100 ms timer).
+  // flag set is not left waiting for the 500 ms timer, which drains too as
+  // a backstop).
   static constexpr int kDrainBatch = 128;
   void drain_packet_ins() {
     bool more = false;
@@ -314,18 +315,14 @@ struct Switch::Impl {
   mutable std::string stats_written;  // the file's text as last written
   mutable uint64_t stats_written_ns = 0;
 
-  void arm_fast() {
-    fast_timer->expires_after(std::chrono::milliseconds(100));
-    fast_timer->async_wait([this](std::error_code ec) {
-      if (ec || stopped) return;
-      drain_packet_ins();
-      arm_fast();
-    });
-  }
+  // One timer per switch (an idle switch host's agents wake 2 times a second
+  // each, not 12: a drain every 100 ms was a backstop the wake-up protocol
+  // above does not need).
   void arm_slow() {
     slow_timer->expires_after(std::chrono::milliseconds(500));
     slow_timer->async_wait([this](std::error_code ec) {
       if (ec || stopped) return;
+      drain_packet_ins();
       agent->expire(monotonic_ns());
       poll_links();
       write_stats();
@@ -537,7 +534,6 @@ Status Switch::start() {
   } else {
     for (auto& c : d.connectors) c->start();
   }
-  d.fast_timer = std::make_unique<asio::steady_timer>(d.io);
   d.slow_timer = std::make_unique<asio::steady_timer>(d.io);
   std::vector<int> ifindexes;
   for (size_t i = 0; i < d.ports->size(); ++i) ifindexes.push_back(d.ports->at(i).port->ifindex());
@@ -550,7 +546,6 @@ Status Switch::start() {
               lm.error().message);
   asio::post(d.io, [ip] {
     ip->update_standalone();
-    ip->arm_fast();
     ip->arm_slow();
   });
   d.io_thread = std::thread([ip] {
@@ -588,7 +583,6 @@ void Switch::stop() {
       std::vector<channel::ConnectionPtr> open;
       for (auto& [raw, v] : ip->conns) open.push_back(v.second);
       for (auto& c : open) c->abort("switch stopping");
-      if (ip->fast_timer) ip->fast_timer->cancel();
       if (ip->slow_timer) ip->slow_timer->cancel();
     });
     // Let the aborts and cancellations run, then stop the loop.
