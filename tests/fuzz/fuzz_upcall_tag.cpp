@@ -14,7 +14,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using flowlab::Packet;
-  if (size < 2) return 0;
+  if (size < 2 + 14) return 0;  // a frame has its Ethernet header (the TAP's reads do)
   const uint8_t ctl0 = data[0], ctl1 = data[1];
   data += 2;
   size -= 2;
