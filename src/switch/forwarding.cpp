@@ -68,8 +68,9 @@ Status ForwardingThread::setup_epoll() {
     if (epoll_ctl(epoll_fd_.get(), EPOLL_CTL_ADD, upcall_->poll_fd(), &ev) != 0)
       return fail("forwarding thread {}: cannot poll the upcall device {}: {}", index_, upcall_->name(),
                   std::strerror(errno));
-    return ok_status();  // the ports receive nothing themselves
   }
+  // Kernel ports have no fd (their misses come through the upcall device);
+  // TAP ports of a tc switch are received here as on af-packet.
   for (size_t pi : rx_ports_) {
     int fd = ports_.at(pi).port->poll_fd();
     if (fd < 0) continue;

@@ -23,7 +23,8 @@
 //   wake the agent once if anything was queued for the controller.
 //
 // With --datapath tc the thread reads its queue of the switch's upcall device
-// instead of ports: only the kernel fast path's misses, of every port, each
+// instead of the kernel ports (TAP ports as above): only the kernel fast
+// path's misses, of every kernel port, each
 // tagged with its ingress port (popped, the frame counted on that port and
 // dropped there if the port is PORT_DOWN / NO_RECV); around process_batch it
 // captures their cache keys and installs what the pipeline decided
@@ -125,7 +126,7 @@ class ForwardingThread final : public dp::OutputSink, public dp::ControllerSink 
   // what the pipeline decides for them is installed in the kernel cache.
   void set_kernel_datapath(KernelDatapath* kd) { kernel_ = kd; }
   // --datapath tc: this thread's queue of the switch's upcall device (before
-  // start(); the thread then reads it and no port).
+  // start(); the thread reads it, and its ports that have an fd: TAP ports).
   void set_upcall_queue(Port* queue);
 
   SpscRing<ToController>& to_controller() { return ring_; }
