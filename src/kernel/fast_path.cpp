@@ -221,9 +221,11 @@ void FastPath::give_slot(uint32_t slot) {
   prog_->free_slots.push_back(slot);
 }
 
-Status FastPath::set_port_active(int ifindex, int upcall_ifindex, bool active) {
+Status FastPath::set_port_active(int ifindex, int upcall_ifindex, uint32_t tag, bool active) {
+  if (tag > FL_MAX_PORT_TAG)
+    return fail("port ifindex {}: a switch has at most {} fast-path ports", ifindex, FL_MAX_PORT_TAG + 1);
   uint32_t key = uint32_t(ifindex);
-  fl_port v{uint32_t(upcall_ifindex), active ? FL_PORT_ACTIVE : 0u, dp_, 0};
+  fl_port v{uint32_t(upcall_ifindex), active ? FL_PORT_ACTIVE : 0u, dp_, tag};
   if (bpf_map_update_elem(bpf_map__fd(prog_->skel->maps.fl_ports), &key, &v, BPF_ANY) != 0)
     return fail("cannot register port ifindex {} in the fast path: {}", ifindex, std::strerror(errno));
   if (std::find(registered_.begin(), registered_.end(), ifindex) == registered_.end())
@@ -231,8 +233,15 @@ Status FastPath::set_port_active(int ifindex, int upcall_ifindex, bool active) {
   return ok_status();
 }
 
-Status FastPath::attach(int ifindex, std::string_view name, int upcall_ifindex) {
-  FLOWLAB_TRY(set_port_active(ifindex, upcall_ifindex, true));
+Status FastPath::attach(int ifindex, std::string_view name, int upcall_ifindex, uint32_t tag) {
+  {
+    uint32_t key = uint32_t(ifindex);
+    fl_port old{};
+    if (bpf_map_lookup_elem(bpf_map__fd(prog_->skel->maps.fl_ports), &key, &old) == 0)
+      return fail("{}: the fast path serves this interface already (datapath {}; another switch on it?)",
+                  name, old.dp);
+  }
+  FLOWLAB_TRY(set_port_active(ifindex, upcall_ifindex, tag, true));
   int prog = bpf_program__fd(prog_->skel->progs.fl_ingress);
   auto a = std::make_unique<Attachment>();
   a->ifindex = ifindex;
@@ -267,8 +276,8 @@ Status FastPath::attach(int ifindex, std::string_view name, int upcall_ifindex) 
     a->tc_filter = true;
     attach_mode_ = "clsact";
   }
-  log::debug("kernel", "{}: fast path attached at TC ingress ({}), misses to ifindex {}", name, attach_mode_,
-             upcall_ifindex);
+  log::debug("kernel", "{}: fast path attached at TC ingress ({}), misses to ifindex {} tag {}", name,
+             attach_mode_, upcall_ifindex, tag);
   attachments_.push_back(std::move(a));
   return ok_status();
 }

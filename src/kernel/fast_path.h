@@ -22,10 +22,12 @@
 //    checksum updates, TTL decrement, or drop; dp::FastPathDecision says what
 //    the pipeline can hand over). Several outputs: clone-redirect, the last
 //    one redirect.
-//  * Misses go to user space through a per-port upcall TAP device the program
-//    redirects to (the port itself is opened transmit-only: an ETH_P_ALL
-//    packet socket on it would see every packet before TC ingress, a second
-//    copy of each hit). See kernel_port.h.
+//  * Misses go to user space through one upcall TAP device per switch the
+//    program redirects to, the ingress port carried as an outer 802.1Q tag
+//    (the port's fl_port.tag, its index in the switch) that the switch pops
+//    (the ports themselves are opened transmit-only: an ETH_P_ALL packet
+//    socket on one would see every packet before TC ingress, a second copy of
+//    each hit). See upcall_device.h and kernel_port.h.
 //  * Invalidation: one epoch per datapath (mmap'd .bss, no system call).
 //    Every datapath publish, port-mod and port status change bumps it before
 //    the barrier reply; an entry of another epoch is a miss. Stale entries
@@ -97,10 +99,12 @@ class FastPath {
   FastPath(const FastPath&) = delete;
   FastPath& operator=(const FastPath&) = delete;
 
-  // Attaches to TC ingress of `ifindex`; its misses go to `upcall_ifindex`.
-  Status attach(int ifindex, std::string_view name, int upcall_ifindex);
+  // Attaches to TC ingress of `ifindex`; its misses go to `upcall_ifindex`
+  // tagged with `tag` (<= FL_MAX_PORT_TAG). An interface the program serves
+  // already (another switch of this host on it) is an error.
+  Status attach(int ifindex, std::string_view name, int upcall_ifindex, uint32_t tag);
   // Inactive ports send every packet up (port config the kernel does not model).
-  Status set_port_active(int ifindex, int upcall_ifindex, bool active);
+  Status set_port_active(int ifindex, int upcall_ifindex, uint32_t tag, bool active);
   std::string_view attach_mode() const { return attach_mode_; }  // "tcx", "clsact" or ""
   uint32_t datapath_index() const { return dp_; }
   // What the load cost: instructions the verifier processed (the kernel's

@@ -5,8 +5,8 @@
  * fl_cache    hash   fl_key -> fl_value      what the slow path decided for one microflow
  * fl_counters array[cpu * FL_MAX_ENTRIES + slot] -> fl_count  packets/bytes hit in the kernel
  *                                             per entry and CPU (mmap'd by user space)
- * fl_ports    hash   ingress ifindex -> fl_port  the switches' ports, their upcall devices and
- *                                             datapaths
+ * fl_ports    hash   ingress ifindex -> fl_port  the switches' ports: their switch's upcall
+ *                                             device, their tag on it and their datapath
  * fl_stats    percpu array[dp * FL_STAT_COUNT + FL_STAT_*] -> u64  hits, upcalls, drops per datapath
  * fl_epoch    global (.bss) [dp]              entries with another epoch are stale (= miss)
  * fl_masks    global (.bss) [dp][fl_n_masks[dp]]  megaflow masks, append-only: the program looks
@@ -101,8 +101,15 @@ struct fl_port {
   FL_U32 upcall_ifindex; /* misses are redirected to this device (its reader is the switch) */
   FL_U32 flags;          /* FL_PORT_* */
   FL_U32 dp;             /* the port's datapath (< FL_MAX_DPS) */
-  FL_U32 pad;
+  FL_U32 tag;            /* the port's index in its switch (<= FL_MAX_PORT_TAG) */
 };
+
+/* One upcall device (a TAP) serves all ports of a switch: the program pushes
+ * an outer 802.1Q tag whose TCI is the ingress port's fl_port.tag before it
+ * redirects a miss there, and the switch pops it. Only the switch's own
+ * program sends into the device, so every frame read from it has the tag. */
+#define FL_UPCALL_TPID 0x8100
+#define FL_MAX_PORT_TAG 4095
 
 #define FL_PORT_ACTIVE 1u /* 0: every packet is a miss (port config, not yet known) */
 

@@ -6,7 +6,6 @@
 #include <net/if.h>
 #include <sys/ioctl.h>
 
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 
@@ -55,38 +54,13 @@ Result<std::unique_ptr<KernelPort>> KernelPort::open(std::string_view ifname) {
   PortOptions tx_opts;
   tx_opts.receive = false;
   FLOWLAB_ASSIGN_OR_RETURN(p->tx_, AfPacketPort::open(ifname, tx_opts));
-  std::string up = fmt::format("flup{}", p->tx_->ifindex());
-  if (netdev::exists(up))
-    return fail("{}: upcall device {} already exists (another switch on this port?)", ifname, up);
-  PortOptions up_opts;
-  up_opts.tap_up = false;
-  auto tap = TapPort::open(up, up_opts);
-  if (!tap.ok()) return fail("{}: cannot create the upcall device {}: {}", ifname, up, tap.error().message);
-  p->upcall_ = std::move(*tap);
-  // The host stack must never transmit into the upcall device: no IPv6 (no
-  // router solicitations, MLD reports), no address.
-  std::string sysctl = fmt::format("/proc/sys/net/ipv6/conf/{}/disable_ipv6", up);
-  if (std::FILE* f = std::fopen(sysctl.c_str(), "w")) {
-    std::fputs("1", f);
-    std::fclose(f);
-  }
-  FLOWLAB_TRY(netdev::set_up(up, true));
   p->veth_peer_elsewhere_ = peer_elsewhere(ifname, p->tx_->ifindex());
-  log::debug("kernel", "{}: upcall device {}{}", ifname, up,
-             p->veth_peer_elsewhere_ ? ", veth peer in another namespace (redirect_peer)" : "");
+  if (p->veth_peer_elsewhere_)
+    log::debug("kernel", "{}: veth peer in another namespace (redirect_peer)", ifname);
   return p;
 }
 
-size_t KernelPort::rx_batch(PacketBatch& batch, size_t max) {
-  size_t n = upcall_->rx_batch(batch, max);
-  uint64_t bytes = 0;
-  for (size_t i = 0; i < n; ++i) {
-    batch.pkts[i]->in_port = port_no_;
-    bytes += batch.pkts[i]->size();
-  }
-  counters_.add_rx(n, bytes);
-  return n;
-}
+size_t KernelPort::rx_batch(PacketBatch&, size_t) { return 0; }  // misses come through the upcall device
 
 size_t KernelPort::tx_batch(PacketBatch& batch) {
   PortStats before = tx_->stats();

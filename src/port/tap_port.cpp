@@ -23,11 +23,17 @@ namespace flowlab {
 
 Result<std::unique_ptr<TapPort>> TapPort::open(std::string_view tapname, const PortOptions& opts) {
   std::unique_ptr<TapPort> p(new TapPort());  // private constructor
-  FLOWLAB_TRY(p->setup(tapname, opts));
+  FLOWLAB_TRY(p->setup(tapname, opts, false));
   return p;
 }
 
-Status TapPort::setup(std::string_view tapname, const PortOptions& opts) {
+Result<std::unique_ptr<TapPort>> TapPort::open_queue(std::string_view tapname, const PortOptions& opts) {
+  std::unique_ptr<TapPort> p(new TapPort());
+  FLOWLAB_TRY(p->setup(tapname, opts, true));
+  return p;
+}
+
+Status TapPort::setup(std::string_view tapname, const PortOptions& opts, bool multi_queue) {
   FLOWLAB_TRY(netdev::check_name(tapname));
   name_ = std::string(tapname);
   FLOWLAB_ASSIGN_OR_RETURN(ctl_, netdev::control_socket());
@@ -43,7 +49,8 @@ Status TapPort::setup(std::string_view tapname, const PortOptions& opts) {
   fd_.reset(fd);
   ifreq ifr{};
   std::memcpy(ifr.ifr_name, tapname.data(), tapname.size());
-  ifr.ifr_flags = IFF_TAP | IFF_NO_PI | (opts.vnet_hdr ? IFF_VNET_HDR : 0);
+  ifr.ifr_flags =
+      IFF_TAP | IFF_NO_PI | (opts.vnet_hdr ? IFF_VNET_HDR : 0) | (multi_queue ? IFF_MULTI_QUEUE : 0);
   if (::ioctl(fd, TUNSETIFF, &ifr) < 0) {
     if (errno == EBUSY) return fail("tap {} is busy (already attached, or not a tap device)", tapname);
     if (errno == EINVAL && existed) return fail("interface {} exists but is not a tap device", tapname);

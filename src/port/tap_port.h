@@ -20,6 +20,11 @@ namespace flowlab {
 class TapPort final : public Port {
  public:
   static Result<std::unique_ptr<TapPort>> open(std::string_view tapname, const PortOptions& opts = {});
+  // One queue of a multi-queue device (IFF_MULTI_QUEUE; every queue of the
+  // device is opened so): the first open creates the device, each one after
+  // adds a queue. The kernel spreads the device's frames over the queues by
+  // flow hash.
+  static Result<std::unique_ptr<TapPort>> open_queue(std::string_view tapname, const PortOptions& opts);
   ~TapPort() override = default;
 
   std::string_view name() const override { return name_; }
@@ -36,7 +41,7 @@ class TapPort final : public Port {
 
  private:
   TapPort() = default;
-  Status setup(std::string_view tapname, const PortOptions& opts);
+  Status setup(std::string_view tapname, const PortOptions& opts, bool multi_queue);
   bool write_frame(Packet& pkt);
 
   struct VnetHdr {

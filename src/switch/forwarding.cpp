@@ -12,8 +12,14 @@
 
 #include "core/clock.h"
 #include "core/log.h"
+#include "kernel/kernel_port.h"
+#include "kernel/upcall_device.h"
 
 namespace flowlab::sw {
+namespace {
+constexpr uint64_t kStopKey = ~uint64_t(0);
+constexpr uint64_t kUpcallKey = ~uint64_t(1);
+}  // namespace
 
 ForwardingThread::ForwardingThread(unsigned index, dp::Datapath& dp, SwitchPorts& ports,
                                    std::vector<size_t> rx_ports, ForwardingShared& shared,
@@ -53,9 +59,18 @@ Status ForwardingThread::setup_epoll() {
   if (!stop_fd_.valid()) return fail("forwarding thread {}: eventfd: {}", index_, std::strerror(errno));
   epoll_event ev{};
   ev.events = EPOLLIN;
-  ev.data.u64 = ~uint64_t(0);
+  ev.data.u64 = kStopKey;
   if (epoll_ctl(epoll_fd_.get(), EPOLL_CTL_ADD, stop_fd_.get(), &ev) != 0)
     return fail("forwarding thread {}: epoll_ctl: {}", index_, std::strerror(errno));
+  if (upcall_) {
+    ev.events = EPOLLIN;
+    ev.data.u64 = kUpcallKey;
+    if (epoll_ctl(epoll_fd_.get(), EPOLL_CTL_ADD, upcall_->poll_fd(), &ev) != 0)
+      return fail("forwarding thread {}: cannot poll the upcall device {}: {}", index_, upcall_->name(),
+                  std::strerror(errno));
+  }
+  // Kernel ports have no fd (their misses come through the upcall device);
+  // TAP ports of a tc switch are received here as on af-packet.
   for (size_t pi : rx_ports_) {
     int fd = ports_.at(pi).port->poll_fd();
     if (fd < 0) continue;
@@ -110,7 +125,11 @@ size_t ForwardingThread::poll_once(int timeout_ms) {
   int n = epoll_wait(epoll_fd_.get(), evs, 16, timeout_ms);
   size_t total = 0;
   for (int i = 0; i < n; ++i) {
-    if (evs[i].data.u64 == ~uint64_t(0)) continue;  // stop
+    if (evs[i].data.u64 == kStopKey) continue;
+    if (evs[i].data.u64 == kUpcallKey) {
+      total += receive_upcalls();
+      continue;
+    }
     const size_t pi = size_t(evs[i].data.u64);
     // An AF_PACKET socket gets ENETDOWN when its link goes down; unread, it
     // would wake every epoll_wait at once (this thread spun at 100 % CPU after
@@ -140,23 +159,71 @@ size_t ForwardingThread::receive_from(size_t pi) {
     counters_.rx_batches.fetch_add(1, std::memory_order_relaxed);
     counters_.rx_packets.fetch_add(n, std::memory_order_relaxed);
     uint32_t cfg = sp.config.load(std::memory_order_relaxed);
-    if (cfg & (of::port_config::kNoRecv | of::port_config::kPortDown)) {
+    if (cfg & (of::port_config::kNoRecv | of::port_config::kPortDown))
       sp.config_drops.fetch_add(n, std::memory_order_relaxed);
-    } else if (shared_.standalone.load(std::memory_order_relaxed)) {
-      forward_standalone(rx_batch_);
-    } else if (kernel_) {
-      // Epoch first, then the snapshot (pinned in process_batch): see kernel_datapath.h.
-      const uint64_t epoch = kernel_->epoch();
-      kernel_->prepare(rx_batch_, pending_);
-      dp_.process_batch(*ctx_, rx_batch_, monotonic_ns());
-      kernel_->learn(*ctx_, pending_, epoch);
-    } else {
-      dp_.process_batch(*ctx_, rx_batch_, monotonic_ns());
-    }
-    flush_all();
+    else
+      process(rx_batch_);
     if (n < PacketBatch::kMax) break;
   }
   return total;
+}
+
+void ForwardingThread::set_upcall_queue(Port* queue) {
+  upcall_ = queue;
+  kports_.assign(ports_.size(), nullptr);
+  for (size_t i = 0; i < ports_.size(); ++i)
+    kports_[i] = dynamic_cast<kernel::KernelPort*>(ports_.at(i).port.get());
+}
+
+size_t ForwardingThread::receive_upcalls() {
+  size_t total = 0;
+  for (size_t round = 0; round < kBatchesPerWake; ++round) {
+    rx_batch_.clear();
+    for (auto& b : rx_bufs_) rx_batch_.pkts.push_back(b.get());
+    size_t n = upcall_->rx_batch(rx_batch_, PacketBatch::kMax);
+    if (n == 0) break;
+    total += n;
+    counters_.rx_batches.fetch_add(1, std::memory_order_relaxed);
+    counters_.rx_packets.fetch_add(n, std::memory_order_relaxed);
+    // Each frame's outer tag is its ingress port's index.
+    size_t kept = 0;
+    for (size_t i = 0; i < n; ++i) {
+      Packet* p = rx_batch_.pkts[i];
+      int tag = kernel::UpcallDevice::pop_port_tag(*p);
+      if (tag < 0 || size_t(tag) >= kports_.size() || !kports_[size_t(tag)]) {
+        counters_.port_errors.fetch_add(1, std::memory_order_relaxed);
+        continue;
+      }
+      SwitchPort& sp = ports_.at(size_t(tag));
+      kports_[size_t(tag)]->add_upcall_rx(p->size());
+      if (sp.config.load(std::memory_order_relaxed) &
+          (of::port_config::kNoRecv | of::port_config::kPortDown)) {
+        sp.config_drops.fetch_add(1, std::memory_order_relaxed);
+        continue;
+      }
+      p->in_port = sp.port_no;
+      rx_batch_.pkts[kept++] = p;
+    }
+    rx_batch_.pkts.resize(kept);
+    if (kept) process(rx_batch_);
+    if (n < PacketBatch::kMax) break;
+  }
+  return total;
+}
+
+void ForwardingThread::process(PacketBatch& batch) {
+  if (shared_.standalone.load(std::memory_order_relaxed)) {
+    forward_standalone(batch);
+  } else if (kernel_) {
+    // Epoch first, then the snapshot (pinned in process_batch): see kernel_datapath.h.
+    const uint64_t epoch = kernel_->epoch();
+    kernel_->prepare(batch, pending_);
+    dp_.process_batch(*ctx_, batch, monotonic_ns());
+    kernel_->learn(*ctx_, pending_, epoch);
+  } else {
+    dp_.process_batch(*ctx_, batch, monotonic_ns());
+  }
+  flush_all();
 }
 
 // Learning bridge: learn source MAC -> in_port, send to the learned port or flood.

@@ -22,9 +22,13 @@
 //     flush every staging batch with Port::tx_batch (one send per port per batch)
 //   wake the agent once if anything was queued for the controller.
 //
-// With --datapath tc the ports' rx fds are their upcall devices: the thread
-// only sees the kernel fast path's misses; around process_batch it captures
-// their cache keys and installs what the pipeline decided (kernel_datapath.h).
+// With --datapath tc the thread reads its queue of the switch's upcall device
+// instead of the kernel ports (TAP ports as above): only the kernel fast
+// path's misses, of every kernel port, each
+// tagged with its ingress port (popped, the frame counted on that port and
+// dropped there if the port is PORT_DOWN / NO_RECV); around process_batch it
+// captures their cache keys and installs what the pipeline decided
+// (kernel_datapath.h). A batch from the device mixes ports.
 //
 // Invariants
 // - The forwarding thread never blocks on the agent or a controller: the
@@ -62,6 +66,10 @@
 #include "switch/spsc_ring.h"
 #include "switch/switch_ports.h"
 #include "switch/unique_fd.h"
+
+namespace flowlab::kernel {
+class KernelPort;
+}
 
 namespace flowlab::sw {
 
@@ -117,6 +125,9 @@ class ForwardingThread final : public dp::OutputSink, public dp::ControllerSink 
   // --datapath tc: the packets this thread receives are the kernel's misses;
   // what the pipeline decides for them is installed in the kernel cache.
   void set_kernel_datapath(KernelDatapath* kd) { kernel_ = kd; }
+  // --datapath tc: this thread's queue of the switch's upcall device (before
+  // start(); the thread reads it, and its ports that have an fd: TAP ports).
+  void set_upcall_queue(Port* queue);
 
   SpscRing<ToController>& to_controller() { return ring_; }
   const ForwardingCounters& counters() const { return counters_; }
@@ -140,6 +151,8 @@ class ForwardingThread final : public dp::OutputSink, public dp::ControllerSink 
   void run();
   Status setup_epoll();
   size_t receive_from(size_t port_index);
+  size_t receive_upcalls();
+  void process(PacketBatch& batch);
   void forward_standalone(PacketBatch& batch);
   Staging* staging_for(uint32_t port_no);
   void flush_all();
@@ -163,6 +176,8 @@ class ForwardingThread final : public dp::OutputSink, public dp::ControllerSink 
   std::vector<Staging*> dirty_;            // staging batches holding packets
   bool queued_to_controller_ = false;
   KernelDatapath* kernel_ = nullptr;
+  Port* upcall_ = nullptr;
+  std::vector<kernel::KernelPort*> kports_;  // by port index (nullptr: not a kernel port)
   std::vector<KernelDatapath::Pending> pending_;
 
   UniqueFd epoll_fd_;

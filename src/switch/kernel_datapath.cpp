@@ -38,7 +38,8 @@ KernelDatapath::KernelDatapath(std::unique_ptr<kernel::FastPath> fp, dp::Datapat
 static_assert(FL_MAX_OPS == dp::FastPathDecision::kMaxOps, "one kernel op per decision op");
 
 Result<std::unique_ptr<KernelDatapath>> KernelDatapath::create(std::unique_ptr<kernel::FastPath> fp,
-                                                               dp::Datapath& dp, SwitchPorts& ports) {
+                                                               dp::Datapath& dp, SwitchPorts& ports,
+                                                               size_t queues) {
   std::unique_ptr<KernelDatapath> kd(new KernelDatapath(std::move(fp), dp, ports));
   kd->fp_->set_epoch(kd->epoch());
   for (size_t i = 0; i < ports.size(); ++i) {
@@ -46,9 +47,12 @@ Result<std::unique_ptr<KernelDatapath>> KernelDatapath::create(std::unique_ptr<k
     kernel::KernelPort* kp = kport(sp);
     if (!kp) continue;  // a TAP port: served by the slow path only
     int ifx = kp->ifindex();
+    if (!kd->upcall_) {
+      FLOWLAB_ASSIGN_OR_RETURN(kd->upcall_, kernel::UpcallDevice::open(ifx, queues));
+    }
     if (ifx >= int(kd->ifindex_to_port_.size())) kd->ifindex_to_port_.resize(size_t(ifx) + 1, -1);
     kd->ifindex_to_port_[size_t(ifx)] = int(i);
-    FLOWLAB_TRY(kd->fp_->attach(ifx, kp->name(), kp->upcall_ifindex()));
+    FLOWLAB_TRY(kd->fp_->attach(ifx, kp->name(), kd->upcall_->ifindex(), uint32_t(i)));
   }
   KernelDatapath* raw = kd.get();
   dp.set_publish_hook([raw](uint64_t) { raw->invalidate(); });

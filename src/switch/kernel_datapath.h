@@ -29,6 +29,7 @@
 
 #include "datapath/fast_path_decision.h"
 #include "kernel/fast_path.h"
+#include "kernel/upcall_device.h"
 #include "switch/switch_ports.h"
 
 namespace flowlab::sw {
@@ -48,11 +49,17 @@ class KernelDatapath {
     FlowKey flow_key{};
   };
 
-  // Attaches to every kernel::KernelPort of `ports`; other ports (TAP) are
-  // served by the slow path only, and decisions involving them stay there.
+  // Creates the switch's upcall device with `queues` queues (one per
+  // forwarding thread) and attaches to every kernel::KernelPort of `ports`,
+  // its misses tagged with its port index; other ports (TAP) are served by
+  // the slow path only, and decisions involving them stay there.
   static Result<std::unique_ptr<KernelDatapath>> create(std::unique_ptr<kernel::FastPath> fp,
-                                                        dp::Datapath& dp, SwitchPorts& ports);
+                                                        dp::Datapath& dp, SwitchPorts& ports, size_t queues);
   ~KernelDatapath();
+
+  // The switch's upcall device (nullptr when no port is a kernel port); the
+  // tag of each frame read from it is the index in `ports` of its ingress port.
+  kernel::UpcallDevice* upcall() const { return upcall_.get(); }
 
   // Forwarding thread.
   uint64_t epoch() const { return epoch_.load(std::memory_order_acquire); }
@@ -95,6 +102,7 @@ class KernelDatapath {
   void fold_entry(Entry& e, uint64_t now_ns);
   void retire(Entry& e, uint64_t now_ns);
 
+  std::unique_ptr<kernel::UpcallDevice> upcall_;  // after fp_ (detached first) in destruction
   std::unique_ptr<kernel::FastPath> fp_;
   dp::Datapath& dp_;
   SwitchPorts& ports_;

@@ -69,7 +69,7 @@ struct Switch::Impl {
   std::unique_ptr<Agent> agent;
 
   asio::io_context io;
-  std::unique_ptr<asio::steady_timer> fast_timer, slow_timer;
+  std::unique_ptr<asio::steady_timer> slow_timer;
   std::unique_ptr<LinkMonitor> link_monitor;  // port-status at once on a carrier change
   std::vector<std::unique_ptr<channel::Listener>> listeners;
   std::vector<std::unique_ptr<channel::Connector>> connectors;
@@ -200,7 +200,8 @@ struct Switch::Impl {
   // forwarding thread no post (an eventfd write) and the agent no extra turn.
   // After clearing, the rings are looked at once more (a fence between: a
   // packet pushed after they were found empty by a thread that still saw the
-  // flag set is not left waiting for the 100 ms timer).
+  // flag set is not left waiting for the 500 ms timer, which drains too as
+  // a backstop).
   static constexpr int kDrainBatch = 128;
   void drain_packet_ins() {
     bool more = false;
@@ -314,18 +315,14 @@ struct Switch::Impl {
   mutable std::string stats_written;  // the file's text as last written
   mutable uint64_t stats_written_ns = 0;
 
-  void arm_fast() {
-    fast_timer->expires_after(std::chrono::milliseconds(100));
-    fast_timer->async_wait([this](std::error_code ec) {
-      if (ec || stopped) return;
-      drain_packet_ins();
-      arm_fast();
-    });
-  }
+  // One timer per switch (an idle switch host's agents wake 2 times a second
+  // each, not 12: a drain every 100 ms was a backstop the wake-up protocol
+  // above does not need).
   void arm_slow() {
     slow_timer->expires_after(std::chrono::milliseconds(500));
     slow_timer->async_wait([this](std::error_code ec) {
       if (ec || stopped) return;
+      drain_packet_ins();
       agent->expire(monotonic_ns());
       poll_links();
       write_stats();
@@ -382,11 +379,11 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts, kernel
 
   FLOWLAB_ASSIGN_OR_RETURN(auto sw, create(opts, std::move(ports)));
   Impl& d = *sw->impl_;
-  auto kd = KernelDatapath::create(std::move(fp), *d.dp, *d.ports);
+  auto kd = KernelDatapath::create(std::move(fp), *d.dp, *d.ports, d.threads.size());
   if (!kd.ok()) {
     if (opts.datapath == DatapathKind::kTc) return fail("--datapath tc: {}", kd.error().message);
     log::info("switch", "{}: datapath tc unavailable ({}); using af-packet", opts.name, kd.error().message);
-    sw.reset();  // closes the kernel ports and their upcall devices first
+    sw.reset();  // closes the kernel ports first
     SwitchOptions af = opts;
     af.datapath = DatapathKind::kAfPacket;
     return create(af);
@@ -395,7 +392,10 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts, kernel
   KernelDatapath* k = d.kernel.get();
   d.shared.on_port_change = [k] { k->invalidate(); };
   d.shared.sync_counters = [k] { k->fold(monotonic_ns()); };
-  for (auto& t : d.threads) t->set_kernel_datapath(k);
+  for (size_t t = 0; t < d.threads.size(); ++t) {
+    d.threads[t]->set_kernel_datapath(k);
+    if (k->upcall()) d.threads[t]->set_upcall_queue(&k->upcall()->queue(t));
+  }
   d.agent->set_fast_path_ports([k](uint32_t no) { return k->port_usable(no); });
   return sw;
 }
@@ -534,7 +534,6 @@ Status Switch::start() {
   } else {
     for (auto& c : d.connectors) c->start();
   }
-  d.fast_timer = std::make_unique<asio::steady_timer>(d.io);
   d.slow_timer = std::make_unique<asio::steady_timer>(d.io);
   std::vector<int> ifindexes;
   for (size_t i = 0; i < d.ports->size(); ++i) ifindexes.push_back(d.ports->at(i).port->ifindex());
@@ -547,7 +546,6 @@ Status Switch::start() {
               lm.error().message);
   asio::post(d.io, [ip] {
     ip->update_standalone();
-    ip->arm_fast();
     ip->arm_slow();
   });
   d.io_thread = std::thread([ip] {
@@ -585,7 +583,6 @@ void Switch::stop() {
       std::vector<channel::ConnectionPtr> open;
       for (auto& [raw, v] : ip->conns) open.push_back(v.second);
       for (auto& c : open) c->abort("switch stopping");
-      if (ip->fast_timer) ip->fast_timer->cancel();
       if (ip->slow_timer) ip->slow_timer->cancel();
     });
     // Let the aborts and cancellations run, then stop the loop.

@@ -9,8 +9,8 @@
 //
 // Threads: ForwardingThread x N (see forwarding.h) and one agent thread that
 // runs an asio io_context: controller connections (channel::Connector with
-// reconnect/backoff), passive listeners (channel::Listener), the Agent, a
-// 100 ms timer (drain packet-ins, poll links) and a 1 s timer (timeouts).
+// reconnect/backoff), passive listeners (channel::Listener), the Agent and a
+// 500 ms timer (timeouts, link poll, stats file, a packet-in drain backstop).
 #pragma once
 
 #include <atomic>

@@ -6,8 +6,10 @@
  * updates (CHECKSUM_PARTIAL and GSO super-frames stay as they are), TTL
  * decrement, outputs (clone-redirect for all but the last, redirect or
  * redirect_peer for the last), or a drop. Anything else is a miss: the packet
- * is redirected, unchanged, to the port's upcall device, which only the
- * switch's slow path reads. Packets of interfaces that are not in fl_ports
+ * gets an outer 802.1Q tag naming its ingress port (fl_port.tag; a tag in the
+ * skb's metadata, the frame's bytes are not moved) and is redirected to its
+ * switch's upcall device, which only the switch's slow path reads (it pops
+ * the tag). Packets of interfaces that are not in fl_ports
  * pass untouched. One program serves several datapaths (a switch host's
  * switches): the port's entry in fl_ports names the datapath whose epoch,
  * masks and statistics apply.
@@ -281,6 +283,7 @@ int fl_ingress(struct __sk_buff *skb) {
   struct fl_port *port = bpf_map_lookup_elem(&fl_ports, &in);
   if (!port) return TC_ACT_OK;
   __u32 upcall = port->upcall_ifindex;
+  __u32 tag = port->tag;
   __u32 dp = port->dp & (FL_MAX_DPS - 1);
   struct fl_search s = {};
   struct fl_meta m = {};
@@ -331,6 +334,11 @@ int fl_ingress(struct __sk_buff *skb) {
 
 miss:
   count_stat(dp, FL_STAT_UPCALLS);
+  /* A tag the frame had already moves into its bytes (as a TAP read puts it). */
+  if (bpf_skb_vlan_push(skb, bpf_htons(FL_UPCALL_TPID), (__u16)(tag & FL_MAX_PORT_TAG))) {
+    count_stat(dp, FL_STAT_REDIRECT_ERR);
+    return TC_ACT_SHOT;
+  }
   return (int)bpf_redirect(upcall, 0);
 }
 
