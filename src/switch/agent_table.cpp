@@ -59,25 +59,28 @@ Result<uint8_t, of::OfError> Agent::requested_first_egress(const of::TableFeatur
   return cmd == kReplace || lists_current ? uint8_t(0) : current;
 }
 
-void Agent::on_table_features(Peer& p, uint32_t xid, const of::TableFeaturesRequest& req, ByteSpan raw) {
-  if (!req.tables.empty()) {
-    if (p.version < of::kOf15)
-      return send_error(
-          p,
-          tf_error(of::TableFeaturesFailedCode::kEperm,
-                   "changing table features is not supported (OpenFlow 1.5 sets the first egress "
-                   "table)"),
-          raw);
-    if (!writable(p, raw)) return;
-    auto first = requested_first_egress(req);
-    if (!first.ok()) return send_error(p, first.error(), raw);
-    if (auto st = dp_.set_first_egress(*first); !st.ok()) return send_error(p, st.error(), raw);
-    log::info("switch", "{}: first egress table {}", p.name, *first ? fmt::format("{}", *first) : "none");
+bool Agent::on_table_features(Peer& p, const of::TableFeaturesRequest& req, ByteSpan raw) {
+  if (req.tables.empty()) return true;
+  if (p.version < of::kOf15) {
+    send_error(
+        p,
+        tf_error(of::TableFeaturesFailedCode::kEperm,
+                 "changing table features is not supported (OpenFlow 1.5 sets the first egress table)"),
+        raw);
+    return false;
   }
-  of::TableFeaturesReply r = dp_.table_features();
-  if (p.version < of::kOf15)
-    for (of::TableFeatures& t : r.tables) t.features = 0;  // padding before 1.5
-  send_chunked(p, xid, std::move(r), &of::TableFeaturesReply::tables);
+  if (!writable(p, raw)) return false;
+  auto first = requested_first_egress(req);
+  if (!first.ok()) {
+    send_error(p, first.error(), raw);
+    return false;
+  }
+  if (auto st = dp_.set_first_egress(*first); !st.ok()) {
+    send_error(p, st.error(), raw);
+    return false;
+  }
+  log::info("switch", "{}: first egress table {}", p.name, *first ? fmt::format("{}", *first) : "none");
+  return true;
 }
 
 void Agent::on_table_mod(Peer& p, const of::TableMod& tm, ByteSpan raw) {
