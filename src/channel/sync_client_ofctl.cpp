@@ -288,6 +288,27 @@ struct Session {
     return client.send_with_barrier({msg(tm)});
   }
 
+  // OF1.5: a table features request (OFPTFC_MODIFY) whose one entry marks
+  // TABLE first egress; `none`: OFPTFC_REPLACE with table 0 alone, no table
+  // marked (egress processing off). The switch answers with its features.
+  Status set_first_egress(const std::string& arg) {
+    if (version() != kOf15) return fail("set-first-egress-table needs OpenFlow 1.5 (-O OpenFlow15)");
+    TableFeatures t;
+    t.features = table_features::kIngressTable;
+    t.command = table_features::kReplace;
+    if (arg != "none") {
+      FLOWLAB_ASSIGN_OR_RETURN(uint32_t id, parse_u32(arg, "set-first-egress-table: table"));
+      if (id == 0 || id > table::kMax) return fail("set-first-egress-table: table {} (1..254 or none)", id);
+      t.table_id = uint8_t(id);
+      t.command = table_features::kModify;
+      t.features = table_features::kEgressTable | table_features::kFirstEgress;
+    }
+    t.name = fmt::format("table{}", t.table_id);
+    FLOWLAB_ASSIGN_OR_RETURN(auto replies, ask(multipart(TableFeaturesRequest{{std::move(t)}})));
+    (void)replies;
+    return ok_status();
+  }
+
   Status trace(const std::vector<std::string>& args) {
     FLOWLAB_ASSIGN_OR_RETURN(TraceRequest req, trace_request(args, opts));
     if (version() != kOf13) return fail("trace needs OpenFlow 1.3 (the switch negotiated OpenFlow 1.0)");
@@ -322,6 +343,8 @@ struct Session {
       return print_all(multipart(TableDescRequest{}));
     }
     if (name == "mod-table") return mod_table(args);
+    if (name == "dump-table-features") return print_all(multipart(TableFeaturesRequest{}));
+    if (name == "set-first-egress-table") return set_first_egress(a1);
     if (name == "dump-desc") return print_all(multipart(DescRequest{}));
     if (name == "add-group") return group_mod(args, GroupModCommand::kAdd);
     if (name == "mod-group") return group_mod(args, GroupModCommand::kModify);
@@ -369,6 +392,8 @@ const std::vector<OfctlCommand>& ofctl_commands() {
       {"dump-table-desc", 1, 1, false, "dump-table-desc SWITCH  (OpenFlow 1.4)"},
       {"mod-table", 3, 3, false,
        "mod-table SWITCH TABLE evict|noevict|vacancy:LOW,HIGH|novacancy  (OpenFlow 1.4)"},
+      {"dump-table-features", 1, 1, false, "dump-table-features SWITCH"},
+      {"set-first-egress-table", 2, 2, false, "set-first-egress-table SWITCH TABLE|none  (OpenFlow 1.5)"},
       {"add-group", 2, 2, false, "add-group SWITCH GROUP"},
       {"mod-group", 2, 2, false, "mod-group SWITCH GROUP"},
       {"del-groups", 1, 2, false, "del-groups SWITCH [GROUP]"},

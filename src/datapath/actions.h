@@ -25,10 +25,16 @@ struct PacketContext {
   PacketLayers layers;
   bool key_stale = false;
   uint32_t queue_id = 0;
+  uint32_t actset_output = of::port::kUnset;  // OF1.5: the action set's output port, or OFPP_UNSET
 
   void reparse() {
     extract_flow_key(*pkt, key, layers);
+    key.actset_output = actset_output;
     key_stale = false;
+  }
+  void set_actset_output(uint32_t port) {
+    actset_output = port;
+    key.actset_output = port;
   }
   void refresh() {
     if (key_stale) reparse();

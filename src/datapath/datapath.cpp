@@ -69,6 +69,7 @@ void DatapathImpl::publish() {
   }
   s->groups = (groups_dirty || !last) ? std::make_shared<const GroupTable>(groups) : last->groups;
   s->meters = (meters_dirty || !last) ? std::make_shared<const MeterTable>(meters) : last->meters;
+  s->first_egress = first_egress;
   groups_dirty = meters_dirty = false;
   last = s;
   current.store(s, std::memory_order_release);

@@ -249,6 +249,15 @@ class Datapath {
   // orders by importance, then remaining lifetime (table_desc says so).
   OfStatus table_mod(const of::TableMod& tm);
   of::TableDescReply table_desc() const;
+  // OF1.5 egress tables: tables `table`.. are egress tables (0: none, every
+  // table is an ingress table). A packet an ingress table outputs to a port
+  // then runs through them first, with actset_output = that port (pipeline.cpp).
+  // Refused (OFPTFFC_BAD_TABLE / BAD_FEATURES / EPERM) for a table that does
+  // not exist, table 0 (the pipeline starts at an ingress table), a table that
+  // changes sides while it holds flows, or an ingress flow whose goto-table
+  // would then lead into an egress table. Published with the next snapshot.
+  OfStatus set_first_egress(uint8_t table);
+  uint8_t first_egress() const;
   // Vacancy events since the last call, each at most once per crossing; call
   // after changes to the flows (a flow-mod, a commit, expiry, group/meter delete).
   std::vector<VacancyEvent> vacancy_events();

@@ -59,6 +59,7 @@ struct Snapshot {
   std::vector<std::shared_ptr<const TableSnapshot>> tables;
   std::shared_ptr<const GroupTable> groups;
   std::shared_ptr<const MeterTable> meters;
+  uint8_t first_egress = 0;  // OF1.5: the first egress table; 0: no egress processing
 };
 
 // Single-writer counter: plain load+store, readable from other threads.
@@ -90,6 +91,7 @@ struct ForwardingState {
   FlowCache cache;
   CounterShard counters;
   std::vector<std::unique_ptr<Packet>> clones;  // scratch packets, one per group nesting level
+  std::unique_ptr<Packet> egress_clone;         // the packet one output's egress tables work on
   std::vector<uint32_t> port_list;
   bool disposed = false;            // the packet was output, sent up, or dropped for a counted reason
   std::atomic<uint64_t> active{0};  // version announced for the batch running now, 0 between batches
@@ -141,6 +143,7 @@ struct DatapathImpl {
   // ---- agent state, under mu ----
   mutable std::mutex mu;
   std::vector<TableState> tables;
+  uint8_t first_egress = 0;  // OF1.5 egress tables start here (0: none); published in Snapshot
   GroupTable groups;
   MeterTable meters;
   InstructionPool instruction_pool;  // the flows' instruction lists, one copy of each

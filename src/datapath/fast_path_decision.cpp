@@ -193,6 +193,7 @@ std::optional<FastPathDecision> decide_for_fast_path(ForwardingContext& ctx, con
   FastPathDecision d;
   d.version = snap.version;
   FlowKey key = in_key;
+  key.actset_output = of::port::kUnset;  // as the pipeline starts it
   Recorder rec(d, key, port_usable, st.dp.ports, snap.groups.get());
   WrittenSet as;
   uint8_t table = 0;
@@ -201,6 +202,10 @@ std::optional<FastPathDecision> decide_for_fast_path(ForwardingContext& ctx, con
     const Classifier::View& view = *snap.tables[table]->view;
     const FlowEntry* flow = view.lookup(key, snap.version);
     for (size_t w = 0; w < kFlowKeyWords; ++w) or_word(d.read_mask, w, key_word(view.fields_read(), w));
+    // actset_output is not in the kernel's key and follows the action set,
+    // which this walk does not track into the key: a table that reads it keeps
+    // the decision in the slow path.
+    if (d.read_mask.actset_output != 0) return std::nullopt;
     if (!flow) {
       if (st.dp.cfg.of10 || st.dp.of10_miss.load(std::memory_order_relaxed)) return std::nullopt;
       d.miss_table = table;
@@ -219,6 +224,14 @@ std::optional<FastPathDecision> decide_for_fast_path(ForwardingContext& ctx, con
     if (flow->goto_table < 0) break;
     table = uint8_t(flow->goto_table);
   }
+  // OF1.5 egress tables run per output port on a copy (pipeline.cpp): while
+  // they are set, a decision that outputs stays in the slow path.
+  if (snap.first_egress && (as.output || as.group || d.n_groups || [&] {
+        for (size_t i = 0; i < d.n_ops; ++i)
+          if (d.ops[i].kind == Kind::kOutput) return true;
+        return false;
+      }()))
+    return std::nullopt;
   if (as.dec_ttl && !rec.add(Kind::kDecTtl)) return std::nullopt;
   for (const of::Action* a : as.fields)
     if (a && !rec.set_field(a->field)) return std::nullopt;

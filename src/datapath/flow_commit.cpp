@@ -87,12 +87,13 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_prepared(P
   if (p.error_) return unexpected(std::move(*p.error_));
   if (!p.entry_) return apply_flow_mod(*p.fm_, now_ns);
   FlowEntry& e = *p.entry_;
-  if (p.names_groups_or_meters_) {
+  if (p.names_groups_or_meters_ || first_egress) {  // prepare() checked neither, nor the egress rules
     ValidationContext vc;
     vc.n_tables = uint8_t(tables.size());
     vc.table_id = e.table_id;
     vc.groups = &groups;
     vc.meters = &meters;
+    vc.first_egress = first_egress;
     const of::Match match = e.match.unpack();
     vc.match = &match;
     FLOWLAB_TRY(validate_instructions(e.instructions(), vc));

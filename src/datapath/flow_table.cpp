@@ -182,6 +182,7 @@ Result<std::vector<of::FlowRemoved>, of::OfError> DatapathImpl::apply_flow_mod(c
   vc.meters = &meters;
   vc.match = &match;
   vc.of10 = cfg.of10;
+  vc.first_egress = first_egress;
   FLOWLAB_TRY(validate_instructions(fm.instructions, vc));
   FlowSet& table = tables[fm.table_id].flows;
 

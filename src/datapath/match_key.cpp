@@ -58,7 +58,7 @@ const std::array<FieldSlot, of::kNumBasicOxm> kSlots = {
     FieldSlot{},
     SLOT(pbb_uca, false),
     SLOT(tcp_flags, false),
-    FieldSlot{},  // actset_output: not matched by this pipeline (OFPBMC_BAD_FIELD)
+    SLOT(actset_output, false),
     FieldSlot{},  // packet_type: every frame is Ethernet, see compile_match
 };
 #undef SLOT

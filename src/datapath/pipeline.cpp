@@ -20,7 +20,9 @@ class Runner {
   Runner(ForwardingState& st, const Snapshot& snap, uint64_t now, bool packet_out)
       : st_(st), snap_(snap), now_(now), packet_out_(packet_out) {}
 
-  void run_pipeline(PacketContext& pc, uint8_t table);
+  // From `table` to the end of the pipeline; `egress_output`: this runner
+  // runs the egress tables for that output action (the action set starts with it).
+  void run_pipeline(PacketContext& pc, uint8_t table, const of::Action* egress_output = nullptr);
   bool exec_list(PacketContext& pc, const of::ActionList& list, int depth);
 
   uint8_t cur_table = 0;
@@ -31,6 +33,8 @@ class Runner {
   bool exec(PacketContext& pc, const of::Action& a, int depth);
   void output(PacketContext& pc, uint32_t port, uint16_t max_len, int depth);
   void send(Packet& pkt, uint32_t port, uint32_t queue);
+  void deliver(PacketContext& pc, uint32_t port);
+  void run_egress(PacketContext& pc, uint32_t port);
   void to_controller(PacketContext& pc, of::PacketInReason reason, uint16_t max_len, bool of10_miss = false);
   void exec_group(PacketContext& pc, uint32_t id, int depth);
   void exec_bucket(PacketContext& pc, const Group& g, size_t i, int depth);
@@ -42,6 +46,8 @@ class Runner {
   const Snapshot& snap_;
   uint64_t now_;
   bool packet_out_;
+  bool egress_ = false;       // running egress tables: outputs leave the switch
+  uint32_t egress_port_ = 0;  // the port they run for
 };
 
 bool Runner::invalid_ttl(PacketContext& pc) {
@@ -115,19 +121,53 @@ void Runner::send(Packet& pkt, uint32_t port, uint32_t queue) {
   pkt.truncate(len);
 }
 
+// OF1.5 egress processing: with a first egress table set, a packet an
+// ingress table (its actions, its action set, a group they run) sends to a
+// port goes through the egress tables first, once per port (FLOOD / ALL: each
+// port), on a copy of its own, its action set holding only that output and
+// actset_output that port. Outputs of the egress tables leave the switch.
+// Packet-out's own outputs and CONTROLLER are not egress-processed.
+void Runner::deliver(PacketContext& pc, uint32_t port) {
+  if (egress_ || packet_out_ || !snap_.first_egress) return send(*pc.pkt, port, pc.queue_id);
+  run_egress(pc, port);
+}
+
+void Runner::run_egress(PacketContext& pc, uint32_t port) {
+  if (!st_.egress_clone) st_.egress_clone = std::make_unique<Packet>();
+  copy_packet(*pc.pkt, *st_.egress_clone);
+  PacketContext c = pc;
+  c.pkt = st_.egress_clone.get();
+  c.set_actset_output(port);
+  const of::Action out = of::Action::output(port);
+  Runner e(st_, snap_, now_, false);
+  e.egress_ = true;
+  e.egress_port_ = port;
+  e.cur_cookie = ~uint64_t(0);
+  e.run_pipeline(c, snap_.first_egress, &out);
+}
+
 void Runner::output(PacketContext& pc, uint32_t port, uint16_t max_len, int depth) {
   const uint32_t in_port = pc.pkt->in_port;
   st_.disposed = true;
+  if (egress_ && port == egress_port_) {  // the action set's output (in_port too, if IN_PORT chose it)
+    send(*pc.pkt, port, pc.queue_id);
+    return;
+  }
   switch (port) {
     case of::port::kInPort:
-      if (in_port != 0 && (in_port <= of::port::kMax || in_port == of::port::kLocal))
-        send(*pc.pkt, in_port, pc.queue_id);
+      if (in_port != 0 && (in_port <= of::port::kMax || in_port == of::port::kLocal)) deliver(pc, in_port);
       return;
     case of::port::kFlood:
     case of::port::kAll:
     case of::port::kNormal:  // NORMAL is treated as FLOOD (no L2 learning in the pipeline)
       if (!st_.dp.ports) return;
       st_.dp.ports->list_ports(st_.port_list);
+      if (!egress_ && !packet_out_ && snap_.first_egress) {  // egress tables may flood (and list ports) too
+        const std::vector<uint32_t> ports = st_.port_list;
+        for (uint32_t p : ports)
+          if (p != in_port) deliver(pc, p);
+        return;
+      }
       for (uint32_t p : st_.port_list)
         if (p != in_port) send(*pc.pkt, p, pc.queue_id);
       return;
@@ -146,7 +186,7 @@ void Runner::output(PacketContext& pc, uint32_t port, uint16_t max_len, int dept
     case 0:
       return;
     default:
-      if (port != in_port) send(*pc.pkt, port, pc.queue_id);
+      if (port != in_port) deliver(pc, port);
       return;
   }
 }
@@ -209,8 +249,12 @@ bool Runner::exec_action_set(PacketContext& pc, const ActionSet& as) {
   return as.for_each([&](const of::Action& a) { return exec(pc, a, 0); });
 }
 
-void Runner::run_pipeline(PacketContext& pc, uint8_t table) {
+void Runner::run_pipeline(PacketContext& pc, uint8_t table, const of::Action* egress_output) {
   ActionSet as;
+  if (egress_output) {
+    as.output = egress_output;
+    as.used = true;
+  }
   const uint8_t n_tables = uint8_t(snap_.tables.size());
   for (;;) {
     if (table >= n_tables) return;
@@ -265,6 +309,8 @@ void Runner::run_pipeline(PacketContext& pc, uint8_t table) {
     if (flow->apply && !exec_list(pc, *flow->apply, 0)) return;
     if (flow->clear_actions) as.clear();
     if (flow->write) as.write(*flow->write);
+    if (flow->clear_actions || flow->write)
+      pc.set_actset_output(as.output && !as.group ? as.output->port : of::port::kUnset);
     if (flow->write_metadata) {
       pc.pkt->metadata = (pc.pkt->metadata & ~flow->metadata_mask) | (flow->metadata & flow->metadata_mask);
       pc.key.metadata = pc.pkt->metadata;
@@ -289,6 +335,7 @@ void Datapath::process_batch(ForwardingContext& ctx, PacketBatch& batch, uint64_
     st.disposed = false;
     pc.pkt = pkt;
     pc.queue_id = 0;
+    pc.actset_output = of::port::kUnset;
     pc.reparse();
     if (frag_drop && pc.layers.frag) {
       bump(st.counters.frag_drops);

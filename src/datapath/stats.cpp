@@ -214,23 +214,34 @@ of::TableFeaturesReply Datapath::table_features() const {
   std::vector<uint32_t> match, setf;
   for (int f = 0; f < of::kNumBasicOxm; ++f) {
     const of::OxmFieldInfo* info = of::oxm_info(of::OxmId(f));
-    if (!info || of::OxmId(f) == of::OxmId::kActsetOutput) continue;  // not matched here
+    if (!info) continue;
     match.push_back(oxm_header(uint8_t(f), info->length));
     if (settable(of::OxmId(f))) setf.push_back(oxm_header(uint8_t(f), info->length));
   }
   using P = of::TableFeaturePropType;
   of::TableFeaturesReply reply;
+  // OF1.5: every table can be an ingress table, all but table 0 an egress
+  // table; ingress tables go to ingress tables only, egress tables neither
+  // write an output or group into the action set nor run a group (validate.cpp).
+  const uint8_t fe = first_egress();
+  const uint8_t ingress_end = fe ? fe : n;
+  std::vector<uint32_t> egress_write = acts, egress_apply = acts;
+  for (auto* v : {&egress_write, &egress_apply}) std::erase(*v, uint32_t(of::ActionType::kGroup));
+  std::erase(egress_write, uint32_t(of::ActionType::kOutput));
   for (uint8_t t = 0; t < n; ++t) {
     of::TableFeatures tf;
     tf.table_id = t;
+    const bool egress = fe && t >= fe;
+    tf.features = of::table_features::kIngressTable | (t ? of::table_features::kEgressTable : 0) |
+                  (fe && t == fe ? of::table_features::kFirstEgress : 0);
     tf.name = fmt::format("table{}", t);
     tf.metadata_match = ~uint64_t(0);
     tf.metadata_write = ~uint64_t(0);
     tf.max_entries = uint32_t(impl_->cfg.table_size);
     std::vector<uint32_t> next;
-    for (uint32_t u = t + 1u; u < n; ++u) next.push_back(u);
+    for (uint32_t u = t + 1u; u < (egress ? n : ingress_end); ++u) next.push_back(u);
     std::vector<uint32_t> ti = insts;
-    if (t + 1 == n) std::erase(ti, uint32_t(of::InstructionType::kGotoTable));
+    if (next.empty()) std::erase(ti, uint32_t(of::InstructionType::kGotoTable));
     auto prop = [&](P type, const std::vector<uint32_t>& ids) {
       of::TableFeatureProp p;
       p.type = type;
@@ -241,10 +252,10 @@ of::TableFeaturesReply Datapath::table_features() const {
     prop(P::kInstructionsMiss, ti);
     prop(P::kNextTables, next);
     prop(P::kNextTablesMiss, next);
-    prop(P::kWriteActions, acts);
-    prop(P::kWriteActionsMiss, acts);
-    prop(P::kApplyActions, acts);
-    prop(P::kApplyActionsMiss, acts);
+    prop(P::kWriteActions, egress ? egress_write : acts);
+    prop(P::kWriteActionsMiss, egress ? egress_write : acts);
+    prop(P::kApplyActions, egress ? egress_apply : acts);
+    prop(P::kApplyActionsMiss, egress ? egress_apply : acts);
     prop(P::kMatch, match);
     prop(P::kWildcards, match);
     prop(P::kWriteSetfield, setf);

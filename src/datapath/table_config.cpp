@@ -112,4 +112,37 @@ std::vector<VacancyEvent> Datapath::vacancy_events() {
   return out;
 }
 
+OfStatus Datapath::set_first_egress(uint8_t table) {
+  DatapathImpl& d = *impl_;
+  auto fail = [](of::TableFeaturesFailedCode c, std::string msg) {
+    return unexpected(of::OfError::make(c, std::move(msg)));
+  };
+  const size_t n = d.cfg.n_tables;
+  if (table >= n)
+    return fail(of::TableFeaturesFailedCode::kBadTable, fmt::format("table {} does not exist", table));
+  std::lock_guard lk(d.mu);
+  if (table == d.first_egress) return {};
+  // Tables [lo, hi) change sides (0 stands for "past the last table").
+  const size_t old_end = d.first_egress ? d.first_egress : n, new_end = table ? table : n;
+  for (size_t t = std::min(old_end, new_end); t < std::max(old_end, new_end); ++t)
+    if (!d.tables[t].flows.empty())
+      return fail(of::TableFeaturesFailedCode::kEperm,
+                  fmt::format("table {} holds {} flows and would become an {} table: delete them first", t,
+                              d.tables[t].flows.size(), t >= new_end ? "egress" : "ingress"));
+  for (size_t t = 0; t < std::min(old_end, new_end); ++t)
+    for (const auto& e : d.tables[t].flows)
+      if (e->goto_table >= 0 && size_t(e->goto_table) >= new_end)
+        return fail(of::TableFeaturesFailedCode::kEperm,
+                    fmt::format("a flow of ingress table {} goes to table {}, which would be an egress table",
+                                t, e->goto_table));
+  d.first_egress = table;
+  d.publish();
+  return {};
+}
+
+uint8_t Datapath::first_egress() const {
+  std::lock_guard lk(impl_->mu);
+  return impl_->first_egress;
+}
+
 }  // namespace flowlab::dp

@@ -202,6 +202,32 @@ OfStatus validate_actions(const of::ActionList& actions, const ValidationContext
   return {};
 }
 
+namespace {
+
+// OF1.5 egress tables (vc.table_id >= vc.first_egress): the output port was
+// chosen by the ingress tables. Their action set cannot name another output
+// (OFPBAC_BAD_OUT_PORT) and no group may run there, in apply-actions either
+// (OFPBAC_BAD_OUT_GROUP): a group would pick ports again. Apply-actions may
+// still output (a copy leaves at once, without egress processing).
+OfStatus validate_egress_actions(const of::Instruction& in, const ValidationContext& vc) {
+  if (!vc.first_egress || vc.table_id < vc.first_egress) return {};
+  for (const of::Action& a : in.actions) {
+    if (a.type == ActionType::kGroup)
+      return unexpected(ba(BadActionCode::kBadOutGroup,
+                           fmt::format("group:{} in egress table {}: egress tables cannot run groups",
+                                       a.group_id, vc.table_id)));
+    if (in.type == of::InstructionType::kWriteActions &&
+        (a.type == ActionType::kOutput || a.type == ActionType::kEnqueue))
+      return unexpected(ba(BadActionCode::kBadOutPort,
+                           fmt::format("output in the action set of egress table {}: the output port "
+                                       "is the one egress processing runs for",
+                                       vc.table_id)));
+  }
+  return {};
+}
+
+}  // namespace
+
 OfStatus validate_instructions(const of::InstructionList& insts, const ValidationContext& vc) {
   uint32_t seen = 0;
   for (const of::Instruction& in : insts) {
@@ -220,6 +246,12 @@ OfStatus validate_instructions(const of::InstructionList& insts, const Validatio
               of::OfError::make(BadInstructionCode::kBadTableId,
                                 fmt::format("goto_table:{} from table {} (must go forward, tables 0..{})",
                                             in.table_id, vc.table_id, vc.n_tables - 1)));
+        if (vc.first_egress && vc.table_id < vc.first_egress && in.table_id >= vc.first_egress)
+          return unexpected(of::OfError::make(
+              BadInstructionCode::kBadTableId,
+              fmt::format("goto_table:{} from ingress table {}: tables {}.. are egress tables (a packet "
+                          "enters them by an output)",
+                          in.table_id, vc.table_id, vc.first_egress)));
         break;
       case of::InstructionType::kWriteMetadata:
         break;
@@ -231,6 +263,7 @@ OfStatus validate_instructions(const of::InstructionList& insts, const Validatio
       case of::InstructionType::kApplyActions:
       case of::InstructionType::kWriteActions:
         FLOWLAB_TRY(validate_actions(in.actions, vc));
+        FLOWLAB_TRY(validate_egress_actions(in, vc));
         if (in.type == of::InstructionType::kWriteActions)
           for (const of::Action& a : in.actions)
             if (a.type == ActionType::kCopyField)

@@ -17,6 +17,7 @@ struct ValidationContext {
   const of::Match* match = nullptr;  // the flow's match: set-field prerequisites
   bool packet_out = false;           // OFPP_TABLE allowed
   bool in_group = false;             // bucket actions: group must exist unless it is being added
+  uint8_t first_egress = 0;          // OF1.5 egress tables from here (0: none), see validate.cpp
   bool of10 = false;  // OF1.0: no set-field prerequisites (a setter the packet lacks is skipped)
 };
 

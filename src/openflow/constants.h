@@ -60,6 +60,7 @@ std::string_view to_string(MsgType t);
 // Reserved port numbers (32-bit, OF1.3). OF1.0 uses the low 16 bits (0xff00..).
 namespace port {
 inline constexpr uint32_t kMax = 0xffffff00;
+inline constexpr uint32_t kUnset = 0xfffffff7;  // OF1.5: actset_output when the action set has no output
 inline constexpr uint32_t kInPort = 0xfffffff8;
 inline constexpr uint32_t kTable = 0xfffffff9;
 inline constexpr uint32_t kNormal = 0xfffffffa;
@@ -98,6 +99,16 @@ inline constexpr uint32_t kDeprecatedMask = 3;
 inline constexpr uint32_t kEviction = 4;
 inline constexpr uint32_t kVacancyEvents = 8;
 }  // namespace table_config
+// OF1.5 ofp_table_features: `features` flags and the request's `command`.
+namespace table_features {
+inline constexpr uint32_t kIngressTable = 1u << 0;  // OFPTFF_INGRESS_TABLE
+inline constexpr uint32_t kEgressTable = 1u << 1;   // OFPTFF_EGRESS_TABLE
+inline constexpr uint32_t kFirstEgress = 1u << 4;   // OFPTFF_FIRST_EGRESS
+inline constexpr uint8_t kReplace = 0;              // OFPTFC_REPLACE
+inline constexpr uint8_t kModify = 1;               // OFPTFC_MODIFY
+inline constexpr uint8_t kEnable = 2;               // OFPTFC_ENABLE
+inline constexpr uint8_t kDisable = 3;              // OFPTFC_DISABLE
+}  // namespace table_features
 namespace eviction_flag {
 inline constexpr uint32_t kOther = 1;
 inline constexpr uint32_t kImportance = 2;

@@ -73,9 +73,10 @@ constexpr std::array<std::string_view, 12> kMeterModFailed = {
     "OFPMMFC_UNKNOWN",     "OFPMMFC_METER_EXISTS",   "OFPMMFC_INVALID_METER", "OFPMMFC_UNKNOWN_METER",
     "OFPMMFC_BAD_COMMAND", "OFPMMFC_BAD_FLAGS",      "OFPMMFC_BAD_RATE",      "OFPMMFC_BAD_BURST",
     "OFPMMFC_BAD_BAND",    "OFPMMFC_BAD_BAND_VALUE", "OFPMMFC_OUT_OF_METERS", "OFPMMFC_OUT_OF_BANDS"};
-constexpr std::array<std::string_view, 6> kTableFeaturesFailed = {
-    "OFPTFFC_BAD_TABLE", "OFPTFFC_BAD_METADATA", "OFPTFFC_BAD_TYPE",
-    "OFPTFFC_BAD_LEN",   "OFPTFFC_BAD_ARGUMENT", "OFPTFFC_EPERM"};
+constexpr std::array<std::string_view, 11> kTableFeaturesFailed = {
+    "OFPTFFC_BAD_TABLE",    "OFPTFFC_BAD_METADATA", "OFPTFFC_BAD_TYPE", "OFPTFFC_BAD_LEN",
+    "OFPTFFC_BAD_ARGUMENT", "OFPTFFC_EPERM",        "OFPTFFC_BAD_CAPA", "OFPTFFC_BAD_MAX_ENT",
+    "OFPTFFC_BAD_FEATURES", "OFPTFFC_BAD_COMMAND",  "OFPTFFC_TOO_MANY"};
 
 // OF1.4
 constexpr std::array<std::string_view, 9> kBadProperty = {

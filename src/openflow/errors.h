@@ -166,6 +166,12 @@ enum class TableFeaturesFailedCode : uint16_t {
   kBadLen = 3,
   kBadArgument = 4,
   kEperm = 5,
+  // OF1.5
+  kBadCapa = 6,
+  kBadMaxEnt = 7,
+  kBadFeatures = 8,
+  kBadCommand = 9,
+  kTooMany = 10,
 };
 
 std::string_view to_string(ErrorType t);

@@ -247,6 +247,10 @@ struct TableFeatureProp {
 };
 struct TableFeatures {
   uint8_t table_id = 0;
+  // OF1.5 (in 1.3/1.4's padding, zero there): the request's command
+  // (table_features::kReplace..) and the table's features flags (kIngressTable..).
+  uint8_t command = 0;
+  uint32_t features = 0;
   std::string name;
   uint64_t metadata_match = 0, metadata_write = 0;
   uint32_t config = 0;

@@ -57,11 +57,15 @@ struct FlowKey {
   uint8_t pbb_uca;  // the I-TAG's use-customer-address bit
   uint8_t pad_;
   uint16_t tcp_flags;  // 12 bits; 0 for frames that are not TCP
+  // OpenFlow 1.5's actset_output: the output port in the packet's action set.
+  // Not a header field: extraction leaves it 0, the pipeline sets it.
+  uint32_t actset_output;
+  uint32_t pad2_;
 
   void clear() { std::memset(this, 0, sizeof(*this)); }
   bool operator==(const FlowKey& o) const { return std::memcmp(this, &o, sizeof(*this)) == 0; }
 };
-static_assert(sizeof(FlowKey) == 160, "FlowKey must be 20 whole 64-bit words, no implicit padding");
+static_assert(sizeof(FlowKey) == 168, "FlowKey must be 21 whole 64-bit words, no implicit padding");
 inline constexpr size_t kFlowKeyWords = sizeof(FlowKey) / 8;
 
 // 64-bit word i of a key (well-defined access, compiles to one load).

@@ -207,6 +207,10 @@ class Agent {
   void on_meter_mod(Peer& p, const of::MeterMod& mm, ByteSpan raw);
   void on_port_mod(Peer& p, const of::PortMod& pm, ByteSpan raw);
   void on_table_mod(Peer& p, const of::TableMod& tm, ByteSpan raw);  // agent_table.cpp
+  // A table features request's body (OF1.5: the first egress table); false
+  // when it answered an error (then no reply follows).
+  bool on_table_features(Peer& p, const of::TableFeaturesRequest& req, ByteSpan raw);
+  Result<uint8_t, of::OfError> requested_first_egress(const of::TableFeaturesRequest& req) const;
   void on_role(Peer& p, const of::Message& m, ByteSpan raw);
   void on_multipart(Peer& p, const of::Message& m, ByteSpan raw);     // agent_multipart.cpp
   void on_experimenter(Peer& p, const of::Message& m, ByteSpan raw);  // agent_bundle.cpp

@@ -143,12 +143,11 @@ void Agent::on_multipart(Peer& p, const of::Message& m, ByteSpan raw) {
         } else if constexpr (std::is_same_v<T, of::MeterFeaturesRequest>) {
           send_multipart(p, xid, dp_.meter_features());
         } else if constexpr (std::is_same_v<T, of::TableFeaturesRequest>) {
-          if (!body.tables.empty())
-            return send_error(p,
-                              OfError::make(of::TableFeaturesFailedCode::kEperm,
-                                            "table_features: changing table features is not supported"),
-                              raw);
-          send_chunked(p, xid, dp_.table_features(), &of::TableFeaturesReply::tables);
+          if (!on_table_features(p, body, raw)) return;  // agent_table.cpp
+          of::TableFeaturesReply r = dp_.table_features();
+          if (p.version < of::kOf15)
+            for (of::TableFeatures& t : r.tables) t.features = 0;  // padding before 1.5
+          send_chunked(p, xid, std::move(r), &of::TableFeaturesReply::tables);
         } else if constexpr (std::is_same_v<T, of::PortDescRequest>) {
           send_chunked(p, xid, of::PortDescReply{ports_.descs()}, &of::PortDescReply::ports);
         } else if constexpr (std::is_same_v<T, of::TableDescRequest>) {  // OF1.4

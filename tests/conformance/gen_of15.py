@@ -104,6 +104,15 @@ def group15(gid, gtype, buckets):
 WEIGHT = lambda w: {"OFPGroupBucketPropWeight": {"type": 0, "weight": w}}  # noqa: E731
 WATCH_PORT = lambda p: {"OFPGroupBucketPropWatch": {"type": 1, "watch": p}}  # noqa: E731
 
+def first_egress(table_id):
+    """A 1.5 table features request (OFPTFC_MODIFY) marking `table_id` the first
+    egress table; tester_ext.py sends it before the flows and ends egress
+    processing before the next case."""
+    return {"OFPTableFeaturesStatsRequest": {"flags": 0, "body": [{"OFPTableFeaturesStats": {
+        "table_id": table_id, "command": 1, "features": 2 | 16, "name": "egress",
+        "metadata_match": 0, "metadata_write": 0, "capabilities": 0, "max_entries": 0, "properties": []}}]}}
+
+
 NEW = [
     # tcp_flags (OXM 42)
     simple("tcp_flags SYN without ACK (masked 0x002/0x012)", TCP4 + [oxm("tcp_flags", SYN, SYN | ACK)],
@@ -127,6 +136,16 @@ NEW = [
         flow(match(oxm("actset_output", 2)), [apply(setf("eth_dst", "22:22:22:22:22:43"))],
              table_id=1)],
         [egress(P, [eth(dst="22:22:22:22:22:43"), ip4(), tcp(), PAYLOAD])]),
+    # egress tables: table 1 is the first egress table; what table 0 outputs to
+    # port 2 runs through it with actset_output 2
+    case("egress table 1 rewrites eth_dst of what leaves by port 2 (actset_output 2)", [
+        first_egress(1),
+        flow(match(IN1), [write_actions(out())]),
+        flow(match(oxm("actset_output", 3)), [apply(setf("eth_dst", "22:22:22:22:22:e3"))], table_id=1,
+             priority=20),
+        flow(match(oxm("actset_output", 2)), [apply(setf("eth_dst", "22:22:22:22:22:e2"))], table_id=1,
+             priority=10)],
+        [egress(P, [eth(dst="22:22:22:22:22:e2"), ip4(), tcp(), PAYLOAD])]),
     # copy-field (OFPAT_COPY_FIELD 28)
     case("copy_field ipv4_dst -> ipv4_src (32 bits)", [
         flow(match(IN1, IPV4), [apply(copy_field(32, "ipv4_dst", "ipv4_src"), out())])],

@@ -21,6 +21,12 @@ What it adds:
   tester skips them) is sent to the target after the tester has emptied its
   tables, before the flows, and must be answered by no error; the tables it
   configured are set back to config 0 after the case.
+- Egress tables (1.5): an OFPTableFeaturesStatsRequest in a case's
+  prerequisites (the tester skips it; it marks the first egress table) is
+  sent like a table-mod, before the flows, and must be answered by no error.
+  The next case first ends egress processing (OFPTFC_REPLACE naming no first
+  egress table) once the tester has emptied the target's tables (a table that
+  holds flows cannot change sides).
 - os-ken's 1.5 parsers of a bucket and of a group description read the
   properties up to the bucket's (group's) length counted from the end of its
   actions (buckets) instead of from its start, so they run into the next
@@ -138,6 +144,7 @@ class OfTesterExt(tester.OfTester):
         self._bundle_done = False  # the case's one bundle was committed
         self._bundle_id = 0
         self._bundle_replies = []  # (xid, type) of bundle control replies
+        self._egress_set = False  # a case set a first egress table: the next one ends it
 
     def _test_execute(self, test, description):
         m = _BUNDLE_TAG.search(test.description or "")
@@ -156,13 +163,23 @@ class OfTesterExt(tester.OfTester):
         parser = sw.dp.ofproto_parser
         if self._case is None or not hasattr(parser, "OFPTableMod"):
             return []
-        return [m for m in self._case.prerequisite if isinstance(m, parser.OFPTableMod)]
+        kinds = (parser.OFPTableMod,) + ((parser.OFPTableFeaturesStatsRequest,)
+                                         if hasattr(parser, "OFPTableFeaturesStatsRequest") and
+                                         sw.dp.ofproto.OFP_VERSION >= 6 else ())
+        return [m for m in self._case.prerequisite if isinstance(m, kinds)]
 
     def _test_initialize_flow(self, datapath):
         super()._test_initialize_flow(datapath)
         if datapath is not self.target_sw:
             return
-        for mod in self._table_mods(datapath):
+        parser = datapath.dp.ofproto_parser
+        mods = self._table_mods(datapath)
+        if self._egress_set:
+            ofp = datapath.dp.ofproto
+            mods = [parser.OFPTableFeaturesStatsRequest(datapath.dp, 0, [parser.OFPTableFeaturesStats(
+                0, ofp.OFPTFC_REPLACE, ofp.OFPTFF_INGRESS_TABLE, b"ingress", 0, 0, 0, 0, [])])] + mods
+            self._egress_set = False
+        for mod in mods:
             self.send_msg_xids = []
             mod.xid = None
             self.send_msg_xids.append(datapath.send_msg(mod))
@@ -170,8 +187,11 @@ class OfTesterExt(tester.OfTester):
             try:
                 self._wait()
             except tester.TestReceiveError as err:
-                raise ExtFailure("Failed to modify table %d: %s" % (mod.table_id, str(err).split(": ", 1)[-1]))
+                raise ExtFailure("Failed to modify table %s: %s" % (getattr(mod, "table_id", "features"),
+                                                                    str(err).split(": ", 1)[-1]))
             assert isinstance(self.rcv_msgs[0], datapath.dp.ofproto_parser.OFPBarrierReply)
+            if mod in self._case.prerequisite and not isinstance(mod, parser.OFPTableMod):
+                self._egress_set = True  # a first egress table is set
 
     def _reset_tables(self):
         sw = self.target_sw
@@ -179,7 +199,8 @@ class OfTesterExt(tester.OfTester):
             return  # the target left; the next case waits for it
         try:
             for mod in self._table_mods(sw):
-                sw.send_msg(sw.dp.ofproto_parser.OFPTableMod(sw.dp, mod.table_id, 0, []))
+                if isinstance(mod, sw.dp.ofproto_parser.OFPTableMod):
+                    sw.send_msg(sw.dp.ofproto_parser.OFPTableMod(sw.dp, mod.table_id, 0, []))
         except tester.TestError:
             pass  # the target left; the next case waits for it
 

@@ -251,7 +251,8 @@ Result<std::vector<TableFeatures>, OfError> decode_table_features(Cursor c) {
     TableFeatures t;
     ByteReader& r = b.r();
     r.u8(t.table_id);
-    r.skip(5);
+    r.u8(t.command);  // OF1.5's command and features; padding before (zero)
+    r.u32(t.features);
     r.str(32, t.name);
     r.u64(t.metadata_match);
     r.u64(t.metadata_write);
@@ -271,7 +272,8 @@ void encode_table_features(const std::vector<TableFeatures>& tables, ByteWriter&
     size_t start = w.size();
     w.u16(0);
     w.u8(t.table_id);
-    w.zeros(5);
+    w.u8(t.command);
+    w.u32(t.features);
     w.str(t.name, 32);
     w.u64(t.metadata_match);
     w.u64(t.metadata_write);

@@ -2,6 +2,8 @@
 // queues, groups, meters — laid out as `ovs-ofctl dump-*` of OVS 3.1 prints them.
 #include <fmt/format.h>
 
+#include <array>
+
 #include "openflow/print/internal.h"
 #include "openflow/print/print.h"
 #include "openflow/text/flow_text.h"
@@ -208,6 +210,13 @@ std::string table_features(const std::vector<TableFeatures>& tables) {
     s += fmt::format("\n  table {} (\"{}\"):\n", t.table_id, t.name);
     s += fmt::format("    metadata: match={:#x} write={:#x}\n", t.metadata_match, t.metadata_write);
     s += fmt::format("    max_entries={}\n", t.max_entries);
+    if (t.command || t.features) {  // OF1.5
+      constexpr std::array<std::string_view, 4> kCommands = {"replace", "modify", "enable", "disable"};
+      const std::string cmd =
+          t.command < kCommands.size() ? std::string(kCommands[t.command]) : fmt::format("{}", t.command);
+      s += fmt::format("    command={} features={}\n", cmd,
+                       bits(t.features, {{0, "ingress"}, {1, "egress"}, {4, "first_egress"}}));
+    }
     s += fmt::format("    {} properties", t.properties.size());
   }
   return s;

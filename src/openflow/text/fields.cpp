@@ -148,7 +148,7 @@ constexpr std::array kNames = {
     NameAlias{"mpls_tc", OxmId::kMplsTc},         NameAlias{"mpls_bos", OxmId::kMplsBos},
     NameAlias{"pbb_isid", OxmId::kPbbIsid},       NameAlias{"tunnel_id", OxmId::kTunnelId},
     NameAlias{"tun_id", OxmId::kTunnelId},        NameAlias{"ipv6_exthdr", OxmId::kIpv6Exthdr},
-    NameAlias{"pbb_uca", OxmId::kPbbUca},
+    NameAlias{"pbb_uca", OxmId::kPbbUca},         NameAlias{"actset_output", OxmId::kActsetOutput},
 };
 
 size_t field_width(OxmId id) {

@@ -84,6 +84,9 @@ struct MatchPrinter {
 
   std::string run(int priority) {
     if (priority >= 0 && priority != 0x8000) put(fmt::format("priority={}", priority));
+    // OVS 3.1 prints actset_output before the protocol shorthand (priority=20,actset_output=2,icmp).
+    if (const OxmField* f = get(OxmId::kActsetOutput))
+      put("actset_output=" + format_port(uint32_t(f->value_u64())));
     auto eth = exact(OxmId::kEthType);
     auto proto = exact(OxmId::kIpProto);
     bool skip_type = false, skip_proto = false;
@@ -199,8 +202,6 @@ struct MatchPrinter {
     if (const OxmField* f = get(OxmId::kTcpFlags)) put("tcp_flags=" + text::format_tcp_flags(*f));
     if (const OxmField* f = get(OxmId::kPacketType))
       put(fmt::format("packet_type=({},{:#x})", f->value_u64() >> 16, f->value_u64() & 0xffff));
-    if (const OxmField* f = get(OxmId::kActsetOutput))
-      put("actset_output=" + format_port(uint32_t(f->value_u64())));
     for (const OxmField& f : m.fields) {
       if (f.is_basic() && f.field < kNumBasicOxm) continue;
       put(fmt::format("oxm({:#010x})={}", f.header(), format_field_value(f)));

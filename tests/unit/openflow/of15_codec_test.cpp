@@ -14,6 +14,8 @@
 
 #include "openflow/codec.h"
 #include "openflow/of15/of15.h"
+#include "openflow/print/print.h"
+#include "openflow/text/flow_text.h"
 #include "osken_vectors.h"
 
 namespace flowlab::of {
@@ -101,6 +103,43 @@ TEST(Of15Codec, FlowModMatchesTheNewOxmFields) {
   EXPECT_EQ(oxm_info(OxmId::kPacketType)->name, "packet_type");
   EXPECT_EQ(oxm_info(OxmId::kActsetOutput)->length, 4);
   EXPECT_FALSE(validate_match(fm.match).has_value());
+}
+
+TEST(Of15Codec, ActsetOutputMatchAndTheFirstEgressTableRequest) {
+  NEED_OSKEN();
+  const Message m = decoded("flow_mod_actset_output");
+  const auto& fm = m.as<FlowMod>();
+  EXPECT_EQ(fm.table_id, 2);
+  const OxmField* as = fm.match.find(OxmId::kActsetOutput);
+  ASSERT_NE(as, nullptr);
+  EXPECT_EQ(as->value_u64(), fields("flow_mod_actset_output")["actset_output"].get<uint64_t>());
+  EXPECT_EQ(format_match(fm.match), "actset_output=2");
+
+  const Message tf = decoded("table_features_first_egress");
+  const auto* req = std::get_if<TableFeaturesRequest>(&tf.as<MultipartRequest>().body);
+  ASSERT_NE(req, nullptr);
+  ASSERT_EQ(req->tables.size(), 1u);
+  const json& want = fields("table_features_first_egress");
+  EXPECT_EQ(req->tables[0].table_id, want["table_id"].get<int>());
+  EXPECT_EQ(req->tables[0].command, want["command"].get<int>());
+  EXPECT_EQ(req->tables[0].features, want["features"].get<uint32_t>());
+  EXPECT_EQ(req->tables[0].features, table_features::kEgressTable | table_features::kFirstEgress);
+  EXPECT_EQ(req->tables[0].name, "table2");
+  // The reply the switch writes carries the flags the same way (1.4's padding at 1.5).
+  MultipartReply reply;
+  TableFeatures t = req->tables[0];
+  t.command = 0;
+  reply.body = TableFeaturesReply{{t}};
+  Message rm{kOf15, 9, reply};
+  auto wire = encode_message(rm);
+  ASSERT_TRUE(wire.ok()) << wire.error().to_string();
+  auto back = decode_message(*wire);
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  const auto* r = std::get_if<TableFeaturesReply>(&back->as<MultipartReply>().body);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->tables.at(0).features, table_features::kEgressTable | table_features::kFirstEgress);
+  EXPECT_NE(format_message(*back).find("features=egress first_egress"), std::string::npos)
+      << format_message(*back);
 }
 
 TEST(Of15Codec, MeterActionIsTheMeterInstruction) {

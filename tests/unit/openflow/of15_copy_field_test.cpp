@@ -161,5 +161,21 @@ TEST(TcpFlagsText, OvsOfctlSyntax) {
   }
 }
 
+TEST(ActsetOutputText, OvsOfctlSyntax) {
+  // As ovs-ofctl 3.1 writes and prints it: a port number or a reserved port's name.
+  auto fm = parse_flow_mod("table=1,priority=20,actset_output=2,icmp,actions=clear_actions");
+  ASSERT_TRUE(fm.ok()) << fm.error().message;
+  const OxmField* f = fm->match.find(OxmId::kActsetOutput);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->value_u64(), 2u);
+  EXPECT_EQ(fm->table_id, 1);
+  EXPECT_EQ(format_match(fm->match), "actset_output=2,icmp");  // as ovs-ofctl 3.1 prints it
+  auto local = parse_flow_mod("actset_output=LOCAL,actions=drop");
+  ASSERT_TRUE(local.ok()) << local.error().message;
+  EXPECT_EQ(local->match.find(OxmId::kActsetOutput)->value_u64(), port::kLocal);
+  EXPECT_EQ(format_match(local->match), "actset_output=LOCAL");
+  EXPECT_FALSE(parse_flow_mod("actset_output=bogus,actions=drop").ok());
+}
+
 }  // namespace
 }  // namespace flowlab::of

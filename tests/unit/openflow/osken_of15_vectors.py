@@ -79,6 +79,20 @@ def main():
                      out_port=ofp.OFPP_ANY, out_group=ofp.OFPG_ANY, match=p.OFPMatch(),
                      instructions=[p.OFPInstructionActions(ofp.OFPIT_APPLY_ACTIONS, [p.OFPActionMeter(7)])]),
         {"type": 14, "meter_id": 7})
+    out("flow_mod_actset_output",
+        p.OFPFlowMod(DP, cookie=10, table_id=2, command=ofp.OFPFC_ADD, priority=20, buffer_id=ofp.OFP_NO_BUFFER,
+                     out_port=ofp.OFPP_ANY, out_group=ofp.OFPG_ANY, match=p.OFPMatch(actset_output=2),
+                     instructions=[p.OFPInstructionActions(ofp.OFPIT_APPLY_ACTIONS,
+                                                           [p.OFPActionSetField(eth_dst="0a:00:00:00:00:ee")])]),
+        {"type": 14, "table_id": 2, "actset_output": 2})
+    out("table_features_first_egress",
+        p.OFPTableFeaturesStatsRequest(DP, body=[
+            p.OFPTableFeaturesStats(table_id=2, command=ofp.OFPTFC_MODIFY,
+                                    features=ofp.OFPTFF_EGRESS_TABLE | ofp.OFPTFF_FIRST_EGRESS, name=b"table2",
+                                    metadata_match=0, metadata_write=0, capabilities=0, max_entries=0,
+                                    properties=[])]),
+        {"type": 18, "table_id": 2, "command": ofp.OFPTFC_MODIFY,
+         "features": ofp.OFPTFF_EGRESS_TABLE | ofp.OFPTFF_FIRST_EGRESS})
     out("packet_out",
         p.OFPPacketOut(DP, buffer_id=ofp.OFP_NO_BUFFER, match=p.OFPMatch(in_port=3),
                        actions=[p.OFPActionOutput(ofp.OFPP_FLOOD, 0)], data=bytes(range(60))),
