@@ -5,6 +5,7 @@
 //    a ping crosses, its flows are there;
 //  - ovs-ofctl -O OpenFlow15 on the switch's listener: add-flow with the
 //    meter action, tcp_flags and packet_type, dump-flows (the OXS counters),
+//    dump-meters and meter-stats (1.5's meter description and statistics),
 //    add-group / dump-groups (1.5's buckets), insert-buckets / remove-buckets,
 //    dump-ports-desc, and what is not supported answered with its error;
 //  - flowlab ofctl -O OpenFlow15 the same way.
@@ -130,6 +131,21 @@ TEST(SwitchOvsOfctl15, FlowsMetersGroupsPortsDescAndRefusals) {
   ASSERT_EQ(st, 0) << mine;
   EXPECT_NE(mine.find("OFPST_FLOW reply (OF1.5)"), std::string::npos) << mine;
   EXPECT_NE(mine.find("in_port=1 actions=meter:1,output:2"), std::string::npos) << mine;
+  // 1.5's meter description (OFPMP_METER_DESC: 1.3's meter config renamed) and statistics:
+  // the meter as added, with the flow that uses it and the pings it metered.
+  out = run_output(ovs + "dump-meters" + target, &st);
+  ASSERT_EQ(st, 0) << out << sw.log();
+  EXPECT_NE(out.find("meter=1 pktps bands="), std::string::npos) << out;
+  EXPECT_NE(out.find("type=drop rate=100000"), std::string::npos) << out;
+  mine = run_output(ours + "dump-meters" + target, &st);
+  ASSERT_EQ(st, 0) << mine << sw.log();
+  EXPECT_NE(mine.find("(OF1.5)"), std::string::npos) << mine;
+  EXPECT_NE(mine.find("type=drop rate=100000"), std::string::npos) << mine;
+  out = run_output(ovs + "meter-stats" + target, &st);
+  ASSERT_EQ(st, 0) << out << sw.log();
+  EXPECT_NE(out.find("meter:1 flow_count:1 "), std::string::npos) << out;
+  EXPECT_EQ(out.find("packet_in_count:0 "), std::string::npos) << "the meter counted none of the pings:\n"
+                                                               << out;
 
   out = run_output(ovs + "add-group" + target +
                        " group_id=4,type=select,bucket=weight:3,output:1,bucket=weight:1,output:2",
