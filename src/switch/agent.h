@@ -91,6 +91,14 @@ class Agent {
   static constexpr size_t kPacketInMaxWindow = 256 * 1024;
   static constexpr uint64_t kPacketInTargetNs = 50'000'000;
 
+  // Flow monitoring's flow control (OpenFlow 1.4 7.3.5.19): above
+  // kMonitorPauseBytes waiting in a monitoring peer's output the agent sends it
+  // OFPFME_PAUSED and holds its updates; once the output is under
+  // kMonitorResumeBytes it sends them (the changes of the pause, in order, in
+  // full) and OFPFME_RESUMED.
+  static constexpr size_t kMonitorPauseBytes = 256 * 1024;
+  static constexpr size_t kMonitorResumeBytes = 64 * 1024;
+
   // Bundle limits (memory exhaustion): bundles open per peer, bytes held per
   // bundle, and over all bundles of all peers. Beyond them an add gets
   // OFPBFC_MSG_TOO_MANY and an open OFPBFC_OUT_OF_BUNDLES. A flow-mod held
@@ -192,6 +200,14 @@ class Agent {
       dp::FlowSelector selector;
     };
     std::map<uint32_t, Monitor> monitors;
+    // Flow control: paused (PAUSED sent), the flow changes held since (own:
+    // made by this connection).
+    struct HeldChange {
+      dp::FlowChange change;
+      bool own = false;
+    };
+    bool monitors_paused = false;
+    std::vector<HeldChange> held_changes;
   };
   class AgentSinks;
 
@@ -235,6 +251,10 @@ class Agent {
   // monitor exists.
   void on_flow_monitor(Peer& p, uint32_t xid, const of::FlowMonitorRequest& rq, ByteSpan raw);
   void send_flow_updates(uint64_t origin, uint32_t xid);
+  // The updates `changes` give peer p's monitors (own: made by p's request
+  // xid; full: never abbreviated).
+  of::FlowMonitorReply flow_updates_for(const Peer& p, const std::vector<dp::FlowChange>& changes, bool own,
+                                        uint32_t xid, bool full = false) const;
   void update_flow_recording();
   size_t monitor_count_ = 0;  // over all peers
   // OF1.5 controller status (agent_controller_status.cpp): a controller

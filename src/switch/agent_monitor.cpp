@@ -16,11 +16,16 @@
 //   - a change the connection made itself in full when a selecting monitor
 //     has OFPFMF_NO_ABBREV, else as one ABBREV update carrying the xid of the
 //     request that made it (once per request, as the spec words it).
-// Errors (OFPET_FLOW_MONITOR_FAILED): an id that exists (MONITOR_EXISTS) or
-// does not (UNKNOWN_MONITOR), a command past DELETE (BAD_COMMAND), flag bits
-// 1.4 does not define (BAD_FLAGS), a table past the last (BAD_TABLE_ID), an
-// out_port that is not a port here nor reserved, an out_group past OFPG_MAX
-// (BAD_OUT); a match that does not compile answers with its OFPET_BAD_MATCH.
+// Flow control: when more than kMonitorPauseBytes wait in a monitoring
+// connection's output, it gets one OFPFME_PAUSED update and no more updates;
+// the changes are held (in order) until its output is under
+// kMonitorResumeBytes (checked at every request and every expiry round), then
+// sent in full (an ABBREV's request is long answered; ONLY_OWN still sees
+// only its connection's) followed by one OFPFME_RESUMED, as Open vSwitch does. What is held is a pointer per
+// change: a removed flow's entry lives until then. Errors (OFPET_FLOW_MONITOR_FAILED): an id that exists
+// (MONITOR_EXISTS) or does not (UNKNOWN_MONITOR), a command past DELETE (BAD_COMMAND), flag bits 1.4 does not
+// define (BAD_FLAGS), a table past the last (BAD_TABLE_ID), an out_port that is not a port here nor reserved,
+// an out_group past OFPG_MAX (BAD_OUT); a match that does not compile answers with its OFPET_BAD_MATCH.
 #include <fmt/format.h>
 
 #include "switch/agent.h"
@@ -100,40 +105,71 @@ void Agent::on_flow_monitor(Peer& p, uint32_t xid, const of::FlowMonitorRequest&
 
 void Agent::send_flow_updates(uint64_t origin, uint32_t xid) {
   const std::vector<dp::FlowChange> changes = dp_.take_flow_changes();
-  if (changes.empty()) return;
   for (auto& [id, p] : peers_) {
     if (p.monitors.empty()) continue;
-    const bool own = id == origin;
-    of::FlowMonitorReply out;
-    bool abbreviated = false;
-    for (const dp::FlowChange& c : changes) {
-      const uint16_t flag = event_flag(c.event);
-      bool selected = false, full = !own, instructions = false;
-      for (const auto& [mid, m] : p.monitors) {
-        const uint16_t f = m.request.flags;
-        if (!(f & flag) || ((f & of::flow_monitor::kOnlyOwn) && !own) || !m.selector.selects(*c.flow))
-          continue;
-        selected = true;
-        full |= (f & of::flow_monitor::kNoAbbrev) != 0;
-        instructions |= (f & of::flow_monitor::kInstructions) != 0;
+    const size_t backlog = p.backlog ? p.backlog() : 0;
+    if (p.monitors_paused) {
+      for (const auto& c : changes) p.held_changes.push_back({c, id == origin});
+      if (backlog >= kMonitorResumeBytes) continue;
+      of::FlowMonitorReply out;
+      for (const auto& h : p.held_changes) {
+        auto one = flow_updates_for(p, {h.change}, h.own, 0, true);
+        for (auto& u : one.updates) out.updates.push_back(std::move(u));
       }
-      if (!selected) continue;
-      if (full) {
-        // 1.4 7.3.5.19: a removal carries no instructions.
-        instructions &= c.event != of::FlowUpdateEvent::kRemoved;
-        out.updates.push_back(dp::flow_update(*c.flow, c.event, c.reason, instructions));
-      } else if (!abbreviated) {
-        of::FlowUpdate a;
-        a.event = of::FlowUpdateEvent::kAbbrev;
-        a.xid = xid;
-        out.updates.push_back(std::move(a));
-        abbreviated = true;
-      }
+      p.held_changes.clear();
+      p.monitors_paused = false;
+      of::FlowUpdate resumed;
+      resumed.event = of::FlowUpdateEvent::kResumed;
+      out.updates.push_back(std::move(resumed));
+      counters_.flow_updates_sent += out.updates.size();
+      send_chunked(p, 0, std::move(out), &of::FlowMonitorReply::updates);
+      continue;
     }
+    if (changes.empty()) continue;
+    if (backlog > kMonitorPauseBytes) {
+      p.monitors_paused = true;
+      for (const auto& c : changes) p.held_changes.push_back({c, id == origin});
+      of::FlowMonitorReply out;
+      out.updates.emplace_back().event = of::FlowUpdateEvent::kPaused;
+      counters_.flow_updates_sent += 1;
+      send_chunked(p, 0, std::move(out), &of::FlowMonitorReply::updates);
+      continue;
+    }
+    of::FlowMonitorReply out = flow_updates_for(p, changes, id == origin, xid);
     if (out.updates.empty()) continue;
     counters_.flow_updates_sent += out.updates.size();
     send_chunked(p, 0, std::move(out), &of::FlowMonitorReply::updates);
   }
+}
+
+of::FlowMonitorReply Agent::flow_updates_for(const Peer& p, const std::vector<dp::FlowChange>& changes,
+                                             bool own, uint32_t xid, bool full_only) const {
+  of::FlowMonitorReply out;
+  bool abbreviated = false;
+  for (const dp::FlowChange& c : changes) {
+    const uint16_t flag = event_flag(c.event);
+    bool selected = false, full = !own || full_only, instructions = false;
+    for (const auto& [mid, m] : p.monitors) {
+      const uint16_t f = m.request.flags;
+      if (!(f & flag) || ((f & of::flow_monitor::kOnlyOwn) && !own) || !m.selector.selects(*c.flow)) continue;
+      selected = true;
+      full |= (f & of::flow_monitor::kNoAbbrev) != 0;
+      instructions |= (f & of::flow_monitor::kInstructions) != 0;
+    }
+    if (!selected) continue;
+    if (full) {
+      // 1.4 7.3.5.19: a removal carries no instructions.
+      instructions &= c.event != of::FlowUpdateEvent::kRemoved;
+      out.updates.push_back(dp::flow_update(*c.flow, c.event, c.reason, instructions));
+    } else if (!abbreviated) {
+      of::FlowUpdate a;
+      a.event = of::FlowUpdateEvent::kAbbrev;
+      a.xid = xid;
+      out.updates.push_back(std::move(a));
+      abbreviated = true;
+    }
+  }
+  return out;
 }
 
 }  // namespace flowlab::sw
