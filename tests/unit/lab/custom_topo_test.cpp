@@ -206,6 +206,25 @@ TEST_F(CustomTopoExporter, RealMininetTopoAndStandInBuildTheSame) {
   }
 }
 
+TEST_F(CustomTopoExporter, MininetsTwoSwitchTwoHostExampleShape) {
+  // custom/topo-2sw-2host.py's form: a Topo subclass whose build() takes nothing, offered as a lambda.
+  for (const char* standin : {"0", "1"}) {
+    setenv("FLOWLAB_TOPO_STANDIN", standin, 1);
+    auto t = load_custom_topology(data("two_hosts_two_switches.py"), "mytopo");
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    ASSERT_EQ(t->hosts.size(), 2u);
+    ASSERT_EQ(t->switches.size(), 2u);
+    ASSERT_EQ(t->links.size(), 3u);
+    EXPECT_EQ(t->switches[0].name, "s3");
+    EXPECT_EQ(t->switches[1].name, "s4");
+    EXPECT_EQ(t->hosts[1].ip, "10.0.0.2/8");
+    EXPECT_EQ(t->links[1].node1, "s3");
+    EXPECT_EQ(t->links[1].node2, "s4");
+    auto extra = load_custom_topology(data("two_hosts_two_switches.py"), "mytopo,2");
+    EXPECT_FALSE(extra.ok()) << "an argument the lambda does not take";
+  }
+}
+
 TEST_F(CustomTopoExporter, PythonErrorsComeBackWithTheirMessage) {
   auto r = load_custom_topology(data("raises.py"), "broken,3");
   ASSERT_FALSE(r.ok());
