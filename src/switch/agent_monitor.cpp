@@ -21,11 +21,15 @@
 // the changes are held (in order) until its output is under
 // kMonitorResumeBytes (checked at every request and every expiry round), then
 // sent in full (an ABBREV's request is long answered; ONLY_OWN still sees
-// only its connection's) followed by one OFPFME_RESUMED, as Open vSwitch does. What is held is a pointer per
-// change: a removed flow's entry lives until then. Errors (OFPET_FLOW_MONITOR_FAILED): an id that exists
-// (MONITOR_EXISTS) or does not (UNKNOWN_MONITOR), a command past DELETE (BAD_COMMAND), flag bits 1.4 does not
-// define (BAD_FLAGS), a table past the last (BAD_TABLE_ID), an out_port that is not a port here nor reserved,
-// an out_group past OFPG_MAX (BAD_OUT); a match that does not compile answers with its OFPET_BAD_MATCH.
+// only its connection's) followed by one OFPFME_RESUMED, as Open vSwitch
+// does. What is held is a pointer per change: a removed flow's entry lives
+// until then.
+//
+// Errors (OFPET_FLOW_MONITOR_FAILED): an id that exists (MONITOR_EXISTS) or
+// does not (UNKNOWN_MONITOR), a command past DELETE (BAD_COMMAND), flag bits
+// 1.4 does not define (BAD_FLAGS), a table past the last (BAD_TABLE_ID), an
+// out_port that is not a port here nor reserved, an out_group past OFPG_MAX
+// (BAD_OUT); a match that does not compile answers with its OFPET_BAD_MATCH.
 #include <fmt/format.h>
 
 #include "switch/agent.h"
