@@ -149,7 +149,7 @@ rcvbuf_errors() {
 }
 
 # Packet-in -> packet-out latency from a pcap of the OpenFlow TCP stream: each
-# OF1.3 packet-in is paired with the next packet-out carrying the same frame.
+# OF1.3/1.4/1.5 packet-in is paired with the next packet-out carrying the same frame.
 latency_py() {
 python3 - "$1" <<'PY'
 import struct, sys, statistics
@@ -185,17 +185,22 @@ while off + 16 <= len(data):
 pins = []; pouts = {}
 for s in streams.values():
     for t, m in s['msgs']:
-        if m[0] != 4: continue
+        if m[0] not in (4, 5, 6): continue
         # A buffered packet-in and its packet-out are paired by buffer id,
-        # an unbuffered one by the frame it carries.
+        # an unbuffered one by the frame it carries. Packet-in is laid out
+        # alike at 1.3, 1.4 and 1.5; 1.5's packet-out has a match (the
+        # in_port) between its header and its actions.
         bid = struct.unpack('!I', m[8:12])[0]
         if m[1] == 10:  # packet-in
             mlen = struct.unpack('!H', m[26:28])[0]
             start = 24 + (mlen + 7) // 8 * 8 + 2
             pins.append((t, ('b', bid) if bid != 0xffffffff else m[start:]))
         elif m[1] == 13:  # packet-out
-            alen = struct.unpack('!H', m[16:18])[0]
-            pouts.setdefault(('b', bid) if bid != 0xffffffff else m[24 + alen:], []).append(t)
+            alen = struct.unpack('!H', m[12:14] if m[0] == 6 else m[16:18])[0]
+            start = 24 + alen
+            if m[0] == 6:
+                start = 16 + (struct.unpack('!H', m[18:20])[0] + 7) // 8 * 8 + alen
+            pouts.setdefault(('b', bid) if bid != 0xffffffff else m[start:], []).append(t)
 lat = []
 for t, d in sorted(pins):
     q = pouts.get(d)
