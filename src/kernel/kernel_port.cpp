@@ -62,14 +62,15 @@ Result<std::unique_ptr<KernelPort>> KernelPort::open(std::string_view ifname) {
 
 size_t KernelPort::rx_batch(PacketBatch&, size_t) { return 0; }  // misses come through the upcall device
 
+// The agent's packet-outs and the forwarding threads' slow-path outputs can
+// transmit on one port at once: each call counts its own share (the socket's
+// counters read before and after outside its lock counted the other's too).
 size_t KernelPort::tx_batch(PacketBatch& batch) {
-  PortStats before = tx_->stats();
-  size_t n = tx_->tx_batch(batch);
-  PortStats after = tx_->stats();
-  counters_.add_tx(after.tx_packets - before.tx_packets, after.tx_bytes - before.tx_bytes);
-  counters_.add_tx_dropped(after.tx_dropped - before.tx_dropped);
-  counters_.add_tx_errors(after.tx_errors - before.tx_errors);
-  return n;
+  PortStats d = tx_->tx_batch_counted(batch);
+  counters_.add_tx(d.tx_packets, d.tx_bytes);
+  counters_.add_tx_dropped(d.tx_dropped);
+  counters_.add_tx_errors(d.tx_errors);
+  return size_t(d.tx_packets);
 }
 
 }  // namespace flowlab::kernel

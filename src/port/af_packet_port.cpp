@@ -386,7 +386,9 @@ void AfPacketPort::flush_tx() {
   tx_n_ = 0;
 }
 
-size_t AfPacketPort::tx_batch(PacketBatch& batch) {
+size_t AfPacketPort::tx_batch(PacketBatch& batch) { return size_t(tx_batch_counted(batch).tx_packets); }
+
+PortStats AfPacketPort::tx_batch_counted(PacketBatch& batch) {
   std::lock_guard<std::mutex> lock(tx_mu_);
   auto before = counters_.snapshot();
   for (Packet* p : batch.pkts) {
@@ -404,7 +406,12 @@ size_t AfPacketPort::tx_batch(PacketBatch& batch) {
   }
   flush_tx();
   auto after = counters_.snapshot();
-  return size_t(after.tx_packets - before.tx_packets);
+  PortStats d;
+  d.tx_packets = after.tx_packets - before.tx_packets;
+  d.tx_bytes = after.tx_bytes - before.tx_bytes;
+  d.tx_dropped = after.tx_dropped - before.tx_dropped;
+  d.tx_errors = after.tx_errors - before.tx_errors;
+  return d;
 }
 
 }  // namespace flowlab

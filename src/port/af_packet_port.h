@@ -37,6 +37,10 @@ class AfPacketPort final : public Port {
 
   size_t rx_batch(PacketBatch& batch, size_t max) override;
   size_t tx_batch(PacketBatch& batch) override;
+  // tx_batch, returning what this call alone added to the transmit counters
+  // (packets, bytes, drops, errors), read under the transmit lock: threads
+  // transmitting on the port at the same time each get their own share.
+  PortStats tx_batch_counted(PacketBatch& batch);
 
   // Ring geometry, for tests and logs.
   uint32_t ring_frame_size() const { return frame_size_; }
