@@ -251,10 +251,17 @@ class Agent {
   // monitor exists.
   void on_flow_monitor(Peer& p, uint32_t xid, const of::FlowMonitorRequest& rq, ByteSpan raw);
   void send_flow_updates(uint64_t origin, uint32_t xid);
+  // How one change reaches peer p's monitors (own: made by p's request).
+  struct UpdateForm {
+    bool selected = false;      // a monitor asks for its event and selects the flow
+    bool full = false;          // in full; else one ABBREV for the request
+    bool instructions = false;  // with the flow's instructions
+  };
+  UpdateForm update_form(const Peer& p, const dp::FlowChange& c, bool own) const;
   // The updates `changes` give peer p's monitors (own: made by p's request
-  // xid; full: never abbreviated).
+  // xid, abbreviated to one ABBREV where no monitor asks NO_ABBREV).
   of::FlowMonitorReply flow_updates_for(const Peer& p, const std::vector<dp::FlowChange>& changes, bool own,
-                                        uint32_t xid, bool full = false) const;
+                                        uint32_t xid) const;
   void update_flow_recording();
   size_t monitor_count_ = 0;  // over all peers
   // OF1.5 controller status (agent_controller_status.cpp): a controller

@@ -115,11 +115,12 @@ void Agent::send_flow_updates(uint64_t origin, uint32_t xid) {
     if (p.monitors_paused) {
       for (const auto& c : changes) p.held_changes.push_back({c, id == origin});
       if (backlog >= kMonitorResumeBytes) continue;
+      // Held changes go in full: the requests an ABBREV would name are long answered.
       of::FlowMonitorReply out;
-      for (const auto& h : p.held_changes) {
-        auto one = flow_updates_for(p, {h.change}, h.own, 0, true);
-        for (auto& u : one.updates) out.updates.push_back(std::move(u));
-      }
+      for (const auto& h : p.held_changes)
+        if (UpdateForm f = update_form(p, h.change, h.own); f.selected)
+          out.updates.push_back(
+              dp::flow_update(*h.change.flow, h.change.event, h.change.reason, f.instructions));
       p.held_changes.clear();
       p.monitors_paused = false;
       of::FlowUpdate resumed;
@@ -146,25 +147,31 @@ void Agent::send_flow_updates(uint64_t origin, uint32_t xid) {
   }
 }
 
+Agent::UpdateForm Agent::update_form(const Peer& p, const dp::FlowChange& c, bool own) const {
+  const uint16_t flag = event_flag(c.event);
+  UpdateForm form;
+  form.full = !own;
+  for (const auto& [mid, m] : p.monitors) {
+    const uint16_t f = m.request.flags;
+    if (!(f & flag) || ((f & of::flow_monitor::kOnlyOwn) && !own) || !m.selector.selects(*c.flow)) continue;
+    form.selected = true;
+    form.full |= (f & of::flow_monitor::kNoAbbrev) != 0;
+    form.instructions |= (f & of::flow_monitor::kInstructions) != 0;
+  }
+  // 1.4 7.3.5.19: a removal carries no instructions.
+  form.instructions &= c.event != of::FlowUpdateEvent::kRemoved;
+  return form;
+}
+
 of::FlowMonitorReply Agent::flow_updates_for(const Peer& p, const std::vector<dp::FlowChange>& changes,
-                                             bool own, uint32_t xid, bool full_only) const {
+                                             bool own, uint32_t xid) const {
   of::FlowMonitorReply out;
   bool abbreviated = false;
   for (const dp::FlowChange& c : changes) {
-    const uint16_t flag = event_flag(c.event);
-    bool selected = false, full = !own || full_only, instructions = false;
-    for (const auto& [mid, m] : p.monitors) {
-      const uint16_t f = m.request.flags;
-      if (!(f & flag) || ((f & of::flow_monitor::kOnlyOwn) && !own) || !m.selector.selects(*c.flow)) continue;
-      selected = true;
-      full |= (f & of::flow_monitor::kNoAbbrev) != 0;
-      instructions |= (f & of::flow_monitor::kInstructions) != 0;
-    }
-    if (!selected) continue;
-    if (full) {
-      // 1.4 7.3.5.19: a removal carries no instructions.
-      instructions &= c.event != of::FlowUpdateEvent::kRemoved;
-      out.updates.push_back(dp::flow_update(*c.flow, c.event, c.reason, instructions));
+    const UpdateForm f = update_form(p, c, own);
+    if (!f.selected) continue;
+    if (f.full) {
+      out.updates.push_back(dp::flow_update(*c.flow, c.event, c.reason, f.instructions));
     } else if (!abbreviated) {
       of::FlowUpdate a;
       a.event = of::FlowUpdateEvent::kAbbrev;
