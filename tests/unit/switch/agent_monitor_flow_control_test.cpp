@@ -53,28 +53,42 @@ class RawController {
     if (!wire.ok()) return false;
     return ::send(fd_, wire->data(), wire->size(), MSG_NOSIGNAL) == ssize_t(wire->size());
   }
-  // The next message, or nothing after `timeout_ms` without one.
+  // The next message, or nothing after `timeout_ms` without one (why: ended()).
   std::optional<of::Message> next(int timeout_ms) {
     for (;;) {
       ByteSpan one;
       if (framer_.next(one) == of::StreamFramer::State::kMessage) {
         auto m = of::decode_message(one);
-        if (!m.ok()) return std::nullopt;
+        if (!m.ok()) {
+          ended_ = "undecodable message: " + m.error().message;
+          return std::nullopt;
+        }
         return std::move(*m);
       }
       pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, timeout_ms) != 1) return std::nullopt;
+      if (::poll(&p, 1, timeout_ms) != 1) {
+        ended_ = fmt::format("nothing for {} ms", timeout_ms);
+        return std::nullopt;
+      }
       uint8_t buf[65536];
       ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-      if (n <= 0) return std::nullopt;
+      if (n <= 0) {
+        ended_ = n == 0 ? "the switch closed the connection" : "recv failed";
+        return std::nullopt;
+      }
+      bytes_ += uint64_t(n);
       framer_.append(ByteSpan(buf, size_t(n)));
     }
   }
+  const std::string& ended() const { return ended_; }
+  uint64_t bytes() const { return bytes_; }
 
  private:
   int listen_fd_ = -1, fd_ = -1;
   uint16_t port_ = 0;
   of::StreamFramer framer_;
+  std::string ended_;
+  uint64_t bytes_ = 0;
 };
 
 const of::FlowMonitorReply* monitor_reply(const of::Message& m) {
@@ -113,6 +127,7 @@ TEST(MonitorFlowControl, AWatcherThatStopsReadingIsPausedThenGetsEveryChangeAndR
   const of::ActionList actions = {of::Action::output(2), of::Action::output(3), of::Action::output(2),
                                   of::Action::output(3), of::Action::output(2), of::Action::output(3)};
   // In rounds of 2000 and a barrier: c2's own output stays under its connection's bound.
+  const auto adding = std::chrono::steady_clock::now();
   for (int i = 1; i <= kFlows; ++i) {
     c2.send(flow(1, actions, uint16_t(i)));
     if (i % 2000 == 0)
@@ -124,8 +139,10 @@ TEST(MonitorFlowControl, AWatcherThatStopsReadingIsPausedThenGetsEveryChangeAndR
   // some of the backlog meanwhile, each pause followed by its resume), and
   // every flow was reported once: before a pause, or held and sent before its
   // RESUMED.
+  const auto added_in = std::chrono::steady_clock::now() - adding;
   std::multiset<uint16_t> added;
   std::string events;  // P and R in the order they came
+  std::string others;  // the types of other messages
   for (;;) {
     const bool balanced =
         std::count(events.begin(), events.end(), 'P') == std::count(events.begin(), events.end(), 'R');
@@ -133,13 +150,22 @@ TEST(MonitorFlowControl, AWatcherThatStopsReadingIsPausedThenGetsEveryChangeAndR
     auto m = watcher.next(balanced ? 1000 : 5000);
     if (!m) break;
     const auto* r = monitor_reply(*m);
-    if (!r) continue;
+    if (!r) {
+      others += fmt::format(" {}", int(m->type()));
+      continue;
+    }
     for (const auto& u : r->updates) {
       if (u.event == FlowUpdateEvent::kAdded) added.insert(u.priority);
       if (u.event == FlowUpdateEvent::kPaused) events += 'P';
       if (u.event == FlowUpdateEvent::kResumed) events += 'R';
     }
   }
+  // What the watcher saw, for a failure below.
+  SCOPED_TRACE(
+      fmt::format("c2 added its flows in {} ms; the watcher read {} bytes, events '{}', {} flows; "
+                  "then: {}; other message types:{}",
+                  std::chrono::duration_cast<std::chrono::milliseconds>(added_in).count(), watcher.bytes(),
+                  events, added.size(), watcher.ended(), others));
   ASSERT_FALSE(events.empty()) << "never paused";
   std::string alternating;
   for (size_t k = 0; k < events.size() / 2; ++k) alternating += "PR";
