@@ -1,6 +1,9 @@
 // learning-switch app (see learning_switch.h).
 #include "controller/apps/learning_switch.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "controller/apps/learning_switch_wire.h"
 #include "controller/flows.h"
 #include "core/log.h"
@@ -18,9 +21,11 @@ bool link_local(const uint8_t* dst, uint16_t eth_type) {
 }  // namespace
 
 const LearningSwitch::Wire* LearningSwitch::wire_for(Datapath& dp) {
-  // One slot per version: 1.0, 1.3, 1.4 (1.3's layout, version 5).
-  size_t slot = dp.version() == of::kOf14 ? 2 : dp.version() == of::kOf13 ? 1 : 0;
-  if (dp.version() != of::kOf14 && dp.version() != of::kOf13 && dp.version() != of::kOf10) return nullptr;
+  // One slot per version: 1.0, 1.3, 1.4 (1.3's layout, version 5), 1.5.
+  static constexpr uint8_t kVersions[] = {of::kOf10, of::kOf13, of::kOf14, of::kOf15};
+  const auto* v = std::find(std::begin(kVersions), std::end(kVersions), dp.version());
+  if (v == std::end(kVersions)) return nullptr;
+  const size_t slot = size_t(v - std::begin(kVersions));
   if (!wire_[slot]) {
     wire_[slot] = Wire::build(dp.version(), table_for(dp), idle_timeout_);
     if (!wire_[slot]) {

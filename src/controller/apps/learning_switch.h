@@ -34,16 +34,18 @@ class LearningSwitch : public App {
   // For tests and stats: the learned port of `mac` on `dpid`, 0 if unknown.
   uint32_t learned_port(uint64_t dpid, uint64_t mac) const;
 
+  // Pre-encoded answers (fast path, learning_switch_wire.h; public for its tests).
+  struct Wire;
+
  private:
   void forget_mac(Datapath& dp, const uint8_t* mac);
-  // Pre-encoded answers (fast path, learning_switch_wire.cpp); one per version
-  // (slot 0: OF1.0, 1: OF1.3), built on the first switch of that version,
-  // never changed afterwards (read under mu_).
-  struct Wire;
+  // One Wire per version (slots: OF1.0, OF1.3, OF1.4, OF1.5), built on the
+  // first switch of that version, never changed afterwards (read under mu_).
   const Wire* wire_for(Datapath& dp);  // builds it on first use; call with mu_ held
   uint16_t idle_timeout_;
   mutable std::mutex mu_;
-  std::array<std::shared_ptr<const Wire>, 3> wire_;                              // OF1.0, OF1.3, OF1.4
+  std::array<std::shared_ptr<const Wire>, 4> wire_;
+
   std::unordered_map<uint64_t, std::unordered_map<uint64_t, uint32_t>> tables_;  // dpid -> mac -> port
 };
 

@@ -88,12 +88,18 @@ auto LearningSwitch::Wire::build(uint8_t version, uint8_t table, uint16_t idle)
   static constexpr uint8_t kZero[6] = {};
   if (!encode(version, 0, learned_flow(table, 1, kZero, kZero, 1, idle), w->flow)) return nullptr;
   if (!encode(version, 0, sample_packet_out(of::kNoBuffer, 1, 1, {}), w->out)) return nullptr;
-  if (version >= of::kOf13) {  // 1.4's flow-mod and packet-out are 1.3's
+  if (version >= of::kOf13) {  // 1.4's and 1.5's flow-mod are 1.3's (importance in the pad)
     // ofp_flow_mod (48) + ofp_match with OXM in_port(8) eth_src(10) eth_dst(10) + apply-actions(8) +
     // output(16).
     w->flow_in_port = 56, w->flow_src = 64, w->flow_dst = 74, w->flow_port = 92;
-    // ofp_packet_out (24) + output action (16).
-    w->out_buffer = 8, w->out_in_port = 12, w->out_port = 28;
+    if (version >= of::kOf15) {
+      // ofp_packet_out (16: buffer_id, actions_len, pad) + ofp_match with OXM in_port (16,
+      // padded) + output action (16).
+      w->out_buffer = 8, w->out_in_port = 24, w->out_port = 36;
+    } else {
+      // ofp_packet_out (24) + output action (16).
+      w->out_buffer = 8, w->out_in_port = 12, w->out_port = 28;
+    }
   } else if (version == of::kOf10) {
     // ofp_match inside ofp_flow_mod: in_port @12, dl_src @14, dl_dst @20; output action @72.
     w->flow_in_port = 12, w->flow_src = 14, w->flow_dst = 20, w->flow_port = 76;
