@@ -4,11 +4,13 @@
 #include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 
 #include "core/clock.h"
 #include "core/log.h"
@@ -113,9 +115,16 @@ void ForwardingThread::run() {
       log::debug("switch", "forwarding thread {}: cannot set nice {}: {} (needs CAP_SYS_NICE)", index_, nice,
                  std::strerror(errno));
   }
+  // The coalescing wait is short: the default 50 us slack would double it.
+  if (shared_.packet_in_coalesce_ns) ::prctl(PR_SET_TIMERSLACK, 5000UL);
   // stop() wakes the wait through the eventfd: the timeout is only a backstop (at
   // 100 ms a lab's hundred idle switches woke a thousand times a second).
-  while (!stopping_.load(std::memory_order_relaxed)) poll_once(1000);
+  const uint64_t period = shared_.packet_in_coalesce_ns;
+  const timespec wait{time_t(period / 1'000'000'000), long(period % 1'000'000'000)};
+  while (!stopping_.load(std::memory_order_relaxed)) {
+    size_t n = poll_once(1000);
+    if (pins_this_round_ && coalesce_wait(n, monotonic_ns())) ::nanosleep(&wait, nullptr);
+  }
   log::debug("switch", "forwarding thread {} stopped", index_);
 }
 
@@ -312,9 +321,24 @@ void ForwardingThread::packet_in(const dp::PacketInInfo& info, const Packet& pkt
   if (ring_.try_push(item)) {
     counters_.to_controller_queued.fetch_add(1, std::memory_order_relaxed);
     queued_to_controller_ = true;
+    ++pins_this_round_;
   } else {
     counters_.to_controller_dropped.fetch_add(1, std::memory_order_relaxed);
   }
+}
+
+// Packet-in coalescing (forwarding.h): after a round that queued packet-ins
+// faster than one per kCoalesceGapNs, wait before the next epoll_wait.
+bool ForwardingThread::coalesce_wait(size_t received, uint64_t now_ns) {
+  const uint64_t pins = pins_this_round_;
+  pins_this_round_ = 0;
+  if (!shared_.packet_in_coalesce_ns || pins == 0) return false;
+  const uint64_t gap = now_ns - last_pin_round_ns_;
+  last_pin_round_ns_ = now_ns;
+  // A full batch: more is waiting already, read it at once.
+  if (received >= PacketBatch::kMax || gap >= pins * kCoalesceGapNs) return false;
+  counters_.coalesce_waits.fetch_add(1, std::memory_order_relaxed);
+  return true;
 }
 
 void ForwardingThread::wake_agent_if_needed() {

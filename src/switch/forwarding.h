@@ -21,6 +21,7 @@
 //       packet_in() -> copy into this thread's SPSC ring to the agent
 //     flush every staging batch with Port::tx_batch (one send per port per batch)
 //   wake the agent once if anything was queued for the controller.
+//   packet-in coalescing (below): maybe wait up to 100 us before the next round.
 //
 // With --datapath tc the thread reads its queue of the switch's upcall device
 // instead of the kernel ports (TAP ports as above): only the kernel fast
@@ -29,6 +30,24 @@
 // dropped there if the port is PORT_DOWN / NO_RECV); around process_batch it
 // captures their cache keys and installs what the pipeline decided
 // (kernel_datapath.h). A batch from the device mixes ports.
+//
+// Packet-in coalescing
+// Under a flood of table misses (every packet through a hub controller) the
+// cost per packet-in was the wake-ups, not the work: the thread slept in
+// epoll_wait and was woken for each frame or two, and so in turn were the
+// agent (eventfd), the controller (its socket) and the agent again (the
+// packet-outs); on this project's virtual machines a sleep and a wake-up cost
+// more CPU than the pipeline. So, like a NIC's interrupt moderation: when a
+// round queued packet-ins and they came faster than one per kCoalesceGapNs
+// (the time since the last such round divided by their number), the thread
+// sleeps SwitchOptions::packet_in_coalesce_us before its next epoll_wait,
+// and the next round reads the several frames that came meanwhile, queues
+// them together and wakes the agent once for them (one encode batch, one
+// send to the controller, one read of its packet-outs, one sendmmsg). Rounds
+// with no packet-in, a full batch (no wait needed), or packet-ins slower
+// than that rate never wait: a ping or a TCP flow through the controller sees
+// no added latency; under the flood a packet-in waits at most the period.
+// The thread's timer slack is set to 5 us so the sleep is that long.
 //
 // Invariants
 // - The forwarding thread never blocks on the agent or a controller: the
@@ -85,8 +104,9 @@ struct ForwardingShared {
   std::atomic<bool> standalone{false};  // act as a learning switch (no controller)
   MacTable macs;
   std::atomic<bool> agent_wake_pending{false};
-  std::function<void()> wake_agent;  // thread-safe (posts to the agent's loop)
-  int forwarding_nice = 0;           // SwitchOptions::forwarding_nice, applied by each thread
+  std::function<void()> wake_agent;    // thread-safe (posts to the agent's loop)
+  int forwarding_nice = 0;             // SwitchOptions::forwarding_nice, applied by each thread
+  uint64_t packet_in_coalesce_ns = 0;  // SwitchOptions::packet_in_coalesce_us (0: off)
   // --datapath tc (agent thread): a port's config or link changed (kernel
   // entries become stale), and fold kernel hits into the counters.
   std::function<void()> on_port_change;
@@ -100,7 +120,8 @@ struct ForwardingCounters {
   std::atomic<uint64_t> to_controller_dropped{0};
   std::atomic<uint64_t> output_dropped{0};  // unknown port, NO_FWD, PORT_DOWN, LOCAL
   std::atomic<uint64_t> standalone_packets{0};
-  std::atomic<uint64_t> port_errors{0};  // socket errors read after EPOLLERR (ENETDOWN on a link down)
+  std::atomic<uint64_t> port_errors{0};     // socket errors read after EPOLLERR (ENETDOWN on a link down)
+  std::atomic<uint64_t> coalesce_waits{0};  // packet-in coalescing: rounds followed by a wait
 };
 
 class KernelDatapath;
@@ -108,6 +129,7 @@ class KernelDatapath;
 class ForwardingThread final : public dp::OutputSink, public dp::ControllerSink {
  public:
   static constexpr size_t kBatchesPerWake = 16;
+  static constexpr uint64_t kCoalesceGapNs = 50'000;  // packet-ins closer than this: coalesce
 
   ForwardingThread(unsigned index, dp::Datapath& dp, SwitchPorts& ports, std::vector<size_t> rx_ports,
                    ForwardingShared& shared, size_t to_controller_capacity);
@@ -128,6 +150,12 @@ class ForwardingThread final : public dp::OutputSink, public dp::ControllerSink 
   // --datapath tc: this thread's queue of the switch's upcall device (before
   // start(); the thread reads it, and its ports that have an fd: TAP ports).
   void set_upcall_queue(Port* queue);
+
+  // Packet-in coalescing (above), called after each round: whether the
+  // thread waits ForwardingShared::packet_in_coalesce_ns before the next one,
+  // given the frames the round received and when it ended (counted in
+  // coalesce_waits). run() calls it; tests call it with made-up times.
+  bool coalesce_wait(size_t received, uint64_t now_ns);
 
   SpscRing<ToController>& to_controller() { return ring_; }
   const ForwardingCounters& counters() const { return counters_; }
@@ -175,6 +203,8 @@ class ForwardingThread final : public dp::OutputSink, public dp::ControllerSink 
   int32_t local_index_ = -1;               // index of the LOCAL port, -1 if none
   std::vector<Staging*> dirty_;            // staging batches holding packets
   bool queued_to_controller_ = false;
+  uint64_t pins_this_round_ = 0;    // packet-ins queued since the last coalesce decision
+  uint64_t last_pin_round_ns_ = 0;  // when the last round that queued packet-ins ended
   KernelDatapath* kernel_ = nullptr;
   Port* upcall_ = nullptr;
   std::vector<kernel::KernelPort*> kports_;  // by port index (nullptr: not a kernel port)

@@ -75,6 +75,13 @@ struct SwitchOptions {
   // ordinary processes on wakeup, the way the kernel's softirq forwarding of a
   // Linux bridge does; needs CAP_SYS_NICE (ignored without it). 0 = leave as is.
   int forwarding_nice = -10;
+  // Packet-in coalescing (forwarding.h, "Packet-in coalescing"): while table
+  // misses arrive faster than one per 50 us, a forwarding thread that queued
+  // some for the controller waits this long before it looks for more, so one
+  // wake-up of it, of the agent and of the controller carries several
+  // packet-ins instead of one. Adds at most this much to a packet-in's latency,
+  // and only under such a flood. 0 = off.
+  uint32_t packet_in_coalesce_us = 100;
   uint32_t version_bitmap = (1u << 6) | (1u << 5) | (1u << 4) | (1u << 1);  // OF1.5, 1.4, 1.3 and 1.0
   uint8_t n_tables = 64;
   uint32_t table_size = 1u << 20;  // flows per table (OF1.4 vacancy and eviction count against it)

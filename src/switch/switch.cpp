@@ -283,14 +283,15 @@ struct Switch::Impl {
     std::string text = fmt::format(
         "{{\n  \"name\": \"{}\",\n  \"dpid\": {},\n  \"fast_path\": {},\n  \"ports\": [{}\n  ],\n"
         "  \"datapath\": {},\n"
-        "  \"to_controller\": {{\"queued\": {}, \"dropped\": {}}},\n"
+        "  \"to_controller\": {{\"queued\": {}, \"dropped\": {}, \"coalesce_waits\": {}}},\n"
         "  \"packet_ins\": {{\"sent\": {}, \"unsent\": {}, \"congested\": {}}},\n"
         "  \"packet_outs\": {},\n"
         "  \"buffers\": {{\"capacity\": {}, \"in_use\": {}, \"evicted\": {}, \"expired\": {}}},\n"
         "  \"requests\": {},\n  \"errors_sent\": {}\n}}\n",
         opts.name, opts.dpid, fast_path_json, ports_json, datapath_json,
         sum_threads(&ForwardingCounters::to_controller_queued),
-        sum_threads(&ForwardingCounters::to_controller_dropped), a.packet_ins_sent, a.packet_ins_unsent,
+        sum_threads(&ForwardingCounters::to_controller_dropped),
+        sum_threads(&ForwardingCounters::coalesce_waits), a.packet_ins_sent, a.packet_ins_unsent,
         a.packet_ins_congested, a.packet_outs, b.capacity(), b.in_use(), b.evicted(), b.expired(), a.requests,
         a.errors_sent);
     // An idle switch's counters do not move: the file is rewritten when they do, or
@@ -455,6 +456,7 @@ Result<std::unique_ptr<Switch>> Switch::create(const SwitchOptions& opts,
   HeapPrefaulter& prefaulter = HeapPrefaulter::shared();
   d.agent->set_request_tick([&prefaulter] { prefaulter.poke(); });
   d.shared.forwarding_nice = opts.forwarding_nice;
+  d.shared.packet_in_coalesce_ns = uint64_t(opts.packet_in_coalesce_us) * 1000;
 
   // Listeners bind now, so a busy TCP port is reported before anything starts.
   for (const auto& l : opts.listeners) {

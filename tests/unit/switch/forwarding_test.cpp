@@ -85,6 +85,52 @@ TEST(SwitchForwarding, ToControllerQueueIsBoundedAndCountsDrops) {
   EXPECT_EQ(popped, 4u);
 }
 
+// Packet-in coalescing: a round that queued packet-ins faster than one per
+// 50 us is followed by a wait; a first round, a slow one, a full batch, a
+// round without packet-ins, or coalescing off, is not.
+TEST(SwitchForwarding, PacketInFloodRoundsAreCoalescedOthersNot) {
+  std::vector<std::unique_ptr<Port>> v;
+  auto p1 = std::make_unique<MemoryPort>("m1");
+  p1->set_port_no(1);
+  MemoryPort* in = p1.get();
+  v.push_back(std::move(p1));
+  SwitchPorts ports(std::move(v));
+  dp::Datapath dp({}, &ports);
+  auto miss = flow(0, {of::Action::output(of::port::kController, of::kControllerMaxLenNoBuffer)}, 0);
+  ASSERT_TRUE(dp.flow_mod(miss, 0).ok());
+  ForwardingShared shared;
+  shared.packet_in_coalesce_ns = 100'000;
+  ForwardingThread t(0, dp, ports, {0}, shared, 4096);
+  auto round = [&](int frames) {
+    for (int i = 0; i < frames; ++i) in->inject(udp_frame(1, uint8_t(2 + i % 200)));
+    size_t n = 0;
+    for (int i = 0; i < 10 && n < size_t(frames); ++i) n += t.poll_once(100);
+    return n;
+  };
+  const uint64_t t0 = 1'000'000'000;
+  size_t n = round(1);
+  EXPECT_FALSE(t.coalesce_wait(n, t0));  // the first packet-in: nothing to go by
+  n = round(3);
+  EXPECT_TRUE(t.coalesce_wait(n, t0 + 100'000));  // 3 in 100 us: 33 us apart
+  n = round(2);
+  EXPECT_TRUE(t.coalesce_wait(n, t0 + 190'000));  // 2 in 90 us
+  n = round(1);
+  EXPECT_FALSE(t.coalesce_wait(n, t0 + 250'000));  // 1 in 60 us: slower than the flood rate
+  n = round(0);
+  EXPECT_FALSE(t.coalesce_wait(n, t0 + 260'000));  // no packet-in
+  n = round(32);
+  EXPECT_EQ(n, 32u);
+  EXPECT_FALSE(t.coalesce_wait(n, t0 + 300'000));  // a full batch: more is waiting, no wait
+  n = round(4);
+  EXPECT_TRUE(t.coalesce_wait(n, t0 + 400'000));
+  EXPECT_EQ(t.counters().coalesce_waits.load(), 3u);
+  EXPECT_EQ(t.counters().to_controller_queued.load(), 43u);  // every frame queued, none held back
+  shared.packet_in_coalesce_ns = 0;                          // off
+  n = round(4);
+  EXPECT_FALSE(t.coalesce_wait(n, t0 + 410'000));
+  EXPECT_EQ(t.counters().coalesce_waits.load(), 3u);
+}
+
 TEST(SwitchForwarding, PartialChecksumCompletedForPortWithoutOffloads) {
   TestController ctl;
   SwitchFixture fx(options_with_controller(ctl.port()), 2, PortCapabilities::none());
