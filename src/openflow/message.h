@@ -773,9 +773,13 @@ struct AsyncConfig {
   std::array<uint32_t, 2> packet_in_mask{}, port_status_mask{}, flow_removed_mask{};
   // OF1.4 only: role status, table status, request forward.
   std::array<uint32_t, 2> role_status_mask{}, table_status_mask{}, requestforward_mask{};
+  // OF1.5 only: controller status (bit n: ControllerStatusReason n), the
+  // properties OFPACPT_CONT_STATUS_SLAVE / MASTER (14 / 15).
+  std::array<uint32_t, 2> controller_status_mask{};
   // OF1.4 set-async carries properties: bit n set = property type n is present
-  // (type n: kind n/2, slave when n is even); the others stay as they were.
-  // OF1.3 set-async and every get-async reply: all present.
+  // (type n: kind n/2, slave when n is even; 12 and 13, 1.5's flow stats, are
+  // never present); the others stay as they were. OF1.3 set-async and every
+  // get-async reply: all of 1.4's present (a 1.5 reply adds 14 and 15).
   uint16_t present = 0xfff;
   bool operator==(const AsyncConfig&) const = default;
 };
