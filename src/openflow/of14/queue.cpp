@@ -13,16 +13,16 @@ constexpr size_t kQueueDescLen = 16;   // ofp_queue_desc without properties
 constexpr size_t kRatePropLen = 8;     // ofp_queue_desc_prop_min_rate / max_rate
 constexpr size_t kExpPropLen = 12;     // ofp_queue_desc_prop_experimenter without data
 
-OfError bad_property(uint16_t code, std::string msg, size_t at) {
+OfError queue_prop_error(uint16_t code, std::string msg, size_t at) {
   return OfError{static_cast<ErrorType>(kErrBadProperty), code, at, std::move(msg)};
 }
 
 // The properties of the entry whose property list starts at `at`.
-Result<std::vector<QueueProperty>, OfError> decode_props(ByteSpan wire, size_t at, size_t end) {
+Result<std::vector<QueueProperty>, OfError> decode_queue_props(ByteSpan wire, size_t at, size_t end) {
   std::vector<QueueProperty> props;
   std::string why;
   if (!properties_ok(wire.subspan(at, end - at), why))
-    return unexpected(bad_property(1 /* OFPBPC_BAD_LEN */, "ofp_queue_desc: " + why, at));
+    return unexpected(queue_prop_error(1 /* OFPBPC_BAD_LEN */, "ofp_queue_desc: " + why, at));
   for (size_t o = at; o < end;) {
     const uint16_t type = load_be16(&wire[o]);
     const uint16_t len = load_be16(&wire[o + 2]);
@@ -30,20 +30,20 @@ Result<std::vector<QueueProperty>, OfError> decode_props(ByteSpan wire, size_t a
     p.type = QueuePropType(type);
     if (p.type == QueuePropType::kMinRate || p.type == QueuePropType::kMaxRate) {
       if (len != kRatePropLen)
-        return unexpected(bad_property(
+        return unexpected(queue_prop_error(
             1, fmt::format("ofp_queue_desc: rate property length {} != {}", len, kRatePropLen), o));
       p.rate = load_be16(&wire[o + 4]);
     } else if (p.type == QueuePropType::kExperimenter) {
       if (len < kExpPropLen)
-        return unexpected(bad_property(
+        return unexpected(queue_prop_error(
             1, fmt::format("ofp_queue_desc: experimenter property length {} < {}", len, kExpPropLen), o));
       p.experimenter = load_be32(&wire[o + 4]);
       p.exp_type = load_be32(&wire[o + 8]);
       p.data.assign(wire.begin() + long(o + kExpPropLen), wire.begin() + long(o + len));
     } else {
-      return unexpected(bad_property(0 /* OFPBPC_BAD_TYPE */,
-                                     fmt::format("ofp_queue_desc: property type {} is not a queue's", type),
-                                     o));
+      return unexpected(
+          queue_prop_error(0 /* OFPBPC_BAD_TYPE */,
+                           fmt::format("ofp_queue_desc: property type {} is not a queue's", type), o));
     }
     props.push_back(std::move(p));
     o += (size_t(len) + 7) / 8 * 8;
@@ -82,7 +82,7 @@ Result<QueueDescReply, OfError> decode_queue_desc_reply(ByteSpan wire) {
     QueueDesc q;
     q.port_no = load_be32(&wire[at]);
     q.queue_id = load_be32(&wire[at + 4]);
-    auto props = decode_props(wire, at + kQueueDescLen, at + len);
+    auto props = decode_queue_props(wire, at + kQueueDescLen, at + len);
     if (!props.ok()) return unexpected(std::move(props.error()));
     q.properties = std::move(*props);
     r.queues.push_back(std::move(q));
@@ -114,7 +114,7 @@ BasicStatus<OfError> encode_queue_desc_reply(const QueueDescReply& r, Bytes& out
         w.bytes(p.data);
         w.zeros((8 - len % 8) % 8);
       } else {
-        return unexpected(bad_property(
+        return unexpected(queue_prop_error(
             0, fmt::format("ofp_queue_desc: property type {} is not a queue's", uint16_t(p.type)), 0));
       }
     }
