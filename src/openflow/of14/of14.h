@@ -167,6 +167,10 @@ struct AsyncConfig {
   std::vector<AsyncProperty> props;
   bool operator==(const AsyncConfig&) const = default;
 };
+// The property list after the header of a set-async or get-async reply
+// (async.cpp): a type past 11 is OFPET_BAD_PROPERTY / OFPBPC_BAD_TYPE, a
+// length other than 8 OFPBPC_BAD_LEN.
+Result<AsyncConfig, OfError> decode_async(ByteSpan body, bool reply);
 // `base` with the properties of the three kinds OF1.3 has (packet-in, port
 // status, flow removed) applied over it; the other kinds are not in the model.
 of::AsyncConfig apply_async(const of::AsyncConfig& base, const AsyncConfig& props);
