@@ -217,6 +217,24 @@ struct Session {
     return print_all(multipart(req));
   }
 
+  // ovs-ofctl's queue-get-config: a queue description request at 1.4 and
+  // later (port ANY and queue ALL unless given), queue_get_config before.
+  Status queue_get_config(const std::vector<std::string>& args) {
+    uint32_t port = port::kAny;
+    if (args.size() > 1 && args[1] != "ANY" && args[1] != "any") {
+      FLOWLAB_ASSIGN_OR_RETURN(port, of::parse_port(args[1]));
+    }
+    uint32_t queue = 0xffffffff;  // OFPQ_ALL
+    if (args.size() > 2) {
+      if (version() < kOf14) return fail("queue-get-config: a QUEUE needs OpenFlow 1.4 (-O OpenFlow14)");
+      if (args[2] != "ALL" && args[2] != "all") {
+        FLOWLAB_ASSIGN_OR_RETURN(queue, parse_u32(args[2], "queue-get-config: queue"));
+      }
+    }
+    if (version() >= kOf14) return print_all(multipart(QueueDescRequest{port, queue}));
+    return print_all(msg(QueueGetConfigRequest{port}));
+  }
+
   Status dump_ports_desc() {
     if (version() != kOf10) return print_all(multipart(PortDescRequest{}));
     FLOWLAB_ASSIGN_OR_RETURN(auto replies, ask(msg(FeaturesRequest{})));
@@ -337,6 +355,7 @@ struct Session {
       return flow_mods({a1}, strict ? FlowModCommand::kDeleteStrict : FlowModCommand::kDelete);
     if (name == "dump-ports") return dump_ports(args);
     if (name == "dump-ports-desc") return dump_ports_desc();
+    if (name == "queue-get-config") return queue_get_config(args);
     if (name == "dump-tables") return print_all(multipart(TableStatsRequest{}));
     if (name == "dump-table-desc") {
       FLOWLAB_TRY(need_of14("dump-table-desc"));
@@ -388,6 +407,7 @@ const std::vector<OfctlCommand>& ofctl_commands() {
       {"del-flows", 1, 2, false, "del-flows SWITCH [MATCH]"},
       {"dump-ports", 1, 2, false, "dump-ports SWITCH [PORT]"},
       {"dump-ports-desc", 1, 1, false, "dump-ports-desc SWITCH"},
+      {"queue-get-config", 1, 3, false, "queue-get-config SWITCH [PORT [QUEUE]]  (QUEUE: OpenFlow 1.4)"},
       {"dump-tables", 1, 1, false, "dump-tables SWITCH"},
       {"dump-table-desc", 1, 1, false, "dump-table-desc SWITCH  (OpenFlow 1.4)"},
       {"mod-table", 3, 3, false,

@@ -22,7 +22,8 @@ class Tracer {
  public:
   Tracer(ForwardingState& st, const Snapshot& snap, Trace& t) : st_(st), snap_(snap), t_(t) {}
 
-  void run(PacketContext& pc);
+  // From `table`; `egress_output`: this tracer runs the egress tables for that output.
+  void run(PacketContext& pc, uint8_t table = 0, const of::Action* egress_output = nullptr);
 
  private:
   bool exec(PacketContext& pc, const of::Action& a, int depth, const std::string& via);
@@ -36,12 +37,15 @@ class Tracer {
     return dp::bucket_live(b, *snap_.groups, st_.dp.ports, depth);
   }
   bool invalid_ttl();
+  std::shared_ptr<const TraceEgress> run_egress(PacketContext& pc, uint32_t port);
 
   ForwardingState& st_;
   const Snapshot& snap_;
   Trace& t_;
   std::vector<TraceGroup>* groups_ = nullptr;  // where the groups run now are recorded
   bool cur_miss = false;
+  bool egress_ = false;       // tracing egress tables: outputs leave the switch
+  uint32_t egress_port_ = 0;  // the port they run for
 };
 
 bool Tracer::invalid_ttl() {
@@ -95,7 +99,34 @@ void Tracer::add_output(PacketContext& pc, uint32_t port, std::string via) {
   o.port = port;
   o.queue_id = pc.queue_id;
   o.via = std::move(via);
+  if (!egress_ && snap_.first_egress) o.egress = run_egress(pc, port);
   t_.outputs.push_back(std::move(o));
+}
+
+// As the pipeline's run_egress: a copy of the packet, actset_output `port`,
+// the action set holding only output:port, from the first egress table.
+std::shared_ptr<const TraceEgress> Tracer::run_egress(PacketContext& pc, uint32_t port) {
+  Trace sub;
+  Packet clone(pc.pkt->size() + 256);
+  copy_packet(*pc.pkt, clone);
+  PacketContext c = pc;
+  c.pkt = &clone;
+  c.set_actset_output(port);
+  const of::Action out = of::Action::output(port);
+  Tracer e(st_, snap_, sub);
+  e.egress_ = true;
+  e.egress_port_ = port;
+  e.run(c, snap_.first_egress, &out);
+  auto r = std::make_shared<TraceEgress>();
+  r->port = port;
+  r->tables = std::move(sub.tables);
+  r->set_groups = std::move(sub.set_groups);
+  r->outputs = std::move(sub.outputs);
+  r->notes = std::move(sub.notes);
+  r->drop_reason = std::move(sub.drop_reason);
+  if (!r->delivered() && r->drop_reason.empty())
+    r->drop_reason = fmt::format("the egress action set has no output:{}", of::format_port(port));
+  return r;
 }
 
 void Tracer::to_controller(of::PacketInReason reason, uint16_t max_len, std::string via) {
@@ -109,6 +140,10 @@ void Tracer::to_controller(of::PacketInReason reason, uint16_t max_len, std::str
 
 void Tracer::output(PacketContext& pc, uint32_t port, uint16_t max_len, const std::string& via) {
   const uint32_t in_port = pc.pkt->in_port;
+  if (egress_ && port == egress_port_) {  // the egress action set's output (the in_port too)
+    add_output(pc, port, via);
+    return;
+  }
   switch (port) {
     case of::port::kInPort:
       if (in_port != 0 && (in_port <= of::port::kMax || in_port == of::port::kLocal))
@@ -213,9 +248,12 @@ void Tracer::group(PacketContext& pc, uint32_t id, int depth) {
   }
 }
 
-void Tracer::run(PacketContext& pc) {
+void Tracer::run(PacketContext& pc, uint8_t table, const of::Action* egress_output) {
   ActionSet as;
-  uint8_t table = 0;
+  if (egress_output) {
+    as.output = egress_output;
+    as.used = true;
+  }
   const size_t n_tables = snap_.tables.size();
   for (;;) {
     if (table >= n_tables) {
@@ -249,6 +287,8 @@ void Tracer::run(PacketContext& pc) {
     if (flow->apply && !exec_list(pc, *flow->apply, 0, fmt::format("table {} apply-actions", table))) return;
     if (flow->clear_actions) as.clear();
     if (flow->write) as.write(*flow->write);
+    if (flow->clear_actions || flow->write)  // what later tables match as actset_output
+      pc.set_actset_output(as.output && !as.group ? as.output->port : of::port::kUnset);
     as.for_each([&](const of::Action& a) {
       t_.tables[ti].action_set.push_back(a);
       return true;
@@ -262,7 +302,8 @@ void Tracer::run(PacketContext& pc) {
     table = uint8_t(flow->goto_table);
   }
   groups_ = &t_.set_groups;
-  as.for_each([&](const of::Action& a) { return exec(pc, a, 0, "action set"); });
+  as.for_each(
+      [&](const of::Action& a) { return exec(pc, a, 0, egress_ ? "egress action set" : "action set"); });
 }
 
 }  // namespace

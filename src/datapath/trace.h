@@ -12,6 +12,12 @@
 // outputs (FLOOD, ALL and NORMAL expanded to the PortView's ports), packets
 // for the controller, the meters named and the drop and its reason.
 //
+// Egress (OF1.5). With a first egress table set, each output to a port an
+// ingress table makes runs the egress tables as the pipeline does (a copy of
+// the packet, actset_output that port, the action set holding only that
+// output): the output's TraceEgress records those tables and where the copy
+// leaves (delivered) or why it does not (dropped).
+//
 // Read-only. No flow, table, group, meter or datapath counter moves, no
 // meter is charged (the meter is named, its verdict is not known), nothing
 // is output or sent up, the context's flow cache is not used.
@@ -27,6 +33,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -59,6 +66,8 @@ struct TraceTable {
   int goto_table = -1;
 };
 
+struct TraceEgress;
+
 // Where a copy of the packet would go.
 struct TraceOutput {
   uint32_t port = 0;  // a port number, of::port::kLocal or of::port::kController
@@ -67,6 +76,22 @@ struct TraceOutput {
   // kController: the packet-in reason and bytes asked for.
   of::PacketInReason reason = of::PacketInReason::kAction;
   uint16_t max_len = 0;
+  std::shared_ptr<const TraceEgress> egress;  // the egress tables this output ran (OF1.5), or null
+};
+
+// The egress tables one output ran: actset_output is `port`.
+struct TraceEgress {
+  uint32_t port = 0;
+  std::vector<TraceTable> tables;
+  std::vector<TraceGroup> set_groups;  // run by the egress action set
+  std::vector<TraceOutput> outputs;    // where copies leave the switch from the egress tables
+  std::vector<std::string> notes;
+  std::string drop_reason;  // when no copy leaves by `port`
+  bool delivered() const {
+    for (const TraceOutput& o : outputs)
+      if (o.port == port) return true;
+    return false;
+  }
 };
 
 struct Trace {
@@ -88,7 +113,8 @@ struct Trace {
 Trace trace_packet(ForwardingContext& ctx, const Packet& pkt,
                    const std::function<bool(uint32_t)>* fast_path_ports = nullptr);
 
-// Human text, one block per table, then the final outputs or the drop.
+// Human text, one block per table, then the final outputs or the drop; an
+// output that ran egress tables is followed by them, indented, and its verdict.
 std::string format_trace_text(const Trace& t);
 // The same as one JSON object (docs/SWITCH.md, "Trace").
 std::string format_trace_json(const Trace& t);

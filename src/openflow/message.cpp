@@ -6,19 +6,20 @@
 namespace flowlab::of {
 namespace {
 
-// Both variants list the bodies in MultipartType order up to table desc (14),
-// then flow monitor (16), controller status (18), experimenter last.
-constexpr size_t kFlowMonitorIndex = 15;
-constexpr uint16_t kFlowMonitorType = 16;
-constexpr size_t kControllerStatusIndex = 16;
+// Both variants list the bodies in MultipartType order up to flow monitor
+// (16: table desc 14, queue desc 15), then controller status (18),
+// experimenter last.
+constexpr size_t kFlowMonitorIndex = 16;
+constexpr size_t kControllerStatusIndex = 17;
 
 template <typename Variant>
 MultipartType type_of_index(const Variant& b) {
   if (b.index() + 1 == std::variant_size_v<Variant>) return MultipartType::kExperimenter;
-  if (b.index() == kFlowMonitorIndex) return static_cast<MultipartType>(kFlowMonitorType);
   if (b.index() == kControllerStatusIndex) return MultipartType::kControllerStatus;
   return static_cast<MultipartType>(b.index());
 }
+static_assert(std::is_same_v<std::variant_alternative_t<15, MultipartRequestBody>, QueueDescRequest>);
+static_assert(std::is_same_v<std::variant_alternative_t<15, MultipartReplyBody>, QueueDescReply>);
 static_assert(
     std::is_same_v<std::variant_alternative_t<kFlowMonitorIndex, MultipartRequestBody>, FlowMonitorRequest>);
 static_assert(

@@ -225,6 +225,7 @@ struct QueueProperty {
   QueuePropType type = QueuePropType::kMinRate;
   uint16_t rate = 0;  // min/max rate, 1/10 of a percent
   uint32_t experimenter = 0;
+  uint32_t exp_type = 0;  // OF1.4 queue desc's experimenter property only
   Bytes data;
   bool operator==(const QueueProperty&) const = default;
 };
@@ -455,6 +456,13 @@ struct PortDescRequest {
 struct TableDescRequest {  // OF1.4
   bool operator==(const TableDescRequest&) const = default;
 };
+// OF1.4 queue description (OFPMP_QUEUE_DESC, 15): one port's queues (or every
+// port's: OFPP_ANY), one queue or all (OFPQ_ALL).
+struct QueueDescRequest {
+  uint32_t port_no = port::kAny;
+  uint32_t queue_id = 0xffffffff;  // OFPQ_ALL
+  bool operator==(const QueueDescRequest&) const = default;
+};
 // OF1.4 flow monitoring (OFPMP_FLOW_MONITOR, 16): a request adds, changes or
 // deletes one monitor of the connection; the replies carry flow updates, the
 // request's xid for the INITIAL ones, the sender's own for later ones.
@@ -615,6 +623,16 @@ struct QueueStatsReply {
   std::vector<QueueStats> stats;
   bool operator==(const QueueStatsReply&) const = default;
 };
+// One ofp_queue_desc (OF1.4): min-rate, max-rate, experimenter properties.
+struct QueueDesc {
+  uint32_t port_no = 0, queue_id = 0;
+  std::vector<QueueProperty> properties;
+  bool operator==(const QueueDesc&) const = default;
+};
+struct QueueDescReply {
+  std::vector<QueueDesc> queues;
+  bool operator==(const QueueDescReply&) const = default;
+};
 struct BucketCounter {
   uint64_t packet_count = 0, byte_count = 0;
   bool operator==(const BucketCounter&) const = default;
@@ -703,13 +721,13 @@ using MultipartRequestBody =
     std::variant<DescRequest, FlowStatsRequest, AggregateStatsRequest, TableStatsRequest, PortStatsRequest,
                  QueueStatsRequest, GroupStatsRequest, GroupDescRequest, GroupFeaturesRequest,
                  MeterStatsRequest, MeterConfigRequest, MeterFeaturesRequest, TableFeaturesRequest,
-                 PortDescRequest, TableDescRequest, FlowMonitorRequest, ControllerStatusRequest,
-                 ExperimenterMultipart>;
+                 PortDescRequest, TableDescRequest, QueueDescRequest, FlowMonitorRequest,
+                 ControllerStatusRequest, ExperimenterMultipart>;
 using MultipartReplyBody =
     std::variant<DescReply, FlowStatsReply, AggregateStatsReply, TableStatsReply, PortStatsReply,
                  QueueStatsReply, GroupStatsReply, GroupDescReply, GroupFeaturesReply, MeterStatsReply,
                  MeterConfigReply, MeterFeaturesReply, TableFeaturesReply, PortDescReply, TableDescReply,
-                 FlowMonitorReply, ControllerStatusReply, ExperimenterMultipart>;
+                 QueueDescReply, FlowMonitorReply, ControllerStatusReply, ExperimenterMultipart>;
 
 struct MultipartRequest {
   uint16_t flags = 0;
@@ -755,9 +773,13 @@ struct AsyncConfig {
   std::array<uint32_t, 2> packet_in_mask{}, port_status_mask{}, flow_removed_mask{};
   // OF1.4 only: role status, table status, request forward.
   std::array<uint32_t, 2> role_status_mask{}, table_status_mask{}, requestforward_mask{};
+  // OF1.5 only: controller status (bit n: ControllerStatusReason n), the
+  // properties OFPACPT_CONT_STATUS_SLAVE / MASTER (14 / 15).
+  std::array<uint32_t, 2> controller_status_mask{};
   // OF1.4 set-async carries properties: bit n set = property type n is present
-  // (type n: kind n/2, slave when n is even); the others stay as they were.
-  // OF1.3 set-async and every get-async reply: all present.
+  // (type n: kind n/2, slave when n is even; 12 and 13, 1.5's flow stats, are
+  // never present); the others stay as they were. OF1.3 set-async and every
+  // get-async reply: all of 1.4's present (a 1.5 reply adds 14 and 15).
   uint16_t present = 0xfff;
   bool operator==(const AsyncConfig&) const = default;
 };

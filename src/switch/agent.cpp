@@ -45,8 +45,10 @@ class Agent::AgentSinks final : public dp::OutputSink, public dp::ControllerSink
 namespace {
 
 // OF1.3 6.1.1 default asynchronous configuration; OF1.4 7.3.10 adds role
-// status (every reason, every role) and table status (vacancy down and up).
-// Request forward stays off until a controller's set-async asks for it.
+// status (every reason, every role) and table status (vacancy down and up);
+// OF1.5 controller status: every reason, every role (what a 1.5 controller
+// got before it could filter them). Request forward stays off until a
+// controller's set-async asks for it.
 of::AsyncConfig default_async(bool service) {
   of::AsyncConfig a;
   if (service) return a;  // service connections (ofctl): nothing unless asked
@@ -55,19 +57,31 @@ of::AsyncConfig default_async(bool service) {
   a.flow_removed_mask = {0xf, 0x0};
   a.role_status_mask = {0x7, 0x7};
   a.table_status_mask = {0x18, 0x18};
+  a.controller_status_mask = {0x7f, 0x7f};
   return a;
+}
+
+// The masks of property kind `kind` (type / 2), or null for one the model has none of (1.5's flow stats).
+template <typename Config>
+auto* async_kind(Config& c, size_t kind) {
+  decltype(&c.packet_in_mask) k[] = {&c.packet_in_mask,
+                                     &c.port_status_mask,
+                                     &c.flow_removed_mask,
+                                     &c.role_status_mask,
+                                     &c.table_status_mask,
+                                     &c.requestforward_mask,
+                                     nullptr,
+                                     &c.controller_status_mask};
+  return kind < std::size(k) ? k[kind] : nullptr;
 }
 
 // An OF1.4 set-async changes only the kinds it carries (`present`); 1.3's carries all.
 void apply_async(of::AsyncConfig& to, const of::AsyncConfig& set) {
-  std::array<uint32_t, 2>* dst[] = {&to.packet_in_mask,   &to.port_status_mask,  &to.flow_removed_mask,
-                                    &to.role_status_mask, &to.table_status_mask, &to.requestforward_mask};
-  const std::array<uint32_t, 2>* src[] = {&set.packet_in_mask,    &set.port_status_mask,
-                                          &set.flow_removed_mask, &set.role_status_mask,
-                                          &set.table_status_mask, &set.requestforward_mask};
-  for (size_t kind = 0; kind < 6; ++kind)
-    for (size_t slot = 0; slot < 2; ++slot)  // slot 0 master (odd type), 1 slave (even type)
-      if (set.present >> (2 * kind + (slot == 0 ? 1 : 0)) & 1) (*dst[kind])[slot] = (*src[kind])[slot];
+  for (size_t type = 0; type < 16; ++type) {  // type 2k: kind k's slave mask (slot 1), 2k+1 master (slot 0)
+    auto* dst = async_kind(to, type / 2);
+    if (dst && set.present >> type & 1)
+      (*dst)[type & 1 ? 0 : 1] = (*async_kind(set, type / 2))[type & 1 ? 0 : 1];
+  }
 }
 
 OfError err_is_slave() {
@@ -220,6 +234,7 @@ void Agent::handle(uint64_t peer_id, const of::Message& msg, ByteSpan raw) {
     case of::MsgType::kGetAsyncRequest: {
       of::GetAsyncReply r;
       static_cast<of::AsyncConfig&>(r) = p.async;
+      r.present = p.version >= of::kOf15 ? 0xcfff : 0xfff;  // every property of the version
       reply(p, xid, r);
       break;
     }

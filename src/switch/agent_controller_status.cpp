@@ -5,9 +5,9 @@
 // the one the controller holds. Service peers (ofctl on --listen) are not
 // controllers: they are neither listed nor told. The async message goes to
 // every 1.5 controller connection, the one whose status changed included
-// (for a new connection it is its first message after the handshake); the
-// spec's set-async properties for it (OFPACPT_CONT_STATUS_*) are not kept,
-// every reason is sent.
+// (for a new connection it is its first message after the handshake) whose
+// async config asks for the reason in its role's mask (set-async's
+// OFPACPT_CONT_STATUS_SLAVE / _MASTER; every reason by default).
 #include "switch/agent.h"
 
 namespace flowlab::sw {
@@ -31,6 +31,8 @@ void Agent::send_controller_status(const Peer& subject, of::ControllerStatusReas
   const of::ControllerStatusEntry e = entry_of(subject.id, subject.role, subject.name, reason, channel);
   for (auto& [id, q] : peers_) {
     if (q.service || q.version < of::kOf15) continue;
+    const size_t slot = q.role == of::ControllerRole::kSlave ? 1 : 0;
+    if (!(q.async.controller_status_mask[slot] >> uint8_t(reason) & 1)) continue;
     reply(q, 0, of::ControllerStatus{e});
     ++counters_.controller_status_sent;
   }

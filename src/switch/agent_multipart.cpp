@@ -117,19 +117,26 @@ void Agent::on_multipart(Peer& p, const of::Message& m, ByteSpan raw) {
                                             fmt::format("port_stats: no port {}", body.port_no)),
                               raw);
           send_chunked(p, xid, std::move(r), &of::PortStatsReply::stats);
-        } else if constexpr (std::is_same_v<T, of::QueueStatsRequest>) {
-          // No queues are configured: an empty list, but unknown ports are errors.
+        } else if constexpr (std::is_same_v<T, of::QueueStatsRequest> ||
+                             std::is_same_v<T, of::QueueDescRequest>) {  // queue desc: OF1.4
+          // No queues are configured: an empty list, but unknown ports and any
+          // one queue are errors.
+          constexpr bool kDesc = std::is_same_v<T, of::QueueDescRequest>;
+          const char* what = kDesc ? "queue_desc" : "queue_stats";
           if (body.port_no != of::port::kAny && !ports_.find(body.port_no))
             return send_error(p,
                               OfError::make(of::QueueOpFailedCode::kBadPort,
-                                            fmt::format("queue_stats: no port {}", body.port_no)),
+                                            fmt::format("{}: no port {}", what, body.port_no)),
                               raw);
           if (body.queue_id != 0xffffffff)
             return send_error(p,
                               OfError::make(of::QueueOpFailedCode::kBadQueue,
-                                            fmt::format("queue_stats: no queue {}", body.queue_id)),
+                                            fmt::format("{}: no queue {}", what, body.queue_id)),
                               raw);
-          send_multipart(p, xid, of::QueueStatsReply{});
+          if constexpr (kDesc)
+            send_multipart(p, xid, of::QueueDescReply{});
+          else
+            send_multipart(p, xid, of::QueueStatsReply{});
         } else if constexpr (std::is_same_v<T, of::GroupStatsRequest>) {
           send_chunked(p, xid, dp_.group_stats(body, now), &of::GroupStatsReply::stats);
         } else if constexpr (std::is_same_v<T, of::GroupDescRequest>) {

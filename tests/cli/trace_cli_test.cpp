@@ -307,4 +307,47 @@ TEST_F(TraceCli, SameFinalPortsAsOvsOfprotoTrace) {
   }
 }
 
+// OpenFlow 1.5 egress tables on the same switch (last in the suite; it puts
+// the switch back): the group's two outputs each run egress table 2, which
+// drops what leaves by port 2; the text nests the egress table under each
+// output with its verdict, and the frame sent for real reaches only port 3.
+TEST_F(TraceCli, EgressTablesPerOutputWithTheirVerdict) {
+  const std::string o15 = "-O OpenFlow15 ";
+  struct Restore {
+    ~Restore() {
+      run_flowlab("ofctl", "-O OpenFlow15 del-flows " + target() + " table=2");
+      run_flowlab("ofctl", "-O OpenFlow15 set-first-egress-table " + target() + " none");
+    }
+  } restore;
+  CliRun r = run_flowlab("ofctl", o15 + "set-first-egress-table " + target() + " 2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* f : {"table=2,priority=20,cookie=0x20,actset_output=2,actions=clear_actions",
+                        "table=2,priority=0,actions=drop"}) {
+    r = run_flowlab("ofctl", o15 + "add-flow " + target() + " '" + f + "'");
+    ASSERT_EQ(r.status, 0) << f << ": " << r.out;
+  }
+  r = trace("'" + kCases[1].flow + "'");  // group 1 (all): output 2 and output 3
+  ASSERT_EQ(r.status, 0) << r.out;
+  // The ingress part reads as it does without egress tables.
+  EXPECT_NE(r.out.find("    group 1 (all): buckets 0,1 of 2\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nFinal:\n    output 2 via group 1 bucket 0\n"
+                       "        egress tables, actset_output=2:\n"
+                       "        Table 2: priority=20,actset_output=2, cookie=0x20\n"
+                       "            instructions: clear_actions\n"
+                       "        -> dropped: the egress action set has no output:2\n"
+                       "    output 3 via group 1 bucket 1\n"
+                       "        egress tables, actset_output=3:\n"
+                       "        Table 2: priority=0, cookie=0x0\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("            action set: output:3\n        -> delivered\n"), std::string::npos)
+      << r.out;
+  r = trace("'" + kCases[1].flow + "' --format json");
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["outputs"].size(), 2u) << r.out;
+  EXPECT_EQ(j["outputs"][0]["egress"]["verdict"], "dropped") << r.out;
+  EXPECT_EQ(j["outputs"][1]["egress"]["verdict"], "delivered") << r.out;
+  EXPECT_EQ(j["outputs"][1]["egress"]["tables"][0]["table"], 2) << r.out;
+}
+
 }  // namespace

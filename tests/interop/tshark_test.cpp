@@ -117,7 +117,7 @@ std::vector<MessageBody> sample_bodies() {
   PacketQueue q;
   q.queue_id = 1;
   q.port = 1;
-  q.properties.push_back({QueuePropType::kMinRate, 100, 0, {}});
+  q.properties.push_back({QueuePropType::kMinRate, 100, 0, 0, {}});
   PacketIn pin;
   pin.total_len = 60;
   pin.reason = 0;

@@ -155,6 +155,8 @@ BasicStatus<OfError> encode_multipart_request(const MultipartRequest& m, ByteWri
     return unexpected(OfError::make(BadRequestCode::kBadMultipart, "flow monitoring needs OpenFlow 1.4"));
   if (std::holds_alternative<ControllerStatusRequest>(m.body))
     return unexpected(OfError::make(BadRequestCode::kBadMultipart, "controller status needs OpenFlow 1.5"));
+  if (std::holds_alternative<QueueDescRequest>(m.body))
+    return unexpected(OfError::make(BadRequestCode::kBadMultipart, "queue description needs OpenFlow 1.4"));
   w.u16(static_cast<uint16_t>(multipart_type(m.body)));
   w.u16(m.flags);
   w.zeros(4);

@@ -302,6 +302,8 @@ BasicStatus<OfError> encode_multipart_reply(const MultipartReply& m, ByteWriter&
     return unexpected(OfError::make(BadRequestCode::kBadMultipart, "flow monitoring needs OpenFlow 1.4"));
   if (std::holds_alternative<ControllerStatusReply>(m.body))
     return unexpected(OfError::make(BadRequestCode::kBadMultipart, "controller status needs OpenFlow 1.5"));
+  if (std::holds_alternative<QueueDescReply>(m.body))
+    return unexpected(OfError::make(BadRequestCode::kBadMultipart, "queue description needs OpenFlow 1.4"));
   w.u16(static_cast<uint16_t>(multipart_type(m.body)));
   w.u16(m.flags);
   w.zeros(4);

@@ -32,12 +32,11 @@ Result<of::Message, OfError> decode_as_of13(Bytes wire) {
   return std::move(*m);
 }
 
-// The 1.4 multipart types past 1.3's that this codec does not decode.
+// The multipart types past 1.4's (1.5's among them) are not decoded by this codec.
 BasicStatus<OfError> refuse_multipart(uint16_t mp) {
-  if (mp > kMultipartTableDesc && mp != kMultipartFlowMonitor && mp != uint16_t(MultipartType::kExperimenter))
-    return unexpected(
-        err(BadRequestCode::kBadMultipart,
-            fmt::format("OF1.4 multipart type {} (queue description) is not decoded by this codec", mp), 8));
+  if (mp > kMultipartFlowMonitor && mp != uint16_t(MultipartType::kExperimenter))
+    return unexpected(err(BadRequestCode::kBadMultipart,
+                          fmt::format("multipart type {} is not an OpenFlow 1.4 one", mp), 8));
   return {};
 }
 
@@ -48,6 +47,11 @@ Result<Message, OfError> decode_multipart_reply(ByteSpan wire, uint32_t xid) {
   const uint16_t flags = load_be16(&wire[10]);
   if (mp == kMultipartFlowMonitor) {
     auto r = decode_flow_monitor_reply(wire);
+    if (!r.ok()) return unexpected(std::move(r.error()));
+    return Message{xid, make_message(kOf14, xid, MultipartReply{flags, std::move(*r)})};
+  }
+  if (mp == kMultipartQueueDesc) {
+    auto r = decode_queue_desc_reply(wire);
     if (!r.ok()) return unexpected(std::move(r.error()));
     return Message{xid, make_message(kOf14, xid, MultipartReply{flags, std::move(*r)})};
   }
@@ -134,55 +138,18 @@ Result<Message, OfError> decode_multipart_request(ByteSpan wire, uint32_t xid) {
     if (!r.ok()) return unexpected(std::move(r.error()));
     return Message{xid, make_message(kOf14, xid, MultipartRequest{load_be16(&wire[10]), std::move(*r)})};
   }
+  if (mp == kMultipartQueueDesc) {
+    auto r = decode_queue_desc_request(wire);
+    if (!r.ok()) return unexpected(std::move(r.error()));
+    return Message{xid, make_message(kOf14, xid, MultipartRequest{load_be16(&wire[10]), *r})};
+  }
   if (auto e = refuse_multipart(mp); !e.ok()) return unexpected(std::move(e.error()));
   auto m = decode_as_of13(Bytes(wire.begin(), wire.end()));
   if (!m.ok()) return unexpected(std::move(m.error()));
   return Message{xid, std::move(*m)};
 }
 
-Result<AsyncConfig, OfError> decode_async(ByteSpan body, bool reply) {
-  AsyncConfig a;
-  a.reply = reply;
-  std::string why;
-  if (!properties_ok(body, why))
-    return unexpected(OfError{static_cast<ErrorType>(kErrBadProperty), 1, 8, "async config: " + why});
-  for (size_t o = 0; o < body.size();) {
-    const uint16_t type = load_be16(&body[o]);
-    const uint16_t len = load_be16(&body[o + 2]);
-    if (type > uint16_t(AsyncProp::kRequestForwardMaster))
-      return unexpected(OfError{static_cast<ErrorType>(kErrBadProperty), 0 /* OFPBPC_BAD_TYPE */, 8 + o,
-                                fmt::format("async config: property type {} not supported", type)});
-    if (len != 8)
-      return unexpected(OfError{static_cast<ErrorType>(kErrBadProperty), 1, 8 + o,
-                                fmt::format("async config: property length {} != 8", len)});
-    a.props.push_back({type, load_be32(&body[o + 4])});
-    o += 8;
-  }
-  return a;
-}
-
 }  // namespace
-
-of::AsyncConfig apply_async(const of::AsyncConfig& base, const AsyncConfig& props) {
-  of::AsyncConfig c = base;
-  for (const AsyncProperty& p : props.props) {
-    const size_t slot = (p.type & 1) ? 0 : 1;  // model: [0] master/equal, [1] slave
-    switch (p.type >> 1) {
-      case 0:
-        c.packet_in_mask[slot] = p.mask;
-        break;
-      case 1:
-        c.port_status_mask[slot] = p.mask;
-        break;
-      case 2:
-        c.flow_removed_mask[slot] = p.mask;
-        break;
-      default:
-        break;
-    }
-  }
-  return c;
-}
 
 Result<Message, OfError> decode_of14(ByteSpan wire) {
   if (wire.size() < kHeaderLen)
@@ -333,36 +300,47 @@ Result<Bytes, OfError> finish(Bytes out) {
   return out;
 }
 
-// A flow monitor request or reply (1.4's own wire), or nullopt for any other message.
-std::optional<Result<Bytes, OfError>> encode_flow_monitor(const of::Message& m, uint32_t xid) {
+// A flow monitor or queue description request or reply (1.4's own wire), or
+// nullopt for any other message.
+std::optional<Result<Bytes, OfError>> encode_own_multipart(const of::Message& m, uint32_t xid) {
   Bytes out;
-  if (const auto* rq = std::get_if<MultipartRequest>(&m.body)) {
-    const auto* fm = std::get_if<FlowMonitorRequest>(&rq->body);
-    if (!fm) return std::nullopt;
-    header(out, uint8_t(MsgType::kMultipartRequest), xid);
+  auto start = [&](MsgType type, uint16_t mp, uint16_t flags) {
+    header(out, uint8_t(type), xid);
     ByteWriter w(out);
-    w.u16(kMultipartFlowMonitor);
-    w.u16(rq->flags);
+    w.u16(mp);
+    w.u16(flags);
     w.zeros(4);
-    encode_flow_monitor_request(*fm, out);
-    return finish(std::move(out));
+  };
+  if (const auto* rq = std::get_if<MultipartRequest>(&m.body)) {
+    if (const auto* fm = std::get_if<FlowMonitorRequest>(&rq->body)) {
+      start(MsgType::kMultipartRequest, kMultipartFlowMonitor, rq->flags);
+      encode_flow_monitor_request(*fm, out);
+      return finish(std::move(out));
+    }
+    if (const auto* qd = std::get_if<QueueDescRequest>(&rq->body)) {
+      start(MsgType::kMultipartRequest, kMultipartQueueDesc, rq->flags);
+      encode_queue_desc_request(*qd, out);
+      return finish(std::move(out));
+    }
+    return std::nullopt;
   }
   if (const auto* rp = std::get_if<MultipartReply>(&m.body)) {
-    const auto* fm = std::get_if<FlowMonitorReply>(&rp->body);
-    if (!fm) return std::nullopt;
-    header(out, uint8_t(MsgType::kMultipartReply), xid);
-    ByteWriter w(out);
-    w.u16(kMultipartFlowMonitor);
-    w.u16(rp->flags);
-    w.zeros(4);
-    if (auto e = encode_flow_monitor_reply(*fm, out); !e.ok()) return unexpected(std::move(e.error()));
-    return finish(std::move(out));
+    if (const auto* fm = std::get_if<FlowMonitorReply>(&rp->body)) {
+      start(MsgType::kMultipartReply, kMultipartFlowMonitor, rp->flags);
+      if (auto e = encode_flow_monitor_reply(*fm, out); !e.ok()) return unexpected(std::move(e.error()));
+      return finish(std::move(out));
+    }
+    if (const auto* qd = std::get_if<QueueDescReply>(&rp->body)) {
+      start(MsgType::kMultipartReply, kMultipartQueueDesc, rp->flags);
+      if (auto e = encode_queue_desc_reply(*qd, out); !e.ok()) return unexpected(std::move(e.error()));
+      return finish(std::move(out));
+    }
   }
   return std::nullopt;
 }
 
 Result<Bytes, OfError> encode_shared(of::Message m, uint32_t xid) {
-  if (auto fm = encode_flow_monitor(m, xid)) return std::move(*fm);
+  if (auto own = encode_own_multipart(m, xid)) return std::move(*own);
   m.version = kOf13;
   m.xid = xid;
   auto wire = encode_of13(m);

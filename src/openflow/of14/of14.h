@@ -26,8 +26,11 @@
 //   - flow monitoring (multipart 16): the request and the reply's flow
 //     updates (full, abbreviated, paused/resumed), monitor.cpp; they are the
 //     shared model's FlowMonitorRequest / FlowMonitorReply.
-// Parts of 1.4 with a different wire that this codec does not decode yet
-// (queue description) are refused with an error that names them,
+//   - queue description (multipart 15): the request (port_no, queue_id) and
+//     the reply's ofp_queue_desc entries with their min-rate, max-rate and
+//     experimenter properties (queue.cpp); the shared model's
+//     QueueDescRequest / QueueDescReply.
+// 1.4 multipart types past 16 are refused with an error that names them,
 // never decoded the 1.3 way. bridge.cpp maps all of it onto the shared model (codec.h's
 // decode_of14/encode_of14, what decode_message uses for version 5).
 //
@@ -60,6 +63,7 @@ inline constexpr size_t kMultipartBodyOff = 16;  // header 8 + type, flags, pad
 
 // The multipart types 1.4 added (MultipartType ends at 1.3's).
 inline constexpr uint16_t kMultipartTableDesc = 14;
+inline constexpr uint16_t kMultipartQueueDesc = 15;
 inline constexpr uint16_t kMultipartFlowMonitor = 16;
 
 // ofp_port_desc_prop_type, ofp_port_mod_prop_type
@@ -163,6 +167,10 @@ struct AsyncConfig {
   std::vector<AsyncProperty> props;
   bool operator==(const AsyncConfig&) const = default;
 };
+// The property list after the header of a set-async or get-async reply
+// (async.cpp): a type past 11 is OFPET_BAD_PROPERTY / OFPBPC_BAD_TYPE, a
+// length other than 8 OFPBPC_BAD_LEN.
+Result<AsyncConfig, OfError> decode_async(ByteSpan body, bool reply);
 // `base` with the properties of the three kinds OF1.3 has (packet-in, port
 // status, flow removed) applied over it; the other kinds are not in the model.
 of::AsyncConfig apply_async(const of::AsyncConfig& base, const AsyncConfig& props);
@@ -226,6 +234,15 @@ Result<FlowMonitorRequest, OfError> decode_flow_monitor_request(ByteSpan wire);
 void encode_flow_monitor_request(const FlowMonitorRequest& r, Bytes& out);
 Result<FlowMonitorReply, OfError> decode_flow_monitor_reply(ByteSpan wire);
 BasicStatus<OfError> encode_flow_monitor_reply(const FlowMonitorReply& r, Bytes& out);
+
+// ---- queue description (queue.cpp): whole multipart messages in, bodies after the 16-byte header out ----
+// A request's body is 8 bytes (else OFPBRC_BAD_LEN); a reply's property of a
+// type that is not a queue's is OFPET_BAD_PROPERTY / OFPBPC_BAD_TYPE, a rate
+// property that is not 8 bytes OFPBPC_BAD_LEN.
+Result<QueueDescRequest, OfError> decode_queue_desc_request(ByteSpan wire);
+void encode_queue_desc_request(const QueueDescRequest& r, Bytes& out);
+Result<QueueDescReply, OfError> decode_queue_desc_reply(ByteSpan wire);
+BasicStatus<OfError> encode_queue_desc_reply(const QueueDescReply& r, Bytes& out);
 
 // ---- stats replies (stats.cpp): the multipart body after the 16-byte header ----
 Result<PortStatsReply, OfError> decode_port_stats(ByteSpan wire, uint16_t flags);

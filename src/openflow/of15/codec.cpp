@@ -300,6 +300,9 @@ Result<Bytes, OfError> to_of14_wire(ByteSpan wire, Extras* extras) {
       return flow_removed_to14(wire, extras);
     case MsgType::kGroupMod:
       return group_mod_to14(wire, extras);
+    case MsgType::kSetAsync:
+    case MsgType::kGetAsyncReply:
+      return async_to14(wire, extras);
     case MsgType::kMultipartRequest:
       return versioned(multipart_request_to14(wire, extras), kOf14);
     case MsgType::kMultipartReply:
@@ -329,6 +332,9 @@ Result<Bytes, OfError> to_of15_wire(ByteSpan wire, const Extras* extras) {
       return flow_removed_to15(wire, extras);
     case MsgType::kGroupMod:
       return group_mod_to15(wire, extras);
+    case MsgType::kSetAsync:
+    case MsgType::kGetAsyncReply:
+      return async_to15(wire, extras);
     case MsgType::kMultipartRequest:
       return versioned(multipart_request_to15(wire, extras), kOf15);
     case MsgType::kMultipartReply:
@@ -360,6 +366,12 @@ Extras extras_of(const Message& m) {
     }
   } else if (const auto* req = std::get_if<MultipartRequest>(&m.body)) {
     if (const auto* fs = std::get_if<FlowStatsRequest>(&req->body)) x.stats_only = fs->stats_only;
+  } else if (m.is<SetAsync>() || m.is<GetAsyncReply>()) {
+    const AsyncConfig& a = m.is<SetAsync>() ? static_cast<const AsyncConfig&>(m.as<SetAsync>())
+                                            : static_cast<const AsyncConfig&>(m.as<GetAsyncReply>());
+    for (int i = 0; i < 2; ++i)  // [0] slave (type 14), [1] master (15); the model's slot 1 is slave
+      if (a.present >> (kAsyncContStatusSlave + i) & 1)
+        x.cont_status[size_t(i)] = a.controller_status_mask[size_t(1 - i)];
   } else if (const auto* gm = std::get_if<GroupMod>(&m.body)) {
     x.group_command = uint16_t(gm->command);
     x.command_bucket_id = gm->command_bucket_id;
@@ -392,6 +404,14 @@ void apply_extras(const Extras& x, Message& m) {
     }
   } else if (auto* req = std::get_if<MultipartRequest>(&m.body)) {
     if (auto* fs = std::get_if<FlowStatsRequest>(&req->body)) fs->stats_only = x.stats_only;
+  } else if (m.is<SetAsync>() || m.is<GetAsyncReply>()) {
+    AsyncConfig& a = m.is<SetAsync>() ? static_cast<AsyncConfig&>(m.as<SetAsync>())
+                                      : static_cast<AsyncConfig&>(m.as<GetAsyncReply>());
+    for (int i = 0; i < 2; ++i)
+      if (x.cont_status[size_t(i)]) {
+        a.controller_status_mask[size_t(1 - i)] = *x.cont_status[size_t(i)];
+        a.present |= uint16_t(1u << (kAsyncContStatusSlave + i));
+      }
   } else if (auto* gm = std::get_if<GroupMod>(&m.body)) {
     gm->command = GroupModCommand(x.group_command);
     gm->command_bucket_id = x.command_bucket_id;

@@ -39,7 +39,11 @@
 //     a bundled or request-forwarded inner message is translated too;
 //   - controller status (OFPT_CONTROLLER_STATUS 35, OFPMP_CONTROLLER_STATUS
 //     18) has no 1.4 form: read and written directly (controller_status.cpp);
-//     BUNDLE_FEATURES (19) is OFPBRC_BAD_MULTIPART.
+//     BUNDLE_FEATURES (19) is OFPBRC_BAD_MULTIPART;
+//   - set-async and get-async reply: the controller status masks
+//     (OFPACPT_CONT_STATUS_SLAVE 14 / _MASTER 15) travel beside the 1.4 wire
+//     (Extras) into the model's AsyncConfig::controller_status_mask (async.cpp);
+//     1.5's flow stats masks (12 / 13) are OFPBPC_BAD_TYPE, as at 1.4.
 // The match's new OXM fields (tcp_flags 42, actset_output 43, packet_type 44)
 // need no translation: the match keeps unknown basic fields as TLVs and oxm.cpp
 // knows their lengths.
@@ -57,6 +61,7 @@
 // (a flow stats entry's reason) are dropped when decoding.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -77,6 +82,8 @@ inline constexpr uint16_t kBundleSchedNotSupported = 16;  // OFPBFC_SCHED_NOT_SU
 inline constexpr uint32_t kBucketAll = 0xffffffff;        // OFPG_BUCKET_ALL
 inline constexpr uint32_t kBucketMax = 0xffffff00;        // OFPG_BUCKET_MAX
 inline constexpr uint16_t kOxsClassBasic = 0x8002;        // OFPXSC_OPENFLOW_BASIC
+inline constexpr uint16_t kAsyncContStatusSlave = 14;     // OFPACPT_CONT_STATUS_SLAVE
+inline constexpr uint16_t kAsyncContStatusMaster = 15;    // OFPACPT_CONT_STATUS_MASTER
 
 // OXS fields (ofp_oxs_ofb_stat_fields).
 enum class Oxs : uint8_t { kDuration = 0, kIdleTime = 1, kFlowCount = 3, kPacketCount = 4, kByteCount = 5 };
@@ -105,6 +112,8 @@ struct Extras {
   uint16_t group_command = 0;
   uint32_t command_bucket_id = kBucketAll;
   std::vector<std::vector<std::optional<uint32_t>>> bucket_ids;
+  // Set-async / get-async reply: the controller status masks, [0] slave (14), [1] master (15).
+  std::array<std::optional<uint32_t>, 2> cont_status;
 };
 
 // 1.5 wire -> the 1.4 wire of the same message; `extras` (if given) gets what 1.4 cannot say.
@@ -141,6 +150,11 @@ Result<Bytes, OfError> aggregate_to15(ByteSpan wire);
 // ---- monitor.cpp: flow monitor replies (the full updates' instructions) ----
 Result<Bytes, OfError> flow_monitor_reply_to14(ByteSpan wire);
 Result<Bytes, OfError> flow_monitor_reply_to15(ByteSpan wire);
+
+// ---- async.cpp: set-async and get-async reply (the controller status properties) ----
+// In canonical form the two properties come last, slave then master.
+Result<Bytes, OfError> async_to14(ByteSpan wire, Extras* extras);
+Result<Bytes, OfError> async_to15(ByteSpan wire, const Extras* extras);
 
 // ---- controller_status.cpp: OFPT_CONTROLLER_STATUS and OFPMP_CONTROLLER_STATUS ----
 // Whether the 1.5 message (at least a header) is one of them; decoding it

@@ -12,6 +12,8 @@ std::string table_config(uint32_t config, const std::optional<TableVacancy>& vac
 // Text after the header's ':' for multipart bodies (starts with ' ' or '\n', no trailing newline).
 std::string reply_body(const MultipartReply& r, uint8_t version);
 std::string request_body(const MultipartRequest& r);
+// A queue's properties as ovs-ofctl prints them: " min_rate:5.0% max_rate:10.0%".
+std::string queue_properties(const std::vector<QueueProperty>& props);
 // OFPRR_* as OVS names them: idle, hard, delete, group_delete, eviction, meter_delete.
 std::string flow_removed_reason(uint8_t r);
 // OF1.4 flow monitoring (monitor.cpp): the reply's updates as `ovs-ofctl

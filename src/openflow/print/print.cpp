@@ -282,15 +282,7 @@ std::string body(const Message& m) {
         } else if constexpr (std::is_same_v<T, QueueGetConfigReply>) {
           std::string s = " port=" + format_port(b.port);
           for (const PacketQueue& q : b.queues) {
-            s += fmt::format("\nqueue {}:", q.queue_id);
-            for (const QueueProperty& p : q.properties) {
-              if (p.type == QueuePropType::kMinRate)
-                s += fmt::format(" min_rate:{}.{}%", p.rate / 10, p.rate % 10);
-              else if (p.type == QueuePropType::kMaxRate)
-                s += fmt::format(" max_rate:{}.{}%", p.rate / 10, p.rate % 10);
-              else
-                s += fmt::format(" property({})", static_cast<uint16_t>(p.type));
-            }
+            s += fmt::format("\nqueue {}:", q.queue_id) + print::queue_properties(q.properties);
           }
           return s;
         } else if constexpr (std::is_same_v<T, RoleRequest> || std::is_same_v<T, RoleReply>) {

@@ -131,8 +131,22 @@ std::string format_table_stats(const std::vector<TableStats>& tables, uint8_t ve
 
 namespace print {
 
+std::string queue_properties(const std::vector<QueueProperty>& props) {
+  std::string s;
+  for (const QueueProperty& p : props) {
+    if (p.type == QueuePropType::kMinRate)
+      s += fmt::format(" min_rate:{}.{}%", p.rate / 10, p.rate % 10);
+    else if (p.type == QueuePropType::kMaxRate)
+      s += fmt::format(" max_rate:{}.{}%", p.rate / 10, p.rate % 10);
+    else
+      s += fmt::format(" property({})", static_cast<uint16_t>(p.type));
+  }
+  return s;
+}
+
 std::string multipart_kind(MultipartType t) {
   if (uint16_t(t) == 14) return "TABLE_DESC";    // OF1.4
+  if (uint16_t(t) == 15) return "QUEUE_DESC";    // OF1.4
   if (uint16_t(t) == 16) return "FLOW_MONITOR";  // OF1.4
   switch (t) {
     case MultipartType::kDesc:
@@ -310,6 +324,10 @@ std::string reply_body(const MultipartReply& r, uint8_t version) {
         } else if constexpr (std::is_same_v<T, TableDescReply>) {
           for (const TableDesc& t : b.tables) s += table_desc(t);
           if (!s.empty()) s.pop_back();
+        } else if constexpr (std::is_same_v<T, QueueDescReply>) {
+          for (const QueueDesc& q : b.queues)
+            s += "\n port=" + format_port(q.port_no) + fmt::format(" queue {}:", q.queue_id) +
+                 queue_properties(q.properties);
         } else if constexpr (std::is_same_v<T, FlowMonitorReply>) {
           s = flow_monitor_reply(b);
         } else if constexpr (std::is_same_v<T, ControllerStatusReply>) {
@@ -336,7 +354,7 @@ std::string request_body(const MultipartRequest& r) {
           if (!b.match.empty()) s += " " + format_match(b.match);
         } else if constexpr (std::is_same_v<T, PortStatsRequest>) {
           s = " port_no=" + format_port(b.port_no);
-        } else if constexpr (std::is_same_v<T, QueueStatsRequest>) {
+        } else if constexpr (std::is_same_v<T, QueueStatsRequest> || std::is_same_v<T, QueueDescRequest>) {
           s = " port=" + format_port(b.port_no) +
               (b.queue_id == 0xffffffff ? std::string(" queue=ALL") : fmt::format(" queue={}", b.queue_id));
         } else if constexpr (std::is_same_v<T, GroupStatsRequest>) {

@@ -99,7 +99,7 @@ TEST(Of13Codec, EveryMessageTypeRoundTrips) {
   PacketQueue q;
   q.queue_id = 1;
   q.port = 2;
-  q.properties.push_back({QueuePropType::kMinRate, 100, 0, {}});
+  q.properties.push_back({QueuePropType::kMinRate, 100, 0, 0, {}});
 
   std::vector<MessageBody> bodies = {
       Hello{},

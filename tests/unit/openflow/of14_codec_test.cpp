@@ -176,6 +176,73 @@ TEST(Of14Codec, PortAndQueueStatsWithProperties) {
 
 // Request forward: the group-mod or meter-mod inside is kept whole; one that
 // is not 1.4, not a group/meter mod, or whose length disagrees is refused.
+TEST(Of14Codec, QueueDescriptionRequestAndReply) {
+  NEED_OSKEN();
+  auto rq = decode_message(vectors().at("queue_desc_request").wire);
+  ASSERT_TRUE(rq.ok()) << rq.error().to_string();
+  const auto& req = std::get<QueueDescRequest>(rq->as<MultipartRequest>().body);
+  EXPECT_EQ(req.port_no, 3u);
+  EXPECT_EQ(req.queue_id, 0xffffffffu);
+  auto any = decode_message(vectors().at("queue_desc_request_any").wire);
+  ASSERT_TRUE(any.ok());
+  EXPECT_EQ(std::get<QueueDescRequest>(any->as<MultipartRequest>().body), QueueDescRequest{});
+
+  auto rp = decode_message(vectors().at("queue_desc_reply").wire);
+  ASSERT_TRUE(rp.ok()) << rp.error().to_string();
+  const auto& queues = std::get<QueueDescReply>(rp->as<MultipartReply>().body).queues;
+  ASSERT_EQ(queues.size(), 2u);
+  EXPECT_EQ(queues[0].port_no, 1u);
+  EXPECT_EQ(queues[0].queue_id, 0u);
+  ASSERT_EQ(queues[0].properties.size(), 2u);
+  EXPECT_EQ(queues[0].properties[0].type, QueuePropType::kMinRate);
+  EXPECT_EQ(queues[0].properties[0].rate, 50);
+  EXPECT_EQ(queues[0].properties[1].type, QueuePropType::kMaxRate);
+  EXPECT_EQ(queues[0].properties[1].rate, 1000);
+  EXPECT_EQ(queues[1].queue_id, 5u);
+  ASSERT_EQ(queues[1].properties.size(), 1u);
+  EXPECT_EQ(queues[1].properties[0].type, QueuePropType::kExperimenter);
+  EXPECT_EQ(queues[1].properties[0].experimenter, 0x2320u);
+  EXPECT_EQ(queues[1].properties[0].exp_type, 7u);
+  EXPECT_EQ(queues[1].properties[0].data, (Bytes{0, 0, 0, 9}));
+  EXPECT_TRUE(std::get<QueueDescReply>(
+                  decode_message(vectors().at("queue_desc_reply_empty").wire)->as<MultipartReply>().body)
+                  .queues.empty());
+
+  // At 1.5 the queue description is 1.4's: the same bytes with version 6.
+  for (const char* name : {"queue_desc_request", "queue_desc_reply"}) {
+    Bytes wire = vectors().at(name).wire;
+    wire[0] = kOf15;
+    auto m = decode_message(wire);
+    ASSERT_TRUE(m.ok()) << name << ": " << m.error().to_string();
+    EXPECT_EQ(m->version, kOf15);
+    auto again = encode_message(*m);
+    ASSERT_TRUE(again.ok()) << name;
+    EXPECT_EQ(*again, wire) << name;
+  }
+
+  // Bad properties: a type that is not a queue's, a rate property of 16 bytes.
+  Bytes bad_type = vectors().at("queue_desc_reply").wire;
+  store_be16(&bad_type[16 + 16], 7);
+  auto bt = decode_of14(bad_type);
+  ASSERT_FALSE(bt.ok());
+  EXPECT_EQ(uint16_t(bt.error().type), kErrBadProperty);
+  EXPECT_EQ(bt.error().code, 0);  // OFPBPC_BAD_TYPE
+  Bytes bad_len = vectors().at("queue_desc_reply").wire;
+  store_be16(&bad_len[16 + 16 + 2], 16);
+  auto bl = decode_of14(bad_len);
+  ASSERT_FALSE(bl.ok());
+  EXPECT_EQ(uint16_t(bl.error().type), kErrBadProperty);
+  EXPECT_EQ(bl.error().code, 1);  // OFPBPC_BAD_LEN
+  // An entry whose length runs past the message.
+  Bytes long_entry = vectors().at("queue_desc_reply").wire;
+  store_be16(&long_entry[16 + 8], 0x100);
+  EXPECT_EQ(decode_of14(long_entry).error().code, uint16_t(BadRequestCode::kBadLen));
+  // At 1.3 the model's queue description is refused, not written as 1.3.
+  of::Message at13 = *rq;
+  at13.version = kOf13;
+  EXPECT_FALSE(encode_message(at13).ok());
+}
+
 TEST(Of14Codec, RequestForwardCarriesTheRequest) {
   NEED_OSKEN();
   for (const char* name : {"request_forward_group_mod", "request_forward_meter_mod"}) {
@@ -333,11 +400,15 @@ TEST(Of14Codec, BadPropertiesAndUndecodedPartsAreRefused) {
   auto ps = decode_of14(port_stats);
   ASSERT_FALSE(ps.ok());
   EXPECT_EQ(uint16_t(ps.error().type), kErrBadProperty);
-  // A queue description request (1.4 multipart 15) is refused by name.
+  // A queue description request without its 8-byte body; a multipart type past 1.4's.
   Bytes queue_desc = {kOf14, 18, 0, 16, 0, 0, 0, 1, 0, 15, 0, 0, 0, 0, 0, 0};
   auto qd = decode_of14(queue_desc);
   ASSERT_FALSE(qd.ok());
-  EXPECT_EQ(qd.error().code, uint16_t(BadRequestCode::kBadMultipart));
+  EXPECT_EQ(qd.error().code, uint16_t(BadRequestCode::kBadLen));
+  Bytes controller_status = {kOf14, 18, 0, 16, 0, 0, 0, 1, 0, 18, 0, 0, 0, 0, 0, 0};
+  auto cs = decode_of14(controller_status);
+  ASSERT_FALSE(cs.ok());
+  EXPECT_EQ(cs.error().code, uint16_t(BadRequestCode::kBadMultipart));
   Bytes reqfwd = {kOf14, 32, 0, 8, 0, 0, 0, 1};
   EXPECT_EQ(decode_of14(reqfwd).error().code, uint16_t(BadRequestCode::kBadLen));
   Bytes of13_hello = {kOf13, 0, 0, 8, 0, 0, 0, 1};

@@ -218,6 +218,36 @@ def main():
            struct.pack("!HH4x", ofp.OFPMP_TABLE_DESC, 0) + desc0 + desc1,
            {"type": 19, "tables": 2, "eviction_flags": 6, "down": 20, "up": 80, "vacancy": 15},
            check_table_desc)
+
+    # Queue description: the request os-ken serialises; a reply packed with
+    # os-ken's layouts (flowlab's switch has no queues, a peer's may), parsed
+    # back by os-ken.
+    out("queue_desc_request", p.OFPQueueDescStatsRequest(DP, 0, 3, ofp.OFPQ_ALL),
+        {"type": 18, "mp_type": 15, "port_no": 3, "queue_id": 0xffffffff})
+    out("queue_desc_request_any", p.OFPQueueDescStatsRequest(DP, 0),
+        {"type": 18, "mp_type": 15, "port_no": 0xffffffff, "queue_id": 0xffffffff})
+    rates = (struct.pack(ofp.OFP_QUEUE_DESC_PROP_MIN_RATE_PACK_STR, ofp.OFPQDPT_MIN_RATE,
+                         ofp.OFP_QUEUE_DESC_PROP_MIN_RATE_SIZE, 50) +
+             struct.pack(ofp.OFP_QUEUE_DESC_PROP_MAX_RATE_PACK_STR, ofp.OFPQDPT_MAX_RATE,
+                         ofp.OFP_QUEUE_DESC_PROP_MAX_RATE_SIZE, 1000))
+    exp = struct.pack(ofp.OFP_QUEUE_DESC_PROP_EXPERIMENTER_PACK_STR, ofp.OFPQDPT_EXPERIMENTER,
+                      ofp.OFP_QUEUE_DESC_PROP_EXPERIMENTER_SIZE + 4, 0x2320, 7) + struct.pack("!I", 9)
+    exp += bytes((8 - len(exp) % 8) % 8)
+    q1 = struct.pack(ofp.OFP_QUEUE_DESC_PACK_STR, 1, 0, ofp.OFP_QUEUE_DESC_SIZE + len(rates)) + rates
+    q2 = struct.pack(ofp.OFP_QUEUE_DESC_PACK_STR, 2, 5, ofp.OFP_QUEUE_DESC_SIZE + len(exp)) + exp
+
+    def check_queue_desc(m):
+        assert [(q.port_no, q.queue_id) for q in m.body] == [(1, 0), (2, 5)]
+        assert m.body[0].properties[0].rate == 50 and m.body[0].properties[1].rate == 1000
+        assert m.body[1].properties[0].experimenter == 0x2320 and m.body[1].properties[0].exp_type == 7
+        assert m.body[1].properties[0].data == [9]
+    packed("queue_desc_reply", ofp.OFPT_MULTIPART_REPLY,
+           struct.pack("!HH4x", ofp.OFPMP_QUEUE_DESC, 0) + q1 + q2,
+           {"type": 19, "queues": 2, "min_rate": 50, "max_rate": 1000, "experimenter": 0x2320, "exp_type": 7},
+           check_queue_desc)
+    packed("queue_desc_reply_empty", ofp.OFPT_MULTIPART_REPLY,
+           struct.pack("!HH4x", ofp.OFPMP_QUEUE_DESC, 0), {"type": 19, "queues": 0},
+           lambda m: None)
     return 0
 
 

@@ -62,6 +62,7 @@ json request_json(const MultipartRequest& m) {
         else if constexpr (std::is_same_v<T, PortDescRequest>)
           return mp_req("OFPPortDescStatsRequest", m, json::object());
         else if constexpr (std::is_same_v<T, TableDescRequest> || std::is_same_v<T, FlowMonitorRequest> ||
+                           std::is_same_v<T, QueueDescRequest> ||
                            std::is_same_v<T, ControllerStatusRequest>)  // OF1.4/1.5: not in a 1.3 vector
           return json();
         else
@@ -214,6 +215,7 @@ json reply_json(const MultipartReply& m) {
           for (const auto& p : b.ports) a.push_back(port_json(p));
           return mp_rep("OFPPortDescStatsReply", m, a);
         } else if constexpr (std::is_same_v<T, TableDescReply> || std::is_same_v<T, FlowMonitorReply> ||
+                             std::is_same_v<T, QueueDescReply> ||
                              std::is_same_v<T, ControllerStatusReply>) {  // OF1.4/1.5: not in a 1.3 vector
           return json();
         } else {
