@@ -87,7 +87,8 @@ TEST_P(VersionTest, LearningSwitchFloodsUnknownThenInstallsLearnedFlow) {
   EXPECT_EQ(sw.all<of::PacketOut>()[1].actions.at(0).port, 1u);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryVersion, VersionTest, ::testing::Values(of::kOf15, of::kOf14, of::kOf13, of::kOf10));
+INSTANTIATE_TEST_SUITE_P(EveryVersion, VersionTest,
+                         ::testing::Values(of::kOf15, of::kOf14, of::kOf13, of::kOf10));
 
 TEST(LearningSwitch, LinkLocalNotFloodedAndMovesDeleteFlows) {
   ControllerRunner c(stack_of({"learning-switch"}));
