@@ -59,16 +59,32 @@ TEST(SwitchForwarding, StandaloneEndsWhenControllerConnects) {
   EXPECT_FALSE(fx.sw->standalone_active());
 }
 
+// One memory port whose every frame misses to the controller (table-miss flow).
+struct OnePortToController {
+  MemoryPort* in = nullptr;
+  std::unique_ptr<SwitchPorts> ports;
+  std::unique_ptr<dp::Datapath> dp;
+  OnePortToController() {
+    std::vector<std::unique_ptr<Port>> v;
+    auto p1 = std::make_unique<MemoryPort>("m1");
+    p1->set_port_no(1);
+    in = p1.get();
+    v.push_back(std::move(p1));
+    ports = std::make_unique<SwitchPorts>(std::move(v));
+    dp = std::make_unique<dp::Datapath>(dp::DatapathConfig{}, ports.get());
+  }
+  bool miss_to_controller() {
+    auto miss = flow(0, {of::Action::output(of::port::kController, of::kControllerMaxLenNoBuffer)}, 0);
+    return dp->flow_mod(miss, 0).ok();
+  }
+};
+
 TEST(SwitchForwarding, ToControllerQueueIsBoundedAndCountsDrops) {
-  std::vector<std::unique_ptr<Port>> v;
-  auto p1 = std::make_unique<MemoryPort>("m1");
-  p1->set_port_no(1);
-  MemoryPort* in = p1.get();
-  v.push_back(std::move(p1));
-  SwitchPorts ports(std::move(v));
-  dp::Datapath dp({}, &ports);
-  auto miss = flow(0, {of::Action::output(of::port::kController, of::kControllerMaxLenNoBuffer)}, 0);
-  ASSERT_TRUE(dp.flow_mod(miss, 0).ok());
+  OnePortToController net;
+  ASSERT_TRUE(net.miss_to_controller());
+  MemoryPort* in = net.in;
+  SwitchPorts& ports = *net.ports;
+  dp::Datapath& dp = *net.dp;
   ForwardingShared shared;
   int wakes = 0;
   shared.wake_agent = [&] { ++wakes; };
@@ -89,15 +105,11 @@ TEST(SwitchForwarding, ToControllerQueueIsBoundedAndCountsDrops) {
 // 50 us is followed by a wait; a first round, a slow one, a full batch, a
 // round without packet-ins, or coalescing off, is not.
 TEST(SwitchForwarding, PacketInFloodRoundsAreCoalescedOthersNot) {
-  std::vector<std::unique_ptr<Port>> v;
-  auto p1 = std::make_unique<MemoryPort>("m1");
-  p1->set_port_no(1);
-  MemoryPort* in = p1.get();
-  v.push_back(std::move(p1));
-  SwitchPorts ports(std::move(v));
-  dp::Datapath dp({}, &ports);
-  auto miss = flow(0, {of::Action::output(of::port::kController, of::kControllerMaxLenNoBuffer)}, 0);
-  ASSERT_TRUE(dp.flow_mod(miss, 0).ok());
+  OnePortToController net;
+  ASSERT_TRUE(net.miss_to_controller());
+  MemoryPort* in = net.in;
+  SwitchPorts& ports = *net.ports;
+  dp::Datapath& dp = *net.dp;
   ForwardingShared shared;
   shared.packet_in_coalesce_ns = 100'000;
   ForwardingThread t(0, dp, ports, {0}, shared, 4096);
