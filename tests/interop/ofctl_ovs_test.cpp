@@ -382,4 +382,42 @@ TEST_F(OfctlOvs, MonitorAt14PrintsWhatOvsOfctlPrints) {
   ASSERT_EQ(ovs_->sh(proto + "OpenFlow10,OpenFlow13").exit_code, 0);
 }
 
+// Queue description at 1.4 on Open vSwitch (its bridge has LOCAL only and no
+// QoS): every queue of every port and of LOCAL is an empty reply, printed by
+// flowlab ofctl as ovs-ofctl prints it; a port that does not exist and a queue
+// of any port are OFPQOFC_BAD_PORT and OFPQOFC_BAD_QUEUE, which ovs-ofctl prints
+// and exits 0, flowlab ofctl names on stderr and exits 1 (as for every error
+// reply). One queue of LOCAL is Open vSwitch's own NXQOFC_QUEUE_ERROR (a Nicira
+// experimenter error), where flowlab's switch answers OFPQOFC_BAD_QUEUE.
+TEST_F(OfctlOvs, QueueGetConfigAt14LikeOvsOfctl) {
+  const std::string proto = "ovs-vsctl " + ovs_->db() + " set bridge " + ovs_->bridge() + " protocols=";
+  ASSERT_EQ(ovs_->sh(proto + "OpenFlow10,OpenFlow13,OpenFlow14").exit_code, 0);
+  for (int i = 0; i < 100 && !tcp_listening(uint16_t(std::stoi(t().substr(t().rfind(':') + 1)))); ++i)
+    std::this_thread::sleep_for(50ms);
+  auto both = [&](const std::string& args) {
+    return std::pair{ovs_ofctl("-O OpenFlow14 queue-get-config " + t() + args),
+                     flowlab("-O OpenFlow14 queue-get-config " + t() + args)};
+  };
+  for (const std::string args : {"", " LOCAL", " ANY ALL"}) {
+    auto [theirs, ours] = both(args);
+    ASSERT_EQ(theirs.exit_code, 0) << args << theirs.out << theirs.err;
+    EXPECT_NE(theirs.out.find("OFPST_QUEUE_DESC reply (OF1.4)"), std::string::npos) << args << theirs.out;
+    EXPECT_EQ(ours.exit_code, 0) << args << ours.err;
+    EXPECT_EQ(normalise(ours.out), normalise(theirs.out)) << args;
+  }
+  for (const auto& [args, code] :
+       {std::pair<std::string, std::string>{" 9", "OFPQOFC_BAD_PORT"}, {" ANY 3", "OFPQOFC_BAD_QUEUE"}}) {
+    auto [theirs, ours] = both(args);
+    EXPECT_NE(theirs.out.find("OFPT_ERROR (OF1.4)"), std::string::npos) << args << theirs.out;
+    EXPECT_NE(theirs.out.find(code), std::string::npos) << args << theirs.out;
+    EXPECT_EQ(ours.exit_code, 1) << args << ours.out;
+    EXPECT_NE(ours.err.find(code), std::string::npos) << args << ours.err;
+  }
+  auto [theirs, ours] = both(" LOCAL 3");
+  EXPECT_NE(theirs.out.find("NXQOFC_QUEUE_ERROR"), std::string::npos) << theirs.out;
+  EXPECT_EQ(ours.exit_code, 1) << ours.out;
+  EXPECT_NE(ours.err.find("experimenter 0x2320"), std::string::npos) << ours.err;
+  ASSERT_EQ(ovs_->sh(proto + "OpenFlow10,OpenFlow13").exit_code, 0);
+}
+
 }  // namespace
