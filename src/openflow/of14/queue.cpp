@@ -82,9 +82,7 @@ Result<QueueDescReply, OfError> decode_queue_desc_reply(ByteSpan wire) {
     QueueDesc q;
     q.port_no = load_be32(&wire[at]);
     q.queue_id = load_be32(&wire[at + 4]);
-    auto props = decode_queue_props(wire, at + kQueueDescLen, at + len);
-    if (!props.ok()) return unexpected(std::move(props.error()));
-    q.properties = std::move(*props);
+    FLOWLAB_ASSIGN_OR_RETURN(q.properties, decode_queue_props(wire, at + kQueueDescLen, at + len));
     r.queues.push_back(std::move(q));
     at += len;
   }

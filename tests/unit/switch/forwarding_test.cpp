@@ -59,37 +59,36 @@ TEST(SwitchForwarding, StandaloneEndsWhenControllerConnects) {
   EXPECT_FALSE(fx.sw->standalone_active());
 }
 
-// One memory port whose every frame misses to the controller (table-miss flow).
+// One memory port (`in`, port 1) and a datapath whose table-miss flow, once
+// installed, sends every frame to the controller.
 struct OnePortToController {
   MemoryPort* in = nullptr;
-  std::unique_ptr<SwitchPorts> ports;
-  std::unique_ptr<dp::Datapath> dp;
-  OnePortToController() {
+  SwitchPorts ports{one_port(in)};
+  dp::Datapath dp{dp::DatapathConfig{}, &ports};
+  bool miss_to_controller() {
+    auto miss = flow(0, {of::Action::output(of::port::kController, of::kControllerMaxLenNoBuffer)}, 0);
+    return dp.flow_mod(miss, 0).ok();
+  }
+
+ private:
+  static std::vector<std::unique_ptr<Port>> one_port(MemoryPort*& in) {
     std::vector<std::unique_ptr<Port>> v;
     auto p1 = std::make_unique<MemoryPort>("m1");
     p1->set_port_no(1);
     in = p1.get();
     v.push_back(std::move(p1));
-    ports = std::make_unique<SwitchPorts>(std::move(v));
-    dp = std::make_unique<dp::Datapath>(dp::DatapathConfig{}, ports.get());
-  }
-  bool miss_to_controller() {
-    auto miss = flow(0, {of::Action::output(of::port::kController, of::kControllerMaxLenNoBuffer)}, 0);
-    return dp->flow_mod(miss, 0).ok();
+    return v;
   }
 };
 
 TEST(SwitchForwarding, ToControllerQueueIsBoundedAndCountsDrops) {
   OnePortToController net;
   ASSERT_TRUE(net.miss_to_controller());
-  MemoryPort* in = net.in;
-  SwitchPorts& ports = *net.ports;
-  dp::Datapath& dp = *net.dp;
   ForwardingShared shared;
   int wakes = 0;
   shared.wake_agent = [&] { ++wakes; };
-  ForwardingThread t(0, dp, ports, {0}, shared, 4);
-  for (int i = 0; i < 10; ++i) in->inject(udp_frame(1, uint8_t(2 + i)));
+  ForwardingThread t(0, net.dp, net.ports, {0}, shared, 4);
+  for (int i = 0; i < 10; ++i) net.in->inject(udp_frame(1, uint8_t(2 + i)));
   size_t n = 0;
   for (int i = 0; i < 10 && n < 10; ++i) n += t.poll_once(100);
   EXPECT_EQ(n, 10u);
@@ -107,14 +106,11 @@ TEST(SwitchForwarding, ToControllerQueueIsBoundedAndCountsDrops) {
 TEST(SwitchForwarding, PacketInFloodRoundsAreCoalescedOthersNot) {
   OnePortToController net;
   ASSERT_TRUE(net.miss_to_controller());
-  MemoryPort* in = net.in;
-  SwitchPorts& ports = *net.ports;
-  dp::Datapath& dp = *net.dp;
   ForwardingShared shared;
   shared.packet_in_coalesce_ns = 100'000;
-  ForwardingThread t(0, dp, ports, {0}, shared, 4096);
+  ForwardingThread t(0, net.dp, net.ports, {0}, shared, 4096);
   auto round = [&](int frames) {
-    for (int i = 0; i < frames; ++i) in->inject(udp_frame(1, uint8_t(2 + i % 200)));
+    for (int i = 0; i < frames; ++i) net.in->inject(udp_frame(1, uint8_t(2 + i % 200)));
     size_t n = 0;
     for (int i = 0; i < 10 && n < size_t(frames); ++i) n += t.poll_once(100);
     return n;
