@@ -84,11 +84,15 @@ class Agent {
   // after the last cut), grown by an eighth when it took less than a fifth of
   // it, between kPacketInMinWindow and kPacketInMaxWindow. So what a
   // controller has unread stays about kPacketInTargetNs of its own work,
-  // whatever its speed, and a fast controller is not throttled (256 KB per
-  // round trip: 5 GB/s on loopback, 500 MB/s at 0.5 ms).
+  // whatever its speed, and a fast controller is not throttled (1 MB per
+  // round trip: 20 GB/s on loopback, 2 GB/s at 0.5 ms). A buffered packet-in
+  // holds a buffer id until its packet-out, so a peer may also have at most
+  // half the buffer store's ids unacknowledged: a window of 128-byte
+  // packet-ins never evicts the buffers its own packet-outs are about to name
+  // (1 MB of them is 6,500 packet-ins).
   static constexpr size_t kPacketInBacklogBytes = 128 * 1024;
   static constexpr size_t kPacketInMinWindow = 8 * 1024;
-  static constexpr size_t kPacketInMaxWindow = 256 * 1024;
+  static constexpr size_t kPacketInMaxWindow = 1024 * 1024;
   static constexpr uint64_t kPacketInTargetNs = 50'000'000;
 
   // Flow monitoring's flow control (OpenFlow 1.4 7.3.5.19): above
@@ -174,11 +178,13 @@ class Agent {
     of::AsyncConfig async;
     SendFn send;
     BacklogFn backlog;
-    // Packet-in pacing (above): bytes sent, acknowledged by a probe, and at the last probe.
+    // Packet-in pacing (above): bytes sent, acknowledged by a probe, and at the
+    // last probe; the same counted in packet-ins.
     uint64_t pin_sent = 0, pin_acked = 0, pin_probed = 0;
+    uint64_t pin_sent_n = 0, pin_acked_n = 0, pin_probed_n = 0;
     size_t pin_window = 64 * 1024;
     struct Probe {
-      uint64_t seq, bytes, sent_ns;
+      uint64_t seq, bytes, count, sent_ns;
     };
     std::deque<Probe> probes;  // unanswered, oldest first
     uint64_t next_probe = 1;

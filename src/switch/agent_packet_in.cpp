@@ -16,15 +16,21 @@ constexpr uint8_t kProbeMagic[8] = {'f', 'l', 'p', 'i', 'n', 'p', 'r', 'b'};
 
 bool Agent::pin_room(const Peer& p) const {
   if (p.pin_sent - p.pin_acked >= p.pin_window) return false;
+  const uint64_t ids = buffers_.capacity();
+  if (ids > 0 && p.pin_sent_n - p.pin_acked_n >= std::max<uint64_t>(1, ids / 2)) return false;
   return !p.backlog || p.backlog() <= kPacketInBacklogBytes;
 }
 
 void Agent::pin_sent(Peer& p, size_t bytes) {
   p.pin_sent += bytes + 32;  // header and match
-  if (p.pin_sent - p.pin_probed < p.pin_window / 4) return;
+  ++p.pin_sent_n;
+  // A probe per quarter window, and per quarter of the buffer ids a peer may hold.
+  const uint64_t ids = buffers_.capacity() > 0 ? std::max<uint64_t>(1, buffers_.capacity() / 8) : 0;
+  if (p.pin_sent - p.pin_probed < p.pin_window / 4 && (ids == 0 || p.pin_sent_n - p.pin_probed_n < ids)) return;
   p.pin_probed = p.pin_sent;
+  p.pin_probed_n = p.pin_sent_n;
   const uint64_t seq = p.next_probe++;
-  p.probes.push_back({seq, p.pin_sent, monotonic_ns()});
+  p.probes.push_back({seq, p.pin_sent, p.pin_sent_n, monotonic_ns()});
   of::EchoRequest probe;
   probe.data.assign(std::begin(kProbeMagic), std::end(kProbeMagic));
   for (int i = 7; i >= 0; --i) probe.data.push_back(uint8_t(seq >> (8 * i)));
@@ -41,6 +47,7 @@ void Agent::on_echo_reply(Peer& p, const of::EchoReply& r) {
     const Peer::Probe pr = p.probes.front();
     p.probes.pop_front();
     p.pin_acked = std::max(p.pin_acked, pr.bytes);
+    p.pin_acked_n = std::max(p.pin_acked_n, pr.count);
     const uint64_t rtt = now - pr.sent_ns;
     if (rtt > kPacketInTargetNs) {
       if (pr.sent_ns > p.pin_cut_ns) {

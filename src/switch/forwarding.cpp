@@ -314,17 +314,29 @@ void ForwardingThread::packet_in(const dp::PacketInInfo& info, const Packet& pkt
   if (sp && info.reason == of::PacketInReason::kNoMatch &&
       (sp->config.load(std::memory_order_relaxed) & of::port_config::kNoPacketIn))
     return;
+  const uint64_t waiting = ring_pushed_bytes_ - ring_popped_bytes_.load(std::memory_order_acquire);
+  if (waiting + pkt.size() > kToControllerBytes) {
+    counters_.to_controller_dropped.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   ToController item;
   item.info = info;
   item.data.assign(pkt.data(), pkt.data() + pkt.size());
   item.offload = pkt.offload;
   if (ring_.try_push(item)) {
+    ring_pushed_bytes_ += pkt.size();
     counters_.to_controller_queued.fetch_add(1, std::memory_order_relaxed);
     queued_to_controller_ = true;
     ++pins_this_round_;
   } else {
     counters_.to_controller_dropped.fetch_add(1, std::memory_order_relaxed);
   }
+}
+
+std::optional<ToController> ForwardingThread::pop_to_controller() {
+  auto item = ring_.try_pop();
+  if (item) ring_popped_bytes_.fetch_add(item->data.size(), std::memory_order_release);
+  return item;
 }
 
 // Packet-in coalescing (forwarding.h): after a round that queued packet-ins

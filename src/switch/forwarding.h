@@ -157,7 +157,13 @@ class ForwardingThread final : public dp::OutputSink, public dp::ControllerSink 
   // coalesce_waits). run() calls it; tests call it with made-up times.
   bool coalesce_wait(size_t received, uint64_t now_ns);
 
-  SpscRing<ToController>& to_controller() { return ring_; }
+  // The to-controller queue is bounded in packets (its capacity) and in
+  // bytes: at most kToControllerBytes of frames wait (16,384 64 KB
+  // super-frames would be 1 GB). The agent takes packets with
+  // pop_to_controller(), which returns their bytes to the bound.
+  static constexpr uint64_t kToControllerBytes = uint64_t(64) << 20;
+  std::optional<ToController> pop_to_controller();
+  size_t to_controller_waiting() const { return ring_.size_approx(); }
   const ForwardingCounters& counters() const { return counters_; }
   unsigned index() const { return index_; }
 
@@ -193,6 +199,8 @@ class ForwardingThread final : public dp::OutputSink, public dp::ControllerSink 
   std::vector<size_t> rx_ports_;
   ForwardingShared& shared_;
   SpscRing<ToController> ring_;
+  uint64_t ring_pushed_bytes_ = 0;                // this thread's only
+  std::atomic<uint64_t> ring_popped_bytes_{0};  // the agent's, read here
   ForwardingCounters counters_;
   std::unique_ptr<dp::ForwardingContext> ctx_;
 

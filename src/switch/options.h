@@ -88,9 +88,9 @@ struct SwitchOptions {
   // Packet-in buffer ids held at once (and at most 64 MB of their data): as
   // many as the to-controller queue, so a controller answering a whole queued
   // batch finds every packet still buffered.
-  uint32_t n_buffers = 4096;
+  uint32_t n_buffers = 16384;
   uint32_t buffer_timeout_ms = 5000;  // a buffered packet-in is dropped after this
-  size_t to_controller_queue = 4096;  // packets waiting for the agent
+  size_t to_controller_queue = 16384;  // packets waiting for the agent
   uint32_t echo_interval_ms = 5000;   // keepalive period; dead after 3 missed
   uint32_t reconnect_max_ms = 8000;   // backoff cap for active connections
   // When set, the counters (ports, to-controller queue, packet-ins, buffers)

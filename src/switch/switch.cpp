@@ -208,7 +208,7 @@ struct Switch::Impl {
     for (auto& t : threads) {
       int budget = kDrainBatch;
       for (; budget > 0; --budget) {
-        auto item = t->to_controller().try_pop();
+        auto item = t->pop_to_controller();
         if (!item) break;
         agent->deliver_packet_in(std::move(*item));
       }
@@ -217,7 +217,7 @@ struct Switch::Impl {
     if (!more) {
       shared.agent_wake_pending.store(false, std::memory_order_seq_cst);
       std::atomic_thread_fence(std::memory_order_seq_cst);
-      for (auto& t : threads) more = more || t->to_controller().size_approx() > 0;
+      for (auto& t : threads) more = more || t->to_controller_waiting() > 0;
       if (!more || shared.agent_wake_pending.exchange(true, std::memory_order_acq_rel)) return;
     } else {
       shared.agent_wake_pending.store(true, std::memory_order_relaxed);

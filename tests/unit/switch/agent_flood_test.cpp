@@ -126,5 +126,54 @@ TEST(AgentFlood, EchoFlowModAndBarrierAnsweredDuringPacketInFlood) {
   std::remove((o.stats_file + ".tmp").c_str());
 }
 
+// A hub answering every buffered packet-in by its buffer id, slower than the
+// flood, with few buffer ids: the switch sheds packet-ins rather than evict the
+// buffers of packet-ins the controller has not read yet, so every packet-out
+// finds its packet (no OFPBRC_BUFFER_UNKNOWN, no eviction). With a window of
+// bytes alone 64 KB of 128-byte packet-ins is ~400 unread against 64 ids.
+TEST(AgentFlood, HubSlowerThanTheFloodFindsEveryBufferedPacket) {
+  TestController ctl;
+  SwitchOptions o = options_with_controller(ctl.port());
+  o.n_buffers = 64;
+  o.stats_file = fmt::format("/tmp/flowlab-agent-flood-hub-{}.json", getpid());
+  SwitchFixture fx(o, 3);
+  ASSERT_TRUE(ctl.wait_ready());
+  uint32_t miss = ctl.send(flow(0, {of::Action::output(of::port::kController, 128)}, 0));
+  auto b0 = ctl.wait_xid(ctl.send(of::BarrierRequest{}));
+  ASSERT_TRUE(b0 && b0->is<of::BarrierReply>());
+  ASSERT_FALSE(ctl.wait_xid(miss, 0ms).has_value());
+  ctl.hub_packet_ins(std::chrono::microseconds(100), 1, 2);
+
+  std::atomic<bool> stop{false};
+  std::thread flooder([&] {
+    Bytes f = udp_frame(1, 2, 1000);
+    while (!stop.load()) {
+      if (fx.mem[0]->rx_pending() > 2048) {
+        std::this_thread::sleep_for(200us);
+        continue;
+      }
+      fx.mem[0]->inject(f);
+    }
+  });
+  std::this_thread::sleep_for(2s);
+  stop = true;
+  flooder.join();
+  std::this_thread::sleep_for(1200ms);  // the packet-outs of what was read, the stats file
+
+  nlohmann::json st = read_stats(o.stats_file);
+  ASSERT_TRUE(st.is_object()) << "no stats in " << o.stats_file;
+  const uint64_t sent = st["packet_ins"]["sent"].get<uint64_t>();
+  EXPECT_GT(sent, 1000u) << st.dump();
+  EXPECT_GT(st["packet_ins"]["congested"].get<uint64_t>(), 0u) << st.dump();
+  EXPECT_EQ(st["buffers"]["evicted"].get<uint64_t>(), 0u) << st.dump();
+  EXPECT_EQ(ctl.count(of::MsgType::kError), 0u) << "a packet-out named a buffer the switch no longer had";
+  EXPECT_EQ(st["packet_outs"].get<uint64_t>(), sent) << st.dump();
+  // Every packet-out sent its frame on port 2.
+  EXPECT_EQ(fx.mem[1]->take_tx().size(), sent);
+  fx.sw->stop();
+  std::remove(o.stats_file.c_str());
+  std::remove((o.stats_file + ".tmp").c_str());
+}
+
 }  // namespace
 }  // namespace flowlab::sw::testing

@@ -40,7 +40,7 @@ TEST_F(AgentTest, FeaturesConfigAndPortDesc) {
   ASSERT_TRUE(r && r->is<of::FeaturesReply>());
   EXPECT_EQ(r->as<of::FeaturesReply>().datapath_id, 0x42u);
   EXPECT_EQ(r->as<of::FeaturesReply>().n_tables, 64);
-  EXPECT_EQ(r->as<of::FeaturesReply>().n_buffers, 4096u);
+  EXPECT_EQ(r->as<of::FeaturesReply>().n_buffers, 16384u);
 
   of::SetConfig sc;
   sc.miss_send_len = 200;

@@ -96,8 +96,35 @@ TEST(SwitchForwarding, ToControllerQueueIsBoundedAndCountsDrops) {
   EXPECT_EQ(t.counters().to_controller_dropped.load(), 6u);
   EXPECT_EQ(wakes, 1);  // one wake for the whole burst
   size_t popped = 0;
-  while (t.to_controller().try_pop()) ++popped;
+  while (t.pop_to_controller()) ++popped;
   EXPECT_EQ(popped, 4u);
+}
+
+// The queue is bounded in bytes too: 64 KB frames (GSO super-frames) stop at
+// 64 MB, not at 16,384 frames; what the agent takes makes room again.
+TEST(SwitchForwarding, ToControllerQueueIsBoundedInBytes) {
+  OnePortToController net;
+  ASSERT_TRUE(net.miss_to_controller());
+  ForwardingShared shared;
+  ForwardingThread t(0, net.dp, net.ports, {0}, shared, 16384);
+  const Bytes big = udp_frame(1, 2, 60000);
+  const uint64_t fit = ForwardingThread::kToControllerBytes / big.size();
+  const uint64_t sent = fit + 20;
+  for (uint64_t i = 0; i < sent; ++i) {
+    net.in->inject(big);
+    if (net.in->rx_pending() >= 64)
+      while (net.in->rx_pending() > 0) t.poll_once(0);
+  }
+  while (net.in->rx_pending() > 0) t.poll_once(0);
+  EXPECT_EQ(t.counters().to_controller_queued.load(), fit);
+  EXPECT_EQ(t.counters().to_controller_dropped.load(), 20u);
+  ASSERT_TRUE(t.pop_to_controller().has_value());
+  net.in->inject(big);
+  while (net.in->rx_pending() > 0) t.poll_once(0);
+  EXPECT_EQ(t.counters().to_controller_queued.load(), fit + 1);
+  size_t popped = 1;
+  while (t.pop_to_controller()) ++popped;
+  EXPECT_EQ(popped, fit + 1);
 }
 
 // Packet-in coalescing: a round that queued packet-ins faster than one per

@@ -149,6 +149,15 @@ class TestController {
     });
   }
   uint64_t packet_ins_sunk() const { return packet_ins_sunk_.load(); }
+  // As sink_packet_ins, and each packet-in is answered as a hub does: a
+  // packet-out of its buffer id (or its data) from `in_port` to `out_port`.
+  void hub_packet_ins(std::chrono::microseconds cost, uint32_t in_port, uint32_t out_port) {
+    run([this, cost, in_port, out_port] {
+      sink_packet_ins_ = true;
+      packet_in_cost_ = cost;
+      hub_ports_ = {in_port, out_port};
+    });
+  }
 
  private:
   void accept(const channel::ConnectionPtr& c) {
@@ -164,6 +173,15 @@ class TestController {
         packet_ins_sunk_.fetch_add(1);
         auto until = std::chrono::steady_clock::now() + packet_in_cost_;
         while (std::chrono::steady_clock::now() < until) {
+        }
+        if (hub_ports_) {
+          const auto& pin = m.as<of::PacketIn>();
+          of::PacketOut po;
+          po.buffer_id = pin.buffer_id;
+          po.in_port = hub_ports_->first;
+          po.actions.push_back(of::Action::output(hub_ports_->second));
+          if (pin.buffer_id == of::kNoBuffer) po.data = pin.data;
+          (void)conn_->send(of::Message{conn_->version(), 0, std::move(po)});
         }
         return;
       }
@@ -191,6 +209,7 @@ class TestController {
   bool ready_ = false, closed_ = false;
   bool sink_packet_ins_ = false;  // io thread only
   std::chrono::microseconds packet_in_cost_{0};
+  std::optional<std::pair<uint32_t, uint32_t>> hub_ports_;  // io thread only
   std::atomic<uint64_t> packet_ins_sunk_{0};
 };
 
