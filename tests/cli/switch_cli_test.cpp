@@ -1,6 +1,7 @@
 // `flowlab switch` command-line errors: one clear line and exit code 2 before
 // anything starts (missing interface, bad options, busy TCP port); SIGTERM
-// stops a running switch with exit code 0.
+// stops a running switch with exit code 0; the switch runs with its heap on
+// huge pages (started again by itself with glibc's tunable).
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -10,7 +11,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 
@@ -105,6 +108,16 @@ TEST(SwitchCli, SigtermExits0) {
   for (int i = 0; i < 2000 && !takes_sigterm(pid); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_TRUE(takes_sigterm(pid)) << "the switch never blocked or caught SIGTERM";
+  // It started itself again with its heap on huge pages (cli/main.cpp): the
+  // same pid and arguments, the tunable in its environment.
+  std::ifstream env_in("/proc/" + std::to_string(pid) + "/environ");
+  std::string env((std::istreambuf_iterator<char>(env_in)), std::istreambuf_iterator<char>());
+  if (!std::getenv("GLIBC_TUNABLES"))
+    EXPECT_NE(env.find(std::string("GLIBC_TUNABLES=glibc.malloc.hugetlb=1") + '\0'), std::string::npos);
+  std::ifstream cmd_in("/proc/" + std::to_string(pid) + "/cmdline");
+  std::string cmd((std::istreambuf_iterator<char>(cmd_in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(cmd, std::string(FLOWLAB_BINARY) + '\0' + "switch" + '\0' + "--port" + '\0' + "lo" + '\0' +
+                     "--log-level" + '\0' + "error" + '\0');
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   ::kill(pid, SIGTERM);
   int st = 0;
