@@ -64,7 +64,7 @@ TEST_P(FaultFlap, FlapsLeaveNoCrashNoStuckFlowAndCountersAddUp) {
   ASSERT_EQ(FaultNet::received(net.ping(0, 1, 3, 0.1)), 3) << net.logs();
 
   {
-    FaultNet::Probe probe(net, 0, 1, 4.0, 1000);
+    FaultNet::Probe probe(net, 0, 1, 5.5, 1000);
     ASSERT_TRUE(probe.started());
     const std::string port = net.port_if(1);
     for (int k = 0; k < 5; ++k) {
@@ -77,12 +77,17 @@ TEST_P(FaultFlap, FlapsLeaveNoCrashNoStuckFlowAndCountersAddUp) {
     // deleted); until h2 sends again, h1's one-way stream is flooded by
     // packet-out, every packet through the controller, where a loaded machine
     // sheds some. Two-way traffic (a ping's reply here) teaches it h2 again.
+    // h2's kernel flushed its neighbours when its link went down, so its first
+    // reply waits for an ARP exchange through the controller, which a loaded
+    // machine can make miss the 1 s an echo waits (seen: 0 of 1, the four
+    // variants 1 run in 5): three echoes, half a second apart; one answered
+    // (by 4.5 s at the latest) is the two-way traffic.
     probe.sleep_until(2.5);
-    EXPECT_EQ(FaultNet::received(net.ping(0, 1, 1, 0.2)), 1) << net.logs();
+    EXPECT_GE(FaultNet::received(net.ping(0, 1, 3, 0.5)), 1) << net.logs();
     ASSERT_TRUE(probe.finish()) << probe.sender_output();
     EXPECT_GT(probe.lost_between(0.5, 2.5), 100u);  // the flaps did cut the stream
     // Then the stream is whole again, on the flows relearned: no stuck flow.
-    EXPECT_EQ(probe.lost_between(3.0, 4.0), 0u) << net.logs();
+    EXPECT_EQ(probe.lost_between(4.5, 5.5), 0u) << net.logs();
   }
   EXPECT_TRUE(net.switch_running()) << net.logs();
   EXPECT_TRUE(net.controller_running()) << net.logs();
