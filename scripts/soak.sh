@@ -42,7 +42,8 @@
 # the load average; a step slower than 3 s writes the state and wait channel
 # of every thread of every flowlab process to DIR/state.log. The verdict
 # prints p50/p99/max per kind of step.
-# Resources (DIR/samples.csv, one row per process per minute):
+# Resources (DIR/samples.csv, one row per process per minute, and one in the
+# last 15 s of the warm-up, so a 3-minute run's warm-up is not its first second):
 #   pass = after the warm-up (the first 10 minutes, or the first 40 % of a run
 #   shorter than 25 minutes) no process role grows beyond noise:
 #   threads: not above the warm-up maximum; open fds: at most 2 above the
@@ -332,7 +333,7 @@ churn_loop & pids+=($!)
 churn_pid=$!
 state_loop & pids+=($!)
 sample
-next_sample=60 next_restart=$period next_flap=$((period / 2)) next_check=60
+next_sample=60 next_restart=$period next_flap=$((period / 2)) next_check=60 warm_sampled=0
 while [ $((SECONDS - t0)) -lt "$duration" ]; do
   sleep 1
   t=$((SECONDS - t0))
@@ -370,6 +371,9 @@ while [ $((SECONDS - t0)) -lt "$duration" ]; do
   if [ $t -ge $next_sample ]; then
     sample
     next_sample=$((next_sample + 60)); [ $next_sample -le $((SECONDS - t0)) ] && next_sample=$((SECONDS - t0 + 60))
+  elif [ $warm_sampled = 0 ] && [ $t -ge $((warm - 15)) ] && [ $t -le $warm ]; then
+    sample  # the warm-up's own end: its maximum is not the first second's
+    warm_sampled=1
   fi
 done
 sample
