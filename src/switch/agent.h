@@ -298,6 +298,8 @@ class Agent {
   // Packet-in pacing: may this peer take a packet-in now; account one sent.
   bool pin_room(const Peer& p) const;
   void pin_sent(Peer& p, size_t bytes);
+  // Buffer ids a peer may hold unacknowledged (half the store's); 0 without buffers.
+  uint64_t pin_ids() const;
   void on_echo_reply(Peer& p, const of::EchoReply& r);
 
   SwitchOptions opts_;

@@ -14,10 +14,15 @@ namespace {
 constexpr uint8_t kProbeMagic[8] = {'f', 'l', 'p', 'i', 'n', 'p', 'r', 'b'};
 }  // namespace
 
+uint64_t Agent::pin_ids() const {
+  const uint64_t cap = buffers_.capacity();
+  return cap == 0 ? 0 : std::max<uint64_t>(1, cap / 2);
+}
+
 bool Agent::pin_room(const Peer& p) const {
   if (p.pin_sent - p.pin_acked >= p.pin_window) return false;
-  const uint64_t ids = buffers_.capacity();
-  if (ids > 0 && p.pin_sent_n - p.pin_acked_n >= std::max<uint64_t>(1, ids / 2)) return false;
+  const uint64_t ids = pin_ids();
+  if (ids > 0 && p.pin_sent_n - p.pin_acked_n >= ids) return false;
   return !p.backlog || p.backlog() <= kPacketInBacklogBytes;
 }
 
@@ -25,8 +30,9 @@ void Agent::pin_sent(Peer& p, size_t bytes) {
   p.pin_sent += bytes + 32;  // header and match
   ++p.pin_sent_n;
   // A probe per quarter window, and per quarter of the buffer ids a peer may hold.
-  const uint64_t ids = buffers_.capacity() > 0 ? std::max<uint64_t>(1, buffers_.capacity() / 8) : 0;
-  if (p.pin_sent - p.pin_probed < p.pin_window / 4 && (ids == 0 || p.pin_sent_n - p.pin_probed_n < ids)) return;
+  const uint64_t ids = pin_ids();
+  const bool ids_due = ids > 0 && p.pin_sent_n - p.pin_probed_n >= std::max<uint64_t>(1, ids / 4);
+  if (p.pin_sent - p.pin_probed < p.pin_window / 4 && !ids_due) return;
   p.pin_probed = p.pin_sent;
   p.pin_probed_n = p.pin_sent_n;
   const uint64_t seq = p.next_probe++;

@@ -199,7 +199,7 @@ class ForwardingThread final : public dp::OutputSink, public dp::ControllerSink 
   std::vector<size_t> rx_ports_;
   ForwardingShared& shared_;
   SpscRing<ToController> ring_;
-  uint64_t ring_pushed_bytes_ = 0;                // this thread's only
+  uint64_t ring_pushed_bytes_ = 0;              // this thread's only
   std::atomic<uint64_t> ring_popped_bytes_{0};  // the agent's, read here
   ForwardingCounters counters_;
   std::unique_ptr<dp::ForwardingContext> ctx_;

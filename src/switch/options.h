@@ -89,10 +89,10 @@ struct SwitchOptions {
   // many as the to-controller queue, so a controller answering a whole queued
   // batch finds every packet still buffered.
   uint32_t n_buffers = 16384;
-  uint32_t buffer_timeout_ms = 5000;  // a buffered packet-in is dropped after this
+  uint32_t buffer_timeout_ms = 5000;   // a buffered packet-in is dropped after this
   size_t to_controller_queue = 16384;  // packets waiting for the agent
-  uint32_t echo_interval_ms = 5000;   // keepalive period; dead after 3 missed
-  uint32_t reconnect_max_ms = 8000;   // backoff cap for active connections
+  uint32_t echo_interval_ms = 5000;    // keepalive period; dead after 3 missed
+  uint32_t reconnect_max_ms = 8000;    // backoff cap for active connections
   // When set, the counters (ports, to-controller queue, packet-ins, buffers)
   // are written there as JSON every 500 ms and at stop (write + rename, so a
   // reader never sees half a file). The lab reads it to explain its figures.

@@ -42,6 +42,21 @@ nlohmann::json read_stats(const std::string& path) {
   return nlohmann::json::parse(ss.str(), nullptr, false);
 }
 
+// Injects `frame` on port 1 until `stop`, keeping at most ~2,048 frames
+// waiting in the port; counts them in `injected`.
+std::thread flood(SwitchFixture& fx, Bytes frame, std::atomic<bool>& stop, std::atomic<uint64_t>& injected) {
+  return std::thread([&fx, frame = std::move(frame), &stop, &injected] {
+    while (!stop.load()) {
+      if (fx.mem[0]->rx_pending() > 2048) {
+        std::this_thread::sleep_for(200us);
+        continue;
+      }
+      fx.mem[0]->inject(frame);
+      injected.fetch_add(1);
+    }
+  });
+}
+
 TEST(AgentFlood, EchoFlowModAndBarrierAnsweredDuringPacketInFlood) {
   TestController ctl;
   SwitchOptions o = options_with_controller(ctl.port());
@@ -60,17 +75,7 @@ TEST(AgentFlood, EchoFlowModAndBarrierAnsweredDuringPacketInFlood) {
 
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> injected{0};
-  std::thread flooder([&] {
-    Bytes f = udp_frame(1, 2, 200);
-    while (!stop.load()) {
-      if (fx.mem[0]->rx_pending() > 2048) {
-        std::this_thread::sleep_for(200us);
-        continue;
-      }
-      fx.mem[0]->inject(f);
-      injected.fetch_add(1);
-    }
-  });
+  std::thread flooder = flood(fx, udp_frame(1, 2, 200), stop, injected);
   // Let the flood fill the controller's socket before measuring.
   auto warm = std::chrono::steady_clock::now() + 1s;
   while (std::chrono::steady_clock::now() < warm && ctl.packet_ins_sunk() == 0)
@@ -145,16 +150,8 @@ TEST(AgentFlood, HubSlowerThanTheFloodFindsEveryBufferedPacket) {
   ctl.hub_packet_ins(std::chrono::microseconds(100), 1, 2);
 
   std::atomic<bool> stop{false};
-  std::thread flooder([&] {
-    Bytes f = udp_frame(1, 2, 1000);
-    while (!stop.load()) {
-      if (fx.mem[0]->rx_pending() > 2048) {
-        std::this_thread::sleep_for(200us);
-        continue;
-      }
-      fx.mem[0]->inject(f);
-    }
-  });
+  std::atomic<uint64_t> injected{0};
+  std::thread flooder = flood(fx, udp_frame(1, 2, 1000), stop, injected);
   std::this_thread::sleep_for(2s);
   stop = true;
   flooder.join();

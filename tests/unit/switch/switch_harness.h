@@ -152,11 +152,8 @@ class TestController {
   // As sink_packet_ins, and each packet-in is answered as a hub does: a
   // packet-out of its buffer id (or its data) from `in_port` to `out_port`.
   void hub_packet_ins(std::chrono::microseconds cost, uint32_t in_port, uint32_t out_port) {
-    run([this, cost, in_port, out_port] {
-      sink_packet_ins_ = true;
-      packet_in_cost_ = cost;
-      hub_ports_ = {in_port, out_port};
-    });
+    run([this, in_port, out_port] { hub_ports_ = {in_port, out_port}; });
+    sink_packet_ins(cost);
   }
 
  private:
