@@ -424,6 +424,11 @@ void ClusterNode::reconcile() {
       lease_lost_ = true;
       dirty_ = true;
     }
+    // etcd just answered. A node resumed after a stop may have marked it
+    // unreachable meanwhile (its keepalive call timed out); with the lease
+    // lost the keepalive no longer calls, so only this can clear the mark,
+    // and left set it would keep this node from stepping down for good.
+    unreachable_ = false;
     return;
   }
   std::map<std::string, PeerTarget> peers;
