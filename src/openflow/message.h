@@ -15,9 +15,9 @@
 // multipart.h.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <variant>
 #include <vector>
 

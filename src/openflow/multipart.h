@@ -2,6 +2,7 @@
 // request and reply messages that carry one of them (openflow/message.h).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,7 +13,6 @@
 #include "openflow/constants.h"
 #include "openflow/oxm.h"
 #include "openflow/parts.h"
-#include "packet/addr.h"
 
 namespace flowlab::of {
 

@@ -4,11 +4,9 @@
 // thresholds. Numbering and versions as message.h says.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "core/bytes.h"
