@@ -59,7 +59,7 @@ RUN=$(mktemp -d /tmp/flowlab-bench.XXXXXX)
 # sender from other flowlab processes on a shared machine.
 PKTGEN=$RUN/fl-pktgen
 ln -s "$(realpath "$BIN")" "$PKTGEN"
-FLOWLAB_PID=""
+FLOWLAB_PID="" FLOWLAB_DP=""
 BPF_STATS0=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
 
 cleanup() {
@@ -87,7 +87,7 @@ start_flowlab() {  # $1 = tc | af-packet
   # not a subshell that a kill would leave the switch running behind.
   ip netns exec $SW "$BIN" switch --name bench --port p1 --port p2 --threads "$THREADS" --datapath "$1" \
       --listen ptcp:$OF_PORT:127.0.0.1 --log-level warn --stats-file $RUN/flowlab-$1.json &
-  FLOWLAB_PID=$!
+  FLOWLAB_PID=$! FLOWLAB_DP=$1
   SWITCH_PIDS=$FLOWLAB_PID
   for _ in $(seq 50); do in_ns $SW ovs-ofctl -O OpenFlow13 show tcp:127.0.0.1:$OF_PORT >/dev/null 2>&1 && break; sleep 0.1; done
   in_ns $SW ovs-ofctl -O OpenFlow13 add-flow tcp:127.0.0.1:$OF_PORT in_port=1,actions=output:2
@@ -95,6 +95,14 @@ start_flowlab() {  # $1 = tc | af-packet
 }
 stop_flowlab() {
   [[ -n "$FLOWLAB_PID" ]] || return 0
+  # The program's own cost per packet, from one more UDP 64 B run that is not
+  # counted: the kernel times each BPF program run only while bpf_stats is on
+  # (two clock reads a run), a cost the measured runs must not carry against
+  # the bridge and the direct pair.
+  if [[ $FLOWLAB_DP == tc ]]; then
+    sysctl -qw kernel.bpf_stats_enabled=1
+    measure_udp 18 >/dev/null
+  fi
   kill "$FLOWLAB_PID" 2>/dev/null || true; wait "$FLOWLAB_PID" || true
   FLOWLAB_PID=""; SWITCH_PIDS=""
   sysctl -qw kernel.bpf_stats_enabled="$BPF_STATS0"
@@ -204,15 +212,6 @@ run_backend() {  # name start stop
     profile_stop
     u1470+=("$(measure_udp 1470)"); rtt+=("$(measure_ping)"); rr+=("$(measure_rr)")
   done
-  # The program's own cost per packet, from one more UDP 64 B run that is not
-  # counted: the kernel times each BPF program run only while bpf_stats is on
-  # (two clock reads a run), a cost the measured runs must not carry against
-  # the bridge and the direct pair.
-  if [[ $name == flowlab-tc ]]; then
-    sysctl -qw kernel.bpf_stats_enabled=1
-    measure_udp 18 >/dev/null
-    sysctl -qw kernel.bpf_stats_enabled="$BPF_STATS0"
-  fi
   echo "bench-switch: $name runs: TCP ${tcp[*]} Gbit/s; UDP64 ${u64[*]} pps; UDP1470 ${u1470[*]} pps" >&2
   R[$name,tcp]=$(median "${tcp[@]}"); R[$name,cores]=$(median "${cores[@]}"); R[$name,nskb]=$(median "${nskb[@]}"); R[$name,mnskb]=$(median "${mnskb[@]}")
   R[$name,u64]=$(median "${u64[@]}")
@@ -242,23 +241,20 @@ printf "(medians of %s; TCP cores: the machine's busy cores during the TCP run, 
 printf " TCP ns/KB: CPU time per KB carried of the path (iperf3 client + server, the switch's processes, ksoftirqd);\n"
 printf " machine: the whole machine's busy time per KB (includes whatever else runs); direct: no switch, the senders' ceiling;\n"
 printf " UDP: flowlab pktgen with %s sending threads; uptime at the end: %s)\n" "$PKTGEN_THREADS" "$(uptime | sed 's/.*load/load/')"
+# ratio_table REF KEY...: every backend's medians against REF's, one column a key.
+declare -A COLUMN=([tcp]=TCP [nskb]=ns/KB [u64]=UDP64 [u1470]=UDP1470 [rtt]=ping [rr]=rr)
+ratio_table() {
+  local ref=$1 b k; shift
+  printf "%-12s" backend; for k in "$@"; do printf " %9s" "${COLUMN[$k]}"; done; echo
+  for b in "${BACKENDS[@]}"; do
+    [[ $b == "$ref" ]] && continue
+    printf "%-12s" "$b"; for k in "$@"; do printf " %9s" "$(ratio "${R[$b,$k]}" "${R[$ref,$k]}")"; done; echo
+  done
+}
 printf "\nratio to the Linux bridge (rates: higher is better; ping, rr, ns/KB: lower is better)\n"
-printf "%-12s %8s %8s %8s %9s %8s %8s\n" backend TCP ns/KB UDP64 UDP1470 ping rr
-for b in "${BACKENDS[@]}"; do
-  [[ $b == bridge ]] && continue
-  printf "%-12s %8s %8s %8s %9s %8s %8s\n" $b "$(ratio "${R[$b,tcp]}" "${R[bridge,tcp]}")" \
-    "$(ratio "${R[$b,nskb]}" "${R[bridge,nskb]}")" "$(ratio "${R[$b,u64]}" "${R[bridge,u64]}")" \
-    "$(ratio "${R[$b,u1470]}" "${R[bridge,u1470]}")" "$(ratio "${R[$b,rtt]}" "${R[bridge,rtt]}")" \
-    "$(ratio "${R[$b,rr]}" "${R[bridge,rr]}")"
-done
+ratio_table bridge tcp nskb u64 u1470 rtt rr
 printf "\nratio to the direct veth pair (the physical limit: the same hosts with no switch)\n"
-printf "%-12s %8s %8s %8s %9s\n" backend TCP ns/KB UDP64 UDP1470
-for b in "${BACKENDS[@]}"; do
-  [[ $b == direct ]] && continue
-  printf "%-12s %8s %8s %8s %9s\n" $b "$(ratio "${R[$b,tcp]}" "${R[direct,tcp]}")" \
-    "$(ratio "${R[$b,nskb]}" "${R[direct,nskb]}")" "$(ratio "${R[$b,u64]}" "${R[direct,u64]}")" \
-    "$(ratio "${R[$b,u1470]}" "${R[direct,u1470]}")"
-done
+ratio_table direct tcp nskb u64 u1470
 printf "\ntargets (flowlab-tc vs bridge): TCP >= 1.2x, UDP64 >= 1.5x, ping <= 1.0x, ns/KB <= 1.0x\n"
 printf "targets (flowlab-tc vs the direct pair): TCP >= 0.95x, UDP64 >= 0.95x\n"
 
